@@ -1,0 +1,10 @@
+import { json, routes } from "@/lib/http";
+import { withAccount } from "@/lib/auth/route";
+import { deleteDrop } from "@/lib/drops/manage";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes<{ slug: string }>({
+  // DELETE /drops/{slug} – delete a drop and purge its bytes
+  DELETE: withAccount(async ({ params, ctx, caller }) => json(await deleteDrop(ctx, caller.account, params.slug))),
+});

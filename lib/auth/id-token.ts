@@ -1,0 +1,92 @@
+import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import type { Env } from "../env";
+
+// ID tokens are verified by the service itself: RS256 only, against the published key set of a
+// configured provider (OIDC discovery from OIDC_ISSUER; Google's JWKS when GOOGLE_CLIENT_ID is
+// set), issuer and audience checked, expiry enforced, at most an hour old.
+
+export interface TrustedIssuer {
+  issuers: string[];
+  audiences: string[];
+  jwks: () => Promise<JWTVerifyGetKey>;
+}
+
+export interface VerifiedIdentity {
+  issuer: string;
+  subject: string;
+  email: string | null;
+}
+
+const GOOGLE_ISSUERS = ["https://accounts.google.com", "accounts.google.com"];
+const GOOGLE_JWKS = "https://www.googleapis.com/oauth2/v3/certs";
+
+const cache = new Map<string, Promise<JWTVerifyGetKey>>();
+
+/** The key set of an issuer, from its discovery document, fetched once per process. */
+function discoveredJwks(issuer: string): () => Promise<JWTVerifyGetKey> {
+  return () => {
+    let p = cache.get(issuer);
+    if (!p) {
+      p = (async () => {
+        const res = await fetch(`${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) });
+        if (!res.ok) throw new Error(`OIDC discovery of ${issuer} answered ${res.status}`);
+        const doc = (await res.json()) as { jwks_uri?: string };
+        if (!doc.jwks_uri) throw new Error(`OIDC discovery of ${issuer} has no jwks_uri`);
+        return createRemoteJWKSet(new URL(doc.jwks_uri));
+      })();
+      p.catch(() => cache.delete(issuer));
+      cache.set(issuer, p);
+    }
+    return p;
+  };
+}
+
+export function trustedIssuers(e: Env): TrustedIssuer[] {
+  const out: TrustedIssuer[] = [];
+  if (e.OIDC_ISSUER && e.OIDC_CLIENT_ID) {
+    out.push({ issuers: [e.OIDC_ISSUER], audiences: [e.OIDC_CLIENT_ID, ...e.ID_TOKEN_AUDIENCES], jwks: discoveredJwks(e.OIDC_ISSUER) });
+  }
+  if (e.GOOGLE_CLIENT_ID) {
+    const jwks = createRemoteJWKSet(new URL(GOOGLE_JWKS));
+    out.push({ issuers: GOOGLE_ISSUERS, audiences: [e.GOOGLE_CLIENT_ID, ...e.ID_TOKEN_AUDIENCES], jwks: async () => jwks });
+  }
+  return out;
+}
+
+/** Whether a credential has the shape of a JWT (three base64url parts). */
+export function looksLikeJwt(credential: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(credential);
+}
+
+/**
+ * Verifies an ID token; null when it is not acceptable for any reason (the caller answers
+ * 401 without saying which). Throws only when a provider's key set cannot be reached.
+ */
+export async function verifyIdToken(token: string, issuers: TrustedIssuer[], now: Date): Promise<VerifiedIdentity | null> {
+  let claims: JWTPayload;
+  try {
+    claims = decodeJwt(token);
+  } catch {
+    return null;
+  }
+  const trusted = issuers.find((i) => typeof claims.iss === "string" && i.issuers.includes(claims.iss));
+  if (!trusted) return null;
+  const jwks = await trusted.jwks();
+  try {
+    const { payload } = await jwtVerify(token, jwks, {
+      algorithms: ["RS256"],
+      issuer: trusted.issuers,
+      audience: trusted.audiences,
+      requiredClaims: ["exp", "iat", "sub"],
+      maxTokenAge: "1h",
+      clockTolerance: 30,
+      currentDate: now,
+    });
+    if (typeof payload.sub !== "string" || !payload.sub || typeof payload.iss !== "string") return null;
+    const email = typeof payload.email === "string" ? payload.email : null;
+    return { issuer: trusted.issuers[0] ?? payload.iss, subject: payload.sub, email };
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError && !(err instanceof joseErrors.JWKSTimeout)) return null;
+    throw err;
+  }
+}

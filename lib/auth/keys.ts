@@ -1,0 +1,66 @@
+import { randomBytes } from "node:crypto";
+import type { AppContext } from "../context";
+import { ApiError, authRequired, upstreamUnavailable } from "../errors";
+import { sha256Hex } from "../ids";
+import { limits } from "../plans";
+import { countLiveKeys, insertKey, listLiveKeys, revokeKey } from "../db/accounts";
+import type { Caller } from "./caller";
+import { enforceLimit } from "../ratelimit/guard";
+import { KEY_MINT_LIMIT } from "./guard";
+
+// API keys: sp_ + 43 base64url characters (32 random bytes), shown once. Only the SHA-256 is
+// stored; it is also the key id. The prefix (first 10 characters) tells keys apart.
+
+export function newApiKey(): { apiKey: string; keyId: string; prefix: string } {
+  const apiKey = `sp_${randomBytes(32).toString("base64url")}`;
+  return { apiKey, keyId: sha256Hex(apiKey), prefix: apiKey.slice(0, 10) };
+}
+
+// POST /keys: only an ID token (a person who logged in) may mint keys.
+export async function mintKey(ctx: AppContext, caller: Caller, note: string) {
+  if (!caller.account || (caller.via !== "id_token" && caller.via !== "session")) {
+    throw new ApiError("auth_required", "Minting a key needs an identity-provider ID token; an API key cannot mint keys.", {
+      hint: "Log in on the dashboard, or send the ID token of your login as the Bearer credential.",
+      docs: "authentication",
+    });
+  }
+  const account = caller.account;
+  await enforceLimit(ctx, `keys:${account.id}`, KEY_MINT_LIMIT, 60, "keys minted");
+  try {
+    const max = limits[account.plan].maxKeys;
+    if ((await countLiveKeys(ctx.db, account.id)) >= max) {
+      throw new ApiError("invalid_request", `This account already has ${max} live keys.`, { hint: "Revoke a key you no longer use, then mint again.", docs: "keys" });
+    }
+    const key = newApiKey();
+    await insertKey(ctx.db, { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) });
+    return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note };
+  } catch (err) {
+    throw err instanceof ApiError ? err : upstreamUnavailable("database", err);
+  }
+}
+
+export async function listKeys(ctx: AppContext, caller: Caller) {
+  if (!caller.account) throw authRequired();
+  const rows = await listLiveKeys(ctx.db, caller.account.id).catch((err) => {
+    throw upstreamUnavailable("database", err);
+  });
+  return {
+    keys: rows.map((k) => ({
+      keyId: k.id,
+      prefix: k.prefix,
+      note: k.note,
+      createdAt: k.createdAt.toISOString(),
+      lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
+    })),
+  };
+}
+
+export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: string) {
+  if (!caller.account) throw authRequired();
+  if (!/^[0-9a-f]{64}$/.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
+  const ok = await revokeKey(ctx.db, caller.account.id, keyId, new Date(ctx.now())).catch((err) => {
+    throw upstreamUnavailable("database", err);
+  });
+  if (!ok) throw new ApiError("not_found", "No such key in this account.");
+  return { revoked: keyId };
+}

@@ -1,0 +1,68 @@
+import path from "node:path";
+import { env, type Env } from "./env";
+import { openDb, type DbHandle } from "./db/client";
+import type { Storage } from "./storage/types";
+import { FsStorage } from "./storage/fs";
+import type { RateLimiter } from "./ratelimit/types";
+import { MemoryRateLimiter } from "./ratelimit/memory";
+
+// The parts a request needs, built once from configuration. Tests build their own with
+// createContext() over real stores in a temp dir and install it with setContext().
+
+export interface AppContext {
+  env: Env;
+  db: DbHandle["db"];
+  dbHandle: DbHandle;
+  storage: Storage;
+  limiter: RateLimiter;
+  /** Milliseconds since the epoch; a test clock can replace it. */
+  now: () => number;
+}
+
+export interface ContextOverrides {
+  storage?: Storage;
+  limiter?: RateLimiter;
+  now?: () => number;
+}
+
+export async function createContext(e: Env, overrides: ContextOverrides = {}): Promise<AppContext> {
+  const dbHandle = await openDb({ databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR });
+  const storage = overrides.storage ?? (await createStorage(e));
+  const now = overrides.now ?? Date.now;
+  const limiter = overrides.limiter ?? (await createLimiter(e));
+  return { env: e, db: dbHandle.db, dbHandle, storage, limiter, now };
+}
+
+async function createStorage(e: Env): Promise<Storage> {
+  if (e.BLOB_READ_WRITE_TOKEN) {
+    const { BlobStorage } = await import("./storage/blob");
+    return new BlobStorage(e.BLOB_READ_WRITE_TOKEN);
+  }
+  return new FsStorage(path.resolve(e.DATA_DIR, "blobs"));
+}
+
+async function createLimiter(e: Env): Promise<RateLimiter> {
+  if (e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN) {
+    const { UpstashRateLimiter } = await import("./ratelimit/upstash");
+    return new UpstashRateLimiter(e.UPSTASH_REDIS_REST_URL, e.UPSTASH_REDIS_REST_TOKEN);
+  }
+  return new MemoryRateLimiter();
+}
+
+let current: Promise<AppContext> | undefined;
+
+/** The process-wide context, created on first use. */
+export function getContext(): Promise<AppContext> {
+  if (!current) {
+    current = createContext(env());
+    current.catch(() => {
+      current = undefined;
+    });
+  }
+  return current;
+}
+
+/** Installs a context (tests). */
+export function setContext(ctx: AppContext | undefined): void {
+  current = ctx ? Promise.resolve(ctx) : undefined;
+}

@@ -1,0 +1,87 @@
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from "./schema";
+
+// Named queries over accounts and API keys.
+
+/** The account of (issuer, subject), created on first sight. */
+export async function upsertAccount(db: Db, a: { id: string; issuer: string; subject: string; email: string | null }): Promise<AccountRow> {
+  await db.insert(accounts).values(a).onConflictDoNothing({ target: [accounts.issuer, accounts.subject] });
+  const [row] = await db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.issuer, a.issuer), eq(accounts.subject, a.subject)))
+    .limit(1);
+  if (!row) throw new Error("account vanished after upsert");
+  if (a.email && row.email !== a.email) {
+    await db.update(accounts).set({ email: a.email }).where(eq(accounts.id, row.id));
+    row.email = a.email;
+  }
+  return row;
+}
+
+export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
+  const [row] = await db.select().from(accounts).where(eq(accounts.id, id)).limit(1);
+  return row;
+}
+
+export async function findAccountsByIdOrEmail(db: Db, idOrEmail: string): Promise<AccountRow[]> {
+  return db
+    .select()
+    .from(accounts)
+    .where(or(eq(accounts.id, idOrEmail), eq(sql`lower(${accounts.email})`, idOrEmail.toLowerCase())));
+}
+
+export async function setPlan(db: Db, accountId: string, plan: AccountRow["plan"]): Promise<void> {
+  await db.update(accounts).set({ plan }).where(eq(accounts.id, accountId));
+}
+
+/** The live key of a key id, with its account; revoked keys are not found. */
+export async function findLiveKey(db: Db, keyId: string): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
+  const [row] = await db
+    .select({ key: apiKeys, account: accounts })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return row;
+}
+
+/** Records use of a key, at most once a minute per key. */
+export async function touchKey(db: Db, keyId: string, now: Date): Promise<void> {
+  const stale = new Date(now.getTime() - 60_000);
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: now })
+    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
+}
+
+export async function countLiveKeys(db: Db, accountId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+  return row?.n ?? 0;
+}
+
+export async function insertKey(db: Db, key: typeof apiKeys.$inferInsert): Promise<void> {
+  await db.insert(apiKeys).values(key);
+}
+
+export async function listLiveKeys(db: Db, accountId: string): Promise<ApiKeyRow[]> {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.createdAt));
+}
+
+/** Revokes a live key of the account; false when there is none with that id. */
+export async function revokeKey(db: Db, accountId: string, keyId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length > 0;
+}

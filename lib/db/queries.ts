@@ -1,0 +1,194 @@
+import { and, asc, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { drops, files, type DropRow, type FileRow } from "./schema";
+
+// Named queries over drops and files. Routes and services never build SQL themselves.
+
+export type NewDrop = typeof drops.$inferInsert;
+export type NewFile = typeof files.$inferInsert;
+
+const FILE_INSERT_CHUNK = 500;
+
+/** Inserts a drop and its files in one transaction. */
+export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: NewFile[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.insert(drops).values(drop);
+    for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) {
+      await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
+    }
+  });
+}
+
+export async function findDropBySlug(db: Db, slug: string): Promise<DropRow | undefined> {
+  const [row] = await db.select().from(drops).where(eq(drops.slug, slug)).limit(1);
+  return row;
+}
+
+export interface ServableDrop {
+  drop: Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt">;
+  files: Pick<FileRow, "path" | "size" | "sha256" | "contentType" | "storageRef">[];
+}
+
+/**
+ * The drop of a slug with those of its files whose path is among `paths`, in one round trip.
+ * Undefined when no such drop exists.
+ */
+export async function findServable(db: Db, where: { slug: string } | { ownerId: string; name: string }, paths: string[]): Promise<ServableDrop | undefined> {
+  const cond = "slug" in where ? eq(drops.slug, where.slug) : and(eq(drops.ownerId, where.ownerId), eq(drops.name, where.name));
+  const rows = await db
+    .select({
+      id: drops.id,
+      slug: drops.slug,
+      ownerId: drops.ownerId,
+      expiresAt: drops.expiresAt,
+      path: files.path,
+      size: files.size,
+      sha256: files.sha256,
+      contentType: files.contentType,
+      storageRef: files.storageRef,
+    })
+    .from(drops)
+    .leftJoin(files, and(eq(files.dropId, drops.id), inArray(files.path, paths)))
+    .where(cond);
+  const first = rows[0];
+  if (!first) return undefined;
+  return {
+    drop: { id: first.id, slug: first.slug, ownerId: first.ownerId, expiresAt: first.expiresAt },
+    files: rows.flatMap((r) =>
+      r.path === null || r.size === null || r.sha256 === null || r.contentType === null || r.storageRef === null
+        ? []
+        : [{ path: r.path, size: r.size, sha256: r.sha256, contentType: r.contentType, storageRef: r.storageRef }],
+    ),
+  };
+}
+
+export async function countDrops(db: Db): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(drops);
+  return row?.n ?? 0;
+}
+
+export async function countFiles(db: Db): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(files);
+  return row?.n ?? 0;
+}
+
+export async function findDropByOwnerName(db: Db, ownerId: string, name: string): Promise<DropRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(drops)
+    .where(and(eq(drops.ownerId, ownerId), eq(drops.name, name)))
+    .limit(1);
+  return row;
+}
+
+export async function countOwnedDrops(db: Db, ownerId: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(drops).where(eq(drops.ownerId, ownerId));
+  return row?.n ?? 0;
+}
+
+/** Whether an error is a unique-constraint violation (drizzle wraps the driver's error). */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e && i < 4; e = (e as { cause?: unknown }).cause, i++) {
+    if ((e as { code?: unknown }).code === "23505") return true;
+  }
+  return false;
+}
+
+/**
+ * Swaps a drop's files for new ones in one transaction and returns the batches the old files
+ * were stored in (for the caller to delete once the swap is committed).
+ */
+export async function replaceDropFiles(
+  db: Db,
+  dropId: string,
+  rows: NewFile[],
+  patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null },
+): Promise<{ oldBatches: string[]; drop: DropRow } | undefined> {
+  return db.transaction(async (tx) => {
+    const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
+    if (!locked) return undefined;
+    const old = await tx.selectDistinct({ batch: files.batch }).from(files).where(eq(files.dropId, dropId));
+    await tx.delete(files).where(eq(files.dropId, dropId));
+    for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
+    const [drop] = await tx
+      .update(drops)
+      .set({
+        fileCount: rows.length,
+        totalBytes: rows.reduce((n, r) => n + r.size, 0),
+        redeployCount: sql`${drops.redeployCount} + 1`,
+        ...patch,
+      })
+      .where(eq(drops.id, dropId))
+      .returning();
+    return { oldBatches: old.map((o) => o.batch), drop: drop as DropRow };
+  });
+}
+
+export type AppendOutcome = { ok: true; drop: DropRow } | { ok: false; reason: "gone" | "too_many"; total: number } | { ok: false; reason: "exists"; path: string };
+
+/** Adds files to a drop under a row lock, so concurrent appends cannot pass `maxTotal`. */
+export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], maxTotal: number, now: Date): Promise<AppendOutcome> {
+  return db.transaction(async (tx): Promise<AppendOutcome> => {
+    const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
+    if (!locked) return { ok: false, reason: "gone", total: 0 };
+    if (locked.fileCount + rows.length > maxTotal) return { ok: false, reason: "too_many", total: locked.fileCount };
+    const clash = await tx
+      .select({ path: files.path })
+      .from(files)
+      .where(and(eq(files.dropId, dropId), inArray(files.path, rows.map((r) => r.path))))
+      .limit(1);
+    if (clash[0]) return { ok: false, reason: "exists", path: clash[0].path };
+    for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
+    const [drop] = await tx
+      .update(drops)
+      .set({
+        fileCount: sql`${drops.fileCount} + ${rows.length}`,
+        totalBytes: sql`${drops.totalBytes} + ${rows.reduce((n, r) => n + r.size, 0)}`,
+        updatedAt: now,
+      })
+      .where(eq(drops.id, dropId))
+      .returning();
+    return { ok: true, drop: drop as DropRow };
+  });
+}
+
+export async function listOwnedDrops(db: Db, ownerId: string, limit: number, offset: number): Promise<{ total: number; rows: DropRow[] }> {
+  const rows = await db
+    .select()
+    .from(drops)
+    .where(eq(drops.ownerId, ownerId))
+    .orderBy(desc(drops.createdAt), desc(drops.id))
+    .limit(limit)
+    .offset(offset);
+  return { total: await countOwnedDrops(db, ownerId), rows };
+}
+
+export async function deleteDropRow(db: Db, dropId: string): Promise<boolean> {
+  const rows = await db.delete(drops).where(eq(drops.id, dropId)).returning({ id: drops.id });
+  return rows.length > 0;
+}
+
+/** Gives an unclaimed drop to an account if the token hash still matches: one caller wins. */
+export async function claimDropRow(
+  db: Db,
+  dropId: string,
+  tokenHash: string,
+  patch: { ownerId: string; expiresAt: Date | null; purgeAt: Date | null; updatedAt: Date },
+): Promise<DropRow | undefined> {
+  const [row] = await db
+    .update(drops)
+    .set({ ...patch, claimTokenHash: null })
+    .where(and(eq(drops.id, dropId), eq(drops.claimTokenHash, tokenHash), isNull(drops.ownerId)))
+    .returning();
+  return row;
+}
+
+/** Drops due for purging, oldest first. */
+export async function dueForPurge(db: Db, now: Date, limit: number): Promise<Pick<DropRow, "id" | "slug">[]> {
+  return db
+    .select({ id: drops.id, slug: drops.slug })
+    .from(drops)
+    .where(lte(drops.purgeAt, now))
+    .orderBy(asc(drops.purgeAt))
+    .limit(limit);
+}

@@ -1,0 +1,105 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+
+// Metadata of accounts, drops and their files. Bytes live in Storage, addressed by files.storage_ref.
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const accounts = pgTable(
+  "accounts",
+  {
+    id: text("id").primaryKey(),
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    email: text("email"),
+    plan: text("plan").$type<"free" | "pro" | "team">().notNull().default("free"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    stripeCustomerId: text("stripe_customer_id"),
+    stripeSubscriptionId: text("stripe_subscription_id"),
+    subscriptionStatus: text("subscription_status"),
+    currentPeriodEnd: ts("current_period_end"),
+    cancelAt: ts("cancel_at"),
+    /** Creation time of the newest billing event applied; older events cannot overwrite it. */
+    billingEventAt: ts("billing_event_at"),
+    vanitySub: text("vanity_sub"),
+  },
+  (t) => [
+    uniqueIndex("accounts_issuer_subject_idx").on(t.issuer, t.subject),
+    index("accounts_email_idx").on(t.email),
+    uniqueIndex("accounts_stripe_customer_idx").on(t.stripeCustomerId),
+    uniqueIndex("accounts_vanity_sub_idx").on(t.vanitySub),
+  ],
+);
+export type AccountRow = typeof accounts.$inferSelect;
+
+export const drops = pgTable(
+  "drops",
+  {
+    id: text("id").primaryKey(),
+    slug: text("slug").notNull(),
+    ownerId: text("owner_id").references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name"),
+    fileCount: integer("file_count").notNull().default(0),
+    totalBytes: bigint("total_bytes", { mode: "number" }).notNull().default(0),
+    redeployCount: integer("redeploy_count").notNull().default(0),
+    /** SHA-256 hex of the one-time claim token of an anonymous drop; cleared when claimed. */
+    claimTokenHash: text("claim_token_hash"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+    /** When the drop stops serving; null never. */
+    expiresAt: ts("expires_at"),
+    /** When the cleanup job removes files and rows; null never. */
+    purgeAt: ts("purge_at"),
+  },
+  (t) => [
+    uniqueIndex("drops_slug_idx").on(t.slug),
+    uniqueIndex("drops_owner_name_idx").on(t.ownerId, t.name).where(sql`${t.name} is not null`),
+    index("drops_owner_created_idx").on(t.ownerId, t.createdAt),
+    index("drops_purge_idx").on(t.purgeAt),
+  ],
+);
+export type DropRow = typeof drops.$inferSelect;
+
+export const files = pgTable(
+  "files",
+  {
+    dropId: text("drop_id")
+      .notNull()
+      .references(() => drops.id, { onDelete: "cascade" }),
+    path: text("path").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    sha256: text("sha256").notNull(),
+    contentType: text("content_type").notNull(),
+    /** Where Storage keeps the bytes (a key for the filesystem, a URL for Blob). */
+    storageRef: text("storage_ref").notNull(),
+    /** The upload batch the bytes were written in: storage keys start with `${dropId}/${batch}/`. */
+    batch: text("batch").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.dropId, t.path] })],
+);
+export type FileRow = typeof files.$inferSelect;
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    /** SHA-256 hex of the full secret: the key id of the contract. */
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    prefix: text("prefix").notNull(),
+    note: text("note").notNull().default(""),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    lastUsedAt: ts("last_used_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("api_keys_account_idx").on(t.accountId)],
+);
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** Stripe events already applied, by event id: a replay changes nothing. */
+export const billingEvents = pgTable("billing_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  receivedAt: ts("received_at").notNull().defaultNow(),
+});

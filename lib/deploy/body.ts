@@ -1,0 +1,114 @@
+import { ApiError } from "../errors";
+import { readBodyCapped } from "../http";
+import { filesBodySchema } from "../schemas";
+import type { TierLimits } from "../plans";
+import { normalizeFiles, type InputFile } from "./paths";
+import { unzipBody } from "./zip";
+
+// Turns a deploy request body into a list of validated files, by Content-Type:
+// JSON → FilesBody, zip → archive, anything else → the raw body as index.html.
+
+export type BodyForm = "html" | "json" | "zip";
+
+export function bodyForm(contentType: string | null): BodyForm {
+  const media = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (media === "application/json" || media.endsWith("+json")) return "json";
+  if (media === "application/zip" || media === "application/x-zip-compressed" || media === "application/x-zip") return "zip";
+  return "html";
+}
+
+const MB = 1024 * 1024;
+const fmt = (n: number) => `${Math.round(n / MB)} MB`;
+
+export function upgradeHint(paid: boolean): { hint?: string; upgrade?: boolean } {
+  return paid ? {} : { hint: "Paid plans raise this limit; see upgrade_url.", upgrade: true };
+}
+
+export function fileCapError(count: number, max: number, paid: boolean): ApiError {
+  return new ApiError("file_cap_exceeded", `This request has ${count} files; the limit is ${max} per request.`, {
+    docs: "limits",
+    ...(paid ? { hint: `Split the upload: deploy up to ${max} files, then add the rest with POST /deploy/{slug}.` } : upgradeHint(false)),
+  });
+}
+
+export function tooLargeError(message: string, paid: boolean): ApiError {
+  return new ApiError("payload_too_large", message, { docs: "limits", ...upgradeHint(paid) });
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): InputFile[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(buf));
+  } catch {
+    throw new ApiError("invalid_request", "The body is not valid JSON.", {
+      hint: 'Send {"files": {"index.html": "<h1>Hi</h1>"}} with Content-Type: application/json.',
+      docs: "deploy",
+    });
+  }
+  const parsed = filesBodySchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ApiError("invalid_request", `The body is not a FilesBody: ${parsed.error.issues[0]?.message ?? "invalid"}.`, {
+      hint: 'Expected {"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"}}}.',
+      docs: "deploy",
+    });
+  }
+  // Iterate the parsed JSON itself, not zod's copy: zod drops "__proto__" keys silently,
+  // and such a key must be refused, not ignored.
+  const entries = Object.entries((raw as { files: Record<string, unknown> }).files);
+  if (entries.length === 0) throw new ApiError("invalid_request", "The files map is empty.", { docs: "deploy" });
+  if (entries.length > limits.filesPerRequest) throw fileCapError(entries.length, limits.filesPerRequest, paid);
+  const encoder = new TextEncoder();
+  return entries.map(([path, value]) => {
+    let bytes: Uint8Array;
+    if (typeof value === "string") {
+      bytes = encoder.encode(value);
+    } else {
+      const v = value as { encoding?: unknown; content?: unknown };
+      if (v === null || typeof v !== "object" || v.encoding !== "base64" || typeof v.content !== "string") {
+        throw new ApiError("invalid_request", `Invalid value for ${JSON.stringify(path)}.`, { docs: "deploy" });
+      }
+      if (!BASE64.test(v.content)) {
+        throw new ApiError("invalid_request", `Invalid base64 content for ${JSON.stringify(path)}.`, {
+          hint: "Use standard base64 (A–Z, a–z, 0–9, +, /) with = padding and no line breaks.",
+          docs: "deploy",
+        });
+      }
+      bytes = new Uint8Array(Buffer.from(v.content, "base64"));
+    }
+    if (bytes.byteLength > limits.fileBytes) {
+      throw tooLargeError(`The file ${JSON.stringify(path)} is ${bytes.byteLength} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid);
+    }
+    return { path, bytes };
+  });
+}
+
+/** Reads and validates a deploy body; nothing past the cap is ever read. */
+export async function readDeployFiles(req: Request, limits: TierLimits, paid: boolean): Promise<InputFile[]> {
+  const form = bodyForm(req.headers.get("content-type"));
+  const cap = form === "zip" ? limits.zipBytes : limits.bodyBytes;
+  const what = form === "zip" ? "Zip archives" : "HTML and JSON bodies";
+  const buf = await readBodyCapped(req, cap, () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid));
+  if (buf.byteLength === 0) {
+    throw new ApiError("invalid_request", "The request body is empty.", {
+      hint: "Send HTML (text/html), a FilesBody (application/json) or a zip (application/zip).",
+      docs: "deploy",
+    });
+  }
+  let files: InputFile[];
+  if (form === "html") {
+    files = [{ path: "index.html", bytes: buf }];
+  } else if (form === "json") {
+    files = decodeFilesBody(buf, limits, paid);
+  } else {
+    files = unzipBody(buf, {
+      maxFiles: limits.filesPerRequest,
+      maxTotalBytes: buf.byteLength * limits.decompressionRatio,
+      maxFileBytes: limits.fileBytes,
+      tooManyFiles: (n) => fileCapError(n, limits.filesPerRequest, paid),
+      tooLarge: (m) => tooLargeError(m, paid),
+    });
+  }
+  return normalizeFiles(files);
+}

@@ -1,0 +1,54 @@
+import { ApiError } from "../errors";
+
+// Path rules shared by every body form: normalised, relative POSIX paths.
+
+const MAX_PATH = 1024;
+const MAX_SEGMENT = 255;
+// Segments that reach object prototypes when used as keys.
+const PROTO_KEYS = new Set(["__proto__", "prototype", "constructor"]);
+
+function bad(message: string, hint?: string): ApiError {
+  return new ApiError("invalid_request", message, {
+    hint: hint ?? "Paths are relative POSIX paths such as index.html or assets/app.js.",
+    docs: "paths",
+  });
+}
+
+/** Validates and normalises one path; throws invalid_request naming the problem. */
+export function normalizePath(raw: string): string {
+  const shown = JSON.stringify(raw.slice(0, 200));
+  if (raw.length === 0) throw bad("Empty file path.");
+  if (raw.length > MAX_PATH) throw bad(`File path longer than ${MAX_PATH} characters: ${shown}.`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(raw)) throw bad(`File path contains a control character: ${shown}.`);
+  if (raw.includes("\\")) throw bad(`File path contains a backslash: ${shown}.`, "Use forward slashes (/) between folders.");
+  if (raw.startsWith("/") || /^[a-zA-Z]:/.test(raw)) throw bad(`Absolute file path: ${shown}.`);
+  const segments = raw.split("/");
+  const out: string[] = [];
+  for (const seg of segments) {
+    if (seg === "") throw bad(`File path has an empty segment: ${shown}.`);
+    if (seg === ".") continue;
+    if (seg === "..") throw bad(`File path climbs out of the drop with "..": ${shown}.`);
+    if (seg.length > MAX_SEGMENT) throw bad(`File path segment longer than ${MAX_SEGMENT} characters: ${shown}.`);
+    if (PROTO_KEYS.has(seg)) throw bad(`File path uses a reserved name (${seg}): ${shown}.`);
+    out.push(seg);
+  }
+  if (out.length === 0) throw bad(`File path names no file: ${shown}.`);
+  return out.join("/");
+}
+
+export interface InputFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** Normalises every path and refuses duplicates after normalisation. */
+export function normalizeFiles(files: readonly InputFile[]): InputFile[] {
+  const seen = new Set<string>();
+  return files.map((f) => {
+    const path = normalizePath(f.path);
+    if (seen.has(path)) throw bad(`Duplicate file path after normalisation: ${JSON.stringify(path)}.`);
+    seen.add(path);
+    return { path, bytes: f.bytes };
+  });
+}

@@ -1,0 +1,76 @@
+import type { AppContext } from "../context";
+import { ApiError, authRequired } from "../errors";
+import { clientIp } from "../http";
+import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
+import { enforceLimit } from "../ratelimit/guard";
+import { isPaid, limits } from "../plans";
+import { NAME_PATTERN, type AppendResponse, type DeployResponse } from "../schemas";
+import { fileCapError, readDeployFiles } from "../deploy/body";
+import type { InputFile } from "../deploy/paths";
+import { appendToDrop, createDrop, tierOf } from "./deploy";
+import { resolveTtl } from "./ttl";
+import { guardAccountRoute } from "../auth/guard";
+
+/** The abuse guard shared by every way of deploying (REST and MCP). */
+export async function guardDeployRate(ctx: AppContext, req: Request): Promise<void> {
+  const ip = clientIp(req, ctx.env.TRUST_PROXY);
+  await enforceLimit(ctx, `deploy:ip:${ip}`, ctx.env.RATE_LIMIT_DEPLOYS_PER_MINUTE, 60, "deploys from this address");
+}
+
+export function subscriptionRequired(feature: string): ApiError {
+  return new ApiError("subscription_required", `${feature} are for subscribers (pro or team).`, {
+    hint: "Upgrade to a paid plan to use this; see upgrade_url.",
+    upgrade: true,
+    docs: "plans",
+  });
+}
+
+export interface DeployOptions {
+  ttl: string | null;
+  name: string | null;
+}
+
+/** Checks query options against the caller's plan before any body is read. */
+export function checkDeployOptions(caller: Caller, opts: DeployOptions): { ttl: number | null; name?: string } {
+  const tier = tierOf(caller);
+  const paid = isPaid(tier);
+  const ttl = resolveTtl(opts.ttl, limits[tier], paid);
+  if (opts.name === null) return { ttl };
+  if (!caller.account) throw authRequired();
+  if (!NAME_PATTERN.test(opts.name)) {
+    throw new ApiError("invalid_name", "name must match ^[a-z0-9][a-z0-9-]{0,40}$ (lowercase letters, digits, hyphens; up to 41).", { docs: "named-drops" });
+  }
+  if (!paid) throw subscriptionRequired("Named drops");
+  return { ttl, name: opts.name };
+}
+
+/** Deploys already-parsed files for a caller (REST and MCP share this). */
+export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployOptions, files: InputFile[]): Promise<DeployResponse> {
+  const checked = checkDeployOptions(caller, opts);
+  const tierLimits = limits[tierOf(caller)];
+  if (files.length > tierLimits.filesPerRequest) throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));
+  return createDrop(ctx, caller, { files, ...checked });
+}
+
+// POST /deploy, from request to DeployResponse. Cheap checks (rate, credential, query) come
+// before the body is read.
+export async function deployFromRequest(ctx: AppContext, req: Request): Promise<DeployResponse> {
+  await guardDeployRate(ctx, req);
+  const query = new URL(req.url).searchParams;
+  const caller = await optionalCaller(ctx, req);
+  const opts = { ttl: query.get("ttl"), name: query.get("name") };
+  checkDeployOptions(caller, opts);
+  const tier = tierOf(caller);
+  const files = await readDeployFiles(req, limits[tier], isPaid(tier));
+  return deployFiles(ctx, caller, opts, files);
+}
+
+// POST /deploy/{slug}: subscribers append files to a drop they own.
+export async function appendFromRequest(ctx: AppContext, req: Request, slug: string): Promise<AppendResponse> {
+  const caller = await requireCaller(ctx, req);
+  await guardAccountRoute(ctx, caller);
+  const tier = tierOf(caller);
+  if (!isPaid(tier)) throw subscriptionRequired("Appends");
+  const files = await readDeployFiles(req, limits[tier], true);
+  return appendToDrop(ctx, caller, slug, files);
+}

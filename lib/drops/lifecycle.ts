@@ -1,0 +1,28 @@
+import type { AppContext } from "../context";
+import { deleteDropRow, dueForPurge } from "../db/queries";
+
+// The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
+// Anonymous drops are purged 30 days after going offline; account drops at expires_at.
+// Idempotent and safe to run twice at once: deleting an absent prefix or row is a no-op.
+
+export interface CleanupResult {
+  purged: number;
+  slugs: string[];
+}
+
+export async function runCleanup(ctx: AppContext, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<CleanupResult> {
+  const batchSize = opts.batchSize ?? 100;
+  const maxBatches = opts.maxBatches ?? 50;
+  const slugs: string[] = [];
+  const now = new Date(ctx.now());
+  for (let i = 0; i < maxBatches; i++) {
+    const due = await dueForPurge(ctx.db, now, batchSize);
+    if (due.length === 0) break;
+    for (const drop of due) {
+      await ctx.storage.deletePrefix(`${drop.id}/`);
+      if (await deleteDropRow(ctx.db, drop.id)) slugs.push(drop.slug);
+    }
+    if (due.length < batchSize) break;
+  }
+  return { purged: slugs.length, slugs };
+}

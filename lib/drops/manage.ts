@@ -1,0 +1,127 @@
+import { z } from "zod";
+import type { AppContext } from "../context";
+import { dropUrl } from "../env";
+import { ApiError, upstreamUnavailable } from "../errors";
+import { sha256Hex } from "../ids";
+import { isPaid, limits } from "../plans";
+import { claimDropRow, deleteDropRow, findDropBySlug, listOwnedDrops } from "../db/queries";
+import type { AccountRow, DropRow } from "../db/schema";
+import type { Drop } from "../schemas";
+
+// Listing, deleting and claiming drops: the account side of a drop's life.
+
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export function toDrop(row: DropRow, ctx: AppContext): Drop {
+  return {
+    slug: row.slug,
+    url: dropUrl(row.slug, ctx.env),
+    name: row.name,
+    file_count: row.fileCount,
+    redeploy_count: row.redeployCount,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
+  };
+}
+
+export function parseListQuery(params: URLSearchParams | Record<string, unknown>): { limit: number; offset: number } {
+  const raw = params instanceof URLSearchParams ? Object.fromEntries(params) : params;
+  const clean = Object.fromEntries(Object.entries(raw).filter(([k, v]) => (k === "limit" || k === "offset") && v !== undefined && v !== ""));
+  const parsed = listQuerySchema.safeParse(clean);
+  if (!parsed.success) {
+    throw new ApiError("invalid_request", "limit must be 1 to 500 and offset at least 0.", { docs: "list-drops" });
+  }
+  return parsed.data;
+}
+
+export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit: number; offset: number }): Promise<{ total: number; drops: Drop[] }> {
+  try {
+    const { total, rows } = await listOwnedDrops(ctx.db, account.id, q.limit, q.offset);
+    return { total, drops: rows.map((r) => toDrop(r, ctx)) };
+  } catch (err) {
+    throw upstreamUnavailable("database", err);
+  }
+}
+
+async function ownedDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropRow> {
+  const drop = await findDropBySlug(ctx.db, slug).catch((err) => {
+    throw upstreamUnavailable("database", err);
+  });
+  // Another account's drop answers exactly as an absent one.
+  if (!drop || drop.ownerId !== account.id) throw new ApiError("not_found", `No drop ${slug} in this account.`);
+  return drop;
+}
+
+/** Deletes a drop: its bytes first, then its rows, so nothing of it is left to serve. */
+export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<{ deleted: string }> {
+  const drop = await ownedDrop(ctx, account, slug);
+  try {
+    await ctx.storage.deletePrefix(`${drop.id}/`);
+  } catch (err) {
+    throw upstreamUnavailable("file storage", err);
+  }
+  try {
+    await deleteDropRow(ctx.db, drop.id);
+  } catch (err) {
+    throw upstreamUnavailable("database", err);
+  }
+  return { deleted: drop.slug };
+}
+
+export const claimBodySchema = z.object({
+  slug: z.string().min(1).max(100),
+  claim_token: z.string().min(1).max(200),
+});
+
+// POST /claim: a one-time token gives an anonymous drop to the caller's account.
+export async function claimDrop(ctx: AppContext, account: AccountRow, body: z.infer<typeof claimBodySchema>) {
+  const notFound = () => new ApiError("not_found", "No claimable drop with that slug and token.", { hint: "Check the slug and the claim_token from the deploy response; a token works once.", docs: "claiming" });
+  const drop = await findDropBySlug(ctx.db, body.slug).catch((err) => {
+    throw upstreamUnavailable("database", err);
+  });
+  const hash = sha256Hex(body.claim_token);
+  if (!drop || drop.ownerId !== null || drop.claimTokenHash !== hash) throw notFound();
+  const now = ctx.now();
+  if (drop.purgeAt && drop.purgeAt.getTime() <= now) {
+    throw new ApiError("gone", "The claim window of this drop has closed.", { docs: "claiming" });
+  }
+  const tierLimits = limits[account.plan];
+  const ttl = tierLimits.ttlDefaultSeconds;
+  const expiresAt = ttl === null ? null : new Date(now + ttl * 1000);
+  const claimed = await claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }).catch((err) => {
+    throw upstreamUnavailable("database", err);
+  });
+  if (!claimed) throw notFound();
+  return { slug: claimed.slug, url: dropUrl(claimed.slug, ctx.env), expires_at: expiresAt ? expiresAt.toISOString() : null, plan: account.plan };
+}
+
+/** The limits of a tier in the snake_case shape of GET /limits and get_limits. */
+export function describeLimits(ctx: AppContext, account: AccountRow | null) {
+  const tier = account ? account.plan : "anonymous";
+  const l = limits[tier];
+  return {
+    plan: tier,
+    paid: isPaid(tier),
+    limits: {
+      files_per_request: l.filesPerRequest,
+      files_per_drop: l.filesPerDrop,
+      zip_bytes: l.zipBytes,
+      body_bytes: l.bodyBytes,
+      file_bytes: l.fileBytes,
+      decompression_ratio: l.decompressionRatio,
+      ttl_min_seconds: l.ttlMinSeconds,
+      ttl_max_seconds: l.ttlMaxSeconds,
+      ttl_default_seconds: l.ttlDefaultSeconds,
+      max_drops: l.maxDrops,
+      max_keys: l.maxKeys,
+      named_drops: l.namedDrops,
+      append: l.append,
+      vanity: l.vanity,
+      deploys_per_minute: ctx.env.RATE_LIMIT_DEPLOYS_PER_MINUTE,
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { ApiError } from "../errors";
+import type { TierLimits } from "../plans";
+
+/**
+ * Resolves the `ttl` query parameter for a tier: seconds, or null for "never expires".
+ * Absent → the tier's default.
+ */
+export function resolveTtl(raw: string | null, limits: TierLimits, paid: boolean): number | null {
+  if (raw === null) return limits.ttlDefaultSeconds;
+  if (!/^\d{1,12}$/.test(raw)) {
+    throw new ApiError("invalid_ttl", "ttl must be a whole number of seconds.", { hint: "For example ttl=3600 for one hour.", docs: "ttl" });
+  }
+  const ttl = Number(raw);
+  if (ttl < limits.ttlMinSeconds) {
+    throw new ApiError("invalid_ttl", `ttl must be at least ${limits.ttlMinSeconds} seconds.`, { docs: "ttl" });
+  }
+  if (limits.ttlMaxSeconds !== null && ttl > limits.ttlMaxSeconds) {
+    throw new ApiError("invalid_ttl", `ttl must be at most ${limits.ttlMaxSeconds} seconds on this plan.`, {
+      docs: "ttl",
+      ...(paid ? {} : { hint: "Subscribers may set any lifetime, or none; see upgrade_url.", upgrade: true }),
+    });
+  }
+  return ttl;
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+
+// The one reader of process.env. Every variable the service understands is declared here;
+// a malformed value fails at start with a message naming the variable.
+
+const bool = z
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const url = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === "http:" || u.protocol === "https:";
+      } catch {
+        return false;
+      }
+    }, `${name} must be an http(s) URL`);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  BASE_URL: url("BASE_URL")
+    .default("http://localhost:3000")
+    .transform((v) => v.replace(/\/+$/, "")),
+  SERVE_DOMAIN: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9.-]+(:\d{1,5})?$/, "SERVE_DOMAIN must be a host name with an optional port, e.g. drops.example.com")
+    .default("localhost:3000"),
+  DATA_DIR: z.string().trim().min(1).default(".data"),
+  DATABASE_URL: optionalString.refine(
+    (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+    "DATABASE_URL must be a postgres:// or postgresql:// URL",
+  ),
+  BLOB_READ_WRITE_TOKEN: optionalString.refine(
+    (v) => v === undefined || /^vercel_blob_rw_[^_]+_.+$/.test(v),
+    "BLOB_READ_WRITE_TOKEN must look like vercel_blob_rw_<store>_<secret>",
+  ),
+  UPSTASH_REDIS_REST_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "UPSTASH_REDIS_REST_URL must be an http(s) URL"),
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_PRICE_PRO: optionalString,
+  STRIPE_PRICE_TEAM: optionalString,
+  NEXTAUTH_SECRET: optionalString,
+  NEXTAUTH_URL: optionalString,
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  OIDC_ISSUER: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "OIDC_ISSUER must be an http(s) URL"),
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_CLIENT_SECRET: optionalString,
+  ID_TOKEN_AUDIENCES: optionalString.transform((v) =>
+    v === undefined ? [] : v.split(",").map((s) => s.trim()).filter(Boolean),
+  ),
+  CRON_SECRET: optionalString,
+  TRUST_PROXY: bool.default(false),
+  RATE_LIMIT_DEPLOYS_PER_MINUTE: z.coerce
+    .number({ error: "RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number" })
+    .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")
+    .min(1, "RATE_LIMIT_DEPLOYS_PER_MINUTE must be at least 1")
+    .default(10),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {}
+
+/** Parses a record of variables; throws EnvError naming every malformed variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const env = result.data;
+  if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
+    throw new EnvError("Invalid configuration:\n  UPSTASH_REDIS_REST_TOKEN: required when UPSTASH_REDIS_REST_URL is set");
+  }
+  return env;
+}
+
+let cached: Env | undefined;
+
+/** The process configuration, parsed once. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Drops the cached configuration (tests change process.env between cases). */
+export function resetEnv(): void {
+  cached = undefined;
+}
+
+/** Scheme of public URLs, taken from BASE_URL. */
+export function publicScheme(e: Env = env()): string {
+  return new URL(e.BASE_URL).protocol.replace(":", "");
+}
+
+/** The public URL of a drop host label, e.g. https://abc.drops.example.com/ */
+export function dropUrl(label: string, e: Env = env()): string {
+  return `${publicScheme(e)}://${label}.${e.SERVE_DOMAIN}/`;
+}

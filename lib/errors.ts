@@ -1,0 +1,119 @@
+import { env } from "./env";
+
+// One error model: a typed error carrying a machine-stable code, one table from code to HTTP
+// status, and one renderer of the envelope {error, code, hint?, upgrade_url?, docs_url?}.
+
+export const errorStatus = {
+  invalid_request: 400,
+  invalid_ttl: 400,
+  invalid_name: 400,
+  invalid_zip: 400,
+  file_cap_exceeded: 400,
+  auth_required: 401,
+  subscription_required: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+  upstream_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
+
+export interface ErrorEnvelope {
+  error: string;
+  code: ErrorCode;
+  hint?: string;
+  upgrade_url?: string;
+  docs_url?: string;
+}
+
+export interface ApiErrorOptions {
+  hint?: string;
+  /** Set when a plan upgrade lifts the failure; rendered as an absolute URL. */
+  upgrade?: boolean;
+  /** Anchor in the docs page, rendered as docs_url. */
+  docs?: string;
+  /** Extra response headers, e.g. Retry-After or Allow. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly hint?: string;
+  readonly upgrade: boolean;
+  readonly docs?: string;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.hint = options.hint;
+    this.upgrade = options.upgrade ?? false;
+    this.docs = options.docs;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+
+  envelope(): ErrorEnvelope {
+    const base = env().BASE_URL;
+    const body: ErrorEnvelope = { error: this.message, code: this.code };
+    if (this.hint) body.hint = this.hint;
+    if (this.upgrade) body.upgrade_url = `${base}/pricing`;
+    if (this.docs) body.docs_url = `${base}/docs#${this.docs}`;
+    return body;
+  }
+}
+
+/** A dependency (database, storage, rate-limit store) failed or timed out. */
+export function upstreamUnavailable(what: string, cause: unknown): ApiError {
+  return new ApiError("upstream_unavailable", `The ${what} is unavailable right now.`, {
+    hint: "This is temporary on our side; retry in a few seconds. Nothing was changed.",
+    headers: { "Retry-After": "5" },
+    cause,
+  });
+}
+
+export function authRequired(): ApiError {
+  return new ApiError("auth_required", "A valid credential is required.", {
+    hint: "Send Authorization: Bearer <sp_ API key or ID token>. Mint a key from the dashboard after logging in.",
+    docs: "authentication",
+  });
+}
+
+export function notFound(what = "Not found."): ApiError {
+  return new ApiError("not_found", what);
+}
+
+export function methodNotAllowed(allowed: readonly string[]): ApiError {
+  return new ApiError("method_not_allowed", `Method not allowed. Allowed: ${allowed.join(", ")}.`, {
+    headers: { Allow: allowed.join(", ") },
+  });
+}
+
+/** Turns anything thrown into an ApiError; unknown errors are logged and hidden. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  console.error("[internal_error]", err);
+  return new ApiError("internal_error", "Something went wrong on our side.", {
+    hint: "Retry the request; if it keeps failing, report it with the time of the request.",
+  });
+}
+
+/** The one renderer of the error envelope. */
+export function errorResponse(err: unknown): Response {
+  const e = toApiError(err);
+  return Response.json(e.envelope(), {
+    status: e.status,
+    headers: { "Cache-Control": "no-store", ...e.headers },
+  });
+}

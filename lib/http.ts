@@ -1,0 +1,117 @@
+import { ApiError, errorResponse, methodNotAllowed } from "./errors";
+
+// Small composable wrappers for route handlers: every handler's failures leave through the one
+// envelope renderer, and methods a route does not implement answer 405 with Allow.
+
+export type Handler<P = Record<string, string>> = (req: Request, params: P) => Promise<Response> | Response;
+type NextCtx<P> = { params: Promise<P> };
+type NextHandler<P> = (req: Request, ctx: NextCtx<P>) => Promise<Response>;
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+type Method = (typeof ALL_METHODS)[number];
+
+/** Runs a handler and renders any thrown error as the envelope. */
+export async function handle<P>(handler: Handler<P>, req: Request, params: P): Promise<Response> {
+  try {
+    return await handler(req, params);
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+/**
+ * Builds a full set of method exports for a route file. Missing methods answer
+ * 405 method_not_allowed with Allow, in the envelope.
+ */
+export function routes<P = Record<string, string>>(
+  handlers: Partial<Record<Exclude<Method, "HEAD" | "OPTIONS">, Handler<P>>>,
+): Record<Method, NextHandler<P>> {
+  const allowed = Object.keys(handlers) as Method[];
+  if (allowed.includes("GET")) allowed.push("HEAD");
+  const out = {} as Record<Method, NextHandler<P>>;
+  for (const m of ALL_METHODS) {
+    const h = (handlers as Partial<Record<Method, Handler<P>>>)[m] ?? (m === "HEAD" ? handlers.GET : undefined);
+    out[m] = async (req, ctx) => {
+      const params = ctx?.params ? await ctx.params : ({} as P);
+      if (!h) return errorResponse(methodNotAllowed(allowed));
+      return handle(h, req, params);
+    };
+  }
+  return out;
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return Response.json(body, { status, headers: { "Cache-Control": "no-store", ...headers } });
+}
+
+/**
+ * Reads a request body without ever holding more than `cap` bytes: a declared length over the
+ * cap is refused before reading, and a stream that passes the cap is cancelled.
+ */
+export async function readBodyCapped(req: Request, cap: number, tooLarge: () => ApiError): Promise<Uint8Array> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > cap) throw tooLarge();
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The client's IP for abuse limits. Without TRUST_PROXY it is the socket address, which our
+ * server (server.mjs) writes into x-dropsite-socket-ip, overwriting anything a client sent.
+ * With TRUST_PROXY the left-most X-Forwarded-For entry set by the trusted proxy is used.
+ */
+export function clientIp(req: Request, trustProxy: boolean): string {
+  if (trustProxy) {
+    const xff = req.headers.get("x-forwarded-for");
+    const first = xff?.split(",")[0]?.trim();
+    if (first) return first;
+    const real = req.headers.get("x-real-ip")?.trim();
+    if (real) return real;
+  }
+  return req.headers.get("x-dropsite-socket-ip")?.trim() || "unknown";
+}
+
+/**
+ * Parses a small JSON body with a zod schema. An empty body is `{}` when `optional`;
+ * anything unparseable or invalid is 400 invalid_request.
+ */
+export async function readJson<T>(req: Request, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string; path: PropertyKey[] }[] } } }, opts: { optional?: boolean } = {}): Promise<T> {
+  const buf = await readBodyCapped(req, 64 * 1024, () => new ApiError("payload_too_large", "JSON bodies of this route are limited to 64 KB."));
+  const text = new TextDecoder().decode(buf).trim();
+  let value: unknown = {};
+  if (text === "") {
+    if (!opts.optional) throw new ApiError("invalid_request", "A JSON body is required.");
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new ApiError("invalid_request", "The body is not valid JSON.");
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length ? `${issue.path.map(String).join(".")}: ` : "";
+    throw new ApiError("invalid_request", `Invalid body: ${where}${issue?.message ?? "invalid"}.`);
+  }
+  return parsed.data;
+}

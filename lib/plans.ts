@@ -1,0 +1,95 @@
+// The one table of plan limits. Deploy checks, GET /limits, the MCP get_limits tool, the docs
+// and the pricing section all read it.
+
+export const plans = ["free", "pro", "team"] as const;
+export type Plan = (typeof plans)[number];
+/** Who is deploying: nobody (anonymous) or an account on a plan. */
+export type Tier = "anonymous" | Plan;
+
+const MB = 1024 * 1024;
+const DAY = 86_400;
+
+export interface TierLimits {
+  filesPerRequest: number;
+  filesPerDrop: number;
+  zipBytes: number;
+  /** HTML and JSON bodies. */
+  bodyBytes: number;
+  /** Unpacked bytes of a zip may be at most this multiple of the archive. */
+  decompressionRatio: number;
+  fileBytes: number;
+  ttlMinSeconds: number;
+  /** null: no maximum. */
+  ttlMaxSeconds: number | null;
+  /** null: never expires unless ttl is given. */
+  ttlDefaultSeconds: number | null;
+  /** null: not limited (anonymous drops belong to nobody). */
+  maxDrops: number | null;
+  maxKeys: number;
+  namedDrops: boolean;
+  append: boolean;
+  vanity: boolean;
+  /** Monthly price in USD, for the pricing table. */
+  priceUsd: number | null;
+}
+
+const paidBase = {
+  filesPerRequest: 900,
+  filesPerDrop: 10_000,
+  zipBytes: 100 * MB,
+  bodyBytes: 10 * MB,
+  decompressionRatio: 4,
+  fileBytes: 100 * MB,
+  ttlMinSeconds: 60,
+  ttlMaxSeconds: null,
+  ttlDefaultSeconds: null,
+  maxKeys: 25,
+  namedDrops: true,
+  append: true,
+} as const;
+
+export const limits: Record<Tier, TierLimits> = {
+  anonymous: {
+    filesPerRequest: 100,
+    filesPerDrop: 10_000,
+    zipBytes: 25 * MB,
+    bodyBytes: 10 * MB,
+    decompressionRatio: 4,
+    fileBytes: 25 * MB,
+    ttlMinSeconds: 60,
+    ttlMaxSeconds: 30 * DAY,
+    ttlDefaultSeconds: 30 * DAY,
+    maxDrops: null,
+    maxKeys: 0,
+    namedDrops: false,
+    append: false,
+    vanity: false,
+    priceUsd: null,
+  },
+  free: {
+    filesPerRequest: 100,
+    filesPerDrop: 10_000,
+    zipBytes: 25 * MB,
+    bodyBytes: 10 * MB,
+    decompressionRatio: 4,
+    fileBytes: 25 * MB,
+    ttlMinSeconds: 60,
+    ttlMaxSeconds: 7 * DAY,
+    ttlDefaultSeconds: 7 * DAY,
+    maxDrops: 100,
+    maxKeys: 25,
+    namedDrops: false,
+    append: false,
+    vanity: false,
+    priceUsd: 0,
+  },
+  pro: { ...paidBase, maxDrops: 5_000, vanity: false, priceUsd: 9 },
+  team: { ...paidBase, maxDrops: 20_000, vanity: true, priceUsd: 29 },
+};
+
+/** An anonymous drop stays privately claimable this long after it goes offline. */
+export const CLAIM_GRACE_SECONDS = 30 * DAY;
+
+export function isPaid(tier: Tier): boolean {
+  return tier === "pro" || tier === "team";
+}

@@ -1,0 +1,14 @@
+// Fixed budgets of requests per window for a key (an IP, an account, a credential).
+
+export interface LimitResult {
+  ok: boolean;
+  /** Seconds until a request would be allowed again (when !ok). */
+  retryAfter: number;
+  remaining: number;
+}
+
+export interface RateLimiter {
+  readonly kind: string;
+  /** Counts one request for key against `max` per `windowSeconds` and says whether it is allowed. */
+  hit(key: string, max: number, windowSeconds: number): Promise<LimitResult>;
+}

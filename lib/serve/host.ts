@@ -1,0 +1,54 @@
+// Host → action, as a pure function: the proxy and the serve route both call it.
+
+export type HostAction =
+  | { kind: "app"; reason: string }
+  | { kind: "drop"; slug: string; reason: string }
+  | { kind: "vanity"; sub: string; name: string; reason: string }
+  | { kind: "invalid-drop-host"; reason: string };
+
+export interface HostConfig {
+  /** e.g. "drops.example.com" or "localhost:3000" */
+  serveDomain: string;
+  /** Host (with port) of BASE_URL, e.g. "example.com" or "localhost:3000" */
+  appHost: string;
+}
+
+/** Labels under the serve domain that are never drops. */
+export const RESERVED_LABELS = new Set(["www", "api", "app", "admin", "dashboard", "mail", "static", "assets", "cdn", "docs", "status", "blog"]);
+
+const SLUG_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const VANITY_SUB = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
+const DROP_NAME = /^[a-z0-9][a-z0-9-]{0,40}$/;
+
+export function normalizeHost(host: string | null | undefined): string {
+  return (host ?? "").trim().toLowerCase().replace(/\.(?=:|$)/, "");
+}
+
+/** Strips the default port of the scheme so "x.example.com:443" matches "example.com". */
+function withoutDefaultPort(host: string): string {
+  return host.replace(/:(80|443)$/, "");
+}
+
+export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig): HostAction {
+  const host = withoutDefaultPort(normalizeHost(rawHost));
+  const serve = withoutDefaultPort(normalizeHost(cfg.serveDomain));
+  const app = withoutDefaultPort(normalizeHost(cfg.appHost));
+  if (!host) return { kind: "app", reason: "no host header" };
+  if (host === app) return { kind: "app", reason: "app host" };
+  const suffix = `.${serve}`;
+  if (!host.endsWith(suffix)) return { kind: "app", reason: "not under the serve domain" };
+  const label = host.slice(0, -suffix.length);
+  if (label.includes(".")) return { kind: "invalid-drop-host", reason: "more than one label under the serve domain" };
+  if (RESERVED_LABELS.has(label)) return { kind: "app", reason: `reserved label ${label}` };
+  if (!SLUG_LABEL.test(label)) return { kind: "invalid-drop-host", reason: "not a DNS label" };
+  const dd = label.indexOf("--");
+  if (dd >= 0) {
+    const sub = label.slice(0, dd);
+    const name = label.slice(dd + 2);
+    if (VANITY_SUB.test(sub) && !sub.includes("--") && DROP_NAME.test(name) && !RESERVED_LABELS.has(sub)) {
+      return { kind: "vanity", sub, name, reason: "vanity host" };
+    }
+    return { kind: "invalid-drop-host", reason: "malformed vanity host" };
+  }
+  return { kind: "drop", slug: label, reason: "drop host" };
+}

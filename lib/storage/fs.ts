@@ -1,0 +1,70 @@
+import { createReadStream } from "node:fs";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { randomBytes } from "node:crypto";
+import type { ByteRange, Storage } from "./types";
+
+// The embedded default: files under DATA_DIR/blobs. Writes go to a temp name and are renamed
+// into place, so a reader never sees half a file.
+
+export class FsStorage implements Storage {
+  readonly kind = "fs";
+  constructor(private readonly root: string) {}
+
+  private resolve(key: string): string {
+    const full = path.resolve(this.root, key);
+    if (!full.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`storage key escapes root: ${key}`);
+    return full;
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<string> {
+    const full = this.resolve(key);
+    await mkdir(path.dirname(full), { recursive: true });
+    const tmp = `${full}.${randomBytes(6).toString("hex")}.tmp`;
+    await writeFile(tmp, bytes);
+    await rename(tmp, full);
+    return key;
+  }
+
+  async get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {
+    const full = this.resolve(ref);
+    try {
+      const s = await stat(full);
+      if (!s.isFile()) return null;
+    } catch {
+      return null;
+    }
+    const stream = createReadStream(full, range ? { start: range.start, end: range.end } : {});
+    return Readable.toWeb(stream) as ReadableStream<Uint8Array>;
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    // Keys are grouped by folder: a prefix ending in "/" removes that folder whole.
+    if (prefix.endsWith("/")) {
+      await rm(this.resolve(prefix.slice(0, -1)), { recursive: true, force: true });
+      return;
+    }
+    for (const key of await this.list(prefix)) await rm(this.resolve(key), { force: true });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    const walk = async (dir: string, rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const key = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) await walk(path.join(dir, e.name), key);
+        else if (!e.name.endsWith(".tmp") && key.startsWith(prefix)) out.push(key);
+      }
+    };
+    await mkdir(this.root, { recursive: true });
+    await walk(this.root, "");
+    return out.sort();
+  }
+}

@@ -1,0 +1,41 @@
+// Bytes of drops live behind this interface. Keys are POSIX paths; a put returns the ref that
+// the database records and later hands back to get.
+
+export interface ByteRange {
+  /** First byte, inclusive. */
+  start: number;
+  /** Last byte, inclusive. */
+  end: number;
+}
+
+export interface Storage {
+  readonly kind: string;
+  /** Stores bytes under key (overwriting) and returns the ref to read them back. */
+  put(key: string, bytes: Uint8Array, contentType: string): Promise<string>;
+  /** Streams the bytes of ref, or the given range of them; null when absent. */
+  get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /** Removes every object whose key starts with prefix. */
+  deletePrefix(prefix: string): Promise<void>;
+  /** Keys under prefix (tests and maintenance). */
+  list(prefix: string): Promise<string[]>;
+}
+
+/** Runs fn over items with at most `limit` in flight; rejects with the first failure. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i] as T, i);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

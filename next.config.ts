@@ -1,0 +1,22 @@
+import type { NextConfig } from "next";
+import { env } from "./lib/env";
+
+// Reading the configuration here makes a malformed variable fail the build and the start.
+env();
+
+const MB = 1024 * 1024;
+
+const nextConfig: NextConfig = {
+  poweredByHeader: false,
+  // Drop paths are served as sent: no trailing-slash redirects, no URL normalisation.
+  skipTrailingSlashRedirect: true,
+  skipProxyUrlNormalize: true,
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws", "oidc-provider"],
+  experimental: {
+    // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it
+    // above the largest body any plan accepts (100 MB zip) so our own cap decides and answers 413.
+    proxyClientMaxBodySize: 101 * MB,
+  },
+};
+
+export default nextConfig;

@@ -1,0 +1,28 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { env } from "./lib/env";
+import { resolveHost } from "./lib/serve/host";
+import { SERVE_PREFIX, REWRITE_HEADER, rewriteToken } from "./lib/serve/internal";
+
+// The host dispatcher (Next 16's middleware). Drop hosts are rewritten, on every path, to the
+// internal serve route; on the app host that internal path does not exist. A request this
+// proxy already rewrote carries a per-process token, so running it twice changes nothing.
+
+export function proxy(req: NextRequest): NextResponse {
+  if (req.headers.get(REWRITE_HEADER) === rewriteToken()) return NextResponse.next();
+  const e = env();
+  const action = resolveHost(req.headers.get("host"), { serveDomain: e.SERVE_DOMAIN, appHost: new URL(e.BASE_URL).host });
+  const { pathname } = req.nextUrl;
+  if (action.kind !== "app") {
+    const url = req.nextUrl.clone();
+    url.pathname = `${SERVE_PREFIX}${pathname}`;
+    const headers = new Headers(req.headers);
+    headers.set(REWRITE_HEADER, rewriteToken());
+    return NextResponse.rewrite(url, { request: { headers } });
+  }
+  if (pathname === SERVE_PREFIX || pathname.startsWith(`${SERVE_PREFIX}/`)) {
+    return NextResponse.json({ error: "Not found.", code: "not_found" }, { status: 404 });
+  }
+  return NextResponse.next();
+}
+
+export const config = { matcher: "/:path*" };

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { startApp, type RunningApp } from "../support/app-server";
+import { bomb, manyFiles, zip, zipWithSymlink } from "../support/zips";
+
+// The built app over real HTTP: deploy on the app host, visit by Host header.
+
+let app: RunningApp;
+let appHost: string;
+let slug: string;
+let ipN = 0;
+
+beforeAll(async () => {
+  app = await startApp({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "20" });
+  appHost = `localhost:${app.port}`;
+  const res = await deploy(JSON.stringify({ files: { "index.html": "<h1>built</h1>", "about.html": "about", "docs/index.html": "docs", "404.html": "custom 404", "a.css": "b{}", "_next/static/x.js": "drop next", "api/x": "drop api" } }), "application/json");
+  expect(res.status).toBe(200);
+  slug = (res.json() as { slug: string }).slug;
+}, 120_000);
+afterAll(async () => {
+  await app?.stop();
+});
+
+// Each deploy comes from its own forwarded address; TRUST_PROXY is off, so the guard keys on the
+// socket (always 127.0.0.1 here) — the abuse-guard test below relies on that.
+function deploy(body: string | Uint8Array, type: string, query = "", headers: Record<string, string> = {}) {
+  return app.request(appHost, `/deploy${query}`, { method: "POST", body, headers: { "content-type": type, ...headers } });
+}
+const visit = (label: string, p: string, headers: Record<string, string> = {}, method = "GET") => app.request(`${label}.${app.serveDomain}`, p, { headers, method });
+
+async function storedBlobs(): Promise<string[]> {
+  const root = path.join(app.dataDir, "blobs");
+  try {
+    return (await readdir(root, { recursive: true })).map(String).sort();
+  } catch {
+    return [];
+  }
+}
+
+describe("deploy and visit over HTTP", () => {
+  it("an HTML body deploys and the URL serves it by Host", async () => {
+    const res = await deploy("<h1>Hello from curl</h1>", "text/html");
+    expect(res.status).toBe(200);
+    const body = res.json() as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "slug", "url"]);
+    expect(body.url).toBe(`http://${body.slug}.localhost:${app.port}/`);
+    const page = await visit(body.slug as string, "/");
+    expect(page.status).toBe(200);
+    expect(page.text).toBe("<h1>Hello from curl</h1>");
+  });
+
+  it.each([
+    ["/", 200, "<h1>built</h1>"],
+    ["/about", 200, "about"],
+    ["/docs/", 200, "docs"],
+    ["/docs", 200, "docs"],
+    ["/_next/static/x.js", 200, "drop next"],
+    ["/api/x", 200, "drop api"],
+    ["/deploy", 404, "custom 404"],
+    ["/missing", 404, "custom 404"],
+  ])("drop path %s answers %i", async (p, status, text) => {
+    const res = await visit(slug, p);
+    expect(res.status).toBe(status);
+    expect(res.text).toBe(text);
+  });
+
+  it("serves headers a static host should: type, nosniff, ETag/304, ranges, HEAD, cache, robots", async () => {
+    const css = await visit(slug, "/a.css");
+    expect(css.headers["content-type"]).toBe("text/css; charset=utf-8");
+    expect(css.headers["x-content-type-options"]).toBe("nosniff");
+    expect(css.headers["cache-control"]).toBe("public, max-age=60");
+    expect(css.headers["x-robots-tag"]).toBe("noindex");
+    const etag = css.headers.etag as string;
+    expect((await visit(slug, "/a.css", { "if-none-match": etag })).status).toBe(304);
+    const part = await visit(slug, "/a.css", { range: "bytes=0-1" });
+    expect(part.status).toBe(206);
+    expect(part.text).toBe("b{");
+    expect((await visit(slug, "/a.css", { range: "bytes=99-" })).status).toBe(416);
+    const head = await visit(slug, "/", {}, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect((await visit(slug, "/")).headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
+    expect((await visit(slug, "/", {}, "POST")).status).toBe(405);
+  });
+
+  it("the internal serve path does not exist on the app host", async () => {
+    const res = await app.request(appHost, `/serve-drop/`);
+    expect(res.status).toBe(404);
+  });
+
+  it("unknown API paths and wrong methods answer the envelope", async () => {
+    const unknown = await app.request(appHost, "/nope");
+    expect(unknown.status).toBe(404);
+    expect((unknown.json() as { code: string }).code).toBe("not_found");
+    const wrong = await app.request(appHost, "/deploy");
+    expect(wrong.status).toBe(405);
+    expect((wrong.json() as { code: string }).code).toBe("method_not_allowed");
+    expect(wrong.headers.allow).toBe("POST");
+  });
+});
+
+describe("every error the anonymous path can produce, over HTTP, leaves nothing behind", () => {
+  const cases: [string, () => Promise<Awaited<ReturnType<typeof deploy>>>, number, string][] = [
+    ["invalid_request", () => deploy(JSON.stringify({ files: { "../x": "x" } }), "application/json"), 400, "invalid_request"],
+    ["invalid_ttl", () => deploy("<p>x</p>", "text/html", "?ttl=10"), 400, "invalid_ttl"],
+    ["invalid_zip", () => deploy(zipWithSymlink("l", "/etc/passwd"), "application/zip"), 400, "invalid_zip"],
+    ["payload_too_large (bomb)", () => deploy(bomb(4 * 1024 * 1024), "application/zip"), 413, "payload_too_large"],
+    ["payload_too_large (body)", () => deploy("x".repeat(10 * 1024 * 1024 + 1), "text/html"), 413, "payload_too_large"],
+    ["file_cap_exceeded", () => deploy(zip(manyFiles(101)), "application/zip"), 400, "file_cap_exceeded"],
+    ["auth_required", () => deploy("<p>x</p>", "text/html", "?name=blog"), 401, "auth_required"],
+  ];
+  it.each(cases)("%s", async (_n, run, status, code) => {
+    const before = await storedBlobs();
+    const res = await run();
+    expect(res.status).toBe(status);
+    expect((res.json() as { code: string }).code).toBe(code);
+    expect(await storedBlobs()).toEqual(before);
+  });
+});
+
+describe("abuse guard over HTTP", () => {
+  it("the socket address is what counts; X-Forwarded-For is ignored without TRUST_PROXY", async () => {
+    let limited: Awaited<ReturnType<typeof deploy>> | undefined;
+    for (let i = 0; i < 25 && !limited; i++) {
+      const res = await deploy("<p>x</p>", "text/html", "", { "x-forwarded-for": `10.1.0.${ipN++}`, "x-dropsite-socket-ip": `10.2.0.${i}` });
+      if (res.status === 429) limited = res;
+      else expect(res.status).toBe(200);
+    }
+    expect(limited?.headers["retry-after"]).toBe("60");
+    expect((limited?.json() as { code: string }).code).toBe("rate_limited");
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { resolveHost } from "@/lib/serve/host";
+
+const local = { serveDomain: "localhost:3000", appHost: "localhost:3000" };
+const prod = { serveDomain: "drops.example.com", appHost: "example.com" };
+
+describe("resolveHost", () => {
+  const table: [string, string | null, typeof local, string, Record<string, string>?][] = [
+    ["the app host", "localhost:3000", local, "app"],
+    ["the app host in capitals with a trailing dot", "LOCALHOST.:3000", local, "app"],
+    ["no host", null, local, "app"],
+    ["a drop under localhost", "abc123.localhost:3000", local, "drop", { slug: "abc123" }],
+    ["a drop in capitals", "ABC123.LocalHost:3000", local, "drop", { slug: "abc123" }],
+    ["a drop under a production domain", "k2j3h4.drops.example.com", prod, "drop", { slug: "k2j3h4" }],
+    ["a drop with the default https port", "k2j3h4.drops.example.com:443", prod, "drop", { slug: "k2j3h4" }],
+    ["the production app host", "example.com", prod, "app"],
+    ["an unrelated host", "evil.test", prod, "app"],
+    ["a suffix trick", "x.drops.example.com.evil.test", prod, "app"],
+    ["a look-alike without the dot", "xdrops.example.com", prod, "app"],
+    ["two labels deep", "a.b.drops.example.com", prod, "invalid-drop-host"],
+    ["a label with an underscore", "a_b.drops.example.com", prod, "invalid-drop-host"],
+    ["a label ending in a hyphen", "ab-.drops.example.com", prod, "invalid-drop-host"],
+    ["a reserved label", "www.drops.example.com", prod, "app"],
+    ["a vanity host", "acme--blog.drops.example.com", prod, "vanity", { sub: "acme", name: "blog" }],
+    ["a vanity host whose name has hyphens", "acme--my-blog.drops.example.com", prod, "vanity", { sub: "acme", name: "my-blog" }],
+    ["a vanity host with a too-short sub", "ab--blog.drops.example.com", prod, "invalid-drop-host"],
+    ["a vanity host with a reserved sub", "www--blog.drops.example.com", prod, "invalid-drop-host"],
+    ["a wrong port", "abc.localhost:3001", local, "app"],
+  ];
+  it.each(table)("%s", (_name, host, cfg, kind, fields) => {
+    const action = resolveHost(host, cfg);
+    expect(action.kind).toBe(kind);
+    if (fields) expect(action).toMatchObject(fields);
+  });
+});
