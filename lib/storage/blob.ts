@@ -1,0 +1,101 @@
+import { del, list, put } from "@vercel/blob";
+import { mapLimit, type ByteRange, type Storage } from "./types";
+
+// Vercel Blob (production). Objects are public blobs named by their key, without a random suffix,
+// so a key always maps to the same URL, which is the ref the database records. Reads are a plain
+// fetch of that URL: public blobs need no token, and the token is never sent to a URL that came
+// out of the database. Every SDK or network failure is thrown; callers answer 503.
+// The SDK takes its API base from VERCEL_BLOB_API_URL and its retry count from VERCEL_BLOB_RETRIES.
+
+export interface BlobStorageOptions {
+  /** Bodies larger than this go up in 8 MB parts (multipart upload). */
+  multipartThresholdBytes?: number;
+  /** URLs per delete request. */
+  deleteBatchSize?: number;
+}
+
+const LIST_PAGE = 1000;
+
+export class BlobStorage implements Storage {
+  readonly kind = "blob";
+  private readonly multipartThreshold: number;
+  private readonly deleteBatchSize: number;
+
+  constructor(
+    private readonly token: string,
+    opts: BlobStorageOptions = {},
+  ) {
+    this.multipartThreshold = opts.multipartThresholdBytes ?? 8 * 1024 * 1024;
+    this.deleteBatchSize = opts.deleteBatchSize ?? 1000;
+  }
+
+  async put(key: string, bytes: Uint8Array, contentType: string): Promise<string> {
+    // A Buffer view, not a plain Uint8Array: the SDK's multipart path only recognises Buffers,
+    // and would otherwise upload the text "1,2,3,…".
+    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const result = await put(key, body, {
+      access: "public",
+      token: this.token,
+      contentType,
+      addRandomSuffix: false,
+      allowOverwrite: true,
+      multipart: bytes.byteLength > this.multipartThreshold,
+    });
+    return result.url;
+  }
+
+  async get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {
+    const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end}` } : {};
+    // no-store: Next's fetch must not put file bytes into its data cache.
+    const res = await fetch(ref, { headers, cache: "no-store" });
+    if (res.status === 404) {
+      await res.body?.cancel();
+      return null;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new Error(`Vercel Blob read failed: ${res.status} ${res.statusText}`);
+    }
+    const body = res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+    // A server may answer a Range with the whole body (200): cut the range out here.
+    if (range && res.status === 200) return body.pipeThrough(sliceStream(range.start, range.end));
+    return body;
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    // Collect first, then delete: deleting while paging could shift what the cursor points at.
+    const urls = (await this.listAll(prefix)).map((b) => b.url);
+    const batches: string[][] = [];
+    for (let i = 0; i < urls.length; i += this.deleteBatchSize) batches.push(urls.slice(i, i + this.deleteBatchSize));
+    await mapLimit(batches, 4, (batch) => del(batch, { token: this.token }));
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    return (await this.listAll(prefix)).map((b) => b.pathname).sort();
+  }
+
+  private async listAll(prefix: string): Promise<Array<{ url: string; pathname: string }>> {
+    const out: Array<{ url: string; pathname: string }> = [];
+    let cursor: string | undefined;
+    do {
+      const page = await list({ prefix, cursor, limit: LIST_PAGE, token: this.token });
+      for (const b of page.blobs) out.push({ url: b.url, pathname: b.pathname });
+      cursor = page.hasMore ? page.cursor : undefined;
+    } while (cursor);
+    return out;
+  }
+}
+
+/** Passes bytes start..end (inclusive) of a stream through and drops the rest. */
+function sliceStream(start: number, end: number): TransformStream<Uint8Array, Uint8Array> {
+  let offset = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      const from = Math.max(start - offset, 0);
+      const to = Math.min(end + 1 - offset, chunk.byteLength);
+      offset += chunk.byteLength;
+      if (to > from) controller.enqueue(chunk.subarray(from, to));
+      if (offset > end) controller.terminate();
+    },
+  });
+}
