@@ -1,0 +1,259 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { eq, is, sql } from "drizzle-orm";
+import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isNeonUrl, openDb, type Db, type DbHandle, type DbOptions } from "@/lib/db/client";
+import * as schema from "@/lib/db/schema";
+import { accounts, drops, files } from "@/lib/db/schema";
+import { startNeonWsProxy, type NeonWsProxy } from "../support/neon-ws-proxy";
+import { startPgServer, type PgServer } from "../support/pg-server";
+
+// The database contract, run on every store openDb can choose: PGlite in a temp dir, a real
+// PostgreSQL 15 server through node-postgres, and the same server through the production Neon
+// driver (@neondatabase/serverless over WebSocket, via a local ws→tcp proxy).
+
+const migrationsFolder = path.resolve(import.meta.dirname, "../../drizzle");
+const journalEntries = (JSON.parse(readFileSync(path.join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: unknown[] }).entries.length;
+/** Tables and index names the schema module declares: what migrating must produce. */
+const schemaTables = (Object.values(schema) as unknown[])
+  .filter((v): v is PgTable => is(v, PgTable))
+  .map((t) => {
+    const config = getTableConfig(t);
+    return { name: config.name, indexes: config.indexes.map((i) => i.config.name).filter((n): n is string => Boolean(n)) };
+  });
+
+let pgServer: PgServer;
+let proxy: NeonWsProxy;
+const tempDirs: string[] = [];
+
+beforeAll(async () => {
+  [pgServer, proxy] = await Promise.all([startPgServer({ database: "dropsite_pg" }), startNeonWsProxy()]);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await pgServer?.stop();
+  await Promise.all(tempDirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(path.join(tmpdir(), "dropsite-db-"));
+  tempDirs.push(d);
+  return d;
+}
+
+const implementations: Array<{ name: string; kind: DbHandle["kind"]; options: () => Promise<DbOptions> }> = [
+  { name: "PGlite", kind: "pglite", options: async () => ({ dataDir: await tempDir(), migrationsFolder }) },
+  { name: "PostgreSQL via node-postgres", kind: "postgres", options: async () => ({ databaseUrl: pgServer.url, dataDir: await tempDir(), migrationsFolder }) },
+  {
+    name: "PostgreSQL via the Neon WebSocket driver",
+    kind: "neon",
+    options: async () => {
+      const url = new URL(await pgServer.createDatabase("dropsite_neon"));
+      url.searchParams.set("driver", "neon");
+      return { databaseUrl: url.toString(), dataDir: await tempDir(), migrationsFolder, neonWsProxy: proxy.wsProxy };
+    },
+  },
+];
+
+/** Rows of a raw `db.execute` (every driver here answers {rows}). */
+async function query<T>(db: Db, q: ReturnType<typeof sql>): Promise<T[]> {
+  return ((await db.execute(q)) as { rows: T[] }).rows;
+}
+
+/** The SQLSTATE of a failed query, wherever the driver or drizzle put it. */
+function sqlState(err: unknown): string | undefined {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+async function expectSqlState(p: Promise<unknown>, state: string): Promise<void> {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught, `expected the query to fail with SQLSTATE ${state}`).toBeDefined();
+  expect(sqlState(caught)).toBe(state);
+}
+
+const id = (p: string) => `${p}_${randomBytes(8).toString("hex")}`;
+
+async function newAccount(db: Db, extra: Partial<typeof accounts.$inferInsert> = {}) {
+  const [row] = await db
+    .insert(accounts)
+    .values({ id: id("acct"), issuer: "https://issuer.test", subject: id("sub"), email: "a@example.test", ...extra })
+    .returning();
+  return row as typeof accounts.$inferSelect;
+}
+
+async function newDrop(db: Db, values: Partial<typeof drops.$inferInsert> = {}) {
+  const [row] = await db
+    .insert(drops)
+    .values({ id: id("drop"), slug: id("slug").replace(/_/g, "-"), ...values })
+    .returning();
+  return row as typeof drops.$inferSelect;
+}
+
+describe.each(implementations)("database contract: $name", ({ kind, options }) => {
+  let opts: DbOptions;
+  let handle: DbHandle;
+  let db: Db;
+
+  beforeAll(async () => {
+    opts = await options();
+    handle = await openDb(opts);
+    db = handle.db;
+  });
+
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it("opens the driver configuration chose", () => {
+    expect(handle.kind).toBe(kind);
+    if (opts.databaseUrl) expect(isNeonUrl(opts.databaseUrl)).toBe(kind === "neon");
+  });
+
+  it("applies the migrations: every table and index of the schema exists, the partial unique index with its WHERE", async () => {
+    const tables = await query<{ table_name: string }>(
+      db,
+      sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`,
+    );
+    expect(tables.map((r) => r.table_name)).toEqual(schemaTables.map((t) => t.name).sort());
+    const idx = await query<{ indexname: string; indexdef: string }>(db, sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`);
+    const byName = new Map(idx.map((r) => [r.indexname, r.indexdef]));
+    for (const t of schemaTables) for (const name of t.indexes) expect(byName.has(name), `index ${name} of ${t.name}`).toBe(true);
+    expect(byName.get("drops_slug_idx")).toMatch(/UNIQUE/);
+    expect(byName.get("drops_owner_name_idx")).toMatch(/UNIQUE.*\(owner_id, name\) WHERE \(name IS NOT NULL\)/);
+    const applied = await query<{ n: number }>(db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+    expect(applied[0]?.n).toBe(journalEntries);
+  });
+
+  it("inserts and selects accounts, drops and files with their defaults and types", async () => {
+    const account = await newAccount(db);
+    expect(account.plan).toBe("free");
+    expect(account.createdAt).toBeInstanceOf(Date);
+    const expiresAt = new Date("2031-02-03T04:05:06.789Z");
+    const drop = await newDrop(db, { ownerId: account.id, name: "site", fileCount: 2, totalBytes: 6_000_000_000, expiresAt });
+    await db.insert(files).values([
+      { dropId: drop.id, path: "index.html", size: 12, sha256: "a".repeat(64), contentType: "text/html; charset=utf-8", storageRef: `${drop.id}/b1/index.html`, batch: "b1" },
+      { dropId: drop.id, path: "img/ünï cødé.png", size: 5_999_999_988, sha256: "b".repeat(64), contentType: "image/png", storageRef: `${drop.id}/b1/img/x.png`, batch: "b1" },
+    ]);
+
+    const [read] = await db.select().from(drops).where(eq(drops.slug, drop.slug));
+    expect(read).toMatchObject({ id: drop.id, ownerId: account.id, name: "site", fileCount: 2, totalBytes: 6_000_000_000, redeployCount: 0, claimTokenHash: null, purgeAt: null });
+    expect(read?.expiresAt?.toISOString()).toBe(expiresAt.toISOString());
+    const rows = await db.select().from(files).where(eq(files.dropId, drop.id)).orderBy(files.path);
+    expect(rows.map((r) => [r.path, r.size])).toEqual([
+      ["img/ünï cødé.png", 5_999_999_988],
+      ["index.html", 12],
+    ]);
+  });
+
+  it("refuses a second drop with the same slug", async () => {
+    const first = await newDrop(db);
+    await expectSqlState(newDrop(db, { slug: first.slug }), "23505");
+  });
+
+  it("lets exactly one of two concurrent inserts of one slug win", async () => {
+    const slug = id("race").replace(/_/g, "-");
+    const results = await Promise.allSettled([newDrop(db, { slug }), newDrop(db, { slug })]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const rejected = results.find((r) => r.status === "rejected");
+    expect(sqlState(rejected?.status === "rejected" ? rejected.reason : undefined)).toBe("23505");
+  });
+
+  it("refuses a second account with the same issuer and subject", async () => {
+    const a = await newAccount(db);
+    await expectSqlState(newAccount(db, { subject: a.subject }), "23505");
+  });
+
+  it("holds the partial unique index on (owner_id, name): names unique per owner, unnamed drops free", async () => {
+    const owner = await newAccount(db);
+    const other = await newAccount(db);
+    await newDrop(db, { ownerId: owner.id, name: "blog" });
+    await expectSqlState(newDrop(db, { ownerId: owner.id, name: "blog" }), "23505");
+    await newDrop(db, { ownerId: other.id, name: "blog" });
+    await newDrop(db, { ownerId: owner.id, name: null });
+    await newDrop(db, { ownerId: owner.id, name: null });
+    const owned = await db.select().from(drops).where(eq(drops.ownerId, owner.id));
+    expect(owned.map((d) => d.name).sort()).toEqual(["blog", null, null]);
+  });
+
+  it("rolls back an interactive transaction whose callback throws", async () => {
+    const accountId = id("acct");
+    const slug = id("tx").replace(/_/g, "-");
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.insert(accounts).values({ id: accountId, issuer: "https://issuer.test", subject: id("sub") });
+        await tx.insert(drops).values({ id: id("drop"), slug, ownerId: accountId });
+        // Reads inside see the transaction's own writes.
+        const seen = await tx.select().from(drops).where(eq(drops.slug, slug));
+        expect(seen).toHaveLength(1);
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await db.select().from(accounts).where(eq(accounts.id, accountId))).toEqual([]);
+    expect(await db.select().from(drops).where(eq(drops.slug, slug))).toEqual([]);
+  });
+
+  it("rolls back the earlier writes of a transaction when a later statement violates a constraint", async () => {
+    const taken = await newDrop(db);
+    const accountId = id("acct");
+    let caught: unknown;
+    try {
+      await db.transaction(async (tx) => {
+        await tx.insert(accounts).values({ id: accountId, issuer: "https://issuer.test", subject: id("sub") });
+        await tx.insert(drops).values({ id: id("drop"), slug: taken.slug, ownerId: accountId });
+      });
+    } catch (err) {
+      caught = err;
+    }
+    expect(sqlState(caught)).toBe("23505");
+    expect(await db.select().from(accounts).where(eq(accounts.id, accountId))).toEqual([]);
+  });
+
+  it("commits a transaction that returns, and the connection stays usable after a rollback", async () => {
+    const slug = id("ok").replace(/_/g, "-");
+    const result = await db.transaction(async (tx) => {
+      await tx.insert(drops).values({ id: id("drop"), slug });
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(await db.select({ slug: drops.slug }).from(drops).where(eq(drops.slug, slug))).toEqual([{ slug }]);
+  });
+
+  it("cascades an account's deletion to its drops and their files", async () => {
+    const owner = await newAccount(db);
+    const drop = await newDrop(db, { ownerId: owner.id });
+    await db.insert(files).values({ dropId: drop.id, path: "a.txt", size: 1, sha256: "c".repeat(64), contentType: "text/plain", storageRef: "r", batch: "b1" });
+    await db.delete(accounts).where(eq(accounts.id, owner.id));
+    expect(await db.select().from(drops).where(eq(drops.id, drop.id))).toEqual([]);
+    expect(await db.select().from(files).where(eq(files.dropId, drop.id))).toEqual([]);
+  });
+
+  it("reopens on the same store: migrations are not applied twice and data persists", async () => {
+    const marker = await newDrop(db, { name: null });
+    await handle.close();
+    handle = await openDb(opts);
+    db = handle.db;
+    const applied = await query<{ n: number }>(db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+    expect(applied[0]?.n).toBe(journalEntries);
+    expect(await db.select({ id: drops.id }).from(drops).where(eq(drops.id, marker.id))).toEqual([{ id: marker.id }]);
+  });
+});
+
+describe("Neon driver path", () => {
+  it("went through the WebSocket proxy", () => {
+    expect(proxy.connections).toBeGreaterThan(0);
+  });
+});

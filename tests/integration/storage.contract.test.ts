@@ -1,0 +1,313 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { BlobStorage } from "@/lib/storage/blob";
+import { FsStorage } from "@/lib/storage/fs";
+import { mapLimit, type Storage } from "@/lib/storage/types";
+import { startBlobStandin, type BlobStandin } from "../support/blob-standin";
+import { freePort } from "../support/pg-server";
+
+// The Storage contract, run against the embedded filesystem store and the Vercel Blob adapter
+// (the real @vercel/blob SDK talking to a local stand-in of the Blob API).
+
+async function readAll(stream: ReadableStream<Uint8Array> | null): Promise<Buffer | null> {
+  if (!stream) return null;
+  const chunks: Uint8Array[] = [];
+  for await (const c of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+/** Deterministic bytes covering every byte value, so encoding mistakes show. */
+function binary(size: number, seed = 7): Buffer {
+  const b = Buffer.alloc(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    b[i] = i < 256 ? i : x >>> 24;
+  }
+  return b;
+}
+
+const MB = 1024 * 1024;
+
+interface Subject {
+  storage: Storage;
+  /** The Blob stand-in behind the storage, when there is one. */
+  standin?: BlobStandin;
+}
+
+let blobStandin: BlobStandin;
+let fsRoot: string;
+
+beforeAll(async () => {
+  blobStandin = await startBlobStandin();
+  // The SDK reads these itself; no retries, so failures surface at once.
+  process.env.VERCEL_BLOB_API_URL = blobStandin.apiUrl;
+  process.env.VERCEL_BLOB_RETRIES = "0";
+  fsRoot = await mkdtemp(path.join(tmpdir(), "dropsite-storage-"));
+});
+
+afterAll(async () => {
+  await blobStandin?.close();
+  if (fsRoot) await rm(fsRoot, { recursive: true, force: true });
+});
+
+const implementations: Array<{ name: string; make: () => Subject }> = [
+  { name: "FsStorage", make: () => ({ storage: new FsStorage(fsRoot) }) },
+  { name: "BlobStorage", make: () => ({ storage: new BlobStorage(blobStandin.token), standin: blobStandin }) },
+];
+
+describe.each(implementations)("Storage contract: $name", ({ make }) => {
+  let storage: Storage;
+  let standin: BlobStandin | undefined;
+  /** A fresh key prefix per test: the store is shared by the tests of one implementation. */
+  let root: string;
+
+  beforeEach(() => {
+    ({ storage, standin } = make());
+    standin?.reset();
+    root = `drop-${randomBytes(6).toString("hex")}`;
+  });
+
+  it("returns the exact bytes that were put, every byte value included", async () => {
+    const bytes = binary(70_000);
+    const ref = await storage.put(`${root}/bin/data.bin`, bytes, "application/octet-stream");
+    expect(typeof ref).toBe("string");
+    const got = await readAll(await storage.get(ref));
+    expect(got?.equals(bytes)).toBe(true);
+  });
+
+  it("stores an empty file and reads it back empty", async () => {
+    const ref = await storage.put(`${root}/empty.txt`, new Uint8Array(0), "text/plain");
+    const got = await readAll(await storage.get(ref));
+    expect(got).not.toBeNull();
+    expect(got?.length).toBe(0);
+  });
+
+  it("accepts a plain Uint8Array view into a larger buffer", async () => {
+    const backing = binary(1000);
+    const view = new Uint8Array(backing.buffer, backing.byteOffset + 100, 300);
+    const ref = await storage.put(`${root}/view.bin`, view, "application/octet-stream");
+    expect((await readAll(await storage.get(ref)))?.equals(backing.subarray(100, 400))).toBe(true);
+  });
+
+  it("keeps keys with spaces, unicode and URL-special characters apart", async () => {
+    const keys = [`${root}/dir/héllo wörld (1).txt`, `${root}/dir/a+b&c=d.html`, `${root}/dir/100%.css`, `${root}/dir/q?x#y.js`];
+    const refs = await Promise.all(keys.map((k, i) => storage.put(k, Buffer.from(`content ${i}`), "text/plain")));
+    for (const [i, ref] of refs.entries()) expect((await readAll(await storage.get(ref)))?.toString()).toBe(`content ${i}`);
+    expect(await storage.list(`${root}/dir/`)).toEqual([...keys].sort());
+  });
+
+  describe("byte ranges (inclusive)", () => {
+    const bytes = binary(10_000, 3);
+    let ref: string;
+    beforeEach(async () => {
+      ref = await storage.put(`${root}/media.bin`, bytes, "video/mp4");
+    });
+
+    it.each([
+      { start: 0, end: 0 },
+      { start: 0, end: 9_999 },
+      { start: 1_234, end: 5_678 },
+      { start: 9_999, end: 9_999 },
+      { start: 9_000, end: 9_999 },
+    ])("bytes $start-$end", async (range) => {
+      const got = await readAll(await storage.get(ref, range));
+      expect(got?.equals(bytes.subarray(range.start, range.end + 1))).toBe(true);
+    });
+  });
+
+  it("overwrites a key: the same ref then reads the new bytes", async () => {
+    const key = `${root}/index.html`;
+    const ref1 = await storage.put(key, Buffer.from("<h1>old</h1>"), "text/html");
+    const ref2 = await storage.put(key, Buffer.from("<h1>new, and longer</h1>"), "text/html");
+    expect(ref2).toBe(ref1);
+    expect((await readAll(await storage.get(ref1)))?.toString()).toBe("<h1>new, and longer</h1>");
+    expect(await storage.list(`${root}/`)).toEqual([key]);
+  });
+
+  it("answers null for a ref that was never put, and for one that was deleted", async () => {
+    const present = await storage.put(`${root}/present.txt`, Buffer.from("here"), "text/plain");
+    const absent = present.replace("present.txt", "absent.txt");
+    expect(absent).not.toBe(present);
+    expect(await storage.get(absent)).toBeNull();
+    expect(await storage.get(absent, { start: 0, end: 1 })).toBeNull();
+    await storage.deletePrefix(`${root}/`);
+    expect(await storage.get(present)).toBeNull();
+  });
+
+  it("deletePrefix removes every key under the prefix and nothing else", async () => {
+    const doomed = [`${root}/a/index.html`, `${root}/a/sub/deep/x.js`, `${root}/a/y.css`];
+    const kept = [`${root}/ab/z.txt`, `${root}/b/index.html`, `${root}/a.txt`];
+    const refs = new Map<string, string>();
+    for (const k of [...doomed, ...kept]) refs.set(k, await storage.put(k, Buffer.from(k), "text/plain"));
+    await storage.deletePrefix(`${root}/a/`);
+    expect(await storage.list(`${root}/`)).toEqual([...kept].sort());
+    for (const k of doomed) expect(await storage.get(refs.get(k) as string)).toBeNull();
+    for (const k of kept) expect((await readAll(await storage.get(refs.get(k) as string)))?.toString()).toBe(k);
+  });
+
+  it("deletePrefix of a prefix with no keys succeeds and changes nothing", async () => {
+    await storage.put(`${root}/keep.txt`, Buffer.from("k"), "text/plain");
+    await storage.deletePrefix(`${root}/nothing-here/`);
+    expect(await storage.list(`${root}/`)).toEqual([`${root}/keep.txt`]);
+  });
+
+  it("list returns the sorted keys under a prefix only", async () => {
+    const keys = [`${root}/z.txt`, `${root}/a/b/c.txt`, `${root}/a/a.txt`, `${root}/m.txt`];
+    for (const k of keys) await storage.put(k, Buffer.from("x"), "text/plain");
+    await storage.put(`${root}-sibling/not-mine.txt`, Buffer.from("x"), "text/plain");
+    expect(await storage.list(`${root}/`)).toEqual([...keys].sort());
+    expect(await storage.list(`${root}/a/`)).toEqual([`${root}/a/a.txt`, `${root}/a/b/c.txt`]);
+    expect(await storage.list(`${root}/nope/`)).toEqual([]);
+  });
+
+  it("stores a file over 8 MB whole and serves a range across the 8 MB part boundary", async () => {
+    const big = binary(9 * MB + 12_345, 11);
+    const key = `${root}/video/big.mp4`;
+    // A plain Uint8Array (as unzipping yields), not a Buffer.
+    const ref = await storage.put(key, new Uint8Array(big.buffer, big.byteOffset, big.byteLength), "video/mp4");
+    expect((await readAll(await storage.get(ref)))?.equals(big)).toBe(true);
+    const range = { start: 8 * MB - 10, end: 8 * MB + 10 };
+    expect((await readAll(await storage.get(ref, range)))?.equals(big.subarray(range.start, range.end + 1))).toBe(true);
+    if (standin) {
+      const kinds = standin.requests.filter((r) => r.pathname === key).map((r) => r.kind);
+      expect(kinds).not.toContain("put");
+      expect(kinds.filter((k) => k === "mpu-create")).toHaveLength(1);
+      expect(kinds.filter((k) => k === "mpu-upload")).toHaveLength(2);
+      expect(kinds.filter((k) => k === "mpu-complete")).toHaveLength(1);
+    }
+  });
+
+  it("survives bounded parallel puts through mapLimit", async () => {
+    if (standin) standin.options.latencyMs = 15;
+    let inFlight = 0;
+    let peak = 0;
+    const files = Array.from({ length: 40 }, (_, i) => ({ key: `${root}/many/f${String(i).padStart(2, "0")}.txt`, bytes: Buffer.from(`file ${i} `.repeat(i + 1)) }));
+    const refs = await mapLimit(files, 4, async (f) => {
+      peak = Math.max(peak, ++inFlight);
+      try {
+        return await storage.put(f.key, f.bytes, "text/plain");
+      } finally {
+        inFlight--;
+      }
+    });
+    expect(peak).toBe(4);
+    expect(await storage.list(`${root}/many/`)).toEqual(files.map((f) => f.key));
+    for (const [i, ref] of refs.entries()) expect((await readAll(await storage.get(ref)))?.equals(files[i]?.bytes as Buffer)).toBe(true);
+    if (standin) {
+      // What reached the service was bounded too, and really parallel.
+      expect(standin.peakInFlight).toBeLessThanOrEqual(4);
+      expect(standin.peakInFlight).toBeGreaterThan(1);
+    }
+  });
+});
+
+describe("BlobStorage specifics (Vercel Blob SDK against the stand-in)", () => {
+  let storage: BlobStorage;
+  beforeEach(() => {
+    blobStandin.reset();
+    storage = new BlobStorage(blobStandin.token);
+  });
+  const root = () => `blob-${randomBytes(6).toString("hex")}`;
+
+  it("puts public, without a random suffix, overwriting, with the given content type; the ref is the blob URL", async () => {
+    const key = `${root()}/styles/site.css`;
+    const ref = await storage.put(key, Buffer.from("body{}"), "text/css; charset=utf-8");
+    expect(ref).toBe(blobStandin.urlFor(key));
+    const put = blobStandin.requests.find((r) => r.kind === "put");
+    expect(put?.pathname).toBe(key);
+    expect(put?.headers["x-vercel-blob-access"]).toBe("public");
+    expect(put?.headers["x-add-random-suffix"]).toBe("0");
+    expect(put?.headers["x-allow-overwrite"]).toBe("1");
+    expect(put?.headers["x-content-type"]).toBe("text/css; charset=utf-8");
+    expect(put?.headers.authorization).toBe(`Bearer ${blobStandin.token}`);
+    expect(blobStandin.blobs.get(key)?.contentType).toBe("text/css; charset=utf-8");
+  });
+
+  it("reads with a plain GET carrying a Range header and no token", async () => {
+    const key = `${root()}/a.bin`;
+    const ref = await storage.put(key, binary(100), "application/octet-stream");
+    blobStandin.reset();
+    await readAll(await storage.get(ref, { start: 10, end: 19 }));
+    const read = blobStandin.requests.find((r) => r.kind === "read");
+    expect(read?.method).toBe("GET");
+    expect(read?.headers.range).toBe("bytes=10-19");
+    expect(read?.headers.authorization).toBeUndefined();
+    expect(read?.status).toBe(206);
+  });
+
+  it("cuts the range out itself when the server ignores Range and answers 200", async () => {
+    const bytes = binary(50_000, 5);
+    const ref = await storage.put(`${root()}/r.bin`, bytes, "application/octet-stream");
+    blobStandin.options.ignoreRange = true;
+    const got = await readAll(await storage.get(ref, { start: 30_000, end: 40_000 }));
+    expect(blobStandin.requests.at(-1)?.status).toBe(200);
+    expect(got?.equals(bytes.subarray(30_000, 40_001))).toBe(true);
+  });
+
+  it("pages through list with the cursor and deletes in batches", async () => {
+    const r = root();
+    const keys = Array.from({ length: 23 }, (_, i) => `${r}/f${String(i).padStart(2, "0")}`);
+    await mapLimit(keys, 8, (k) => storage.put(k, Buffer.from(k), "text/plain"));
+    await storage.put(`${r}x/other`, Buffer.from("o"), "text/plain");
+    blobStandin.options.maxListLimit = 5;
+    const batched = new BlobStorage(blobStandin.token, { deleteBatchSize: 10 });
+
+    expect(await batched.list(`${r}/`)).toEqual(keys);
+    blobStandin.requests.length = 0;
+    await batched.deletePrefix(`${r}/`);
+
+    const lists = blobStandin.requests.filter((q) => q.kind === "list");
+    expect(lists.length).toBe(5);
+    expect(lists.slice(1).every((q) => new URL(q.url).searchParams.has("cursor"))).toBe(true);
+    expect(lists.every((q) => new URL(q.url).searchParams.get("prefix") === `${r}/`)).toBe(true);
+    const deletes = blobStandin.requests.filter((q) => q.kind === "delete");
+    expect(deletes.length).toBe(3);
+    expect(await batched.list(`${r}/`)).toEqual([]);
+    expect(await batched.list(`${r}x/`)).toEqual([`${r}x/other`]);
+  });
+
+  it("throws when the service fails a put, a list or a delete", async () => {
+    blobStandin.failNext({ status: 503, code: "service_unavailable" });
+    await expect(storage.put(`${root()}/x`, Buffer.from("x"), "text/plain")).rejects.toThrow(/not available/);
+    blobStandin.failNext({ status: 500, code: "internal_server_error", when: (q) => q.kind === "list" });
+    await expect(storage.list("")).rejects.toThrow();
+    const r = root();
+    await storage.put(`${r}/y`, Buffer.from("y"), "text/plain");
+    blobStandin.failNext({ status: 429, code: "rate_limited", when: (q) => q.kind === "delete" });
+    await expect(storage.deletePrefix(`${r}/`)).rejects.toThrow(/Too many requests/);
+    expect(await storage.list(`${r}/`)).toEqual([`${r}/y`]);
+  });
+
+  it("throws when a multipart part fails", async () => {
+    blobStandin.failNext({ status: 500, code: "unknown_error", when: (q) => q.kind === "mpu-upload" });
+    await expect(storage.put(`${root()}/big.bin`, binary(9 * MB), "application/octet-stream")).rejects.toThrow();
+  });
+
+  it("throws when a read fails with anything but 404", async () => {
+    const ref = await storage.put(`${root()}/z`, Buffer.from("z"), "text/plain");
+    blobStandin.failNext({ status: 502, code: "bad_gateway", when: (q) => q.kind === "read" });
+    await expect(storage.get(ref)).rejects.toThrow(/502/);
+  });
+
+  it("throws with a wrong token", async () => {
+    const wrong = new BlobStorage(blobStandin.token.replace(/_[^_]+$/, "_wrongsecret"));
+    await expect(wrong.put(`${root()}/w`, Buffer.from("w"), "text/plain")).rejects.toThrow(/Access denied/);
+  });
+
+  it("throws when the service cannot be reached", async () => {
+    const closedPort = await freePort();
+    const saved = process.env.VERCEL_BLOB_API_URL;
+    process.env.VERCEL_BLOB_API_URL = `http://127.0.0.1:${closedPort}/api/blob`;
+    try {
+      await expect(storage.put(`${root()}/n`, Buffer.from("n"), "text/plain")).rejects.toThrow();
+      await expect(storage.list("")).rejects.toThrow();
+    } finally {
+      process.env.VERCEL_BLOB_API_URL = saved;
+    }
+    await expect(storage.get(`http://127.0.0.1:${closedPort}/public/x`)).rejects.toThrow();
+  });
+});
