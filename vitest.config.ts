@@ -1,16 +1,23 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
+// Two projects: every suite on the embedded defaults, and the deploy/serve/account suites again
+// on the hosted stack (a real PostgreSQL server through node-postgres, the Vercel Blob adapter
+// against the Blob stand-in).
+const hostedSuites = ["tests/integration/deploy.test.ts", "tests/integration/serve.test.ts", "tests/integration/accounts.test.ts"];
+
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["tests/**/*.test.ts"],
     environment: "node",
     testTimeout: 60_000,
     hookTimeout: 180_000,
-    // Integration suites start servers (PostgreSQL, Redis, the built app); keep CPU use sane on 2 cores.
+    // Suites start servers (PostgreSQL, Redis, the built app); keep CPU use sane on 2 cores.
     maxWorkers: 2,
-    fileParallelism: true,
     globalSetup: ["tests/support/global-setup.ts"],
+    projects: [
+      { extends: true, test: { name: "embedded", include: ["tests/**/*.test.ts"] } },
+      { extends: true, test: { name: "hosted", include: hostedSuites, env: { TEST_STACK: "hosted" } } },
+    ],
   },
 });

@@ -59,6 +59,7 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
     const url = new URL(opts.databaseUrl);
     url.searchParams.delete("driver");
     const pool = new Pool({ connectionString: url.toString(), max: 5, connectionTimeoutMillis: 10_000 });
+    pool.on("error", (err: Error) => console.error("[db] idle connection error:", err.message));
     const db = drizzle(pool, { schema });
     await migrate(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "neon", close: () => pool.end() };
@@ -67,6 +68,8 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const pool = new Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 });
+  // An idle connection dropped by the server must not crash the process; the next query reconnects.
+  pool.on("error", (err) => console.error("[db] idle connection error:", err.message));
   const db = drizzle(pool, { schema });
   await migrate(db, { migrationsFolder });
   return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };

@@ -20,22 +20,26 @@ export interface Storage {
   list(prefix: string): Promise<string[]>;
 }
 
-/** Runs fn over items with at most `limit` in flight; rejects with the first failure. */
+/**
+ * Runs fn over items with at most `limit` in flight. On the first failure no new item starts;
+ * the ones in flight are awaited, then the failure is thrown, so a caller cleaning up after a
+ * failure never races a write still under way.
+ */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
-  let failed = false;
+  let failure: { err: unknown } | undefined;
   const worker = async () => {
-    while (!failed && next < items.length) {
+    while (!failure && next < items.length) {
       const i = next++;
       try {
         out[i] = await fn(items[i] as T, i);
       } catch (err) {
-        failed = true;
-        throw err;
+        failure ??= { err };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.err;
   return out;
 }

@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseEnv, resetEnv } from "@/lib/env";
 import { createContext, setContext, type AppContext, type ContextOverrides } from "@/lib/context";
+import { startPgServer, type PgServer } from "./pg-server";
+import { startBlobStandin, type BlobStandin } from "./blob-standin";
 
 // A real application context for handler tests: PGlite and the filesystem store in a temp dir
 // (or whatever DATABASE_URL / storage the caller passes), a controllable clock.
@@ -10,6 +12,8 @@ import { createContext, setContext, type AppContext, type ContextOverrides } fro
 export interface TestContext {
   ctx: AppContext;
   dataDir: string;
+  /** Set when the suite runs on the hosted stack (TEST_STACK=hosted). */
+  hosted?: { pg: PgServer; blob: BlobStandin };
   clock: { now: number; advance(seconds: number): void };
   close(): Promise<void>;
 }
@@ -17,9 +21,22 @@ export interface TestContext {
 export const TEST_BASE_URL = "http://localhost:3000";
 export const TEST_SERVE_DOMAIN = "drops.localhost:3000";
 
+/**
+ * With TEST_STACK=hosted (a vitest project), the same suites run on a real PostgreSQL server
+ * through node-postgres and on the Vercel Blob adapter against the Blob stand-in.
+ */
+export async function startHostedStack(): Promise<{ pg: PgServer; blob: BlobStandin; vars: Record<string, string> }> {
+  const [pg, blob] = await Promise.all([startPgServer(), startBlobStandin()]);
+  // The Blob SDK's own variables.
+  process.env.VERCEL_BLOB_API_URL = blob.apiUrl;
+  process.env.VERCEL_BLOB_RETRIES = "0";
+  return { pg, blob, vars: { DATABASE_URL: pg.url, BLOB_READ_WRITE_TOKEN: blob.token } };
+}
+
 export async function makeTestContext(vars: Record<string, string> = {}, overrides: ContextOverrides = {}): Promise<TestContext> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-test-"));
-  const source = { BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, DATA_DIR: dataDir, NODE_ENV: "test", ...vars };
+  const hosted = process.env.TEST_STACK === "hosted" ? await startHostedStack() : undefined;
+  const source = { BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, DATA_DIR: dataDir, NODE_ENV: "test", ...hosted?.vars, ...vars };
   // The code under test reads configuration through env(); point it at this context's values.
   for (const [k, v] of Object.entries(source)) process.env[k] = v;
   resetEnv();
@@ -34,10 +51,13 @@ export async function makeTestContext(vars: Record<string, string> = {}, overrid
   return {
     ctx,
     dataDir,
+    hosted: hosted && { pg: hosted.pg, blob: hosted.blob },
     clock,
     async close() {
       setContext(undefined);
       await ctx.dbHandle.close();
+      await hosted?.pg.stop();
+      await hosted?.blob.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
