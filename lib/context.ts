@@ -49,14 +49,20 @@ async function createLimiter(e: Env): Promise<RateLimiter> {
   return new MemoryRateLimiter();
 }
 
-let current: Promise<AppContext> | undefined;
+// Next bundles route handlers, pages and server actions separately, so this module can be
+// instantiated more than once in one process. The context (and the one PGlite instance that
+// owns DATA_DIR) must be shared, so it lives on globalThis.
+const KEY = Symbol.for("dropsite.context");
+const slot = globalThis as unknown as Record<symbol, Promise<AppContext> | undefined>;
 
 /** The process-wide context, created on first use. */
 export function getContext(): Promise<AppContext> {
+  let current = slot[KEY];
   if (!current) {
     current = createContext(env());
+    slot[KEY] = current;
     current.catch(() => {
-      current = undefined;
+      if (slot[KEY] === current) slot[KEY] = undefined;
     });
   }
   return current;
@@ -64,5 +70,5 @@ export function getContext(): Promise<AppContext> {
 
 /** Installs a context (tests). */
 export function setContext(ctx: AppContext | undefined): void {
-  current = ctx ? Promise.resolve(ctx) : undefined;
+  slot[KEY] = ctx ? Promise.resolve(ctx) : undefined;
 }

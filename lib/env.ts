@@ -51,6 +51,8 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO: optionalString,
   STRIPE_PRICE_TEAM: optionalString,
+  /** Where the Stripe SDK sends API calls (tests point it at a local stand-in); default api.stripe.com. */
+  STRIPE_API_BASE: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v), "STRIPE_API_BASE must be an http(s) URL with no path, e.g. http://localhost:12111"),
   NEXTAUTH_SECRET: optionalString,
   NEXTAUTH_URL: optionalString,
   GOOGLE_CLIENT_ID: optionalString,
@@ -109,4 +111,14 @@ export function publicScheme(e: Env = env()): string {
 /** The public URL of a drop host label, e.g. https://abc.drops.example.com/ */
 export function dropUrl(label: string, e: Env = env()): string {
   return `${publicScheme(e)}://${label}.${e.SERVE_DOMAIN}/`;
+}
+
+/**
+ * Whether this server runs on a developer's machine: BASE_URL on localhost. Only then does
+ * login offer the local-developer sign-in (when no provider is configured) and the session
+ * secret get generated per data dir.
+ */
+export function isLocalDeployment(e: Env = env()): boolean {
+  const host = new URL(e.BASE_URL).hostname;
+  return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.endsWith(".localhost");
 }

@@ -68,7 +68,7 @@ export class ApiError extends Error {
     const base = env().BASE_URL;
     const body: ErrorEnvelope = { error: this.message, code: this.code };
     if (this.hint) body.hint = this.hint;
-    if (this.upgrade) body.upgrade_url = `${base}/pricing`;
+    if (this.upgrade) body.upgrade_url = `${base}/#pricing`;
     if (this.docs) body.docs_url = `${base}/docs#${this.docs}`;
     return body;
   }

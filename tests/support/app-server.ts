@@ -40,9 +40,17 @@ export interface HttpResult {
   json: () => unknown;
 }
 
-export async function startApp(vars: Record<string, string> = {}): Promise<RunningApp> {
-  const port = await freePort();
-  const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-app-"));
+export interface StartOptions {
+  /** Listen on this port (default: a spare one). */
+  port?: number;
+  /** Reuse a data dir (default: a new temp dir, removed on stop). */
+  dataDir?: string;
+}
+
+export async function startApp(vars: Record<string, string> = {}, opts: StartOptions = {}): Promise<RunningApp> {
+  const port = opts.port ?? (await freePort());
+  const ownDataDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(tmpdir(), "dropsite-app-")));
   const baseUrl = `http://localhost:${port}`;
   const serveDomain = vars.SERVE_DOMAIN ?? `localhost:${port}`;
   let out = "";
@@ -101,7 +109,7 @@ export async function startApp(vars: Record<string, string> = {}): Promise<Runni
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
         if (proc.exitCode === null) proc.kill("SIGKILL");
       }
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
