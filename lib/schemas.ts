@@ -73,3 +73,175 @@ export const errorEnvelopeSchema = z.object({
   upgrade_url: z.url().optional(),
   docs_url: z.url().optional(),
 });
+
+// --- Account routes: drops, claiming, keys, limits, cleanup ---
+
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100).describe("Page size, 1 to 500."),
+  offset: z.coerce.number().int().min(0).default(0).describe("Drops to skip, at least 0."),
+});
+
+export const listDropsResponseSchema = z.object({
+  total: z.int().describe("All drops of the account, not only this page."),
+  drops: z.array(dropSchema).describe("Newest first."),
+});
+
+export const deleteDropResponseSchema = z.object({ deleted: z.string().describe("Slug of the deleted drop.") });
+
+export const claimBodySchema = z.object({
+  slug: z.string().min(1).max(100),
+  claim_token: z.string().min(1).max(200).describe("The claim_token of the anonymous deploy response."),
+});
+
+export const claimResponseSchema = z.object({
+  slug: z.string(),
+  url: z.url(),
+  expires_at: isoDate.nullable(),
+  plan: planSchema,
+});
+
+export const mintKeyBodySchema = z.object({ note: z.string().max(200).default("").describe("Free text to tell keys apart.") });
+
+export const mintKeyResponseSchema = z.object({
+  accountId: z.string(),
+  apiKey: z.string().regex(/^sp_[A-Za-z0-9_-]{43}$/).describe("Shown once; only its hash is stored."),
+  keyId: z.string().regex(/^[0-9a-f]{64}$/).describe("SHA-256 of apiKey; use it in DELETE /keys/{id}."),
+  note: z.string(),
+});
+
+export const apiKeyInfoSchema = z.object({
+  keyId: z.string().regex(/^[0-9a-f]{64}$/),
+  prefix: z.string().describe("First 10 characters of the key."),
+  note: z.string(),
+  createdAt: isoDate,
+  lastUsedAt: isoDate.nullable(),
+});
+
+export const keysListSchema = z.object({ keys: z.array(apiKeyInfoSchema) });
+
+export const revokeKeyResponseSchema = z.object({ revoked: z.string().regex(/^[0-9a-f]{64}$/) });
+
+export const limitsResponseSchema = z.object({
+  plan: z.enum(["anonymous", "free", "pro", "team"]).describe("anonymous without a credential."),
+  paid: z.boolean(),
+  limits: z.object({
+    files_per_request: z.int(),
+    files_per_drop: z.int(),
+    zip_bytes: z.int(),
+    body_bytes: z.int(),
+    file_bytes: z.int(),
+    decompression_ratio: z.number(),
+    ttl_min_seconds: z.int(),
+    ttl_max_seconds: z.int().nullable().describe("null: no maximum."),
+    ttl_default_seconds: z.int().nullable().describe("null: no expiry unless ttl is given."),
+    max_drops: z.int().nullable().describe("null: not limited."),
+    max_keys: z.int(),
+    named_drops: z.boolean(),
+    append: z.boolean(),
+    vanity: z.boolean(),
+    deploys_per_minute: z.int(),
+  }),
+});
+export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
+
+export const cleanupResponseSchema = z.object({
+  purged: z.int(),
+  slugs: z.array(z.string()),
+});
+
+// --- Billing and vanity subdomains ---
+
+export const checkoutBodySchema = z.object({
+  plan: z.enum(["pro", "team"]).default("pro").describe("The plan to subscribe to."),
+});
+
+export const checkoutResponseSchema = z.object({
+  url: z.url().describe("Where to send the user: the payment provider's checkout page, or the portal when already subscribed."),
+  alreadySubscribed: z.boolean(),
+});
+
+export const portalResponseSchema = z.object({ url: z.url() });
+
+export const entitlementsSchema = z.object({
+  accountId: z.string(),
+  plan: planSchema,
+  activeSubscription: z.boolean(),
+  currentPeriodEnd: isoDate.nullable().optional(),
+  cancelAt: isoDate.nullable().optional(),
+  portalAvailable: z.boolean().optional(),
+});
+
+export const webhookResponseSchema = z.looseObject({}).describe("Acknowledgement of a verified payment-provider event.");
+
+export const vanityBodySchema = z.object({
+  sub: z
+    .string()
+    .regex(VANITY_PATTERN)
+    .regex(/^(?!.*--)/, "no double hyphens")
+    .describe("3 to 20 lowercase letters, digits and single hyphens; not starting or ending with a hyphen."),
+});
+
+export const vanityResponseSchema = z.object({ sub: z.string().nullable() });
+
+export const vanityClaimResponseSchema = z.object({
+  sub: z.string(),
+  serve_base: z.string().describe("Shape https://<sub>--<name>.<serve_domain>/"),
+});
+
+// --- MCP (stateless JSON-RPC 2.0) ---
+
+export const jsonRpcRequestSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.int()]).optional().describe("Absent for notifications."),
+  method: z.string(),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const jsonRpcResponseSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.int()]).nullable(),
+  result: z.unknown().optional(),
+  error: z
+    .object({ code: z.int(), message: z.string(), data: z.unknown().optional() })
+    .optional(),
+});
+
+// Types of the billing and vanity schemas above
+
+export type CheckoutBody = z.infer<typeof checkoutBodySchema>;
+export type CheckoutResponse = z.infer<typeof checkoutResponseSchema>;
+export type PortalResponse = z.infer<typeof portalResponseSchema>;
+export type Entitlements = z.infer<typeof entitlementsSchema>;
+export type VanityBody = z.infer<typeof vanityBodySchema>;
+export type VanityResponse = z.infer<typeof vanityResponseSchema>;
+export type VanityClaimResponse = z.infer<typeof vanityClaimResponseSchema>;
+
+// MCP tools (POST /mcp): arguments and structured results. The tool descriptors' inputSchema and
+// outputSchema are generated from these; results mirror the REST responses.
+
+export const deployHtmlArgsSchema = z.strictObject({
+  html: z.string().min(1).describe("The page to publish, served as index.html (a complete HTML document; inline CSS and JS are fine)."),
+  name: nameSchema.optional(),
+  ttl: ttlSchema.optional(),
+});
+
+export const deployFilesArgsSchema = z.strictObject({
+  files: filesBodySchema.shape.files,
+  name: nameSchema.optional(),
+  ttl: ttlSchema.optional(),
+});
+
+export const listDropsArgsSchema = z.strictObject({
+  limit: z.int().min(1).max(500).optional().describe("Page size, 1 to 500 (default 100)."),
+  offset: z.int().min(0).optional().describe("Drops to skip (default 0)."),
+});
+
+export const deleteDropArgsSchema = z.strictObject({
+  slug: z.string().min(1).max(100).describe("The slug of the drop (the first label of its URL)."),
+});
+
+export const getLimitsArgsSchema = z.strictObject({});
+
+// Results of the MCP tools reuse the REST response schemas: deploy_html and deploy_files →
+// deployResponseSchema, list_drops → listDropsResponseSchema, delete_drop →
+// deleteDropResponseSchema, get_limits → limitsResponseSchema.

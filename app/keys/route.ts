@@ -1,16 +1,14 @@
-import { z } from "zod";
 import { json, readJson, routes } from "@/lib/http";
 import { withAccount } from "@/lib/auth/route";
 import { listKeys, mintKey } from "@/lib/auth/keys";
+import { mintKeyBodySchema } from "@/lib/schemas";
 
 export const dynamic = "force-dynamic";
-
-const mintBodySchema = z.object({ note: z.string().max(200).default("") });
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   // POST /keys – mint an API key (ID token only)
   POST: withAccount(async ({ req, ctx, caller }) => {
-    const { note } = await readJson(req, mintBodySchema, { optional: true });
+    const { note } = await readJson(req, mintKeyBodySchema, { optional: true });
     return json(await mintKey(ctx, caller, note), 201);
   }),
   // GET /keys – the caller's live keys

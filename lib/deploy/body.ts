@@ -50,13 +50,29 @@ function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): In
   const parsed = filesBodySchema.safeParse(raw);
   if (!parsed.success) {
     throw new ApiError("invalid_request", `The body is not a FilesBody: ${parsed.error.issues[0]?.message ?? "invalid"}.`, {
-      hint: 'Expected {"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"}}}.',
+      hint: FILES_HINT,
       docs: "deploy",
     });
   }
-  // Iterate the parsed JSON itself, not zod's copy: zod drops "__proto__" keys silently,
-  // and such a key must be refused, not ignored.
-  const entries = Object.entries((raw as { files: Record<string, unknown> }).files);
+  return decodeFilesMap((raw as { files: unknown }).files, limits, paid);
+}
+
+const FILES_HINT = 'Expected {"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"}}}.';
+
+/**
+ * Decodes the `files` map of a FilesBody (the JSON deploy form and the MCP deploy_files tool):
+ * text or base64 values to bytes, with the per-request file cap and the per-file size limit.
+ * Pass the map as parsed from JSON, not a zod copy: zod drops "__proto__" keys silently, and
+ * such a key must be refused (by normalizeFiles), not ignored. Paths are not normalised here.
+ */
+export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean): InputFile[] {
+  const parsed = filesBodySchema.shape.files.safeParse(files);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length ? ` at ${JSON.stringify(issue.path.map(String).join("."))}` : "";
+    throw new ApiError("invalid_request", `The files map is invalid${where}: ${issue?.message ?? "invalid"}.`, { hint: FILES_HINT, docs: "deploy" });
+  }
+  const entries = Object.entries(files as Record<string, unknown>);
   if (entries.length === 0) throw new ApiError("invalid_request", "The files map is empty.", { docs: "deploy" });
   if (entries.length > limits.filesPerRequest) throw fileCapError(entries.length, limits.filesPerRequest, paid);
   const encoder = new TextEncoder();

@@ -6,14 +6,12 @@ import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
 import { claimDropRow, deleteDropRow, findDropBySlug, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
-import type { Drop } from "../schemas";
+import { claimBodySchema, listQuerySchema, type Drop, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
 
-export const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
-});
+// The schemas live in lib/schemas.ts with the others; re-exported for existing importers.
+export { claimBodySchema, listQuerySchema };
 
 export function toDrop(row: DropRow, ctx: AppContext): Drop {
   return {
@@ -72,11 +70,6 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: str
   return { deleted: drop.slug };
 }
 
-export const claimBodySchema = z.object({
-  slug: z.string().min(1).max(100),
-  claim_token: z.string().min(1).max(200),
-});
-
 // POST /claim: a one-time token gives an anonymous drop to the caller's account.
 export async function claimDrop(ctx: AppContext, account: AccountRow, body: z.infer<typeof claimBodySchema>) {
   const notFound = () => new ApiError("not_found", "No claimable drop with that slug and token.", { hint: "Check the slug and the claim_token from the deploy response; a token works once.", docs: "claiming" });
@@ -100,7 +93,7 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, body: z.in
 }
 
 /** The limits of a tier in the snake_case shape of GET /limits and get_limits. */
-export function describeLimits(ctx: AppContext, account: AccountRow | null) {
+export function describeLimits(ctx: AppContext, account: AccountRow | null): LimitsResponse {
   const tier = account ? account.plan : "anonymous";
   const l = limits[tier];
   return {

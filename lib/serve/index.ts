@@ -2,13 +2,8 @@ import type { AppContext } from "../context";
 import { errorResponse } from "../errors";
 import { resolveHost } from "./host";
 import { SERVE_PREFIX } from "./internal";
-import { serveDrop, notFoundPage, type VanityLookup } from "./serve";
-
-let vanityLookup: VanityLookup | undefined;
-/** The vanity feature registers how a sub--name host finds its drop. */
-export function setVanityLookup(fn: VanityLookup): void {
-  vanityLookup = fn;
-}
+import { serveDrop, notFoundPage } from "./serve";
+import { vanityLookup } from "../vanity";
 
 /**
  * Serves a request that reached the internal serve route. The host is resolved again here:

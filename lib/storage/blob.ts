@@ -1,5 +1,5 @@
 import { del, list, put } from "@vercel/blob";
-import { mapLimit, type ByteRange, type Storage } from "./types";
+import { assertScopedPrefix, mapLimit, type ByteRange, type Storage } from "./types";
 
 // Vercel Blob (production). Objects are public blobs named by their key, without a random suffix,
 // so a key always maps to the same URL, which is the ref the database records. Reads are a plain
@@ -63,6 +63,7 @@ export class BlobStorage implements Storage {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
+    assertScopedPrefix(prefix);
     // Collect first, then delete: deleting while paging could shift what the cursor points at.
     const urls = (await this.listAll(prefix)).map((b) => b.url);
     const batches: string[][] = [];

@@ -3,7 +3,7 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
-import type { ByteRange, Storage } from "./types";
+import { assertScopedPrefix, type ByteRange, type Storage } from "./types";
 
 // The embedded default: files under DATA_DIR/blobs. Writes go to a temp name and are renamed
 // into place, so a reader never sees half a file.
@@ -40,6 +40,7 @@ export class FsStorage implements Storage {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
+    assertScopedPrefix(prefix);
     // Keys are grouped by folder: a prefix ending in "/" removes that folder whole.
     if (prefix.endsWith("/")) {
       await rm(this.resolve(prefix.slice(0, -1)), { recursive: true, force: true });

@@ -20,6 +20,11 @@ export interface Storage {
   list(prefix: string): Promise<string[]>;
 }
 
+/** Deleting by prefix always targets one drop or batch folder: an empty prefix would be everything. */
+export function assertScopedPrefix(prefix: string): void {
+  if (!prefix.includes("/") || prefix.startsWith("/")) throw new Error(`refusing to delete unscoped storage prefix ${JSON.stringify(prefix)}`);
+}
+
 /**
  * Runs fn over items with at most `limit` in flight. On the first failure no new item starts;
  * the ones in flight are awaited, then the failure is thrown, so a caller cleaning up after a

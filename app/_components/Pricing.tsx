@@ -1,0 +1,34 @@
+import { limits, plans } from "@/lib/plans";
+
+const MB = 1024 * 1024;
+const days = (s: number | null) => (s === null ? "never expire" : `${Math.round(s / 86400)} days`);
+
+// The pricing table, rendered from the plan table in code.
+export function Pricing() {
+  return (
+    <section id="pricing" aria-labelledby="pricing-title">
+      <h2 id="pricing-title">Pricing</h2>
+      <div className="plans">
+        {plans.map((plan) => {
+          const l = limits[plan];
+          return (
+            <article key={plan} className="plan" data-testid={`plan-${plan}`}>
+              <h3>{plan[0]!.toUpperCase() + plan.slice(1)}</h3>
+              <p className="price">{l.priceUsd ? `$${l.priceUsd}/month` : "Free"}</p>
+              <ul>
+                <li>{l.filesPerRequest} files per deploy</li>
+                <li>{l.zipBytes / MB} MB zips, {l.fileBytes / MB} MB per file</li>
+                <li>Drops {l.ttlDefaultSeconds === null ? "never expire by default" : `last ${days(l.ttlDefaultSeconds)} by default`}</li>
+                <li>Up to {l.maxDrops?.toLocaleString("en-US")} drops</li>
+                {l.namedDrops && <li>Named drops with stable URLs</li>}
+                {l.append && <li>Append files to a drop</li>}
+                {l.vanity && <li>Your own subdomain</li>}
+              </ul>
+            </article>
+          );
+        })}
+      </div>
+      <p className="muted">Anonymous deploys need no account: {limits.anonymous.filesPerRequest} files, online for 30 days, then claimable for 30 more.</p>
+    </section>
+  );
+}

@@ -1,0 +1,10 @@
+import { getContext } from "@/lib/context";
+import { json, routes } from "@/lib/http";
+import { handleWebhook } from "@/lib/billing/webhook";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
+  // POST /billing/webhook – Stripe events; authenticated by the Stripe-Signature header, not a credential
+  POST: async (req) => json(await handleWebhook(await getContext(), req)),
+});

@@ -1,0 +1,77 @@
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { sessionCaller } from "@/lib/auth/session";
+import { getContext } from "@/lib/context";
+import { listDrops } from "@/lib/drops/manage";
+import { listKeys } from "@/lib/auth/keys";
+import { entitlements } from "@/lib/billing/entitlements";
+import { isPaid, limits } from "@/lib/plans";
+import { publicScheme } from "@/lib/env";
+import { Header } from "../_components/Header";
+import { DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
+
+export const dynamic = "force-dynamic";
+
+const PAGE_SIZE = 20;
+
+// The dashboard: drops, keys, plan, claims and the vanity subdomain of the session's account.
+export default async function Dashboard({ searchParams }: { searchParams: Promise<{ page?: string }> }) {
+  const caller = await sessionCaller();
+  if (!caller) redirect("/login");
+  const ctx = await getContext();
+  const { account } = caller;
+  const page = Math.max(1, Number.parseInt((await searchParams).page ?? "1", 10) || 1);
+  const [drops, keys] = await Promise.all([listDrops(ctx, account, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), listKeys(ctx, caller)]);
+  const ent = entitlements(ctx, account);
+  const pages = Math.max(1, Math.ceil(drops.total / PAGE_SIZE));
+  const paid = isPaid(account.plan);
+  return (
+    <>
+      <Header />
+      <main>
+        <h1>Dashboard</h1>
+        <p className="muted">
+          Signed in as {account.email ?? account.id} · account <code>{account.id}</code> ·{" "}
+          <Link href="/api/auth/signout">Sign out</Link>
+        </p>
+        <PendingClaims />
+        <section className="card" aria-labelledby="plan-title">
+          <h2 id="plan-title">Plan</h2>
+          <PlanPanel plan={ent.plan} activeSubscription={ent.activeSubscription} portalAvailable={ent.portalAvailable ?? false} currentPeriodEnd={ent.currentPeriodEnd ?? null} cancelAt={ent.cancelAt ?? null} />
+        </section>
+        <section className="card" aria-labelledby="drops-title">
+          <h2 id="drops-title">
+            Drops <span className="muted">({drops.total})</span>
+          </h2>
+          <DropsTable drops={drops.drops} />
+          {pages > 1 && (
+            <nav className="row" aria-label="Drop pages" style={{ justifyContent: "flex-start", marginTop: "0.75rem" }}>
+              {page > 1 && <Link href={`/dashboard?page=${page - 1}`}>← Newer</Link>}
+              <span className="muted">
+                Page {page} of {pages}
+              </span>
+              {page < pages && <Link href={`/dashboard?page=${page + 1}`}>Older →</Link>}
+            </nav>
+          )}
+        </section>
+        <section className="card" aria-labelledby="deploy-title">
+          <h2 id="deploy-title">Deploy a named drop</h2>
+          {paid ? <NamedDeploy /> : <p className="muted">Named drops keep their URL across redeploys. They come with Pro and Team.</p>}
+        </section>
+        <section className="card" aria-labelledby="keys-title">
+          <h2 id="keys-title">API keys</h2>
+          <p className="muted">Keys act for this whole account. Up to {limits[account.plan].maxKeys} live keys.</p>
+          <KeysPanel keys={keys.keys} />
+        </section>
+        <section className="card" aria-labelledby="vanity-title">
+          <h2 id="vanity-title">Vanity subdomain</h2>
+          {account.plan === "team" ? (
+            <VanityPanel sub={account.vanitySub} serveExample={`${publicScheme(ctx.env)}://<sub>--<name>.${ctx.env.SERVE_DOMAIN}/`} />
+          ) : (
+            <p className="muted">Team accounts serve named drops at their own subdomain.</p>
+          )}
+        </section>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,430 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { env } from "@/lib/env";
+import { errorStatus, type ErrorCode } from "@/lib/errors";
+import { limits, type Tier } from "@/lib/plans";
+
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "dropsite docs" };
+
+// The human docs. Error envelopes link here by anchor (docs_url = BASE_URL/docs#<anchor>); every
+// `docs: "<anchor>"` in lib/ and app/ must exist as an id below (tests/integration/docs-links).
+
+/** What a client should do for each error code; typed so a new code cannot go undocumented. */
+const errorAdvice: Record<ErrorCode, string> = {
+  invalid_request: "The body or a parameter is malformed (unparseable JSON, a bad path, an empty body, a duplicate path). Read error and hint, fix the request, and send it again.",
+  invalid_ttl: "ttl must be a whole number of seconds, at least 60 and at most your plan's maximum. Pick a value in range or omit it for the default.",
+  invalid_name: "name must match ^[a-z0-9][a-z0-9-]{0,40}$: lowercase letters, digits and hyphens, up to 41 characters, not starting with a hyphen.",
+  invalid_zip: "The body is not a readable zip (corrupt, encrypted, or it contains symlinks). Rebuild it, e.g. with zip -r site.zip .",
+  file_cap_exceeded: "Too many files in one request (100 anonymous and free, 900 paid). Paid plans raise the cap; subscribers can split the upload and append the rest.",
+  auth_required: "Send Authorization: Bearer <sp_ key or ID token>. A revoked or mistyped key looks exactly like no key. Minting keys needs an ID token.",
+  subscription_required: "The feature needs a paid plan (named drops, append, longer lifetimes, vanity hosts, more drops). Follow upgrade_url.",
+  not_found: "Nothing there, or it belongs to another account. Check the slug or key id.",
+  method_not_allowed: "The path exists but not with this method; the Allow header lists the methods it answers.",
+  conflict: "The vanity subdomain is taken, or your account already has one.",
+  gone: "The drop expired, or the claim window of an anonymous drop has closed. Deploy again.",
+  payload_too_large: "The body is over its cap (zip 25 MB free / 100 MB paid, HTML and JSON 10 MB), a zip unpacks past 4x its size, a file is over the per-file cap, or an append would pass 10,000 files per drop.",
+  rate_limited: "Too many requests; wait the number of seconds in Retry-After, then retry.",
+  internal_error: "Something failed on our side; nothing about it is in the body. Retry; report the time of the request if it persists.",
+  upstream_unavailable: "A dependency (database, storage, identity provider, payment provider) is unavailable, or billing is not configured on this server. Retry after Retry-After; the hint says which.",
+};
+
+const tiers: Tier[] = ["anonymous", "free", "pro", "team"];
+const MB = 1024 * 1024;
+const mb = (n: number) => `${n / MB} MB`;
+const seconds = (n: number | null, none: string) => (n === null ? none : n % 86_400 === 0 ? `${n / 86_400} days (${n} s)` : `${n} s`);
+const yes = (b: boolean) => (b ? "yes" : "no");
+const num = (n: number | null, none = "no limit") => (n === null ? none : n.toLocaleString("en-US"));
+
+const limitRows: [string, (t: Tier) => string][] = [
+  ["Files per request", (t) => num(limits[t].filesPerRequest)],
+  ["Files per drop (with append)", (t) => num(limits[t].filesPerDrop)],
+  ["Zip size", (t) => mb(limits[t].zipBytes)],
+  ["HTML / JSON body", (t) => mb(limits[t].bodyBytes)],
+  ["Single file", (t) => mb(limits[t].fileBytes)],
+  ["Unpacked zip", (t) => `at most ${limits[t].decompressionRatio}x the archive`],
+  ["ttl minimum", (t) => seconds(limits[t].ttlMinSeconds, "")],
+  ["ttl maximum", (t) => seconds(limits[t].ttlMaxSeconds, "none")],
+  ["Default lifetime", (t) => seconds(limits[t].ttlDefaultSeconds, "never expires")],
+  ["Drops per account", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxDrops))],
+  ["Live API keys", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxKeys))],
+  ["Named drops", (t) => yes(limits[t].namedDrops)],
+  ["Append", (t) => yes(limits[t].append)],
+  ["Vanity subdomain", (t) => yes(limits[t].vanity)],
+  ["Price", (t) => (limits[t].priceUsd === null ? "free, no account" : limits[t].priceUsd === 0 ? "free" : `$${limits[t].priceUsd}/month`)],
+];
+
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section id={id} className="docs-section">
+      <h2>
+        <a href={`#${id}`}>{title}</a>
+      </h2>
+      {children}
+    </section>
+  );
+}
+
+function Sub({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <div id={id} className="docs-sub">
+      <h3>
+        <a href={`#${id}`}>{title}</a>
+      </h3>
+      {children}
+    </div>
+  );
+}
+
+const toc: [string, string][] = [
+  ["quick-start", "Quick start"],
+  ["deploy", "Deploying"],
+  ["authentication", "Authentication"],
+  ["keys", "API keys"],
+  ["list-drops", "Listing and deleting drops"],
+  ["claiming", "Claiming anonymous drops"],
+  ["named-drops", "Named drops"],
+  ["append", "Append"],
+  ["vanity", "Vanity hosts"],
+  ["limits", "Limits"],
+  ["plans", "Plans and billing"],
+  ["errors", "Errors"],
+  ["mcp", "MCP for agents"],
+  ["cli", "Command-line client"],
+  ["openapi", "OpenAPI"],
+  ["self-hosting", "Self-hosting"],
+  ["vercel", "Deploying on Vercel"],
+];
+
+export default function DocsPage() {
+  const e = env();
+  const base = e.BASE_URL;
+  const scheme = new URL(base).protocol.replace(":", "");
+  const serve = e.SERVE_DOMAIN;
+  const mcpConfig = JSON.stringify({ mcpServers: { dropsite: { type: "http", url: `${base}/mcp`, headers: { Authorization: "Bearer sp_..." } } } }, null, 2);
+  return (
+    <main className="docs">
+      <header>
+        <p className="docs-kicker">
+          <a href="/">dropsite</a> · docs · API version 1.0.0
+        </p>
+        <h1>Publish static content with one request</h1>
+        <p>
+          Send HTML, a JSON map of files or a zip to <code>{base}/deploy</code>; get back an unguessable URL of the shape <code>{`${scheme}://<slug>.${serve}/`}</code> that serves it.
+          No account is needed to start. The machine-readable description is <a href="/openapi.json">/openapi.json</a>.
+        </p>
+        <nav aria-label="Contents" className="docs-toc">
+          <ol>
+            {toc.map(([id, title]) => (
+              <li key={id}>
+                <a href={`#${id}`}>{title}</a>
+              </li>
+            ))}
+          </ol>
+        </nav>
+      </header>
+
+      <Section id="quick-start" title="Quick start">
+        <p>One HTML page:</p>
+        <pre>{`curl --data-binary @index.html -H 'content-type: text/html' ${base}/deploy`}</pre>
+        <p>Several files as JSON (text as strings, binary as base64):</p>
+        <pre>{`curl -H 'content-type: application/json' ${base}/deploy --data '{
+  "files": {
+    "index.html": "<h1>Hello</h1><img src=\\"logo.png\\">",
+    "logo.png": {"encoding": "base64", "content": "iVBORw0KGgo..."}
+  }
+}'`}</pre>
+        <p>A whole site as a zip:</p>
+        <pre>{`cd site && zip -r ../site.zip . && cd ..
+curl --data-binary @site.zip -H 'content-type: application/zip' ${base}/deploy`}</pre>
+        <p>The answer carries the URL:</p>
+        <pre>{`{"slug": "k3x9…", "url": "${scheme}://k3x9….${serve}/", "files": ["index.html"], "plan": "free",
+ "expires_at": "…", "claim_token": "…"}`}</pre>
+        <p>
+          Anonymous drops live 30 days; keep the <code>claim_token</code> to move one into your account later (<a href="#claiming">claiming</a>). Or use the{" "}
+          <a href="#cli">command-line client</a>: <code>npx dropsite deploy ./site</code>.
+        </p>
+        <p>
+          For an AI agent, add the MCP endpoint to its configuration (the key is optional; without it deploys are anonymous):
+        </p>
+        <pre>{mcpConfig}</pre>
+      </Section>
+
+      <Section id="deploy" title="Deploying">
+        <p>
+          <code>POST /deploy</code> creates a drop. The body form is chosen by <code>Content-Type</code>; the body is required.
+        </p>
+        <table>
+          <thead>
+            <tr>
+              <th>Content-Type</th>
+              <th>Body</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td>
+                <code>text/html</code> (or any type that is neither JSON nor zip)
+              </td>
+              <td>
+                stored as <code>index.html</code>
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>application/json</code>
+              </td>
+              <td>
+                FilesBody: <code>{`{"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"}}}`}</code>
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>application/zip</code>
+              </td>
+              <td>the archive, unpacked (see below)</td>
+            </tr>
+          </tbody>
+        </table>
+        <p>
+          Query parameters: <a href="#ttl">ttl</a> and <a href="#named-drops">name</a>. With a Bearer credential the drop belongs to your account. The response is a DeployResponse:{" "}
+          <code>slug, url, files, plan, expires_at</code>, plus <code>name</code> and <code>replaced</code> for named drops and <code>claim_token</code> for anonymous ones.
+        </p>
+        <p>
+          Serving: <code>/</code> and paths ending in <code>/</code> serve that folder&apos;s <code>index.html</code>; <code>/about</code> serves <code>about.html</code> or{" "}
+          <code>about/index.html</code>; a missing path serves your <code>404.html</code> with status 404 when you have one. Content types come from file extensions; ETags, ranges and HEAD work on every file.
+        </p>
+        <Sub id="paths" title="File paths">
+          <p>
+            Paths are relative POSIX paths such as <code>index.html</code> or <code>assets/app.js</code>. Refused with <code>invalid_request</code>: absolute paths, <code>..</code> segments,
+            backslashes, control characters (including NUL), empty segments, reserved names (<code>__proto__</code>, <code>prototype</code>, <code>constructor</code>), paths over 1024
+            characters and duplicates after normalisation (<code>./a</code> and <code>a</code> are the same file).
+          </p>
+        </Sub>
+        <Sub id="zip" title="Zip archives">
+          <p>
+            Standard zip archives (deflate or stored entries, no encryption). A single top-level folder is stripped automatically, so zipping the folder <code>site/</code> or its contents gives
+            the same drop. Symlink entries are refused (<code>invalid_zip</code>). Unpacked size may be at most 4 times the archive (<code>payload_too_large</code>).
+          </p>
+        </Sub>
+        <Sub id="ttl" title="Lifetime (ttl)">
+          <p>
+            <code>?ttl=&lt;seconds&gt;</code>, minimum 60. Anonymous drops: at most 30 days, the default. Free accounts: at most 604800 (7 days), the default. Subscribers: any value, and without
+            ttl their drops never expire (<code>expires_at: null</code>). An expired drop answers 410 to visitors and is purged by the cleanup job.
+          </p>
+          <pre>{`curl --data-binary @index.html -H 'content-type: text/html' '${base}/deploy?ttl=3600'`}</pre>
+        </Sub>
+      </Section>
+
+      <Section id="authentication" title="Authentication">
+        <p>
+          Send <code>Authorization: Bearer &lt;credential&gt;</code>. Two kinds of credential work wherever an account is needed:
+        </p>
+        <ul>
+          <li>
+            <strong>API keys</strong> (<code>sp_</code> + 43 characters): long-lived, for scripts, CI and agents. Every key is account-wide.
+          </li>
+          <li>
+            <strong>ID tokens</strong> from the identity provider you log in with (RS256, issuer and audience checked, at most one hour old). The only credential that can mint keys.
+          </li>
+        </ul>
+        <p>
+          A missing, malformed, revoked or expired credential on an account route answers 401 <code>auth_required</code>; a wrong key looks exactly like no key. Another account&apos;s drops and keys
+          answer 404 as if absent.
+        </p>
+      </Section>
+
+      <Section id="keys" title="API keys">
+        <p>
+          Mint keys on the dashboard after logging in, or with your ID token: <code>POST /keys</code> (optional JSON <code>{`{"note": "ci"}`}</code>) answers 201 with{" "}
+          <code>apiKey</code>, shown once, and <code>keyId</code>, the SHA-256 of the key, safe to log. Only the hash is stored: a lost key cannot be recovered, only replaced.
+        </p>
+        <pre>{`curl -X POST -H "authorization: Bearer $ID_TOKEN" ${base}/keys
+curl -H "authorization: Bearer $DROP_API_KEY" ${base}/keys            # {keys: [{keyId, prefix, note, createdAt, lastUsedAt}]}
+curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/keys/<keyId>   # {revoked: keyId}`}</pre>
+        <p>
+          Revocation is instant. To rotate, mint the replacement first, switch your clients, then revoke the old key. At most 25 live keys per account; 5 mints per minute.
+        </p>
+      </Section>
+
+      <Section id="list-drops" title="Listing and deleting drops">
+        <pre>{`curl -H "authorization: Bearer $DROP_API_KEY" '${base}/drops?limit=100&offset=0'
+curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</pre>
+        <p>
+          <code>GET /drops</code> answers <code>{`{total, drops: [...]}`}</code>, newest first; <code>limit</code> is 1 to 500 (default 100), <code>offset</code> at least 0. Deleting purges the files
+          and the index entry at once (<code>{`{deleted: slug}`}</code>); edge caches may serve the drop for up to 60 seconds more.
+        </p>
+      </Section>
+
+      <Section id="claiming" title="Claiming anonymous drops">
+        <p>
+          An anonymous deploy returns a one-time <code>claim_token</code>. Log in, then:
+        </p>
+        <pre>{`curl -X POST -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' \\
+  ${base}/claim --data '{"slug": "<slug>", "claim_token": "<claim_token>"}'`}</pre>
+        <p>
+          The drop joins your account and takes your plan&apos;s defaults: no expiry for subscribers, 7 days from the claim on the free plan. Anonymous drops serve for 30 days, then stay offline
+          but claimable for 30 more days (claiming brings one back online); after that they are purged and the claim answers 410 <code>gone</code>. A wrong or used token answers 404.
+        </p>
+      </Section>
+
+      <Section id="named-drops" title="Named drops">
+        <p>
+          Subscribers can give a drop a stable name, scoped to the account: <code>?name=docs</code>. Deploying the same name again replaces the content atomically and keeps the URL (
+          <code>replaced: true</code>). Names match <code>^[a-z0-9][a-z0-9-]{"{0,40}"}$</code>. Without a credential: 401; on the free plan: 402.
+        </p>
+        <pre>{`curl --data-binary @site.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" '${base}/deploy?name=docs'`}</pre>
+      </Section>
+
+      <Section id="append" title="Append">
+        <p>
+          Subscribers can add files to a drop they own with <code>POST /deploy/&lt;slug&gt;</code>, in any of the three body forms. Append adds new paths only (an existing path answers 400;
+          redeploy a named drop to replace content). A drop holds at most 10,000 files; past that, 413. The response lists the files added and <code>total_files</code>.
+        </p>
+        <pre>{`curl --data-binary @more.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" ${base}/deploy/<slug>`}</pre>
+      </Section>
+
+      <Section id="vanity" title="Vanity hosts">
+        <p>
+          On the Team plan, claim one subdomain per account: <code>POST /vanity</code> with <code>{`{"sub": "acme"}`}</code> (3 to 20 lowercase letters, digits and single hyphens). Your named
+          drops then also serve at <code>{`${scheme}://<sub>--<name>.${serve}/`}</code>. First come, first served: a taken sub answers 409 <code>conflict</code>; other plans answer 402.{" "}
+          <code>GET /vanity</code> shows yours.
+        </p>
+      </Section>
+
+      <Section id="limits" title="Limits">
+        <p>
+          <code>GET /limits</code> answers the limits that apply to the caller (anonymous without a credential). The same table drives the checks:
+        </p>
+        <div className="docs-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th></th>
+                {tiers.map((t) => (
+                  <th key={t}>{t}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {limitRows.map(([label, cell]) => (
+                <tr key={label}>
+                  <th scope="row">{label}</th>
+                  {tiers.map((t) => (
+                    <td key={t}>{cell(t)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Sub id="rate-limits" title="Rate limits">
+          <p>
+            {e.RATE_LIMIT_DEPLOYS_PER_MINUTE} deploys per minute per IP address (MCP deploy tools included); 5 key mints per minute per account; 10 claims per minute per IP; 120 requests per minute
+            per credential on other account routes. Every 429 carries <code>Retry-After</code>.
+          </p>
+        </Sub>
+      </Section>
+
+      <Section id="plans" title="Plans and billing">
+        <p>
+          <strong>free</strong>: an account, drops up to 7 days, listing and keys. <strong>pro</strong> (${limits.pro.priceUsd}/month): named drops, append, no expiry, 900 files per request,
+          100 MB zips. <strong>team</strong> (${limits.team.priceUsd}/month): pro plus a vanity subdomain. Errors a paid plan would lift carry <code>upgrade_url</code>.
+        </p>
+        <Sub id="billing" title="Billing">
+          <p>
+            <code>POST /billing/checkout</code> (optional <code>{`{"plan": "pro" | "team"}`}</code>) answers <code>{`{url, alreadySubscribed}`}</code>: send the user to url.{" "}
+            <code>POST /billing/portal</code> opens the customer portal; <code>GET /billing/me</code> shows plan and subscription state. When a subscription ends, the account returns to free;
+            existing drops keep serving. A server without payment configuration answers 503 <code>upstream_unavailable</code>; its operator sets plans with the admin command (
+            <a href="#self-hosting">self-hosting</a>).
+          </p>
+        </Sub>
+      </Section>
+
+      <Section id="errors" title="Errors">
+        <p>Every error body is one envelope; parse <code>code</code>, show <code>hint</code> to the person (agents relay it verbatim):</p>
+        <pre>{`{"error": "…", "code": "file_cap_exceeded", "hint": "…", "upgrade_url": "${base}/#pricing", "docs_url": "${base}/docs#limits"}`}</pre>
+        <table>
+          <thead>
+            <tr>
+              <th>code</th>
+              <th>status</th>
+              <th>what to do</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(Object.keys(errorStatus) as ErrorCode[]).map((code) => (
+              <tr key={code} id={`error-${code}`}>
+                <td>
+                  <code>{code}</code>
+                </td>
+                <td>{errorStatus[code]}</td>
+                <td>{errorAdvice[code]}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Section>
+
+      <Section id="mcp" title="MCP for agents">
+        <p>
+          <code>POST {base}/mcp</code> is a stateless JSON-RPC 2.0 endpoint (MCP revision 2026-07-28; legacy <code>initialize</code> also answered). Tools: <code>deploy_html</code>,{" "}
+          <code>deploy_files</code>, <code>list_drops</code>, <code>delete_drop</code>, <code>get_limits</code>. With <code>Authorization: Bearer sp_…</code> the tools act as your account;
+          without it, deploys are anonymous. A tool that fails returns a result with <code>isError: true</code> carrying the error envelope, hint included.
+        </p>
+      </Section>
+
+      <Section id="cli" title="Command-line client">
+        <pre>{`npx dropsite login --key sp_…          # stored in ~/.config/dropsite/config.json (0600)
+npx dropsite deploy ./site              # zips the folder (honours .gitignore and .dropignore), shows progress
+npx dropsite deploy page.html --ttl 3600
+npx dropsite deploy site.zip --name docs
+npx dropsite deploy ./more --append <slug>
+npx dropsite list | delete <slug> | limits | logout      # --json for machine-readable output`}</pre>
+        <p>
+          The client targets <code>--api URL</code> or <code>DROP_API_URL</code> and reads <code>DROP_API_KEY</code>. It exits non-zero with the error, code and hint on failure.
+        </p>
+      </Section>
+
+      <Section id="openapi" title="OpenAPI">
+        <p>
+          <a href="/openapi.json">/openapi.json</a> is an OpenAPI 3.1 document (version 1.0.0) generated from the same schemas that validate requests: every endpoint, parameter bounds, the error
+          envelope for each status and both Bearer schemes.
+        </p>
+      </Section>
+
+      <Section id="self-hosting" title="Self-hosting">
+        <p>
+          A fresh clone runs with no accounts anywhere: embedded PostgreSQL (PGlite) and files under <code>DATA_DIR</code>, in-process rate limits.
+        </p>
+        <pre>{`npm ci && npm run build && npm start      # http://localhost:3000, data in .data/
+BASE_URL=https://drop.example.com SERVE_DOMAIN=drops.example.com npm start
+npm run admin -- set-plan you@example.com pro   # plans without a payment provider (stop the server first with PGlite)
+npm run cleanup                                 # purge expired drops (or GET /cron/cleanup with CRON_SECRET)`}</pre>
+        <p>
+          Point a wildcard DNS record <code>*.{serve}</code> at the server. Drops are only ever served from drop hosts, never from the app&apos;s own origin. Production parts switch on by their
+          variables: <code>DATABASE_URL</code>, <code>BLOB_READ_WRITE_TOKEN</code>, <code>UPSTASH_REDIS_REST_URL</code>/<code>_TOKEN</code>, <code>STRIPE_*</code>,{" "}
+          <code>GOOGLE_CLIENT_ID</code> or <code>OIDC_ISSUER</code>/<code>OIDC_CLIENT_ID</code>, <code>CRON_SECRET</code>, <code>TRUST_PROXY</code> behind a proxy.
+        </p>
+      </Section>
+
+      <Section id="vercel" title="Deploying on Vercel">
+        <ol>
+          <li>Import the repository; the build command is <code>next build</code>.</li>
+          <li>
+            Add Neon Postgres (<code>DATABASE_URL</code>), Vercel Blob (<code>BLOB_READ_WRITE_TOKEN</code>) and Upstash Redis (<code>UPSTASH_REDIS_REST_URL</code>, <code>UPSTASH_REDIS_REST_TOKEN</code>).
+            Migrations are applied at start.
+          </li>
+          <li>
+            Set <code>BASE_URL</code>, <code>SERVE_DOMAIN</code>, <code>NEXTAUTH_SECRET</code>, <code>TRUST_PROXY=1</code>, a login provider, and <code>STRIPE_*</code> for billing (webhook at{" "}
+            <code>/billing/webhook</code>).
+          </li>
+          <li>
+            Add the domain and the wildcard <code>*.{serve}</code> to the project; set <code>CRON_SECRET</code> so Vercel Cron can call <code>/cron/cleanup</code>.
+          </li>
+        </ol>
+      </Section>
+    </main>
+  );
+}

@@ -1,0 +1,598 @@
+#!/usr/bin/env node
+// dropsite: the command-line client. Plain ESM with JSDoc so it runs with node directly, no build.
+// Deploys a folder (zipped here, honouring .gitignore and .dropignore), an HTML file or a zip,
+// with progress on stderr, and manages drops and the stored API key.
+// Dependencies: fflate (zip) and ignore (gitignore rules). Docs: docs/cli.md.
+
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { URLSearchParams } from "node:url";
+import { parseArgs } from "node:util";
+import { Zip, ZipDeflate } from "fflate";
+import ignore from "ignore";
+
+const VERSION = "1.0.0";
+const DEFAULT_API = "http://localhost:3000";
+const KEY_PATTERN = /^sp_[A-Za-z0-9_-]{43}$/;
+/** Directory names never uploaded, wherever they appear. */
+const ALWAYS_SKIP = new Set([".git", "node_modules"]);
+/** Our own control files are not content. */
+const CONTROL_FILES = new Set([".dropignore", ".gitignore"]);
+
+/** Exit codes: documented in docs/cli.md. */
+const EXIT = { ok: 0, api: 1, usage: 2, network: 3 };
+
+const USAGE = `dropsite ${VERSION}: publish static content
+
+Usage:
+  dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG]
+  dropsite list [--limit N] [--offset N]
+  dropsite delete <slug>
+  dropsite claim <slug> <claim_token>
+  dropsite limits
+  dropsite login [--key sp_...]
+  dropsite logout
+
+Options:
+  --api URL     API base URL (env DROP_API_URL; default ${DEFAULT_API})
+  --key KEY     API key for this command (env DROP_API_KEY; else the one stored by login)
+  --json        machine-readable output on stdout
+  --quiet, -q   no progress output
+  --help, -h    this help
+  --version     print the version`;
+
+class CliError extends Error {
+  /**
+   * @param {string} message
+   * @param {number} exitCode
+   * @param {Record<string, unknown>} [details] fields for --json output
+   */
+  constructor(message, exitCode, details = {}) {
+    super(message);
+    this.exitCode = exitCode;
+    this.details = details;
+  }
+}
+
+// ---------------------------------------------------------------- configuration
+
+/** @param {NodeJS.ProcessEnv} env */
+export function configPath(env = process.env) {
+  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(homedir(), ".config");
+  return path.join(base, "dropsite", "config.json");
+}
+
+/** @returns {Promise<{api?: string, apiKey?: string}>} */
+async function readConfig() {
+  try {
+    const parsed = JSON.parse(await readFile(configPath(), "utf8"));
+    return parsed && typeof parsed === "object" ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Writes the config readable by the owner only (0600), atomically. */
+async function writeConfig(/** @type {Record<string, unknown>} */ config) {
+  const file = configPath();
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, file);
+}
+
+const normalizeApi = (/** @type {string} */ u) => {
+  let url;
+  try {
+    url = new URL(u);
+  } catch {
+    throw new CliError(`--api must be an http(s) URL, got ${JSON.stringify(u)}`, EXIT.usage);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`--api must be an http(s) URL, got ${JSON.stringify(u)}`, EXIT.usage);
+  return url.href.replace(/\/+$/, "");
+};
+
+/**
+ * The API URL and credential for a command. A stored key is only sent to the API it was stored
+ * for, so pointing the client at another server never leaks it.
+ */
+async function resolveTarget(/** @type {{api?: string, key?: string}} */ flags) {
+  const config = await readConfig();
+  const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
+  let key = flags.key ?? process.env.DROP_API_KEY ?? undefined;
+  if (!key && config.apiKey && (!config.api || normalizeApi(config.api) === api)) key = config.apiKey;
+  return { api, key: key || undefined };
+}
+
+// ---------------------------------------------------------------- progress
+
+const MB = 1024 * 1024;
+/** @param {number} n */
+export function formatBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < MB) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / MB).toFixed(1)} MB`;
+}
+
+/**
+ * A progress reporter on stderr: a redrawn bar on a TTY, a plain line per 25% otherwise (CI logs).
+ * @param {string} label
+ * @param {number} total
+ * @param {{quiet: boolean, unit: "bytes" | "files", tty?: boolean}} opts
+ */
+export function progress(label, total, opts) {
+  const tty = opts.tty ?? Boolean(process.stderr.isTTY);
+  const started = Date.now();
+  let lastDraw = 0;
+  let nextStep = 0;
+  const describe = (/** @type {number} */ done, /** @type {string} */ extra) => {
+    const amount = opts.unit === "bytes" ? `${formatBytes(done)} / ${formatBytes(total)}` : `${done}/${total} files`;
+    return `${amount}${extra ? `, ${extra}` : ""}`;
+  };
+  return {
+    /** @param {number} done @param {string} [extra] */
+    update(done, extra = "") {
+      if (opts.quiet) return;
+      const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 100;
+      if (tty) {
+        const now = Date.now();
+        if (now - lastDraw < 80 && done < total) return;
+        lastDraw = now;
+        const width = 24;
+        const filled = Math.round((pct / 100) * width);
+        const secs = (now - started) / 1000;
+        const rate = opts.unit === "bytes" && secs > 0.2 ? ` ${formatBytes(Math.round(done / secs))}/s` : "";
+        process.stderr.write(`\r\x1b[2K${label.padEnd(10)} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(pct).padStart(3)}% ${describe(done, extra)}${rate}`);
+      } else {
+        // One line per quarter reached, so CI logs show movement without a line per chunk.
+        if (pct < nextStep) return;
+        process.stderr.write(`${label.toLowerCase()}: ${pct}% (${describe(done, extra)})\n`);
+        while (nextStep <= pct) nextStep += 25;
+      }
+    },
+    done() {
+      if (opts.quiet) return;
+      this.update(total);
+      if (tty) process.stderr.write("\n");
+    },
+    /** Leaves the bar line so error output starts on a fresh line. */
+    abort() {
+      if (!opts.quiet && tty) process.stderr.write("\n");
+    },
+  };
+}
+
+// ---------------------------------------------------------------- collecting and zipping
+
+/**
+ * Files of a folder, relative POSIX paths, skipping .git, node_modules and anything matched by
+ * a .gitignore (at any depth, scoped to its folder) or a .dropignore.
+ * @param {string} root
+ * @returns {Promise<{rel: string, abs: string, size: number}[]>}
+ */
+export async function collectFiles(root) {
+  /** @type {{rel: string, abs: string, size: number}[]} */
+  const out = [];
+  /** @typedef {{base: string, ig: ReturnType<typeof ignore>}} Scope */
+  /** @param {string} dir @param {string} rel @param {Scope[]} scopes */
+  async function walk(dir, rel, scopes) {
+    const here = ignore();
+    let has = false;
+    for (const name of [".gitignore", ".dropignore"]) {
+      try {
+        here.add(await readFile(path.join(dir, name), "utf8"));
+        has = true;
+      } catch {
+        /* no such file */
+      }
+    }
+    const active = has ? [...scopes, { base: rel, ig: here }] : scopes;
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const abs = path.join(dir, entry.name);
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      let info = await lstat(abs);
+      if (info.isSymbolicLink()) {
+        try {
+          info = await stat(abs);
+        } catch {
+          continue; // dangling link
+        }
+        if (info.isDirectory()) continue; // never follow linked folders (cycles, escaping the root)
+      }
+      const isDir = info.isDirectory();
+      if (isDir && ALWAYS_SKIP.has(entry.name)) continue;
+      if (!isDir && CONTROL_FILES.has(entry.name)) continue;
+      const ignored = active.some(({ base, ig }) => {
+        const within = base ? childRel.slice(base.length + 1) : childRel;
+        return ig.ignores(isDir ? `${within}/` : within);
+      });
+      if (ignored) continue;
+      if (isDir) await walk(abs, childRel, active);
+      else if (info.isFile()) out.push({ rel: childRel, abs, size: info.size });
+    }
+  }
+  await walk(root, "", []);
+  return out;
+}
+
+/**
+ * Zips files with fflate, reporting progress by bytes read.
+ * @param {{rel: string, abs: string, size: number}[]} files
+ * @param {ReturnType<typeof progress>} bar
+ * @returns {Promise<Buffer>}
+ */
+export async function zipFiles(files, bar) {
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let finished = false;
+  /** @type {Error | null} */
+  let failure = null;
+  const zip = new Zip((err, chunk, final) => {
+    if (err) failure = err;
+    else chunks.push(chunk);
+    if (final) finished = true;
+  });
+  let done = 0;
+  for (const [i, file] of files.entries()) {
+    const entry = new ZipDeflate(file.rel, { level: 6 });
+    zip.add(entry);
+    const data = await readFile(file.abs);
+    const step = 4 * MB;
+    if (data.byteLength === 0) entry.push(new Uint8Array(0), true);
+    for (let off = 0; off < data.byteLength; off += step) {
+      const end = Math.min(off + step, data.byteLength);
+      entry.push(data.subarray(off, end), end === data.byteLength);
+      done += end - off;
+      bar.update(done, `${i + 1}/${files.length} files`);
+    }
+    if (failure) throw failure;
+  }
+  zip.end();
+  if (failure) throw failure;
+  if (!finished) throw new Error("zip did not finish");
+  bar.done();
+  return Buffer.concat(chunks);
+}
+
+// ---------------------------------------------------------------- HTTP
+
+/**
+ * One HTTP request with node:http(s). With a body, it is written in chunks and `onUpload` is
+ * called as each chunk is handed to the socket, so upload progress is real. If the server
+ * answers before the body is sent (e.g. 413 on the declared length), that answer is returned.
+ * @param {string} method
+ * @param {string} url
+ * @param {{headers?: Record<string, string>, body?: Buffer, onUpload?: (sent: number) => void}} [opts]
+ * @returns {Promise<{status: number, headers: import("node:http").IncomingHttpHeaders, text: string}>}
+ */
+export function httpCall(method, url, opts = {}) {
+  const u = new URL(url);
+  const send = u.protocol === "https:" ? httpsRequest : httpRequest;
+  const body = opts.body;
+  const headers = { "user-agent": `dropsite-cli/${VERSION}`, accept: "application/json", ...(opts.headers ?? {}) };
+  if (body) headers["content-length"] = String(body.byteLength);
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = send(u, { method, headers }, (res) => {
+      answered = true;
+      /** @type {Buffer[]} */
+      const parts = [];
+      res.on("data", (c) => parts.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", (err) => {
+      if (!answered) reject(new CliError(`Cannot reach ${u.origin}: ${err.message}`, EXIT.network, { code: "network_error" }));
+    });
+    if (!body) {
+      req.end();
+      return;
+    }
+    const CHUNK = 64 * 1024;
+    let offset = 0;
+    const writeNext = () => {
+      while (offset < body.byteLength && !answered) {
+        const end = Math.min(offset + CHUNK, body.byteLength);
+        const slice = body.subarray(offset, end);
+        offset = end;
+        const sent = end;
+        const ok = req.write(slice, (err) => {
+          if (!err) opts.onUpload?.(sent);
+        });
+        if (!ok) {
+          req.once("drain", writeNext);
+          return;
+        }
+      }
+      if (!answered) req.end();
+    };
+    writeNext();
+  });
+}
+
+/**
+ * Parses an API answer; a failure becomes a CliError carrying the error envelope.
+ * @param {{status: number, headers: import("node:http").IncomingHttpHeaders, text: string}} res
+ */
+function parseAnswer(res) {
+  let body;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    throw new CliError(`Unexpected answer (HTTP ${res.status}): ${res.text.slice(0, 200)}`, EXIT.network, { status: res.status, code: "bad_response" });
+  }
+  if (res.status >= 400) {
+    const envelope = body && typeof body === "object" ? body : {};
+    const msg = typeof envelope.error === "string" ? envelope.error : `HTTP ${res.status}`;
+    const retryAfter = res.headers["retry-after"];
+    throw new CliError(msg, EXIT.api, { status: res.status, ...envelope, ...(retryAfter ? { retry_after: Number(retryAfter) } : {}) });
+  }
+  return body;
+}
+
+/** @param {string} api @param {string | undefined} key @param {string} method @param {string} p */
+async function apiCall(api, key, method, p, /** @type {Parameters<typeof httpCall>[2]} */ opts = {}) {
+  const headers = { ...(opts.headers ?? {}) };
+  if (key) headers.authorization = `Bearer ${key}`;
+  return parseAnswer(await httpCall(method, `${api}${p}`, { ...opts, headers }));
+}
+
+// ---------------------------------------------------------------- commands
+
+/**
+ * Builds the body of a deploy from a path: a folder is zipped, .html/.htm is sent as HTML, .zip as is.
+ * @param {string} target
+ * @param {{quiet: boolean}} flags
+ * @returns {Promise<{body: Buffer, contentType: string, description: string}>}
+ */
+async function deployBody(target, flags) {
+  let info;
+  try {
+    info = await stat(target);
+  } catch {
+    throw new CliError(`No such file or folder: ${target}`, EXIT.usage);
+  }
+  if (info.isDirectory()) {
+    const files = await collectFiles(target);
+    if (files.length === 0) throw new CliError(`Nothing to deploy in ${target} (everything is empty or ignored).`, EXIT.usage);
+    const tops = new Set(files.map((f) => f.rel.split("/")[0]));
+    if (tops.size === 1 && files[0]?.rel.includes("/") && !flags.quiet) {
+      process.stderr.write(`Note: everything is inside ${[...tops][0]}/; the server strips a single top-level folder, so its contents are served from /.\n`);
+    }
+    const total = files.reduce((n, f) => n + f.size, 0);
+    const bar = progress("Zipping", total, { quiet: flags.quiet, unit: "bytes" });
+    const body = await zipFiles(files, bar);
+    return { body, contentType: "application/zip", description: `${files.length} files (${formatBytes(total)}, zipped ${formatBytes(body.byteLength)})` };
+  }
+  const ext = path.extname(target).toLowerCase();
+  const body = await readFile(target);
+  if (ext === ".zip") return { body, contentType: "application/zip", description: `${path.basename(target)} (${formatBytes(body.byteLength)})` };
+  if (ext === ".html" || ext === ".htm") return { body, contentType: "text/html; charset=utf-8", description: `${path.basename(target)} as index.html` };
+  throw new CliError(`Deploy a folder, an .html file or a .zip; got ${target}`, EXIT.usage);
+}
+
+/** @param {{api: string, key?: string}} target @param {string[]} args @param {Flags} flags */
+async function cmdDeploy(target, args, flags) {
+  if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
+  if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
+  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError("--ttl must be a whole number of seconds (at least 60)", EXIT.usage);
+  const { body, contentType, description } = await deployBody(args[0] ?? ".", flags);
+  const query = new URLSearchParams();
+  if (flags.ttl) query.set("ttl", flags.ttl);
+  if (flags.name) query.set("name", flags.name);
+  const p = flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query}` : ""}`;
+  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
+  const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
+  let res;
+  try {
+    res = await apiCall(target.api, target.key, "POST", p, { body, headers: { "content-type": contentType }, onUpload: (sent) => bar.update(sent) });
+  } catch (err) {
+    bar.abort();
+    throw err;
+  }
+  bar.done();
+  if (flags.json) return print(res);
+  const lines = [];
+  if (flags.append) lines.push(`Added ${res.files.length} files to ${res.slug} (${res.total_files} in total)`);
+  else lines.push(`${res.replaced ? "Replaced" : "Deployed"} ${res.files.length} file${res.files.length === 1 ? "" : "s"}${res.name ? ` as ${res.name}` : ""}`);
+  lines.push(`URL:     ${res.url}`);
+  lines.push(`Expires: ${res.expires_at ?? "never"}`);
+  if (res.claim_token) {
+    lines.push(`Claim token: ${res.claim_token}`);
+    lines.push(`  This drop is anonymous. To keep it in your account, log in and run:`);
+    lines.push(`  dropsite claim ${res.slug} ${res.claim_token}`);
+    lines.push(`  (or POST ${target.api}/claim with {"slug", "claim_token"}). The token works once.`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** @param {{api: string, key?: string}} target @param {Flags} flags */
+async function cmdList(target, flags) {
+  requireKey(target);
+  const q = new URLSearchParams({ limit: flags.limit ?? "100", offset: flags.offset ?? "0" });
+  const res = await apiCall(target.api, target.key, "GET", `/drops?${q}`);
+  if (flags.json) return print(res);
+  if (res.drops.length === 0) {
+    process.stdout.write("No drops.\n");
+    return;
+  }
+  const rows = res.drops.map((/** @type {any} */ d) => [d.slug, d.name ?? "-", String(d.file_count), d.expires_at ?? "never", d.url]);
+  const head = ["SLUG", "NAME", "FILES", "EXPIRES", "URL"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((/** @type {string[]} */ r) => r[i].length)));
+  const fmt = (/** @type {string[]} */ r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+  process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join("\n")}\n`);
+  const shown = Number(flags.offset ?? 0) + res.drops.length;
+  if (res.total > shown) process.stdout.write(`(${shown} of ${res.total}; use --offset ${shown} for more)\n`);
+}
+
+/** @param {{api: string, key?: string}} target @param {string[]} args @param {Flags} flags */
+async function cmdDelete(target, args, flags) {
+  requireKey(target);
+  if (args.length !== 1) throw new CliError("usage: dropsite delete <slug>", EXIT.usage);
+  const res = await apiCall(target.api, target.key, "DELETE", `/drops/${encodeURIComponent(args[0])}`);
+  if (flags.json) return print(res);
+  process.stdout.write(`Deleted ${res.deleted}\n`);
+}
+
+/** @param {{api: string, key?: string}} target @param {string[]} args @param {Flags} flags */
+async function cmdClaim(target, args, flags) {
+  requireKey(target);
+  if (args.length !== 2) throw new CliError("usage: dropsite claim <slug> <claim_token>", EXIT.usage);
+  const body = Buffer.from(JSON.stringify({ slug: args[0], claim_token: args[1] }));
+  const res = await apiCall(target.api, target.key, "POST", "/claim", { body, headers: { "content-type": "application/json" } });
+  if (flags.json) return print(res);
+  process.stdout.write(`Claimed ${res.slug}: ${res.url} (expires ${res.expires_at ?? "never"})\n`);
+}
+
+/** @param {{api: string, key?: string}} target @param {Flags} flags */
+async function cmdLimits(target, flags) {
+  const res = await apiCall(target.api, target.key, "GET", "/limits");
+  if (flags.json) return print(res);
+  const lines = [`Plan: ${res.plan}`];
+  for (const [k, v] of Object.entries(res.limits)) {
+    const shown = v === null ? "no limit" : typeof v === "number" && k.endsWith("_bytes") ? formatBytes(v) : String(v);
+    lines.push(`  ${k.replace(/_/g, " ").padEnd(22)} ${shown}`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** Reads one line from stdin; hides the typed text on a TTY. */
+async function prompt(/** @type {string} */ question) {
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
+  if (process.stdin.isTTY) {
+    // Echo nothing but the question while the key is typed.
+    const out = /** @type {any} */ (rl);
+    out._writeToOutput = (/** @type {string} */ s) => {
+      if (s.includes(question)) process.stderr.write(question);
+    };
+  } else {
+    process.stderr.write(question);
+  }
+  const answer = await new Promise((resolve) => {
+    rl.question(question, resolve);
+    rl.on("close", () => resolve(""));
+  });
+  rl.close();
+  if (process.stdin.isTTY) process.stderr.write("\n");
+  return String(answer).trim();
+}
+
+/** @param {Flags} flags */
+async function cmdLogin(flags) {
+  const config = await readConfig();
+  const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
+  const key = flags.key ?? process.env.DROP_API_KEY ?? (await prompt(`API key for ${api} (mint one on ${api}/dashboard): `));
+  if (!KEY_PATTERN.test(key)) throw new CliError("That is not an API key: keys are sp_ followed by 43 characters.", EXIT.usage, { code: "invalid_key" });
+  // Any account route answers 401 for an unknown or revoked key; /limits also tells the plan.
+  await apiCall(api, key, "GET", "/drops?limit=1");
+  const limitsRes = await apiCall(api, key, "GET", "/limits");
+  await writeConfig({ api, apiKey: key });
+  if (flags.json) return print({ api, plan: limitsRes.plan, config: configPath() });
+  process.stdout.write(`Logged in to ${api} (plan ${limitsRes.plan}). Key stored in ${configPath()}\n`);
+}
+
+/** @param {Flags} flags */
+async function cmdLogout(flags) {
+  const file = configPath();
+  const had = (await readConfig()).apiKey !== undefined;
+  await rm(file, { force: true });
+  if (flags.json) return print({ loggedOut: had });
+  process.stdout.write(had ? `Removed the stored key (${file}). It still works until you revoke it on the dashboard.\n` : "No stored key.\n");
+}
+
+function requireKey(/** @type {{api: string, key?: string}} */ target) {
+  if (!target.key) {
+    throw new CliError("This command needs an API key.", EXIT.usage, {
+      code: "auth_required",
+      hint: "Run `dropsite login`, or set DROP_API_KEY.",
+    });
+  }
+}
+
+const print = (/** @type {unknown} */ value) => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
+
+// ---------------------------------------------------------------- main
+
+/** @typedef {{api?: string, key?: string, name?: string, ttl?: string, append?: string, limit?: string, offset?: string, json: boolean, quiet: boolean}} Flags */
+
+/** @param {string[]} argv @returns {Promise<number>} */
+export async function main(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        api: { type: "string" },
+        key: { type: "string" },
+        name: { type: "string" },
+        ttl: { type: "string" },
+        append: { type: "string" },
+        limit: { type: "string" },
+        offset: { type: "string" },
+        json: { type: "boolean", default: false },
+        quiet: { type: "boolean", short: "q", default: false },
+        help: { type: "boolean", short: "h", default: false },
+        version: { type: "boolean", default: false },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  /** @type {Flags} */
+  const flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet) };
+  const [command, ...args] = positionals;
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  if (values.help || !command) {
+    (command ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  try {
+    if (command === "login") await cmdLogin(flags);
+    else if (command === "logout") await cmdLogout(flags);
+    else {
+      const target = await resolveTarget(flags);
+      if (command === "deploy") await cmdDeploy(target, args, flags);
+      else if (command === "list") await cmdList(target, flags);
+      else if (command === "delete") await cmdDelete(target, args, flags);
+      else if (command === "claim") await cmdClaim(target, args, flags);
+      else if (command === "limits") await cmdLimits(target, flags);
+      else throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`, EXIT.usage);
+    }
+    return EXIT.ok;
+  } catch (err) {
+    if (!(err instanceof CliError)) {
+      process.stderr.write(`dropsite: ${err instanceof Error ? err.message : String(err)}\n`);
+      if (flags.json) print({ error: err instanceof Error ? err.message : String(err), code: "client_error" });
+      return EXIT.network;
+    }
+    const d = /** @type {Record<string, any>} */ (err.details);
+    const lines = [`Error: ${err.message}${d.code ? ` (${d.code}${d.status ? `, HTTP ${d.status}` : ""})` : ""}`];
+    if (d.hint) lines.push(`Hint: ${d.hint}`);
+    if (d.upgrade_url) lines.push(`Upgrade: ${d.upgrade_url}`);
+    if (d.docs_url) lines.push(`Docs: ${d.docs_url}`);
+    if (d.retry_after) lines.push(`Retry after ${d.retry_after} s.`);
+    process.stderr.write(`${lines.join("\n")}\n`);
+    if (flags.json) print({ error: err.message, ...d });
+    return err.exitCode;
+  }
+}
+
+// Run when executed (also through the npm bin symlink), not when imported.
+const invoked = process.argv[1] ? await import("node:fs").then((fs) => fs.realpathSync(process.argv[1])) : "";
+if (invoked === (await import("node:url")).fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

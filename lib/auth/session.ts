@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { NextAuthOptions } from "next-auth";
+import { getServerSession } from "next-auth";
+import GoogleProvider from "next-auth/providers/google";
+import CredentialsProvider from "next-auth/providers/credentials";
+import type { Provider } from "next-auth/providers/index";
+import { env, isLocalDeployment, type Env } from "../env";
+import { getContext } from "../context";
+import { findAccount, upsertAccount } from "../db/accounts";
+import { newId } from "../ids";
+import type { Caller } from "./caller";
+
+// Browser sessions (next-auth 4): Google and any OpenID provider by issuer; on a developer's
+// machine with no provider configured, a clearly labelled local-developer login. The session
+// is a JWT in an httpOnly cookie scoped to the app host (no Domain attribute), so drop hosts
+// never receive it. Accounts are keyed by (issuer, subject), the same as API ID tokens.
+
+export const GOOGLE_ISSUER = "https://accounts.google.com";
+export const DEV_ISSUER = "urn:dropsite:local-developer";
+
+function sessionSecret(e: Env): string {
+  if (e.NEXTAUTH_SECRET) return e.NEXTAUTH_SECRET;
+  if (!isLocalDeployment(e)) throw new Error("NEXTAUTH_SECRET is required when BASE_URL is not a localhost URL");
+  const file = path.resolve(e.DATA_DIR, "nextauth-secret");
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const secret = randomBytes(32).toString("base64url");
+    writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
+    return readFileSync(file, "utf8").trim();
+  }
+}
+
+export function loginProviders(e: Env = env()): Provider[] {
+  const providers: Provider[] = [];
+  if (e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET) {
+    providers.push(GoogleProvider({ clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET }));
+  }
+  if (e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET) {
+    providers.push({
+      id: "oidc",
+      name: new URL(e.OIDC_ISSUER).host,
+      type: "oauth",
+      wellKnown: `${e.OIDC_ISSUER.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+      clientId: e.OIDC_CLIENT_ID,
+      clientSecret: e.OIDC_CLIENT_SECRET,
+      idToken: true,
+      checks: ["pkce", "state"],
+      authorization: { params: { scope: "openid email profile" } },
+      profile: (p: { sub: string; email?: string; name?: string }) => ({ id: p.sub, email: p.email ?? null, name: p.name ?? null }),
+    });
+  }
+  if (providers.length === 0 && isLocalDeployment(e)) {
+    providers.push(
+      CredentialsProvider({
+        id: "dev",
+        name: "Local developer (no identity provider configured)",
+        credentials: { email: { label: "Email", type: "email", placeholder: "you@example.test" } },
+        authorize: async (credentials) => {
+          const email = credentials?.email?.trim().toLowerCase();
+          if (!email || !/^[^@\s]+@[^@\s]+$/.test(email)) return null;
+          return { id: email, email };
+        },
+      }),
+    );
+  }
+  return providers;
+}
+
+function issuerOf(provider: string, e: Env): string {
+  if (provider === "google") return GOOGLE_ISSUER;
+  if (provider === "oidc" && e.OIDC_ISSUER) return e.OIDC_ISSUER;
+  return DEV_ISSUER;
+}
+
+let cached: NextAuthOptions | undefined;
+
+export function authOptions(): NextAuthOptions {
+  if (cached) return cached;
+  const e = env();
+  // next-auth reads its public URL from its own variable; default it to BASE_URL.
+  process.env.NEXTAUTH_URL ??= e.NEXTAUTH_URL ?? e.BASE_URL;
+  cached = {
+    providers: loginProviders(e),
+    secret: sessionSecret(e),
+    session: { strategy: "jwt", maxAge: 7 * 86400 },
+    useSecureCookies: e.BASE_URL.startsWith("https://"),
+    pages: { signIn: "/login" },
+    callbacks: {
+      async jwt({ token, account }) {
+        if (account) {
+          const ctx = await getContext();
+          const row = await upsertAccount(ctx.db, {
+            id: `acc_${newId().replace(/-/g, "")}`,
+            issuer: issuerOf(account.provider, e),
+            subject: account.providerAccountId,
+            email: token.email ?? null,
+          });
+          token.accountId = row.id;
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        return { ...session, accountId: typeof token.accountId === "string" ? token.accountId : undefined };
+      },
+    },
+  };
+  return cached;
+}
+
+/** The caller of a page or server action, from the session cookie; null when logged out. */
+export async function sessionCaller(): Promise<(Caller & { account: NonNullable<Caller["account"]> }) | null> {
+  const session = (await getServerSession(authOptions())) as { accountId?: string } | null;
+  if (!session?.accountId) return null;
+  const ctx = await getContext();
+  const account = await findAccount(ctx.db, session.accountId);
+  if (!account) return null;
+  return { account, via: "session", credentialKey: `session:${account.id}` };
+}

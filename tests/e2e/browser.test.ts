@@ -1,0 +1,191 @@
+import { stat } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { freePort, startApp, type RunningApp } from "../support/app-server";
+import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { startStripeStandin, type StripeStandin } from "../support/stripe-standin";
+import { launchChromium, screenshots } from "../support/browser";
+
+// A person in a real browser: anonymous drag and drop, login through a real OpenID provider
+// (the full redirect flow), the dashboard, claiming, keys, deletion and upgrading.
+
+let app: RunningApp;
+let oidc: OidcHarness;
+let stripe: StripeStandin;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let anonymousSlug = "";
+let apiSlug = "";
+
+beforeAll(async () => {
+  const port = await freePort();
+  oidc = await startOidcProvider({ redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`] });
+  stripe = await startStripeStandin();
+  app = await startApp(
+    {
+      OIDC_ISSUER: oidc.issuer,
+      OIDC_CLIENT_ID: oidc.clientId,
+      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_API_BASE: stripe.url,
+      STRIPE_WEBHOOK_SECRET: "whsec_browser_test",
+      STRIPE_PRICE_PRO: "price_pro_test",
+      STRIPE_PRICE_TEAM: "price_team_test",
+    },
+    { port },
+  );
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // The provider's login page asks for a web font; there is no internet here.
+  await context.route("https://fonts.googleapis.com/**", (r) => r.abort());
+  await context.route("https://fonts.gstatic.com/**", (r) => r.abort());
+  // Checkout lives at Stripe; the stand-in's session URL is answered here.
+  await context.route("https://checkout.stripe.test/**", (r) => r.fulfill({ status: 200, contentType: "text/html", body: "<h1>Stripe Checkout (stand-in)</h1>" }));
+  page = await context.newPage();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await oidc?.close();
+  await stripe?.close();
+});
+
+const api = (path: string, init: RequestInit = {}) => fetch(`${app.baseUrl}${path}`, init);
+
+describe("the landing page", () => {
+  it("explains the service, shows pricing from the plan table, is keyboard reachable and does not shift", async () => {
+    await page.goto(app.baseUrl);
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toContain("Publish a static site");
+    await expect(page.getByTestId("plan-pro").textContent()).resolves.toContain("900 files per deploy");
+    await expect(page.getByTestId("plan-team").textContent()).resolves.toContain("Your own subdomain");
+    const focused: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press("Tab");
+      focused.push(await page.evaluate(() => document.activeElement?.textContent?.trim() ?? ""));
+    }
+    expect(focused).toContain("Choose files");
+    const cls = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          let total = 0;
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) if (!e.hadRecentInput) total += e.value;
+          }).observe({ type: "layout-shift", buffered: true });
+          setTimeout(() => resolve(total), 500);
+        }),
+    );
+    expect(cls).toBeLessThan(0.05);
+    const shots = await screenshots(page, "landing");
+    for (const s of shots) expect((await stat(s)).size).toBeGreaterThan(10_000);
+  });
+
+  it("deploys a dropped site anonymously, with progress, and the URL shows it", async () => {
+    await page.goto(app.baseUrl);
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['<!doctype html><link rel="stylesheet" href="style.css"><h1 id="hi">Hello from the browser</h1>'], "index.html", { type: "text/html" }));
+      dt.items.add(new File(["#hi { color: rgb(200, 0, 0); }"], "style.css", { type: "text/css" }));
+      return dt;
+    });
+    await page.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+    const link = page.getByTestId("deployed-url");
+    await link.waitFor({ timeout: 30_000 });
+    const url = (await link.getAttribute("href"))!;
+    expect(url).toMatch(new RegExp(`^http://[a-z2-7]{20}\\.localhost:${app.port}/$`));
+    anonymousSlug = new URL(url).hostname.split(".")[0]!;
+    const pending = await page.evaluate(() => localStorage.getItem("dropsite:pending-claims"));
+    expect(pending).toContain(anonymousSlug);
+    const site = await context.newPage();
+    await site.goto(url);
+    await expect(site.locator("#hi").textContent()).resolves.toBe("Hello from the browser");
+    await expect(site.locator("#hi").evaluate((el) => getComputedStyle(el).color)).resolves.toBe("rgb(200, 0, 0)");
+    await site.close();
+  });
+
+  it("shows the error and its hint when a deploy is refused", async () => {
+    await page.goto(app.baseUrl);
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(["not really a zip"], "site.zip", { type: "application/zip" }));
+      return dt;
+    });
+    await page.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+    const alert = page.locator(".error[role=alert]");
+    await alert.waitFor();
+    await expect(alert.textContent()).resolves.toContain("invalid_zip");
+  });
+});
+
+describe("an account in the browser", () => {
+  it("logs in through the OpenID provider's real redirect flow and sees its drops", async () => {
+    // A drop made through the API with an ID token of the same person.
+    const token = await oidc.mintIdToken({ sub: "alice", email: "alice@example.test" });
+    const res = await api("/deploy", { method: "POST", body: "<h1>from the API</h1>", headers: { authorization: `Bearer ${token}`, "content-type": "text/html" } });
+    expect(res.status).toBe(200);
+    apiSlug = (await res.json()).slug;
+
+    await page.goto(`${app.baseUrl}/login`);
+    await page.getByRole("button", { name: /Continue with/ }).click();
+    await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
+    await page.fill('input[name="login"]', "alice");
+    await page.fill('input[name="password"]', "correct horse");
+    await page.click("button.login-submit");
+    await page.waitForLoadState("domcontentloaded");
+    if (page.url().includes("/interaction/")) await page.click("button.login-submit");
+    await page.waitForURL(`${app.baseUrl}/dashboard`);
+    await expect(page.getByText("alice@example.test").count()).resolves.toBeGreaterThan(0);
+    await page.getByTestId(`drop-${apiSlug}`).waitFor();
+    // The session cookie is httpOnly and scoped to the app host.
+    const cookies = await context.cookies(app.baseUrl);
+    const session = cookies.find((c) => c.name.includes("next-auth.session-token"));
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.domain).toBe("localhost");
+  });
+
+  it("claims the anonymous drop made before logging in", async () => {
+    await page.getByTestId(`claim-${anonymousSlug}`).getByRole("button", { name: "Claim" }).click();
+    await page.getByTestId(`drop-${anonymousSlug}`).waitFor();
+    const token = await oidc.mintIdToken({ sub: "alice" });
+    const list = await (await api("/drops", { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(list.drops.map((d: { slug: string }) => d.slug).sort()).toEqual([anonymousSlug, apiSlug].sort());
+  });
+
+  it("mints a key shown once, which works with the API until it is revoked", async () => {
+    await page.fill("#key-note", "browser test");
+    await page.getByRole("button", { name: "Mint API key" }).click();
+    const secretEl = page.getByTestId("new-key-secret");
+    await secretEl.waitFor();
+    const apiKey = (await secretEl.textContent())!.trim();
+    expect(apiKey).toMatch(/^sp_[A-Za-z0-9_-]{43}$/);
+    await screenshots(page, "dashboard-key-minted");
+    const ok = await api("/drops", { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).total).toBe(2);
+    await page.getByRole("button", { name: `Revoke key ${apiKey.slice(0, 10)}` }).click();
+    await page.getByTestId(`key-${apiKey.slice(0, 10)}`).waitFor({ state: "detached" });
+    const after = await api("/drops", { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(after.status).toBe(401);
+    expect((await after.json()).code).toBe("auth_required");
+  });
+
+  it("deletes a drop after confirmation, and its URL stops serving", async () => {
+    const row = page.getByTestId(`drop-${anonymousSlug}`);
+    await row.getByRole("button", { name: /^Delete/ }).click();
+    await row.getByRole("button", { name: "Confirm delete" }).click();
+    await row.waitFor({ state: "detached" });
+    const res = await app.request(`${anonymousSlug}.localhost:${app.port}`, "/");
+    expect([404, 410]).toContain(res.status);
+    await screenshots(page, "dashboard");
+  });
+
+  it("Upgrade leads to the Checkout URL the Stripe stand-in created", async () => {
+    await page.getByRole("button", { name: "Upgrade to Pro" }).click();
+    await page.waitForURL(/checkout\.stripe\.test/);
+    const created = stripe.requestsTo("/v1/checkout/sessions", "POST");
+    expect(created).toHaveLength(1);
+    expect(page.url()).toMatch(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_/);
+    await expect(page.locator("h1").textContent()).resolves.toContain("Stripe Checkout");
+  });
+});

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { strToU8, zipSync } from "fflate";
+import { freePort, startApp, type RunningApp } from "../support/app-server";
+import { startOidcProvider, type OidcHarness } from "../support/oidc";
+
+// The real command-line client (cli/dropsite.mjs) as a child process against the built app
+// (`next build` must have run). A pro account is made the way a self-hoster would: log in with
+// an ID token from a real OpenID provider, mint a key over HTTP, stop the app, grant the plan
+// with the admin command, start the app again on the same data dir.
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const CLI = path.join(ROOT, "cli/dropsite.mjs");
+const EMAIL = "cli-user@example.test";
+
+let oidc: OidcHarness;
+let app: RunningApp;
+let dataDir: string;
+let work: string;
+let proKey: string;
+let appVars: Record<string, string>;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with a clean environment: no inherited key, a private config dir. */
+function cli(args: string[], env: Record<string, string> = {}, configHome = path.join(work, "config-default")): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: configHome, DROP_API_URL: app.baseUrl, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const json = <T = Record<string, unknown>>(r: CliResult): T => {
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as T;
+};
+
+async function writeTree(dir: string, files: Record<string, string>): Promise<string> {
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await writeFile(path.join(dir, rel), content);
+  }
+  return dir;
+}
+
+const visit = (slug: string, p: string) => app.request(`${slug}.${app.serveDomain}`, p);
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(tmpdir(), "dropsite-cli-"));
+  dataDir = path.join(work, "data");
+  await mkdir(dataDir);
+  oidc = await startOidcProvider();
+  const port = await freePort();
+  appVars = { OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, RATE_LIMIT_DEPLOYS_PER_MINUTE: "200" };
+  app = await startApp(appVars, { dataDir, port });
+  const idToken = await oidc.mintIdToken({ sub: "cli-user", email: EMAIL });
+  const minted = await app.request(`localhost:${port}`, "/keys", { method: "POST", headers: { authorization: `Bearer ${idToken}` } });
+  expect(minted.status, minted.text).toBe(201);
+  proKey = (minted.json() as { apiKey: string }).apiKey;
+  // The embedded PGlite store is single-process: stop the app to grant the plan.
+  await app.stop();
+  const { stdout } = await promisify(execFile)(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/admin.ts", "set-plan", EMAIL, "pro"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: work, DATA_DIR: dataDir, NODE_ENV: "production", BASE_URL: app.baseUrl, SERVE_DOMAIN: app.serveDomain },
+  });
+  expect(stdout).toContain("→ pro");
+  app = await startApp(appVars, { dataDir, port });
+}, 180_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await oidc?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("dropsite deploy", () => {
+  it("zips a folder without .git, node_modules and ignored files; shows progress lines off a TTY", async () => {
+    const site = await writeTree(path.join(work, "site"), {
+      "index.html": "<h1>from the cli</h1>",
+      "sub/page.html": "sub page",
+      "secret.txt": "do not upload",
+      "debug.log": "nope",
+      ".gitignore": "secret.txt\n*.log\n",
+      "draft.md": "not yet",
+      ".dropignore": "draft.md\n",
+      ".git/config": "[core]",
+      "node_modules/dep/index.js": "module.exports = 1",
+      "assets/node_modules/x.js": "nested too",
+    });
+    const r = await cli(["deploy", site, "--json"]);
+    const body = json<{ slug: string; url: string; files: string[]; claim_token?: string }>(r);
+    expect(body.files.sort()).toEqual(["index.html", "sub/page.html"]);
+    expect(body.claim_token).toEqual(expect.any(String));
+    expect(r.stderr).toMatch(/^zipping: 100% /m);
+    expect(r.stderr).toMatch(/^uploading: 100% /m);
+    expect((await visit(body.slug, "/")).text).toBe("<h1>from the cli</h1>");
+    expect((await visit(body.slug, "/secret.txt")).status).toBe(404);
+    expect((await visit(body.slug, "/.git/config")).status).toBe(404);
+  });
+
+  it("deploys a single HTML file and tells an anonymous user how to claim it", async () => {
+    const file = path.join(work, "page.html");
+    await writeFile(file, "<p>single</p>");
+    const r = await cli(["deploy", file]);
+    expect(r.code, r.stderr).toBe(0);
+    const url = /^URL:\s+(\S+)$/m.exec(r.stdout)?.[1];
+    expect(url).toMatch(new RegExp(`^http://[a-z0-9]+\\.localhost:${app.port}/$`));
+    expect(r.stdout).toMatch(/^Claim token: \S+$/m);
+    expect(r.stdout).toMatch(/dropsite claim [a-z0-9]+ \S+/);
+    const slug = new URL(url!).hostname.split(".")[0]!;
+    expect((await visit(slug, "/")).text).toBe("<p>single</p>");
+  });
+
+  it("deploys a zip as is", async () => {
+    const file = path.join(work, "site.zip");
+    await writeFile(file, zipSync({ "dist/index.html": strToU8("zipped"), "dist/a.css": strToU8("a{}") }));
+    const body = json<{ slug: string; files: string[] }>(await cli(["deploy", file, "--json"]));
+    expect(body.files.sort()).toEqual(["a.css", "index.html"]);
+    expect((await visit(body.slug, "/")).text).toBe("zipped");
+  });
+
+  it("a named drop redeploys in place and append adds files (pro key from DROP_API_KEY)", async () => {
+    const env = { DROP_API_KEY: proKey };
+    const v1 = await writeTree(path.join(work, "named-v1"), { "index.html": "v1" });
+    const v2 = await writeTree(path.join(work, "named-v2"), { "index.html": "v2" });
+    const first = json<{ slug: string; url: string; name: string; replaced: boolean; expires_at: null }>(await cli(["deploy", v1, "--name", "docs", "--json"], env));
+    expect(first).toMatchObject({ name: "docs", replaced: false, expires_at: null, plan: "pro" });
+    const second = json<{ slug: string; url: string; replaced: boolean }>(await cli(["deploy", v2, "--name", "docs", "--json"], env));
+    expect(second).toMatchObject({ slug: first.slug, url: first.url, replaced: true });
+    expect((await visit(first.slug, "/")).text).toBe("v2");
+    // Not a single top-level folder: the server strips one from any zip (see docs/cli.md).
+    const more = await writeTree(path.join(work, "more"), { "extra/one.html": "one", "two.html": "two" });
+    const appended = await cli(["deploy", more, "--append", first.slug], env);
+    expect(appended.code, appended.stderr).toBe(0);
+    expect(appended.stdout).toContain(`Added 2 files to ${first.slug} (3 in total)`);
+    expect((await visit(first.slug, "/extra/one.html")).text).toBe("one");
+    expect((await visit(first.slug, "/two.html")).text).toBe("two");
+  });
+
+  it("over the anonymous file cap: exit 1 with the code, the hint and the upgrade URL", async () => {
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${String(i).padStart(3, "0")}.txt`, `file ${i}`]));
+    const dir = await writeTree(path.join(work, "many"), many);
+    const r = await cli(["deploy", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^Error: .*101 files.* \(file_cap_exceeded, HTTP 400\)$/m);
+    expect(r.stderr).toMatch(/^Hint: Paid plans raise this limit/m);
+    expect(r.stderr).toMatch(new RegExp(`^Upgrade: ${app.baseUrl}/#pricing$`, "m"));
+    const asJson = await cli(["deploy", dir, "--json", "--quiet"]);
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ code: "file_cap_exceeded", status: 400, hint: expect.any(String), upgrade_url: `${app.baseUrl}/#pricing` });
+  });
+
+  it("a bad ttl is refused by the server with its code", async () => {
+    const file = path.join(work, "ttl.html");
+    await writeFile(file, "x");
+    const r = await cli(["deploy", file, "--ttl", "30"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("(invalid_ttl, HTTP 400)");
+  });
+});
+
+describe("dropsite list, delete and limits", () => {
+  it("lists, deletes, and answers not_found for a deleted drop", async () => {
+    const env = { DROP_API_KEY: proKey };
+    const dir = await writeTree(path.join(work, "to-delete"), { "index.html": "bye" });
+    const { slug } = json<{ slug: string }>(await cli(["deploy", dir, "--json"], env));
+    const listed = json<{ total: number; drops: { slug: string }[] }>(await cli(["list", "--json"], env));
+    expect(listed.drops.map((d) => d.slug)).toContain(slug);
+    const table = await cli(["list"], env);
+    expect(table.stdout).toMatch(/^SLUG\s+NAME\s+FILES\s+EXPIRES\s+URL$/m);
+    expect(table.stdout).toContain(slug);
+    const del = await cli(["delete", slug], env);
+    expect(del.code, del.stderr).toBe(0);
+    expect(del.stdout).toBe(`Deleted ${slug}\n`);
+    expect(json<{ drops: { slug: string }[] }>(await cli(["list", "--json"], env)).drops.map((d) => d.slug)).not.toContain(slug);
+    const again = await cli(["delete", slug], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("(not_found, HTTP 404)");
+  });
+
+  it("list without a key exits 2 and says how to log in", async () => {
+    const r = await cli(["list"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("dropsite login");
+  });
+
+  it("limits reports the plan", async () => {
+    expect(json<{ plan: string }>(await cli(["limits", "--json"])).plan).toBe("anonymous");
+    expect(json<{ plan: string; limits: { files_per_request: number } }>(await cli(["limits", "--json"], { DROP_API_KEY: proKey }))).toMatchObject({ plan: "pro", limits: { files_per_request: 900 } });
+  });
+});
+
+describe("dropsite login and logout", () => {
+  it("login validates the key and stores it 0600 in $XDG_CONFIG_HOME/dropsite; logout removes it", async () => {
+    const home = path.join(work, "xdg-login");
+    const file = path.join(home, "dropsite", "config.json");
+    const bad = await cli(["login", "--key", `sp_${"A".repeat(43)}`], {}, home);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("auth_required");
+    await expect(stat(file)).rejects.toThrow();
+
+    const ok = await cli(["login", "--key", proKey], {}, home);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain("plan pro");
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ api: app.baseUrl, apiKey: proKey });
+
+    // The stored key is used for the API it was stored for.
+    expect(json<{ plan: string }>(await cli(["limits", "--json"], {}, home)).plan).toBe("pro");
+    expect((await cli(["list", "--json"], {}, home)).code).toBe(0);
+
+    const out = await cli(["logout"], {}, home);
+    expect(out.code).toBe(0);
+    await expect(stat(file)).rejects.toThrow();
+    expect((await cli(["list"], {}, home)).code).toBe(2);
+  });
+
+  it("a stored key is never sent to another API URL", async () => {
+    const home = path.join(work, "xdg-other");
+    expect((await cli(["login", "--key", proKey], {}, home)).code).toBe(0);
+    const elsewhere = await freePort();
+    // Same app, addressed by a different URL: the stored key does not apply, so this is anonymous.
+    const r = await cli(["limits", "--json", "--api", `http://127.0.0.1:${app.port}`], {}, home);
+    expect(json<{ plan: string }>(r).plan).toBe("anonymous");
+    const unreachable = await cli(["limits", "--api", `http://127.0.0.1:${elsewhere}`], {}, home);
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toContain("Cannot reach");
+  });
+});

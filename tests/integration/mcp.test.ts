@@ -1,0 +1,432 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import * as mcpRoute from "@/app/mcp/route";
+import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { accountWithKey, bearer } from "../support/accounts";
+
+// POST /mcp through the real @modelcontextprotocol/client (modern pinned and legacy default
+// mode), dispatched in-process into the route handler, plus hand-written protocol cases.
+
+const DEPLOYS_PER_MINUTE = 5;
+let t: TestContext;
+let ipN = 0;
+const nextIp = () => `198.51.100.${++ipN}`;
+
+beforeAll(async () => {
+  t = await makeTestContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE) });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+type Method = keyof typeof mcpRoute & ("GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS");
+
+/** A fetch that hands the Request to the route module's exported handler, no network. */
+function inProcessFetch(ip: string) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const req = new Request(input, init);
+    const headers = new Headers(req.headers);
+    headers.set("x-dropsite-socket-ip", ip);
+    const routed = new Request(req, { headers });
+    const handler = mcpRoute[routed.method as Method];
+    return handler(routed, { params: Promise.resolve({}) });
+  };
+}
+
+type Mode = "modern" | "legacy";
+
+async function connect(mode: Mode, opts: { credential?: string; ip?: string } = {}): Promise<Client> {
+  const client = new Client({ name: "dropsite-test", version: "1.0.0" }, mode === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
+  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_BASE_URL}/mcp`), {
+    fetch: inProcessFetch(opts.ip ?? nextIp()),
+    requestInit: opts.credential ? { headers: bearer(opts.credential) } : undefined,
+  });
+  await client.connect(transport);
+  return client;
+}
+
+interface CallResult {
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallResult;
+const text = (r: CallResult) => r.content.map((c) => c.text ?? "").join("\n");
+const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
+
+const TOOL_NAMES = ["deploy_html", "deploy_files", "list_drops", "delete_drop", "get_limits"];
+
+describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
+  it("connects in the expected era", async () => {
+    const client = await connect(mode);
+    expect(client.getProtocolEra()).toBe(mode);
+    expect(client.getNegotiatedProtocolVersion()).toBe(mode === "modern" ? "2026-07-28" : "2025-11-25");
+    expect(client.getServerVersion()?.name).toBe("dropsite");
+    expect(client.getInstructions()).toContain("deploy_html");
+    await client.close();
+  });
+
+  it("lists the five tools with titles, 2020-12 schemas and truthful annotations", async () => {
+    const client = await connect(mode);
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
+    for (const tool of tools) {
+      expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.description!.length, tool.name).toBeGreaterThan(60);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.inputSchema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+      expect(tool.outputSchema?.type).toBe("object");
+    }
+    const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
+    expect(byName.deploy_html!.inputSchema.required).toEqual(["html"]);
+    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "name", "ttl"]);
+    expect((byName.deploy_files!.inputSchema.properties as Record<string, { type?: string }>).ttl!.type).toBe("integer");
+    expect(byName.list_drops!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(byName.get_limits!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(byName.delete_drop!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(byName.deploy_html!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: true });
+    await client.close();
+  });
+
+  it("anonymous: deploy_html publishes a page and explains how to claim it", async () => {
+    const client = await connect(mode);
+    const html = `<h1>hello from ${mode} mcp</h1>`;
+    const r = await call(client, "deploy_html", { html });
+    expect(r.isError).toBeFalsy();
+    const d = r.structuredContent as { slug: string; url: string; files: string[]; plan: string; expires_at: string; claim_token: string };
+    expect(d.files).toEqual(["index.html"]);
+    expect(d.url).toBe(`http://${d.slug}.drops.localhost:3000/`);
+    expect(d.claim_token).toBeTruthy();
+    expect(d.expires_at).toBe(new Date(t.clock.now + 30 * 86_400_000).toISOString());
+    expect(text(r)).toContain(d.url);
+    expect(text(r)).toContain(d.claim_token);
+    expect(text(r)).toContain(`${TEST_BASE_URL}/claim`);
+    const page = await visit(d.slug);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe(html);
+    await client.close();
+  });
+
+  it("anonymous: deploy_files publishes text and base64 files", async () => {
+    const client = await connect(mode);
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]);
+    const r = await call(client, "deploy_files", { files: { "index.html": "<p>files</p>", "img/dot.png": { encoding: "base64", content: png.toString("base64") } } });
+    expect(r.isError).toBeFalsy();
+    const d = r.structuredContent as { slug: string; files: string[]; claim_token?: string };
+    expect(d.files.sort()).toEqual(["img/dot.png", "index.html"]);
+    expect(d.claim_token).toBeTruthy();
+    expect(await (await visit(d.slug)).text()).toBe("<p>files</p>");
+    const img = await visit(d.slug, "/img/dot.png");
+    expect(img.status).toBe(200);
+    expect(Buffer.from(await img.arrayBuffer())).toEqual(png);
+    await client.close();
+  });
+
+  it("anonymous: get_limits reports the anonymous tier; list_drops and delete_drop need a key", async () => {
+    const client = await connect(mode);
+    const limits = await call(client, "get_limits", {});
+    expect(limits.isError).toBeFalsy();
+    expect(limits.structuredContent).toMatchObject({ plan: "anonymous", paid: false, limits: { files_per_request: 100, deploys_per_minute: DEPLOYS_PER_MINUTE } });
+    for (const [name, args] of [["list_drops", {}], ["delete_drop", { slug: "whatever" }]] as const) {
+      const r = await call(client, name, args);
+      expect(r.isError, name).toBe(true);
+      expect(r.structuredContent).toMatchObject({ code: "auth_required", docs_url: `${TEST_BASE_URL}/docs#authentication` });
+      expect(text(r)).toContain("Hint: Send Authorization: Bearer");
+    }
+    await client.close();
+  });
+
+  it("with a pro key: named deploy, ttl, list, delete — every tool acts as that account", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const client = await connect(mode, { credential: apiKey });
+    const limits = await call(client, "get_limits", {});
+    expect(limits.structuredContent).toMatchObject({ plan: "pro", paid: true, limits: { files_per_request: 900, named_drops: true } });
+
+    const first = await call(client, "deploy_html", { html: "<p>v1</p>", name: `blog-${mode}`, ttl: 3600 });
+    expect(first.isError).toBeFalsy();
+    const d1 = first.structuredContent as { slug: string; name: string; replaced: boolean; expires_at: string; claim_token?: string; plan: string };
+    expect(d1).toMatchObject({ name: `blog-${mode}`, replaced: false, plan: "pro" });
+    expect(d1.claim_token).toBeUndefined();
+    expect(d1.expires_at).toBe(new Date(t.clock.now + 3600_000).toISOString());
+    const second = await call(client, "deploy_files", { files: { "index.html": "<p>v2</p>" }, name: `blog-${mode}` });
+    const d2 = second.structuredContent as { slug: string; replaced: boolean; expires_at: string | null };
+    expect(d2.slug).toBe(d1.slug);
+    expect(d2.replaced).toBe(true);
+    expect(await (await visit(d1.slug)).text()).toBe("<p>v2</p>");
+    const other = await call(client, "deploy_files", { files: { "index.html": "<p>other</p>" } });
+    const otherSlug = (other.structuredContent as { slug: string }).slug;
+
+    const list = await call(client, "list_drops", { limit: 10 });
+    expect(list.isError).toBeFalsy();
+    const page = list.structuredContent as { total: number; drops: { slug: string }[] };
+    expect(page.total).toBe(2);
+    expect(page.drops.map((x) => x.slug).sort()).toEqual([d1.slug, otherSlug].sort());
+    expect(text(list)).toContain(d1.slug);
+    const paged = await call(client, "list_drops", { limit: 1, offset: 1 });
+    expect((paged.structuredContent as { drops: unknown[] }).drops).toHaveLength(1);
+
+    const del = await call(client, "delete_drop", { slug: otherSlug });
+    expect(del.isError).toBeFalsy();
+    expect(del.structuredContent).toEqual({ deleted: otherSlug });
+    expect((await visit(otherSlug)).status).toBe(404);
+    const again = await call(client, "delete_drop", { slug: otherSlug });
+    expect(again.isError).toBe(true);
+    expect(again.structuredContent).toMatchObject({ code: "not_found" });
+    await client.close();
+  });
+
+  it("an invalid credential is a tool error auth_required, never an anonymous deploy", async () => {
+    const client = await connect(mode, { credential: `sp_${"x".repeat(43)}` });
+    const r = await call(client, "deploy_html", { html: "<p>x</p>" });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ code: "auth_required" });
+    await client.close();
+  });
+
+  it("plan gates and bad input come back as isError results carrying the envelope", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "free");
+    const client = await connect(mode, { credential: apiKey });
+    const gated = await call(client, "deploy_html", { html: "<p>x</p>", name: "mine" });
+    expect(gated.isError).toBe(true);
+    expect(gated.structuredContent).toMatchObject({ code: "subscription_required", upgrade_url: expect.stringMatching(new RegExp(`^${TEST_BASE_URL}/`)) });
+    expect(text(gated)).toContain("Hint: Upgrade to a paid plan");
+    expect(text(gated)).toContain(`Upgrade: ${String(gated.structuredContent!.upgrade_url)}`);
+
+    const ttl = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 10 });
+    expect(ttl.structuredContent).toMatchObject({ code: "invalid_ttl" });
+    const ttlMax = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 604_801 });
+    expect(ttlMax.structuredContent).toMatchObject({ code: "invalid_ttl" });
+
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
+    const cap = await call(client, "deploy_files", { files: many });
+    expect(cap.structuredContent).toMatchObject({ code: "file_cap_exceeded", upgrade_url: gated.structuredContent!.upgrade_url });
+
+    const badPath = await call(client, "deploy_files", { files: { "../evil.html": "x" } });
+    expect(badPath.structuredContent).toMatchObject({ code: "invalid_request" });
+    const badB64 = await call(client, "deploy_files", { files: { "a.bin": { encoding: "base64", content: "not base64!" } } });
+    expect(badB64.structuredContent).toMatchObject({ code: "invalid_request" });
+    const missing = await call(client, "deploy_html", {});
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(text(missing)).toContain("html");
+    const extra = await call(client, "get_limits", { verbose: true });
+    expect(extra.structuredContent).toMatchObject({ code: "invalid_request" });
+    await client.close();
+  });
+
+  it("an unknown tool is a JSON-RPC -32602 error", async () => {
+    const client = await connect(mode);
+    await expect(client.callTool({ name: "deploy_zip", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await client.close();
+  });
+
+  it("deploy tools count against the deploy rate limit (per IP)", async () => {
+    const client = await connect(mode, { ip: nextIp() });
+    for (let i = 0; i < DEPLOYS_PER_MINUTE; i++) expect((await call(client, "deploy_html", { html: `<p>${i}</p>` })).isError).toBeFalsy();
+    const limited = await call(client, "deploy_files", { files: { "index.html": "x" } });
+    expect(limited.isError).toBe(true);
+    expect(limited.structuredContent).toMatchObject({ code: "rate_limited" });
+    expect(text(limited)).toContain("Retry after 60 seconds");
+    // Reading tools are not deploys.
+    expect((await call(client, "get_limits", {})).isError).toBeFalsy();
+    await client.close();
+  });
+});
+
+// --- Hand-written protocol cases: status and JSON-RPC code for each rule ---
+
+const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+
+function modernHeaders(method: string, name?: string): Record<string, string> {
+  return { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) };
+}
+
+async function post(body: unknown, headers: Record<string, string> = { "content-type": "application/json" }) {
+  const res = await mcpRoute.POST(apiRequest("/mcp", { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) }), { params: Promise.resolve({}) });
+  const raw = await res.text();
+  return { status: res.status, headers: res.headers, raw, json: (raw ? JSON.parse(raw) : undefined) as { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } };
+}
+
+const modernRequest = (method: string, params: Record<string, unknown> = {}, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } });
+
+describe("modern era (2026-07-28) on the wire", () => {
+  it("server/discover lists the supported revision, tool capability and serverInfo in _meta", async () => {
+    const r = await post(modernRequest("server/discover", {}, "d1"), modernHeaders("server/discover"));
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect(r.json.id).toBe("d1");
+    expect(r.json.result).toMatchObject({
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: { listChanged: false } },
+      cacheScope: "public",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "dropsite", version: "1.0.0" } },
+    });
+    expect(typeof r.json.result!.ttlMs).toBe("number");
+  });
+
+  it("tools/list carries resultType, ttlMs and cacheScope", async () => {
+    const r = await post(modernRequest("tools/list"), modernHeaders("tools/list"));
+    expect(r.status).toBe(200);
+    expect(r.json.result).toMatchObject({ resultType: "complete", ttlMs: 300_000, cacheScope: "public" });
+    expect((r.json.result!.tools as unknown[]).length).toBe(5);
+  });
+
+  it("tools/call results carry resultType complete", async () => {
+    const r = await post(modernRequest("tools/call", { name: "get_limits", arguments: {} }), modernHeaders("tools/call", "get_limits"));
+    expect(r.status).toBe(200);
+    expect(r.json.result).toMatchObject({ resultType: "complete", isError: false, structuredContent: { plan: "anonymous" } });
+  });
+
+  it("missing _meta answers 400 -32602", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} }, modernHeaders("tools/list"));
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ id: 7, error: { code: -32602 } });
+  });
+
+  it.each([
+    ["protocolVersion", { "io.modelcontextprotocol/clientCapabilities": {} }],
+    ["clientCapabilities", { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }],
+  ])("_meta without %s answers 400 -32602", async (_k, meta) => {
+    const r = await post({ jsonrpc: "2.0", id: 8, method: "server/discover", params: { _meta: meta } }, modernHeaders("server/discover"));
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ id: 8, error: { code: -32602 } });
+  });
+
+  it("clientInfo is optional", async () => {
+    const r = await post(modernRequest("server/discover"), modernHeaders("server/discover"));
+    expect(r.status).toBe(200);
+  });
+
+  it("MCP-Protocol-Version different from the _meta version answers 400 -32020", async () => {
+    const r = await post(modernRequest("tools/list"), { ...modernHeaders("tools/list"), "mcp-protocol-version": "2025-11-25" });
+    expect(r.status).toBe(400);
+    expect(r.json.error?.code).toBe(-32020);
+  });
+
+  it("a missing MCP-Protocol-Version, Mcp-Method or Mcp-Name header answers 400 -32020", async () => {
+    const { "mcp-protocol-version": _v, ...noVersion } = modernHeaders("tools/list");
+    expect((await post(modernRequest("tools/list"), noVersion)).json.error?.code).toBe(-32020);
+    const { "mcp-method": _m, ...noMethod } = modernHeaders("tools/list");
+    const r = await post(modernRequest("tools/list"), noMethod);
+    expect(r.status).toBe(400);
+    expect(r.json.error?.code).toBe(-32020);
+    const noName = await post(modernRequest("tools/call", { name: "get_limits", arguments: {} }), modernHeaders("tools/call"));
+    expect(noName.status).toBe(400);
+    expect(noName.json.error?.code).toBe(-32020);
+  });
+
+  it("Mcp-Method or Mcp-Name disagreeing with the body answers 400 -32020", async () => {
+    const method = await post(modernRequest("tools/list"), modernHeaders("server/discover"));
+    expect([method.status, method.json.error?.code]).toEqual([400, -32020]);
+    const name = await post(modernRequest("tools/call", { name: "get_limits", arguments: {} }), modernHeaders("tools/call", "list_drops"));
+    expect([name.status, name.json.error?.code]).toEqual([400, -32020]);
+    const encoded = await post(modernRequest("tools/call", { name: "get_limits", arguments: {} }), modernHeaders("tools/call", `=?base64?${Buffer.from("get_limits").toString("base64")}?=`));
+    expect(encoded.status).toBe(200);
+  });
+
+  it("an unsupported version answers 400 -32022 with data.supported and data.requested", async () => {
+    const body = { jsonrpc: "2.0", id: 9, method: "server/discover", params: { _meta: { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } };
+    const r = await post(body, { ...modernHeaders("server/discover"), "mcp-protocol-version": "2099-01-01" });
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ id: 9, error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2099-01-01" } } });
+  });
+
+  it.each(["initialize", "ping", "logging/setLevel", "resources/list", "no/such/method"])("%s with a modern envelope answers 404 -32601", async (method) => {
+    const r = await post(modernRequest(method, {}, 11), modernHeaders(method));
+    expect(r.status).toBe(404);
+    expect(r.json).toMatchObject({ id: 11, error: { code: -32601 } });
+  });
+
+  it("an unknown tool answers -32602 in-band", async () => {
+    const r = await post(modernRequest("tools/call", { name: "nope", arguments: {} }), modernHeaders("tools/call", "nope"));
+    expect(r.status).toBe(200);
+    expect(r.json.error?.code).toBe(-32602);
+  });
+
+  it("a __proto__ path in deploy_files is refused, not silently dropped", async () => {
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy_files","arguments":{"files":{"index.html":"x","__proto__":"y"}},"_meta":${JSON.stringify(ENVELOPE)}}}`;
+    const r = await post(body, modernHeaders("tools/call", "deploy_files"));
+    expect(r.status).toBe(200);
+    expect(r.json.result).toMatchObject({ isError: true, structuredContent: { code: "invalid_request" } });
+  });
+});
+
+describe("JSON-RPC framing (both eras)", () => {
+  it("a parse error answers 400 -32700 with id null", async () => {
+    const r = await post("{not json", modernHeaders("tools/list"));
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } });
+  });
+
+  it("a batch answers 400 -32600", async () => {
+    const r = await post([modernRequest("tools/list", {}, 1), modernRequest("tools/list", {}, 2)], modernHeaders("tools/list"));
+    expect(r.status).toBe(400);
+    expect(r.json.error?.code).toBe(-32600);
+  });
+
+  it.each([
+    ["no jsonrpc", { id: 1, method: "tools/list" }],
+    ["a bad id", { jsonrpc: "2.0", id: { x: 1 }, method: "tools/list" }],
+    ["a posted response", { jsonrpc: "2.0", id: 1, result: {} }],
+    ["params that are not an object", { jsonrpc: "2.0", id: 1, method: "tools/list", params: [1] }],
+  ])("%s answers 400 -32600", async (_n, body) => {
+    const r = await post(body);
+    expect(r.status).toBe(400);
+    expect(r.json.error?.code).toBe(-32600);
+  });
+
+  it.each([
+    ["legacy", { jsonrpc: "2.0", method: "notifications/initialized" }, { "content-type": "application/json" }],
+    ["modern", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: ENVELOPE } }, modernHeaders("notifications/cancelled")],
+  ])("a %s notification answers 202 with no body", async (_e, body, headers) => {
+    const r = await post(body, headers);
+    expect(r.status).toBe(202);
+    expect(r.raw).toBe("");
+  });
+
+  it.each(["GET", "DELETE", "PUT"] as const)("%s /mcp answers 405 with Allow: POST", async (method) => {
+    const res = await mcpRoute[method](apiRequest("/mcp", { method }), { params: Promise.resolve({}) });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("legacy era (initialize, ≤ 2025-11-25)", () => {
+  it("initialize echoes a supported version, offers tools, and opens no session", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "old", version: "1" } } });
+    expect(r.status).toBe(200);
+    expect(r.json.result).toMatchObject({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "dropsite" } });
+    expect(r.json.result).not.toHaveProperty("resultType");
+    expect(r.headers.get("mcp-session-id")).toBeNull();
+  });
+
+  it("initialize with an unknown version answers the newest legacy version", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2020-01-01", capabilities: {}, clientInfo: { name: "old", version: "1" } } });
+    expect(r.json.result?.protocolVersion).toBe("2025-11-25");
+  });
+
+  it("tools/list, tools/call and ping work without _meta", async () => {
+    const headers = { "content-type": "application/json", "mcp-protocol-version": "2025-11-25" };
+    const list = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
+    expect(list.status).toBe(200);
+    expect((list.json.result!.tools as unknown[]).length).toBe(5);
+    expect(list.json.result).not.toHaveProperty("ttlMs");
+    const called = await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_limits", arguments: {} } }, headers);
+    expect(called.json.result).toMatchObject({ isError: false, structuredContent: { plan: "anonymous" } });
+    expect((await post({ jsonrpc: "2.0", id: 3, method: "ping" }, headers)).json.result).toEqual({});
+  });
+
+  it("an unknown method answers -32601 in-band", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 4, method: "prompts/list" });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ id: 4, error: { code: -32601 } });
+  });
+
+  it("server/discover without an envelope is a modern request missing its _meta: 400 -32602", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 5, method: "server/discover" });
+    expect(r.status).toBe(400);
+    expect(r.json.error?.code).toBe(-32602);
+  });
+});
