@@ -1,24 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 // Starts the built app (`node server.mjs`, the README's start path after `next build`) on a
 // spare loopback port with its own data dir, and stops it by pid.
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
-    });
-  });
-}
+import { freePort } from "./net";
+
+export { freePort };
 
 export interface RunningApp {
   port: number;

@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { chown, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -37,18 +36,9 @@ export function pgBinariesAvailable(): boolean {
   return ["initdb", "pg_ctl", "postgres"].every((b) => existsSync(path.join(PG_BIN, b)));
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (addr && typeof addr === "object" ? resolve(addr.port) : reject(new Error("no port"))));
-    });
-  });
-}
+import { freePort } from "./net";
+
+export { freePort };
 
 export async function startPgServer(opts: { database?: string } = {}): Promise<PgServer> {
   if (!pgBinariesAvailable()) {
