@@ -14,6 +14,9 @@ await app.prepare();
 
 const server = createServer((req, res) => {
   req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
+  // Next announces its internal rewrite target to the client; visitors of a drop need not see it.
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name, value) => (String(name).toLowerCase() === "x-middleware-rewrite" ? res : setHeader(name, value));
   handle(req, res);
 });
 server.listen(port, bind, () => {

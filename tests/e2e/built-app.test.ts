@@ -71,6 +71,7 @@ describe("deploy and visit over HTTP", () => {
     expect(css.headers["x-content-type-options"]).toBe("nosniff");
     expect(css.headers["cache-control"]).toBe("public, max-age=60");
     expect(css.headers["x-robots-tag"]).toBe("noindex");
+    expect(css.headers["x-middleware-rewrite"]).toBeUndefined();
     const etag = css.headers.etag as string;
     expect((await visit(slug, "/a.css", { "if-none-match": etag })).status).toBe(304);
     const part = await visit(slug, "/a.css", { range: "bytes=0-1" });
