@@ -5,6 +5,7 @@ import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { startStripeStandin, type StripeStandin } from "../support/stripe-standin";
 import { launchChromium, screenshots } from "../support/browser";
+import Stripe from "stripe";
 
 // A person in a real browser: anonymous drag and drop, login through a real OpenID provider
 // (the full redirect flow), the dashboard, claiming, keys, deletion and upgrading.
@@ -187,5 +188,45 @@ describe("an account in the browser", () => {
     expect(created).toHaveLength(1);
     expect(page.url()).toMatch(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_/);
     await expect(page.locator("h1").textContent()).resolves.toContain("Stripe Checkout");
+  });
+
+  it("after Stripe reports the subscription, the dashboard deploys a named drop and redeploys it in place", async () => {
+    const session = stripe.requestsTo("/v1/checkout/sessions", "POST")[0]!;
+    const form = session.body as Record<string, unknown>;
+    const accountId = String(form.client_reference_id);
+    const customer = String(form.customer);
+    const sub = stripe.putSubscription({ customer, price: "price_pro_test", metadata: { accountId } });
+    const created = Math.floor(Date.now() / 1000);
+    const event = { id: `evt_browser_${created}`, object: "event", created, type: "checkout.session.completed", data: { object: { id: "cs_browser", object: "checkout.session", mode: "subscription", customer, subscription: sub.id, client_reference_id: accountId } } };
+    const payload = JSON.stringify(event);
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_browser_test" });
+    const hook = await api("/billing/webhook", { method: "POST", body: payload, headers: { "content-type": "application/json", "stripe-signature": signature } });
+    expect(hook.status).toBe(200);
+
+    await page.goto(`${app.baseUrl}/dashboard`);
+    await expect(page.getByTestId("plan").textContent()).resolves.toBe("pro");
+    await page.getByRole("button", { name: "Manage billing" }).waitFor();
+    await page.fill("#drop-name", "my-site");
+    const drop = async (html: string) => {
+      const dataTransfer = await page.evaluateHandle((body) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([body], "index.html", { type: "text/html" }));
+        return dt;
+      }, html);
+      await page.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+      const link = page.getByTestId("deployed-url");
+      await link.waitFor();
+      return (await link.getAttribute("href"))!;
+    };
+    const first = await drop("<h1>version one</h1>");
+    const label = new URL(first).hostname.split(".")[0]!;
+    expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version one</h1>");
+    await page.reload();
+    await page.fill("#drop-name", "my-site");
+    const second = await drop("<h1>version two</h1>");
+    expect(second).toBe(first);
+    expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version two</h1>");
+    await page.reload();
+    await expect(page.getByTestId(`drop-${label}`).textContent()).resolves.toContain("my-site");
   });
 });
