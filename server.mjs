@@ -14,9 +14,15 @@ await app.prepare();
 
 const server = createServer((req, res) => {
   req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
-  // Next announces its internal rewrite target to the client; visitors of a drop need not see it.
   const setHeader = res.setHeader.bind(res);
-  res.setHeader = (name, value) => (String(name).toLowerCase() === "x-middleware-rewrite" ? res : setHeader(name, value));
+  res.setHeader = (name, value) => {
+    const lower = String(name).toLowerCase();
+    // Next announces its internal rewrite target to the client; visitors of a drop need not see it.
+    if (lower === "x-middleware-rewrite") return res;
+    // Next strips Content-Length from route responses; lib/serve passes it for HEAD and 206.
+    if (lower === "x-dropsite-content-length") return setHeader("Content-Length", value);
+    return setHeader(name, value);
+  };
   handle(req, res);
 });
 server.listen(port, bind, () => {

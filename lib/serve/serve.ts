@@ -17,6 +17,8 @@ export interface ServeRequest {
 export type VanityLookup = (ctx: AppContext, sub: string, name: string, paths: string[]) => Promise<ServableDrop | undefined>;
 
 const HTML_CACHE = "public, max-age=0, must-revalidate";
+/** Carries Content-Length past Next to server.mjs (see there). */
+export const LENGTH_HEADER = "x-dropsite-content-length";
 const ASSET_CACHE = "public, max-age=60";
 
 function page(status: number, title: string, text: string, extra: Record<string, string> = {}): Response {
@@ -120,6 +122,10 @@ export async function serveDrop(ctx: AppContext, action: HostAction, req: ServeR
     }
   }
   headers["Content-Length"] = String(range ? range.end - range.start + 1 : file.size);
+  // Next drops Content-Length from route responses; server.mjs restores it from this header
+  // where no compression can apply: HEAD and partial content (which must not be transformed).
+  if (req.method === "HEAD" || range) headers[LENGTH_HEADER] = headers["Content-Length"];
+  if (range) headers["Cache-Control"] += ", no-transform";
   if (req.method === "HEAD") return new Response(null, { status, headers });
   let body: ReadableStream<Uint8Array> | null;
   try {

@@ -74,13 +74,17 @@ describe("deploy and visit over HTTP", () => {
     expect(css.headers["x-middleware-rewrite"]).toBeUndefined();
     const etag = css.headers.etag as string;
     expect((await visit(slug, "/a.css", { "if-none-match": etag })).status).toBe(304);
-    const part = await visit(slug, "/a.css", { range: "bytes=0-1" });
+    const part = await visit(slug, "/a.css", { range: "bytes=0-1", "accept-encoding": "gzip" });
     expect(part.status).toBe(206);
     expect(part.text).toBe("b{");
+    expect(part.headers["content-length"]).toBe("2");
+    expect(part.headers["content-range"]).toBe("bytes 0-1/3");
     expect((await visit(slug, "/a.css", { range: "bytes=99-" })).status).toBe(416);
     const head = await visit(slug, "/", {}, "HEAD");
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
+    expect(head.headers["content-length"]).toBe(String("<h1>built</h1>".length));
+    expect(head.headers["x-dropsite-content-length"]).toBeUndefined();
     expect((await visit(slug, "/")).headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
     expect((await visit(slug, "/", {}, "POST")).status).toBe(405);
   });
