@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { loginProviders, sessionCaller } from "@/lib/auth/session";
+import { loginChoices, sessionCaller } from "@/lib/auth/session";
 import { Header } from "../_components/Header";
 import { LoginButtons } from "../_components/LoginButtons";
 
@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 export default async function Login() {
   if (await sessionCaller()) redirect("/dashboard");
-  const providers = loginProviders().map((p) => ({ id: p.id, name: p.name, type: p.type }));
+  const providers = loginChoices();
   return (
     <>
       <Header />

@@ -70,6 +70,20 @@ export function loginProviders(e: Env = env()): Provider[] {
   return providers;
 }
 
+export interface LoginChoice {
+  id: string;
+  name: string;
+  type: string;
+}
+
+/** What the login page offers. next-auth applies a provider's own options (id, name) at runtime. */
+export function loginChoices(e: Env = env()): LoginChoice[] {
+  return loginProviders(e).map((p) => {
+    const own = (p as { options?: { id?: string; name?: string } }).options;
+    return { id: own?.id ?? p.id, name: own?.name ?? p.name, type: p.type };
+  });
+}
+
 function issuerOf(provider: string, e: Env): string {
   if (provider === "google") return GOOGLE_ISSUER;
   if (provider === "oidc" && e.OIDC_ISSUER) return e.OIDC_ISSUER;

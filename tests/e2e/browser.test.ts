@@ -230,3 +230,27 @@ describe("an account in the browser", () => {
     await expect(page.getByTestId(`drop-${label}`).textContent()).resolves.toContain("my-site");
   });
 });
+
+describe("the embedded default: no identity provider configured, on localhost", () => {
+  it("offers a clearly labelled local-developer login that reaches the dashboard", async () => {
+    const bare = await startApp();
+    const ctx = await browser.newContext();
+    try {
+      const p = await ctx.newPage();
+      await p.goto(`${bare.baseUrl}/login`);
+      await expect(p.getByRole("heading", { name: "Local developer login" }).count()).resolves.toBe(1);
+      await p.fill("#dev-email", "dev@example.test");
+      await p.getByRole("button", { name: "Sign in as this developer" }).click();
+      await p.waitForURL(`${bare.baseUrl}/dashboard`);
+      await expect(p.getByText("dev@example.test").count()).resolves.toBeGreaterThan(0);
+      // Billing is not configured here: the dashboard says so with the service's hint.
+      await p.getByRole("button", { name: "Upgrade to Pro" }).click();
+      const alert = p.locator(".error[role=alert]");
+      await alert.waitFor();
+      await expect(alert.textContent()).resolves.toContain("upstream_unavailable");
+    } finally {
+      await ctx.close();
+      await bare.stop();
+    }
+  });
+});
