@@ -1,6 +1,9 @@
 // npm run bench – measures the hot paths on this machine and prints a Markdown table.
 // Not a test: numbers vary by machine; results are recorded in docs/benchmarks.md.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { Agent, request } from "node:http";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { zipSync } from "fflate";
@@ -19,6 +22,69 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
   const start = performance.now();
   const value = await fn();
   return { ms: performance.now() - start, value };
+}
+
+function get(agent: Agent, port: number, host: string, pathname: string, method = "GET", body?: string, type?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: pathname, method, agent, headers: { host, ...(type ? { "content-type": type } : {}) } }, (res) => {
+      let data = "";
+      res.on("data", (c) => (data += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data }));
+    });
+    req.on("error", reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+// The built app over loopback HTTP (server.mjs → proxy.ts → serve route), 16 requests in flight.
+async function httpBench(): Promise<[string, string][]> {
+  const dir = await mkdtemp(path.join(tmpdir(), "dropsite-bench-http-"));
+  const port = 3000 + Math.floor(Math.random() * 2000) + 3000;
+  const proc = spawn(process.execPath, ["server.mjs"], {
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, BASE_URL: `http://localhost:${port}`, SERVE_DOMAIN: `localhost:${port}`, RATE_LIMIT_DEPLOYS_PER_MINUTE: "100000" },
+    stdio: "ignore",
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const app = `localhost:${port}`;
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await get(agent, port, app, "/limits")).status === 200) break;
+      } catch {
+        if (i > 120) throw new Error("app did not start");
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    const deployed = await get(agent, port, app, "/deploy", "POST", "<h1>bench</h1>", "text/html");
+    const slug = (JSON.parse(deployed.body) as { slug: string }).slug;
+    const host = `${slug}.localhost:${port}`;
+    const total = 3000;
+    let sent = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (sent < total) {
+          sent++;
+          const r = await get(agent, port, host, "/");
+          if (r.status !== 200) throw new Error(`status ${r.status}`);
+        }
+      }),
+    );
+    const serveRate = Math.round((total / (performance.now() - start)) * 1000);
+    const deploys = 100;
+    const t0 = performance.now();
+    for (let i = 0; i < deploys; i++) await get(agent, port, app, "/deploy", "POST", `<h1>${i}</h1>`, "text/html");
+    return [
+      ["serve over HTTP (built app, 16 in flight)", `${serveRate} req/s`],
+      ["POST /deploy over HTTP, small HTML, sequential", `${((performance.now() - t0) / deploys).toFixed(1)} ms each`],
+    ];
+  } finally {
+    agent.destroy();
+    proc.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function main() {
@@ -78,6 +144,8 @@ async function main() {
 
   await ctx.dbHandle.close();
   await rm(dir, { recursive: true, force: true });
+  if (existsSync(".next/BUILD_ID")) rows.push(...(await httpBench()));
+  else rows.push(["HTTP through the built app", "skipped: run `npm run build` first"]);
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}\n`);
   console.log("| measurement | result |\n|---|---|");
   for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);

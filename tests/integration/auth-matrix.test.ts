@@ -76,6 +76,7 @@ const badCredentials: [string, Cred][] = [
   ["a key of the wrong length", async () => `sp_${"A".repeat(40)}`],
   ["a revoked key", async () => f.revokedKey],
   ["an expired ID token", async () => oidc.mintIdToken({ sub: "owner", iat: new Date(t.clock.now - 7200_000), expiresIn: 3600 })],
+  ["an ID token issued more than an hour ago, though not yet expired", async () => oidc.mintIdToken({ sub: "owner", iat: new Date(t.clock.now - 90 * 60_000), expiresIn: 3 * 3600 })],
   ["an ID token for another audience", async () => oidc.mintIdToken({ sub: "owner", aud: "someone-else", iat: iat() })],
   ["an ID token from another issuer", async () => oidc.mintIdToken({ sub: "owner", iss: "http://evil.test", iat: iat() })],
   ["an alg:none token", async () => oidc.unsignedToken(claims())],
