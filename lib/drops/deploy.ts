@@ -84,7 +84,8 @@ function lifetimes(now: Date, ttl: number | null, anonymous: boolean): { expires
   return { expiresAt, purgeAt };
 }
 
-async function checkDropQuota(ctx: AppContext, caller: Caller): Promise<void> {
+/** Refuses a new drop (deployed or claimed) past the plan's maximum drops per account. */
+export async function checkDropQuota(ctx: AppContext, caller: Pick<Caller, "account">): Promise<void> {
   if (!caller.account) return;
   const tier = tierOf(caller);
   const max = limits[tier].maxDrops;

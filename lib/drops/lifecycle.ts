@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
@@ -11,6 +12,15 @@ export interface CleanupResult {
 }
 
 export async function runCleanup(ctx: AppContext, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<CleanupResult> {
+  try {
+    return await purgeDue(ctx, opts);
+  } catch (err) {
+    // A store that is down leaves the rest for the next run; nothing is half-purged.
+    throw upstreamUnavailable("database or file storage", err);
+  }
+}
+
+async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?: number }): Promise<CleanupResult> {
   const batchSize = opts.batchSize ?? 100;
   const maxBatches = opts.maxBatches ?? 50;
   const slugs: string[] = [];

@@ -6,6 +6,7 @@ import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
 import { claimDropRow, deleteDropRow, findDropBySlug, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
+import { checkDropQuota } from "./deploy";
 import { claimBodySchema, listQuerySchema, type Drop, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
@@ -82,8 +83,8 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, body: z.in
   if (drop.purgeAt && drop.purgeAt.getTime() <= now) {
     throw new ApiError("gone", "The claim window of this drop has closed.", { docs: "claiming" });
   }
-  const tierLimits = limits[account.plan];
-  const ttl = tierLimits.ttlDefaultSeconds;
+  await checkDropQuota(ctx, { account });
+  const ttl = limits[account.plan].ttlDefaultSeconds;
   const expiresAt = ttl === null ? null : new Date(now + ttl * 1000);
   const claimed = await claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }).catch((err) => {
     throw upstreamUnavailable("database", err);

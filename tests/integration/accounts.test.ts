@@ -231,6 +231,18 @@ describe("claiming and the drop lifecycle", () => {
     expect((await visit(d.slug)).headers.get("x-robots-tag")).toBeNull();
   });
 
+  it("free accounts keep at most 100 drops: the 101st deploy or claim answers 402 with upgrade_url", async () => {
+    const { apiKey } = await accountWithKey(t.ctx);
+    for (let i = 0; i < 100; i++) expect((await deployJson({ "index.html": `${i}` }, "", bearer(apiKey))).status).toBe(200);
+    const over = await err(await deployJson({ "index.html": "x" }, "", bearer(apiKey)), 402, "subscription_required");
+    expect(over.upgrade_url).toBeTruthy();
+    const d = await anonymousDrop();
+    await err(await claim(d.slug, d.claim_token, apiKey), 402, "subscription_required");
+    // The refused claim left the token usable.
+    const other = await accountWithKey(t.ctx);
+    expect((await claim(d.slug, d.claim_token, other.apiKey)).status).toBe(200);
+  }, 120_000);
+
   it("two parallel claims with one token: exactly one wins", async () => {
     const a = await accountWithKey(t.ctx);
     const b = await accountWithKey(t.ctx);
