@@ -14,7 +14,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Suites start servers (PostgreSQL, Redis, the built app); keep CPU use sane on 2 cores.
     maxWorkers: 2,
-    globalSetup: ["tests/support/global-setup.ts"],
+    reporters: ["default", "./tests/support/summary-reporter.ts"],
     projects: [
       { extends: true, test: { name: "embedded", include: ["tests/**/*.test.ts"] } },
       { extends: true, test: { name: "hosted", include: hostedSuites, env: { TEST_STACK: "hosted" } } },
