@@ -229,6 +229,29 @@ describe("an account in the browser", () => {
     await page.reload();
     await expect(page.getByTestId(`drop-${label}`).textContent()).resolves.toContain("my-site");
   });
+
+  it("on Team, claims a vanity subdomain that serves the named drop", async () => {
+    const session = stripe.requestsTo("/v1/checkout/sessions", "POST")[0]!;
+    const form = session.body as Record<string, unknown>;
+    const team = stripe.putSubscription({ customer: String(form.customer), price: "price_team_test", metadata: { accountId: String(form.client_reference_id) } });
+    const created = Math.floor(Date.now() / 1000) + 5;
+    const payload = JSON.stringify({ id: `evt_browser_team_${created}`, object: "event", created, type: "customer.subscription.updated", data: { object: team } });
+    const hook = await api("/billing/webhook", {
+      method: "POST",
+      body: payload,
+      headers: { "content-type": "application/json", "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_browser_test" }) },
+    });
+    expect(hook.status).toBe(200);
+    await page.goto(`${app.baseUrl}/dashboard`);
+    await expect(page.getByTestId("plan").textContent()).resolves.toBe("team");
+    await page.fill("#vanity-sub", "alice-co");
+    await page.getByRole("button", { name: "Claim" }).click();
+    await page.getByText("Your subdomain:").waitFor();
+    const res = await app.request(`alice-co--my-site.localhost:${app.port}`, "/");
+    expect(res.status).toBe(200);
+    expect(res.text).toBe("<h1>version two</h1>");
+    expect((await app.request(`alice-co--nope.localhost:${app.port}`, "/")).status).toBe(404);
+  });
 });
 
 describe("the embedded default: no identity provider configured, on localhost", () => {
