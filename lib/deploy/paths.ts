@@ -6,6 +6,9 @@ const MAX_PATH = 1024;
 const MAX_SEGMENT = 255;
 // Segments that reach object prototypes when used as keys.
 const PROTO_KEYS = new Set(["__proto__", "prototype", "constructor"]);
+// A UTF-16 surrogate without its partner (possible in JSON strings): it has no UTF-8 form, so
+// two such paths would collapse into one stored name.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function bad(message: string, hint?: string): ApiError {
   return new ApiError("invalid_request", message, {
@@ -21,6 +24,7 @@ export function normalizePath(raw: string): string {
   if (raw.length > MAX_PATH) throw bad(`File path longer than ${MAX_PATH} characters: ${shown}.`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw bad(`File path contains a control character: ${shown}.`);
+  if (LONE_SURROGATE.test(raw)) throw bad(`File path is not valid Unicode (lone surrogate): ${shown}.`);
   if (raw.includes("\\")) throw bad(`File path contains a backslash: ${shown}.`, "Use forward slashes (/) between folders.");
   if (raw.startsWith("/") || /^[a-zA-Z]:/.test(raw)) throw bad(`Absolute file path: ${shown}.`);
   const segments = raw.split("/");
@@ -42,13 +46,23 @@ export interface InputFile {
   bytes: Uint8Array;
 }
 
-/** Normalises every path and refuses duplicates after normalisation. */
+/**
+ * Normalises every path and refuses duplicates after normalisation, and a path that is also a
+ * folder of another path in the same request (`a` and `a/b`): a file tree cannot hold both.
+ */
 export function normalizeFiles(files: readonly InputFile[]): InputFile[] {
   const seen = new Set<string>();
-  return files.map((f) => {
+  const out = files.map((f) => {
     const path = normalizePath(f.path);
     if (seen.has(path)) throw bad(`Duplicate file path after normalisation: ${JSON.stringify(path)}.`);
     seen.add(path);
     return { path, bytes: f.bytes };
   });
+  for (const { path } of out) {
+    for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+      const folder = path.slice(0, i);
+      if (seen.has(folder)) throw bad(`${JSON.stringify(folder)} is both a file and a folder of ${JSON.stringify(path)}.`, "Rename the file or the folder.");
+    }
+  }
+  return out;
 }

@@ -63,11 +63,17 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: str
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
+  let deleted: boolean;
   try {
-    await deleteDropRow(ctx.db, drop.id);
+    deleted = await deleteDropRow(ctx.db, drop.id);
   } catch (err) {
     throw upstreamUnavailable("database", err);
   }
+  // A parallel delete of the same drop removed the row first: only one request deletes it.
+  if (!deleted) throw new ApiError("not_found", `No drop ${slug} in this account.`);
+  // An append or named redeploy that committed between the purge and the row delete wrote a
+  // batch no row points at any more: purge once more (best effort; the drop is gone either way).
+  await ctx.storage.deletePrefix(`${drop.id}/`).catch((err) => console.error("[drops] could not purge the bytes of a deleted drop", drop.id, err));
   return { deleted: drop.slug };
 }
 
