@@ -205,6 +205,8 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
                         start(async () => {
                           const r = await revokeKeyAction(k.keyId);
                           setFailure(r.ok ? null : r);
+                          // The one-time secret of a key just revoked is no use to anyone.
+                          if (r.ok && secret?.startsWith(k.prefix)) setSecret(null);
                           router.refresh();
                         })
                       }

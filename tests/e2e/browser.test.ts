@@ -166,6 +166,7 @@ describe("an account in the browser", () => {
     expect((await ok.json()).total).toBe(2);
     await page.getByRole("button", { name: `Revoke key ${apiKey.slice(0, 10)}` }).click();
     await page.getByTestId(`key-${apiKey.slice(0, 10)}`).waitFor({ state: "detached" });
+    await expect(page.getByTestId("new-key").count()).resolves.toBe(0);
     const after = await api("/drops", { headers: { authorization: `Bearer ${apiKey}` } });
     expect(after.status).toBe(401);
     expect((await after.json()).code).toBe("auth_required");
