@@ -27,7 +27,9 @@ export function normalizePath(raw: string): string {
   if (LONE_SURROGATE.test(raw)) throw bad(`File path is not valid Unicode (lone surrogate): ${shown}.`);
   if (raw.includes("\\")) throw bad(`File path contains a backslash: ${shown}.`, "Use forward slashes (/) between folders.");
   if (raw.startsWith("/") || /^[a-zA-Z]:/.test(raw)) throw bad(`Absolute file path: ${shown}.`);
-  const segments = raw.split("/");
+  // One spelling per name: NFC, the form browsers send. NFD and NFC spellings of one name are
+  // the same file (and duplicates, if both are given).
+  const segments = raw.normalize("NFC").split("/");
   const out: string[] = [];
   for (const seg of segments) {
     if (seg === "") throw bad(`File path has an empty segment: ${shown}.`);

@@ -44,7 +44,7 @@ export function dropPath(pathname: string): string | null {
   for (const raw of pathname.split("/")) {
     let seg: string;
     try {
-      seg = decodeURIComponent(raw);
+      seg = decodeURIComponent(raw).normalize("NFC");
     } catch {
       return null;
     }

@@ -158,6 +158,7 @@ describe("bad bodies change nothing", () => {
     ["empty segment", () => deploy(JSON.stringify({ files: { "a//b.html": "x" } }), "application/json"), 400, "invalid_request"],
     ["trailing slash", () => deploy(JSON.stringify({ files: { "a/": "x" } }), "application/json"), 400, "invalid_request"],
     ["duplicate after normalisation", () => deploy(JSON.stringify({ files: { "a.html": "x", "./a.html": "y" } }), "application/json"), 400, "invalid_request"],
+    ["NFC and NFD spellings of one name", () => deploy(JSON.stringify({ files: { "caf\u00e9.html": "x", "cafe\u0301.html": "y" } }), "application/json"), 400, "invalid_request"],
     ["__proto__ key", () => deploy('{"files":{"__proto__":"x","index.html":"y"}}', "application/json"), 400, "invalid_request"],
     ["__proto__ segment", () => deploy(JSON.stringify({ files: { "__proto__/polluted": "x" } }), "application/json"), 400, "invalid_request"],
     ["invalid base64", () => deploy(JSON.stringify({ files: { "a.bin": { encoding: "base64", content: "@@@@" } } }), "application/json"), 400, "invalid_request"],

@@ -35,6 +35,7 @@ beforeAll(async () => {
     "data.json": '{"a":1}',
     "_next/static/chunk.js": "chunk",
     "api/hello": "drop api file",
+    "caf\u00e9.html": "coffee",
     "clip.mp4": { encoding: "base64", content: Buffer.from(video).toString("base64") },
   });
   bare = await deployFiles({ "index.html": "<p>bare</p>" });
@@ -53,6 +54,8 @@ describe("which file answers a path", () => {
     ["/docs", "<h1>docs</h1>"],
     ["/_next/static/chunk.js", "chunk"],
     ["/api/hello", "drop api file"],
+    ["/caf%C3%A9.html", "coffee"],
+    ["/cafe%CC%81", "coffee"],
   ])("%s", async (path, expected) => {
     const res = await get(slug, path);
     expect(res.status).toBe(200);

@@ -29,6 +29,8 @@ describe("request paths", () => {
     ["/about", "about"],
     ["/docs/", "docs/"],
     ["/a%20b.html", "a b.html"],
+    ["/cafe%CC%81.html", "caf\u00e9.html"],
+    ["/cafe%CC%81.html", "caf\u00e9.html"],
     ["//a///b", "a/b"],
     ["/a/./b", "a/b"],
     ["/a/../b", null],
@@ -51,6 +53,7 @@ describe("normalizePath", () => {
     ["./a/b.css", "a/b.css"],
     ["a/./b.css", "a/b.css"],
     ["ünïcode/файл.txt", "ünïcode/файл.txt"],
+    ["cafe\u0301.html", "caf\u00e9.html"],
   ])("accepts %s as %s", (raw, expected) => {
     expect(normalizePath(raw)).toBe(expected);
   });
