@@ -22,7 +22,13 @@ export function proxy(req: NextRequest): NextResponse {
   if (pathname === SERVE_PREFIX || pathname.startsWith(`${SERVE_PREFIX}/`)) {
     return NextResponse.json({ error: "Not found.", code: "not_found" }, { status: 404 });
   }
-  return NextResponse.next();
+  const res = NextResponse.next();
+  // The app's own pages (dashboard with delete buttons and keys) are never framed by other sites.
+  res.headers.set("X-Frame-Options", "DENY");
+  res.headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+  res.headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  res.headers.set("X-Content-Type-Options", "nosniff");
+  return res;
 }
 
 export const config = { matcher: "/:path*" };

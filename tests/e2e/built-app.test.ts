@@ -89,6 +89,14 @@ describe("deploy and visit over HTTP", () => {
     expect((await visit(slug, "/", {}, "POST")).status).toBe(405);
   });
 
+  it("the app's pages refuse to be framed; drops do not carry that restriction", async () => {
+    const home = await app.request(appHost, "/");
+    expect(home.headers["x-frame-options"]).toBe("DENY");
+    expect(home.headers["content-security-policy"]).toBe("frame-ancestors 'none'");
+    const drop = await visit(slug, "/");
+    expect(drop.headers["x-frame-options"]).toBeUndefined();
+  });
+
   it("the internal serve path does not exist on the app host", async () => {
     const res = await app.request(appHost, `/serve-drop/`);
     expect(res.status).toBe(404);
