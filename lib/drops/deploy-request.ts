@@ -5,7 +5,8 @@ import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
 import { enforceLimit } from "../ratelimit/guard";
 import { isPaid, limits } from "../plans";
 import { NAME_PATTERN, type AppendResponse, type DeployResponse } from "../schemas";
-import { fileCapError, readDeployFiles } from "../deploy/body";
+import { bodyForm, fileCapError, readDeployFiles } from "../deploy/body";
+import { zipSlots } from "../deploy/slots";
 import type { InputFile } from "../deploy/paths";
 import { appendToDrop, createDrop, tierOf } from "./deploy";
 import { resolveTtl } from "./ttl";
@@ -61,8 +62,12 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
   const opts = { ttl: query.get("ttl"), name: query.get("name") };
   checkDeployOptions(caller, opts);
   const tier = tierOf(caller);
-  const files = await readDeployFiles(req, limits[tier], isPaid(tier));
-  return deployFiles(ctx, caller, opts, files);
+  return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier))));
+}
+
+/** Runs the body-reading part of a deploy; zip bodies take one of the process's zip slots. */
+export function withBodySlot<T>(req: Request, task: () => Promise<T>): Promise<T> {
+  return bodyForm(req.headers.get("content-type")) === "zip" ? zipSlots.run(task) : task();
 }
 
 // POST /deploy/{slug}: subscribers append files to a drop they own.
@@ -71,6 +76,5 @@ export async function appendFromRequest(ctx: AppContext, req: Request, slug: str
   await guardAccountRoute(ctx, caller);
   const tier = tierOf(caller);
   if (!isPaid(tier)) throw subscriptionRequired("Appends");
-  const files = await readDeployFiles(req, limits[tier], true);
-  return appendToDrop(ctx, caller, slug, files);
+  return withBodySlot(req, async () => appendToDrop(ctx, caller, slug, await readDeployFiles(req, limits[tier], true)));
 }

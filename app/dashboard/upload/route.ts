@@ -2,7 +2,7 @@ import { getContext } from "@/lib/context";
 import { ApiError, authRequired } from "@/lib/errors";
 import { json, routes } from "@/lib/http";
 import { sessionCaller } from "@/lib/auth/session";
-import { checkDeployOptions, deployFiles, guardDeployRate } from "@/lib/drops/deploy-request";
+import { checkDeployOptions, deployFiles, guardDeployRate, withBodySlot } from "@/lib/drops/deploy-request";
 import { readDeployFiles } from "@/lib/deploy/body";
 import { isPaid, limits } from "@/lib/plans";
 
@@ -23,7 +23,6 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
     const opts = { ttl: query.get("ttl"), name: query.get("name") };
     checkDeployOptions(caller, opts);
     const tier = caller.account.plan;
-    const files = await readDeployFiles(req, limits[tier], isPaid(tier));
-    return json(await deployFiles(ctx, caller, opts, files));
+    return json(await withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)))));
   },
 });
