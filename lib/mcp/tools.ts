@@ -4,11 +4,11 @@ import { ApiError, authRequired, toApiError } from "../errors";
 import { optionalCaller, type Caller } from "../auth/caller";
 import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
-import { normalizeFiles } from "../deploy/paths";
+import { normalizeFiles, type InputFile } from "../deploy/paths";
 import { deployFiles, guardDeployRate } from "../drops/deploy-request";
 import { tierOf } from "../drops/deploy";
 import { deleteDrop, describeLimits, listDrops } from "../drops/manage";
-import { isPaid, limits } from "../plans";
+import { isPaid, limits, type Tier } from "../plans";
 import {
   deleteDropArgsSchema,
   deleteDropResponseSchema,
@@ -72,6 +72,14 @@ async function accountCaller(call: ToolCall) {
 
 const deployOpts = (args: { name?: string; ttl?: number }) => ({ ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
 
+/** Both deploy tools: the deploy rate guard, the caller, the tool's own files, then the REST deploy path. */
+async function runDeploy(args: { name?: string; ttl?: number }, call: ToolCall, filesFor: (tier: Tier) => InputFile[]) {
+  await guardDeployRate(call.ctx, call.req);
+  const c = await caller(call);
+  const d = await deployFiles(call.ctx, c, deployOpts(args), normalizeFiles(filesFor(tierOf(c))));
+  return { structured: d, text: deployText(call.ctx, d) };
+}
+
 const DEPLOY_COMMON =
   "Without an API key the drop is anonymous: it lives 30 days and the result carries a claim_token the user needs to keep it. " +
   "With a key (Authorization: Bearer sp_…) it belongs to that account. ttl (seconds, minimum 60) shortens or extends the lifetime within the plan's limits; " +
@@ -86,17 +94,14 @@ export const tools = [
     output: deployResponseSchema,
     // Publishes to the public web; with name it replaces an existing drop's content.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    async run(args, call) {
-      await guardDeployRate(call.ctx, call.req);
-      const c = await caller(call);
-      const tier = tierOf(c);
-      const bytes = new TextEncoder().encode(args.html);
-      if (bytes.byteLength > limits[tier].bodyBytes) {
-        throw tooLargeError(`The html is ${bytes.byteLength} bytes; pages are limited to ${Math.round(limits[tier].bodyBytes / 1048576)} MB.`, isPaid(tier));
-      }
-      const d = await deployFiles(call.ctx, c, deployOpts(args), normalizeFiles([{ path: "index.html", bytes }]));
-      return { structured: d, text: deployText(call.ctx, d) };
-    },
+    run: (args, call) =>
+      runDeploy(args, call, (tier) => {
+        const bytes = new TextEncoder().encode(args.html);
+        if (bytes.byteLength > limits[tier].bodyBytes) {
+          throw tooLargeError(`The html is ${bytes.byteLength} bytes; pages are limited to ${Math.round(limits[tier].bodyBytes / 1048576)} MB.`, isPaid(tier));
+        }
+        return [{ path: "index.html", bytes }];
+      }),
   }),
   tool({
     name: "deploy_files",
@@ -107,15 +112,8 @@ export const tools = [
     input: deployFilesArgsSchema,
     output: deployResponseSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    async run(args, call) {
-      await guardDeployRate(call.ctx, call.req);
-      const c = await caller(call);
-      const tier = tierOf(c);
-      // The raw map, not zod's copy: a "__proto__" path must be refused, not silently dropped.
-      const files = normalizeFiles(decodeFilesMap(call.raw.files, limits[tier], isPaid(tier)));
-      const d = await deployFiles(call.ctx, c, deployOpts(args), files);
-      return { structured: d, text: deployText(call.ctx, d) };
-    },
+    // The raw map, not zod's copy: a "__proto__" path must be refused, not silently dropped.
+    run: (args, call) => runDeploy(args, call, (tier) => decodeFilesMap(call.raw.files, limits[tier], isPaid(tier))),
   }),
   tool({
     name: "list_drops",
