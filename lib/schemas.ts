@@ -3,8 +3,9 @@ import { z } from "zod";
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
-export const NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,40}$/;
-export const VANITY_PATTERN = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
+import { NAME_PATTERN, VANITY_PATTERN } from "./patterns";
+
+export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
 
 export const fileValueSchema = z.union([
@@ -24,11 +25,6 @@ export type FilesBody = z.infer<typeof filesBodySchema>;
 
 export const ttlSchema = z.int().min(60).describe("Lifetime in seconds (minimum 60).");
 export const nameSchema = z.string().regex(NAME_PATTERN).describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
-
-export const deployQuerySchema = z.object({
-  ttl: z.string().optional(),
-  name: z.string().optional(),
-});
 
 const isoDate = z.iso.datetime({ offset: true });
 

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
+import { NAME_PATTERN } from "@/lib/patterns";
 import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
 import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
 
@@ -309,13 +310,13 @@ export function PlanPanel({ plan, activeSubscription, portalAvailable, currentPe
 
 export function NamedDeploy() {
   const [name, setName] = useState("");
-  const valid = /^[a-z0-9][a-z0-9-]{0,40}$/.test(name);
+  const valid = NAME_PATTERN.test(name);
   return (
     <>
       <p>
         <label htmlFor="drop-name">Drop name</label>
         <br />
-        <input id="drop-name" type="text" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} placeholder="my-site" pattern="[a-z0-9][a-z0-9-]{0,40}" />
+        <input id="drop-name" type="text" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} placeholder="my-site" pattern={NAME_PATTERN.source.slice(1, -1)} />
       </p>
       {valid ? <DropZone endpoint="/dashboard/upload" name={name} /> : <p className="muted">Lowercase letters, digits and hyphens, up to 41 characters. Redeploying a name replaces its content and keeps its URL.</p>}
     </>

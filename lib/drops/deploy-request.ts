@@ -39,7 +39,7 @@ export function checkDeployOptions(caller: Caller, opts: DeployOptions): { ttl: 
   if (opts.name === null) return { ttl };
   if (!caller.account) throw authRequired();
   if (!NAME_PATTERN.test(opts.name)) {
-    throw new ApiError("invalid_name", "name must match ^[a-z0-9][a-z0-9-]{0,40}$ (lowercase letters, digits, hyphens; up to 41).", { docs: "named-drops" });
+    throw new ApiError("invalid_name", `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41).`, { docs: "named-drops" });
   }
   if (!paid) throw subscriptionRequired("Named drops");
   return { ttl, name: opts.name };

@@ -1,3 +1,5 @@
+import { NAME_PATTERN, VANITY_PATTERN } from "../patterns";
+
 // Host → action, as a pure function: the proxy and the serve route both call it.
 
 export type HostAction =
@@ -17,8 +19,6 @@ export interface HostConfig {
 export const RESERVED_LABELS = new Set(["www", "api", "app", "admin", "dashboard", "mail", "static", "assets", "cdn", "docs", "status", "blog"]);
 
 const SLUG_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const VANITY_SUB = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
-const DROP_NAME = /^[a-z0-9][a-z0-9-]{0,40}$/;
 
 export function normalizeHost(host: string | null | undefined): string {
   return (host ?? "").trim().toLowerCase().replace(/\.(?=:|$)/, "");
@@ -45,7 +45,7 @@ export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig)
   if (dd >= 0) {
     const sub = label.slice(0, dd);
     const name = label.slice(dd + 2);
-    if (VANITY_SUB.test(sub) && !sub.includes("--") && DROP_NAME.test(name) && !RESERVED_LABELS.has(sub)) {
+    if (VANITY_PATTERN.test(sub) && !sub.includes("--") && NAME_PATTERN.test(name) && !RESERVED_LABELS.has(sub)) {
       return { kind: "vanity", sub, name, reason: "vanity host" };
     }
     return { kind: "invalid-drop-host", reason: "malformed vanity host" };

@@ -77,3 +77,12 @@ describe("stripSingleRoot", () => {
     expect(stripSingleRoot([f("a/index.html"), f("b/a.css")]).map((x) => x.path)).toEqual(["a/index.html", "b/a.css"]);
   });
 });
+
+describe("GET /drops paging", () => {
+  it("defaults to limit 100, offset 0, and keeps given bounds", async () => {
+    const { parseListQuery } = await import("@/lib/drops/manage");
+    expect(parseListQuery(new URLSearchParams())).toEqual({ limit: 100, offset: 0 });
+    expect(parseListQuery(new URLSearchParams("limit=500&offset=7"))).toEqual({ limit: 500, offset: 7 });
+    expect(parseListQuery(new URLSearchParams("limit=1"))).toEqual({ limit: 1, offset: 0 });
+  });
+});

@@ -1,0 +1,7 @@
+// Name patterns of the contract, with no dependencies, so the proxy, the schemas and the
+// browser's form checks share one definition.
+
+/** Named drop alias: ^[a-z0-9][a-z0-9-]{0,40}$ (up to 41 characters). */
+export const NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,40}$/;
+/** Vanity sub: 3 to 20 characters (double hyphens are refused separately). */
+export const VANITY_PATTERN = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
