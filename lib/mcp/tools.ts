@@ -1,3 +1,4 @@
+import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppContext } from "../context";
 import { ApiError, authRequired, toApiError } from "../errors";
@@ -181,16 +182,16 @@ function singleTypes(node: unknown): unknown {
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") => singleTypes(z.toJSONSchema(schema, { target: "draft-2020-12", io })) as Record<string, unknown>;
 
-let descriptors: Record<string, unknown>[] | undefined;
+let descriptors: Tool[] | undefined;
 
 /** The tool descriptors of tools/list (the same in both eras), generated once. */
-export function toolDescriptors(): Record<string, unknown>[] {
+export function toolDescriptors(): Tool[] {
   descriptors ??= tools.map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: jsonSchema(t.input, "input"),
-    outputSchema: jsonSchema(t.output, "output"),
+    inputSchema: jsonSchema(t.input, "input") as Tool["inputSchema"],
+    outputSchema: jsonSchema(t.output, "output") as Tool["outputSchema"],
     annotations: { title: t.title, ...t.annotations },
   }));
   return descriptors;
@@ -212,12 +213,21 @@ function argumentError(error: z.ZodError): ApiError {
 }
 
 export interface ToolResult {
+  [key: string]: unknown;
   content: { type: "text"; text: string }[];
-  structuredContent: Record<string, unknown>;
+  structuredContent?: Record<string, unknown>;
   isError: boolean;
+  _meta?: Record<string, unknown>;
 }
 
-/** Renders a failed tool run: the envelope as structuredContent, and text an agent can relay. */
+/** Where a failed result carries the error envelope for programs (clients do not validate _meta). */
+export const ERROR_META_KEY = "dev.dropsite/error";
+
+/**
+ * Renders a failed tool run: text an agent can relay (code, error, hint, URLs) and the envelope
+ * under _meta. No structuredContent: SDK 1.x clients validate it against the tool's
+ * outputSchema even on isError results, and throw when it does not match.
+ */
 export function toolError(err: unknown): ToolResult {
   const e = toApiError(err);
   const env = e.envelope();
@@ -227,7 +237,7 @@ export function toolError(err: unknown): ToolResult {
   if (retry) lines.push(`Retry after ${retry} seconds.`);
   if (env.upgrade_url) lines.push(`Upgrade: ${env.upgrade_url}`);
   if (env.docs_url) lines.push(`Docs: ${env.docs_url}`);
-  return { content: [{ type: "text", text: lines.join("\n") }], structuredContent: { ...env }, isError: true };
+  return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }
 
 /** Runs a known tool; every failure becomes an isError result. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import * as mcpRoute from "@/app/mcp/route";
+import { MCP_BODY_CAP } from "@/lib/mcp/server";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
@@ -50,9 +51,22 @@ interface CallResult {
   content: { type: string; text?: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallResult;
 const text = (r: CallResult) => r.content.map((c) => c.text ?? "").join("\n");
+/**
+ * The envelope of a failed call, as an agent reads it: the text names the code and the hint;
+ * _meta carries the same envelope for programs; no structuredContent (SDK 1.x would refuse it).
+ */
+function failure(r: CallResult): Record<string, unknown> {
+  expect(r.isError).toBe(true);
+  expect(r.structuredContent).toBeUndefined();
+  const env = r._meta?.["dev.dropsite/error"] as Record<string, unknown>;
+  expect(text(r)).toContain(`Error (${String(env.code)}): ${String(env.error)}`);
+  if (env.hint) expect(text(r)).toContain(`Hint: ${String(env.hint)}`);
+  return env;
+}
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
 
 const TOOL_NAMES = ["deploy_html", "deploy_files", "list_drops", "delete_drop", "get_limits"];
@@ -131,7 +145,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     for (const [name, args] of [["list_drops", {}], ["delete_drop", { slug: "whatever" }]] as const) {
       const r = await call(client, name, args);
       expect(r.isError, name).toBe(true);
-      expect(r.structuredContent).toMatchObject({ code: "auth_required", docs_url: `${TEST_BASE_URL}/docs#authentication` });
+      expect(failure(r)).toMatchObject({ code: "auth_required", docs_url: `${TEST_BASE_URL}/docs#authentication` });
       expect(text(r)).toContain("Hint: Send Authorization: Bearer");
     }
     await client.close();
@@ -172,7 +186,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     expect((await visit(otherSlug)).status).toBe(404);
     const again = await call(client, "delete_drop", { slug: otherSlug });
     expect(again.isError).toBe(true);
-    expect(again.structuredContent).toMatchObject({ code: "not_found" });
+    expect(failure(again)).toMatchObject({ code: "not_found" });
     await client.close();
   });
 
@@ -180,7 +194,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const client = await connect(mode, { credential: `sp_${"x".repeat(43)}` });
     const r = await call(client, "deploy_html", { html: "<p>x</p>" });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ code: "auth_required" });
+    expect(failure(r)).toMatchObject({ code: "auth_required" });
     await client.close();
   });
 
@@ -189,29 +203,29 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const client = await connect(mode, { credential: apiKey });
     const gated = await call(client, "deploy_html", { html: "<p>x</p>", name: "mine" });
     expect(gated.isError).toBe(true);
-    expect(gated.structuredContent).toMatchObject({ code: "subscription_required", upgrade_url: expect.stringMatching(new RegExp(`^${TEST_BASE_URL}/`)) });
+    expect(failure(gated)).toMatchObject({ code: "subscription_required", upgrade_url: expect.stringMatching(new RegExp(`^${TEST_BASE_URL}/`)) });
     expect(text(gated)).toContain("Hint: Upgrade to a paid plan");
-    expect(text(gated)).toContain(`Upgrade: ${String(gated.structuredContent!.upgrade_url)}`);
+    expect(text(gated)).toContain(`Upgrade: ${String(failure(gated).upgrade_url)}`);
 
     const ttl = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 10 });
-    expect(ttl.structuredContent).toMatchObject({ code: "invalid_ttl" });
+    expect(failure(ttl)).toMatchObject({ code: "invalid_ttl" });
     const ttlMax = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 604_801 });
-    expect(ttlMax.structuredContent).toMatchObject({ code: "invalid_ttl" });
+    expect(failure(ttlMax)).toMatchObject({ code: "invalid_ttl" });
 
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
     const cap = await call(client, "deploy_files", { files: many });
-    expect(cap.structuredContent).toMatchObject({ code: "file_cap_exceeded", upgrade_url: gated.structuredContent!.upgrade_url });
+    expect(failure(cap)).toMatchObject({ code: "file_cap_exceeded", upgrade_url: failure(gated).upgrade_url });
 
     const badPath = await call(client, "deploy_files", { files: { "../evil.html": "x" } });
-    expect(badPath.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(badPath)).toMatchObject({ code: "invalid_request" });
     const badB64 = await call(client, "deploy_files", { files: { "a.bin": { encoding: "base64", content: "not base64!" } } });
-    expect(badB64.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(badB64)).toMatchObject({ code: "invalid_request" });
     const missing = await call(client, "deploy_html", {});
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(missing)).toMatchObject({ code: "invalid_request" });
     expect(text(missing)).toContain("html");
     const extra = await call(client, "get_limits", { verbose: true });
-    expect(extra.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(extra)).toMatchObject({ code: "invalid_request" });
     await client.close();
   });
 
@@ -226,7 +240,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     for (let i = 0; i < DEPLOYS_PER_MINUTE; i++) expect((await call(client, "deploy_html", { html: `<p>${i}</p>` })).isError).toBeFalsy();
     const limited = await call(client, "deploy_files", { files: { "index.html": "x" } });
     expect(limited.isError).toBe(true);
-    expect(limited.structuredContent).toMatchObject({ code: "rate_limited" });
+    expect(failure(limited)).toMatchObject({ code: "rate_limited" });
     expect(text(limited)).toContain("Retry after 60 seconds");
     // Reading tools are not deploys.
     expect((await call(client, "get_limits", {})).isError).toBeFalsy();
@@ -239,10 +253,12 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
 const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
 
 function modernHeaders(method: string, name?: string): Record<string, string> {
-  return { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) };
+  return { ...LEGACY_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) };
 }
 
-async function post(body: unknown, headers: Record<string, string> = { "content-type": "application/json" }) {
+const LEGACY_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+async function post(body: unknown, headers: Record<string, string> = LEGACY_HEADERS) {
   const res = await mcpRoute.POST(apiRequest("/mcp", { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) }), { params: Promise.resolve({}) });
   const raw = await res.text();
   return { status: res.status, headers: res.headers, raw, json: (raw ? JSON.parse(raw) : undefined) as { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } };
@@ -349,7 +365,8 @@ describe("modern era (2026-07-28) on the wire", () => {
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy_files","arguments":{"files":{"index.html":"x","__proto__":"y"}},"_meta":${JSON.stringify(ENVELOPE)}}}`;
     const r = await post(body, modernHeaders("tools/call", "deploy_files"));
     expect(r.status).toBe(200);
-    expect(r.json.result).toMatchObject({ isError: true, structuredContent: { code: "invalid_request" } });
+    expect(r.json.result).toMatchObject({ isError: true, _meta: { "dev.dropsite/error": { code: "invalid_request" } } });
+    expect(r.json.result).not.toHaveProperty("structuredContent");
   });
 });
 
@@ -358,6 +375,12 @@ describe("JSON-RPC framing (both eras)", () => {
     const r = await post("{not json", modernHeaders("tools/list"));
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } });
+  });
+
+  it("a body over the cap answers 413 before anything is parsed", async () => {
+    const big = JSON.stringify(modernRequest("tools/call", { name: "deploy_html", arguments: { html: "x".repeat(MCP_BODY_CAP) } }));
+    const r = await post(big, modernHeaders("tools/call", "deploy_html"));
+    expect(r.status).toBe(413);
   });
 
   it("a batch answers 400 -32600", async () => {
@@ -369,7 +392,6 @@ describe("JSON-RPC framing (both eras)", () => {
   it.each([
     ["no jsonrpc", { id: 1, method: "tools/list" }],
     ["a bad id", { jsonrpc: "2.0", id: { x: 1 }, method: "tools/list" }],
-    ["a posted response", { jsonrpc: "2.0", id: 1, result: {} }],
     ["params that are not an object", { jsonrpc: "2.0", id: 1, method: "tools/list", params: [1] }],
   ])("%s answers 400 -32600", async (_n, body) => {
     const r = await post(body);
@@ -378,7 +400,7 @@ describe("JSON-RPC framing (both eras)", () => {
   });
 
   it.each([
-    ["legacy", { jsonrpc: "2.0", method: "notifications/initialized" }, { "content-type": "application/json" }],
+    ["legacy", { jsonrpc: "2.0", method: "notifications/initialized" }, LEGACY_HEADERS],
     ["modern", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: ENVELOPE } }, modernHeaders("notifications/cancelled")],
   ])("a %s notification answers 202 with no body", async (_e, body, headers) => {
     const r = await post(body, headers);
@@ -408,7 +430,7 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
   });
 
   it("tools/list, tools/call and ping work without _meta", async () => {
-    const headers = { "content-type": "application/json", "mcp-protocol-version": "2025-11-25" };
+    const headers = { ...LEGACY_HEADERS, "mcp-protocol-version": "2025-11-25" };
     const list = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
     expect(list.status).toBe(200);
     expect((list.json.result!.tools as unknown[]).length).toBe(5);
@@ -424,9 +446,14 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
     expect(r.json).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 
-  it("server/discover without an envelope is a modern request missing its _meta: 400 -32602", async () => {
+  it("server/discover without an envelope is a 2025-era request, where it does not exist: -32601 in-band", async () => {
     const r = await post({ jsonrpc: "2.0", id: 5, method: "server/discover" });
-    expect(r.status).toBe(400);
-    expect(r.json.error?.code).toBe(-32602);
+    expect(r.status).toBe(200);
+    expect(r.json.error?.code).toBe(-32601);
+  });
+
+  it("answers JSON, not an event stream", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 6, method: "tools/list" });
+    expect(r.headers.get("content-type")).toBe("application/json");
   });
 });
