@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import * as mcpRoute from "@/app/mcp/route";
 import { MCP_BODY_CAP } from "@/lib/mcp/server";
+import { drops } from "@/lib/db/schema";
+import { count } from "drizzle-orm";
+import { parseEnv } from "@/lib/env";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
@@ -10,12 +13,13 @@ import { accountWithKey, bearer } from "../support/accounts";
 // mode), dispatched in-process into the route handler, plus hand-written protocol cases.
 
 const DEPLOYS_PER_MINUTE = 5;
+const AGENT_ORIGIN = "https://agent.example.com";
 let t: TestContext;
 let ipN = 0;
 const nextIp = () => `198.51.100.${++ipN}`;
 
 beforeAll(async () => {
-  t = await makeTestContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE) });
+  t = await makeTestContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE), MCP_ALLOWED_ORIGINS: `${AGENT_ORIGIN}, http://127.0.0.1:4444` });
 });
 afterAll(async () => {
   await t?.close();
@@ -455,5 +459,55 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
   it("answers JSON, not an event stream", async () => {
     const r = await post({ jsonrpc: "2.0", id: 6, method: "tools/list" });
     expect(r.headers.get("content-type")).toBe("application/json");
+  });
+});
+
+const dropCount = async () => (await t.ctx.db.select({ n: count() }).from(drops))[0]!.n;
+
+describe("Origin policy and CORS", () => {
+  const list = modernRequest("tools/list");
+
+  it("a request without Origin (an agent, a CLI) is served and gets no CORS headers", async () => {
+    const r = await post(list, modernHeaders("tools/list"));
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it.each([TEST_BASE_URL, AGENT_ORIGIN, "http://127.0.0.1:4444"])("Origin %s is allowed and answered with CORS headers", async (origin) => {
+    const r = await post(list, { ...modernHeaders("tools/list"), origin });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(r.headers.get("vary")).toContain("Origin");
+    expect((r.json.result!.tools as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it.each(["https://evil.example", "http://agent.example.com", "https://agent.example.com:8443", "null"])("Origin %s answers 403 and runs nothing", async (origin) => {
+    const before = await dropCount();
+    const r = await post(modernRequest("tools/call", { name: "deploy_html", arguments: { html: "<p>x</p>" } }), { ...modernHeaders("tools/call", "deploy_html"), origin });
+    expect(r.status).toBe(403);
+    expect(r.json.error?.code).toBe(-32000);
+    expect(r.json.error?.message).toContain("MCP_ALLOWED_ORIGINS");
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+    expect(await dropCount()).toBe(before);
+  });
+
+  it("a preflight from an allowed origin allows POST with Authorization and the MCP headers", async () => {
+    const res = await mcpRoute.OPTIONS(apiRequest("/mcp", { method: "OPTIONS", headers: { origin: AGENT_ORIGIN, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name" } }));
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe(AGENT_ORIGIN);
+    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+    for (const h of ["authorization", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"]) expect(res.headers.get("access-control-allow-headers")).toContain(h);
+  });
+
+  it("MCP_ALLOWED_ORIGINS accepts origins only, and names the bad entry", () => {
+    expect(parseEnv({ MCP_ALLOWED_ORIGINS: "https://a.example, http://localhost:5173/" }).MCP_ALLOWED_ORIGINS).toEqual(["https://a.example", "http://localhost:5173"]);
+    expect(parseEnv({}).MCP_ALLOWED_ORIGINS).toEqual([]);
+    for (const bad of ["https://a.example/path", "a.example", "ftp://a.example"]) expect(() => parseEnv({ MCP_ALLOWED_ORIGINS: bad })).toThrow(/MCP_ALLOWED_ORIGINS.*not an origin/);
+  });
+
+  it("a preflight from a foreign origin answers 403 without CORS headers", async () => {
+    const res = await mcpRoute.OPTIONS(apiRequest("/mcp", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } }));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
