@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { AppContext } from "../context";
-import { limits } from "../plans";
+import { MCP_BODY_CAP } from "./schemas";
 import { callTool, findTool, toolDescriptors } from "./tools";
+
+export { MCP_BODY_CAP };
 
 // POST /mcp on the official server SDK: createMcpHandler serves revision 2026-07-28 statelessly
 // (server/discover, per-request _meta, the validation ladder) and answers 2025-era clients
@@ -13,17 +15,15 @@ import { callTool, findTool, toolDescriptors } from "./tools";
 const SERVER_INFO = { name: "dropsite", title: "Dropsite static hosting", version: "1.0.0" };
 
 export const INSTRUCTIONS =
-  "Dropsite publishes static websites. deploy_html publishes one HTML page; deploy_files publishes a map of files; " +
-  "both return a public URL. Without an API key deploys are anonymous and return a claim_token the user needs to keep the drop. " +
-  "With Authorization: Bearer sp_… the tools act as that account: list_drops, get_drop, append_files and delete_drop need a key. " +
+  "Dropsite publishes static websites and returns their public URL. deploy_html publishes one HTML page; deploy_files publishes a map of files (text or base64); " +
+  "each call makes a new drop at a new URL. Without an API key deploys are anonymous and return a claim_token the user needs to keep the drop. " +
+  "With Authorization: Bearer sp_… the tools act as that account: list_drops, get_drop, delete_drop, and on paid plans deploy_named (a stable URL whose content each call replaces) and append_files need a key. " +
   "Without a key, device_authorize and device_token get one once the user approves in the browser. get_limits shows what applies. " +
   "Failed tool calls return isError with a code and a hint to relay to the user.";
 
 /** Tool list and discovery results are the same for every caller. */
 const PUBLIC_CACHE = { ttlMs: 300_000, cacheScope: "public" } as const;
 
-/** The largest HTML/JSON body any plan accepts, plus room for the JSON-RPC envelope. */
-export const MCP_BODY_CAP = Math.max(...Object.values(limits).map((l) => l.bodyBytes)) + 256 * 1024;
 
 function buildServer(ctx: AppContext, req: Request): Server {
   const server = new Server(SERVER_INFO, {
@@ -66,7 +66,8 @@ const modern = createMcpHandler(factory, { legacy: "reject", responseMode: "json
  * sessions, one server per request as createMcpHandler's own stateless fallback does, but with
  * JSON responses instead of an SSE stream.
  */
-async function legacy(req: Request): Promise<Response> {
+async function legacy(original: Request): Promise<Response> {
+  const req = acceptingJson(original);
   const server = factory({ requestInfo: req });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_BODY_CAP });
   try {
@@ -76,6 +77,19 @@ async function legacy(req: Request): Promise<Response> {
     await transport.close().catch(() => undefined);
     await server.close().catch(() => undefined);
   }
+}
+
+/**
+ * The SDK's 2025-era transport answers 406 unless Accept names both JSON and SSE. This
+ * endpoint only ever answers JSON, so a caller that accepts JSON (or says nothing, like curl) is
+ * served instead of refused.
+ */
+function acceptingJson(req: Request): Request {
+  const accept = req.headers.get("accept") ?? "";
+  if (/application\/json/.test(accept) && /text\/event-stream/.test(accept)) return req;
+  const headers = new Headers(req.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  return new Request(req, { headers });
 }
 
 /** Handles one POST /mcp (the Origin policy is applied by the route before this). */

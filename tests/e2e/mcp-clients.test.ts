@@ -110,7 +110,7 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
   it("lists the tools", async () => {
     const s = await connect(flavour);
     const names = (await s.listTools()).map((t) => t.name).sort();
-    expect(names).toEqual(["delete_drop", "deploy_files", "deploy_html", "get_limits", "list_drops"]);
+    expect(names).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "get_drop", "get_limits", "list_drops"]);
     await s.close();
   });
 
@@ -135,10 +135,43 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     await anon.close();
 
     const free = await connect(flavour, freeKey);
-    const gated = await free.call("deploy_html", { html: "<p>x</p>", name: "mine" });
-    expectFailure(gated, "subscription_required", /./);
+    expectFailure(await free.call("deploy_html", { html: "<p>x</p>", name: "mine" }), "invalid_request", /deploy_named/);
+    await free.close();
+  });
+
+  it("deploy_named: creates, then replaces at the same URL; a free plan is refused with upgrade advice", async () => {
+    const free = await connect(flavour, freeKey);
+    const gated = await free.call("deploy_named", { name: "mine", files: { "index.html": "x" } });
+    expectFailure(gated, "subscription_required", /pro or team/);
     expect(text(gated)).toMatch(/^Upgrade: http/m);
     await free.close();
+
+    const s = await connect(flavour, proKey);
+    const name = flavour.replace(/[^a-z0-9]+/g, "-");
+    const first = await s.call("deploy_named", { name, files: { "index.html": "v1" } });
+    expect(first.isError ?? false, text(first)).toBe(false);
+    const second = await s.call("deploy_named", { name, files: { "index.html": "v2" } });
+    expect(second.structuredContent).toMatchObject({ slug: (first.structuredContent as { slug: string }).slug, replaced: true });
+    expect((await app.request(`${(first.structuredContent as { slug: string }).slug}.${app.serveDomain}`, "/")).text).toBe("v2");
+    await s.close();
+  });
+
+  it("append_files and get_drop: add files and show them with sizes; a taken path and an unknown slug fail", async () => {
+    const s = await connect(flavour, proKey);
+    const made = await s.call("deploy_files", { files: { "index.html": "<p>home</p>" } });
+    const slug = (made.structuredContent as { slug: string }).slug;
+    const added = await s.call("append_files", { slug, files: { "about.html": "<p>about</p>" } });
+    expect(added.isError ?? false, text(added)).toBe(false);
+    expect(added.structuredContent).toMatchObject({ files: ["about.html"], total_files: 2 });
+    expectFailure(await s.call("append_files", { slug, files: { "about.html": "again" } }), "invalid_request", /./);
+    const got = await s.call("get_drop", { slug });
+    expect(got.isError ?? false, text(got)).toBe(false);
+    expect((got.structuredContent as { files: { path: string; size: number }[] }).files).toEqual([
+      expect.objectContaining({ path: "about.html", size: 12 }),
+      expect.objectContaining({ path: "index.html", size: 11 }),
+    ]);
+    expectFailure(await s.call("get_drop", { slug: "no-such-drop" }), "not_found", /list_drops/);
+    await s.close();
   });
 
   it("deploy_files: publishes text and base64; bad base64 and too many files fail", async () => {
@@ -167,7 +200,7 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     const del = await s.call("delete_drop", { slug });
     expect(del.isError ?? false, text(del)).toBe(false);
     expect(del.structuredContent).toEqual({ deleted: slug });
-    expectFailure(await s.call("delete_drop", { slug }), "not_found", null);
+    expectFailure(await s.call("delete_drop", { slug }), "not_found", /list_drops/);
     await s.close();
   });
 });

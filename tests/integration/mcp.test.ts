@@ -73,7 +73,7 @@ function failure(r: CallResult): Record<string, unknown> {
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
 
-const TOOL_NAMES = ["deploy_html", "deploy_files", "list_drops", "delete_drop", "get_limits"];
+const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "list_drops", "get_drop", "delete_drop", "get_limits"];
 
 describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
@@ -85,7 +85,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     await client.close();
   });
 
-  it("lists the five tools with titles, 2020-12 schemas and truthful annotations", async () => {
+  it("lists the tools with titles, 2020-12 schemas, examples and truthful annotations", async () => {
     const client = await connect(mode);
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
@@ -95,15 +95,34 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.inputSchema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
       expect(tool.outputSchema?.type).toBe("object");
+      expect((tool.inputSchema as { examples?: unknown[] }).examples?.length, tool.name).toBeGreaterThan(0);
+      // Compact: no ±2^53 bounds, no date-time patterns.
+      expect(JSON.stringify(tool)).not.toContain("9007199254740991");
+      expect(JSON.stringify(tool.outputSchema)).not.toMatch(/"format":"date-time","pattern"/);
     }
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
     expect(byName.deploy_html!.inputSchema.required).toEqual(["html"]);
-    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "name", "ttl"]);
+    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "ttl"]);
+    expect(byName.deploy_named!.inputSchema.required).toEqual(["name", "files"]);
+    // The rules, with the numbers of lib/plans.ts.
+    const files = (byName.deploy_files!.inputSchema.properties as Record<string, { maxProperties?: number; description?: string; propertyNames?: { pattern: string } }>).files!;
+    expect(files.maxProperties).toBe(900);
+    expect(files.description).toContain("anonymous and free: 100; pro and team: 900");
+    const pathRe = new RegExp(files.propertyNames!.pattern);
+    for (const ok of ["index.html", "assets/app.js", "a b/ü.css"]) expect(pathRe.test(ok), ok).toBe(true);
+    for (const bad of ["/abs.html", "../x", "a/../b", "a//b", "a\\b", "C:/x", "a/", ""]) expect(pathRe.test(bad), bad).toBe(false);
+    const ttl = (byName.deploy_html!.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; description?: string }>).ttl!;
+    expect(ttl).toMatchObject({ minimum: 60 });
+    expect(ttl.maximum).toBeUndefined();
+    expect(ttl.description).toContain("free: 604800 (7 days)");
+    expect(JSON.stringify(byName.deploy_files!.inputSchema)).toContain("[A-Za-z0-9+/]{4}");
     expect((byName.deploy_files!.inputSchema.properties as Record<string, { type?: string }>).ttl!.type).toBe("integer");
     expect(byName.list_drops!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     expect(byName.get_limits!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(byName.delete_drop!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-    expect(byName.deploy_html!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: true });
+    expect(byName.get_drop!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    for (const name of ["deploy_html", "deploy_files", "append_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    expect(byName.deploy_named!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
     await client.close();
   });
 
@@ -150,7 +169,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
       const r = await call(client, name, args);
       expect(r.isError, name).toBe(true);
       expect(failure(r)).toMatchObject({ code: "auth_required", docs_url: `${TEST_BASE_URL}/docs#authentication` });
-      expect(text(r)).toContain("Hint: Send Authorization: Bearer");
+      expect(text(r)).toContain("Hint: This tool needs an API key: configure your MCP client to send Authorization: Bearer sp_");
     }
     await client.close();
   });
@@ -161,13 +180,13 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const limits = await call(client, "get_limits", {});
     expect(limits.structuredContent).toMatchObject({ plan: "pro", paid: true, limits: { files_per_request: 900, named_drops: true } });
 
-    const first = await call(client, "deploy_html", { html: "<p>v1</p>", name: `blog-${mode}`, ttl: 3600 });
+    const first = await call(client, "deploy_named", { files: { "index.html": "<p>v1</p>" }, name: `blog-${mode}`, ttl: 3600 });
     expect(first.isError).toBeFalsy();
     const d1 = first.structuredContent as { slug: string; name: string; replaced: boolean; expires_at: string; claim_token?: string; plan: string };
     expect(d1).toMatchObject({ name: `blog-${mode}`, replaced: false, plan: "pro" });
     expect(d1.claim_token).toBeUndefined();
     expect(d1.expires_at).toBe(new Date(t.clock.now + 3600_000).toISOString());
-    const second = await call(client, "deploy_files", { files: { "index.html": "<p>v2</p>" }, name: `blog-${mode}` });
+    const second = await call(client, "deploy_named", { files: { "index.html": "<p>v2</p>" }, name: `blog-${mode}` });
     const d2 = second.structuredContent as { slug: string; replaced: boolean; expires_at: string | null };
     expect(d2.slug).toBe(d1.slug);
     expect(d2.replaced).toBe(true);
@@ -184,13 +203,42 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const paged = await call(client, "list_drops", { limit: 1, offset: 1 });
     expect((paged.structuredContent as { drops: unknown[] }).drops).toHaveLength(1);
 
+    const appended = await call(client, "append_files", { slug: otherSlug, files: { "about.html": "<p>about</p>", "img/x.bin": { encoding: "base64", content: "AAEC" } } });
+    expect(appended.isError, text(appended)).toBeFalsy();
+    expect(appended.structuredContent).toMatchObject({ slug: otherSlug, total_files: 3 });
+    expect(await (await visit(otherSlug, "/about")).text()).toBe("<p>about</p>");
+    expect(failure(await call(client, "append_files", { slug: otherSlug, files: { "about.html": "again" } }))).toMatchObject({ code: "invalid_request" });
+
+    const got = await call(client, "get_drop", { slug: otherSlug });
+    expect(got.isError, text(got)).toBeFalsy();
+    expect(got.structuredContent).toMatchObject({
+      slug: otherSlug,
+      plan: "pro",
+      file_count: 3,
+      total_bytes: 12 + 12 + 3,
+      files_truncated: false,
+      files: [
+        { path: "about.html", size: 12, content_type: expect.stringContaining("text/html") },
+        { path: "img/x.bin", size: 3, content_type: expect.any(String) },
+        { path: "index.html", size: 12, content_type: expect.stringContaining("text/html") },
+      ],
+    });
+    expect(text(got)).toContain("img/x.bin (3 bytes");
+
     const del = await call(client, "delete_drop", { slug: otherSlug });
     expect(del.isError).toBeFalsy();
     expect(del.structuredContent).toEqual({ deleted: otherSlug });
     expect((await visit(otherSlug)).status).toBe(404);
     const again = await call(client, "delete_drop", { slug: otherSlug });
     expect(again.isError).toBe(true);
-    expect(failure(again)).toMatchObject({ code: "not_found" });
+    expect(failure(again)).toMatchObject({ code: "not_found", hint: expect.stringContaining("list_drops") });
+    expect(failure(await call(client, "get_drop", { slug: otherSlug }))).toMatchObject({ code: "not_found" });
+    // A pro account at 900 files per call: no plan allows more, so no upgrade advice.
+    const tooMany = await call(client, "deploy_files", { files: Object.fromEntries(Array.from({ length: 901 }, (_, i) => [`f${i}.txt`, "x"])) });
+    const capped = failure(tooMany);
+    expect(capped).toMatchObject({ code: "file_cap_exceeded", hint: expect.stringContaining("append_files") });
+    expect(capped.upgrade_url).toBeUndefined();
+    expect(String(capped.hint)).not.toMatch(/POST|\/deploy/);
     await client.close();
   });
 
@@ -205,20 +253,23 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
   it("plan gates and bad input come back as isError results carrying the envelope", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "free");
     const client = await connect(mode, { credential: apiKey });
-    const gated = await call(client, "deploy_html", { html: "<p>x</p>", name: "mine" });
+    const gated = await call(client, "deploy_named", { files: { "index.html": "<p>x</p>" }, name: "mine" });
     expect(gated.isError).toBe(true);
     expect(failure(gated)).toMatchObject({ code: "subscription_required", upgrade_url: expect.stringMatching(new RegExp(`^${TEST_BASE_URL}/`)) });
-    expect(text(gated)).toContain("Hint: Upgrade to a paid plan");
+    expect(text(gated)).toContain("Hint: Named drops (deploy_named) and append_files need the pro or team plan");
+    expect(failure(await call(client, "append_files", { slug: "whatever", files: { "a.html": "x" } }))).toMatchObject({ code: "subscription_required" });
+    const nameOnHtml = await call(client, "deploy_html", { html: "<p>x</p>", name: "mine" });
+    expect(failure(nameOnHtml)).toMatchObject({ code: "invalid_request", hint: expect.stringContaining("deploy_named") });
     expect(text(gated)).toContain(`Upgrade: ${String(failure(gated).upgrade_url)}`);
 
     const ttl = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 10 });
     expect(failure(ttl)).toMatchObject({ code: "invalid_ttl" });
     const ttlMax = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 604_801 });
-    expect(failure(ttlMax)).toMatchObject({ code: "invalid_ttl" });
+    expect(failure(ttlMax)).toMatchObject({ code: "invalid_ttl", hint: expect.stringContaining("at most 604800") });
 
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
     const cap = await call(client, "deploy_files", { files: many });
-    expect(failure(cap)).toMatchObject({ code: "file_cap_exceeded", upgrade_url: failure(gated).upgrade_url });
+    expect(failure(cap)).toMatchObject({ code: "file_cap_exceeded", upgrade_url: failure(gated).upgrade_url, hint: expect.stringContaining("900 files per call") });
 
     const badPath = await call(client, "deploy_files", { files: { "../evil.html": "x" } });
     expect(failure(badPath)).toMatchObject({ code: "invalid_request" });
@@ -236,6 +287,26 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
   it("an unknown tool is a JSON-RPC -32602 error", async () => {
     const client = await connect(mode);
     await expect(client.callTool({ name: "deploy_zip", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await client.close();
+  });
+
+  it("a call over the size cap gets no upgrade advice: no plan raises it", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "free");
+    const client = await connect(mode, { credential: apiKey });
+    const big = await call(client, "deploy_html", { html: "x".repeat(10 * 1024 * 1024 + 1) });
+    const env = failure(big);
+    expect(env).toMatchObject({ code: "payload_too_large", hint: expect.stringContaining("10 MB") });
+    expect(env.upgrade_url).toBeUndefined();
+    await client.close();
+  });
+
+  it("calls refused for bad input do not use up the deploy quota", async () => {
+    const client = await connect(mode, { ip: nextIp() });
+    for (let i = 0; i < DEPLOYS_PER_MINUTE + 2; i++) {
+      expect(failure(await call(client, "deploy_files", { files: { "../x": "y" } }))).toMatchObject({ code: "invalid_request" });
+      expect(failure(await call(client, "deploy_html", { html: "<p>x</p>", ttl: 5 }))).toMatchObject({ code: "invalid_ttl" });
+    }
+    expect((await call(client, "deploy_html", { html: "<p>still allowed</p>" })).isError).toBeFalsy();
     await client.close();
   });
 
@@ -290,7 +361,7 @@ describe("modern era (2026-07-28) on the wire", () => {
     const r = await post(modernRequest("tools/list"), modernHeaders("tools/list"));
     expect(r.status).toBe(200);
     expect(r.json.result).toMatchObject({ resultType: "complete", ttlMs: 300_000, cacheScope: "public" });
-    expect((r.json.result!.tools as unknown[]).length).toBe(5);
+    expect((r.json.result!.tools as unknown[]).length).toBe(TOOL_NAMES.length);
   });
 
   it("tools/call results carry resultType complete", async () => {
@@ -437,7 +508,7 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
     const headers = { ...LEGACY_HEADERS, "mcp-protocol-version": "2025-11-25" };
     const list = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
     expect(list.status).toBe(200);
-    expect((list.json.result!.tools as unknown[]).length).toBe(5);
+    expect((list.json.result!.tools as unknown[]).length).toBe(TOOL_NAMES.length);
     expect(list.json.result).not.toHaveProperty("ttlMs");
     const called = await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_limits", arguments: {} } }, headers);
     expect(called.json.result).toMatchObject({ isError: false, structuredContent: { plan: "anonymous" } });
@@ -454,6 +525,13 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
     const r = await post({ jsonrpc: "2.0", id: 5, method: "server/discover" });
     expect(r.status).toBe(200);
     expect(r.json.error?.code).toBe(-32601);
+  });
+
+  it("a caller that sends no Accept header (curl) is served JSON, not refused with 406", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 7, method: "tools/list" }, { "content-type": "application/json" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect((r.json.result!.tools as unknown[]).length).toBe(TOOL_NAMES.length);
   });
 
   it("answers JSON, not an event stream", async () => {
