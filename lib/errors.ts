@@ -9,6 +9,11 @@ export const errorStatus = {
   invalid_name: 400,
   invalid_zip: 400,
   file_cap_exceeded: 400,
+  // Device authorisation polls (RFC 8628 §3.5): the state of the request, as the RFC names it.
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
+  access_denied: 403,
   auth_required: 401,
   subscription_required: 402,
   not_found: 404,

@@ -31,6 +31,8 @@ const responseSchemas = {
   VanityClaim: S.vanityClaimResponseSchema,
   JsonRpcResponse: S.jsonRpcResponseSchema,
   CleanupResult: S.cleanupResponseSchema,
+  DeviceAuthorization: S.deviceAuthorizationSchema,
+  DeviceToken: S.deviceTokenSchema,
   ErrorEnvelope: S.errorEnvelopeSchema,
 } satisfies Record<string, z.ZodType>;
 
@@ -42,6 +44,7 @@ const requestSchemas = {
   CheckoutBody: S.checkoutBodySchema,
   VanityBody: S.vanityBodySchema,
   JsonRpcRequest: S.jsonRpcRequestSchema,
+  DeviceTokenBody: S.deviceTokenBodySchema,
 } satisfies Record<string, z.ZodType>;
 
 type SchemaName = keyof typeof responseSchemas | keyof typeof requestSchemas;
@@ -76,6 +79,7 @@ const statusText: Record<number, string> = {
   400: "Bad request",
   401: "Missing or invalid credential",
   402: "A paid plan is required",
+  403: "Access denied",
   404: "Not found (or owned by another account)",
   405: "Method not allowed",
   409: "Conflict",
@@ -351,6 +355,29 @@ export function buildOpenApi(baseUrl: string): Json {
           413: { description: "The body is over the cap of one tool call.", content: { "application/json": { schema: ref("JsonRpcResponse") } } },
         },
         errors: [405, 429],
+      }),
+    },
+    "/device/authorize": {
+      post: operation({
+        operationId: "deviceAuthorize",
+        tag: "account",
+        summary: "Start a device authorisation (RFC 8628) for an agent without a key",
+        description: "Show the person verification_uri_complete; poll POST /device/token every interval seconds. Requests expire after expires_in seconds. 10 per minute per IP.",
+        security: [],
+        ok: { 200: "DeviceAuthorization" },
+        errors: [429, 503],
+      }),
+    },
+    "/device/token": {
+      post: operation({
+        operationId: "deviceToken",
+        tag: "account",
+        summary: "Poll a device authorisation; on approval, a new sp_ key once",
+        description: "400 authorization_pending until the person approves on /device, 400 slow_down when polled faster than interval, 400 expired_token after expiry or once the key was issued, 403 access_denied when denied.",
+        security: [],
+        requestBody: jsonBody("DeviceTokenBody"),
+        ok: { 200: "DeviceToken" },
+        errors: [400, 403, 503],
       }),
     },
     "/cron/cleanup": {

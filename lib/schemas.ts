@@ -153,6 +153,28 @@ export const cleanupResponseSchema = z.object({
   slugs: z.array(z.string()),
 });
 
+// --- Device authorisation (RFC 8628) ---
+
+export const deviceTokenBodySchema = z.object({ device_code: z.string().min(1).max(200).describe("The device_code of POST /device/authorize.") });
+
+export const deviceAuthorizationSchema = z.object({
+  device_code: z.string().describe("Secret: keep it for device_token; never show it to the user."),
+  user_code: z.string().describe("Short code the user checks on the verification page."),
+  verification_uri: z.url(),
+  verification_uri_complete: z.url().describe("The verification page with the code filled in: give this link to the user."),
+  expires_in: z.int().min(1).describe("Seconds until the request expires."),
+  interval: z.int().min(1).describe("Seconds to wait between device_token calls."),
+});
+
+export const deviceTokenSchema = z.object({
+  access_token: z.string().describe("The new sp_ API key (same as api_key)."),
+  token_type: z.literal("Bearer"),
+  api_key: z.string().regex(/^sp_[A-Za-z0-9_-]{43}$/).describe("Shown once; send it as Authorization: Bearer."),
+  key_id: z.string().regex(/^[0-9a-f]{64}$/),
+  account_id: z.string(),
+  plan: z.enum(["free", "pro", "team"]),
+});
+
 // --- Billing and vanity subdomains ---
 
 export const checkoutBodySchema = z.object({

@@ -18,6 +18,10 @@ const errorAdvice: Record<ErrorCode, string> = {
   invalid_name: "name must match ^[a-z0-9][a-z0-9-]{0,40}$: lowercase letters, digits and hyphens, up to 41 characters, not starting with a hyphen.",
   invalid_zip: "The body is not a readable zip (corrupt, encrypted, or it contains symlinks). Rebuild it, e.g. with zip -r site.zip .",
   file_cap_exceeded: "Too many files in one request (100 anonymous and free, 900 paid). Paid plans raise the cap; subscribers can split the upload and append the rest.",
+  authorization_pending: "Device authorisation: the person has not approved yet. Poll POST /device/token again after interval seconds.",
+  slow_down: "Device authorisation: polled too fast. Add 5 seconds to your polling interval (Retry-After has the new one).",
+  expired_token: "Device authorisation: the request expired (10 minutes) or its key was already issued. Start over with POST /device/authorize.",
+  access_denied: "Device authorisation: the person denied the request. Ask before starting over.",
   auth_required: "Send Authorization: Bearer <sp_ key or ID token>. A revoked or mistyped key looks exactly like no key. Minting keys needs an ID token.",
   subscription_required: "The feature needs a paid plan (named drops, append, longer lifetimes, vanity hosts, more drops). Follow upgrade_url.",
   not_found: "Nothing there, or it belongs to another account. Check the slug or key id.",
@@ -373,6 +377,16 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           <code>deploy_files</code>, <code>deploy_named</code>, <code>append_files</code>, <code>list_drops</code>, <code>get_drop</code>, <code>delete_drop</code>, <code>get_limits</code>. With{" "}
           <code>Authorization: Bearer sp_…</code> the tools act as your account; without it, deploys are anonymous. A tool that fails returns a result with <code>isError: true</code> whose
           text carries the error code and hint. Browser-based agents are served from the origins in <code>MCP_ALLOWED_ORIGINS</code>; any other <code>Origin</code> answers 403.
+        </p>
+      </Section>
+
+      <Section id="device-authorization" title="Device authorisation (agents without a key)">
+        <p>
+          An agent without a key calls <code>POST {base}/device/authorize</code> (or the MCP tool <code>device_authorize</code>) and gets <code>device_code</code>, <code>user_code</code>,{" "}
+          <code>verification_uri</code>, <code>verification_uri_complete</code>, <code>expires_in</code> and <code>interval</code>. The person opens the URL, logs in, checks the code and
+          approves. The agent polls <code>POST {base}/device/token</code> with <code>{"{"}&quot;device_code&quot;: &quot;…&quot;{"}"}</code> (or <code>device_token</code>) every{" "}
+          <code>interval</code> seconds; until approval the answer is <code>authorization_pending</code>, too-fast polls get <code>slow_down</code>, and afterwards{" "}
+          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once.
         </p>
       </Section>
 

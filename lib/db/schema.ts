@@ -103,3 +103,28 @@ export const billingEvents = pgTable("billing_events", {
   type: text("type").notNull(),
   receivedAt: ts("received_at").notNull().defaultNow(),
 });
+
+/**
+ * Device authorisations (RFC 8628): an agent asks, a logged-in person approves by user code,
+ * the agent's poll exchanges the approval for a new API key once. Only the SHA-256 of the
+ * device code is stored.
+ */
+export const deviceCodes = pgTable(
+  "device_codes",
+  {
+    /** SHA-256 hex of the device_code. */
+    id: text("id").primaryKey(),
+    /** What the person types or confirms, e.g. WDJB-MJHT (unique among live requests). */
+    userCode: text("user_code").notNull(),
+    /** pending → approved | denied; approved → used when the key is issued. */
+    status: text("status", { enum: ["pending", "approved", "denied", "used"] }).notNull().default("pending"),
+    accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    /** Seconds the agent waits between polls; raised by slow_down. */
+    intervalSeconds: integer("interval_seconds").notNull(),
+    lastPolledAt: ts("last_polled_at"),
+  },
+  (t) => [uniqueIndex("device_codes_user_code_idx").on(t.userCode), index("device_codes_expires_idx").on(t.expiresAt)],
+);
+export type DeviceCodeRow = typeof deviceCodes.$inferSelect;

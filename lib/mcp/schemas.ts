@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { limits, plans, type Tier } from "../plans";
 import { NAME_PATTERN } from "../patterns";
-import { nameSchema, ttlSchema } from "../schemas";
+import { deviceAuthorizationSchema, deviceTokenSchema, nameSchema, ttlSchema } from "../schemas";
 
 // The MCP tools' argument schemas. They carry the rules an agent needs before it calls — files
 // per call by plan, path and base64 rules as patterns, the size of a whole call, ttl bounds —
@@ -104,4 +104,10 @@ export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k
 export const deleteDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
 
+export const deviceAuthorizeArgs = z.strictObject({}).meta({ examples: [{}] });
+export const deviceTokenArgs = z
+  .strictObject({ device_code: z.string().min(1).max(200).describe("The device_code from device_authorize (not the user_code).") })
+  .meta({ examples: [{ device_code: "kq3…the device_code from device_authorize" }] });
+
+export { deviceAuthorizationSchema, deviceTokenSchema };
 export { plans };

@@ -20,7 +20,22 @@ import {
   type DeployResponse,
 } from "../schemas";
 import { forMcp } from "./hints";
-import { appendFilesArgs, deleteDropArgs, deployFilesArgs, deployHtmlArgs, deployNamedArgs, getDropArgs, getLimitsArgs, listDropsArgs, TTL_RULE } from "./schemas";
+import { authorizeDevice, pollDevice } from "../device/flow";
+import {
+  appendFilesArgs,
+  deleteDropArgs,
+  deployFilesArgs,
+  deployHtmlArgs,
+  deployNamedArgs,
+  deviceAuthorizationSchema,
+  deviceAuthorizeArgs,
+  deviceTokenArgs,
+  deviceTokenSchema,
+  getDropArgs,
+  getLimitsArgs,
+  listDropsArgs,
+  TTL_RULE,
+} from "./schemas";
 
 // The MCP tools: thin adapters over the same lib/ services as the REST routes. A tool that runs
 // and fails (limits, plan gates, bad arguments, auth) answers a result with isError: true whose
@@ -216,6 +231,40 @@ export const tools = [
       return {
         structured: l,
         text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
+      };
+    },
+  }),
+  tool({
+    name: "device_authorize",
+    title: "Ask the user for an API key",
+    description:
+      "For an agent without a key: starts a device authorisation (RFC 8628). Give the user verification_uri_complete (and user_code) to open, log in and approve; " +
+      "then call device_token with device_code every interval seconds until it returns the key. Expires after expires_in seconds.",
+    input: deviceAuthorizeArgs,
+    output: deviceAuthorizationSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(_args, call) {
+      const d = await authorizeDevice(call.ctx, call.req);
+      return {
+        structured: d,
+        text: `Ask the user to open ${d.verification_uri_complete}, log in and approve code ${d.user_code} (expires in ${Math.round(d.expires_in / 60)} minutes). Then call device_token with device_code every ${d.interval} seconds until it returns the key.`,
+      };
+    },
+  }),
+  tool({
+    name: "device_token",
+    title: "Collect the approved API key",
+    description:
+      "Poll for the key of a device authorisation: isError with code authorization_pending until the user approves (wait interval seconds), slow_down when polled too fast, " +
+      "expired_token or access_denied at the end. On approval it returns a new sp_ key for the user's account, once: use it as Authorization: Bearer from then on.",
+    input: deviceTokenArgs,
+    output: deviceTokenSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(args, call) {
+      const k = await pollDevice(call.ctx, args.device_code);
+      return {
+        structured: k,
+        text: `Approved. API key for account ${k.account_id} (plan ${k.plan}): ${k.api_key}\nIt is shown once. Configure it as Authorization: Bearer ${k.api_key} for this MCP server (and the dropsite CLI: npx dropsite login --key …).`,
       };
     },
   }),

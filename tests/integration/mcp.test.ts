@@ -5,6 +5,9 @@ import { MCP_BODY_CAP } from "@/lib/mcp/server";
 import { drops } from "@/lib/db/schema";
 import { count } from "drizzle-orm";
 import { parseEnv } from "@/lib/env";
+import { decideDevice } from "@/lib/device/flow";
+import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
+import * as deviceTokenRoute from "@/app/device/token/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
@@ -73,7 +76,7 @@ function failure(r: CallResult): Record<string, unknown> {
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
 
-const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "list_drops", "get_drop", "delete_drop", "get_limits"];
+const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "list_drops", "get_drop", "delete_drop", "get_limits", "device_authorize", "device_token"];
 
 describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
@@ -587,5 +590,89 @@ describe("Origin policy and CORS", () => {
     const res = await mcpRoute.OPTIONS(apiRequest("/mcp", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } }));
     expect(res.status).toBe(403);
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("device authorisation (RFC 8628)", () => {
+  interface Authorization {
+    device_code: string;
+    user_code: string;
+    verification_uri: string;
+    verification_uri_complete: string;
+    expires_in: number;
+    interval: number;
+  }
+
+  it.each<Mode>(["modern", "legacy"])("over MCP (%s): pending, slow_down, approval, the key works once", async (mode) => {
+    const { account } = await accountWithKey(t.ctx, "pro");
+    const agent = await connect(mode);
+    const started = await call(agent, "device_authorize", {});
+    expect(started.isError, text(started)).toBeFalsy();
+    const a = started.structuredContent as unknown as Authorization;
+    expect(a).toMatchObject({ verification_uri: `${TEST_BASE_URL}/device`, expires_in: 600, interval: 5 });
+    expect(a.user_code).toMatch(/^[B-DF-HJ-NP-TV-XZ]{4}-[B-DF-HJ-NP-TV-XZ]{4}$/);
+    expect(a.verification_uri_complete).toBe(`${TEST_BASE_URL}/device?code=${a.user_code}`);
+    expect(text(started)).toContain(a.verification_uri_complete);
+
+    expect(failure(await call(agent, "device_token", { device_code: a.device_code }))).toMatchObject({ code: "authorization_pending" });
+    const fast = failure(await call(agent, "device_token", { device_code: a.device_code }));
+    expect(fast).toMatchObject({ code: "slow_down", hint: expect.stringContaining("10 seconds") });
+
+    // The person approves on /device (the page's action calls this service as their account).
+    expect(await decideDevice(t.ctx, account, a.user_code.toLowerCase().replace("-", " "), true)).toEqual({ user_code: a.user_code, status: "approved" });
+    t.clock.advance(10);
+    const got = await call(agent, "device_token", { device_code: a.device_code });
+    expect(got.isError, text(got)).toBeFalsy();
+    const key = got.structuredContent as { api_key: string; access_token: string; account_id: string; plan: string };
+    expect(key).toMatchObject({ account_id: account.id, plan: "pro", token_type: "Bearer" });
+    expect(key.api_key).toMatch(/^sp_[A-Za-z0-9_-]{43}$/);
+    expect(key.access_token).toBe(key.api_key);
+    await agent.close();
+
+    const authed = await connect(mode, { credential: key.api_key });
+    expect((await call(authed, "list_drops", {})).isError).toBeFalsy();
+    await authed.close();
+
+    t.clock.advance(10);
+    const again = await connect(mode);
+    expect(failure(await call(again, "device_token", { device_code: a.device_code }))).toMatchObject({ code: "expired_token", hint: expect.stringContaining("device_authorize") });
+    expect(failure(await call(again, "device_token", { device_code: "made-up" }))).toMatchObject({ code: "expired_token" });
+    await again.close();
+  });
+
+  it("over REST: a denied request answers access_denied; an unapproved one expires; a code is decided once", async () => {
+    const { account } = await accountWithKey(t.ctx, "free");
+    const authorize = async () => {
+      const res = await deviceAuthorizeRoute.POST(apiRequest("/device/authorize", { method: "POST", ip: nextIp() }), { params: Promise.resolve({}) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Authorization;
+    };
+    const poll = async (device_code: string) => {
+      const res = await deviceTokenRoute.POST(apiRequest("/device/token", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ device_code }) }), { params: Promise.resolve({}) });
+      return { status: res.status, body: (await res.json()) as { code?: string; hint?: string; api_key?: string } };
+    };
+
+    const denied = await authorize();
+    expect(await decideDevice(t.ctx, account, denied.user_code, false)).toMatchObject({ status: "denied" });
+    await expect(decideDevice(t.ctx, account, denied.user_code, true)).rejects.toMatchObject({ code: "not_found" });
+    expect(await poll(denied.device_code)).toMatchObject({ status: 403, body: { code: "access_denied" } });
+
+    const stale = await authorize();
+    expect(await poll(stale.device_code)).toMatchObject({ status: 400, body: { code: "authorization_pending" } });
+    t.clock.advance(601);
+    expect(await poll(stale.device_code)).toMatchObject({ status: 400, body: { code: "expired_token" } });
+    await expect(decideDevice(t.ctx, account, stale.user_code, true)).rejects.toMatchObject({ code: "not_found" });
+
+    const bad = await deviceTokenRoute.POST(apiRequest("/device/token", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }), { params: Promise.resolve({}) });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { code: string }).code).toBe("invalid_request");
+  });
+
+  it("device_authorize is rate limited per address", async () => {
+    const ip = nextIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await deviceAuthorizeRoute.POST(apiRequest("/device/authorize", { method: "POST", ip }), { params: Promise.resolve({}) })).status);
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+    expect(statuses[10]).toBe(429);
   });
 });

@@ -1,0 +1,192 @@
+import { randomBytes, randomInt } from "node:crypto";
+import { and, eq, lt } from "drizzle-orm";
+import type { AppContext } from "../context";
+import { ApiError, upstreamUnavailable } from "../errors";
+import { clientIp } from "../http";
+import { sha256Hex } from "../ids";
+import { limits } from "../plans";
+import { countLiveKeys, findAccount, insertKey } from "../db/accounts";
+import { deviceCodes, type AccountRow, type DeviceCodeRow } from "../db/schema";
+import { newApiKey } from "../auth/keys";
+import { enforceLimit } from "../ratelimit/guard";
+
+// Device-code onboarding (RFC 8628) for agents without a key. The agent asks (authorize), shows
+// the person a URL and a short code, and polls (token). The person, logged in on the app,
+// approves or denies on /device. The first poll after approval mints an API key for that
+// account and closes the request: one use. Requests expire after DEVICE_TTL_SECONDS.
+
+export const DEVICE_TTL_SECONDS = 600;
+export const DEVICE_INTERVAL_SECONDS = 5;
+/** Added to the interval on every poll that comes too early (RFC 8628 §3.5). */
+const SLOW_DOWN_STEP = 5;
+/** New device requests per client IP per minute. */
+export const DEVICE_AUTHORIZE_LIMIT = 10;
+/** Approvals and denials per account per minute (guards guessing of user codes). */
+const DEVICE_APPROVE_LIMIT = 10;
+
+// RFC 8628 §6.1: consonants only (no vowels: no words), no look-alikes; 20^8 ≈ 2.6·10^10 codes.
+const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
+
+function newUserCode(): string {
+  let s = "";
+  for (let i = 0; i < 8; i++) s += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
+  return `${s.slice(0, 4)}-${s.slice(4)}`;
+}
+
+/** What a person types: case, spaces and the hyphen do not matter. */
+export function normalizeUserCode(raw: string): string | null {
+  const s = raw.toUpperCase().replace(/[\s-]/g, "");
+  if (s.length !== 8 || [...s].some((c) => !USER_CODE_ALPHABET.includes(c))) return null;
+  return `${s.slice(0, 4)}-${s.slice(4)}`;
+}
+
+export interface DeviceAuthorization {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+const db = <T>(p: Promise<T>): Promise<T> =>
+  p.catch((err: unknown) => {
+    throw err instanceof ApiError ? err : upstreamUnavailable("database", err);
+  });
+
+/** POST /device/authorize and the device_authorize tool. */
+export async function authorizeDevice(ctx: AppContext, req: Request): Promise<DeviceAuthorization> {
+  await enforceLimit(ctx, `device:ip:${clientIp(req, ctx.env.TRUST_PROXY)}`, DEVICE_AUTHORIZE_LIMIT, 60, "device authorisations from this address");
+  const now = ctx.now();
+  // Expired requests are only kept for their expired_token answer; drop the old ones here.
+  await db(ctx.db.delete(deviceCodes).where(lt(deviceCodes.expiresAt, new Date(now - DEVICE_TTL_SECONDS * 1000))));
+  const deviceCode = randomBytes(32).toString("base64url");
+  for (let attempt = 0; ; attempt++) {
+    const userCode = newUserCode();
+    try {
+      await ctx.db.insert(deviceCodes).values({
+        id: sha256Hex(deviceCode),
+        userCode,
+        createdAt: new Date(now),
+        expiresAt: new Date(now + DEVICE_TTL_SECONDS * 1000),
+        intervalSeconds: DEVICE_INTERVAL_SECONDS,
+      });
+    } catch (err) {
+      if (attempt < 3) continue; // a user-code collision; another code
+      throw upstreamUnavailable("database", err);
+    }
+    const uri = `${ctx.env.BASE_URL}/device`;
+    return {
+      device_code: deviceCode,
+      user_code: userCode,
+      verification_uri: uri,
+      verification_uri_complete: `${uri}?code=${encodeURIComponent(userCode)}`,
+      expires_in: DEVICE_TTL_SECONDS,
+      interval: DEVICE_INTERVAL_SECONDS,
+    };
+  }
+}
+
+export interface DeviceToken {
+  /** The sp_ key, under the RFC 6749 name as well for OAuth-minded clients. */
+  access_token: string;
+  token_type: "Bearer";
+  api_key: string;
+  key_id: string;
+  account_id: string;
+  plan: AccountRow["plan"];
+}
+
+const DEVICE_DOCS = "device-authorization";
+
+function expired(): ApiError {
+  return new ApiError("expired_token", "This device authorisation has expired or was already used.", {
+    hint: "Start again with device_authorize (POST /device/authorize) and have the user approve the new code.",
+    docs: DEVICE_DOCS,
+  });
+}
+
+/** POST /device/token and the device_token tool. */
+export async function pollDevice(ctx: AppContext, deviceCode: string): Promise<DeviceToken> {
+  const now = ctx.now();
+  const [row] = await db(ctx.db.select().from(deviceCodes).where(eq(deviceCodes.id, sha256Hex(deviceCode))).limit(1));
+  if (!row || row.status === "used" || row.expiresAt.getTime() <= now) throw expired();
+  if (row.status === "denied") {
+    throw new ApiError("access_denied", "The user denied this device authorisation.", { hint: "Ask the user whether to try again; if so, start over with device_authorize.", docs: DEVICE_DOCS });
+  }
+  if (row.lastPolledAt && now - row.lastPolledAt.getTime() < row.intervalSeconds * 1000) {
+    const interval = row.intervalSeconds + SLOW_DOWN_STEP;
+    await db(ctx.db.update(deviceCodes).set({ intervalSeconds: interval, lastPolledAt: new Date(now) }).where(eq(deviceCodes.id, row.id)));
+    throw new ApiError("slow_down", `Polling too fast: wait at least ${interval} seconds between polls.`, {
+      hint: `Wait ${interval} seconds, then poll again.`,
+      headers: { "Retry-After": String(interval) },
+      docs: DEVICE_DOCS,
+    });
+  }
+  if (row.status === "pending") {
+    await db(ctx.db.update(deviceCodes).set({ lastPolledAt: new Date(now) }).where(eq(deviceCodes.id, row.id)));
+    throw new ApiError("authorization_pending", "The user has not approved this device yet.", {
+      hint: `Ask the user to open the verification URL and approve code ${row.userCode}; poll again in ${row.intervalSeconds} seconds.`,
+      headers: { "Retry-After": String(row.intervalSeconds) },
+      docs: DEVICE_DOCS,
+    });
+  }
+  return issueKey(ctx, row, now);
+}
+
+/** Approved → used, exactly once (the status update is the lock), then a key for the account. */
+async function issueKey(ctx: AppContext, row: DeviceCodeRow, now: number): Promise<DeviceToken> {
+  const claimed = await db(
+    ctx.db
+      .update(deviceCodes)
+      .set({ status: "used", lastPolledAt: new Date(now) })
+      .where(and(eq(deviceCodes.id, row.id), eq(deviceCodes.status, "approved")))
+      .returning(),
+  );
+  const accountId = claimed[0]?.accountId;
+  if (!accountId) throw expired();
+  const account = await db(findAccount(ctx.db, accountId));
+  if (!account) throw expired();
+  const plan = account.plan;
+  if ((await db(countLiveKeys(ctx.db, accountId))) >= limits[plan].maxKeys) {
+    throw new ApiError("invalid_request", `This account already has ${limits[plan].maxKeys} live keys.`, { hint: "The user revokes a key on the dashboard; then start over with device_authorize.", docs: "keys" });
+  }
+  const key = newApiKey();
+  await db(insertKey(ctx.db, { id: key.keyId, accountId, prefix: key.prefix, note: "device authorisation", createdAt: new Date(now) }));
+  return { access_token: key.apiKey, token_type: "Bearer", api_key: key.apiKey, key_id: key.keyId, account_id: accountId, plan };
+}
+
+export interface DevicePending {
+  user_code: string;
+  expires_at: string;
+}
+
+/** The pending request of a user code, for the approval page; null when there is none. */
+export async function findPendingDevice(ctx: AppContext, rawCode: string): Promise<DevicePending | null> {
+  const code = normalizeUserCode(rawCode);
+  if (!code) return null;
+  const [row] = await db(ctx.db.select().from(deviceCodes).where(eq(deviceCodes.userCode, code)).limit(1));
+  if (!row || row.status !== "pending" || row.expiresAt.getTime() <= ctx.now()) return null;
+  return { user_code: row.userCode, expires_at: row.expiresAt.toISOString() };
+}
+
+/** The person's decision on /device, as their account. */
+export async function decideDevice(ctx: AppContext, account: AccountRow, rawCode: string, approve: boolean): Promise<{ user_code: string; status: "approved" | "denied" }> {
+  await enforceLimit(ctx, `device:approve:${account.id}`, DEVICE_APPROVE_LIMIT, 60, "device approvals");
+  const code = normalizeUserCode(rawCode);
+  const notFound = () => new ApiError("not_found", "No pending device request with that code.", { hint: "Check the code shown by your agent; codes expire after 10 minutes.", docs: DEVICE_DOCS });
+  if (!code) throw notFound();
+  const updated = await db(
+    ctx.db
+      .update(deviceCodes)
+      .set({ status: approve ? "approved" : "denied", accountId: account.id })
+      .where(and(eq(deviceCodes.userCode, code), eq(deviceCodes.status, "pending")))
+      .returning(),
+  );
+  const row = updated[0];
+  if (!row || row.expiresAt.getTime() <= ctx.now()) {
+    if (row) await db(ctx.db.update(deviceCodes).set({ status: "denied" }).where(eq(deviceCodes.id, row.id)));
+    throw notFound();
+  }
+  return { user_code: row.userCode, status: approve ? "approved" : "denied" };
+}
