@@ -76,6 +76,8 @@ export interface DeployInput {
   ttl: number | null;
   /** Named drop (subscribers); already validated. */
   name?: string;
+  /** Runs once every check has passed, just before the first byte is stored (the deploy rate budget). */
+  beforeStore?: () => Promise<void>;
 }
 
 function lifetimes(now: Date, ttl: number | null, anonymous: boolean): { expiresAt: Date | null; purgeAt: Date | null } {
@@ -115,6 +117,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const id = newId();
   const slug = newSlug();
   const anonymous = caller.account === null;
+  await input.beforeStore?.();
   const { rows } = await storeFiles(ctx, id, input.files);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
   const claimToken = anonymous ? newClaimToken() : undefined;
@@ -176,6 +179,7 @@ async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput &
 
 async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input: DeployInput & { name: string }): Promise<DeployResponse> {
   const now = new Date(ctx.now());
+  await input.beforeStore?.();
   const { batch, rows } = await storeFiles(ctx, drop.id, input.files);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, false);
   const result = await commitOrDiscard(ctx, `${drop.id}/${batch}/`, () => replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt }));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
@@ -121,7 +122,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       named_drops: l.namedDrops,
       append: l.append,
       vanity: l.vanity,
-      deploys_per_minute: ctx.env.RATE_LIMIT_DEPLOYS_PER_MINUTE,
+      deploys_per_minute: ratePolicies(ctx.env).deploy.max,
     },
   };
 }
