@@ -42,10 +42,10 @@ describe("deploy and visit over HTTP", () => {
   it("an HTML body deploys and the URL serves it by Host", async () => {
     const res = await deploy("<h1>Hello from curl</h1>", "text/html");
     expect(res.status).toBe(200);
-    const body = res.json() as Record<string, unknown>;
+    const body = res.json() as Record<string, unknown> & { slug: string };
     expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "slug", "url"]);
     expect(body.url).toBe(`http://${body.slug}.localhost:${app.port}/`);
-    const page = await visit(body.slug as string, "/");
+    const page = await visit(body.slug, "/");
     expect(page.status).toBe(200);
     expect(page.text).toBe("<h1>Hello from curl</h1>");
   });
