@@ -36,7 +36,7 @@ function rawRequest(text: string): Promise<string> {
     const sock = connect(app.port, "127.0.0.1");
     let out = "";
     sock.on("data", (d) => {
-      out += d;
+      out += d.toString();
       if (/\r\n\r\n/.test(out)) {
         const len = /content-length: (\d+)/i.exec(out);
         const head = out.indexOf("\r\n\r\n") + 4;

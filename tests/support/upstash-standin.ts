@@ -49,7 +49,7 @@ export function findRedisServer(): string {
       /* next */
     }
   }
-  throw new Error("redis-server not found on PATH. Install it with `apt-get install -y redis-server` (listed in tests/support/ci-packages.txt).");
+  throw new Error("redis-server not found on PATH. Install it with `apt-get install -y redis-server` (or run `bash scripts/system-deps.sh` as root).");
 }
 
 function freePort(): Promise<number> {
