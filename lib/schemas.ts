@@ -21,7 +21,6 @@ export const filesBodySchema = z.object({
     .record(z.string(), fileValueSchema)
     .describe("Map from relative path (e.g. index.html, assets/app.js) to content."),
 });
-export type FilesBody = z.infer<typeof filesBodySchema>;
 
 export const ttlSchema = z.int().min(60).describe("Lifetime in seconds (minimum 60).");
 export const nameSchema = z.string().regex(NAME_PATTERN).describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
@@ -204,11 +203,9 @@ export const jsonRpcResponseSchema = z.object({
 
 // Types of the billing and vanity schemas above
 
-export type CheckoutBody = z.infer<typeof checkoutBodySchema>;
 export type CheckoutResponse = z.infer<typeof checkoutResponseSchema>;
 export type PortalResponse = z.infer<typeof portalResponseSchema>;
 export type Entitlements = z.infer<typeof entitlementsSchema>;
-export type VanityBody = z.infer<typeof vanityBodySchema>;
 export type VanityResponse = z.infer<typeof vanityResponseSchema>;
 export type VanityClaimResponse = z.infer<typeof vanityClaimResponseSchema>;
 

@@ -16,6 +16,16 @@ export interface PendingClaim {
   at: string;
 }
 
+/** The pending claims stored in this browser; anything unreadable counts as none. */
+export function readPendingClaims(stored: string | null): PendingClaim[] {
+  try {
+    const parsed: unknown = JSON.parse(stored ?? "[]");
+    return Array.isArray(parsed) ? (parsed as PendingClaim[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 interface PickedFile {
   path: string;
   file: File;
@@ -72,7 +82,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
         const tree: Zippable = {};
         for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
         const zipped = zipSync(tree, { level: 6 });
-        body = new Blob([zipped as BlobPart], { type: "application/zip" });
+        body = new Blob([zipped], { type: "application/zip" });
         type = "application/zip";
       }
       setPhase({ kind: "uploading", sent: 0, total: body.size });
@@ -85,17 +95,17 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
       xhr.onload = () => {
         let data: Record<string, unknown> = {};
         try {
-          data = JSON.parse(xhr.responseText);
+          data = JSON.parse(xhr.responseText) as Record<string, unknown>;
         } catch {
           /* not JSON */
         }
         if (xhr.status !== 200) {
-          setPhase({ kind: "error", error: String(data.error ?? `The server answered ${xhr.status}.`), code: data.code as string | undefined, hint: data.hint as string | undefined });
+          setPhase({ kind: "error", error: typeof data.error === "string" ? data.error : `The server answered ${xhr.status}.`, code: data.code as string | undefined, hint: data.hint as string | undefined });
           return;
         }
         const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
         if (claimToken) {
-          const pending: PendingClaim[] = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]");
+          const pending = readPendingClaims(localStorage.getItem(PENDING_CLAIMS_KEY));
           pending.push({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString() });
           localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(pending.slice(-50)));
         }
@@ -142,7 +152,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
           setOver(true);
         }}
         onDragLeave={() => setOver(false)}
-        onDrop={onDrop}
+        onDrop={(e) => void onDrop(e)}
       >
         <p id={labelId} className="dropzone-title">
           {name ? <>Drop files to deploy into <strong>{name}</strong></> : "Drop a folder, a .zip or an .html file here"}
@@ -181,9 +191,10 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
               <button
                 type="button"
                 className="button small"
-                onClick={async () => {
-                  await navigator.clipboard?.writeText(phase.url).catch(() => undefined);
-                  setCopied(true);
+                onClick={() => {
+                  void Promise.resolve(navigator.clipboard?.writeText(phase.url))
+                    .catch(() => undefined)
+                    .then(() => setCopied(true));
                 }}
               >
                 {copied ? "Copied" : "Copy"}

@@ -2,7 +2,8 @@ import { getContext } from "@/lib/context";
 import { clientIp, json, readJson, routes } from "@/lib/http";
 import { requireCaller } from "@/lib/auth/caller";
 import { enforceLimit } from "@/lib/ratelimit/guard";
-import { claimBodySchema, claimDrop } from "@/lib/drops/manage";
+import { claimDrop } from "@/lib/drops/manage";
+import { claimBodySchema } from "@/lib/schemas";
 
 export const dynamic = "force-dynamic";
 

@@ -1,13 +1,18 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useState, useTransition } from "react";
+import { useMemo, useState, useSyncExternalStore, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
-import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
+import { DropZone, PENDING_CLAIMS_KEY, readPendingClaims } from "../_components/DropZone";
 import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
 
 type Failure = Extract<ActionResult<unknown>, { ok: false }>;
+
+function subscribeToStorage(onChange: () => void): () => void {
+  window.addEventListener("storage", onChange);
+  return () => window.removeEventListener("storage", onChange);
+}
 
 function Problem({ failure }: { failure: Failure | null }) {
   if (!failure) return null;
@@ -162,9 +167,10 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
           <button
             type="button"
             className="button small"
-            onClick={async () => {
-              await navigator.clipboard?.writeText(secret).catch(() => undefined);
-              setCopied(true);
+            onClick={() => {
+              void Promise.resolve(navigator.clipboard?.writeText(secret))
+                .catch(() => undefined)
+                .then(() => setCopied(true));
             }}
           >
             {copied ? "Copied" : "Copy key"}
@@ -227,16 +233,15 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
 
 export function PendingClaims() {
   const router = useRouter();
-  const [claims, setClaims] = useState<PendingClaim[]>([]);
+  const stored = useSyncExternalStore(subscribeToStorage, () => localStorage.getItem(PENDING_CLAIMS_KEY), () => null);
+  const claims = useMemo(() => readPendingClaims(stored), [stored]);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
-  useEffect(() => {
-    setClaims(JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]"));
-  }, []);
   const forget = (slug: string) => {
     const next = claims.filter((c) => c.slug !== slug);
     localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(next));
-    setClaims(next);
+    // The storage event reaches other tabs only; tell this one too.
+    window.dispatchEvent(new StorageEvent("storage", { key: PENDING_CLAIMS_KEY }));
   };
   if (claims.length === 0) return null;
   return (

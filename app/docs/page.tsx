@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
@@ -107,7 +108,7 @@ export default function DocsPage() {
     <main className="docs">
       <header>
         <p className="docs-kicker">
-          <a href="/">dropsite</a> · docs · API version 1.0.0
+          <Link href="/">dropsite</Link> · docs · API version 1.0.0
         </p>
         <h1>Publish static content with one request</h1>
         <p>

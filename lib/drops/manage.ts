@@ -13,9 +13,6 @@ import { claimBodySchema, listQuerySchema, type Drop, type LimitsResponse } from
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
 
-// The schemas live in lib/schemas.ts with the others; re-exported for existing importers.
-export { claimBodySchema, listQuerySchema };
-
 export function toDrop(row: DropRow, ctx: AppContext): Drop {
   return {
     slug: row.slug,

@@ -161,8 +161,6 @@ export const tools = [
   }),
 ] as const;
 
-export type ToolName = (typeof tools)[number]["name"];
-
 /**
  * zod writes a nullable field as `type: ["string", "null"]`; clients that map tool schemas onto a
  * single-type dialect (the Inspector warns about it) read `anyOf` of single types more reliably.
