@@ -3,6 +3,8 @@ import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
 import { findLiveKey, touchKey, upsertAccount } from "../db/accounts";
 import { newId, sha256Hex } from "../ids";
+import { isStorableClaim } from "../input";
+import { withDb } from "../db/errors";
 import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 
 // Who is calling. A Bearer credential is an sp_ API key or an identity-provider ID token;
@@ -33,13 +35,11 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
   if (credential.startsWith("sp_")) {
     if (!API_KEY_PATTERN.test(credential)) return null;
     const keyId = sha256Hex(credential);
-    let found;
-    try {
-      found = await findLiveKey(ctx.db, keyId);
-      if (found) await touchKey(ctx.db, keyId, now);
-    } catch (err) {
-      throw upstreamUnavailable("database", err);
-    }
+    const found = await withDb(async () => {
+      const row = await findLiveKey(ctx.db, keyId);
+      if (row) await touchKey(ctx.db, keyId, now);
+      return row;
+    });
     return found ? { account: found.account, via: "api_key", credentialKey: `key:${keyId}` } : null;
   }
   if (!looksLikeJwt(credential)) return null;
@@ -49,13 +49,10 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
   } catch (err) {
     throw upstreamUnavailable("identity provider", err);
   }
-  if (!identity) return null;
-  try {
-    const account = await upsertAccount(ctx.db, { id: `acc_${newId().replace(/-/g, "")}`, issuer: identity.issuer, subject: identity.subject, email: identity.email });
-    return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };
-  } catch (err) {
-    throw upstreamUnavailable("database", err);
-  }
+  // A subject or email the database cannot store (NUL, control characters, too long) is not an identity we accept.
+  if (!identity || !isStorableClaim(identity.subject) || (identity.email !== null && !isStorableClaim(identity.email))) return null;
+  const account = await withDb(() => upsertAccount(ctx.db, { id: `acc_${newId().replace(/-/g, "")}`, issuer: identity.issuer, subject: identity.subject, email: identity.email }));
+  return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };
 }
 
 /** Routes that also work anonymously: no Authorization header → anonymous; a bad one → 401. */
