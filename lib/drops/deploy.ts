@@ -2,6 +2,7 @@ import { ApiError, upstreamUnavailable } from "../errors";
 import { databaseError, withDb } from "../db/errors";
 import { isSlug, slugOr404 } from "../input";
 import type { AppContext } from "../context";
+import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { newClaimToken, newId, newSlug, sha256Hex } from "../ids";
 import { CLAIM_GRACE_SECONDS, isPaid, limits, type Tier } from "../plans";
@@ -141,6 +142,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
       rows,
     ),
   );
+  await dropChanged(ctx, { id, slug }, "deploy");
   const response: DeployResponse = {
     slug,
     url: dropUrl(slug, ctx.env),
@@ -186,6 +188,7 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
     await discardPrefix(ctx, `${drop.id}/${batch}/`);
     throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
   }
+  await dropChanged(ctx, drop, "replace");
   for (const old of result.oldBatches) if (old !== batch) await discardPrefix(ctx, `${drop.id}/${old}/`);
   return {
     slug: drop.slug,
@@ -223,6 +226,7 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
     }
     throw new ApiError("not_found", `No drop ${slug} in this account.`);
   }
+  await dropChanged(ctx, drop, "append");
   return {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),

@@ -1,5 +1,6 @@
 import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
+import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { withDb } from "../db/errors";
@@ -68,6 +69,7 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
   const deleted = await withDb(() => deleteDropRow(ctx.db, drop.id));
   // A parallel delete of the same drop removed the row first: only one request deletes it.
   if (!deleted) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
+  await dropChanged(ctx, drop, "delete");
   // An append or named redeploy that committed between the purge and the row delete wrote a
   // batch no row points at any more: purge once more (best effort; the drop is gone either way).
   await ctx.storage.deletePrefix(`${drop.id}/`).catch((err) => console.error("[drops] could not purge the bytes of a deleted drop", drop.id, err));
@@ -95,6 +97,7 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, input: unk
   const expiresAt = ttl === null ? null : new Date(now + ttl * 1000);
   const claimed = await withDb(() => claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }));
   if (!claimed) throw notFound();
+  await dropChanged(ctx, claimed, "claim");
   return { slug: claimed.slug, url: dropUrl(claimed.slug, ctx.env), expires_at: expiresAt ? expiresAt.toISOString() : null, plan: account.plan };
 }
 

@@ -184,7 +184,8 @@ describe("paths", () => {
       ["/%2e%2e/%2e%2e/index.html", 200, "root"],
       ["/dir%2findex.html", 404],
       ["/dir%5cindex.html", 404],
-      ["/%ZZ", 404],
+      // A malformed escape is a bad request (the serving issue decided 400).
+      ["/%ZZ", 400],
       ["/index.html%00", 404],
       ["/./dir/./", 200, "dir"],
     ];
