@@ -22,10 +22,16 @@ export interface Caller {
 
 export const anonymousCaller: Caller = { account: null, via: "anonymous", credentialKey: "anonymous" };
 
-function bearer(req: Request): string | null | undefined {
+/**
+ * The one parser of the Authorization header: undefined when absent, null when malformed, else
+ * the Bearer credential. Two Authorization headers arrive joined by ", " (the Fetch API joins
+ * repeated headers; the listener joins them too) and are one bad request: null, so 401.
+ */
+export function bearerCredential(req: Request): string | null | undefined {
   const header = req.headers.get("authorization");
   if (header === null) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (header.includes(",")) return null;
+  const m = /^Bearer[ \t]+([^\s,]+)[ \t]*$/i.exec(header);
   return m ? (m[1] ?? null) : null;
 }
 
@@ -57,7 +63,7 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
 
 /** Routes that also work anonymously: no Authorization header → anonymous; a bad one → 401. */
 export async function optionalCaller(ctx: AppContext, req: Request): Promise<Caller> {
-  const credential = bearer(req);
+  const credential = bearerCredential(req);
   if (credential === undefined) return anonymousCaller;
   if (credential === null) throw authRequired();
   const caller = await callerFromCredential(ctx, credential);

@@ -175,3 +175,26 @@ describe("path limits", () => {
     expect((await rooted.json()).files.sort()).toEqual(["a/b.html", "index.html"]);
   });
 });
+
+describe("credentials", () => {
+  it("found: two Authorization headers are 401 on every route, POST /deploy included, and change nothing", async () => {
+    const a = await accountWithKey(t.ctx, "pro");
+    const b = await accountWithKey(t.ctx, "pro");
+    const two = () => {
+      const h = new Headers({ "content-type": "text/html" });
+      h.append("authorization", `Bearer ${a.apiKey}`);
+      h.append("authorization", `Bearer ${b.apiKey}`);
+      return h;
+    };
+    await refusedWithoutTrace(() => deployPOST(apiRequest("/deploy", { method: "POST", body: "<p>x</p>", headers: two(), ip: `192.0.2.${ip}` }), noParams), 401, "auth_required");
+    await refusedWithoutTrace(() => dropsGET(apiRequest("/drops", { headers: two() }), noParams), 401, "auth_required");
+    await refusedWithoutTrace(() => keysPOST(apiRequest("/keys", { method: "POST", headers: two() }), noParams), 401, "auth_required");
+    await refusedWithoutTrace(() => claimPOST(apiRequest("/claim", { method: "POST", body: "{}", headers: two() }), noParams), 401, "auth_required");
+  });
+
+  it("a malformed Authorization header on POST /deploy is 401, never an anonymous deploy", async () => {
+    for (const authorization of ["Bearer", "Bearer ", "Basic abc", "Bearer a b", "sp_x", "Bearer sp_short", "Bearer a,b"]) {
+      await refusedWithoutTrace(() => deploy("<p>x</p>", "text/html", "", { authorization }), 401, "auth_required");
+    }
+  });
+});
