@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { sqlState } from "./errors";
 import type { Db } from "./client";
 import { drops, files, type DropRow } from "./schema";
 
@@ -50,10 +51,7 @@ export async function countOwnedDrops(db: Db, ownerId: string): Promise<number> 
 
 /** Whether an error is a unique-constraint violation (drizzle wraps the driver's error). */
 export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, i = 0; e && i < 4; e = (e as { cause?: unknown }).cause, i++) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
+  return sqlState(err) === "23505";
 }
 
 /**
