@@ -62,6 +62,14 @@ export const dropSchema = z.object({
 });
 export type Drop = z.infer<typeof dropSchema>;
 
+export const dropDetailSchema = dropSchema.extend({
+  plan: planSchema.describe("The owning account's plan."),
+  total_bytes: z.int().min(0),
+  files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),
+  files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
+});
+export type DropDetail = z.infer<typeof dropDetailSchema>;
+
 export const errorEnvelopeSchema = z.object({
   error: z.string(),
   code: z.string(),

@@ -371,8 +371,9 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
       <Section id="mcp" title="MCP for agents">
         <p>
           <code>POST {base}/mcp</code> is a stateless JSON-RPC 2.0 endpoint (MCP revision 2026-07-28; legacy <code>initialize</code> also answered). Tools: <code>deploy_html</code>,{" "}
-          <code>deploy_files</code>, <code>list_drops</code>, <code>delete_drop</code>, <code>get_limits</code>. With <code>Authorization: Bearer sp_…</code> the tools act as your account;
-          without it, deploys are anonymous. A tool that fails returns a result with <code>isError: true</code> carrying the error envelope, hint included.
+          <code>deploy_files</code>, <code>deploy_named</code>, <code>append_files</code>, <code>list_drops</code>, <code>get_drop</code>, <code>delete_drop</code>, <code>get_limits</code>. With{" "}
+          <code>Authorization: Bearer sp_…</code> the tools act as your account; without it, deploys are anonymous. A tool that fails returns a result with <code>isError: true</code> whose
+          text carries the error code and hint. Browser-based agents are served from the origins in <code>MCP_ALLOWED_ORIGINS</code>; any other <code>Origin</code> answers 403.
         </p>
       </Section>
 
