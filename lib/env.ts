@@ -70,6 +70,12 @@ const envSchema = z.object({
     .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")
     .min(1, "RATE_LIMIT_DEPLOYS_PER_MINUTE must be at least 1")
     .default(10),
+  /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
+  SERVE_CACHE_BYTES: z.coerce
+    .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })
+    .int("SERVE_CACHE_BYTES must be a whole number of bytes")
+    .min(0, "SERVE_CACHE_BYTES must be at least 0")
+    .default(64 * 1024 * 1024),
 });
 
 export type Env = z.infer<typeof envSchema>;

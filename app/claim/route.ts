@@ -1,7 +1,6 @@
 import { getContext } from "@/lib/context";
 import { clientIp, json, readJson, routes } from "@/lib/http";
 import { requireCaller } from "@/lib/auth/caller";
-import { CLAIM_LIMIT } from "@/lib/auth/guard";
 import { enforceLimit } from "@/lib/ratelimit/guard";
 import { claimBodySchema, claimDrop } from "@/lib/drops/manage";
 
@@ -11,7 +10,7 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   // POST /claim – give an anonymous drop to the caller's account with its claim token
   POST: async (req) => {
     const ctx = await getContext();
-    await enforceLimit(ctx, `claim:ip:${clientIp(req, ctx.env.TRUST_PROXY)}`, CLAIM_LIMIT, 60, "claims from this address");
+    await enforceLimit(ctx, "claim", clientIp(req, ctx.env.TRUST_PROXY));
     const caller = await requireCaller(ctx, req);
     const body = await readJson(req, claimBodySchema);
     return json(await claimDrop(ctx, caller.account, body));

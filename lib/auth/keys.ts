@@ -6,7 +6,6 @@ import { limits } from "../plans";
 import { countLiveKeys, insertKey, listLiveKeys, revokeKey } from "../db/accounts";
 import type { Caller } from "./caller";
 import { enforceLimit } from "../ratelimit/guard";
-import { KEY_MINT_LIMIT } from "./guard";
 
 // API keys: sp_ + 43 base64url characters (32 random bytes), shown once. Only the SHA-256 is
 // stored; it is also the key id. The prefix (first 10 characters) tells keys apart.
@@ -25,7 +24,7 @@ export async function mintKey(ctx: AppContext, caller: Caller, note: string) {
     });
   }
   const account = caller.account;
-  await enforceLimit(ctx, `keys:${account.id}`, KEY_MINT_LIMIT, 60, "keys minted");
+  await enforceLimit(ctx, "keyMint", account.id);
   try {
     const max = limits[account.plan].maxKeys;
     if ((await countLiveKeys(ctx.db, account.id)) >= max) {

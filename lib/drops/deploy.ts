@@ -1,5 +1,6 @@
 import { ApiError, upstreamUnavailable } from "../errors";
 import type { AppContext } from "../context";
+import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { newClaimToken, newId, newSlug, sha256Hex } from "../ids";
 import { CLAIM_GRACE_SECONDS, isPaid, limits, type Tier } from "../plans";
@@ -76,6 +77,8 @@ export interface DeployInput {
   ttl: number | null;
   /** Named drop (subscribers); already validated. */
   name?: string;
+  /** Runs once every check has passed, just before the first byte is stored (the deploy rate budget). */
+  beforeStore?: () => Promise<void>;
 }
 
 function lifetimes(now: Date, ttl: number | null, anonymous: boolean): { expiresAt: Date | null; purgeAt: Date | null } {
@@ -115,6 +118,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const id = newId();
   const slug = newSlug();
   const anonymous = caller.account === null;
+  await input.beforeStore?.();
   const { rows } = await storeFiles(ctx, id, input.files);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
   const claimToken = anonymous ? newClaimToken() : undefined;
@@ -137,6 +141,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
       rows,
     ),
   );
+  await dropChanged(ctx, { id, slug }, "deploy");
   const response: DeployResponse = {
     slug,
     url: dropUrl(slug, ctx.env),
@@ -176,6 +181,7 @@ async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput &
 
 async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input: DeployInput & { name: string }): Promise<DeployResponse> {
   const now = new Date(ctx.now());
+  await input.beforeStore?.();
   const { batch, rows } = await storeFiles(ctx, drop.id, input.files);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, false);
   const result = await commitOrDiscard(ctx, `${drop.id}/${batch}/`, () => replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt }));
@@ -183,6 +189,7 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
     await discardPrefix(ctx, `${drop.id}/${batch}/`);
     throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
   }
+  await dropChanged(ctx, drop, "replace");
   for (const old of result.oldBatches) if (old !== batch) await discardPrefix(ctx, `${drop.id}/${old}/`);
   return {
     slug: drop.slug,
@@ -222,6 +229,7 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
     }
     throw new ApiError("not_found", `No drop ${slug} in this account.`);
   }
+  await dropChanged(ctx, drop, "append");
   return {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
+import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
@@ -71,6 +73,7 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: str
   }
   // A parallel delete of the same drop removed the row first: only one request deletes it.
   if (!deleted) throw new ApiError("not_found", `No drop ${slug} in this account.`);
+  await dropChanged(ctx, drop, "delete");
   // An append or named redeploy that committed between the purge and the row delete wrote a
   // batch no row points at any more: purge once more (best effort; the drop is gone either way).
   await ctx.storage.deletePrefix(`${drop.id}/`).catch((err) => console.error("[drops] could not purge the bytes of a deleted drop", drop.id, err));
@@ -96,6 +99,7 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, body: z.in
     throw upstreamUnavailable("database", err);
   });
   if (!claimed) throw notFound();
+  await dropChanged(ctx, claimed, "claim");
   return { slug: claimed.slug, url: dropUrl(claimed.slug, ctx.env), expires_at: expiresAt ? expiresAt.toISOString() : null, plan: account.plan };
 }
 
@@ -121,7 +125,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       named_drops: l.namedDrops,
       append: l.append,
       vanity: l.vanity,
-      deploys_per_minute: ctx.env.RATE_LIMIT_DEPLOYS_PER_MINUTE,
+      deploys_per_minute: ratePolicies(ctx.env).deploy.max,
     },
   };
 }

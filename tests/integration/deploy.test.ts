@@ -254,6 +254,26 @@ describe("abuse guard", () => {
     expect((await deploy("<p>x</p>", "text/html", "", ip)).status).toBe(200);
   });
 
+  it("requests refused for their input do not use the deploy budget; they have their own, higher one", async () => {
+    const ip = { "x-dropsite-socket-ip": "192.0.2.120" };
+    // 59 refused attempts (bad ttl, bad JSON, empty body) leave all 10 deploys available.
+    for (let i = 0; i < 59; i++) {
+      const res = i % 3 === 0 ? await deploy("<p>x</p>", "text/html", "?ttl=5", ip) : i % 3 === 1 ? await deploy("{", "application/json", "", ip) : await deploy("", "text/html", "", ip);
+      expect(res.status).toBe(400);
+    }
+    for (let i = 0; i < 10; i++) expect((await deploy("<p>x</p>", "text/html", "", ip)).status).toBe(200);
+    await expectError(await deploy("<p>x</p>", "text/html", "", ip), 429, "rate_limited");
+    // The 60th refused request spends the refused-request budget (6 x 10 a minute): then even a
+    // valid deploy from that address is refused, with the limiter's real wait.
+    const other = { "x-dropsite-socket-ip": "192.0.2.121" };
+    for (let i = 0; i < 60; i++) expect((await deploy("<p>x</p>", "text/html", "?ttl=5", other)).status).toBe(400);
+    t.clock.advance(20);
+    const res = await deploy("<p>x</p>", "text/html", "", other);
+    await expectError(res, 429, "rate_limited");
+    expect(res.headers.get("retry-after")).toBe("40");
+    expect(await countDrops(t.ctx.db)).toBeGreaterThan(0);
+  });
+
   it("ignores X-Forwarded-For unless TRUST_PROXY is on", async () => {
     const sock = { "x-dropsite-socket-ip": "192.0.2.150" };
     for (let i = 0; i < 10; i++) {
