@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
-import { ACCOUNT_ROUTE_LIMIT, CLAIM_LIMIT, KEY_MINT_LIMIT } from "@/lib/auth/guard";
+import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
 import { CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 
@@ -112,6 +112,7 @@ export default function DocsPage() {
   const base = e.BASE_URL;
   const scheme = new URL(base).protocol.replace(":", "");
   const serve = e.SERVE_DOMAIN;
+  const rates = ratePolicies(e);
   const serveHost = serve.replace(/:\d+$/, "");
   const mcpConfig = JSON.stringify({ mcpServers: { dropsite: { type: "http", url: `${base}/mcp`, headers: { Authorization: "Bearer sp_..." } } } }, null, 2);
   return (
@@ -253,7 +254,7 @@ curl --data-binary @site.zip -H 'content-type: application/zip' ${base}/deploy`}
 curl -H "authorization: Bearer $DROP_API_KEY" ${base}/keys            # {keys: [{keyId, prefix, note, createdAt, lastUsedAt}]}
 curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/keys/<keyId>   # {revoked: keyId}`}</CodeBlock>
         <p>
-          Revocation is instant. To rotate, mint the replacement first, switch your clients, then revoke the old key. At most {free.maxKeys} live keys per account; {KEY_MINT_LIMIT} mints per minute.
+          Revocation is instant. To rotate, mint the replacement first, switch your clients, then revoke the old key. At most {free.maxKeys} live keys per account; minting is limited to {describeRate(rates.keyMint)} per account.
         </p>
       </Section>
 
@@ -329,10 +330,25 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           </table>
         </div>
         <Sub id="rate-limits" title="Rate limits">
-          <p>
-            {e.RATE_LIMIT_DEPLOYS_PER_MINUTE} deploys per minute per IP address (MCP deploy tools included); {KEY_MINT_LIMIT} key mints per minute per account; {CLAIM_LIMIT} claims per minute per IP; {ACCOUNT_ROUTE_LIMIT} requests per minute
-            per credential on other account routes. Every 429 carries <code>Retry-After</code>.
-          </p>
+          <p>Each limit counts one kind of request in a sliding window; every 429 carries <code>Retry-After</code>.</p>
+          <div className="docs-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>limit</th>
+                  <th>what counts</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.values(rates).map((p) => (
+                  <tr key={p.name}>
+                    <td>{describeRate(p)}</td>
+                    <td>{p.counts}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </Sub>
       </Section>
 
