@@ -21,9 +21,13 @@ export function relative(iso: string, now: number): string {
   return rtf.format(0, "second");
 }
 
-/** "22 Nov 2026, 14:05 UTC": unambiguous wherever the reader is. */
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** "22 Nov 2026, 14:05 UTC": unambiguous wherever the reader is, and the same on server and browser. */
 export function dateTime(iso: string): string {
-  return `${new Date(iso).toLocaleString("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" })} UTC`;
+  const d = new Date(iso);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
 }
 
 /** "1.2 MB", "512 B". */
