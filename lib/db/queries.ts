@@ -157,3 +157,8 @@ export async function dueForPurge(db: Db, now: Date, limit: number): Promise<Pic
     .orderBy(asc(drops.purgeAt))
     .limit(limit);
 }
+
+/** The files of a drop with their sizes and types, by path (the dashboard's page per drop). */
+export async function listDropFiles(db: Db, dropId: string): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
+  return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path));
+}
