@@ -8,12 +8,12 @@ const MB = 1024 * 1024;
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
-  // `npm test` runs `tsc --noEmit` over the whole project (tests included) before building.
-  typescript: { ignoreBuildErrors: true },
   // Drop paths are served as sent: no trailing-slash redirects, no URL normalisation.
   skipTrailingSlashRedirect: true,
   skipProxyUrlNormalize: true,
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws", "oidc-provider"],
+  // drizzle-orm and @vercel/functions load from node_modules, so Next's server and the data-plane
+  // bundle (server.mjs) share one copy of each.
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws", "oidc-provider", "drizzle-orm", "@vercel/functions"],
   experimental: {
     // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it
     // above the largest body any plan accepts (100 MB zip) so our own cap decides and answers 413.

@@ -1,12 +1,25 @@
-// Starts the app: Next's request handler behind a plain Node HTTP listener. The one thing it
-// adds is the socket address of each client, in a header no client can set, for abuse limits
-// when TRUST_PROXY is off (Next itself keeps a client-sent X-Forwarded-For).
+// Starts the app. Every request meets the data plane first (lib/serve/node.ts, bundled by
+// `npm run build`): drop hosts are answered there without the framework; everything else goes
+// to Next's request handler. The listener also records each client's socket address, in a
+// header no client can set, for abuse limits when TRUST_PROXY is off.
 import { createServer } from "node:http";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import next from "next";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
 const bind = process.env.HOST ?? "0.0.0.0";
+const root = import.meta.dirname;
+
+let planePath = path.join(root, ".next", "dropsite", "data-plane.mjs");
+if (dev) planePath = await (await import("./scripts/build-data-plane.mjs")).buildDataPlane();
+if (!existsSync(planePath)) {
+  console.error("The data plane is not built: run `npm run build` before `npm start`.");
+  process.exit(1);
+}
+const plane = await import(pathToFileURL(planePath).href);
 
 const app = next({ dev, hostname: "localhost", port });
 const handle = app.getRequestHandler();
@@ -14,15 +27,7 @@ await app.prepare();
 
 const server = createServer((req, res) => {
   req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
-  const setHeader = res.setHeader.bind(res);
-  res.setHeader = (name, value) => {
-    const lower = String(name).toLowerCase();
-    // Next announces its internal rewrite target to the client; visitors of a drop need not see it.
-    if (lower === "x-middleware-rewrite") return res;
-    // Next strips Content-Length from route responses; lib/serve passes it for HEAD and 206.
-    if (lower === "x-dropsite-content-length") return setHeader("Content-Length", value);
-    return setHeader(name, value);
-  };
+  if (plane.dispatch(req, res)) return;
   handle(req, res);
 });
 server.listen(port, bind, () => {

@@ -1,4 +1,5 @@
 import { ApiError, errorResponse, methodNotAllowed } from "./errors";
+import { limits } from "./plans";
 
 // Small composable wrappers for route handlers: every handler's failures leave through the one
 // envelope renderer, and methods a route does not implement answer 405 with Allow.
@@ -32,7 +33,7 @@ export function routes<P = Record<string, string>>(
   for (const m of ALL_METHODS) {
     const h = (handlers as Partial<Record<Method, Handler<P>>>)[m] ?? (m === "HEAD" ? handlers.GET : undefined);
     out[m] = async (req, ctx) => {
-      const params = ctx?.params ? await ctx.params : ({} as P);
+      const params = (await ctx?.params) ?? ({} as P);
       if (!h) return errorResponse(methodNotAllowed(allowed));
       return handle(h, req, params);
     };
@@ -75,27 +76,11 @@ export async function readBodyCapped(req: Request, cap: number, tooLarge: () => 
 }
 
 /**
- * The client's IP for abuse limits. Without TRUST_PROXY it is the socket address, which our
- * server (server.mjs) writes into x-dropsite-socket-ip, overwriting anything a client sent.
- * With TRUST_PROXY the left-most X-Forwarded-For entry set by the trusted proxy is used.
- */
-export function clientIp(req: Request, trustProxy: boolean): string {
-  if (trustProxy) {
-    const xff = req.headers.get("x-forwarded-for");
-    const first = xff?.split(",")[0]?.trim();
-    if (first) return first;
-    const real = req.headers.get("x-real-ip")?.trim();
-    if (real) return real;
-  }
-  return req.headers.get("x-dropsite-socket-ip")?.trim() || "unknown";
-}
-
-/**
  * Parses a small JSON body with a zod schema. An empty body is `{}` when `optional`;
  * anything unparseable or invalid is 400 invalid_request.
  */
 export async function readJson<T>(req: Request, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string; path: PropertyKey[] }[] } } }, opts: { optional?: boolean } = {}): Promise<T> {
-  const buf = await readBodyCapped(req, 64 * 1024, () => new ApiError("payload_too_large", "JSON bodies of this route are limited to 64 KB."));
+  const buf = await readBodyCapped(req, JSON_BODY_CAP, () => new ApiError("payload_too_large", "JSON bodies of this route are limited to 64 KB."));
   const text = new TextDecoder().decode(buf).trim();
   let value: unknown = {};
   if (text === "") {
@@ -114,4 +99,25 @@ export async function readJson<T>(req: Request, schema: { safeParse(v: unknown):
     throw new ApiError("invalid_request", `Invalid body: ${where}${issue?.message ?? "invalid"}.`);
   }
   return parsed.data;
+}
+
+/** Small JSON bodies (claim, keys, vanity, billing checkout): what readJson reads at most. */
+export const JSON_BODY_CAP = 64 * 1024;
+
+const largest = (pick: (l: (typeof limits)[keyof typeof limits]) => number) => Math.max(...Object.values(limits).map(pick));
+
+/**
+ * The most a route of the app host can accept on any plan, for the listener to refuse a larger
+ * body before the framework reads (or buffers) any of it. The route's own cap for the caller's
+ * plan applies after. Undefined: the route is not listed and only its own cap applies.
+ */
+export function routeBodyCap(pathname: string): number | undefined {
+  if (pathname === "/deploy" || /^\/deploy\/[^/]+$/.test(pathname)) {
+    if (pathname === "/deploy/preflight") return undefined;
+    return largest((l) => Math.max(l.zipBytes, l.bodyBytes));
+  }
+  if (pathname === "/mcp") return largest((l) => l.bodyBytes) + 256 * 1024;
+  if (pathname === "/billing/webhook") return 1024 * 1024;
+  if (["/claim", "/keys", "/vanity", "/billing/checkout", "/billing/portal"].includes(pathname)) return JSON_BODY_CAP;
+  return undefined;
 }

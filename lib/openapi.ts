@@ -58,7 +58,7 @@ function clean(schema: Json): Json {
 }
 
 function toSchema(schema: z.ZodType, io: "input" | "output" = "output"): Json {
-  return clean(z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json);
+  return clean(z.toJSONSchema(schema, { io, unrepresentable: "any" }));
 }
 
 function componentSchemas(schemas: Record<string, z.ZodType>, io: "input" | "output"): Record<string, Json> {

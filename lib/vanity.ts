@@ -1,33 +1,17 @@
-import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { AppContext } from "./context";
-import type { Db } from "./db/client";
-import { findServable, isUniqueViolation, type ServableDrop } from "./db/queries";
-import { accounts, type AccountRow } from "./db/schema";
+import { isUniqueViolation } from "./db/queries";
+import type { AccountRow } from "./db/schema";
+import { setVanitySub } from "./db/vanity";
 import { publicScheme } from "./env";
 import { ApiError, upstreamUnavailable } from "./errors";
 import { readJson } from "./http";
 import { limits } from "./plans";
 import { vanityBodySchema, type VanityClaimResponse, type VanityResponse } from "./schemas";
-import { RESERVED_LABELS } from "./serve/host";
+import { RESERVED_LABELS } from "./patterns";
 
 // Vanity subdomains: one per Team account, first come first served. Named drops of the account
-// then serve at <sub>--<name>.<SERVE_DOMAIN>.
-
-async function findAccountByVanity(db: Db, sub: string): Promise<Pick<AccountRow, "id"> | undefined> {
-  const [row] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.vanitySub, sub)).limit(1);
-  return row;
-}
-
-/** Sets the account's sub if it has none; false when it already has one. A taken sub throws a unique violation. */
-async function setVanitySub(db: Db, accountId: string, sub: string): Promise<boolean> {
-  const rows = await db
-    .update(accounts)
-    .set({ vanitySub: sub })
-    .where(and(eq(accounts.id, accountId), isNull(accounts.vanitySub)))
-    .returning({ id: accounts.id });
-  return rows.length > 0;
-}
+// then serve at <sub>--<name>.<SERVE_DOMAIN>; lib/serve looks them up through lib/db/serving.ts.
 
 /** The serving address pattern of a sub, with <name> standing for a named drop. */
 export function serveBase(ctx: AppContext, sub: string): string {
@@ -93,15 +77,4 @@ function alreadyHasOne(current: string | null): ApiError {
     hint: "Each account has one vanity subdomain; GET /vanity shows it.",
     docs: "vanity",
   });
-}
-
-/**
- * The drop a vanity host <sub>--<name> serves: the named drop `name` of the account owning `sub`.
- * Undefined for reserved or unclaimed subs and for names the account does not have.
- */
-export async function vanityLookup(ctx: AppContext, sub: string, name: string, paths: string[]): Promise<ServableDrop | undefined> {
-  if (RESERVED_LABELS.has(sub)) return undefined;
-  const owner = await findAccountByVanity(ctx.db, sub);
-  if (!owner) return undefined;
-  return findServable(ctx.db, { ownerId: owner.id, name }, paths);
 }

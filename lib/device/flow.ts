@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
-import { clientIp } from "../http";
+import { clientAddress } from "../ratelimit/address";
 import { sha256Hex } from "../ids";
 import { limits } from "../plans";
 import { countLiveKeys, findAccount, insertKey } from "../db/accounts";
@@ -19,10 +19,7 @@ export const DEVICE_TTL_SECONDS = 600;
 export const DEVICE_INTERVAL_SECONDS = 5;
 /** Added to the interval on every poll that comes too early (RFC 8628 §3.5). */
 const SLOW_DOWN_STEP = 5;
-/** New device requests per client IP per minute. */
-export const DEVICE_AUTHORIZE_LIMIT = 10;
-/** Approvals and denials per account per minute (guards guessing of user codes). */
-const DEVICE_APPROVE_LIMIT = 10;
+// Rate limits: deviceAuthorize (per address) and deviceApprove (per account) in lib/ratelimit/policy.ts.
 
 // RFC 8628 §6.1: consonants only (no vowels: no words), no look-alikes; 20^8 ≈ 2.6·10^10 codes.
 const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
@@ -56,7 +53,7 @@ const db = <T>(p: Promise<T>): Promise<T> =>
 
 /** POST /device/authorize and the device_authorize tool. */
 export async function authorizeDevice(ctx: AppContext, req: Request): Promise<DeviceAuthorization> {
-  await enforceLimit(ctx, `device:ip:${clientIp(req, ctx.env.TRUST_PROXY)}`, DEVICE_AUTHORIZE_LIMIT, 60, "device authorisations from this address");
+  await enforceLimit(ctx, "deviceAuthorize", clientAddress(req, ctx.env));
   const now = ctx.now();
   // Expired requests are only kept for their expired_token answer; drop the old ones here.
   await db(ctx.db.delete(deviceCodes).where(lt(deviceCodes.expiresAt, new Date(now - DEVICE_TTL_SECONDS * 1000))));
@@ -172,7 +169,7 @@ export async function findPendingDevice(ctx: AppContext, rawCode: string): Promi
 
 /** The person's decision on /device, as their account. */
 export async function decideDevice(ctx: AppContext, account: AccountRow, rawCode: string, approve: boolean): Promise<{ user_code: string; status: "approved" | "denied" }> {
-  await enforceLimit(ctx, `device:approve:${account.id}`, DEVICE_APPROVE_LIMIT, 60, "device approvals");
+  await enforceLimit(ctx, "deviceApprove", account.id);
   const code = normalizeUserCode(rawCode);
   const notFound = () => new ApiError("not_found", "No pending device request with that code.", { hint: "Check the code shown by your agent; codes expire after 10 minutes.", docs: DEVICE_DOCS });
   if (!code) throw notFound();

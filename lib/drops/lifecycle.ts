@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { dropChanged } from "../serve/cache";
 import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
 
@@ -31,6 +32,7 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     for (const drop of due) {
       await ctx.storage.deletePrefix(`${drop.id}/`);
       if (await deleteDropRow(ctx.db, drop.id)) slugs.push(drop.slug);
+      await dropChanged(ctx, drop, "expiry");
     }
     if (due.length < batchSize) break;
   }

@@ -6,7 +6,7 @@ import { optionalCaller, type Caller } from "../auth/caller";
 import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
 import { normalizeFiles, type InputFile } from "../deploy/paths";
-import { checkDeployOptions, deployFiles, guardDeployRate, subscriptionRequired } from "../drops/deploy-request";
+import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../drops/deploy-request";
 import { appendToDrop, tierOf } from "../drops/deploy";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
 import { isPaid, limits, type Tier } from "../plans";
@@ -93,18 +93,18 @@ async function accountCaller(call: ToolCall) {
 }
 
 /**
- * Every deploy tool: the caller, the tool's own files and the options are checked first, so a
- * call refused for bad input does not use up the per-IP deploy quota; then the rate guard and
- * the REST deploy path.
+ * Every deploy tool, under the deploy guard shared with REST: only a deploy that reaches storage
+ * spends the per-address deploy budget; a call refused for its input counts against the higher
+ * deployInvalid budget.
  */
 async function runDeploy(args: { name?: string; ttl?: number }, call: ToolCall, filesFor: (tier: Tier) => InputFile[]) {
-  const c = await caller(call);
-  const opts = { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null };
-  checkDeployOptions(c, opts);
-  const files = normalizeFiles(filesFor(tierOf(c)));
-  await guardDeployRate(call.ctx, call.req);
-  const d = await deployFiles(call.ctx, c, opts, files);
-  return { structured: d, text: deployText(call.ctx, d) };
+  return guardedDeploy(call.ctx, call.req, async (quota) => {
+    const c = await caller(call);
+    const opts = { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null };
+    checkDeployOptions(c, opts);
+    const d = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
+    return { structured: d, text: deployText(call.ctx, d) };
+  });
 }
 
 /** The raw files map (not zod's copy: a "__proto__" path must be refused, not dropped). */
@@ -270,8 +270,6 @@ export const tools = [
   }),
 ] as const;
 
-export type ToolName = (typeof tools)[number]["name"];
-
 /**
  * zod writes a nullable field as `type: ["string", "null"]`; clients that map tool schemas onto a
  * single-type dialect (the Inspector warns about it) read `anyOf` of single types more reliably.
@@ -315,7 +313,7 @@ export function toolDescriptors(): Tool[] {
     title: t.title,
     description: t.description,
     inputSchema: jsonSchema(t.input, "input") as Tool["inputSchema"],
-    outputSchema: jsonSchema(t.output, "output") as Tool["outputSchema"],
+    outputSchema: jsonSchema(t.output, "output"),
     annotations: { title: t.title, ...t.annotations },
   }));
   return descriptors;

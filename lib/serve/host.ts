@@ -1,4 +1,6 @@
-import { NAME_PATTERN, VANITY_PATTERN } from "../patterns";
+import { NAME_PATTERN, RESERVED_LABELS, VANITY_PATTERN } from "../patterns";
+
+export { RESERVED_LABELS };
 
 // Host → action, as a pure function: the proxy and the serve route both call it.
 
@@ -14,9 +16,6 @@ export interface HostConfig {
   /** Host (with port) of BASE_URL, e.g. "example.com" or "localhost:3000" */
   appHost: string;
 }
-
-/** Labels under the serve domain that are never drops. */
-export const RESERVED_LABELS = new Set(["www", "api", "app", "admin", "dashboard", "mail", "static", "assets", "cdn", "docs", "status", "blog"]);
 
 const SLUG_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 

@@ -1,42 +1,91 @@
+import { addCacheTag } from "@vercel/functions";
 import type { AppContext } from "../context";
-import { findServable, type ServableDrop } from "../db/queries";
-import { upstreamUnavailable, errorResponse, methodNotAllowed } from "../errors";
+import type { DropKey, ManifestFile } from "../db/serving";
+import { errorResponse, methodNotAllowed } from "../errors";
+import { cacheable, compressedBytes, contentBytes, forgetManifest, getManifest, type Encoding, type Manifest } from "./cache";
 import type { HostAction } from "./host";
 import { parseRange } from "./range";
 
-// Serving a drop: a plain function from (host action, path, request) to a Response, with no
-// dependency on Next, so it can run behind any listener.
+// Serving a drop: a plain function from (host action, path, request headers) to a result, with
+// no dependency on Next. The self-hosted listener writes the result to the socket (node.ts); the
+// Vercel serve route turns it into a web Response (serveDrop). Both run this one function.
+
+export interface HeaderGetter {
+  get(name: string): string | null;
+}
 
 export interface ServeRequest {
   method: string;
+  /** The request path as sent (still percent-encoded), without the query. */
   pathname: string;
-  headers: Headers;
+  /** The query, with its "?", or "". */
+  search?: string;
+  headers: HeaderGetter;
 }
 
-/** Looks up the drop of a vanity host (sub--name); provided by the vanity feature. */
-export type VanityLookup = (ctx: AppContext, sub: string, name: string, paths: string[]) => Promise<ServableDrop | undefined>;
+export interface ServeResult {
+  status: number;
+  headers: Record<string, string>;
+  /** Bytes in memory, a stream from storage, or nothing (HEAD, 304, redirects). */
+  body: Uint8Array | ReadableStream<Uint8Array> | null;
+}
 
-const HTML_CACHE = "public, max-age=0, must-revalidate";
-/** Carries Content-Length past Next to server.mjs (see there). */
-export const LENGTH_HEADER = "x-dropsite-content-length";
-const ASSET_CACHE = "public, max-age=60";
+const REVALIDATE = "public, max-age=0, must-revalidate";
+const IMMUTABLE = "public, max-age=31536000, immutable";
+/** What the CDN keeps at most; every change purges the drop's tag sooner. */
+const CDN_MAX_SECONDS = 86_400;
+const CDN_STALE_SECONDS = 60;
 
-function page(status: number, title: string, text: string, extra: Record<string, string> = {}): Response {
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#222;background:#fafafa}main{max-width:32rem;padding:2rem;text-align:center}h1{font-size:1.5rem}</style></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
-  return new Response(body, {
+// --- pages -------------------------------------------------------------------------------
+
+const PAGE_STYLE = "body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#222;background:#fafafa}main{max-width:32rem;padding:2rem;text-align:center}h1{font-size:1.4rem}";
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** The service's own small pages on drop hosts (404, 410, 400): one template. */
+export function page(status: number, title: string, text: string): ServeResult {
+  const body = new TextEncoder().encode(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`,
+  );
+  return {
     status,
     headers: {
       "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": HTML_CACHE,
+      "Content-Length": String(body.byteLength),
+      "Cache-Control": REVALIDATE,
       "X-Content-Type-Options": "nosniff",
       "X-Robots-Tag": "noindex",
-      ...extra,
     },
-  });
+    body,
+  };
 }
 
 export const notFoundPage = () => page(404, "Not found", "There is nothing at this address.");
-const gonePage = () => page(410, "This drop has expired", "The content that was published here is no longer online.");
+const badRequestPage = () => page(400, "Bad request", "This address is not a valid path.");
+
+function gonePage(m: Manifest, now: number): ServeResult {
+  const { drop } = m;
+  if (drop.ownerId === null && drop.claimable && drop.purgeAt && drop.purgeAt.getTime() > now) {
+    const until = drop.purgeAt.toISOString().slice(0, 16).replace("T", " ");
+    return page(410, "This drop has expired", `It is offline. Its owner can still claim it with the claim token until ${until} UTC; then it is deleted.`);
+  }
+  return page(410, "This drop has expired", "The content that was published here is no longer online.");
+}
+
+// --- paths -------------------------------------------------------------------------------
+
+/** Whether the path has a percent-escape that does not decode (e.g. %zz or overlong UTF-8). */
+export function malformedPath(pathname: string): boolean {
+  if (!pathname.includes("%")) return false;
+  try {
+    decodeURIComponent(pathname);
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 /** Decodes the request path into a drop-relative path, or null when it cannot name a file. */
 export function dropPath(pathname: string): string | null {
@@ -44,10 +93,11 @@ export function dropPath(pathname: string): string | null {
   for (const raw of pathname.split("/")) {
     let seg: string;
     try {
-      seg = decodeURIComponent(raw).normalize("NFC");
+      seg = raw.includes("%") ? decodeURIComponent(raw) : raw;
     } catch {
       return null;
     }
+    seg = seg.normalize("NFC");
     if (seg.includes("/") || seg.includes("\\") || seg.includes("\0")) return null;
     if (seg === "" || seg === ".") continue;
     if (seg === "..") return null;
@@ -60,7 +110,45 @@ export function dropPath(pathname: string): string | null {
 /** Files that may answer a path, best first: exact, then clean URLs. */
 export function candidatePaths(path: string): string[] {
   if (path === "" || path.endsWith("/")) return [`${path}index.html`];
-  return [path, `${path}.html`, `${path}/index.html`];
+  return [path, `${path}.html`];
+}
+
+/** Names that carry a content hash: app.3f9a1c2b.js, index-BXn3k9Qa.css, chunk.8f2e4d.woff2. */
+export function isHashedName(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const m = /[.-]([A-Za-z0-9_]{6,})\.[A-Za-z0-9]+$/.exec(name);
+  if (!m) return false;
+  const h = m[1] as string;
+  if (/^[0-9a-f]{6,}$/.test(h)) return /[0-9]/.test(h) && /[a-f]/.test(h) ? true : h.length >= 8 && /[0-9]/.test(h);
+  return h.length >= 8 && /[0-9]/.test(h) && /[A-Za-z]/.test(h);
+}
+
+/** The last segment has no extension: a route of a single-page app, not a missing asset. */
+function extensionless(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return !name.includes(".");
+}
+
+/** HTML, CSS, JS, JSON (and source maps), SVG, XML, plain text and the like. */
+const TEXT_TYPES = /^(text\/|image\/svg\+xml|application\/(json|javascript|xml|manifest\+json|ld\+json|xhtml\+xml|rss\+xml|atom\+xml)\b)/;
+
+export function compressibleType(contentType: string): boolean {
+  return TEXT_TYPES.test(contentType);
+}
+
+/** br, then gzip, when the client accepts it (q > 0). */
+export function acceptedEncoding(header: string | null): Encoding | null {
+  if (!header) return null;
+  let br = false;
+  let gz = false;
+  for (const part of header.split(",")) {
+    const [token = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    if (q !== undefined && !(Number(q.slice(2)) > 0)) continue;
+    if (token === "br") br = true;
+    else if (token === "gzip" || token === "*") gz = true;
+  }
+  return br ? "br" : gz ? "gzip" : null;
 }
 
 function etagMatches(header: string | null, etag: string): boolean {
@@ -69,70 +157,170 @@ function etagMatches(header: string | null, etag: string): boolean {
   return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
 }
 
-export async function serveDrop(ctx: AppContext, action: HostAction, req: ServeRequest, vanity?: VanityLookup): Promise<Response> {
-  if (action.kind === "app") return notFoundPage();
-  if (req.method !== "GET" && req.method !== "HEAD") return errorResponse(methodNotAllowed(["GET", "HEAD"]));
+// --- serving -----------------------------------------------------------------------------
+
+function cdnCacheControl(m: Manifest, immutable: boolean, now: number): string | undefined {
+  const left = m.drop.expiresAt ? Math.floor((m.drop.expiresAt.getTime() - now) / 1000) : Infinity;
+  const fresh = Math.min(immutable ? 31_536_000 : CDN_MAX_SECONDS, left);
+  if (fresh < 1) return undefined;
+  const stale = Math.min(CDN_STALE_SECONDS, left - fresh);
+  return stale >= 1 ? `max-age=${fresh}, stale-while-revalidate=${stale}` : `max-age=${fresh}`;
+}
+
+function pick(m: Manifest, path: string): { file: ManifestFile; status: number } | { redirect: string } | undefined {
+  for (const c of candidatePaths(path)) {
+    const f = m.files.get(c);
+    if (f) return { file: f, status: 200 };
+  }
+  if (path !== "" && !path.endsWith("/") && m.files.has(`${path}/index.html`)) return { redirect: `/${path}/` };
+  const spa = m.files.get("200.html");
+  if (spa && extensionless(path.replace(/\/$/, ""))) return { file: spa, status: 200 };
+  const custom = m.files.get("404.html");
+  return custom ? { file: custom, status: 404 } : undefined;
+}
+
+/** Encodes a drop path for a Location header: each segment percent-encoded, slashes kept. */
+function encodePath(p: string): string {
+  return p.split("/").map(encodeURIComponent).join("/");
+}
+
+/** Storage no longer has a file the cached manifest names. */
+const STALE = Symbol("stale manifest");
+
+export async function serveDropResult(ctx: AppContext, action: HostAction, req: ServeRequest): Promise<ServeResult> {
+  if (action.kind === "app" || action.kind === "invalid-drop-host") return notFoundPage();
+  const key: DropKey = action.kind === "drop" ? { slug: action.slug } : { sub: action.sub, name: action.name };
+  const first = await serveOnce(ctx, key, req);
+  if (first !== STALE) return first;
+  // Another instance changed the drop since this one cached its manifest: look again, once.
+  forgetManifest(ctx, key);
+  const second = await serveOnce(ctx, key, req);
+  return second === STALE ? notFoundPage() : second;
+}
+
+async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Promise<ServeResult | typeof STALE> {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const res = errorResponse(methodNotAllowed(["GET", "HEAD"]));
+    const body = new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, headers: { ...Object.fromEntries(res.headers), "Content-Length": String(body.byteLength) }, body };
+  }
+  if (malformedPath(req.pathname)) return badRequestPage();
   const path = dropPath(req.pathname);
-  if (path === null || action.kind === "invalid-drop-host") return notFoundPage();
-  const candidates = candidatePaths(path);
-  const lookup = [...candidates, "404.html"];
-  let found: ServableDrop | undefined;
+  if (path === null) return notFoundPage();
+  let m: Manifest | undefined;
   try {
-    if (action.kind === "drop") found = await findServable(ctx.db, { slug: action.slug }, lookup);
-    else found = vanity ? await vanity(ctx, action.sub, action.name, lookup) : undefined;
+    m = await getManifest(ctx, key);
   } catch (err) {
-    return errorResponse(upstreamUnavailable("database", err));
+    console.error("[serve] manifest lookup failed:", err instanceof Error ? err.message : err);
+    return unavailablePage();
   }
-  if (!found) return notFoundPage();
-  const { drop } = found;
-  if (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now()) return gonePage();
-  const byPath = new Map(found.files.map((f) => [f.path, f]));
-  const robots: Record<string, string> = drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
-  let file = candidates.map((c) => byPath.get(c)).find((f) => f !== undefined);
-  let status = 200;
-  if (!file) {
-    file = byPath.get("404.html");
-    if (!file) return notFoundPage();
-    status = 404;
+  if (!m) return notFoundPage();
+  const now = ctx.now();
+  if (m.drop.expiresAt && m.drop.expiresAt.getTime() <= now) return gonePage(m, now);
+  const chosen = pick(m, path);
+  if (!chosen) return notFoundPage();
+  void addCacheTag(m.tag).catch(() => undefined);
+  const cdn = cdnCacheControl(m, false, now);
+  const robots: Record<string, string> = m.drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
+  if ("redirect" in chosen) {
+    // A path on this host only: never an absolute URL, so no request can redirect elsewhere.
+    return {
+      status: 308,
+      headers: { Location: encodePath(chosen.redirect) + (req.search ?? ""), "Content-Length": "0", "Cache-Control": REVALIDATE, ...(cdn ? { "Vercel-CDN-Cache-Control": cdn } : {}), ...robots },
+      body: null,
+    };
   }
-  const etag = `"${file.sha256}"`;
-  const isHtml = file.contentType.startsWith("text/html");
+  const { file } = chosen;
+  let { status } = chosen;
+  const immutable = status === 200 && isHashedName(file.path) && file.path === path;
+  const inMemory = cacheable(ctx, file.size);
+  const compressible = inMemory && compressibleType(file.contentType);
+  const rangeHeader = status === 200 ? req.headers.get("range") : null;
+  let enc: Encoding | null = compressible && rangeHeader === null ? acceptedEncoding(req.headers.get("accept-encoding")) : null;
+  let body: Uint8Array | ReadableStream<Uint8Array> | null = null;
+  if (enc) {
+    try {
+      const c = compressedBytes(ctx, file, enc);
+      body = c instanceof Uint8Array || c === null ? c : await c;
+    } catch (err) {
+      return storageFailure(err);
+    }
+    if (body === null) {
+      if (!(await storageHas(ctx, file))) return STALE;
+      enc = null;
+    }
+  }
+  const etag = enc ? `"${file.sha256}-${enc === "br" ? "br" : "gz"}"` : `"${file.sha256}"`;
   const headers: Record<string, string> = {
     "Content-Type": file.contentType,
     "X-Content-Type-Options": "nosniff",
-    "Cache-Control": isHtml ? HTML_CACHE : ASSET_CACHE,
+    "Cache-Control": immutable ? IMMUTABLE : REVALIDATE,
     ETag: etag,
     "Accept-Ranges": "bytes",
     ...robots,
   };
+  const cdnFile = cdnCacheControl(m, immutable, now);
+  if (cdnFile) headers["Vercel-CDN-Cache-Control"] = cdnFile;
+  if (compressible) headers.Vary = "Accept-Encoding";
+  if (enc) headers["Content-Encoding"] = enc;
   if (status === 200 && etagMatches(req.headers.get("if-none-match"), etag)) {
-    return new Response(null, { status: 304, headers });
+    return { status: 304, headers, body: null };
   }
   let range: { start: number; end: number } | undefined;
-  if (status === 200) {
+  if (rangeHeader !== null) {
     const ifRange = req.headers.get("if-range");
-    const parsed = ifRange === null || ifRange.trim() === etag ? parseRange(req.headers.get("range"), file.size) : "ignore";
+    const parsed = ifRange === null || ifRange.trim() === etag ? parseRange(rangeHeader, file.size) : "ignore";
     if (parsed === "unsatisfiable") {
-      return new Response(null, { status: 416, headers: { ...headers, "Content-Range": `bytes */${file.size}` } });
+      return { status: 416, headers: { ...headers, "Content-Range": `bytes */${file.size}`, "Content-Length": "0" }, body: null };
     }
     if (parsed !== "ignore") {
       range = parsed;
       status = 206;
       headers["Content-Range"] = `bytes ${parsed.start}-${parsed.end}/${file.size}`;
+      headers["Cache-Control"] += ", no-transform";
     }
   }
-  headers["Content-Length"] = String(range ? range.end - range.start + 1 : file.size);
-  // Next drops Content-Length from route responses; server.mjs restores it from this header
-  // where no compression can apply: HEAD and partial content (which must not be transformed).
-  if (req.method === "HEAD" || range) headers[LENGTH_HEADER] = headers["Content-Length"];
-  if (range) headers["Cache-Control"] += ", no-transform";
-  if (req.method === "HEAD") return new Response(null, { status, headers });
-  let body: ReadableStream<Uint8Array> | null;
-  try {
-    body = file.size === 0 ? null : await ctx.storage.get(file.storageRef, range);
-    if (body === null && file.size !== 0) return notFoundPage();
-  } catch (err) {
-    return errorResponse(upstreamUnavailable("file storage", err));
+  if (!enc) {
+    if (req.method === "HEAD" || file.size === 0) body = null;
+    else {
+      try {
+        if (inMemory) {
+          const c = contentBytes(ctx, file);
+          const bytes = c instanceof Uint8Array ? c : await c;
+          if (!bytes) return STALE;
+          body = range ? bytes.subarray(range.start, range.end + 1) : bytes;
+        } else {
+          body = await ctx.storage.get(file.storageRef, range);
+          if (!body) return STALE;
+        }
+      } catch (err) {
+        return storageFailure(err);
+      }
+    }
   }
-  return new Response(body, { status, headers });
+  headers["Content-Length"] = String(enc ? (body as Uint8Array).byteLength : range ? range.end - range.start + 1 : file.size);
+  return { status, headers, body: req.method === "HEAD" ? null : body };
+}
+
+/** Whether storage still has the bytes of a file (after compression came back empty). */
+async function storageHas(ctx: AppContext, file: ManifestFile): Promise<boolean> {
+  const c = contentBytes(ctx, file);
+  return (c instanceof Uint8Array ? c : await c) !== null;
+}
+
+function unavailablePage(): ServeResult {
+  const r = page(503, "Temporarily unavailable", "This drop cannot be served right now. Try again in a minute.");
+  r.headers["Retry-After"] = "30";
+  return r;
+}
+
+function storageFailure(err: unknown): ServeResult {
+  console.error("[serve] storage read failed:", err instanceof Error ? err.message : err);
+  return unavailablePage();
+}
+
+/** The same, as a web Response (the Vercel serve route). */
+export async function serveDrop(ctx: AppContext, action: HostAction, req: ServeRequest): Promise<Response> {
+  const r = await serveDropResult(ctx, action, req);
+  return new Response(r.body as BodyInit | null, { status: r.status, headers: r.headers });
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdir } from "node:fs/promises";
+import { connect } from "node:net";
 import path from "node:path";
 import { startApp, type RunningApp } from "../support/app-server";
 import { bomb, manyFiles, zip, zipWithSymlink } from "../support/zips";
@@ -29,6 +30,25 @@ function deploy(body: string | Uint8Array, type: string, query = "", headers: Re
 }
 const visit = (label: string, p: string, headers: Record<string, string> = {}, method = "GET") => app.request(`${label}.${app.serveDomain}`, p, { headers, method });
 
+/** Sends raw bytes and reads until the server answers (or closes): for request lines fetch cannot send. */
+function rawRequest(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(app.port, "127.0.0.1");
+    let out = "";
+    sock.on("data", (d) => {
+      out += d.toString();
+      if (/\r\n\r\n/.test(out)) {
+        const len = /content-length: (\d+)/i.exec(out);
+        const head = out.indexOf("\r\n\r\n") + 4;
+        if (len && out.length - head >= Number(len[1])) sock.destroy();
+      }
+    });
+    sock.on("close", () => resolve(out));
+    sock.on("error", (err) => (out ? resolve(out) : reject(err)));
+    sock.write(text);
+  });
+}
+
 async function storedBlobs(): Promise<string[]> {
   const root = path.join(app.dataDir, "blobs");
   try {
@@ -42,10 +62,10 @@ describe("deploy and visit over HTTP", () => {
   it("an HTML body deploys and the URL serves it by Host", async () => {
     const res = await deploy("<h1>Hello from curl</h1>", "text/html");
     expect(res.status).toBe(200);
-    const body = res.json() as Record<string, unknown>;
+    const body = res.json() as Record<string, unknown> & { slug: string };
     expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "slug", "url"]);
     expect(body.url).toBe(`http://${body.slug}.localhost:${app.port}/`);
-    const page = await visit(body.slug as string, "/");
+    const page = await visit(body.slug, "/");
     expect(page.status).toBe(200);
     expect(page.text).toBe("<h1>Hello from curl</h1>");
   });
@@ -54,7 +74,6 @@ describe("deploy and visit over HTTP", () => {
     ["/", 200, "<h1>built</h1>"],
     ["/about", 200, "about"],
     ["/docs/", 200, "docs"],
-    ["/docs", 200, "docs"],
     ["/_next/static/x.js", 200, "drop next"],
     ["/api/x", 200, "drop api"],
     ["/deploy", 404, "custom 404"],
@@ -69,7 +88,7 @@ describe("deploy and visit over HTTP", () => {
     const css = await visit(slug, "/a.css");
     expect(css.headers["content-type"]).toBe("text/css; charset=utf-8");
     expect(css.headers["x-content-type-options"]).toBe("nosniff");
-    expect(css.headers["cache-control"]).toBe("public, max-age=60");
+    expect(css.headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
     expect(css.headers["x-robots-tag"]).toBe("noindex");
     expect(css.headers["x-middleware-rewrite"]).toBeUndefined();
     const etag = css.headers.etag as string;
@@ -87,6 +106,53 @@ describe("deploy and visit over HTTP", () => {
     expect(head.headers["x-dropsite-content-length"]).toBeUndefined();
     expect((await visit(slug, "/")).headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
     expect((await visit(slug, "/", {}, "POST")).status).toBe(405);
+  });
+
+  it("drop hosts are answered by the data plane: Content-Length on GET, no framework headers, 308 to the folder", async () => {
+    const page = await visit(slug, "/about");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-length"]).toBe("5");
+    expect(page.headers["transfer-encoding"]).toBeUndefined();
+    for (const h of ["x-powered-by", "x-nextjs-cache", "x-nextjs-prerender", "x-middleware-rewrite", "x-dropsite-content-length"]) expect(page.headers[h]).toBeUndefined();
+    expect(page.headers.vary).toBe("Accept-Encoding");
+    const folder = await visit(slug, "/docs?a=1");
+    expect(folder.status).toBe(308);
+    expect(folder.headers.location).toBe("/docs/?a=1");
+    const gz = await visit(slug, "/", { "accept-encoding": "gzip" });
+    expect(gz.headers["content-length"]).toBe(String(gz.body.length));
+  });
+
+  it("malformed escapes: an HTML 400 on drop hosts, the envelope on the app host, never a 500", async () => {
+    for (const p of ["/%zz", "/%c0%ae%c0%ae/"]) {
+      const drop = await visit(slug, p);
+      expect(drop.status).toBe(400);
+      expect(drop.headers["content-type"]).toBe("text/html; charset=utf-8");
+      const api = await app.request(appHost, p);
+      expect(api.status).toBe(400);
+      expect((api.json() as { code: string }).code).toBe("invalid_request");
+    }
+  });
+
+  it("an absolute-form request line is served by the Host header and never redirected to another host", async () => {
+    const res = await rawRequest(`GET http://other.example/docs HTTP/1.1\r\nHost: ${slug}.${app.serveDomain}\r\nConnection: close\r\n\r\n`);
+    expect(res).toMatch(/^HTTP\/1\.1 308/);
+    expect(res).toMatch(/\r\nlocation: \/docs\/\r\n/i);
+    const api = await rawRequest(`GET http://other.example/limits HTTP/1.1\r\nHost: ${appHost}\r\nConnection: close\r\n\r\n`);
+    expect(api).toMatch(/^HTTP\/1\.1 200/);
+    expect(api).not.toMatch(/other\.example/);
+  });
+
+  it("a body declared over the route's cap is refused before it is sent", async () => {
+    const res = await rawRequest(`POST /claim HTTP/1.1\r\nHost: ${appHost}\r\nContent-Type: application/json\r\nContent-Length: 62914560\r\n\r\n`);
+    expect(res).toMatch(/^HTTP\/1\.1 413/);
+    expect(res).toContain('"code":"payload_too_large"');
+  });
+
+  it("a chunked body is cut at the route's cap", async () => {
+    const chunk = "x".repeat(16 * 1024);
+    const res = await app.request(appHost, "/claim", { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" }, body: chunk.repeat(8) });
+    expect(res.status).toBe(413);
+    expect((res.json() as { code: string }).code).toBe("payload_too_large");
   });
 
   it("the app's pages refuse to be framed; drops do not carry that restriction", async () => {

@@ -186,7 +186,8 @@ describe("paths", () => {
       ["/%2e%2e/%2e%2e/index.html", 200, "root"],
       ["/dir%2findex.html", 404],
       ["/dir%5cindex.html", 404],
-      ["/%ZZ", 404],
+      // A percent-escape that does not decode is a bad request (an HTML page on drop hosts).
+      ["/%ZZ", 400],
       ["/index.html%00", 404],
       ["/./dir/./", 200, "dir"],
     ];
@@ -238,9 +239,12 @@ describe("JSON bodies", () => {
     }
   });
 
-  it("a repeated files key means the last one, as JSON.parse reads it", async () => {
-    const d = await ok(await deploy('{"files":{"evil.html":"x"},"files":{"index.html":"ok"}}', "application/json"));
-    expect(d.files).toEqual(["index.html"]);
+  it("found: a repeated key (files, a path, or one spelled with escapes) is 400, not the last one winning", async () => {
+    for (const body of ['{"files":{"evil.html":"x"},"files":{"index.html":"ok"}}', '{"files":{"index.html":"a","index.html":"b"}}', '{"files":{"ab.html":"a","a\\u0062.html":"b"}}']) {
+      await expectError(await deploy(body, "application/json"), 400, "invalid_request");
+    }
+    // The same key in different objects is fine.
+    await ok(await deploy('{"files":{"a.json":"{}","b.html":{"encoding":"base64","content":"YQ=="}}}', "application/json"));
   });
 
   it("invalid UTF-8 in a JSON body is 400, not silently replaced", async () => {

@@ -69,9 +69,9 @@ const text = (r: CallResult) => r.content.map((c) => c.text ?? "").join("\n");
 function failure(r: CallResult): Record<string, unknown> {
   expect(r.isError).toBe(true);
   expect(r.structuredContent).toBeUndefined();
-  const env = r._meta?.["dev.dropsite/error"] as Record<string, unknown>;
-  expect(text(r)).toContain(`Error (${String(env.code)}): ${String(env.error)}`);
-  if (env.hint) expect(text(r)).toContain(`Hint: ${String(env.hint)}`);
+  const env = r._meta?.["dev.dropsite/error"] as { code: string; error: string; hint?: string; upgrade_url?: string } & Record<string, unknown>;
+  expect(text(r)).toContain(`Error (${env.code}): ${env.error}`);
+  if (env.hint) expect(text(r)).toContain(`Hint: ${env.hint}`);
   return env;
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));

@@ -1,0 +1,65 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "./client";
+import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
+
+// The serve path's queries: a drop's whole manifest in one statement (so it is one snapshot,
+// never a mix of two versions), and the drop row alone to revalidate a cached manifest.
+
+/** Which drop a drop host names: a slug, or a named drop behind a vanity sub. */
+export type DropKey = { slug: string } | { sub: string; name: string };
+
+export type ManifestDrop = Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt"> & {
+  claimable: boolean;
+  /** Changes with every replace, append, claim or ttl change of the drop. */
+  version: string;
+};
+export type ManifestFile = Pick<FileRow, "path" | "size" | "sha256" | "contentType" | "storageRef">;
+
+const dropColumns = {
+  id: drops.id,
+  slug: drops.slug,
+  ownerId: drops.ownerId,
+  expiresAt: drops.expiresAt,
+  purgeAt: drops.purgeAt,
+  claimable: sql<boolean>`${drops.claimTokenHash} is not null`,
+  redeployCount: drops.redeployCount,
+  fileCount: drops.fileCount,
+  updatedAt: drops.updatedAt,
+};
+
+type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt">;
+
+function toDrop(r: DropCols): ManifestDrop {
+  const version = [r.id, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? ""].join(":");
+  return { id: r.id, slug: r.slug, ownerId: r.ownerId, expiresAt: r.expiresAt, purgeAt: r.purgeAt, claimable: Boolean(r.claimable), version };
+}
+
+function where(key: DropKey): SQL | undefined {
+  return "slug" in key ? eq(drops.slug, key.slug) : and(eq(accounts.vanitySub, key.sub), eq(drops.name, key.name));
+}
+
+/** The drop row a key names (for revalidation), or undefined. */
+export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDrop | undefined> {
+  const q = db.select(dropColumns).from(drops);
+  const rows = "slug" in key ? await q.where(where(key)).limit(1) : await q.innerJoin(accounts, eq(accounts.id, drops.ownerId)).where(where(key)).limit(1);
+  const r = rows[0];
+  return r ? toDrop(r) : undefined;
+}
+
+/** The drop a key names with all its files, in one statement; undefined when there is none. */
+export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: ManifestDrop; files: ManifestFile[] } | undefined> {
+  const cols = { ...dropColumns, path: files.path, size: files.size, sha256: files.sha256, contentType: files.contentType, storageRef: files.storageRef };
+  const base = db.select(cols).from(drops);
+  const joined = "slug" in key ? base : base.innerJoin(accounts, eq(accounts.id, drops.ownerId));
+  const rows = await joined.leftJoin(files, eq(files.dropId, drops.id)).where(where(key));
+  const first = rows[0];
+  if (!first) return undefined;
+  return {
+    drop: toDrop(first),
+    files: rows.flatMap((r) =>
+      r.path === null || r.size === null || r.sha256 === null || r.contentType === null || r.storageRef === null
+        ? []
+        : [{ path: r.path, size: r.size, sha256: r.sha256, contentType: r.contentType, storageRef: r.storageRef }],
+    ),
+  };
+}

@@ -1,0 +1,251 @@
+import { brotliCompress, constants as zlibConstants, gzip } from "node:zlib";
+import { promisify } from "node:util";
+import { dangerouslyDeleteByTag, invalidateByTag } from "@vercel/functions";
+import type { AppContext } from "../context";
+import { findDropVersion, loadManifest, type DropKey, type ManifestDrop, type ManifestFile } from "../db/serving";
+
+// The serve path's memory: drop manifests (one database lookup per drop version, not per
+// request) and small contents by SHA-256 (raw, and br/gzip for text types), under a byte budget.
+//
+// Freshness: a change made in this process (dropChanged) takes effect at once. Another instance
+// sharing the database notices within MANIFEST_REVALIDATE_MS: after that long a cached manifest
+// is checked against the drop row (one small query) before it is used again, and reloaded
+// whole, in one statement, when the row's version differs. So a lookup never mixes two versions.
+//
+// The caches live on globalThis, like the context: the listener's bundle of lib/serve and Next's
+// bundles of lib/drops are separate module instances in one process and must share them.
+
+export const MANIFEST_REVALIDATE_MS = 2000;
+/** Most file rows kept across all cached manifests (the oldest manifests leave first). */
+const MANIFEST_MAX_ROWS = 200_000;
+/** Contents larger than this are streamed from storage on every request (and not compressed). */
+const CONTENT_MAX_ENTRY = 4 * 1024 * 1024;
+
+export interface Manifest {
+  drop: ManifestDrop;
+  files: Map<string, ManifestFile>;
+  /** Cache tag of the drop at the CDN. */
+  tag: string;
+}
+
+interface ManifestEntry {
+  manifest: Manifest | undefined;
+  checkedAt: number;
+  rows: number;
+}
+
+export type Encoding = "br" | "gzip";
+
+interface ServeCaches {
+  manifests: Map<string, ManifestEntry>;
+  loading: Map<string, Promise<Manifest | undefined>>;
+  rows: number;
+  /** Bumped by every change; a load that started before one is not stored. */
+  generation: number;
+  contents: Map<string, Uint8Array>;
+  contentBytes: number;
+  pending: Map<string, Promise<Uint8Array | null>>;
+}
+
+const KEY = Symbol.for("dropsite.serveCaches");
+const slot = globalThis as unknown as Record<symbol, WeakMap<AppContext, ServeCaches> | undefined>;
+
+function caches(ctx: AppContext): ServeCaches {
+  const all = (slot[KEY] ??= new WeakMap());
+  let c = all.get(ctx);
+  if (!c) {
+    c = { manifests: new Map(), loading: new Map(), rows: 0, generation: 0, contents: new Map(), contentBytes: 0, pending: new Map() };
+    all.set(ctx, c);
+  }
+  return c;
+}
+
+export function cacheKey(key: DropKey): string {
+  return "slug" in key ? `s:${key.slug}` : `v:${key.sub}--${key.name}`;
+}
+
+export function dropTag(dropId: string): string {
+  return `drop-${dropId}`;
+}
+
+function store(c: ServeCaches, k: string, manifest: Manifest | undefined, now: number): void {
+  forget(c, k);
+  const rows = manifest ? manifest.files.size + 1 : 1;
+  c.manifests.set(k, { manifest, checkedAt: now, rows });
+  c.rows += rows;
+  for (const [oldest, entry] of c.manifests) {
+    if (c.rows <= MANIFEST_MAX_ROWS) break;
+    c.manifests.delete(oldest);
+    c.rows -= entry.rows;
+  }
+}
+
+function forget(c: ServeCaches, k: string): void {
+  const old = c.manifests.get(k);
+  if (old) {
+    c.manifests.delete(k);
+    c.rows -= old.rows;
+  }
+}
+
+async function load(ctx: AppContext, key: DropKey): Promise<Manifest | undefined> {
+  const found = await loadManifest(ctx.db, key);
+  if (!found) return undefined;
+  return { drop: found.drop, files: new Map(found.files.map((f) => [f.path, f])), tag: dropTag(found.drop.id) };
+}
+
+/** The manifest of the drop a host names, from memory when it is fresh enough. */
+export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manifest | undefined> {
+  const c = caches(ctx);
+  const k = cacheKey(key);
+  const now = ctx.now();
+  const entry = c.manifests.get(k);
+  if (entry && now - entry.checkedAt < MANIFEST_REVALIDATE_MS) return entry.manifest;
+  const inFlight = c.loading.get(k);
+  if (inFlight) return inFlight;
+  const generation = c.generation;
+  const work = (async () => {
+    let manifest: Manifest | undefined;
+    if (entry?.manifest) {
+      const row = await findDropVersion(ctx.db, key);
+      manifest = row && row.version === entry.manifest.drop.version ? entry.manifest : await load(ctx, key);
+    } else {
+      manifest = await load(ctx, key);
+    }
+    if (c.generation === generation) store(c, k, manifest, now);
+    return manifest;
+  })();
+  c.loading.set(k, work);
+  try {
+    return await work;
+  } finally {
+    c.loading.delete(k);
+  }
+}
+
+/**
+ * Forgets one cached manifest: the serve path calls it when storage no longer has a file the
+ * manifest names (another instance replaced or deleted the drop within the revalidation window).
+ */
+export function forgetManifest(ctx: AppContext, key: DropKey): void {
+  const c = caches(ctx);
+  c.generation++;
+  forget(c, cacheKey(key));
+}
+
+export type DropChange = "deploy" | "replace" | "append" | "delete" | "claim" | "expiry";
+
+/**
+ * Called by lib/drops after a change to a drop is committed: forgets its manifest in this
+ * process and purges its responses from the CDN (on Vercel; elsewhere the purge is a no-op).
+ * Deletion and expiry remove the cached responses outright; other changes mark them stale.
+ */
+export async function dropChanged(ctx: AppContext, drop: { id: string; slug: string }, change: DropChange): Promise<void> {
+  const c = caches(ctx);
+  c.generation++;
+  forget(c, cacheKey({ slug: drop.slug }));
+  for (const [k, entry] of c.manifests) {
+    if (k.startsWith("v:") && (entry.manifest === undefined || entry.manifest.drop.id === drop.id)) forget(c, k);
+  }
+  if (change === "deploy") return;
+  const tag = dropTag(drop.id);
+  try {
+    if (change === "delete" || change === "expiry") await dangerouslyDeleteByTag(tag);
+    else await invalidateByTag(tag);
+  } catch (err) {
+    console.error(`[serve] could not purge cache tag ${tag}:`, err instanceof Error ? err.message : err);
+  }
+}
+
+// --- contents -------------------------------------------------------------------------------
+
+function budget(ctx: AppContext): number {
+  return ctx.env.SERVE_CACHE_BYTES;
+}
+
+/** Whether a content of this size is kept in memory (and compressed). */
+export function cacheable(ctx: AppContext, size: number): boolean {
+  return size <= Math.min(CONTENT_MAX_ENTRY, budget(ctx) / 4);
+}
+
+function remember(ctx: AppContext, c: ServeCaches, k: string, bytes: Uint8Array): void {
+  const limit = budget(ctx);
+  if (bytes.byteLength > limit) return;
+  c.contents.set(k, bytes);
+  c.contentBytes += bytes.byteLength;
+  for (const [oldest, b] of c.contents) {
+    if (c.contentBytes <= limit) break;
+    c.contents.delete(oldest);
+    c.contentBytes -= b.byteLength;
+  }
+}
+
+function recall(c: ServeCaches, k: string): Uint8Array | undefined {
+  const hit = c.contents.get(k);
+  if (hit) {
+    // Most recently used moves to the end; eviction takes from the front.
+    c.contents.delete(k);
+    c.contents.set(k, hit);
+  }
+  return hit;
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>, size: number): Promise<Uint8Array> {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+    if (offset + chunk.byteLength > size) throw new Error("stored content is longer than its row says");
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  if (offset !== size) throw new Error("stored content is shorter than its row says");
+  return out;
+}
+
+function once(c: ServeCaches, k: string, make: () => Promise<Uint8Array | null>): Promise<Uint8Array | null> {
+  const pending = c.pending.get(k);
+  if (pending) return pending;
+  const p = make().finally(() => c.pending.delete(k));
+  c.pending.set(k, p);
+  return p;
+}
+
+/** The bytes of a cacheable file, from memory or read once from storage; null when storage has none. */
+export function contentBytes(ctx: AppContext, file: ManifestFile): Promise<Uint8Array | null> | Uint8Array {
+  const c = caches(ctx);
+  const hit = recall(c, file.sha256);
+  if (hit) return hit;
+  return once(c, file.sha256, async () => {
+    const stream = await ctx.storage.get(file.storageRef);
+    if (!stream) return null;
+    const bytes = await readAll(stream, file.size);
+    remember(ctx, c, file.sha256, bytes);
+    return bytes;
+  });
+}
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+const NOT_SMALLER = new Uint8Array(0);
+
+/**
+ * The br or gzip form of a cacheable text file, compressed once per content and kept by hash.
+ * Null when it would not be smaller (or storage has none): the identity form is sent then.
+ */
+export function compressedBytes(ctx: AppContext, file: ManifestFile, enc: Encoding): Promise<Uint8Array | null> | Uint8Array | null {
+  const c = caches(ctx);
+  const k = `${file.sha256}:${enc}`;
+  const hit = recall(c, k);
+  if (hit) return hit === NOT_SMALLER ? null : hit;
+  return once(c, k, async () => {
+    const raw = await contentBytes(ctx, file);
+    if (!raw) return null;
+    const out =
+      enc === "br"
+        ? await brotli(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: raw.byteLength <= 256 * 1024 ? 11 : 6, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.byteLength } })
+        : await gzipAsync(raw, { level: 9 });
+    const bytes = out.byteLength < raw.byteLength ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : NOT_SMALLER;
+    remember(ctx, c, k, bytes);
+    return bytes === NOT_SMALLER ? null : bytes;
+  });
+}

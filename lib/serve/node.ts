@@ -1,0 +1,143 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { getContext } from "../context";
+import { env } from "../env";
+import { routeBodyCap } from "../http";
+import { resolveHost, type HostConfig } from "./host";
+import { malformedPath, page, serveDropResult, type ServeResult } from "./serve";
+
+// The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
+// are answered here, by the same lib/serve function the Vercel serve route runs, with no
+// framework work per request; the app host goes on to Next after the checks Next would make
+// too late (a body past its route's cap, a path that does not decode, an absolute-form target).
+// Built by `npm run build` into .next/dropsite/data-plane.mjs (scripts/build-data-plane.mjs).
+
+let hostConfig: HostConfig | undefined;
+
+function config(): HostConfig {
+  if (!hostConfig) {
+    const e = env();
+    hostConfig = { serveDomain: e.SERVE_DOMAIN, appHost: new URL(e.BASE_URL).host };
+  }
+  return hostConfig;
+}
+
+function envelope(res: ServerResponse, status: number, code: string, error: string, close = false): void {
+  const body = JSON.stringify({ error, code });
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    ...(close ? { Connection: "close" } : {}),
+  });
+  res.end(body);
+}
+
+function write(req: IncomingMessage, res: ServerResponse, r: ServeResult): void {
+  res.writeHead(r.status, r.headers);
+  const body = r.body;
+  if (body === null || req.method === "HEAD") {
+    res.end();
+    if (body instanceof ReadableStream) void body.cancel().catch(() => undefined);
+  } else if (body instanceof Uint8Array) {
+    res.end(body);
+  } else {
+    const stream = Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>);
+    stream.on("error", () => res.destroy());
+    res.on("close", () => stream.destroy());
+    stream.pipe(res);
+  }
+}
+
+async function serveNode(req: IncomingMessage, res: ServerResponse, action: ReturnType<typeof resolveHost>): Promise<void> {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const pathname = q < 0 ? url : url.slice(0, q);
+  const search = q < 0 ? "" : url.slice(q);
+  const headers = req.headers;
+  try {
+    const ctx = await getContext();
+    const r = await serveDropResult(ctx, action, {
+      method: req.method ?? "GET",
+      pathname,
+      search,
+      headers: {
+        get(name) {
+          const v = headers[name];
+          return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+        },
+      },
+    });
+    write(req, res, r);
+  } catch (err) {
+    console.error("[serve] failed:", err instanceof Error ? err.message : err);
+    if (!res.headersSent) write(req, res, page(500, "Something went wrong", "This drop cannot be served right now."));
+    else res.destroy();
+  }
+}
+
+/** Cuts a chunked (or any undeclared) body at `cap`: answers 413 and drops the connection. */
+function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void {
+  let seen = 0;
+  let over = false;
+  const push = req.push.bind(req);
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (over) return false;
+    if (chunk !== null && chunk !== undefined) {
+      seen += (chunk as Uint8Array).byteLength ?? 0;
+      if (seen > cap) {
+        over = true;
+        if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`, true);
+        res.once("finish", () => req.socket.destroy());
+        if (res.headersSent && res.writableEnded) req.socket.destroy();
+        return false;
+      }
+    }
+    return push(chunk, encoding);
+  };
+}
+
+/**
+ * Takes the request when it is the data plane's (or refused before Next); false hands it on to
+ * Next unchanged (but with an origin-form URL).
+ */
+export function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
+  const url = req.url ?? "/";
+  if (!url.startsWith("/")) {
+    // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is ignored;
+    // the Host header decides, and the path is served as if sent in origin form.
+    let parsed: URL | undefined;
+    try {
+      parsed = url === "*" ? undefined : new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+      envelope(res, 400, "invalid_request", "The request target is not a path.");
+      return true;
+    }
+    req.url = parsed.pathname + parsed.search;
+  }
+  const action = resolveHost(req.headers.host, config());
+  if (action.kind !== "app") {
+    void serveNode(req, res, action);
+    return true;
+  }
+  const q = req.url!.indexOf("?");
+  const pathname = q < 0 ? req.url! : req.url!.slice(0, q);
+  if (malformedPath(pathname)) {
+    envelope(res, 400, "invalid_request", "The path has a percent-escape that does not decode.");
+    return true;
+  }
+  const cap = routeBodyCap(pathname);
+  if (cap !== undefined) {
+    const declared = req.headers["content-length"];
+    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) {
+      envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body; this request declares ${declared}.`, true);
+      return true;
+    }
+    if (declared === undefined) capStream(req, res, cap);
+  }
+  return false;
+}

@@ -1,0 +1,29 @@
+// Bundles the self-hosted data plane (lib/serve/node.ts) into .next/dropsite/data-plane.mjs,
+// the module server.mjs loads to answer drop hosts before Next. Run by `npm run build` after
+// `next build`; server.mjs --dev runs it itself. Packages stay external: they load from
+// node_modules, the same copies Next's server uses (see serverExternalPackages).
+import { build } from "esbuild";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+export const DATA_PLANE = path.join(root, ".next", "dropsite", "data-plane.mjs");
+
+export async function buildDataPlane() {
+  await build({
+    entryPoints: [path.join(root, "lib", "serve", "node.ts")],
+    outfile: DATA_PLANE,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    tsconfig: path.join(root, "tsconfig.json"),
+    logLevel: "warning",
+  });
+  return DATA_PLANE;
+}
+
+if (process.argv[1] === import.meta.filename) {
+  await buildDataPlane();
+  console.log(`data plane: ${path.relative(root, DATA_PLANE)}`);
+}

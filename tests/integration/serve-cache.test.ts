@@ -1,0 +1,152 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { anonymousCaller, type Caller } from "@/lib/auth/caller";
+import { createContext, type AppContext } from "@/lib/context";
+import { appendToDrop, createDrop } from "@/lib/drops/deploy";
+import { runCleanup } from "@/lib/drops/lifecycle";
+import { claimDrop, deleteDrop } from "@/lib/drops/manage";
+import { parseEnv } from "@/lib/env";
+import { dropTag, MANIFEST_REVALIDATE_MS } from "@/lib/serve/cache";
+import { resolveHost } from "@/lib/serve/host";
+import { serveDrop } from "@/lib/serve/serve";
+import { accountWithKey } from "../support/accounts";
+import { makeTestContext, TEST_BASE_URL, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
+import { startPgServer, type PgServer } from "../support/pg-server";
+
+// The manifest cache and the CDN purge: every change is visible at once in the process that
+// made it and recorded as a purge of the drop's tag; a second instance on the same PostgreSQL
+// sees it within the revalidation window.
+
+type Call = [string, ...unknown[]];
+const REQUEST_CONTEXT = Symbol.for("@vercel/request-context");
+const calls: Call[] = [];
+const recorder = {
+  get: () => ({
+    addCacheTag: async (tag: string) => void calls.push(["addCacheTag", tag]),
+    purge: {
+      invalidateByTag: async (tag: string) => void calls.push(["invalidateByTag", tag]),
+      dangerouslyDeleteByTag: async (tag: string) => void calls.push(["dangerouslyDeleteByTag", tag]),
+    },
+  }),
+};
+const g = globalThis as unknown as Record<symbol, unknown>;
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const files = (m: Record<string, string>) => Object.entries(m).map(([p, c]) => ({ path: p, bytes: enc(c) }));
+const callerOf = (account: Caller["account"]): Caller => ({ account, via: "api_key", credentialKey: `test:${account?.id}` });
+
+async function visit(ctx: AppContext, label: string, p = "/"): Promise<{ status: number; text: string; headers: Headers }> {
+  const action = resolveHost(`${label}.${TEST_SERVE_DOMAIN}`, { serveDomain: TEST_SERVE_DOMAIN, appHost: new URL(TEST_BASE_URL).host });
+  const res = await serveDrop(ctx, action, { method: "GET", pathname: p, headers: new Headers() });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
+describe("in the process that changes a drop", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await makeTestContext();
+    g[REQUEST_CONTEXT] = recorder;
+  });
+  afterAll(async () => {
+    delete g[REQUEST_CONTEXT];
+    await t.close();
+  });
+  afterEach(() => void calls.splice(0));
+
+  it("serving tags the response with its drop; replace and append show at once and purge the tag", async () => {
+    const { account } = await accountWithKey(t.ctx, "pro");
+    const caller = callerOf(account);
+    const first = await createDrop(t.ctx, caller, { files: files({ "index.html": "v1" }), ttl: null, name: "site" });
+    expect((await visit(t.ctx, first.slug)).text).toBe("v1");
+    const [drop] = await t.ctx.db.query.drops.findMany({ where: (d, { eq }) => eq(d.slug, first.slug) });
+    const tag = dropTag(drop!.id);
+    expect(calls).toContainEqual(["addCacheTag", tag]);
+
+    calls.splice(0);
+    await createDrop(t.ctx, caller, { files: files({ "index.html": "v2" }), ttl: null, name: "site" });
+    expect(calls).toEqual([["invalidateByTag", tag]]);
+    expect((await visit(t.ctx, first.slug)).text).toBe("v2");
+
+    calls.splice(0);
+    expect((await visit(t.ctx, first.slug, "/extra.html")).status).toBe(404);
+    await appendToDrop(t.ctx, caller, first.slug, files({ "extra.html": "more" }));
+    expect(calls).toEqual([["invalidateByTag", tag]]);
+    expect((await visit(t.ctx, first.slug, "/extra.html")).text).toBe("more");
+
+    calls.splice(0);
+    await deleteDrop(t.ctx, account, first.slug);
+    expect(calls).toEqual([["dangerouslyDeleteByTag", tag]]);
+    expect((await visit(t.ctx, first.slug)).status).toBe(404);
+  });
+
+  it("a claim shows at once (the drop is indexed again) and purges the tag", async () => {
+    const { account } = await accountWithKey(t.ctx, "free");
+    const anon = await createDrop(t.ctx, anonymousCaller, { files: files({ "index.html": "anon" }), ttl: 3600 });
+    expect((await visit(t.ctx, anon.slug)).headers.get("x-robots-tag")).toBe("noindex");
+    calls.splice(0);
+    await claimDrop(t.ctx, account, { slug: anon.slug, claim_token: anon.claim_token! });
+    expect(calls.map((c) => c[0])).toEqual(["invalidateByTag"]);
+    expect((await visit(t.ctx, anon.slug)).headers.get("x-robots-tag")).toBeNull();
+  });
+
+  it("the cleanup job's purge of an expired drop deletes its tag at the CDN", async () => {
+    const { account } = await accountWithKey(t.ctx, "free");
+    const d = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "soon" }), ttl: 60 });
+    expect((await visit(t.ctx, d.slug)).status).toBe(200);
+    t.clock.advance(61);
+    expect((await visit(t.ctx, d.slug)).status).toBe(410);
+    calls.splice(0);
+    const result = await runCleanup(t.ctx);
+    expect(result.slugs).toContain(d.slug);
+    expect(calls.filter((c) => c[0] === "dangerouslyDeleteByTag").length).toBe(result.purged);
+    expect((await visit(t.ctx, d.slug)).status).toBe(404);
+  });
+
+  it("an unknown slug is remembered as absent, and a deploy under it is still seen at once", async () => {
+    const d = await createDrop(t.ctx, anonymousCaller, { files: files({ "index.html": "fresh" }), ttl: 3600 });
+    expect((await visit(t.ctx, d.slug)).text).toBe("fresh");
+  });
+});
+
+describe("two instances on one PostgreSQL", () => {
+  let pg: PgServer;
+  let dataDir: string;
+  let a: AppContext;
+  let b: AppContext;
+  let now = Date.parse("2026-11-01T12:00:00Z");
+  beforeAll(async () => {
+    pg = await startPgServer();
+    dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-two-"));
+    const vars = { DATABASE_URL: pg.url, DATA_DIR: dataDir, BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, NODE_ENV: "test" };
+    a = await createContext(parseEnv(vars), { now: () => now });
+    b = await createContext(parseEnv(vars), { now: () => now });
+  });
+  afterAll(async () => {
+    await a?.dbHandle.close();
+    await b?.dbHandle.close();
+    await pg?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("a replace and a delete made by one are served by the other within the revalidation window", async () => {
+    const { account } = await accountWithKey(a, "pro");
+    const caller = callerOf(account);
+    const d = await createDrop(a, caller, { files: files({ "index.html": "one", "a.css": "a{}" }), ttl: null, name: "shared" });
+    expect((await visit(b, d.slug)).text).toBe("one");
+    await createDrop(a, caller, { files: files({ "index.html": "two", "b.css": "b{}" }), ttl: null, name: "shared" });
+    expect((await visit(a, d.slug)).text).toBe("two");
+    // Within the window b may still answer from its manifest, but never with a file of the old
+    // version whose bytes are gone: it looks again and serves the new version or nothing.
+    const early = await visit(b, d.slug, "/a.css");
+    expect(early.status).toBe(404);
+    now += MANIFEST_REVALIDATE_MS;
+    expect((await visit(b, d.slug)).text).toBe("two");
+    expect((await visit(b, d.slug, "/b.css")).text).toBe("b{}");
+
+    await deleteDrop(a, account, d.slug);
+    now += MANIFEST_REVALIDATE_MS;
+    expect((await visit(b, d.slug)).status).toBe(404);
+  });
+});
