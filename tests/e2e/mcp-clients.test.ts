@@ -110,7 +110,7 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
   it("lists the tools", async () => {
     const s = await connect(flavour);
     const names = (await s.listTools()).map((t) => t.name).sort();
-    expect(names).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "get_drop", "get_limits", "list_drops"]);
+    expect(names).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops"]);
     await s.close();
   });
 
@@ -201,6 +201,17 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     expect(del.isError ?? false, text(del)).toBe(false);
     expect(del.structuredContent).toEqual({ deleted: slug });
     expectFailure(await s.call("delete_drop", { slug }), "not_found", /list_drops/);
+    await s.close();
+  });
+
+  it("device_authorize starts a request; device_token answers authorization_pending until approval, expired_token for an unknown code", async () => {
+    const s = await connect(flavour);
+    const started = await s.call("device_authorize", {});
+    expect(started.isError ?? false, text(started)).toBe(false);
+    const a = started.structuredContent as { device_code: string; verification_uri_complete: string };
+    expect(text(started)).toContain(a.verification_uri_complete);
+    expectFailure(await s.call("device_token", { device_code: a.device_code }), "authorization_pending", /approve/);
+    expectFailure(await s.call("device_token", { device_code: "not-a-real-code" }), "expired_token", /device_authorize/);
     await s.close();
   });
 });

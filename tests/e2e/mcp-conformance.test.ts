@@ -23,6 +23,14 @@ beforeAll(async () => {
   app = await startApp();
   mcpUrl = `${app.baseUrl}/mcp`;
   work = await mkdtemp(path.join(tmpdir(), "dropsite-mcp-e2e-"));
+  // Warm the app first (route module, SDK, embedded database and its migrations): the suite gives
+  // the whole scenario 30 s, and a cold start on a busy machine can take a good part of that.
+  const warm = await fetch(mcpUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "list_drops" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_drops", arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }),
+  });
+  expect(warm.status).toBe(200);
 }, 120_000);
 afterAll(async () => {
   await app?.stop();
@@ -120,7 +128,7 @@ describe("MCP Inspector CLI, modern era", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/^(Warning|Error): tool/m);
     const out = JSON.parse(r.stdout) as { tools: { name: string; inputSchema: { type: string }; annotations?: Record<string, boolean> }[] };
-    expect(out.tools.map((x) => x.name).sort()).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "get_drop", "get_limits", "list_drops"]);
+    expect(out.tools.map((x) => x.name).sort()).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops"]);
     expect(out.tools.every((x) => x.inputSchema.type === "object")).toBe(true);
     expect(out.tools.find((x) => x.name === "list_drops")?.annotations?.readOnlyHint).toBe(true);
   }, 300_000);
