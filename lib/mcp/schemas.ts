@@ -42,7 +42,7 @@ const SIZE_RULE =
   `A whole tool call may carry at most ${mb(BODY_BYTES)} (no plan raises this); base64 makes binary files a third larger, ` +
   `so about ${mb((BODY_BYTES * 3) / 4)} of binary content fits in one call.`;
 
-export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MIN}; maximum per plan — ${perPlan((t) => (limits[t].ttlMaxSeconds === null ? "no maximum" : `${limits[t].ttlMaxSeconds} (${days(limits[t].ttlMaxSeconds!)})`))}. Default — ${perPlan((t) => (limits[t].ttlDefaultSeconds === null ? "never expires" : days(limits[t].ttlDefaultSeconds!)))}.`;
+export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MIN}; maximum per plan — ${perPlan((t) => (limits[t].ttlMaxSeconds === null ? "no maximum" : `${limits[t].ttlMaxSeconds} (${days(limits[t].ttlMaxSeconds)})`))}. Default — ${perPlan((t) => (limits[t].ttlDefaultSeconds === null ? "never expires" : days(limits[t].ttlDefaultSeconds)))}.`;
 
 export const FILES_RULE = `Files per call — ${perPlan((t) => String(limits[t].filesPerRequest))}.`;
 

@@ -264,7 +264,7 @@ export function toolDescriptors(): Tool[] {
     title: t.title,
     description: t.description,
     inputSchema: jsonSchema(t.input, "input") as Tool["inputSchema"],
-    outputSchema: jsonSchema(t.output, "output") as Tool["outputSchema"],
+    outputSchema: jsonSchema(t.output, "output"),
     annotations: { title: t.title, ...t.annotations },
   }));
   return descriptors;
