@@ -68,7 +68,7 @@ function sizesOf(paths: string[], sent: PickedFile[]): DeployedFile[] {
 
 function saveClaim(claim: PendingClaim) {
   try {
-    const pending: PendingClaim[] = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]");
+    const pending = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]") as PendingClaim[];
     pending.push(claim);
     localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(pending.slice(-50)));
   } catch {
@@ -99,7 +99,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
         const tree: Zippable = {};
         for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
         const zipped = zipSync(tree, { level: 6 });
-        body = new Blob([zipped as BlobPart], { type: "application/zip" });
+        body = new Blob([zipped], { type: "application/zip" });
         type = "application/zip";
       }
       setPhase({ kind: "uploading", sent: 0, total: body.size, files: files.length });
@@ -112,12 +112,12 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
       xhr.onload = () => {
         let data: Record<string, unknown> = {};
         try {
-          data = JSON.parse(xhr.responseText);
+          data = JSON.parse(xhr.responseText) as Record<string, unknown>;
         } catch {
           /* not JSON */
         }
         if (xhr.status !== 200) {
-          setPhase({ kind: "error", error: String(data.error ?? `The server answered ${xhr.status}.`), code: data.code as string | undefined, hint: data.hint as string | undefined });
+          setPhase({ kind: "error", error: typeof data.error === "string" ? data.error : `The server answered ${xhr.status}.`, code: data.code as string | undefined, hint: data.hint as string | undefined });
           return;
         }
         const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
@@ -184,7 +184,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
           setOver(true);
         }}
         onDragLeave={() => setOver(false)}
-        onDrop={onDrop}
+        onDrop={(e) => void onDrop(e)}
       >
         <p id={labelId} className="dropzone-title">
           {name ? (

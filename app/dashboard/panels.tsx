@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, useTransition } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
 import { CopyButton } from "../_components/CodeBlock";
@@ -221,9 +221,10 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
           <button
             type="button"
             className="button small"
-            onClick={async () => {
-              await navigator.clipboard?.writeText(secret).catch(() => undefined);
-              setCopied(true);
+            onClick={() => {
+              void Promise.resolve(navigator.clipboard?.writeText(secret))
+                .catch(() => undefined)
+                .then(() => setCopied(true));
             }}
           >
             {copied ? "Copied" : "Copy key"}
@@ -284,20 +285,32 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
   );
 }
 
+function subscribeToStorage(onChange: () => void): () => void {
+  window.addEventListener("storage", onChange);
+  return () => window.removeEventListener("storage", onChange);
+}
+
+function readClaims(stored: string | null): PendingClaim[] {
+  try {
+    const parsed: unknown = JSON.parse(stored ?? "[]");
+    return Array.isArray(parsed) ? (parsed as PendingClaim[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 export function PendingClaims() {
   const router = useRouter();
-  const [claims, setClaims] = useState<PendingClaim[]>([]);
-  const [now, setNow] = useState(0);
+  // Browser storage is read after hydration (the server has none), and again when it changes.
+  const stored = useSyncExternalStore(subscribeToStorage, () => localStorage.getItem(PENDING_CLAIMS_KEY), () => null);
+  const claims = useMemo(() => readClaims(stored), [stored]);
+  const [now] = useState(() => Date.now());
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
-  useEffect(() => {
-    setClaims(JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]"));
-    setNow(Date.now());
-  }, []);
   const forget = (slug: string) => {
-    const next = claims.filter((c) => c.slug !== slug);
-    localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(next));
-    setClaims(next);
+    localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(claims.filter((c) => c.slug !== slug)));
+    // The storage event reaches other tabs only; tell this one too.
+    window.dispatchEvent(new StorageEvent("storage", { key: PENDING_CLAIMS_KEY }));
   };
   if (claims.length === 0) return null;
   return (

@@ -123,6 +123,11 @@ export async function listOwnedDrops(db: Db, ownerId: string, limit: number, off
   return { total: await countOwnedDrops(db, ownerId), rows };
 }
 
+/** The files of a drop by path, at most `limit` of them. */
+export async function listDropFiles(db: Db, dropId: string, limit: number): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
+  return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path)).limit(limit);
+}
+
 export async function deleteDropRow(db: Db, dropId: string): Promise<boolean> {
   const rows = await db.delete(drops).where(eq(drops.id, dropId)).returning({ id: drops.id });
   return rows.length > 0;
@@ -151,9 +156,4 @@ export async function dueForPurge(db: Db, now: Date, limit: number): Promise<Pic
     .where(lte(drops.purgeAt, now))
     .orderBy(asc(drops.purgeAt))
     .limit(limit);
-}
-
-/** The files of a drop with their sizes and types, by path (the dashboard's page per drop). */
-export async function listDropFiles(db: Db, dropId: string): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
-  return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path));
 }

@@ -61,15 +61,15 @@ export const DROP_FILES_LISTED = 1000;
 /** One drop of the account with its files (path, size, type), for the MCP get_drop tool. */
 export async function getDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropDetail> {
   const drop = await ownedDrop(ctx, account, slug);
-  const all = await listDropFiles(ctx.db, drop.id).catch((err) => {
+  const rows = await listDropFiles(ctx.db, drop.id, DROP_FILES_LISTED).catch((err) => {
     throw upstreamUnavailable("database", err);
   });
   return {
     ...toDrop(drop, ctx),
     plan: account.plan,
     total_bytes: drop.totalBytes,
-    files: all.slice(0, DROP_FILES_LISTED).map((r) => ({ path: r.path, size: r.size, content_type: r.contentType })),
-    files_truncated: all.length > DROP_FILES_LISTED,
+    files: rows.map((r) => ({ path: r.path, size: r.size, content_type: r.contentType })),
+    files_truncated: drop.fileCount > rows.length,
   };
 }
 

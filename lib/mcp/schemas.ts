@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { limits, plans, type Tier } from "../plans";
+import { limits, type Tier } from "../plans";
 import { NAME_PATTERN } from "../patterns";
 import { deviceAuthorizationSchema, deviceTokenSchema, nameSchema, ttlSchema } from "../schemas";
 
@@ -110,4 +110,3 @@ export const deviceTokenArgs = z
   .meta({ examples: [{ device_code: "kq3…the device_code from device_authorize" }] });
 
 export { deviceAuthorizationSchema, deviceTokenSchema };
-export { plans };

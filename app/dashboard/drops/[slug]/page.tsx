@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { sessionCaller } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
-import { getDropDetail } from "@/lib/drops/detail";
+import { getDrop } from "@/lib/drops/manage";
 import { ApiError } from "@/lib/errors";
 import { isPaid } from "@/lib/plans";
 import { Header } from "../../../_components/Header";
@@ -22,7 +22,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
   if (!caller) redirect("/login");
   const ctx = await getContext();
   const { slug } = await params;
-  const drop = await getDropDetail(ctx, caller.account, slug).catch((err: unknown) => {
+  const drop = await getDrop(ctx, caller.account, slug).catch((err: unknown) => {
     if (err instanceof ApiError && err.code === "not_found") notFound();
     throw err;
   });
