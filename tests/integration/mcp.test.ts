@@ -530,6 +530,13 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
     expect(r.json.error?.code).toBe(-32601);
   });
 
+  it("a modern caller that sends no Accept header is served JSON too", async () => {
+    const { accept: _a, ...noAccept } = modernHeaders("tools/list");
+    const r = await post(modernRequest("tools/list"), noAccept);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+  });
+
   it("a caller that sends no Accept header (curl) is served JSON, not refused with 406", async () => {
     const r = await post({ jsonrpc: "2.0", id: 7, method: "tools/list" }, { "content-type": "application/json" });
     expect(r.status).toBe(200);
