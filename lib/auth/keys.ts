@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, authRequired, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
+import { KEY_ID_PATTERN } from "../patterns";
 import { limits } from "../plans";
 import { countLiveKeys, insertKey, listLiveKeys, revokeKey } from "../db/accounts";
 import type { Caller } from "./caller";
@@ -56,7 +57,7 @@ export async function listKeys(ctx: AppContext, caller: Caller) {
 
 export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: string) {
   if (!caller.account) throw authRequired();
-  if (!/^[0-9a-f]{64}$/.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
+  if (!KEY_ID_PATTERN.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
   const ok = await revokeKey(ctx.db, caller.account.id, keyId, new Date(ctx.now())).catch((err) => {
     throw upstreamUnavailable("database", err);
   });
