@@ -238,8 +238,9 @@ describe("the document", () => {
     const apiPaths = files
       .map((f) => `/${path.dirname(f).split(path.sep).join("/")}`.replace(/\[(\w+)\]/g, "{$1}"))
       // Not the public API: catch-alls, the internal serve route, and the browser's own
-      // cookie-authenticated routes (next-auth, the dashboard's drop zone).
-      .filter((p) => !p.includes("[") && !/^\/(serve-drop|api\/auth|dashboard)(\/|$)/.test(p));
+      // cookie-authenticated routes (next-auth, the dashboard's drop zone), and the pages of the
+      // docs (the interactive reference at /docs/api).
+      .filter((p) => !p.includes("[") && !/^\/(serve-drop|api\/auth|dashboard|docs)(\/|$)/.test(p));
     const documented = Object.keys(doc.paths as Json);
     for (const p of apiPaths) expect(documented, `app${p}/route.ts`).toContain(p);
     for (const p of documented) {
@@ -372,5 +373,17 @@ describe("live handlers answer what the document says", () => {
 
   it("GET /openapi.json is itself documented", async () => {
     expect((await call("/openapi.json", "GET")).status).toBe(200);
+  });
+});
+
+describe("the interactive reference", () => {
+  it("GET /docs/api is an HTML page rendered from /openapi.json", async () => {
+    const { GET } = await import("@/app/docs/api/route");
+    const res = GET();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const page = await res.text();
+    expect(page).toContain("dropsite API reference");
+    expect(page).toMatch(/"url":\s*"\/openapi\.json"/);
   });
 });
