@@ -76,22 +76,6 @@ export async function readBodyCapped(req: Request, cap: number, tooLarge: () => 
 }
 
 /**
- * The client's IP for abuse limits. Without TRUST_PROXY it is the socket address, which our
- * server (server.mjs) writes into x-dropsite-socket-ip, overwriting anything a client sent.
- * With TRUST_PROXY the left-most X-Forwarded-For entry set by the trusted proxy is used.
- */
-export function clientIp(req: Request, trustProxy: boolean): string {
-  if (trustProxy) {
-    const xff = req.headers.get("x-forwarded-for");
-    const first = xff?.split(",")[0]?.trim();
-    if (first) return first;
-    const real = req.headers.get("x-real-ip")?.trim();
-    if (real) return real;
-  }
-  return req.headers.get("x-dropsite-socket-ip")?.trim() || "unknown";
-}
-
-/**
  * Parses a small JSON body with a zod schema. An empty body is `{}` when `optional`;
  * anything unparseable or invalid is 400 invalid_request.
  */

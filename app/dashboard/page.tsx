@@ -8,7 +8,7 @@ import { entitlements } from "@/lib/billing/entitlements";
 import { isPaid, limits } from "@/lib/plans";
 import { publicScheme } from "@/lib/env";
 import { Header } from "../_components/Header";
-import { DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
+import { ClaimTokenPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
 
 export const dynamic = "force-dynamic";
 
@@ -25,6 +25,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const ent = entitlements(ctx, account);
   const pages = Math.max(1, Math.ceil(drops.total / PAGE_SIZE));
   const paid = isPaid(account.plan);
+  const now = ctx.now();
   return (
     <>
       <Header />
@@ -43,7 +44,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <h2 id="drops-title">
             Drops <span className="muted">({drops.total})</span>
           </h2>
-          <DropsTable drops={drops.drops} />
+          <DropsTable drops={drops.drops} now={now} />
           {pages > 1 && (
             <nav className="row" aria-label="Drop pages" style={{ justifyContent: "flex-start", marginTop: "0.75rem" }}>
               {page > 1 && <Link href={`/dashboard?page=${page - 1}`}>← Newer</Link>}
@@ -53,6 +54,11 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
               {page < pages && <Link href={`/dashboard?page=${page + 1}`}>Older →</Link>}
             </nav>
           )}
+        </section>
+        <section className="card" aria-labelledby="claim-title">
+          <h2 id="claim-title">Claim an anonymous drop</h2>
+          <p className="muted">Deployed with curl, an agent or another browser? Paste the drop&apos;s URL and the claim token from its deploy response.</p>
+          <ClaimTokenPanel />
         </section>
         <section className="card" aria-labelledby="deploy-title">
           <h2 id="deploy-title">Deploy a named drop</h2>

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { sqlState } from "./errors";
 import type { Db } from "./client";
-import { drops, files, type DropRow } from "./schema";
+import { drops, files, type DropRow, type FileRow } from "./schema";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
 
@@ -50,10 +51,7 @@ export async function countOwnedDrops(db: Db, ownerId: string): Promise<number> 
 
 /** Whether an error is a unique-constraint violation (drizzle wraps the driver's error). */
 export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, i = 0; e && i < 4; e = (e as { cause?: unknown }).cause, i++) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
+  return sqlState(err) === "23505";
 }
 
 /**
@@ -123,6 +121,11 @@ export async function listOwnedDrops(db: Db, ownerId: string, limit: number, off
     .limit(limit)
     .offset(offset);
   return { total: await countOwnedDrops(db, ownerId), rows };
+}
+
+/** The files of a drop by path, at most `limit` of them. */
+export async function listDropFiles(db: Db, dropId: string, limit: number): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
+  return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path)).limit(limit);
 }
 
 export async function deleteDropRow(db: Db, dropId: string): Promise<boolean> {
