@@ -104,4 +104,3 @@ export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k
 export const deleteDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
 
-export { plans };
