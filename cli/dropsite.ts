@@ -14,9 +14,9 @@ import { URLSearchParams } from "node:url";
 import { parseArgs } from "node:util";
 import type { IncomingHttpHeaders } from "node:http";
 import { Zip, ZipDeflate } from "fflate";
-import ignore, { type Ignore } from "ignore";
 import type { z } from "zod";
 import { version as VERSION } from "../package.json";
+import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN } from "../lib/patterns";
 import type {
   appendResponseSchema,
@@ -37,10 +37,6 @@ type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
 const DEFAULT_API = "http://localhost:3000";
-/** Directory names never uploaded, wherever they appear. */
-const ALWAYS_SKIP = new Set([".git", "node_modules"]);
-/** Our own control files are not content. */
-const CONTROL_FILES = new Set([".dropignore", ".gitignore"]);
 
 /** Exit codes: documented in docs/cli.md. */
 const EXIT = { ok: 0, api: 1, usage: 2, network: 3 };
@@ -58,7 +54,9 @@ const COMMANDS = {
   deploy: {
     usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG]",
     about: `Deploy a folder (default .), an .html/.htm file or a .zip.
-  A folder is zipped here; .git, node_modules and whatever .gitignore or .dropignore match are skipped.
+  A folder is zipped here, choosing files as the web page's drop zone does (lib/files/ignore.ts):
+  .git, node_modules, whatever .gitignore or .dropignore match, and dotfiles are skipped.
+  --include-dotfiles  publish dotfiles (.env, .vscode/ ...) too
   --name N       redeploy the named drop in place: same URL (subscribers)
   --ttl S        lifetime in seconds (at least 60; plan maximums apply)
   --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)`,
@@ -117,6 +115,7 @@ interface Flags {
   offset?: string;
   json: boolean;
   quiet: boolean;
+  includeDotfiles: boolean;
 }
 
 interface LocalFile {
@@ -245,21 +244,20 @@ function progress(label: string, total: number, opts: { quiet: boolean; unit: "b
  * Files of a folder, relative POSIX paths, skipping .git, node_modules and anything matched by
  * a .gitignore (at any depth, scoped to its folder) or a .dropignore.
  */
-async function collectFiles(root: string): Promise<LocalFile[]> {
+async function collectFiles(root: string, opts: SelectOptions): Promise<LocalFile[]> {
   const out: LocalFile[] = [];
-  type Scope = { base: string; ig: Ignore };
-  async function walk(dir: string, rel: string, scopes: Scope[]): Promise<void> {
-    const here = ignore();
-    let has = false;
-    for (const name of [".gitignore", ".dropignore"]) {
+  // Ignore files found so far (path → text): each applies to its own folder and below, and the
+  // walk meets a folder's ignore files before anything inside it.
+  const ignoreFiles: Record<string, string> = {};
+  async function walk(dir: string, rel: string): Promise<void> {
+    for (const name of IGNORE_FILES) {
       try {
-        here.add(await readFile(path.join(dir, name), "utf8"));
-        has = true;
+        ignoreFiles[rel ? `${rel}/${name}` : name] = await readFile(path.join(dir, name), "utf8");
       } catch {
         /* no such file */
       }
     }
-    const active = has ? [...scopes, { base: rel, ig: here }] : scopes;
+    const skip = createFilter(ignoreFiles, opts);
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const abs = path.join(dir, entry.name);
@@ -274,18 +272,12 @@ async function collectFiles(root: string): Promise<LocalFile[]> {
         if (info.isDirectory()) continue; // never follow linked folders (cycles, escaping the root)
       }
       const isDir = info.isDirectory();
-      if (isDir && ALWAYS_SKIP.has(entry.name)) continue;
-      if (!isDir && CONTROL_FILES.has(entry.name)) continue;
-      const ignored = active.some(({ base, ig }) => {
-        const within = base ? childRel.slice(base.length + 1) : childRel;
-        return ig.ignores(isDir ? `${within}/` : within);
-      });
-      if (ignored) continue;
-      if (isDir) await walk(abs, childRel, active);
+      if (skip(childRel, isDir)) continue;
+      if (isDir) await walk(abs, childRel);
       else if (info.isFile()) out.push({ rel: childRel, abs, size: info.size });
     }
   }
-  await walk(root, "", []);
+  await walk(root, "");
   return out;
 }
 
@@ -419,7 +411,7 @@ async function deployBody(target: string, flags: Flags): Promise<{ body: Buffer;
     throw new CliError(`No such file or folder: ${target}`, EXIT.usage);
   }
   if (info.isDirectory()) {
-    const files = await collectFiles(target);
+    const files = await collectFiles(target, { includeDotfiles: flags.includeDotfiles });
     if (files.length === 0) throw new CliError(`Nothing to deploy in ${target} (everything is empty or ignored).`, EXIT.usage);
     const tops = new Set(files.map((f) => f.rel.split("/")[0]));
     if (tops.size === 1 && files[0]?.rel.includes("/") && !flags.quiet) {
@@ -594,6 +586,7 @@ export async function main(argv: string[]): Promise<number> {
         limit: { type: "string" },
         offset: { type: "string" },
         json: { type: "boolean", default: false },
+        "include-dotfiles": { type: "boolean", default: false },
         quiet: { type: "boolean", short: "q", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -604,7 +597,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
-  const flags: Flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet) };
+  const flags: Flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet), includeDotfiles: Boolean(values["include-dotfiles"]) };
   const [command, ...args] = positionals;
   if (values.version) {
     process.stdout.write(`${VERSION}\n`);

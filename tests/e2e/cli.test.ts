@@ -104,16 +104,23 @@ describe("dropsite deploy", () => {
       ".git/config": "[core]",
       "node_modules/dep/index.js": "module.exports = 1",
       "assets/node_modules/x.js": "nested too",
+      ".env": "SECRET=1",
+      ".well-known/security.txt": "Contact: x",
     });
     const r = await cli(["deploy", site, "--json"]);
     const body = json<{ slug: string; url: string; files: string[]; claim_token?: string }>(r);
-    expect(body.files.sort()).toEqual(["index.html", "sub/page.html"]);
+    // The same selection as the web page's drop zone (lib/files/ignore.ts): dotfiles stay home.
+    expect(body.files.sort()).toEqual([".well-known/security.txt", "index.html", "sub/page.html"]);
     expect(body.claim_token).toEqual(expect.any(String));
     expect(r.stderr).toMatch(/^zipping: 100% /m);
     expect(r.stderr).toMatch(/^uploading: 100% /m);
     expect((await visit(body.slug, "/")).text).toBe("<h1>from the cli</h1>");
     expect((await visit(body.slug, "/secret.txt")).status).toBe(404);
     expect((await visit(body.slug, "/.git/config")).status).toBe(404);
+    expect((await visit(body.slug, "/.env")).status).toBe(404);
+    const withDots = json<{ files: string[] }>(await cli(["deploy", site, "--json", "--include-dotfiles"]));
+    expect(withDots.files).toContain(".env");
+    expect(withDots.files).not.toContain(".gitignore");
   });
 
   it("deploys a single HTML file and tells an anonymous user how to claim it", async () => {
