@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { limits, plans, type Tier } from "../plans";
+import { limits, type Tier } from "../plans";
 import { NAME_PATTERN } from "../patterns";
 import { nameSchema, ttlSchema } from "../schemas";
 
