@@ -19,8 +19,6 @@ export const INPUT_LIMITS = {
 
 /** Slugs are 20 lowercase base32 characters (lib/ids.ts). */
 export const SLUG_PATTERN = /^[a-z2-7]{20}$/;
-/** Key ids are the hex SHA-256 of the key. */
-export const KEY_ID_PATTERN = /^[0-9a-f]{64}$/;
 /** Claim tokens: ct_ + 43 base64url characters. */
 export const CLAIM_TOKEN_PATTERN = /^ct_[A-Za-z0-9_-]{43}$/;
 

@@ -1,5 +1,9 @@
 import { z } from "zod";
+import { TTL_CEILING_SECONDS } from "./drops/ttl";
+import type { Env } from "./env";
 import { errorStatus, type ErrorCode } from "./errors";
+import { limits } from "./plans";
+import { ratePolicies } from "./ratelimit/policy";
 import * as S from "./schemas";
 
 // The OpenAPI 3.1 document of the service (GET /openapi.json). Every body schema is generated
@@ -57,15 +61,30 @@ function clean(schema: Json): Json {
   return rest;
 }
 
+/**
+ * zod writes the safe-integer range as the bounds of every integer; those are not limits of the
+ * API, so they are dropped (an integer without a stated bound has none but its type's).
+ */
+function realBounds<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(realBounds) as T;
+  if (!schema || typeof schema !== "object") return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
+    out[k] = realBounds(v);
+  }
+  return out as T;
+}
+
 function toSchema(schema: z.ZodType, io: "input" | "output" = "output"): Json {
-  return clean(z.toJSONSchema(schema, { io, unrepresentable: "any" }));
+  return realBounds(clean(z.toJSONSchema(schema, { io, unrepresentable: "any" })));
 }
 
 function componentSchemas(schemas: Record<string, z.ZodType>, io: "input" | "output"): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const { schemas: out } = z.toJSONSchema(registry, { io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
-  return Object.fromEntries(Object.entries(out).map(([id, s]) => [id, clean(s)]));
+  return Object.fromEntries(Object.entries(out).map(([id, s]) => [id, realBounds(clean(s))]));
 }
 
 /** Error codes answered with a status, from the one table in lib/errors.ts. */
@@ -90,22 +109,54 @@ const statusText: Record<number, string> = {
   503: "A dependency is unavailable",
 };
 
-function errorResponses(): Record<string, Json> {
+/** An example envelope of each code, as the service writes them (`docs_url`/`upgrade_url` on `base`). */
+function errorExample(code: ErrorCode, base: string): Json {
+  const f = limits.free;
+  const examples: Record<ErrorCode, Json> = {
+    invalid_request: { error: "Path \"../etc/passwd\" leaves the drop.", hint: "Use relative paths such as index.html or assets/app.js.", docs: "paths" },
+    invalid_ttl: { error: `ttl must be at least ${f.ttlMinSeconds} seconds.`, docs: "ttl" },
+    invalid_name: { error: "name must match ^[a-z0-9][a-z0-9-]{0,40}$.", docs: "named-drops" },
+    invalid_zip: { error: "The body is not a zip archive.", docs: "zip" },
+    file_cap_exceeded: { error: `${f.filesPerRequest + 1} files in one request; this plan allows ${f.filesPerRequest}.`, hint: `Paid plans allow ${limits.pro.filesPerRequest} files per request.`, upgrade: true, docs: "limits" },
+    auth_required: { error: "This route needs a credential: Authorization: Bearer <sp_ key or ID token>.", hint: "Mint an API key on the dashboard.", docs: "authentication" },
+    subscription_required: { error: "Named drops are for subscribers.", hint: "Upgrade to pro or team.", upgrade: true, docs: "plans" },
+    not_found: { error: "No such drop in this account." },
+    method_not_allowed: { error: "GET is not allowed here." },
+    conflict: { error: "That vanity subdomain is taken." },
+    gone: { error: "The claim window of this drop has passed." },
+    payload_too_large: { error: `The zip is larger than ${f.zipBytes} bytes, this plan's cap.`, upgrade: true, docs: "limits" },
+    rate_limited: { error: "Too many deploys from this address; try again later.", docs: "limits" },
+    internal_error: { error: "Something went wrong on our side." },
+    upstream_unavailable: { error: "Billing is not configured on this server.", hint: "Ask the operator, or set a plan with npm run admin." },
+  };
+  const { docs, upgrade, ...rest } = examples[code];
+  return {
+    ...rest,
+    code,
+    ...(upgrade ? { upgrade_url: `${base}/#pricing` } : {}),
+    ...(typeof docs === "string" ? { docs_url: `${base}/docs#${docs}` } : {}),
+  };
+}
+
+/** The error response of one status, listing only the codes given (the operation's own). */
+function errorResponse(status: number, codes: ErrorCode[], base: string): Json {
   const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } } };
-  return Object.fromEntries(
-    errorStatuses.map((status) => {
-      const codes = codesForStatus(status);
-      const headers = status === 429 || status === 503 ? retryAfter : status === 405 ? { Allow: { description: "Methods this path answers.", schema: { type: "string" } } } : undefined;
-      return [
-        `Error${status}`,
-        {
-          description: `${statusText[status] ?? "Error"}: code ${codes.join(", ")}. Body is the error envelope.`,
-          ...(headers ? { headers } : {}),
-          content: { "application/json": { schema: { allOf: [ref("ErrorEnvelope"), { properties: { code: { enum: codes } } }] } } },
-        },
-      ];
-    }),
-  );
+  const headers = status === 429 || status === 503 ? retryAfter : status === 405 ? { Allow: { description: "Methods this path answers.", schema: { type: "string" } } } : undefined;
+  return {
+    description: `${statusText[status] ?? "Error"}: code ${codes.join(", ")}. Body is the error envelope.`,
+    ...(headers ? { headers } : {}),
+    content: {
+      "application/json": {
+        schema: { allOf: [ref("ErrorEnvelope"), { properties: { code: { enum: codes } } }] },
+        examples: Object.fromEntries(codes.map((c) => [c, { summary: c, value: errorExample(c, base) }])),
+      },
+    },
+  };
+}
+
+/** Every status with all its codes: components a client may reuse. */
+function errorResponses(base: string): Record<string, Json> {
+  return Object.fromEntries(errorStatuses.map((status) => [`Error${status}`, errorResponse(status, codesForStatus(status), base)]));
 }
 
 const anyCredential = [{ apiKey: [] }, { idToken: [] }];
@@ -121,17 +172,18 @@ interface Op {
   requestBody?: Json;
   /** Success status → schema name, or a full response object. */
   ok: Record<number, SchemaName | Json>;
-  errors: number[];
+  /** The error codes this operation answers (internal_error is added to every one). */
+  errors: ErrorCode[];
 }
 
-function operation(op: Op): Json {
+function buildOperation(op: Op, base: string): Json {
   const responses: Json = {};
   for (const [status, body] of Object.entries(op.ok)) {
     responses[status] = typeof body === "string" ? { description: "Success.", content: { "application/json": { schema: ref(body) } } } : body;
   }
-  for (const status of [...new Set([...op.errors, 500])].sort((a, b) => a - b)) {
-    responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
-  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set<ErrorCode>([...op.errors, "internal_error"])) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponse(status, codes, base);
   return {
     operationId: op.operationId,
     summary: op.summary,
@@ -151,19 +203,38 @@ function deployBody(): Json {
     required: true,
     description: "The body form is chosen by Content-Type. Any type that is neither JSON nor zip is stored as index.html.",
     content: {
-      "text/html": { schema: { type: "string" } },
-      "application/json": { schema: ref("FilesBody") },
-      "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } },
+      "text/html": { schema: { type: "string" }, example: "<!doctype html><h1>Hello</h1>" },
+      "application/json": {
+        schema: ref("FilesBody"),
+        examples: {
+          text: { summary: "Text files", value: { files: { "index.html": "<h1>Hello</h1>", "assets/app.js": "console.log('hi')" } } },
+          binary: { summary: "A binary file, base64", value: { files: { "index.html": "<img src=dot.png>", "dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } } },
+        },
+      },
+      "application/zip": {
+        schema: {
+          type: "string",
+          contentMediaType: "application/zip",
+          description: "The bytes of a zip archive (e.g. curl --data-binary @site.zip); a single top-level folder is stripped.",
+        },
+      },
     },
   };
 }
 
-/** Builds the document for a deployment's public base URL. */
-export function buildOpenApi(baseUrl: string): Json {
+const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+/** Builds the document for a deployment: its public base URL, and limits from lib/plans.ts and the rate-limit table. */
+export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Json {
+  const baseUrl = e.BASE_URL;
+  const operation = (op: Op) => buildOperation(op, baseUrl);
+  const rate = ratePolicies(e);
+  const { anonymous: anon, free, pro } = limits;
   const listShape = S.listQuerySchema.shape;
   const slugParam = { name: "slug", in: "path", required: true, schema: { type: "string" }, description: "The drop's slug." };
   const keyIdParam = { name: "id", in: "path", required: true, schema: toSchema(S.apiKeyInfoSchema.shape.keyId), description: "The 64-hex key id (SHA-256 of the key)." };
-  const ttlParam = { name: "ttl", in: "query", required: false, schema: toSchema(S.ttlSchema), description: "Lifetime in seconds, minimum 60. Anonymous: at most 2592000 (30 days, the default). Free accounts: at most 604800 (the default). Subscribers: any value; default no expiry." };
+  const ttlParam = { name: "ttl", in: "query", required: false, schema: { ...toSchema(S.ttlSchema), maximum: TTL_CEILING_SECONDS },
+    description: `Lifetime in seconds, at least ${free.ttlMinSeconds}. Anonymous: at most ${anon.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Free accounts: at most ${free.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Subscribers: up to ${TTL_CEILING_SECONDS} (100 years); default no expiry.` };
   const nameParam = { name: "name", in: "query", required: false, schema: toSchema(S.nameSchema), description: "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401." };
 
   const paths: Record<string, Record<string, Json>> = {
@@ -172,12 +243,12 @@ export function buildOpenApi(baseUrl: string): Json {
         operationId: "deploy",
         tag: "drops",
         summary: "Create a drop from HTML, a FilesBody or a zip",
-        description: "Anonymous deploys need no credential and get a claim_token. Per-request file cap: 100 (anonymous, free), 900 (paid). Zip: 25 MB free, 100 MB paid, unpacked at most 4x. HTML and JSON bodies: 10 MB. 10 deploys per minute per IP.",
+        description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
         security: optionalCredential,
         parameters: [ttlParam, nameParam],
         requestBody: deployBody(),
         ok: { 200: "DeployResponse" },
-        errors: [400, 401, 402, 413, 429, 503],
+        errors: ["invalid_request", "invalid_ttl", "invalid_name", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/deploy/{slug}": {
@@ -185,12 +256,12 @@ export function buildOpenApi(baseUrl: string): Json {
         operationId: "appendToDrop",
         tag: "drops",
         summary: "Append files to a drop you own (subscribers)",
-        description: "Same body forms as POST /deploy. At most 10,000 files per drop in total (413 past it).",
+        description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files per drop in total (413 past it).`,
         security: anyCredential,
         parameters: [slugParam],
         requestBody: deployBody(),
         ok: { 200: "AppendResponse" },
-        errors: [400, 401, 402, 404, 413, 429, 503],
+        errors: ["invalid_request", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "not_found", "payload_too_large", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/drops": {
@@ -204,7 +275,7 @@ export function buildOpenApi(baseUrl: string): Json {
           { name: "offset", in: "query", required: false, schema: toSchema(listShape.offset), description: "Drops to skip, at least 0 (default 0)." },
         ],
         ok: { 200: "DropList" },
-        errors: [400, 401, 429, 503],
+        errors: ["invalid_request", "auth_required", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/drops/{slug}": {
@@ -216,7 +287,7 @@ export function buildOpenApi(baseUrl: string): Json {
         security: anyCredential,
         parameters: [slugParam],
         ok: { 200: "DeletedDrop" },
-        errors: [401, 404, 429, 503],
+        errors: ["auth_required", "not_found", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/claim": {
@@ -224,11 +295,11 @@ export function buildOpenApi(baseUrl: string): Json {
         operationId: "claimDrop",
         tag: "drops",
         summary: "Claim an anonymous drop with its claim_token",
-        description: "One-time. Wrong or used token, or unknown slug: 404. Past the claim window: 410. 10 claims per minute per IP.",
+        description: `One-time. Wrong or used token, or unknown slug: 404. Past the claim window: 410. ${rate.claim.max} claims per ${rate.claim.windowSeconds} seconds per client address.`,
         security: anyCredential,
         requestBody: jsonBody("ClaimBody"),
         ok: { 200: "ClaimResponse" },
-        errors: [400, 401, 404, 410, 429, 503],
+        errors: ["invalid_request", "auth_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/keys": {
@@ -236,11 +307,11 @@ export function buildOpenApi(baseUrl: string): Json {
         operationId: "mintKey",
         tag: "keys",
         summary: "Mint an API key (ID token only)",
-        description: "The apiKey is shown once. At most 25 live keys per account; 5 mints per minute.",
+        description: `The apiKey is shown once. At most ${free.maxKeys} live keys per account; ${rate.keyMint.max} mints per ${rate.keyMint.windowSeconds} seconds.`,
         security: [{ idToken: [] }],
         requestBody: jsonBody("MintKeyBody", false),
         ok: { 201: "MintedKey" },
-        errors: [400, 401, 429, 503],
+        errors: ["invalid_request", "auth_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
       }),
       get: operation({
         operationId: "listKeys",
@@ -248,7 +319,7 @@ export function buildOpenApi(baseUrl: string): Json {
         summary: "List your live API keys",
         security: anyCredential,
         ok: { 200: "KeyList" },
-        errors: [401, 429, 503],
+        errors: ["auth_required", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/keys/{id}": {
@@ -259,7 +330,7 @@ export function buildOpenApi(baseUrl: string): Json {
         security: anyCredential,
         parameters: [keyIdParam],
         ok: { 200: "RevokedKey" },
-        errors: [401, 404, 429, 503],
+        errors: ["auth_required", "not_found", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/limits": {
@@ -270,7 +341,7 @@ export function buildOpenApi(baseUrl: string): Json {
         description: "Without a credential, the anonymous limits.",
         security: optionalCredential,
         ok: { 200: "Limits" },
-        errors: [401, 503],
+        errors: ["auth_required", "upstream_unavailable"],
       }),
     },
     "/billing/me": {
@@ -280,7 +351,7 @@ export function buildOpenApi(baseUrl: string): Json {
         summary: "Plan and subscription state of the account",
         security: anyCredential,
         ok: { 200: "Entitlements" },
-        errors: [401, 429, 503],
+        errors: ["auth_required", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/billing/checkout": {
@@ -291,7 +362,7 @@ export function buildOpenApi(baseUrl: string): Json {
         security: anyCredential,
         requestBody: jsonBody("CheckoutBody", false),
         ok: { 200: "CheckoutSession" },
-        errors: [400, 401, 429, 503],
+        errors: ["invalid_request", "auth_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/billing/portal": {
@@ -301,7 +372,7 @@ export function buildOpenApi(baseUrl: string): Json {
         summary: "Open the payment provider's customer portal",
         security: anyCredential,
         ok: { 200: "PortalSession" },
-        errors: [400, 401, 404, 429, 503],
+        errors: ["invalid_request", "auth_required", "not_found", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/billing/webhook": {
@@ -314,7 +385,7 @@ export function buildOpenApi(baseUrl: string): Json {
         parameters: [{ name: "Stripe-Signature", in: "header", required: true, schema: { type: "string" } }],
         requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
         ok: { 200: "WebhookAck" },
-        errors: [400, 401, 503],
+        errors: ["invalid_request", "auth_required", "payload_too_large", "upstream_unavailable"],
       }),
     },
     "/vanity": {
@@ -324,7 +395,7 @@ export function buildOpenApi(baseUrl: string): Json {
         summary: "The account's vanity subdomain, or null",
         security: anyCredential,
         ok: { 200: "Vanity" },
-        errors: [401, 429, 503],
+        errors: ["auth_required", "rate_limited", "upstream_unavailable"],
       }),
       post: operation({
         operationId: "claimVanity",
@@ -334,7 +405,7 @@ export function buildOpenApi(baseUrl: string): Json {
         security: anyCredential,
         requestBody: jsonBody("VanityBody"),
         ok: { 201: "VanityClaim" },
-        errors: [400, 401, 402, 409, 429, 503],
+        errors: ["invalid_request", "auth_required", "subscription_required", "conflict", "payload_too_large", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/mcp": {
@@ -354,7 +425,7 @@ export function buildOpenApi(baseUrl: string): Json {
           404: { description: "Unknown method (-32601).", content: { "application/json": { schema: ref("JsonRpcResponse") } } },
           413: { description: "The body is over the cap of one tool call.", content: { "application/json": { schema: ref("JsonRpcResponse") } } },
         },
-        errors: [405, 429],
+        errors: ["method_not_allowed", "rate_limited"],
       }),
     },
     "/device/authorize": {
@@ -388,7 +459,7 @@ export function buildOpenApi(baseUrl: string): Json {
         description: "Guarded by CRON_SECRET, sent as a Bearer credential. Answers 404 when CRON_SECRET is not configured. Idempotent.",
         security: [{ cronSecret: [] }],
         ok: { 200: "CleanupResult" },
-        errors: [401, 404, 503],
+        errors: ["auth_required", "not_found", "upstream_unavailable"],
       }),
     },
     "/openapi.json": {
@@ -417,7 +488,7 @@ export function buildOpenApi(baseUrl: string): Json {
     paths,
     components: {
       schemas: { ...componentSchemas(responseSchemas, "output"), ...componentSchemas(requestSchemas, "input") },
-      responses: errorResponses(),
+      responses: errorResponses(baseUrl),
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", bearerFormat: "sp_ API key", description: "An API key: sp_ followed by 43 base64url characters. Account-wide; mint it with an ID token." },
         idToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An identity-provider ID token (RS256; issuer and audience checked; at most one hour old). The only credential that can mint keys." },
@@ -427,10 +498,11 @@ export function buildOpenApi(baseUrl: string): Json {
   };
 }
 
-let cached: { baseUrl: string; doc: Json } | undefined;
+let cached: { key: string; doc: Json } | undefined;
 
-/** The document for a base URL, built once per process. */
-export function openApiDocument(baseUrl: string): Json {
-  if (cached?.baseUrl !== baseUrl) cached = { baseUrl, doc: buildOpenApi(baseUrl) };
+/** The document for a deployment's configuration, built once per process. */
+export function openApiDocument(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Json {
+  const key = `${e.BASE_URL} ${e.RATE_LIMIT_DEPLOYS_PER_MINUTE}`;
+  if (cached?.key !== key) cached = { key, doc: buildOpenApi(e) };
   return cached.doc;
 }

@@ -8,3 +8,8 @@ export const VANITY_PATTERN = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
 
 /** Labels under the serve domain that are never drops, and subs no account can claim. */
 export const RESERVED_LABELS: ReadonlySet<string> = new Set(["www", "api", "app", "admin", "dashboard", "mail", "static", "assets", "cdn", "docs", "status", "blog"]);
+
+/** An API key: `sp_` and 43 base64url characters (32 random bytes). */
+export const API_KEY_PATTERN = /^sp_[A-Za-z0-9_-]{43}$/;
+/** A key's id: the SHA-256 of the whole key, 64 lowercase hex characters. */
+export const KEY_ID_PATTERN = /^[0-9a-f]{64}$/;

@@ -6,5 +6,5 @@ export const dynamic = "force-dynamic";
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   // GET /openapi.json – the OpenAPI 3.1 document, generated from the zod schemas
-  GET: () => json(openApiDocument(env().BASE_URL), 200, { "Access-Control-Allow-Origin": "*" }),
+  GET: () => json(openApiDocument(env()), 200, { "Access-Control-Allow-Origin": "*" }),
 });

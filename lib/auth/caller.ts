@@ -3,14 +3,13 @@ import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
 import { findLiveKey, touchKey, upsertAccount } from "../db/accounts";
 import { newId, sha256Hex } from "../ids";
+import { API_KEY_PATTERN } from "../patterns";
 import { isStorableClaim } from "../input";
 import { withDb } from "../db/errors";
 import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 
 // Who is calling. A Bearer credential is an sp_ API key or an identity-provider ID token;
 // unknown, revoked and malformed credentials are indistinguishable (401 auth_required).
-
-export const API_KEY_PATTERN = /^sp_[A-Za-z0-9_-]{43}$/;
 
 export interface Caller {
   account: AccountRow | null;

@@ -8,13 +8,14 @@ import { strToU8, zipSync } from "fflate";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 
-// The real command-line client (cli/dropsite.mjs) as a child process against the built app
-// (`next build` must have run). A pro account is made the way a self-hoster would: log in with
+// The real command-line client as a child process against the built app: cli/dist/dropsite.mjs,
+// the package's bin, compiled from cli/dropsite.ts by `npm install` and `npm run build` (which
+// must have run). A pro account is made the way a self-hoster would: log in with
 // an ID token from a real OpenID provider, mint a key over HTTP, stop the app, grant the plan
 // with the admin command, start the app again on the same data dir.
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const CLI = path.join(ROOT, "cli/dropsite.mjs");
+const CLI = path.join(ROOT, "cli/dist/dropsite.mjs");
 const EMAIL = "cli-user@example.test";
 
 let oidc: OidcHarness;
@@ -103,16 +104,23 @@ describe("dropsite deploy", () => {
       ".git/config": "[core]",
       "node_modules/dep/index.js": "module.exports = 1",
       "assets/node_modules/x.js": "nested too",
+      ".env": "SECRET=1",
+      ".well-known/security.txt": "Contact: x",
     });
     const r = await cli(["deploy", site, "--json"]);
     const body = json<{ slug: string; url: string; files: string[]; claim_token?: string }>(r);
-    expect(body.files.sort()).toEqual(["index.html", "sub/page.html"]);
+    // The same selection as the web page's drop zone (lib/files/ignore.ts): dotfiles stay home.
+    expect(body.files.sort()).toEqual([".well-known/security.txt", "index.html", "sub/page.html"]);
     expect(body.claim_token).toEqual(expect.any(String));
     expect(r.stderr).toMatch(/^zipping: 100% /m);
     expect(r.stderr).toMatch(/^uploading: 100% /m);
     expect((await visit(body.slug, "/")).text).toBe("<h1>from the cli</h1>");
     expect((await visit(body.slug, "/secret.txt")).status).toBe(404);
     expect((await visit(body.slug, "/.git/config")).status).toBe(404);
+    expect((await visit(body.slug, "/.env")).status).toBe(404);
+    const withDots = json<{ files: string[] }>(await cli(["deploy", site, "--json", "--include-dotfiles"]));
+    expect(withDots.files).toContain(".env");
+    expect(withDots.files).not.toContain(".gitignore");
   });
 
   it("deploys a single HTML file and tells an anonymous user how to claim it", async () => {
@@ -243,5 +251,33 @@ describe("dropsite login and logout", () => {
     const unreachable = await cli(["limits", "--api", `http://127.0.0.1:${elsewhere}`], {}, home);
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toContain("Cannot reach");
+  });
+});
+
+describe("dropsite help and version", () => {
+  it("--version prints package.json's version", async () => {
+    const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
+    const r = await cli(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+    expect(path.join(ROOT, pkg.bin.dropsite!)).toBe(CLI);
+  });
+
+  it("each command's --help is its own text, on stdout, exit 0", async () => {
+    const seen = new Set<string>();
+    for (const command of ["deploy", "list", "delete", "claim", "limits", "login", "logout"]) {
+      const r = await cli([command, "--help"]);
+      expect(r.code, command).toBe(0);
+      expect(r.stderr, command).toBe("");
+      expect(r.stdout, command).toMatch(new RegExp(`^Usage: dropsite ${command}\\b`));
+      seen.add(r.stdout);
+    }
+    expect(seen.size).toBe(7);
+    const general = await cli(["--help"]);
+    expect(general.stdout).toContain("dropsite deploy [dir|file.html|file.zip]");
+    const bare = await cli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).toContain("Usage:");
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import ignore from "ignore";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { makeTestContext, type TestContext } from "../support/context";
@@ -85,5 +87,59 @@ describe("docs content", () => {
     expect(html).toContain(`-H &#x27;content-type: application/json&#x27; ${base}/deploy`);
     expect(html).toContain(`-H &#x27;content-type: application/zip&#x27; ${base}/deploy`);
     expect(html).toContain(`&quot;url&quot;: &quot;${base}/mcp&quot;`);
+  });
+});
+
+/** Relative Markdown links of a file (`[text](target)`), without web, mail and in-page links. */
+function relativeLinks(markdown: string): string[] {
+  const withoutCode = markdown.replace(/```[\s\S]*?```/g, "");
+  return [...withoutCode.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!).filter((t) => !/^([a-z][a-z0-9+.-]*:|#)/i.test(t));
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+function headingAnchors(markdown: string): Set<string> {
+  const withoutCode = markdown.replace(/```[\s\S]*?```/g, "");
+  return new Set([...withoutCode.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-")));
+}
+
+describe("links in README.md and docs/", () => {
+  it("every relative link resolves to a committed file (and heading) of a fresh clone", async () => {
+    const ignored = ignore().add(await readFile(path.join(ROOT, ".gitignore"), "utf8"));
+    const docs = (await readdir(path.join(ROOT, "docs"))).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
+    const sources = ["README.md", ...docs];
+    expect(sources).toContain("docs/contract.md");
+    const broken: string[] = [];
+    let checked = 0;
+    for (const source of sources) {
+      const text = await readFile(path.join(ROOT, source), "utf8");
+      for (const link of relativeLinks(text)) {
+        checked++;
+        const [file = "", anchor] = decodeURI(link).split("#");
+        const target = path.normalize(path.join(path.dirname(source), file));
+        if (target.startsWith("..") || path.isAbsolute(target)) broken.push(`${source}: ${link} (outside the repository)`);
+        else if (ignored.ignores(target)) broken.push(`${source}: ${link} (git-ignored, not in a clone)`);
+        else if (!existsSync(path.join(ROOT, target))) broken.push(`${source}: ${link} (no such file)`);
+        else if (anchor && target.endsWith(".md") && !headingAnchors(await readFile(path.join(ROOT, target), "utf8")).has(anchor)) {
+          broken.push(`${source}: ${link} (no such heading)`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+    expect(broken).toEqual([]);
+  });
+
+  it("the checker finds what a clone lacks", () => {
+    expect(relativeLinks("[a](../shared/spec.md) [b](https://x.test) [c](#here) [d](docs/x.md#y)")).toEqual(["../shared/spec.md", "docs/x.md#y"]);
+    const ignored = ignore().add("test-results/\n");
+    expect(ignored.ignores("test-results/screenshots/a.png")).toBe(true);
+    expect(headingAnchors("## Where the contract is open\n")).toContain("where-the-contract-is-open");
+  });
+
+  it("names no file outside the repository in prose either", async () => {
+    const docs = (await readdir(path.join(ROOT, "docs"))).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
+    for (const source of ["README.md", ...docs]) {
+      const text = await readFile(path.join(ROOT, source), "utf8");
+      expect(text, source).not.toMatch(/\.\.\/shared\/|DESIGN\.md/);
+    }
   });
 });

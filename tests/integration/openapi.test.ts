@@ -9,7 +9,10 @@ import { zipSync, strToU8 } from "fflate";
 import { apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
-import { errorStatus } from "@/lib/errors";
+import { TTL_CEILING_SECONDS } from "@/lib/drops/ttl";
+import { errorStatus, type ErrorCode } from "@/lib/errors";
+import { buildOpenApi } from "@/lib/openapi";
+import { limits } from "@/lib/plans";
 
 // The OpenAPI document (GET /openapi.json) is valid OpenAPI 3.1, names every endpoint of the
 // contract and DESIGN.md with its bounds, and describes what the live handlers really answer:
@@ -178,13 +181,66 @@ describe("the document", () => {
     expect(operation("/deploy", "POST").responses).toHaveProperty("413");
   });
 
+  it("states real bounds: no safe-integer limits from zod, ttl up to the 100-year ceiling", () => {
+    expect(JSON.stringify(doc)).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    const ttl = ((operation("/deploy", "POST").parameters as Json[]).find((x) => x.name === "ttl")!.schema as Json);
+    expect(ttl).toMatchObject({ type: "integer", minimum: 60, maximum: TTL_CEILING_SECONDS });
+  });
+
+  it("lists per operation only the error codes it answers, with an example envelope for each", () => {
+    const codesOf = (p: string, method: string, status: number) => {
+      const r = documentedResponse(p, method, status) as { content: Record<string, { schema: { allOf: Json[] }; examples: Record<string, { value: Json }> }> } | undefined;
+      if (!r) return undefined;
+      const media = r.content["application/json"]!;
+      const codes = (media.schema.allOf[1] as { properties: { code: { enum: ErrorCode[] } } }).properties.code.enum;
+      expect(Object.keys(media.examples).sort()).toEqual([...codes].sort());
+      const validate = ajv.compile(rebase({ $ref: "#/components/schemas/ErrorEnvelope" }));
+      for (const code of codes) {
+        const example = media.examples[code]!.value;
+        expect(example.code).toBe(code);
+        expect(validate(example), `${p} ${code}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      }
+      return codes;
+    };
+    expect(codesOf("/deploy", "POST", 400)?.sort()).toEqual(["file_cap_exceeded", "invalid_name", "invalid_request", "invalid_ttl", "invalid_zip"]);
+    expect(codesOf("/drops", "GET", 400)).toEqual(["invalid_request"]);
+    expect(codesOf("/vanity", "POST", 409)).toEqual(["conflict"]);
+    expect(codesOf("/drops", "GET", 402)).toBeUndefined();
+    expect(codesOf("/claim", "POST", 410)).toEqual(["gone"]);
+    for (const [p, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+      for (const method of Object.keys(methods)) {
+        for (const status of Object.keys(operation(p, method).responses as Json).map(Number).filter((s) => s >= 400 && p !== "/mcp")) codesOf(p, method, status);
+      }
+    }
+  });
+
+  it("gives an example for each JSON deploy body form, valid against FilesBody", () => {
+    const media = ((operation("/deploy", "POST").requestBody as Json).content as Record<string, { examples?: Record<string, { value: unknown }>; example?: unknown }>);
+    expect(media["text/html"]!.example).toEqual(expect.any(String));
+    const validate = ajv.compile(rebase({ $ref: "#/components/schemas/FilesBody" }));
+    const examples = Object.values(media["application/json"]!.examples ?? {});
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    for (const e of examples) expect(validate(e.value), ajv.errorsText(validate.errors)).toBe(true);
+  });
+
+  it("takes servers from BASE_URL and every number in its texts from lib/plans.ts and the rate-limit table", () => {
+    expect(doc.servers).toEqual([{ url: t.ctx.env.BASE_URL }]);
+    const deploy = operation("/deploy", "POST").description as string;
+    expect(deploy).toContain(`${limits.pro.filesPerRequest} (paid)`);
+    expect(deploy).toContain("30 deploys per 60 seconds");
+    const other = buildOpenApi({ BASE_URL: "https://drops.example.test", RATE_LIMIT_DEPLOYS_PER_MINUTE: 7 }) as { servers: Json[]; paths: Record<string, Record<string, Json>> };
+    expect(other.servers).toEqual([{ url: "https://drops.example.test" }]);
+    expect(other.paths["/deploy"]!.post!.description).toContain("7 deploys per 60 seconds");
+  });
+
   it("every API route file in app/ is documented, and every documented path has a route", async () => {
     const files = (await readdir(path.join(ROOT, "app"), { recursive: true })).map(String).filter((f) => f.endsWith("route.ts"));
     const apiPaths = files
       .map((f) => `/${path.dirname(f).split(path.sep).join("/")}`.replace(/\[(\w+)\]/g, "{$1}"))
       // Not the public API: catch-alls, the internal serve route, and the browser's own
-      // cookie-authenticated routes (next-auth, the dashboard's drop zone).
-      .filter((p) => !p.includes("[") && !/^\/(serve-drop|api\/auth|dashboard)(\/|$)/.test(p));
+      // cookie-authenticated routes (next-auth, the dashboard's drop zone), and the pages of the
+      // docs (the interactive reference at /docs/api).
+      .filter((p) => !p.includes("[") && !/^\/(serve-drop|api\/auth|dashboard|docs)(\/|$)/.test(p));
     const documented = Object.keys(doc.paths as Json);
     for (const p of apiPaths) expect(documented, `app${p}/route.ts`).toContain(p);
     for (const p of documented) {
@@ -210,7 +266,8 @@ describe("live handlers answer what the document says", () => {
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
     expect((await call("/deploy", "POST", { ...jsonBody({ files: many }), ip: "198.51.100.5" })).body.code).toBe("file_cap_exceeded");
     expect((await call("/deploy", "POST", { headers: { "content-type": "text/html" }, body: "x".repeat(10 * 1024 * 1024 + 1), ip: "198.51.100.6" })).body.code).toBe("payload_too_large");
-    for (let i = 0; i < 30; i++) await call("/deploy", "POST", { ...html("198.51.100.7"), query: "?ttl=1" });
+    // Only deploys that reach storage spend the deploy budget (RATE_LIMIT_DEPLOYS_PER_MINUTE=30 here).
+    for (let i = 0; i < 30; i++) await call("/deploy", "POST", html("198.51.100.7"));
     expect((await call("/deploy", "POST", html("198.51.100.7"))).body.code).toBe("rate_limited");
   });
 
@@ -316,5 +373,17 @@ describe("live handlers answer what the document says", () => {
 
   it("GET /openapi.json is itself documented", async () => {
     expect((await call("/openapi.json", "GET")).status).toBe(200);
+  });
+});
+
+describe("the interactive reference", () => {
+  it("GET /docs/api is an HTML page rendered from /openapi.json", async () => {
+    const { GET } = await import("@/app/docs/api/route");
+    const res = GET();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const page = await res.text();
+    expect(page).toContain("dropsite API reference");
+    expect(page).toMatch(/"url":\s*"\/openapi\.json"/);
   });
 });

@@ -1,8 +1,8 @@
-#!/usr/bin/env node
-// dropsite: the command-line client. Plain ESM with JSDoc so it runs with node directly, no build.
+// dropsite: the command-line client. TypeScript, compiled by scripts/build-cli.mjs into
+// cli/dist/dropsite.mjs (the package's bin) whenever `npm install` or `npm run build` runs.
 // Deploys a folder (zipped here, honouring .gitignore and .dropignore), an HTML file or a zip,
-// with progress on stderr, and manages drops and the stored API key.
-// Dependencies: fflate (zip) and ignore (gitignore rules). Docs: docs/cli.md.
+// with progress on stderr, and manages drops and the stored API key. The request and response
+// types are the server's own (lib/schemas.ts); the key pattern is lib/patterns.ts's. Docs: docs/cli.md.
 
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -12,72 +12,143 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { URLSearchParams } from "node:url";
 import { parseArgs } from "node:util";
+import type { IncomingHttpHeaders } from "node:http";
 import { Zip, ZipDeflate } from "fflate";
-import ignore from "ignore";
+import type { z } from "zod";
+import { version as VERSION } from "../package.json";
+import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
+import { API_KEY_PATTERN } from "../lib/patterns";
+import type {
+  appendResponseSchema,
+  claimResponseSchema,
+  deleteDropResponseSchema,
+  deployResponseSchema,
+  errorEnvelopeSchema,
+  limitsResponseSchema,
+  listDropsResponseSchema,
+} from "../lib/schemas";
 
-const VERSION = "1.0.0";
+type DeployResponse = z.infer<typeof deployResponseSchema>;
+type AppendResponse = z.infer<typeof appendResponseSchema>;
+type ListDropsResponse = z.infer<typeof listDropsResponseSchema>;
+type DeleteDropResponse = z.infer<typeof deleteDropResponseSchema>;
+type ClaimResponse = z.infer<typeof claimResponseSchema>;
+type LimitsResponse = z.infer<typeof limitsResponseSchema>;
+type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+
 const DEFAULT_API = "http://localhost:3000";
-const KEY_PATTERN = /^sp_[A-Za-z0-9_-]{43}$/;
-/** Directory names never uploaded, wherever they appear. */
-const ALWAYS_SKIP = new Set([".git", "node_modules"]);
-/** Our own control files are not content. */
-const CONTROL_FILES = new Set([".dropignore", ".gitignore"]);
 
 /** Exit codes: documented in docs/cli.md. */
 const EXIT = { ok: 0, api: 1, usage: 2, network: 3 };
 
-const USAGE = `dropsite ${VERSION}: publish static content
-
-Usage:
-  dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG]
-  dropsite list [--limit N] [--offset N]
-  dropsite delete <slug>
-  dropsite claim <slug> <claim_token>
-  dropsite limits
-  dropsite login [--key sp_...]
-  dropsite logout
-
-Options:
+const COMMON_OPTIONS = `Options for every command:
   --api URL     API base URL (env DROP_API_URL; default ${DEFAULT_API})
   --key KEY     API key for this command (env DROP_API_KEY; else the one stored by login)
   --json        machine-readable output on stdout
   --quiet, -q   no progress output
-  --help, -h    this help
+  --help, -h    help (of a command: dropsite <command> --help)
   --version     print the version`;
 
+/** Each command's usage line and what it does, for `dropsite <command> --help`. */
+const COMMANDS = {
+  deploy: {
+    usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG]",
+    about: `Deploy a folder (default .), an .html/.htm file or a .zip.
+  A folder is zipped here, choosing files as the web page's drop zone does (lib/files/ignore.ts):
+  .git, node_modules, whatever .gitignore or .dropignore match, and dotfiles are skipped.
+  --include-dotfiles  publish dotfiles (.env, .vscode/ ...) too
+  --name N       redeploy the named drop in place: same URL (subscribers)
+  --ttl S        lifetime in seconds (at least 60; plan maximums apply)
+  --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)`,
+  },
+  list: { usage: "dropsite list [--limit N] [--offset N]", about: "Your drops, newest first (limit 1-500, default 100)." },
+  delete: { usage: "dropsite delete <slug>", about: "Delete a drop and purge its files." },
+  claim: { usage: "dropsite claim <slug> <claim_token>", about: "Move an anonymous drop into your account (the token works once)." },
+  limits: { usage: "dropsite limits", about: "The limits that apply to you (anonymous without a key)." },
+  login: { usage: "dropsite login [--key sp_...]", about: "Check a key against the API and store it (prompts when --key is not given)." },
+  logout: { usage: "dropsite logout", about: "Forget the stored key (it keeps working until revoked on the dashboard)." },
+} as const;
+type Command = keyof typeof COMMANDS;
+const isCommand = (c: string): c is Command => Object.hasOwn(COMMANDS, c);
+
+const USAGE = `dropsite ${VERSION}: publish static content
+
+Usage:
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join("\n")}
+
+${COMMON_OPTIONS}`;
+
+const commandHelp = (c: Command) => `Usage: ${COMMANDS[c].usage}
+
+${COMMANDS[c].about}
+
+${COMMON_OPTIONS}`;
+
+/** Fields printed with an error: the API's envelope, its status and client-side codes. */
+type ErrorDetails = Partial<ErrorEnvelope> & { status?: number; retry_after?: number; code?: string };
+
 class CliError extends Error {
-  /**
-   * @param {string} message
-   * @param {number} exitCode
-   * @param {Record<string, unknown>} [details] fields for --json output
-   */
-  constructor(message, exitCode, details = {}) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    /** fields for --json output */
+    readonly details: ErrorDetails = {},
+  ) {
     super(message);
-    this.exitCode = exitCode;
-    this.details = details;
   }
+}
+
+interface Target {
+  api: string;
+  key?: string;
+}
+
+interface Flags {
+  api?: string;
+  key?: string;
+  name?: string;
+  ttl?: string;
+  append?: string;
+  limit?: string;
+  offset?: string;
+  json: boolean;
+  quiet: boolean;
+  includeDotfiles: boolean;
+}
+
+interface LocalFile {
+  rel: string;
+  abs: string;
+  size: number;
+}
+
+interface StoredConfig {
+  api?: string;
+  apiKey?: string;
 }
 
 // ---------------------------------------------------------------- configuration
 
-/** @param {NodeJS.ProcessEnv} env */
-export function configPath(env = process.env) {
+function configPath(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(homedir(), ".config");
   return path.join(base, "dropsite", "config.json");
 }
 
-/** @returns {Promise<{api?: string, apiKey?: string}>} */
-async function readConfig() {
+async function readConfig(): Promise<StoredConfig> {
   try {
-    const parsed = JSON.parse(await readFile(configPath(), "utf8"));
-    return parsed && typeof parsed === "object" ? parsed : {};
+    const parsed: unknown = JSON.parse(await readFile(configPath(), "utf8"));
+    if (!parsed || typeof parsed !== "object") return {};
+    const { api, apiKey } = parsed as Record<string, unknown>;
+    return { api: typeof api === "string" ? api : undefined, apiKey: typeof apiKey === "string" ? apiKey : undefined };
   } catch {
     return {};
   }
 }
 
 /** Writes the config readable by the owner only (0600), atomically. */
-async function writeConfig(/** @type {Record<string, unknown>} */ config) {
+async function writeConfig(config: StoredConfig): Promise<void> {
   const file = configPath();
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -86,8 +157,8 @@ async function writeConfig(/** @type {Record<string, unknown>} */ config) {
   await rename(tmp, file);
 }
 
-const normalizeApi = (/** @type {string} */ u) => {
-  let url;
+const normalizeApi = (u: string): string => {
+  let url: URL;
   try {
     url = new URL(u);
   } catch {
@@ -101,7 +172,7 @@ const normalizeApi = (/** @type {string} */ u) => {
  * The API URL and credential for a command. A stored key is only sent to the API it was stored
  * for, so pointing the client at another server never leaks it.
  */
-async function resolveTarget(/** @type {{api?: string, key?: string}} */ flags) {
+async function resolveTarget(flags: Flags): Promise<Target> {
   const config = await readConfig();
   const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
   let key = flags.key ?? process.env.DROP_API_KEY ?? undefined;
@@ -112,30 +183,30 @@ async function resolveTarget(/** @type {{api?: string, key?: string}} */ flags) 
 // ---------------------------------------------------------------- progress
 
 const MB = 1024 * 1024;
-/** @param {number} n */
-export function formatBytes(n) {
+function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < MB) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / MB).toFixed(1)} MB`;
 }
 
-/**
- * A progress reporter on stderr: a redrawn bar on a TTY, a plain line per 25% otherwise (CI logs).
- * @param {string} label
- * @param {number} total
- * @param {{quiet: boolean, unit: "bytes" | "files", tty?: boolean}} opts
- */
-export function progress(label, total, opts) {
+interface Progress {
+  update(done: number, extra?: string): void;
+  done(): void;
+  /** Leaves the bar line so error output starts on a fresh line. */
+  abort(): void;
+}
+
+/** A progress reporter on stderr: a redrawn bar on a TTY, a plain line per 25% otherwise (CI logs). */
+function progress(label: string, total: number, opts: { quiet: boolean; unit: "bytes" | "files"; tty?: boolean }): Progress {
   const tty = opts.tty ?? Boolean(process.stderr.isTTY);
   const started = Date.now();
   let lastDraw = 0;
   let nextStep = 0;
-  const describe = (/** @type {number} */ done, /** @type {string} */ extra) => {
+  const describe = (done: number, extra: string) => {
     const amount = opts.unit === "bytes" ? `${formatBytes(done)} / ${formatBytes(total)}` : `${done}/${total} files`;
     return `${amount}${extra ? `, ${extra}` : ""}`;
   };
-  return {
-    /** @param {number} done @param {string} [extra] */
+  const bar: Progress = {
     update(done, extra = "") {
       if (opts.quiet) return;
       const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 100;
@@ -157,14 +228,14 @@ export function progress(label, total, opts) {
     },
     done() {
       if (opts.quiet) return;
-      this.update(total);
+      bar.update(total);
       if (tty) process.stderr.write("\n");
     },
-    /** Leaves the bar line so error output starts on a fresh line. */
     abort() {
       if (!opts.quiet && tty) process.stderr.write("\n");
     },
   };
+  return bar;
 }
 
 // ---------------------------------------------------------------- collecting and zipping
@@ -172,26 +243,21 @@ export function progress(label, total, opts) {
 /**
  * Files of a folder, relative POSIX paths, skipping .git, node_modules and anything matched by
  * a .gitignore (at any depth, scoped to its folder) or a .dropignore.
- * @param {string} root
- * @returns {Promise<{rel: string, abs: string, size: number}[]>}
  */
-export async function collectFiles(root) {
-  /** @type {{rel: string, abs: string, size: number}[]} */
-  const out = [];
-  /** @typedef {{base: string, ig: ReturnType<typeof ignore>}} Scope */
-  /** @param {string} dir @param {string} rel @param {Scope[]} scopes */
-  async function walk(dir, rel, scopes) {
-    const here = ignore();
-    let has = false;
-    for (const name of [".gitignore", ".dropignore"]) {
+async function collectFiles(root: string, opts: SelectOptions): Promise<LocalFile[]> {
+  const out: LocalFile[] = [];
+  // Ignore files found so far (path → text): each applies to its own folder and below, and the
+  // walk meets a folder's ignore files before anything inside it.
+  const ignoreFiles: Record<string, string> = {};
+  async function walk(dir: string, rel: string): Promise<void> {
+    for (const name of IGNORE_FILES) {
       try {
-        here.add(await readFile(path.join(dir, name), "utf8"));
-        has = true;
+        ignoreFiles[rel ? `${rel}/${name}` : name] = await readFile(path.join(dir, name), "utf8");
       } catch {
         /* no such file */
       }
     }
-    const active = has ? [...scopes, { base: rel, ig: here }] : scopes;
+    const skip = createFilter(ignoreFiles, opts);
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const abs = path.join(dir, entry.name);
@@ -206,33 +272,20 @@ export async function collectFiles(root) {
         if (info.isDirectory()) continue; // never follow linked folders (cycles, escaping the root)
       }
       const isDir = info.isDirectory();
-      if (isDir && ALWAYS_SKIP.has(entry.name)) continue;
-      if (!isDir && CONTROL_FILES.has(entry.name)) continue;
-      const ignored = active.some(({ base, ig }) => {
-        const within = base ? childRel.slice(base.length + 1) : childRel;
-        return ig.ignores(isDir ? `${within}/` : within);
-      });
-      if (ignored) continue;
-      if (isDir) await walk(abs, childRel, active);
+      if (skip(childRel, isDir)) continue;
+      if (isDir) await walk(abs, childRel);
       else if (info.isFile()) out.push({ rel: childRel, abs, size: info.size });
     }
   }
-  await walk(root, "", []);
+  await walk(root, "");
   return out;
 }
 
-/**
- * Zips files with fflate, reporting progress by bytes read.
- * @param {{rel: string, abs: string, size: number}[]} files
- * @param {ReturnType<typeof progress>} bar
- * @returns {Promise<Buffer>}
- */
-export async function zipFiles(files, bar) {
-  /** @type {Uint8Array[]} */
-  const chunks = [];
+/** Zips files with fflate, reporting progress by bytes read. */
+async function zipFiles(files: LocalFile[], bar: Progress): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
   let finished = false;
-  /** @type {Error | null} */
-  let failure = null;
+  let failure = null as Error | null;
   const zip = new Zip((err, chunk, final) => {
     if (err) failure = err;
     else chunks.push(chunk);
@@ -262,28 +315,35 @@ export async function zipFiles(files, bar) {
 
 // ---------------------------------------------------------------- HTTP
 
+interface CallOptions {
+  headers?: Record<string, string>;
+  body?: Buffer;
+  onUpload?: (sent: number) => void;
+}
+
+interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
 /**
  * One HTTP request with node:http(s). With a body, it is written in chunks and `onUpload` is
  * called as each chunk is handed to the socket, so upload progress is real. If the server
  * answers before the body is sent (e.g. 413 on the declared length), that answer is returned.
- * @param {string} method
- * @param {string} url
- * @param {{headers?: Record<string, string>, body?: Buffer, onUpload?: (sent: number) => void}} [opts]
- * @returns {Promise<{status: number, headers: import("node:http").IncomingHttpHeaders, text: string}>}
  */
-export function httpCall(method, url, opts = {}) {
+function httpCall(method: string, url: string, opts: CallOptions = {}): Promise<HttpAnswer> {
   const u = new URL(url);
   const send = u.protocol === "https:" ? httpsRequest : httpRequest;
   const body = opts.body;
-  const headers = { "user-agent": `dropsite-cli/${VERSION}`, accept: "application/json", ...(opts.headers ?? {}) };
+  const headers: Record<string, string> = { "user-agent": `dropsite-cli/${VERSION}`, accept: "application/json", ...(opts.headers ?? {}) };
   if (body) headers["content-length"] = String(body.byteLength);
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = send(u, { method, headers }, (res) => {
       answered = true;
-      /** @type {Buffer[]} */
-      const parts = [];
-      res.on("data", (c) => parts.push(c));
+      const parts: Buffer[] = [];
+      res.on("data", (c: Buffer) => parts.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString("utf8") }));
       res.on("error", reject);
     });
@@ -316,42 +376,34 @@ export function httpCall(method, url, opts = {}) {
   });
 }
 
-/**
- * Parses an API answer; a failure becomes a CliError carrying the error envelope.
- * @param {{status: number, headers: import("node:http").IncomingHttpHeaders, text: string}} res
- */
-function parseAnswer(res) {
-  let body;
+/** Parses an API answer; a failure becomes a CliError carrying the error envelope. */
+function parseAnswer<T>(res: HttpAnswer): T {
+  let body: unknown;
   try {
     body = JSON.parse(res.text);
   } catch {
     throw new CliError(`Unexpected answer (HTTP ${res.status}): ${res.text.slice(0, 200)}`, EXIT.network, { status: res.status, code: "bad_response" });
   }
   if (res.status >= 400) {
-    const envelope = body && typeof body === "object" ? body : {};
+    const envelope = (body && typeof body === "object" ? body : {}) as Partial<ErrorEnvelope>;
     const msg = typeof envelope.error === "string" ? envelope.error : `HTTP ${res.status}`;
     const retryAfter = res.headers["retry-after"];
     throw new CliError(msg, EXIT.api, { status: res.status, ...envelope, ...(retryAfter ? { retry_after: Number(retryAfter) } : {}) });
   }
-  return body;
+  return body as T;
 }
 
-/** @param {string} api @param {string | undefined} key @param {string} method @param {string} p */
-async function apiCall(api, key, method, p, /** @type {Parameters<typeof httpCall>[2]} */ opts = {}) {
+/** One API call; the answer is the server's response type (`T`, from lib/schemas.ts). */
+async function apiCall<T>(api: string, key: string | undefined, method: string, p: string, opts: CallOptions = {}): Promise<T> {
   const headers = { ...(opts.headers ?? {}) };
   if (key) headers.authorization = `Bearer ${key}`;
-  return parseAnswer(await httpCall(method, `${api}${p}`, { ...opts, headers }));
+  return parseAnswer<T>(await httpCall(method, `${api}${p}`, { ...opts, headers }));
 }
 
 // ---------------------------------------------------------------- commands
 
-/**
- * Builds the body of a deploy from a path: a folder is zipped, .html/.htm is sent as HTML, .zip as is.
- * @param {string} target
- * @param {{quiet: boolean}} flags
- * @returns {Promise<{body: Buffer, contentType: string, description: string}>}
- */
-async function deployBody(target, flags) {
+/** Builds the body of a deploy from a path: a folder is zipped, .html/.htm is sent as HTML, .zip as is. */
+async function deployBody(target: string, flags: Flags): Promise<{ body: Buffer; contentType: string; description: string }> {
   let info;
   try {
     info = await stat(target);
@@ -359,7 +411,7 @@ async function deployBody(target, flags) {
     throw new CliError(`No such file or folder: ${target}`, EXIT.usage);
   }
   if (info.isDirectory()) {
-    const files = await collectFiles(target);
+    const files = await collectFiles(target, { includeDotfiles: flags.includeDotfiles });
     if (files.length === 0) throw new CliError(`Nothing to deploy in ${target} (everything is empty or ignored).`, EXIT.usage);
     const tops = new Set(files.map((f) => f.rel.split("/")[0]));
     if (tops.size === 1 && files[0]?.rel.includes("/") && !flags.quiet) {
@@ -377,8 +429,7 @@ async function deployBody(target, flags) {
   throw new CliError(`Deploy a folder, an .html file or a .zip; got ${target}`, EXIT.usage);
 }
 
-/** @param {{api: string, key?: string}} target @param {string[]} args @param {Flags} flags */
-async function cmdDeploy(target, args, flags) {
+async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<void> {
   if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
   if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
   if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError("--ttl must be a whole number of seconds (at least 60)", EXIT.usage);
@@ -386,24 +437,28 @@ async function cmdDeploy(target, args, flags) {
   const query = new URLSearchParams();
   if (flags.ttl) query.set("ttl", flags.ttl);
   if (flags.name) query.set("name", flags.name);
-  const p = flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query}` : ""}`;
+  const p = flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query.toString()}` : ""}`;
   if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
   const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
-  let res;
+  let res: DeployResponse | AppendResponse;
   try {
-    res = await apiCall(target.api, target.key, "POST", p, { body, headers: { "content-type": contentType }, onUpload: (sent) => bar.update(sent) });
+    res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
+      body,
+      headers: { "content-type": contentType },
+      onUpload: (sent) => bar.update(sent),
+    });
   } catch (err) {
     bar.abort();
     throw err;
   }
   bar.done();
   if (flags.json) return print(res);
-  const lines = [];
-  if (flags.append) lines.push(`Added ${res.files.length} files to ${res.slug} (${res.total_files} in total)`);
+  const lines: string[] = [];
+  if ("total_files" in res) lines.push(`Added ${res.files.length} files to ${res.slug} (${res.total_files} in total)`);
   else lines.push(`${res.replaced ? "Replaced" : "Deployed"} ${res.files.length} file${res.files.length === 1 ? "" : "s"}${res.name ? ` as ${res.name}` : ""}`);
   lines.push(`URL:     ${res.url}`);
   lines.push(`Expires: ${res.expires_at ?? "never"}`);
-  if (res.claim_token) {
+  if ("claim_token" in res && res.claim_token) {
     lines.push(`Claim token: ${res.claim_token}`);
     lines.push(`  This drop is anonymous. To keep it in your account, log in and run:`);
     lines.push(`  dropsite claim ${res.slug} ${res.claim_token}`);
@@ -412,47 +467,44 @@ async function cmdDeploy(target, args, flags) {
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-/** @param {{api: string, key?: string}} target @param {Flags} flags */
-async function cmdList(target, flags) {
+async function cmdList(target: Target, flags: Flags): Promise<void> {
   requireKey(target);
   const q = new URLSearchParams({ limit: flags.limit ?? "100", offset: flags.offset ?? "0" });
-  const res = await apiCall(target.api, target.key, "GET", `/drops?${q}`);
+  const res = await apiCall<ListDropsResponse>(target.api, target.key, "GET", `/drops?${q.toString()}`);
   if (flags.json) return print(res);
   if (res.drops.length === 0) {
     process.stdout.write("No drops.\n");
     return;
   }
-  const rows = res.drops.map((/** @type {any} */ d) => [d.slug, d.name ?? "-", String(d.file_count), d.expires_at ?? "never", d.url]);
+  const rows = res.drops.map((d) => [d.slug, d.name ?? "-", String(d.file_count), d.expires_at ?? "never", d.url]);
   const head = ["SLUG", "NAME", "FILES", "EXPIRES", "URL"];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((/** @type {string[]} */ r) => r[i].length)));
-  const fmt = (/** @type {string[]} */ r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ");
   process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join("\n")}\n`);
   const shown = Number(flags.offset ?? 0) + res.drops.length;
   if (res.total > shown) process.stdout.write(`(${shown} of ${res.total}; use --offset ${shown} for more)\n`);
 }
 
-/** @param {{api: string, key?: string}} target @param {string[]} args @param {Flags} flags */
-async function cmdDelete(target, args, flags) {
+async function cmdDelete(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
-  if (args.length !== 1) throw new CliError("usage: dropsite delete <slug>", EXIT.usage);
-  const res = await apiCall(target.api, target.key, "DELETE", `/drops/${encodeURIComponent(args[0])}`);
+  const [slug] = args;
+  if (args.length !== 1 || slug === undefined) throw new CliError(`usage: ${COMMANDS.delete.usage}`, EXIT.usage);
+  const res = await apiCall<DeleteDropResponse>(target.api, target.key, "DELETE", `/drops/${encodeURIComponent(slug)}`);
   if (flags.json) return print(res);
   process.stdout.write(`Deleted ${res.deleted}\n`);
 }
 
-/** @param {{api: string, key?: string}} target @param {string[]} args @param {Flags} flags */
-async function cmdClaim(target, args, flags) {
+async function cmdClaim(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
-  if (args.length !== 2) throw new CliError("usage: dropsite claim <slug> <claim_token>", EXIT.usage);
+  if (args.length !== 2) throw new CliError(`usage: ${COMMANDS.claim.usage}`, EXIT.usage);
   const body = Buffer.from(JSON.stringify({ slug: args[0], claim_token: args[1] }));
-  const res = await apiCall(target.api, target.key, "POST", "/claim", { body, headers: { "content-type": "application/json" } });
+  const res = await apiCall<ClaimResponse>(target.api, target.key, "POST", "/claim", { body, headers: { "content-type": "application/json" } });
   if (flags.json) return print(res);
   process.stdout.write(`Claimed ${res.slug}: ${res.url} (expires ${res.expires_at ?? "never"})\n`);
 }
 
-/** @param {{api: string, key?: string}} target @param {Flags} flags */
-async function cmdLimits(target, flags) {
-  const res = await apiCall(target.api, target.key, "GET", "/limits");
+async function cmdLimits(target: Target, flags: Flags): Promise<void> {
+  const res = await apiCall<LimitsResponse>(target.api, target.key, "GET", "/limits");
   if (flags.json) return print(res);
   const lines = [`Plan: ${res.plan}`];
   for (const [k, v] of Object.entries(res.limits)) {
@@ -463,42 +515,40 @@ async function cmdLimits(target, flags) {
 }
 
 /** Reads one line from stdin; hides the typed text on a TTY. */
-async function prompt(/** @type {string} */ question) {
+async function prompt(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
   if (process.stdin.isTTY) {
     // Echo nothing but the question while the key is typed.
-    const out = /** @type {any} */ (rl);
-    out._writeToOutput = (/** @type {string} */ s) => {
+    const out = rl as unknown as { _writeToOutput: (s: string) => void };
+    out._writeToOutput = (s: string) => {
       if (s.includes(question)) process.stderr.write(question);
     };
   } else {
     process.stderr.write(question);
   }
-  const answer = await new Promise((resolve) => {
+  const answer = await new Promise<string>((resolve) => {
     rl.question(question, resolve);
     rl.on("close", () => resolve(""));
   });
   rl.close();
   if (process.stdin.isTTY) process.stderr.write("\n");
-  return String(answer).trim();
+  return answer.trim();
 }
 
-/** @param {Flags} flags */
-async function cmdLogin(flags) {
+async function cmdLogin(flags: Flags): Promise<void> {
   const config = await readConfig();
   const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
   const key = flags.key ?? process.env.DROP_API_KEY ?? (await prompt(`API key for ${api} (mint one on ${api}/dashboard): `));
-  if (!KEY_PATTERN.test(key)) throw new CliError("That is not an API key: keys are sp_ followed by 43 characters.", EXIT.usage, { code: "invalid_key" });
+  if (!API_KEY_PATTERN.test(key)) throw new CliError("That is not an API key: keys are sp_ followed by 43 characters.", EXIT.usage, { code: "invalid_key" });
   // Any account route answers 401 for an unknown or revoked key; /limits also tells the plan.
-  await apiCall(api, key, "GET", "/drops?limit=1");
-  const limitsRes = await apiCall(api, key, "GET", "/limits");
+  await apiCall<ListDropsResponse>(api, key, "GET", "/drops?limit=1");
+  const limitsRes = await apiCall<LimitsResponse>(api, key, "GET", "/limits");
   await writeConfig({ api, apiKey: key });
   if (flags.json) return print({ api, plan: limitsRes.plan, config: configPath() });
   process.stdout.write(`Logged in to ${api} (plan ${limitsRes.plan}). Key stored in ${configPath()}\n`);
 }
 
-/** @param {Flags} flags */
-async function cmdLogout(flags) {
+async function cmdLogout(flags: Flags): Promise<void> {
   const file = configPath();
   const had = (await readConfig()).apiKey !== undefined;
   await rm(file, { force: true });
@@ -506,7 +556,7 @@ async function cmdLogout(flags) {
   process.stdout.write(had ? `Removed the stored key (${file}). It still works until you revoke it on the dashboard.\n` : "No stored key.\n");
 }
 
-function requireKey(/** @type {{api: string, key?: string}} */ target) {
+function requireKey(target: Target): void {
   if (!target.key) {
     throw new CliError("This command needs an API key.", EXIT.usage, {
       code: "auth_required",
@@ -515,16 +565,13 @@ function requireKey(/** @type {{api: string, key?: string}} */ target) {
   }
 }
 
-const print = (/** @type {unknown} */ value) => {
+const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 };
 
 // ---------------------------------------------------------------- main
 
-/** @typedef {{api?: string, key?: string, name?: string, ttl?: string, append?: string, limit?: string, offset?: string, json: boolean, quiet: boolean}} Flags */
-
-/** @param {string[]} argv @returns {Promise<number>} */
-export async function main(argv) {
+export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -539,6 +586,7 @@ export async function main(argv) {
         limit: { type: "string" },
         offset: { type: "string" },
         json: { type: "boolean", default: false },
+        "include-dotfiles": { type: "boolean", default: false },
         quiet: { type: "boolean", short: "q", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -549,16 +597,19 @@ export async function main(argv) {
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
-  /** @type {Flags} */
-  const flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet) };
+  const flags: Flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet), includeDotfiles: Boolean(values["include-dotfiles"]) };
   const [command, ...args] = positionals;
   if (values.version) {
     process.stdout.write(`${VERSION}\n`);
     return EXIT.ok;
   }
-  if (values.help || !command) {
-    (command ? process.stdout : process.stderr).write(`${USAGE}\n`);
-    return values.help ? EXIT.ok : EXIT.usage;
+  if (values.help) {
+    process.stdout.write(`${command && isCommand(command) ? commandHelp(command) : USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (!command) {
+    process.stderr.write(`${USAGE}\n`);
+    return EXIT.usage;
   }
   try {
     if (command === "login") await cmdLogin(flags);
@@ -579,7 +630,7 @@ export async function main(argv) {
       if (flags.json) print({ error: err instanceof Error ? err.message : String(err), code: "client_error" });
       return EXIT.network;
     }
-    const d = /** @type {Record<string, any>} */ (err.details);
+    const d = err.details;
     const lines = [`Error: ${err.message}${d.code ? ` (${d.code}${d.status ? `, HTTP ${d.status}` : ""})` : ""}`];
     if (d.hint) lines.push(`Hint: ${d.hint}`);
     if (d.upgrade_url) lines.push(`Upgrade: ${d.upgrade_url}`);
@@ -591,8 +642,4 @@ export async function main(argv) {
   }
 }
 
-// Run when executed (also through the npm bin symlink), not when imported.
-const invoked = process.argv[1] ? await import("node:fs").then((fs) => fs.realpathSync(process.argv[1])) : "";
-if (invoked === (await import("node:url")).fileURLToPath(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+process.exitCode = await main(process.argv.slice(2));
