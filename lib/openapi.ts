@@ -128,6 +128,10 @@ function errorExample(code: ErrorCode, base: string): Json {
     rate_limited: { error: "Too many deploys from this address; try again later.", docs: "limits" },
     internal_error: { error: "Something went wrong on our side." },
     upstream_unavailable: { error: "Billing is not configured on this server.", hint: "Ask the operator, or set a plan with npm run admin." },
+    authorization_pending: { error: "The person has not approved this device yet.", hint: "Poll again after interval seconds.", docs: "device-authorization" },
+    slow_down: { error: "Polled faster than the interval.", hint: "Add 5 seconds to the interval and poll again.", docs: "device-authorization" },
+    expired_token: { error: "This device code has expired or was already used.", hint: "Start again with POST /device/authorize.", docs: "device-authorization" },
+    access_denied: { error: "The person denied this device.", docs: "device-authorization" },
   };
   const { docs, upgrade, ...rest } = examples[code];
   return {
@@ -436,7 +440,7 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         description: "Show the person verification_uri_complete; poll POST /device/token every interval seconds. Requests expire after expires_in seconds. 10 per minute per IP.",
         security: [],
         ok: { 200: "DeviceAuthorization" },
-        errors: [429, 503],
+        errors: ["rate_limited", "upstream_unavailable"],
       }),
     },
     "/device/token": {
@@ -448,7 +452,7 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         security: [],
         requestBody: jsonBody("DeviceTokenBody"),
         ok: { 200: "DeviceToken" },
-        errors: [400, 403, 503],
+        errors: ["invalid_request", "authorization_pending", "slow_down", "expired_token", "access_denied", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/cron/cleanup": {

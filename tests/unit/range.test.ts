@@ -40,10 +40,10 @@ describe("request paths", () => {
   ])("%s → %s", (pathname, expected) => {
     expect(dropPath(pathname)).toBe(expected);
   });
-  it("folders get index.html; clean URLs try .html then folder index", () => {
+  it("folders get index.html; clean URLs try .html (a folder index answers with a 308 to the slash)", () => {
     expect(candidatePaths("")).toEqual(["index.html"]);
     expect(candidatePaths("docs/")).toEqual(["docs/index.html"]);
-    expect(candidatePaths("about")).toEqual(["about", "about.html", "about/index.html"]);
+    expect(candidatePaths("about")).toEqual(["about", "about.html"]);
   });
 });
 
