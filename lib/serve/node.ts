@@ -32,6 +32,18 @@ function envelope(res: ServerResponse, status: number, code: string, error: stri
     ...(close ? { Connection: "close" } : {}),
   });
   res.end(body);
+  if (close) res.once("finish", () => hangUp(res));
+}
+
+/**
+ * Closes a connection whose request body is refused: a FIN once the answer is out (so the
+ * client reads it before any reset), and a hard close shortly after if the client keeps sending.
+ */
+function hangUp(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.end();
+  setTimeout(() => socket.destroy(), 2000).unref();
 }
 
 function write(req: IncomingMessage, res: ServerResponse, r: ServeResult): void {
@@ -89,8 +101,8 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
       if (seen > cap) {
         over = true;
         if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`, true);
-        res.once("finish", () => req.socket.destroy());
-        if (res.headersSent && res.writableEnded) req.socket.destroy();
+        else if (res.writableEnded) hangUp(res);
+        else res.once("finish", () => hangUp(res));
         return false;
       }
     }
@@ -103,6 +115,18 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
  * Next unchanged (but with an origin-form URL).
  */
 export function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
+  try {
+    return route(req, res);
+  } catch (err) {
+    console.error("[serve] dispatch failed:", err instanceof Error ? err.message : err);
+    if (!res.headersSent) envelope(res, 500, "internal_error", "Something went wrong on our side.");
+    return true;
+  }
+}
+
+function route(req: IncomingMessage, res: ServerResponse): boolean {
+  // Only Vercel sets this; here it would make the proxy run (and buffer bodies), see proxy.ts.
+  delete req.headers["x-vercel-id"];
   const url = req.url ?? "/";
   if (!url.startsWith("/")) {
     // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is ignored;
