@@ -43,8 +43,8 @@ function ms(v: string, unit: string): number {
   return unit === "us" ? n / 1000 : unit === "s" ? n * 1000 : unit === "m" ? n * 60_000 : n;
 }
 
-async function wrk(port: number, host: string, pathname: string, headers: Record<string, string> = {}): Promise<WrkResult> {
-  const args = ["-t2", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency", "-H", `Host: ${host}`];
+async function wrk(port: number, host: string, pathname: string, headers: Record<string, string> = {}, seconds = DURATION): Promise<WrkResult> {
+  const args = ["-t2", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency", "-H", `Host: ${host}`];
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
   args.push(`http://127.0.0.1:${port}${pathname}`);
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
@@ -187,6 +187,12 @@ async function bulkRows(pg: PgServer, drops: number, filesPerDrop: number): Prom
 
 const fmt = (r: WrkResult) => `${Math.round(r.rps).toLocaleString("en-US")} req/s, p99 ${r.p99ms.toFixed(1)} ms${r.bad ? ` (${r.bad} bad)` : ""}`;
 
+/** One second of the same load first (JIT, caches, connection setup), then the measured run. */
+async function measure(port: number, host: string, pathname: string, headers: Record<string, string> = {}): Promise<WrkResult> {
+  await wrk(port, host, pathname, headers, "1");
+  return wrk(port, host, pathname, headers);
+}
+
 async function main() {
   if (!existsSync(path.join(ROOT, ".next", "dropsite", "data-plane.mjs"))) throw new Error("run `npm run build` first");
   const work = await mkdtemp(path.join(tmpdir(), "dropsite-bench-"));
@@ -218,9 +224,9 @@ async function main() {
     ];
     rows.push("| scenario | dropsite (built app) | minimal Node | nginx (1 worker) | app ÷ Node (req/s) | app p99 ÷ Node p99 | app ÷ nginx (req/s) |", "|---|---|---|---|---|---|---|");
     for (const [name, p, headers] of scenarios) {
-      const a = await wrk(app.port, appHost, p, headers("app"));
-      const n = await wrk(node.port, "localhost", p, headers("node"));
-      const x = await wrk(nginx.port, "localhost", p, headers("nginx"));
+      const a = await measure(app.port, appHost, p, headers("app"));
+      const n = await measure(node.port, "localhost", p, headers("node"));
+      const x = await measure(nginx.port, "localhost", p, headers("nginx"));
       rows.push(`| ${name} | ${fmt(a)} | ${fmt(n)} | ${fmt(x)} | ${(a.rps / n.rps).toFixed(2)}× | ${(a.p99ms / n.p99ms).toFixed(2)}× | ${(a.rps / x.rps).toFixed(2)}× |`);
       console.error(rows.at(-1));
     }
@@ -231,10 +237,10 @@ async function main() {
       const onPg = await startApp(path.join(work, "data-pg"), { DATABASE_URL: pg.url });
       try {
         const s1 = await deploySite(onPg.port, site);
-        const small = await wrk(onPg.port, `${s1}.localhost:${onPg.port}`, "/index.html");
+        const small = await measure(onPg.port, `${s1}.localhost:${onPg.port}`, "/index.html");
         await bulkRows(pg, 100_000, 10);
         const s2 = await deploySite(onPg.port, site);
-        const large = await wrk(onPg.port, `${s2}.localhost:${onPg.port}`, "/index.html");
+        const large = await measure(onPg.port, `${s2}.localhost:${onPg.port}`, "/index.html");
         rows.push("", "| 10 KB page on PostgreSQL | result |", "|---|---|");
         rows.push(`| small database (2 drops) | ${fmt(small)} |`);
         rows.push(`| 100,002 drops, 1,000,002 file rows | ${fmt(large)} (${(large.rps / small.rps).toFixed(2)}× the small database) |`);
@@ -251,7 +257,7 @@ async function main() {
   }
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`);
   console.log(`Load average before: ${loadBefore}; after: ${load()}`);
-  console.log(`wrk -t2 -c${CONNECTIONS} -d${DURATION}s, one run each, loopback\n`);
+  console.log(`wrk -t2 -c${CONNECTIONS} -d${DURATION}s after a 1 s warm-up, one run each, loopback\n`);
   console.log(rows.join("\n"));
 }
 
