@@ -184,7 +184,8 @@ describe("paths", () => {
       ["/%2e%2e/%2e%2e/index.html", 200, "root"],
       ["/dir%2findex.html", 404],
       ["/dir%5cindex.html", 404],
-      ["/%ZZ", 404],
+      // A percent-escape that does not decode is a bad request (an HTML page on drop hosts).
+      ["/%ZZ", 400],
       ["/index.html%00", 404],
       ["/./dir/./", 200, "dir"],
     ];
