@@ -6,7 +6,7 @@ import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { createServer, request, type Server } from "node:http";
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -135,7 +135,7 @@ http {
 /** The baseline: stat + readFile per request, ETag/304 and one byte range, nothing cached. */
 async function startNodeStatic(siteDir: string): Promise<{ port: number; stop: () => Promise<void> }> {
   const types: Record<string, string> = { ".html": "text/html; charset=utf-8", ".jpg": "image/jpeg" };
-  const server: Server = createServer(async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const file = path.join(siteDir, decodeURIComponent((req.url ?? "/").split("?")[0] as string));
     try {
       const s = await stat(file);
@@ -155,7 +155,8 @@ async function startNodeStatic(siteDir: string): Promise<{ port: number; stop: (
     } catch {
       res.writeHead(404).end();
     }
-  });
+  };
+  const server: Server = createServer((req, res) => void serve(req, res));
   const port = await freePort();
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
   return { port, stop: () => new Promise((r) => server.close(() => r())) };

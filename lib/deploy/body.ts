@@ -4,6 +4,7 @@ import { filesBodySchema } from "../schemas";
 import type { TierLimits } from "../plans";
 import { normalizeFiles, type InputFile } from "./paths";
 import { unzipBody } from "./zip";
+import { findDuplicateKey, isBase64 } from "./json";
 
 // Turns a deploy request body into a list of validated files, by Content-Type:
 // JSON → FilesBody, zip → archive, anything else → the raw body as index.html.
@@ -35,18 +36,37 @@ export function tooLargeError(message: string, paid: boolean): ApiError {
   return new ApiError("payload_too_large", message, { docs: "limits", ...upgradeHint(paid) });
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): InputFile[] {
+/**
+ * Parses JSON request text, refusing duplicate object keys anywhere (JSON.parse would keep the
+ * last one silently; a files map with one path twice is ambiguous). Throws invalid_request.
+ */
+export function parseJsonStrict(text: string, hint?: string): unknown {
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(buf));
+    raw = JSON.parse(text);
   } catch {
-    throw new ApiError("invalid_request", "The body is not valid JSON.", {
-      hint: 'Send {"files": {"index.html": "<h1>Hi</h1>"}} with Content-Type: application/json.',
+    throw new ApiError("invalid_request", "The body is not valid JSON.", { hint, docs: "deploy" });
+  }
+  const dup = findDuplicateKey(text);
+  if (dup) {
+    const where = dup.path.length ? ` in ${JSON.stringify(dup.path.join("."))}` : "";
+    throw new ApiError("invalid_request", `Duplicate key ${JSON.stringify(dup.key.slice(0, 200))}${where}.`, {
+      hint: "Each path may appear once in the files map.",
       docs: "deploy",
     });
   }
+  return raw;
+}
+
+function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): InputFile[] {
+  const hint = 'Send {"files": {"index.html": "<h1>Hi</h1>"}} with Content-Type: application/json.';
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
+  } catch {
+    throw new ApiError("invalid_request", "The body is not valid UTF-8 JSON.", { hint, docs: "deploy" });
+  }
+  const raw = parseJsonStrict(text, hint);
   const parsed = filesBodySchema.safeParse(raw);
   if (!parsed.success) {
     throw new ApiError("invalid_request", `The body is not a FilesBody: ${parsed.error.issues[0]?.message ?? "invalid"}.`, {
@@ -85,7 +105,7 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
       if (v === null || typeof v !== "object" || v.encoding !== "base64" || typeof v.content !== "string") {
         throw new ApiError("invalid_request", `Invalid value for ${JSON.stringify(path)}.`, { docs: "deploy" });
       }
-      if (!BASE64.test(v.content)) {
+      if (!isBase64(v.content)) {
         throw new ApiError("invalid_request", `Invalid base64 content for ${JSON.stringify(path)}.`, {
           hint: "Use standard base64 (A–Z, a–z, 0–9, +, /) with = padding and no line breaks.",
           docs: "deploy",

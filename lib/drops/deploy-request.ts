@@ -1,8 +1,8 @@
 import type { AppContext } from "../context";
 import { ApiError, authRequired } from "../errors";
-import { clientIp } from "../http";
+import { clientAddress } from "../ratelimit/address";
 import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
-import { enforceLimit } from "../ratelimit/guard";
+import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { isPaid, limits } from "../plans";
 import { NAME_PATTERN, type AppendResponse, type DeployResponse } from "../schemas";
 import { bodyForm, fileCapError, readDeployFiles } from "../deploy/body";
@@ -12,10 +12,40 @@ import { appendToDrop, createDrop, tierOf } from "./deploy";
 import { resolveTtl } from "./ttl";
 import { guardAccountRoute } from "../auth/guard";
 
-/** The abuse guard shared by every way of deploying (REST and MCP). */
+/**
+ * Counts a deploy attempt against the per-address deploy budget at once, valid or not.
+ * Prefer guardedDeploy, which counts only deploys that reach storage.
+ */
 export async function guardDeployRate(ctx: AppContext, req: Request): Promise<void> {
-  const ip = clientIp(req, ctx.env.TRUST_PROXY);
-  await enforceLimit(ctx, `deploy:ip:${ip}`, ctx.env.RATE_LIMIT_DEPLOYS_PER_MINUTE, 60, "deploys from this address");
+  await enforceLimit(ctx, "deploy", clientAddress(req, ctx.env));
+}
+
+/** The per-address deploy budget of one request, spent just before its files are stored. */
+export interface DeployQuota {
+  spend: () => Promise<void>;
+}
+
+/** Failures of the caller's input (not 429, not 5xx): they count against the deployInvalid budget. */
+function refusedInput(err: unknown): boolean {
+  return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.code !== "rate_limited";
+}
+
+/**
+ * The abuse guard shared by every way of deploying (REST, dashboard, MCP). Before any work it
+ * refuses an address whose deploy budget or refused-request budget is spent; the deploy budget
+ * is counted only when the deploy reaches storage (quota.spend, passed to deployFiles), and a
+ * request refused for its input counts against the higher deployInvalid budget instead.
+ */
+export async function guardedDeploy<T>(ctx: AppContext, req: Request, task: (quota: DeployQuota) => Promise<T>): Promise<T> {
+  const address = clientAddress(req, ctx.env);
+  await checkLimit(ctx, "deploy", address);
+  await checkLimit(ctx, "deployInvalid", address);
+  try {
+    return await task({ spend: () => enforceLimit(ctx, "deploy", address) });
+  } catch (err) {
+    if (refusedInput(err)) await enforceLimit(ctx, "deployInvalid", address).catch(() => undefined);
+    throw err;
+  }
 }
 
 export function subscriptionRequired(feature: string): ApiError {
@@ -46,23 +76,24 @@ export function checkDeployOptions(caller: Caller, opts: DeployOptions): { ttl: 
 }
 
 /** Deploys already-parsed files for a caller (REST and MCP share this). */
-export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployOptions, files: InputFile[]): Promise<DeployResponse> {
+export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployOptions, files: InputFile[], quota?: DeployQuota): Promise<DeployResponse> {
   const checked = checkDeployOptions(caller, opts);
   const tierLimits = limits[tierOf(caller)];
   if (files.length > tierLimits.filesPerRequest) throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));
-  return createDrop(ctx, caller, { files, ...checked });
+  return createDrop(ctx, caller, { files, ...checked, beforeStore: quota?.spend });
 }
 
 // POST /deploy, from request to DeployResponse. Cheap checks (rate, credential, query) come
 // before the body is read.
 export async function deployFromRequest(ctx: AppContext, req: Request): Promise<DeployResponse> {
-  await guardDeployRate(ctx, req);
-  const query = new URL(req.url).searchParams;
-  const caller = await optionalCaller(ctx, req);
-  const opts = { ttl: query.get("ttl"), name: query.get("name") };
-  checkDeployOptions(caller, opts);
-  const tier = tierOf(caller);
-  return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier))));
+  return guardedDeploy(ctx, req, async (quota) => {
+    const query = new URL(req.url).searchParams;
+    const caller = await optionalCaller(ctx, req);
+    const opts = { ttl: query.get("ttl"), name: query.get("name") };
+    checkDeployOptions(caller, opts);
+    const tier = tierOf(caller);
+    return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));
+  });
 }
 
 /** Runs the body-reading part of a deploy; zip bodies take one of the process's zip slots. */

@@ -1,24 +1,50 @@
 import { ApiError } from "../errors";
 import type { AppContext } from "../context";
+import { describeRate, ratePolicies, type LimitName, type LimitPolicy } from "./policy";
+import type { LimitResult } from "./types";
 
-/**
- * Counts one request against a budget and throws 429 rate_limited with Retry-After when it is
- * spent. If the limiter's store is down the request is let through (logged): an abuse guard
- * must not take the service down with it.
- */
-export async function enforceLimit(ctx: AppContext, key: string, max: number, windowSeconds: number, what: string): Promise<void> {
+// Guards over the policy table (lib/ratelimit/policy.ts). If the limiter's store is down the
+// request is let through (logged): an abuse guard must not take the service down with it.
+
+function limitKey(p: LimitPolicy, subject: string): string {
+  return `${p.name}:${p.per}:${subject}`;
+}
+
+export function rateLimited(p: LimitPolicy, result: LimitResult): ApiError {
+  const wait = p.retryAfter === "window" ? p.windowSeconds : Math.max(1, Math.min(p.windowSeconds, Math.ceil(result.retryAfter)));
+  return new ApiError("rate_limited", `Too many ${p.what}: at most ${describeRate(p)}.`, {
+    hint: `Wait ${wait} seconds and retry.`,
+    docs: "limits",
+    headers: { "Retry-After": String(wait) },
+  });
+}
+
+/** Counts one hit of `name` for `subject`; throws 429 rate_limited with Retry-After when the budget is spent. */
+export async function enforceLimit(ctx: AppContext, name: LimitName, subject: string): Promise<void> {
+  const p = ratePolicies(ctx.env)[name];
   let result;
   try {
-    result = await ctx.limiter.hit(key, max, windowSeconds);
+    result = await ctx.limiter.hit(limitKey(p, subject), p.max, p.windowSeconds);
   } catch (err) {
-    console.error("[ratelimit] limiter unavailable; allowing request", err);
+    console.error(`[ratelimit] limiter unavailable; allowing request (${name}):`, errorLine(err));
     return;
   }
-  if (!result.ok) {
-    throw new ApiError("rate_limited", `Too many ${what}: at most ${max} per ${windowSeconds === 60 ? "minute" : `${windowSeconds} s`}.`, {
-      hint: `Wait ${windowSeconds} seconds and retry.`,
-      docs: "limits",
-      headers: { "Retry-After": String(windowSeconds) },
-    });
+  if (!result.ok) throw rateLimited(p, result);
+}
+
+/** Throws 429 when the budget of `name` for `subject` is already spent, without counting a hit. */
+export async function checkLimit(ctx: AppContext, name: LimitName, subject: string): Promise<void> {
+  const p = ratePolicies(ctx.env)[name];
+  let result;
+  try {
+    result = await ctx.limiter.peek(limitKey(p, subject), p.max, p.windowSeconds);
+  } catch (err) {
+    console.error(`[ratelimit] limiter unavailable; allowing request (${name}):`, errorLine(err));
+    return;
   }
+  if (!result.ok) throw rateLimited(p, result);
+}
+
+function errorLine(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

@@ -24,6 +24,17 @@ export class MemoryRateLimiter implements RateLimiter {
     return { ok: true, retryAfter: 0, remaining: max - log.length };
   }
 
+  async peek(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
+    const now = this.now();
+    const windowMs = windowSeconds * 1000;
+    const log = (this.hits.get(key) ?? []).filter((t) => t > now - windowMs);
+    if (log.length >= max) {
+      const oldest = log[0] ?? now;
+      return { ok: false, retryAfter: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)), remaining: 0 };
+    }
+    return { ok: true, retryAfter: 0, remaining: max - log.length };
+  }
+
   // Forget idle keys now and then so the map does not grow without bound.
   private sweep(now: number, windowMs: number): void {
     if (now - this.lastSweep < 60_000) return;

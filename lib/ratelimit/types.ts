@@ -11,4 +11,6 @@ export interface RateLimiter {
   readonly kind: string;
   /** Counts one request for key against `max` per `windowSeconds` and says whether it is allowed. */
   hit(key: string, max: number, windowSeconds: number): Promise<LimitResult>;
+  /** Says whether a hit for key would be allowed now, without counting one. */
+  peek(key: string, max: number, windowSeconds: number): Promise<LimitResult>;
 }

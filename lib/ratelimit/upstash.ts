@@ -33,6 +33,12 @@ export class UpstashRateLimiter implements RateLimiter {
     return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: res.remaining };
   }
 
+  async peek(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
+    const res = await this.limiterFor(max, windowSeconds).getRemaining(key);
+    if (res.remaining > 0) return { ok: true, retryAfter: 0, remaining: res.remaining };
+    return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: 0 };
+  }
+
   private limiterFor(max: number, windowSeconds: number): Ratelimit {
     const id = `${max}/${windowSeconds}`;
     let limiter = this.limiters.get(id);

@@ -22,17 +22,15 @@ function config(): HostConfig {
   return hostConfig;
 }
 
-function envelope(res: ServerResponse, status: number, code: string, error: string, close = false): void {
+function envelope(res: ServerResponse, status: number, code: string, error: string): void {
   const body = JSON.stringify({ error, code });
   res.writeHead(status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body),
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
-    ...(close ? { Connection: "close" } : {}),
   });
   res.end(body);
-  if (close) res.once("finish", () => hangUp(res));
 }
 
 /**
@@ -100,8 +98,10 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
       seen += (chunk as Uint8Array).byteLength ?? 0;
       if (seen > cap) {
         over = true;
-        if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`, true);
-        else if (res.writableEnded) hangUp(res);
+        // The rest of the body is dropped as it arrives; once the answer is out the connection is
+        // closed (a body that never ends would hold it open otherwise).
+        if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`);
+        if (res.writableEnded) hangUp(res);
         else res.once("finish", () => hangUp(res));
         return false;
       }
@@ -158,7 +158,9 @@ function route(req: IncomingMessage, res: ServerResponse): boolean {
   if (cap !== undefined) {
     const declared = req.headers["content-length"];
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) {
-      envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body; this request declares ${declared}.`, true);
+      // Answered before any byte of the body is read; Node then reads and discards what the
+      // client still sends (nothing is kept), so the client can read this answer in peace.
+      envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body; this request declares ${declared}.`);
       return true;
     }
     if (declared === undefined) capStream(req, res, cap);

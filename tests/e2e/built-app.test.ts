@@ -38,7 +38,7 @@ function rawRequest(text: string): Promise<string> {
     const sock = connect(app.port, "127.0.0.1");
     let out = "";
     sock.on("data", (d) => {
-      out += d;
+      out += d.toString();
       if (/\r\n\r\n/.test(out)) {
         const len = /content-length: (\d+)/i.exec(out);
         const head = out.indexOf("\r\n\r\n") + 4;
@@ -53,7 +53,7 @@ function rawRequest(text: string): Promise<string> {
 
 /** Streams `total` bytes (declared or chunked) until the server answers; resolves its status. */
 function sendLarge(pathname: string, total: number, declared: boolean): Promise<number> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const headers: Record<string, string | number> = { host: appHost, "content-type": "application/json" };
     if (declared) headers["content-length"] = total;
     const req = httpRequest({ host: "127.0.0.1", port: app.port, path: pathname, method: "POST", headers }, (res) => {
@@ -62,7 +62,9 @@ function sendLarge(pathname: string, total: number, declared: boolean): Promise<
       res.on("end", () => resolve(answered));
     });
     let answered = 0;
-    req.on("error", (err) => (answered ? resolve(answered) : reject(err)));
+    // The server may hang up on a refused upload before this client has read the answer (EPIPE
+    // on the next write): 0 stands for "closed without a readable answer".
+    req.on("error", () => resolve(answered));
     const chunk = Buffer.alloc(1024 * 1024, 120);
     let sent = 0;
     const pump = () => {
@@ -89,10 +91,10 @@ describe("deploy and visit over HTTP", () => {
   it("an HTML body deploys and the URL serves it by Host", async () => {
     const res = await deploy("<h1>Hello from curl</h1>", "text/html");
     expect(res.status).toBe(200);
-    const body = res.json() as Record<string, unknown>;
+    const body = res.json() as Record<string, unknown> & { slug: string };
     expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "slug", "url"]);
     expect(body.url).toBe(`http://${body.slug}.localhost:${app.port}/`);
-    const page = await visit(body.slug as string, "/");
+    const page = await visit(body.slug, "/");
     expect(page.status).toBe(200);
     expect(page.text).toBe("<h1>Hello from curl</h1>");
   });
@@ -180,9 +182,10 @@ describe("deploy and visit over HTTP", () => {
     const before = rss();
     const statuses = await Promise.all(Array.from({ length: 6 }, (_, i) => sendLarge("/claim", 100 * 1024 * 1024, i % 2 === 0)));
     // Declared lengths are refused by the listener (413); chunked ones meet /claim's credential
-    // check (401) or the listener's cut (413), whichever comes first. Neither buffers the body.
+    // check (401) or the listener's cut (413), whichever comes first, and the connection is then
+    // closed under the still-writing client (0). Neither buffers the body.
     expect(statuses.filter((_, i) => i % 2 === 0)).toEqual([413, 413, 413]);
-    for (const s of statuses) expect([401, 413]).toContain(s);
+    for (const s of statuses) expect([0, 401, 413]).toContain(s);
     expect(rss() - before).toBeLessThan(50 * 1024 * 1024);
   });
 

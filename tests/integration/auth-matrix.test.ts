@@ -165,6 +165,11 @@ describe("POST /keys rate limit", () => {
     const res = await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}));
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
+    // Retry-After is the limiter's real wait, not the whole window.
+    t.clock.advance(25);
+    const later = await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}));
+    expect(later.status).toBe(429);
+    expect(later.headers.get("retry-after")).toBe("35");
   });
   it("at most 25 live keys per account (400 with a hint past it)", async () => {
     const token = await oidc.mintIdToken({ sub: "hoarder", iat: iat() });

@@ -254,12 +254,48 @@ describe("abuse guard", () => {
     expect((await deploy("<p>x</p>", "text/html", "", ip)).status).toBe(200);
   });
 
+  it("requests refused for their input do not use the deploy budget; they have their own, higher one", async () => {
+    const ip = { "x-dropsite-socket-ip": "192.0.2.120" };
+    // 59 refused attempts (bad ttl, bad JSON, empty body) leave all 10 deploys available.
+    for (let i = 0; i < 59; i++) {
+      const res = i % 3 === 0 ? await deploy("<p>x</p>", "text/html", "?ttl=5", ip) : i % 3 === 1 ? await deploy("{", "application/json", "", ip) : await deploy("", "text/html", "", ip);
+      expect(res.status).toBe(400);
+    }
+    for (let i = 0; i < 10; i++) expect((await deploy("<p>x</p>", "text/html", "", ip)).status).toBe(200);
+    await expectError(await deploy("<p>x</p>", "text/html", "", ip), 429, "rate_limited");
+    // The 60th refused request spends the refused-request budget (6 x 10 a minute): then even a
+    // valid deploy from that address is refused, with the limiter's real wait.
+    const other = { "x-dropsite-socket-ip": "192.0.2.121" };
+    for (let i = 0; i < 60; i++) expect((await deploy("<p>x</p>", "text/html", "?ttl=5", other)).status).toBe(400);
+    t.clock.advance(20);
+    const res = await deploy("<p>x</p>", "text/html", "", other);
+    await expectError(res, 429, "rate_limited");
+    expect(res.headers.get("retry-after")).toBe("40");
+    expect(await countDrops(t.ctx.db)).toBeGreaterThan(0);
+  });
+
   it("ignores X-Forwarded-For unless TRUST_PROXY is on", async () => {
     const sock = { "x-dropsite-socket-ip": "192.0.2.150" };
     for (let i = 0; i < 10; i++) {
       expect((await deploy("<p>x</p>", "text/html", "", { ...sock, "x-forwarded-for": `10.0.0.${i}` })).status).toBe(200);
     }
     await expectError(await deploy("<p>x</p>", "text/html", "", { ...sock, "x-forwarded-for": "10.0.0.77" }), 429, "rate_limited");
+  });
+
+  it("found: behind one trusted proxy that appends the real address, a client cannot pick its own by writing X-Forwarded-For", async () => {
+    const saved = t.ctx.env;
+    t.ctx.env = { ...saved, TRUST_PROXY: true, TRUST_PROXY_HOPS: 1 };
+    try {
+      const proxy = { "x-dropsite-socket-ip": "10.9.9.9" };
+      for (let i = 0; i < 10; i++) {
+        expect((await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": `6.6.6.${i}, 203.0.113.50` })).status).toBe(200);
+      }
+      await expectError(await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "6.6.6.77, 203.0.113.50" }), 429, "rate_limited");
+      // Another real client behind the same proxy is unaffected.
+      expect((await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "203.0.113.51" })).status).toBe(200);
+    } finally {
+      t.ctx.env = saved;
+    }
   });
 });
 
@@ -271,6 +307,6 @@ describe("method and path errors", () => {
   });
   it("unknown API paths answer 404 not_found in the envelope", async () => {
     const { GET } = await import("@/app/[...path]/route");
-    await expectError(await GET(), 404, "not_found");
+    await expectError(GET(), 404, "not_found");
   });
 });

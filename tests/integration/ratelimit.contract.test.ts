@@ -58,6 +58,20 @@ describe.each(implementations)("RateLimiter contract: $name", ({ make }) => {
     }
   });
 
+  it("peek says whether a hit would pass without counting one", async () => {
+    const limiter = make();
+    const key = freshKey("peek");
+    await awayFromWindowEdge(60);
+    for (let i = 0; i < 5; i++) expect((await limiter.peek(key, 2, 60)).ok).toBe(true);
+    expect((await limiter.hit(key, 2, 60)).ok).toBe(true);
+    expect(await limiter.peek(key, 2, 60)).toMatchObject({ ok: true, remaining: 1 });
+    expect((await limiter.hit(key, 2, 60)).ok).toBe(true);
+    const spent = await limiter.peek(key, 2, 60);
+    expect(spent.ok).toBe(false);
+    expect(spent.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(spent.retryAfter).toBeLessThanOrEqual(60);
+  });
+
   it("keeps keys independent", async () => {
     const limiter = make();
     const a = freshKey("a");

@@ -1,0 +1,82 @@
+import type { Env } from "../env";
+
+// The one table of rate limits. Every guard names a row here; docs, OpenAPI texts and MCP tool
+// texts read their numbers from it. A limit counts hits of one kind per subject (a client
+// address, an account, a credential) in a sliding window.
+
+export type LimitName = "deploy" | "deployInvalid" | "claim" | "keyMint" | "accountRoute";
+
+export interface LimitPolicy {
+  name: LimitName;
+  max: number;
+  windowSeconds: number;
+  /** Whose budget it is. */
+  per: "ip" | "account" | "credential";
+  /** What one hit is, for people reading the table or the docs. */
+  counts: string;
+  /** Noun for the 429 message: "Too many <what>". */
+  what: string;
+  /**
+   * Retry-After on a 429: the limiter's real wait, or the whole window (the contract fixes
+   * `Retry-After: 60` for deploys).
+   */
+  retryAfter: "limiter" | "window";
+}
+
+/** How many refused (invalid) deploy attempts one address may make per deploy it may make. */
+export const INVALID_DEPLOY_FACTOR = 6;
+
+export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Record<LimitName, LimitPolicy> {
+  return {
+    deploy: {
+      name: "deploy",
+      max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE,
+      windowSeconds: 60,
+      per: "ip",
+      counts: "deploys that reach storage (REST, dashboard upload and MCP deploy tools), per client address",
+      what: "deploys from this address",
+      retryAfter: "window",
+    },
+    deployInvalid: {
+      name: "deployInvalid",
+      max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE * INVALID_DEPLOY_FACTOR,
+      windowSeconds: 60,
+      per: "ip",
+      counts: "deploy requests refused for invalid input (400, 401, 402, 413), per client address",
+      what: "refused deploy requests from this address",
+      retryAfter: "limiter",
+    },
+    claim: {
+      name: "claim",
+      max: 10,
+      windowSeconds: 60,
+      per: "ip",
+      counts: "POST /claim requests, per client address",
+      what: "claims from this address",
+      retryAfter: "limiter",
+    },
+    keyMint: {
+      name: "keyMint",
+      max: 5,
+      windowSeconds: 60,
+      per: "account",
+      counts: "POST /keys requests, per account",
+      what: "keys minted",
+      retryAfter: "limiter",
+    },
+    accountRoute: {
+      name: "accountRoute",
+      max: 120,
+      windowSeconds: 60,
+      per: "credential",
+      counts: "requests to account routes (drops, keys, appends, MCP account tools), per credential",
+      what: "requests with this credential",
+      retryAfter: "limiter",
+    },
+  };
+}
+
+/** "10 per minute", "60 per 300 s". */
+export function describeRate(p: Pick<LimitPolicy, "max" | "windowSeconds">): string {
+  return `${p.max} per ${p.windowSeconds === 60 ? "minute" : `${p.windowSeconds} s`}`;
+}
