@@ -17,6 +17,8 @@ const nextConfig: NextConfig = {
   experimental: {
     // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it
     // above the largest body any plan accepts (100 MB zip) so our own cap decides and answers 413.
+    // Self-hosted the proxy does not run for requests with a body (see proxy.ts's matcher), and
+    // server.mjs refuses bodies past each route's cap before Next sees them.
     proxyClientMaxBodySize: 101 * MB,
   },
 };

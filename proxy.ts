@@ -31,4 +31,14 @@ export function proxy(req: NextRequest): NextResponse {
   return res;
 }
 
-export const config = { matcher: "/:path*" };
+// Next buffers the whole body of every request the proxy runs for (before the route's own cap
+// applies), so requests with a body skip it: self-hosted, drop hosts never reach Next (server.mjs
+// answers them first) and the app host's routes read their bodies under their own caps. On Vercel
+// (every request carries x-vercel-id; server.mjs removes it elsewhere) the proxy runs for all
+// requests, so drop hosts are rewritten whatever the method; the platform caps bodies at 4.5 MB.
+export const config = {
+  matcher: [
+    { source: "/:path*", missing: [{ type: "header", key: "content-length" }, { type: "header", key: "transfer-encoding" }] },
+    { source: "/:path*", has: [{ type: "header", key: "x-vercel-id" }] },
+  ],
+};

@@ -133,7 +133,7 @@ export function forgetManifest(ctx: AppContext, key: DropKey): void {
   forget(c, cacheKey(key));
 }
 
-export type DropChange = "deploy" | "replace" | "append" | "delete" | "claim" | "expiry";
+type DropChange = "deploy" | "replace" | "append" | "delete" | "claim" | "expiry";
 
 /**
  * Called by lib/drops after a change to a drop is committed: forgets its manifest in this

@@ -1,7 +1,5 @@
 import { NAME_PATTERN, RESERVED_LABELS, VANITY_PATTERN } from "../patterns";
 
-export { RESERVED_LABELS };
-
 // Host → action, as a pure function: the proxy and the serve route both call it.
 
 export type HostAction =

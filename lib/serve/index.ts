@@ -18,5 +18,3 @@ export async function serveRequest(ctx: AppContext, req: Request): Promise<Respo
   if (pathname === SERVE_PREFIX || pathname.startsWith(`${SERVE_PREFIX}/`)) pathname = pathname.slice(SERVE_PREFIX.length) || "/";
   return serveDrop(ctx, action, { method: req.method, pathname, search: url.search, headers: req.headers });
 }
-
-export { serveDrop, resolveHost };

@@ -22,16 +22,26 @@ function config(): HostConfig {
   return hostConfig;
 }
 
-function envelope(res: ServerResponse, status: number, code: string, error: string, close = false): void {
+function envelope(res: ServerResponse, status: number, code: string, error: string): void {
   const body = JSON.stringify({ error, code });
   res.writeHead(status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body),
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
-    ...(close ? { Connection: "close" } : {}),
   });
   res.end(body);
+}
+
+/**
+ * Closes a connection whose request body is refused: a FIN once the answer is out (so the
+ * client reads it before any reset), and a hard close shortly after if the client keeps sending.
+ */
+function hangUp(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.end();
+  setTimeout(() => socket.destroy(), 2000).unref();
 }
 
 function write(req: IncomingMessage, res: ServerResponse, r: ServeResult): void {
@@ -88,9 +98,11 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
       seen += (chunk as Uint8Array).byteLength ?? 0;
       if (seen > cap) {
         over = true;
-        if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`, true);
-        res.once("finish", () => req.socket.destroy());
-        if (res.headersSent && res.writableEnded) req.socket.destroy();
+        // The rest of the body is dropped as it arrives; once the answer is out the connection is
+        // closed (a body that never ends would hold it open otherwise).
+        if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`);
+        if (res.writableEnded) hangUp(res);
+        else res.once("finish", () => hangUp(res));
         return false;
       }
     }
@@ -103,6 +115,18 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
  * Next unchanged (but with an origin-form URL).
  */
 export function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
+  try {
+    return route(req, res);
+  } catch (err) {
+    console.error("[serve] dispatch failed:", err instanceof Error ? err.message : err);
+    if (!res.headersSent) envelope(res, 500, "internal_error", "Something went wrong on our side.");
+    return true;
+  }
+}
+
+function route(req: IncomingMessage, res: ServerResponse): boolean {
+  // Only Vercel sets this; here it would make the proxy run (and buffer bodies), see proxy.ts.
+  delete req.headers["x-vercel-id"];
   const url = req.url ?? "/";
   if (!url.startsWith("/")) {
     // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is ignored;
@@ -134,7 +158,9 @@ export function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
   if (cap !== undefined) {
     const declared = req.headers["content-length"];
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) {
-      envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body; this request declares ${declared}.`, true);
+      // Answered before any byte of the body is read; Node then reads and discards what the
+      // client still sends (nothing is kept), so the client can read this answer in peace.
+      envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body; this request declares ${declared}.`);
       return true;
     }
     if (declared === undefined) capStream(req, res, cap);

@@ -10,11 +10,11 @@ import { parseRange } from "./range";
 // no dependency on Next. The self-hosted listener writes the result to the socket (node.ts); the
 // Vercel serve route turns it into a web Response (serveDrop). Both run this one function.
 
-export interface HeaderGetter {
+interface HeaderGetter {
   get(name: string): string | null;
 }
 
-export interface ServeRequest {
+interface ServeRequest {
   method: string;
   /** The request path as sent (still percent-encoded), without the query. */
   pathname: string;
@@ -132,12 +132,12 @@ function extensionless(path: string): boolean {
 /** HTML, CSS, JS, JSON (and source maps), SVG, XML, plain text and the like. */
 const TEXT_TYPES = /^(text\/|image\/svg\+xml|application\/(json|javascript|xml|manifest\+json|ld\+json|xhtml\+xml|rss\+xml|atom\+xml)\b)/;
 
-export function compressibleType(contentType: string): boolean {
+function compressibleType(contentType: string): boolean {
   return TEXT_TYPES.test(contentType);
 }
 
 /** br, then gzip, when the client accepts it (q > 0). */
-export function acceptedEncoding(header: string | null): Encoding | null {
+function acceptedEncoding(header: string | null): Encoding | null {
   if (!header) return null;
   let br = false;
   let gz = false;

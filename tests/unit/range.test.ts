@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRange } from "@/lib/serve/range";
-import { candidatePaths, dropPath } from "@/lib/serve/serve";
+import { candidatePaths, isHashedName, dropPath } from "@/lib/serve/serve";
 import { normalizePath } from "@/lib/deploy/paths";
 import { stripSingleRoot } from "@/lib/deploy/zip";
 
@@ -40,10 +40,24 @@ describe("request paths", () => {
   ])("%s → %s", (pathname, expected) => {
     expect(dropPath(pathname)).toBe(expected);
   });
-  it("folders get index.html; clean URLs try .html (a folder index answers with a 308 to the slash)", () => {
+  it("folders get index.html; clean URLs try .html (a folder index redirects to the slash)", () => {
     expect(candidatePaths("")).toEqual(["index.html"]);
     expect(candidatePaths("docs/")).toEqual(["docs/index.html"]);
     expect(candidatePaths("about")).toEqual(["about", "about.html"]);
+  });
+  it.each([
+    ["app.3f9a1c2b.js", true],
+    ["index-BXn3k9Qa.css", true],
+    ["chunk.8f2e4d.woff2", true],
+    ["assets/main.a1b2c3d4e5.mjs", true],
+    ["index.html", false],
+    ["my-component.js", false],
+    ["jquery-3.7.1.min.js", false],
+    ["style.min.css", false],
+    ["logo-dark.svg", false],
+    ["app.deadbeef.js", false],
+  ])("isHashedName(%s) is %s", (name, hashed) => {
+    expect(isHashedName(name)).toBe(hashed);
   });
 });
 

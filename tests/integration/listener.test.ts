@@ -1,0 +1,98 @@
+import { createServer, request, type Server } from "node:http";
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dispatch } from "@/lib/serve/node";
+import { resetEnv } from "@/lib/env";
+import { JSON_BODY_CAP } from "@/lib/http";
+import { freePort } from "../support/net";
+
+// The data plane's listener in front of a stand-in for Next that reads whole bodies: what it
+// refuses never reaches the framework, and what it passes arrives intact.
+
+let server: Server;
+let port: number;
+let reachedNext = 0;
+
+beforeAll(async () => {
+  process.env.BASE_URL = "http://localhost:3000";
+  process.env.SERVE_DOMAIN = "drops.localhost:3000";
+  resetEnv();
+  server = createServer((req, res) => {
+    if (dispatch(req, res)) return;
+    reachedNext++;
+    let n = 0;
+    req.on("data", (c: Buffer) => (n += c.length));
+    req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end(`${req.url} ${n}`));
+    req.on("error", () => undefined);
+  });
+  port = await freePort();
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+});
+
+function post(pathname: string, body: Buffer, chunked: boolean): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { host: "localhost:3000" };
+    if (!chunked) headers["content-length"] = body.length;
+    const req = request({ host: "127.0.0.1", port, path: pathname, method: "POST", headers }, (res) => {
+      let text = "";
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    // Chunked: several writes, so the body really arrives in pieces.
+    for (let i = 0; i < body.length; i += 16 * 1024) req.write(body.subarray(i, i + 16 * 1024));
+    req.end();
+  });
+}
+
+function raw(text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const sock = connect(port, "127.0.0.1");
+    let out = "";
+    sock.on("data", (d: Buffer) => (out += d.toString("latin1")));
+    sock.on("close", () => resolve(out));
+    sock.on("error", () => resolve(out));
+    sock.write(text);
+  });
+}
+
+describe("bodies past the route's cap never reach the framework", () => {
+  it("a chunked body over the cap is cut with 413; one under it passes whole", async () => {
+    const before = reachedNext;
+    const ok = await post("/claim", Buffer.alloc(JSON_BODY_CAP, 1), true);
+    expect(ok).toEqual({ status: 200, text: `/claim ${JSON_BODY_CAP}` });
+    const over = await post("/claim", Buffer.alloc(JSON_BODY_CAP * 3, 1), true);
+    expect(over.status).toBe(413);
+    expect(JSON.parse(over.text).code).toBe("payload_too_large");
+    expect(reachedNext - before).toBe(2);
+  });
+
+  it("a declared length over the cap is answered at once, before any byte of the body", async () => {
+    const before = reachedNext;
+    const res = await raw("POST /claim HTTP/1.1\r\nHost: localhost:3000\r\nContent-Length: 62914560\r\nConnection: close\r\n\r\n");
+    expect(res).toMatch(/^HTTP\/1\.1 413/);
+    expect(res).toContain('"code":"payload_too_large"');
+    expect(reachedNext).toBe(before);
+  });
+
+  it("routes without a listed cap pass to the framework", async () => {
+    const res = await post("/somewhere", Buffer.alloc(200 * 1024, 1), false);
+    expect(res).toEqual({ status: 200, text: `/somewhere ${200 * 1024}` });
+  });
+});
+
+describe("request targets", () => {
+  it("an absolute-form target reaches the framework as its path, not another host", async () => {
+    const res = await raw("GET http://other.example/limits?x=1 HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n");
+    expect(res).toMatch(/^HTTP\/1\.1 200/);
+    expect(res).toContain("/limits?x=1 0");
+  });
+  it("a malformed escape on the app host is a 400 envelope", async () => {
+    const res = await raw("GET /%zz HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n");
+    expect(res).toMatch(/^HTTP\/1\.1 400/);
+    expect(res).toContain('"code":"invalid_request"');
+  });
+});
