@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { getDomain } from "tldts";
 
 // The one reader of process.env. Every variable the service understands is declared here;
 // a malformed value fails at start with a message naming the variable.
@@ -65,6 +66,39 @@ const envSchema = z.object({
   ),
   CRON_SECRET: optionalString,
   TRUST_PROXY: bool.default(false),
+  /** How many proxies in front of the app append to X-Forwarded-For (with TRUST_PROXY). */
+  TRUST_PROXY_HOPS: z.coerce
+    .number({ error: "TRUST_PROXY_HOPS must be a whole number" })
+    .int("TRUST_PROXY_HOPS must be a whole number")
+    .min(1, "TRUST_PROXY_HOPS must be at least 1")
+    .max(10, "TRUST_PROXY_HOPS must be at most 10")
+    .default(1),
+  /** Set by Vercel on its functions: the client address is then the platform's x-real-ip. */
+  VERCEL: optionalString,
+  /** The operator states that SERVE_DOMAIN is on the Public Suffix List (see the README). */
+  SERVE_DOMAIN_PUBLIC_SUFFIX: bool.default(false),
+  /**
+   * Browser origins (scheme://host[:port]) allowed to call POST /mcp, comma-separated; the
+   * origin of BASE_URL is always allowed. Requests with any other Origin answer 403.
+   */
+  MCP_ALLOWED_ORIGINS: optionalString.transform((v, c) => {
+    const out: string[] = [];
+    for (const item of v === undefined ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) {
+      let origin: string | undefined;
+      try {
+        const u = new URL(item);
+        if ((u.protocol === "http:" || u.protocol === "https:") && u.origin === item.replace(/\/+$/, "")) origin = u.origin;
+      } catch {
+        /* reported below */
+      }
+      if (origin === undefined) {
+        c.addIssue({ code: "custom", message: `MCP_ALLOWED_ORIGINS: "${item}" is not an origin like https://agent.example.com (scheme, host, optional port, no path)` });
+        return z.NEVER;
+      }
+      out.push(origin);
+    }
+    return out;
+  }),
   RATE_LIMIT_DEPLOYS_PER_MINUTE: z.coerce
     .number({ error: "RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number" })
     .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")
@@ -92,6 +126,14 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const env = result.data;
   if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
     throw new EnvError("Invalid configuration:\n  UPSTASH_REDIS_REST_TOKEN: required when UPSTASH_REDIS_REST_URL is set");
+  }
+  const shared = sharedRegistrableDomain(env);
+  if (shared && env.NODE_ENV === "production" && !env.SERVE_DOMAIN_PUBLIC_SUFFIX) {
+    throw new EnvError(
+      `Invalid configuration:\n  SERVE_DOMAIN: drops (*.${env.SERVE_DOMAIN}) and the app (${new URL(env.BASE_URL).hostname}) share the registrable domain ${shared}, ` +
+        "so a drop could set cookies the app reads. Serve drops from a domain of their own, or put SERVE_DOMAIN on the Public Suffix List " +
+        "and set SERVE_DOMAIN_PUBLIC_SUFFIX=1 (see the README).",
+    );
   }
   return env;
 }
@@ -127,4 +169,19 @@ export function dropUrl(label: string, e: Env = env()): string {
 export function isLocalDeployment(e: Env = env()): boolean {
   const host = new URL(e.BASE_URL).hostname;
   return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.endsWith(".localhost");
+}
+
+/**
+ * The registrable domain (public suffix + one label, private PSL entries included) that the
+ * app host and the drop hosts share, or null. Local hosts and IP addresses share none.
+ */
+export function sharedRegistrableDomain(e: Pick<Env, "BASE_URL" | "SERVE_DOMAIN">): string | null {
+  const appHost = new URL(e.BASE_URL).hostname;
+  const serveHost = e.SERVE_DOMAIN.replace(/:\d+$/, "");
+  const opts = { allowPrivateDomains: true };
+  const app = getDomain(appHost, opts);
+  // A drop host is <label>.SERVE_DOMAIN; its registrable domain is at least SERVE_DOMAIN's.
+  const drop = getDomain(`x.${serveHost}`, opts);
+  if (!app || !drop || app.endsWith(".localhost") || app === "localhost") return null;
+  return app === drop ? app : null;
 }

@@ -100,9 +100,30 @@ export function methodNotAllowed(allowed: readonly string[]): ApiError {
   });
 }
 
-/** Turns anything thrown into an ApiError; unknown errors are logged and hidden. */
+/** One line naming an error and its causes, for logs: "Error: a ← DatabaseError: b (57P01)". */
+export function describeCause(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, i = 0; e !== undefined && e !== null && i < 5; e = (e as { cause?: unknown }).cause, i++) {
+    if (e instanceof Error) {
+      const code = (e as { code?: unknown }).code;
+      parts.push(`${e.name}: ${e.message.split("\n")[0]}${typeof code === "string" || typeof code === "number" ? ` (${code})` : ""}`);
+    } else {
+      parts.push(String(e).split("\n")[0] ?? "");
+      break;
+    }
+  }
+  return parts.join(" ← ");
+}
+
+/**
+ * Turns anything thrown into an ApiError. Every 5xx is logged with its cause on one line (an
+ * ApiError for an unavailable dependency) or with its stack (anything unexpected), then hidden.
+ */
 export function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
+  if (err instanceof ApiError) {
+    if (err.status >= 500) console.error(`[${err.code}] ${err.message} cause: ${err.cause === undefined ? "none recorded" : describeCause(err.cause)}`);
+    return err;
+  }
   console.error("[internal_error]", err);
   return new ApiError("internal_error", "Something went wrong on our side.", {
     hint: "Retry the request; if it keeps failing, report it with the time of the request.",

@@ -33,7 +33,7 @@ export function routes<P = Record<string, string>>(
   for (const m of ALL_METHODS) {
     const h = (handlers as Partial<Record<Method, Handler<P>>>)[m] ?? (m === "HEAD" ? handlers.GET : undefined);
     out[m] = async (req, ctx) => {
-      const params = ctx?.params ? await ctx.params : ({} as P);
+      const params = (await ctx?.params) ?? ({} as P);
       if (!h) return errorResponse(methodNotAllowed(allowed));
       return handle(h, req, params);
     };
@@ -73,22 +73,6 @@ export async function readBodyCapped(req: Request, cap: number, tooLarge: () => 
     offset += c.byteLength;
   }
   return out;
-}
-
-/**
- * The client's IP for abuse limits. Without TRUST_PROXY it is the socket address, which our
- * server (server.mjs) writes into x-dropsite-socket-ip, overwriting anything a client sent.
- * With TRUST_PROXY the left-most X-Forwarded-For entry set by the trusted proxy is used.
- */
-export function clientIp(req: Request, trustProxy: boolean): string {
-  if (trustProxy) {
-    const xff = req.headers.get("x-forwarded-for");
-    const first = xff?.split(",")[0]?.trim();
-    if (first) return first;
-    const real = req.headers.get("x-real-ip")?.trim();
-    if (real) return real;
-  }
-  return req.headers.get("x-dropsite-socket-ip")?.trim() || "unknown";
 }
 
 /**

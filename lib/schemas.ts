@@ -4,6 +4,7 @@ import { z } from "zod";
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
 import { NAME_PATTERN, VANITY_PATTERN } from "./patterns";
+import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 
 export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
@@ -21,7 +22,6 @@ export const filesBodySchema = z.object({
     .record(z.string(), fileValueSchema)
     .describe("Map from relative path (e.g. index.html, assets/app.js) to content."),
 });
-export type FilesBody = z.infer<typeof filesBodySchema>;
 
 export const ttlSchema = z.int().min(60).describe("Lifetime in seconds (minimum 60).");
 export const nameSchema = z.string().regex(NAME_PATTERN).describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
@@ -62,6 +62,14 @@ export const dropSchema = z.object({
 });
 export type Drop = z.infer<typeof dropSchema>;
 
+export const dropDetailSchema = dropSchema.extend({
+  plan: planSchema.describe("The owning account's plan."),
+  total_bytes: z.int().min(0),
+  files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),
+  files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
+});
+export type DropDetail = z.infer<typeof dropDetailSchema>;
+
 export const errorEnvelopeSchema = z.object({
   error: z.string(),
   code: z.string(),
@@ -72,10 +80,16 @@ export const errorEnvelopeSchema = z.object({
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---
 
+/** The largest offset a list accepts (PostgreSQL's int4 maximum; no account holds that many drops). */
+export const MAX_OFFSET = 2_147_483_647;
+
 export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100).describe("Page size, 1 to 500."),
-  offset: z.coerce.number().int().min(0).default(0).describe("Drops to skip, at least 0."),
+  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).describe(`Drops to skip, 0 to ${MAX_OFFSET}.`),
 });
+
+/** The dashboard's ?page=: a positive whole number; anything else is page 1. */
+export const dashboardPageSchema = z.coerce.number().int().min(1).max(MAX_OFFSET).catch(1);
 
 export const listDropsResponseSchema = z.object({
   total: z.int().describe("All drops of the account, not only this page."),
@@ -85,7 +99,7 @@ export const listDropsResponseSchema = z.object({
 export const deleteDropResponseSchema = z.object({ deleted: z.string().describe("Slug of the deleted drop.") });
 
 export const claimBodySchema = z.object({
-  slug: z.string().min(1).max(100),
+  slug: z.string().min(1).max(100).describe("The drop's slug (20 lowercase base32 characters)."),
   claim_token: z.string().min(1).max(200).describe("The claim_token of the anonymous deploy response."),
 });
 
@@ -96,7 +110,13 @@ export const claimResponseSchema = z.object({
   plan: planSchema,
 });
 
-export const mintKeyBodySchema = z.object({ note: z.string().max(200).default("").describe("Free text to tell keys apart.") });
+export const mintKeyBodySchema = z.object({
+  note: z
+    .string()
+    .refine((v) => isPlainText(v) && utf8Bytes(v) <= INPUT_LIMITS.noteBytes, `at most ${INPUT_LIMITS.noteBytes} bytes of text without control characters`)
+    .default("")
+    .describe(`Free text to tell keys apart (at most ${INPUT_LIMITS.noteBytes} bytes, no control characters).`),
+});
 
 export const mintKeyResponseSchema = z.object({
   accountId: z.string(),
@@ -204,11 +224,9 @@ export const jsonRpcResponseSchema = z.object({
 
 // Types of the billing and vanity schemas above
 
-export type CheckoutBody = z.infer<typeof checkoutBodySchema>;
 export type CheckoutResponse = z.infer<typeof checkoutResponseSchema>;
 export type PortalResponse = z.infer<typeof portalResponseSchema>;
 export type Entitlements = z.infer<typeof entitlementsSchema>;
-export type VanityBody = z.infer<typeof vanityBodySchema>;
 export type VanityResponse = z.infer<typeof vanityResponseSchema>;
 export type VanityClaimResponse = z.infer<typeof vanityClaimResponseSchema>;
 

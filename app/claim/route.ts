@@ -1,8 +1,10 @@
 import { getContext } from "@/lib/context";
-import { clientIp, json, readJson, routes } from "@/lib/http";
+import { json, readJson, routes } from "@/lib/http";
+import { clientAddress } from "@/lib/ratelimit/address";
 import { requireCaller } from "@/lib/auth/caller";
 import { enforceLimit } from "@/lib/ratelimit/guard";
-import { claimBodySchema, claimDrop } from "@/lib/drops/manage";
+import { claimDrop } from "@/lib/drops/manage";
+import { claimBodySchema } from "@/lib/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +12,7 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   // POST /claim – give an anonymous drop to the caller's account with its claim token
   POST: async (req) => {
     const ctx = await getContext();
-    await enforceLimit(ctx, "claim", clientIp(req, ctx.env.TRUST_PROXY));
+    await enforceLimit(ctx, "claim", clientAddress(req, ctx.env));
     const caller = await requireCaller(ctx, req);
     const body = await readJson(req, claimBodySchema);
     return json(await claimDrop(ctx, caller.account, body));

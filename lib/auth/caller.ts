@@ -3,6 +3,8 @@ import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
 import { findLiveKey, touchKey, upsertAccount } from "../db/accounts";
 import { newId, sha256Hex } from "../ids";
+import { isStorableClaim } from "../input";
+import { withDb } from "../db/errors";
 import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 
 // Who is calling. A Bearer credential is an sp_ API key or an identity-provider ID token;
@@ -20,10 +22,16 @@ export interface Caller {
 
 export const anonymousCaller: Caller = { account: null, via: "anonymous", credentialKey: "anonymous" };
 
-function bearer(req: Request): string | null | undefined {
+/**
+ * The one parser of the Authorization header: undefined when absent, null when malformed, else
+ * the Bearer credential. Two Authorization headers arrive joined by ", " (the Fetch API joins
+ * repeated headers; the listener joins them too) and are one bad request: null, so 401.
+ */
+export function bearerCredential(req: Request): string | null | undefined {
   const header = req.headers.get("authorization");
   if (header === null) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (header.includes(",")) return null;
+  const m = /^Bearer[ \t]+([^\s,]+)[ \t]*$/i.exec(header);
   return m ? (m[1] ?? null) : null;
 }
 
@@ -33,13 +41,11 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
   if (credential.startsWith("sp_")) {
     if (!API_KEY_PATTERN.test(credential)) return null;
     const keyId = sha256Hex(credential);
-    let found;
-    try {
-      found = await findLiveKey(ctx.db, keyId);
-      if (found) await touchKey(ctx.db, keyId, now);
-    } catch (err) {
-      throw upstreamUnavailable("database", err);
-    }
+    const found = await withDb(async () => {
+      const row = await findLiveKey(ctx.db, keyId);
+      if (row) await touchKey(ctx.db, keyId, now);
+      return row;
+    });
     return found ? { account: found.account, via: "api_key", credentialKey: `key:${keyId}` } : null;
   }
   if (!looksLikeJwt(credential)) return null;
@@ -49,18 +55,15 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
   } catch (err) {
     throw upstreamUnavailable("identity provider", err);
   }
-  if (!identity) return null;
-  try {
-    const account = await upsertAccount(ctx.db, { id: `acc_${newId().replace(/-/g, "")}`, issuer: identity.issuer, subject: identity.subject, email: identity.email });
-    return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };
-  } catch (err) {
-    throw upstreamUnavailable("database", err);
-  }
+  // A subject or email the database cannot store (NUL, control characters, too long) is not an identity we accept.
+  if (!identity || !isStorableClaim(identity.subject) || (identity.email !== null && !isStorableClaim(identity.email))) return null;
+  const account = await withDb(() => upsertAccount(ctx.db, { id: `acc_${newId().replace(/-/g, "")}`, issuer: identity.issuer, subject: identity.subject, email: identity.email }));
+  return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };
 }
 
 /** Routes that also work anonymously: no Authorization header → anonymous; a bad one → 401. */
 export async function optionalCaller(ctx: AppContext, req: Request): Promise<Caller> {
-  const credential = bearer(req);
+  const credential = bearerCredential(req);
   if (credential === undefined) return anonymousCaller;
   if (credential === null) throw authRequired();
   const caller = await callerFromCredential(ctx, credential);

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
-import { ApiError, authRequired, upstreamUnavailable } from "../errors";
+import { ApiError, authRequired } from "../errors";
+import { databaseError, withDb } from "../db/errors";
+import { INPUT_LIMITS, KEY_ID_PATTERN, plainText } from "../input";
 import { sha256Hex } from "../ids";
 import { limits } from "../plans";
 import { countLiveKeys, insertKey, listLiveKeys, revokeKey } from "../db/accounts";
@@ -16,7 +18,7 @@ export function newApiKey(): { apiKey: string; keyId: string; prefix: string } {
 }
 
 // POST /keys: only an ID token (a person who logged in) may mint keys.
-export async function mintKey(ctx: AppContext, caller: Caller, note: string) {
+export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown = "") {
   if (!caller.account || (caller.via !== "id_token" && caller.via !== "session")) {
     throw new ApiError("auth_required", "Minting a key needs an identity-provider ID token; an API key cannot mint keys.", {
       hint: "Log in on the dashboard, or send the ID token of your login as the Bearer credential.",
@@ -24,6 +26,7 @@ export async function mintKey(ctx: AppContext, caller: Caller, note: string) {
     });
   }
   const account = caller.account;
+  const note = plainText(rawNote, "note", INPUT_LIMITS.noteBytes);
   await enforceLimit(ctx, "keyMint", account.id);
   try {
     const max = limits[account.plan].maxKeys;
@@ -34,15 +37,14 @@ export async function mintKey(ctx: AppContext, caller: Caller, note: string) {
     await insertKey(ctx.db, { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) });
     return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note };
   } catch (err) {
-    throw err instanceof ApiError ? err : upstreamUnavailable("database", err);
+    throw databaseError(err);
   }
 }
 
 export async function listKeys(ctx: AppContext, caller: Caller) {
-  if (!caller.account) throw authRequired();
-  const rows = await listLiveKeys(ctx.db, caller.account.id).catch((err) => {
-    throw upstreamUnavailable("database", err);
-  });
+  const account = caller.account;
+  if (!account) throw authRequired();
+  const rows = await withDb(() => listLiveKeys(ctx.db, account.id));
   return {
     keys: rows.map((k) => ({
       keyId: k.id,
@@ -54,12 +56,11 @@ export async function listKeys(ctx: AppContext, caller: Caller) {
   };
 }
 
-export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: string) {
-  if (!caller.account) throw authRequired();
-  if (!/^[0-9a-f]{64}$/.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
-  const ok = await revokeKey(ctx.db, caller.account.id, keyId, new Date(ctx.now())).catch((err) => {
-    throw upstreamUnavailable("database", err);
-  });
+export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unknown) {
+  const account = caller.account;
+  if (!account) throw authRequired();
+  if (typeof keyId !== "string" || !KEY_ID_PATTERN.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
+  const ok = await withDb(() => revokeKey(ctx.db, account.id, keyId, new Date(ctx.now())));
   if (!ok) throw new ApiError("not_found", "No such key in this account.");
   return { revoked: keyId };
 }

@@ -7,6 +7,7 @@ import GoogleProvider from "next-auth/providers/google";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
 import { env, isLocalDeployment, type Env } from "../env";
+import { describeCause } from "../errors";
 import { getContext } from "../context";
 import { findAccount, upsertAccount } from "../db/accounts";
 import { newId } from "../ids";
@@ -90,6 +91,18 @@ function issuerOf(provider: string, e: Env): string {
   return DEV_ISSUER;
 }
 
+/**
+ * Over https the session cookie is `__Host-next-auth.session-token`: browsers accept a
+ * `__Host-` cookie only from the app host itself (Secure, Path=/, no Domain), so a page on a
+ * drop host cannot plant one beside it, even when both share a parent domain.
+ */
+export function sessionCookies(e: Env): NextAuthOptions["cookies"] {
+  if (!e.BASE_URL.startsWith("https://")) return undefined;
+  return {
+    sessionToken: { name: "__Host-next-auth.session-token", options: { httpOnly: true, sameSite: "lax", path: "/", secure: true } },
+  };
+}
+
 let cached: NextAuthOptions | undefined;
 
 export function authOptions(): NextAuthOptions {
@@ -102,7 +115,15 @@ export function authOptions(): NextAuthOptions {
     secret: sessionSecret(e),
     session: { strategy: "jwt", maxAge: 7 * 86400 },
     useSecureCookies: e.BASE_URL.startsWith("https://"),
+    cookies: sessionCookies(e),
     pages: { signIn: "/login" },
+    // One line per problem: an unreadable session cookie (anyone can send one) must not write
+    // a stack trace per request.
+    logger: {
+      error: (code, metadata) => console.error(`[auth] ${code}: ${describeCause(metadata instanceof Error ? metadata : (metadata as { error?: unknown })?.error ?? metadata)}`),
+      warn: (code) => console.warn(`[auth] ${code}`),
+      debug: () => undefined,
+    },
     callbacks: {
       async jwt({ token, account }) {
         if (account) {
@@ -127,7 +148,7 @@ export function authOptions(): NextAuthOptions {
 
 /** The caller of a page or server action, from the session cookie; null when logged out. */
 export async function sessionCaller(): Promise<(Caller & { account: NonNullable<Caller["account"]> }) | null> {
-  const session = (await getServerSession(authOptions())) as { accountId?: string } | null;
+  const session = await getServerSession<ReturnType<typeof authOptions>, { accountId?: string }>(authOptions());
   if (!session?.accountId) return null;
   const ctx = await getContext();
   const account = await findAccount(ctx.db, session.accountId);

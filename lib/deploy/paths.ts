@@ -1,14 +1,15 @@
 import { ApiError } from "../errors";
+import { INPUT_LIMITS, LONE_SURROGATE, utf8Bytes } from "../input";
 
-// Path rules shared by every body form: normalised, relative POSIX paths.
+// Path rules shared by every body form: normalised, relative POSIX paths, within the byte
+// limits of lib/input.ts (a segment is a file or folder name in storage).
 
-const MAX_PATH = 1024;
-const MAX_SEGMENT = 255;
+const MAX_PATH = INPUT_LIMITS.pathBytes;
+const MAX_SEGMENT = INPUT_LIMITS.segmentBytes;
 // Segments that reach object prototypes when used as keys.
 const PROTO_KEYS = new Set(["__proto__", "prototype", "constructor"]);
-// A UTF-16 surrogate without its partner (possible in JSON strings): it has no UTF-8 form, so
-// two such paths would collapse into one stored name.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// A UTF-16 surrogate without its partner (possible in JSON strings) has no UTF-8 form, so two
+// such paths would collapse into one stored name: refused.
 
 function bad(message: string, hint?: string): ApiError {
   return new ApiError("invalid_request", message, {
@@ -21,9 +22,9 @@ function bad(message: string, hint?: string): ApiError {
 export function normalizePath(raw: string): string {
   const shown = JSON.stringify(raw.slice(0, 200));
   if (raw.length === 0) throw bad("Empty file path.");
-  if (raw.length > MAX_PATH) throw bad(`File path longer than ${MAX_PATH} characters: ${shown}.`);
+  if (raw.length > MAX_PATH || utf8Bytes(raw) > MAX_PATH) throw bad(`File path longer than ${MAX_PATH} bytes: ${shown}.`);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(raw)) throw bad(`File path contains a control character: ${shown}.`);
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(raw)) throw bad(`File path contains a control character: ${shown}.`);
   if (LONE_SURROGATE.test(raw)) throw bad(`File path is not valid Unicode (lone surrogate): ${shown}.`);
   if (raw.includes("\\")) throw bad(`File path contains a backslash: ${shown}.`, "Use forward slashes (/) between folders.");
   if (raw.startsWith("/") || /^[a-zA-Z]:/.test(raw)) throw bad(`Absolute file path: ${shown}.`);
@@ -35,7 +36,7 @@ export function normalizePath(raw: string): string {
     if (seg === "") throw bad(`File path has an empty segment: ${shown}.`);
     if (seg === ".") continue;
     if (seg === "..") throw bad(`File path climbs out of the drop with "..": ${shown}.`);
-    if (seg.length > MAX_SEGMENT) throw bad(`File path segment longer than ${MAX_SEGMENT} characters: ${shown}.`);
+    if (utf8Bytes(seg) > MAX_SEGMENT) throw bad(`File path segment longer than ${MAX_SEGMENT} bytes: ${shown}.`);
     if (PROTO_KEYS.has(seg)) throw bad(`File path uses a reserved name (${seg}): ${shown}.`);
     out.push(seg);
   }

@@ -1,4 +1,5 @@
 import { Inflate } from "fflate";
+import { normalizePath } from "./paths";
 import { ApiError } from "../errors";
 import type { InputFile } from "./paths";
 
@@ -176,7 +177,10 @@ export function unzipBody(buf: Uint8Array, limits: ZipLimits): InputFile[] {
     throw limits.tooLarge(`The archive unpacks to ${declared} bytes, more than 4x its size (limit ${limits.maxTotalBytes}).`);
   }
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const files = wanted.map((e) => ({ path: e.name, bytes: inflateEntry(buf, e, view) }));
+  // Every name is checked before the root folder is stripped: a root of "..", "C:" or "/" is
+  // refused, never re-rooted.
+  const names = wanted.map((e) => normalizePath(e.name));
+  const files = wanted.map((e, i) => ({ path: names[i]!, bytes: inflateEntry(buf, e, view) }));
   return stripSingleRoot(files);
 }
 

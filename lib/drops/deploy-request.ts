@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { ApiError, authRequired } from "../errors";
-import { clientIp } from "../http";
+import { clientAddress } from "../ratelimit/address";
 import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { isPaid, limits } from "../plans";
@@ -17,12 +17,12 @@ import { guardAccountRoute } from "../auth/guard";
  * Prefer guardedDeploy, which counts only deploys that reach storage.
  */
 export async function guardDeployRate(ctx: AppContext, req: Request): Promise<void> {
-  await enforceLimit(ctx, "deploy", clientIp(req, ctx.env.TRUST_PROXY));
+  await enforceLimit(ctx, "deploy", clientAddress(req, ctx.env));
 }
 
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
-  spend(): Promise<void>;
+  spend: () => Promise<void>;
 }
 
 /** Failures of the caller's input (not 429, not 5xx): they count against the deployInvalid budget. */
@@ -37,7 +37,7 @@ function refusedInput(err: unknown): boolean {
  * request refused for its input counts against the higher deployInvalid budget instead.
  */
 export async function guardedDeploy<T>(ctx: AppContext, req: Request, task: (quota: DeployQuota) => Promise<T>): Promise<T> {
-  const address = clientIp(req, ctx.env.TRUST_PROXY);
+  const address = clientAddress(req, ctx.env);
   await checkLimit(ctx, "deploy", address);
   await checkLimit(ctx, "deployInvalid", address);
   try {

@@ -1,4 +1,6 @@
 import { ApiError, upstreamUnavailable } from "../errors";
+import { databaseError, withDb } from "../db/errors";
+import { isSlug, slugOr404 } from "../input";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
@@ -67,7 +69,7 @@ async function commitOrDiscard<T>(ctx: AppContext, prefix: string, step: () => P
     return await step();
   } catch (err) {
     await discardPrefix(ctx, prefix);
-    throw err instanceof ApiError ? err : upstreamUnavailable("database", err);
+    throw databaseError(err);
   }
 }
 
@@ -89,13 +91,12 @@ function lifetimes(now: Date, ttl: number | null, anonymous: boolean): { expires
 
 /** Refuses a new drop (deployed or claimed) past the plan's maximum drops per account. */
 export async function checkDropQuota(ctx: AppContext, caller: Pick<Caller, "account">): Promise<void> {
-  if (!caller.account) return;
+  const account = caller.account;
+  if (!account) return;
   const tier = tierOf(caller);
   const max = limits[tier].maxDrops;
   if (max === null) return;
-  const owned = await countOwnedDrops(ctx.db, caller.account.id).catch((err) => {
-    throw upstreamUnavailable("database", err);
-  });
+  const owned = await withDb(() => countOwnedDrops(ctx.db, account.id));
   if (owned >= max) {
     throw isPaid(tier)
       ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, { hint: "Delete drops you no longer need.", docs: "limits" })
@@ -161,9 +162,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
 async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput & { name: string }): Promise<DeployResponse> {
   const account = caller.account!;
   const lookup = () =>
-    findDropByOwnerName(ctx.db, account.id, input.name).catch((err) => {
-      throw upstreamUnavailable("database", err);
-    });
+    withDb(() => findDropByOwnerName(ctx.db, account.id, input.name));
   let existing = await lookup();
   if (!existing) {
     await checkDropQuota(ctx, caller);
@@ -171,7 +170,7 @@ async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput &
       return await insertNewDrop(ctx, caller, input);
     } catch (err) {
       // A parallel deploy of the same new name won the insert: replace its content instead.
-      if (!(err instanceof ApiError && err.code === "upstream_unavailable" && isUniqueViolation(err.cause))) throw err;
+      if (!(err instanceof ApiError && isUniqueViolation(err.cause))) throw err;
       existing = await lookup();
       if (!existing) throw err;
     }
@@ -208,12 +207,10 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   if (!account) throw new ApiError("auth_required", "Appending needs an account credential.", { docs: "authentication" });
   const tier = tierOf(caller);
   const maxTotal = limits[tier].filesPerDrop;
-  const drop = await findDropBySlug(ctx.db, slug).catch((err) => {
-    throw upstreamUnavailable("database", err);
-  });
-  if (!drop || drop.ownerId !== account.id || (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now())) {
-    throw new ApiError("not_found", `No drop ${slug} in this account.`);
-  }
+  const absent = () => new ApiError("not_found", `No drop ${isSlug(slug) ? slug : "with that slug"} in this account.`);
+  slugOr404(slug, absent);
+  const drop = await withDb(() => findDropBySlug(ctx.db, slug));
+  if (!drop || drop.ownerId !== account.id || (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now())) throw absent();
   if (drop.fileCount + files.length > maxTotal) throw totalError(drop.fileCount, files.length, maxTotal);
   const now = new Date(ctx.now());
   const { batch, rows } = await storeFiles(ctx, drop.id, files);

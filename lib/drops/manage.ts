@@ -1,20 +1,18 @@
-import { z } from "zod";
 import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
+import { withDb } from "../db/errors";
+import { CLAIM_TOKEN_PATTERN, isPlainText, slugOr404 } from "../input";
 import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
-import { claimDropRow, deleteDropRow, findDropBySlug, listOwnedDrops } from "../db/queries";
+import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota } from "./deploy";
-import { claimBodySchema, listQuerySchema, type Drop, type LimitsResponse } from "../schemas";
+import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
-
-// The schemas live in lib/schemas.ts with the others; re-exported for existing importers.
-export { claimBodySchema, listQuerySchema };
 
 export function toDrop(row: DropRow, ctx: AppContext): Drop {
   return {
@@ -34,45 +32,58 @@ export function parseListQuery(params: URLSearchParams | Record<string, unknown>
   const clean = Object.fromEntries(Object.entries(raw).filter(([k, v]) => (k === "limit" || k === "offset") && v !== undefined && v !== ""));
   const parsed = listQuerySchema.safeParse(clean);
   if (!parsed.success) {
-    throw new ApiError("invalid_request", "limit must be 1 to 500 and offset at least 0.", { docs: "list-drops" });
+    throw new ApiError("invalid_request", `limit must be 1 to 500 and offset 0 to ${MAX_OFFSET}.`, { docs: "list-drops" });
   }
   return parsed.data;
 }
 
 export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit: number; offset: number }): Promise<{ total: number; drops: Drop[] }> {
-  try {
-    const { total, rows } = await listOwnedDrops(ctx.db, account.id, q.limit, q.offset);
-    return { total, drops: rows.map((r) => toDrop(r, ctx)) };
-  } catch (err) {
-    throw upstreamUnavailable("database", err);
-  }
+  // Callers other than the REST route (the dashboard's pages) may compute any offset: past the
+  // int4 range there are no rows, so the page is empty rather than a database error.
+  const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), 500);
+  const offset = Math.min(Math.max(0, Math.trunc(q.offset) || 0), MAX_OFFSET);
+  const { total, rows } = await withDb(() => listOwnedDrops(ctx.db, account.id, limit, offset));
+  return { total, drops: rows.map((r) => toDrop(r, ctx)) };
 }
 
-async function ownedDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropRow> {
-  const drop = await findDropBySlug(ctx.db, slug).catch((err) => {
-    throw upstreamUnavailable("database", err);
-  });
+async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown): Promise<DropRow> {
+  const absent = () => new ApiError("not_found", `No drop ${isPlainText(String(rawSlug)) ? String(rawSlug).slice(0, 100) : "with that slug"} in this account.`);
+  const slug = slugOr404(rawSlug, absent);
+  const drop = await withDb(() => findDropBySlug(ctx.db, slug));
   // Another account's drop answers exactly as an absent one.
-  if (!drop || drop.ownerId !== account.id) throw new ApiError("not_found", `No drop ${slug} in this account.`);
+  if (!drop || drop.ownerId !== account.id) throw absent();
   return drop;
 }
 
+/** At most this many files are listed by getDrop; file_count tells the whole number. */
+export const DROP_FILES_LISTED = 1000;
+
+/** One drop of the account with its files (path, size, type), for the MCP get_drop tool. */
+export async function getDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropDetail> {
+  const drop = await ownedDrop(ctx, account, slug);
+  const rows = await listDropFiles(ctx.db, drop.id, DROP_FILES_LISTED).catch((err) => {
+    throw upstreamUnavailable("database", err);
+  });
+  return {
+    ...toDrop(drop, ctx),
+    plan: account.plan,
+    total_bytes: drop.totalBytes,
+    files: rows.map((r) => ({ path: r.path, size: r.size, content_type: r.contentType })),
+    files_truncated: drop.fileCount > rows.length,
+  };
+}
+
 /** Deletes a drop: its bytes first, then its rows, so nothing of it is left to serve. */
-export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<{ deleted: string }> {
+export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unknown): Promise<{ deleted: string }> {
   const drop = await ownedDrop(ctx, account, slug);
   try {
     await ctx.storage.deletePrefix(`${drop.id}/`);
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
-  let deleted: boolean;
-  try {
-    deleted = await deleteDropRow(ctx.db, drop.id);
-  } catch (err) {
-    throw upstreamUnavailable("database", err);
-  }
+  const deleted = await withDb(() => deleteDropRow(ctx.db, drop.id));
   // A parallel delete of the same drop removed the row first: only one request deletes it.
-  if (!deleted) throw new ApiError("not_found", `No drop ${slug} in this account.`);
+  if (!deleted) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   await dropChanged(ctx, drop, "delete");
   // An append or named redeploy that committed between the purge and the row delete wrote a
   // batch no row points at any more: purge once more (best effort; the drop is gone either way).
@@ -81,11 +92,15 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: str
 }
 
 // POST /claim: a one-time token gives an anonymous drop to the caller's account.
-export async function claimDrop(ctx: AppContext, account: AccountRow, body: z.infer<typeof claimBodySchema>) {
+export async function claimDrop(ctx: AppContext, account: AccountRow, input: unknown) {
   const notFound = () => new ApiError("not_found", "No claimable drop with that slug and token.", { hint: "Check the slug and the claim_token from the deploy response; a token works once.", docs: "claiming" });
-  const drop = await findDropBySlug(ctx.db, body.slug).catch((err) => {
-    throw upstreamUnavailable("database", err);
-  });
+  const parsed = claimBodySchema.safeParse(input);
+  if (!parsed.success) throw new ApiError("invalid_request", "slug and claim_token must be strings.", { docs: "claiming" });
+  const body = parsed.data;
+  // Anything that cannot be a slug or a claim token is no claimable drop: nothing reaches the database.
+  const slug = slugOr404(body.slug, notFound);
+  if (!CLAIM_TOKEN_PATTERN.test(body.claim_token)) throw notFound();
+  const drop = await withDb(() => findDropBySlug(ctx.db, slug));
   const hash = sha256Hex(body.claim_token);
   if (!drop || drop.ownerId !== null || drop.claimTokenHash !== hash) throw notFound();
   const now = ctx.now();
@@ -95,9 +110,7 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, body: z.in
   await checkDropQuota(ctx, { account });
   const ttl = limits[account.plan].ttlDefaultSeconds;
   const expiresAt = ttl === null ? null : new Date(now + ttl * 1000);
-  const claimed = await claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }).catch((err) => {
-    throw upstreamUnavailable("database", err);
-  });
+  const claimed = await withDb(() => claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }));
   if (!claimed) throw notFound();
   await dropChanged(ctx, claimed, "claim");
   return { slug: claimed.slug, url: dropUrl(claimed.slug, ctx.env), expires_at: expiresAt ? expiresAt.toISOString() : null, plan: account.plan };

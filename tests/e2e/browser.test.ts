@@ -408,7 +408,7 @@ describe("an account in the browser", () => {
 
   it("after Stripe reports the subscription, the dashboard deploys a named drop and its page redeploys it in place", async () => {
     const session = stripe.requestsTo("/v1/checkout/sessions", "POST")[0]!;
-    const form = session.body as Record<string, unknown>;
+    const form = session.body;
     const accountId = String(form.client_reference_id);
     const customer = String(form.customer);
     const sub = stripe.putSubscription({ customer, price: "price_pro_test", metadata: { accountId } });
@@ -448,7 +448,7 @@ describe("an account in the browser", () => {
 
   it("on Team, claims a vanity subdomain that serves the named drop", async () => {
     const session = stripe.requestsTo("/v1/checkout/sessions", "POST")[0]!;
-    const form = session.body as Record<string, unknown>;
+    const form = session.body;
     const team = stripe.putSubscription({ customer: String(form.customer), price: "price_team_test", metadata: { accountId: String(form.client_reference_id) } });
     const created = Math.floor(Date.now() / 1000) + 5;
     const payload = JSON.stringify({ id: `evt_browser_team_${created}`, object: "event", created, type: "customer.subscription.updated", data: { object: team } });

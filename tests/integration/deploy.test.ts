@@ -281,6 +281,22 @@ describe("abuse guard", () => {
     }
     await expectError(await deploy("<p>x</p>", "text/html", "", { ...sock, "x-forwarded-for": "10.0.0.77" }), 429, "rate_limited");
   });
+
+  it("found: behind one trusted proxy that appends the real address, a client cannot pick its own by writing X-Forwarded-For", async () => {
+    const saved = t.ctx.env;
+    t.ctx.env = { ...saved, TRUST_PROXY: true, TRUST_PROXY_HOPS: 1 };
+    try {
+      const proxy = { "x-dropsite-socket-ip": "10.9.9.9" };
+      for (let i = 0; i < 10; i++) {
+        expect((await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": `6.6.6.${i}, 203.0.113.50` })).status).toBe(200);
+      }
+      await expectError(await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "6.6.6.77, 203.0.113.50" }), 429, "rate_limited");
+      // Another real client behind the same proxy is unaffected.
+      expect((await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "203.0.113.51" })).status).toBe(200);
+    } finally {
+      t.ctx.env = saved;
+    }
+  });
 });
 
 describe("method and path errors", () => {
@@ -291,6 +307,6 @@ describe("method and path errors", () => {
   });
   it("unknown API paths answer 404 not_found in the envelope", async () => {
     const { GET } = await import("@/app/[...path]/route");
-    await expectError(await GET(), 404, "not_found");
+    await expectError(GET(), 404, "not_found");
   });
 });

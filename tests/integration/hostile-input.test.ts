@@ -1,6 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
+import { POST as appendPOST } from "@/app/deploy/[slug]/route";
+import { GET as dropsGET } from "@/app/drops/route";
+import { DELETE as dropDELETE } from "@/app/drops/[slug]/route";
+import { POST as keysPOST } from "@/app/keys/route";
+import { DELETE as keyDELETE } from "@/app/keys/[id]/route";
+import { POST as claimPOST } from "@/app/claim/route";
+import { accounts, apiKeys } from "@/lib/db/schema";
+import { databaseError } from "@/lib/db/errors";
+import { INPUT_LIMITS } from "@/lib/input";
+import { accountWithKey, bearer } from "../support/accounts";
+import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { zip } from "../support/zips";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { isBase64, findDuplicateKey } from "@/lib/deploy/json";
@@ -11,14 +23,17 @@ import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../s
 // envelope and leaves nothing in the database or storage.
 
 let t: TestContext;
+let oidc: OidcHarness;
 const noParams = { params: Promise.resolve({}) };
 let ip = 0;
 
 beforeAll(async () => {
-  t = await makeTestContext();
+  oidc = await startOidcProvider();
+  t = await makeTestContext({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId });
 });
 afterAll(async () => {
-  await t.close();
+  await t?.close();
+  await oidc?.close();
 });
 beforeEach(() => {
   t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
@@ -30,7 +45,13 @@ function deploy(body: BodyInit, contentType: string, query = "", headers: Record
 }
 
 async function snapshot() {
-  return { drops: await countDrops(t.ctx.db), files: await countFiles(t.ctx.db), stored: (await t.ctx.storage.list("")).sort() };
+  return {
+    drops: await countDrops(t.ctx.db),
+    files: await countFiles(t.ctx.db),
+    accounts: (await t.ctx.db.select().from(accounts)).length,
+    keys: (await t.ctx.db.select().from(apiKeys)).length,
+    stored: (await t.ctx.storage.list("")).sort(),
+  };
 }
 
 /** The response is the given error, and nothing changed in the tables or the store. */
@@ -77,5 +98,103 @@ describe("duplicate keys", () => {
 
   it("a files map with one path twice is refused and stores nothing", async () => {
     await refusedWithoutTrace(() => deploy('{"files":{"index.html":"a","x.html":"b","index.html":"c"}}', "application/json"), 400, "invalid_request");
+  });
+});
+
+describe("NUL bytes and control characters never reach PostgreSQL", () => {
+  const nulSlug = "abc\u0000def";
+  it("found: a slug with NUL in DELETE /drops, POST /deploy/{slug} and POST /claim is 404, not 503", async () => {
+    const a = await accountWithKey(t.ctx, "pro");
+    for (const slug of [nulSlug, "a".repeat(5000), "abcdefghijklmnopqrs\u0000", "ABCDEFGHIJKLMNOPQRST"]) {
+      await refusedWithoutTrace(() => dropDELETE(apiRequest(`/drops/x`, { method: "DELETE", headers: bearer(a.apiKey) }), { params: Promise.resolve({ slug }) }), 404, "not_found");
+      await refusedWithoutTrace(
+        () => appendPOST(apiRequest(`/deploy/x`, { method: "POST", body: "<p>x</p>", headers: { ...bearer(a.apiKey), "content-type": "text/html" } }), { params: Promise.resolve({ slug }) }),
+        404,
+        "not_found",
+      );
+    }
+    for (const body of [{ slug: nulSlug, claim_token: "ct_x" }, { slug: "abcdefghijklmnopqrst", claim_token: "ct_\u0000" }]) {
+      await refusedWithoutTrace(() => claimPOST(apiRequest("/claim", { method: "POST", body: JSON.stringify(body), headers: bearer(a.apiKey), ip: `192.0.2.${ip}` }), noParams), 404, "not_found");
+    }
+    await refusedWithoutTrace(() => keyDELETE(apiRequest("/keys/x", { method: "DELETE", headers: bearer(a.apiKey) }), { params: Promise.resolve({ id: "\u0000".repeat(64) }) }), 404, "not_found");
+  });
+
+  it("found: a key note with NUL or other control characters, or past 200 bytes, is 400", async () => {
+    const token = await oidc.mintIdToken({ sub: "noter", iat: new Date(t.clock.now) });
+    // The first use of the token creates the account; then each bad note changes nothing.
+    expect((await dropsGET(apiRequest("/drops", { headers: bearer(token) }), noParams)).status).toBe(200);
+    for (const note of ["a\u0000b", "line\nbreak", "\u009b", "é".repeat(101)]) {
+      await refusedWithoutTrace(() => keysPOST(apiRequest("/keys", { method: "POST", body: JSON.stringify({ note }), headers: bearer(token) }), noParams), 400, "invalid_request");
+    }
+    const ok = await keysPOST(apiRequest("/keys", { method: "POST", body: JSON.stringify({ note: "é".repeat(100) }), headers: bearer(token) }), noParams);
+    expect(ok.status).toBe(201);
+  });
+
+  it("found: an ID token whose sub or email holds a NUL is 401, not 503, and creates no account", async () => {
+    for (const claims of [{ sub: "evil\u0000" }, { sub: "x".repeat(300) }, { sub: "fine", email: "a\u0000@example.test" }]) {
+      const token = await oidc.mintIdToken({ ...claims, iat: new Date(t.clock.now) });
+      await refusedWithoutTrace(() => dropsGET(apiRequest("/drops", { headers: bearer(token) }), noParams), 401, "auth_required");
+    }
+  });
+
+  it("a list offset past the int4 range is 400 from the query check, not a database error", async () => {
+    const a = await accountWithKey(t.ctx);
+    const res = await dropsGET(apiRequest("/drops?offset=99999999999999999999", { headers: bearer(a.apiKey) }), noParams);
+    expect({ status: res.status, code: (await res.json()).code }).toEqual({ status: 400, code: "invalid_request" });
+  });
+
+  it("the database error mapping: data exceptions are 400, constraint violations 409, anything else 503 with Retry-After", () => {
+    const wrapped = (code: string) => Object.assign(new Error("query failed"), { cause: Object.assign(new Error("pg"), { code }) });
+    expect(databaseError(wrapped("22021")).status).toBe(400);
+    expect(databaseError(wrapped("22003")).status).toBe(400);
+    expect(databaseError(wrapped("23505")).status).toBe(409);
+    const down = databaseError(new Error("connect ECONNREFUSED"));
+    expect(down.status).toBe(503);
+    expect(down.headers["Retry-After"]).toBeTruthy();
+    expect(databaseError(wrapped("57P01")).status).toBe(503);
+  });
+});
+
+describe("path limits", () => {
+  it(`found: a segment over ${INPUT_LIMITS.segmentBytes} bytes (ASCII or two-byte characters) is 400 and leaves nothing in storage`, async () => {
+    for (const name of ["a".repeat(INPUT_LIMITS.segmentBytes + 1), "é".repeat(INPUT_LIMITS.segmentBytes / 2 + 1), "é".repeat(120), "x".repeat(238)]) {
+      await refusedWithoutTrace(() => deploy(JSON.stringify({ files: { [`dir/${name}`]: "x" } }), "application/json"), 400, "invalid_request");
+    }
+    const longPath = Array.from({ length: 6 }, () => "d".repeat(180)).join("/");
+    await refusedWithoutTrace(() => deploy(JSON.stringify({ files: { [longPath]: "x" } }), "application/json"), 400, "invalid_request");
+    const fits = await deploy(JSON.stringify({ files: { ["é".repeat(INPUT_LIMITS.segmentBytes / 2)]: "x", [`${"d".repeat(200)}/${"e".repeat(200)}`]: "y" } }), "application/json");
+    expect(fits.status).toBe(200);
+  });
+
+  it("found: a zip whose single root is .., C: or / is refused before the root is stripped", async () => {
+    for (const names of [["../index.html", "../a.html"], ["C:/index.html", "C:/a.html"], ["/index.html"], ["..\\index.html"]]) {
+      const files = Object.fromEntries(names.map((n) => [n, "x"]));
+      await refusedWithoutTrace(() => deploy(zip(files) as BodyInit, "application/zip"), 400, "invalid_request");
+    }
+    const rooted = await deploy(zip({ "site/index.html": "x", "site/a/b.html": "y" }) as BodyInit, "application/zip");
+    expect((await rooted.json()).files.sort()).toEqual(["a/b.html", "index.html"]);
+  });
+});
+
+describe("credentials", () => {
+  it("found: two Authorization headers are 401 on every route, POST /deploy included, and change nothing", async () => {
+    const a = await accountWithKey(t.ctx, "pro");
+    const b = await accountWithKey(t.ctx, "pro");
+    const two = () => {
+      const h = new Headers({ "content-type": "text/html" });
+      h.append("authorization", `Bearer ${a.apiKey}`);
+      h.append("authorization", `Bearer ${b.apiKey}`);
+      return h;
+    };
+    await refusedWithoutTrace(() => deployPOST(apiRequest("/deploy", { method: "POST", body: "<p>x</p>", headers: two(), ip: `192.0.2.${ip}` }), noParams), 401, "auth_required");
+    await refusedWithoutTrace(() => dropsGET(apiRequest("/drops", { headers: two() }), noParams), 401, "auth_required");
+    await refusedWithoutTrace(() => keysPOST(apiRequest("/keys", { method: "POST", headers: two() }), noParams), 401, "auth_required");
+    await refusedWithoutTrace(() => claimPOST(apiRequest("/claim", { method: "POST", body: "{}", headers: two() }), noParams), 401, "auth_required");
+  });
+
+  it("a malformed Authorization header on POST /deploy is 401, never an anonymous deploy", async () => {
+    for (const authorization of ["Bearer", "Bearer ", "Basic abc", "Bearer a b", "sp_x", "Bearer sp_short", "Bearer a,b"]) {
+      await refusedWithoutTrace(() => deploy("<p>x</p>", "text/html", "", { authorization }), 401, "auth_required");
+    }
   });
 });
