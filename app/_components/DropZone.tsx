@@ -15,6 +15,8 @@ import { bytes, dateTime, relative } from "./format";
 // download it to claim the drop from anywhere.
 
 export const PENDING_CLAIMS_KEY = "dropsite:pending-claims";
+/** Fired on this window when the pending claims change (the storage event only reaches other tabs). */
+export const PENDING_CLAIMS_EVENT = "dropsite:pending-claims-changed";
 
 export interface PendingClaim {
   slug: string;
@@ -68,9 +70,10 @@ function sizesOf(paths: string[], sent: PickedFile[]): DeployedFile[] {
 
 function saveClaim(claim: PendingClaim) {
   try {
-    const pending: PendingClaim[] = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]");
+    const pending = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]") as PendingClaim[];
     pending.push(claim);
     localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(pending.slice(-50)));
+    window.dispatchEvent(new Event(PENDING_CLAIMS_EVENT));
   } catch {
     /* storage full or disabled: the person still has copy and download */
   }
@@ -99,7 +102,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
         const tree: Zippable = {};
         for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
         const zipped = zipSync(tree, { level: 6 });
-        body = new Blob([zipped as BlobPart], { type: "application/zip" });
+        body = new Blob([zipped], { type: "application/zip" });
         type = "application/zip";
       }
       setPhase({ kind: "uploading", sent: 0, total: body.size, files: files.length });
@@ -112,12 +115,13 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
       xhr.onload = () => {
         let data: Record<string, unknown> = {};
         try {
-          data = JSON.parse(xhr.responseText);
+          data = JSON.parse(xhr.responseText) as Record<string, unknown>;
         } catch {
           /* not JSON */
         }
         if (xhr.status !== 200) {
-          setPhase({ kind: "error", error: String(data.error ?? `The server answered ${xhr.status}.`), code: data.code as string | undefined, hint: data.hint as string | undefined });
+          const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+          setPhase({ kind: "error", error: text(data.error) ?? `The server answered ${xhr.status}.`, code: text(data.code), hint: text(data.hint) });
           return;
         }
         const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
@@ -184,7 +188,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
           setOver(true);
         }}
         onDragLeave={() => setOver(false)}
-        onDrop={onDrop}
+        onDrop={(e) => void onDrop(e)}
       >
         <p id={labelId} className="dropzone-title">
           {name ? (
@@ -356,7 +360,16 @@ function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
             )}
           </p>
         </div>
-        <figure className="qr">{qr ? <img src={qr} width={176} height={176} alt={`QR code for ${phase.url}`} data-testid="qr-code" /> : <span className="qr-placeholder" />}<figcaption className="muted">Open it on a phone</figcaption></figure>
+        <figure className="qr">
+          {qr ? (
+            // A data: URL drawn in this browser: nothing for next/image to optimise.
+            // eslint-disable-next-line @next/next/no-img-element
+            <img src={qr} width={176} height={176} alt={`QR code for ${phase.url}`} data-testid="qr-code" />
+          ) : (
+            <span className="qr-placeholder" />
+          )}
+          <figcaption className="muted">Open it on a phone</figcaption>
+        </figure>
       </div>
       <details open={phase.files.length <= 12} data-testid="deployed-files">
         <summary>

@@ -2,11 +2,11 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, useTransition } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
-import { CopyButton } from "../_components/CodeBlock";
-import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
+import { CopyButton, copyText } from "../_components/CodeBlock";
+import { DropZone, PENDING_CLAIMS_EVENT, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
 import { dateTime, dropState, relative } from "../_components/format";
 import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
 
@@ -221,10 +221,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
           <button
             type="button"
             className="button small"
-            onClick={async () => {
-              await navigator.clipboard?.writeText(secret).catch(() => undefined);
-              setCopied(true);
-            }}
+            onClick={() => void copyText(secret).then(() => setCopied(true))}
           >
             {copied ? "Copied" : "Copy key"}
           </button>
@@ -284,20 +281,27 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
   );
 }
 
-export function PendingClaims() {
+// The claim tokens this browser kept (localStorage), read as an external store: nothing on the
+// server, the stored list in the browser, updated when any tab changes it.
+function subscribeClaims(onChange: () => void) {
+  window.addEventListener("storage", onChange);
+  window.addEventListener(PENDING_CLAIMS_EVENT, onChange);
+  return () => {
+    window.removeEventListener("storage", onChange);
+    window.removeEventListener(PENDING_CLAIMS_EVENT, onChange);
+  };
+}
+const storedClaims = () => localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]";
+
+export function PendingClaims({ now }: { now: number }) {
   const router = useRouter();
-  const [claims, setClaims] = useState<PendingClaim[]>([]);
-  const [now, setNow] = useState(0);
+  const raw = useSyncExternalStore(subscribeClaims, storedClaims, () => "[]");
+  const claims = useMemo(() => JSON.parse(raw) as PendingClaim[], [raw]);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
-  useEffect(() => {
-    setClaims(JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]"));
-    setNow(Date.now());
-  }, []);
   const forget = (slug: string) => {
-    const next = claims.filter((c) => c.slug !== slug);
-    localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(next));
-    setClaims(next);
+    localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(claims.filter((c) => c.slug !== slug)));
+    window.dispatchEvent(new Event(PENDING_CLAIMS_EVENT));
   };
   if (claims.length === 0) return null;
   return (
@@ -309,7 +313,7 @@ export function PendingClaims() {
         {claims.map((c) => (
           <li key={c.slug} data-testid={`claim-${c.slug}`}>
             <a href={c.url}>{c.url}</a>{" "}
-            {c.expires_at && now > 0 && dropState(c.expires_at, now) === "expired" && (
+            {c.expires_at && dropState(c.expires_at, now) === "expired" && (
               <span className="badge expired" title="Claiming brings it back online">
                 Expired · offline
               </span>

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
 import { sqlState } from "./errors";
 import type { Db } from "./client";
-import { drops, files, type DropRow } from "./schema";
+import { drops, files, type DropRow, type FileRow } from "./schema";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
 
@@ -156,9 +156,4 @@ export async function dueForPurge(db: Db, now: Date, limit: number): Promise<Pic
     .where(lte(drops.purgeAt, now))
     .orderBy(asc(drops.purgeAt))
     .limit(limit);
-}
-
-/** The files of a drop with their sizes and types, by path (the dashboard's page per drop). */
-export async function listDropFiles(db: Db, dropId: string): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
-  return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path));
 }

@@ -186,7 +186,7 @@ describe("the landing page", () => {
     await expect(page.getByTestId("claim-token-box").textContent()).resolves.toContain("Keep this claim token");
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download-token").click()]);
     expect(download.suggestedFilename()).toBe(`dropsite-claim-${anonymousSlug}.json`);
-    const saved = JSON.parse(await readFile((await download.path())!, "utf8"));
+    const saved = JSON.parse(await readFile(await download.path(), "utf8"));
     expect(saved).toMatchObject({ slug: anonymousSlug, url, claim_token: token });
     await page.getByRole("button", { name: "Copy the claim token" }).click();
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(token);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as deployRoute from "@/app/deploy/route";
-import { getDropDetail } from "@/lib/drops/detail";
+import { getDrop } from "@/lib/drops/manage";
 import { ApiError } from "@/lib/errors";
 import { apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
@@ -28,7 +28,7 @@ describe("a drop's page", () => {
   it("lists the owner's drop with its files, sizes and types, sorted by path", async () => {
     const owner = await accountWithKey(t.ctx);
     const slug = await deploy({ "index.html": "<h1>hi</h1>", "assets/app.js": "console.log(1)" }, owner.apiKey);
-    const detail = await getDropDetail(t.ctx, owner.account, slug);
+    const detail = await getDrop(t.ctx, owner.account, slug);
     expect(detail.slug).toBe(slug);
     expect(detail.url).toBe(`http://${slug}.drops.localhost:3000/`);
     expect(detail.files).toEqual([
@@ -43,7 +43,7 @@ describe("a drop's page", () => {
     const other = await accountWithKey(t.ctx);
     const slug = await deploy({ "index.html": "mine" }, owner.apiKey);
     for (const s of [slug, "nosuchdropatall"]) {
-      const err = await getDropDetail(t.ctx, other.account, s).catch((e: unknown) => e);
+      const err = await getDrop(t.ctx, other.account, s).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).code).toBe("not_found");
     }

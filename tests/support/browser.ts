@@ -73,8 +73,3 @@ export async function inspectPage(page: Page, name: string): Promise<{ problems:
   if (original) await page.setViewportSize(original);
   return { problems, screenshots: saved };
 }
-
-/** Saves full-page screenshots of the current page at desktop and phone widths. */
-export async function screenshots(page: Page, name: string): Promise<string[]> {
-  return (await inspectPage(page, name)).screenshots;
-}

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { sessionCaller } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
-import { getDropDetail } from "@/lib/drops/detail";
+import { getDrop } from "@/lib/drops/manage";
 import { ApiError } from "@/lib/errors";
 import { isPaid } from "@/lib/plans";
 import { Header } from "../../../_components/Header";
@@ -22,7 +22,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
   if (!caller) redirect("/login");
   const ctx = await getContext();
   const { slug } = await params;
-  const drop = await getDropDetail(ctx, caller.account, slug).catch((err: unknown) => {
+  const drop = await getDrop(ctx, caller.account, slug).catch((err: unknown) => {
     if (err instanceof ApiError && err.code === "not_found") notFound();
     throw err;
   });
@@ -59,12 +59,17 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           </dd>
           <dt>Size</dt>
           <dd>
-            {drop.files.length} {drop.files.length === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
+            {drop.file_count} {drop.file_count === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
           </dd>
         </dl>
         <div className="drop-columns">
           <section className="card" aria-labelledby="files-title">
             <h2 id="files-title">Files</h2>
+            {drop.files_truncated && (
+              <p className="muted">
+                The first {drop.files.length.toLocaleString("en-US")} of {drop.file_count.toLocaleString("en-US")} files, by path.
+              </p>
+            )}
             <div className="table-wrap">
               <table className="files-table" data-testid="drop-files">
                 <thead>
