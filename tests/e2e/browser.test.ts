@@ -55,6 +55,10 @@ beforeAll(async () => {
   await context.route("https://checkout.stripe.test/**", (r) => r.fulfill({ status: 200, contentType: "text/html", body: "<h1>Stripe Checkout (stand-in)</h1>" }));
   page = await context.newPage();
   errors = scriptErrors(page);
+  // The first request that touches the database opens it (PGlite and migrations), which can take
+  // a while on a busy machine; do it here rather than inside the first drag and drop.
+  const warm = await fetch(`${app.baseUrl}/deploy`, { method: "POST", body: "<p>warm-up</p>", headers: { "content-type": "text/html" } });
+  expect(warm.status).toBe(200);
 }, 180_000);
 
 afterAll(async () => {
