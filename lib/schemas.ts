@@ -88,8 +88,8 @@ export const listQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).describe(`Drops to skip, 0 to ${MAX_OFFSET}.`),
 });
 
-/** The dashboard's ?page=: a positive whole number; anything else is page 1. */
-export const dashboardPageSchema = z.coerce.number().int().min(1).max(MAX_OFFSET).catch(1);
+/** The dashboard's ?page= (pages of `pageSize` drops): a page whose offset a list accepts; anything else is page 1. */
+export const dashboardPageSchema = (pageSize: number) => z.coerce.number().int().min(1).max(Math.floor(MAX_OFFSET / pageSize)).catch(1);
 
 export const listDropsResponseSchema = z.object({
   total: z.int().describe("All drops of the account, not only this page."),
@@ -229,32 +229,6 @@ export type PortalResponse = z.infer<typeof portalResponseSchema>;
 export type Entitlements = z.infer<typeof entitlementsSchema>;
 export type VanityResponse = z.infer<typeof vanityResponseSchema>;
 export type VanityClaimResponse = z.infer<typeof vanityClaimResponseSchema>;
-
-// MCP tools (POST /mcp): arguments and structured results. The tool descriptors' inputSchema and
-// outputSchema are generated from these; results mirror the REST responses.
-
-export const deployHtmlArgsSchema = z.strictObject({
-  html: z.string().min(1).describe("The page to publish, served as index.html (a complete HTML document; inline CSS and JS are fine)."),
-  name: nameSchema.optional(),
-  ttl: ttlSchema.optional(),
-});
-
-export const deployFilesArgsSchema = z.strictObject({
-  files: filesBodySchema.shape.files,
-  name: nameSchema.optional(),
-  ttl: ttlSchema.optional(),
-});
-
-export const listDropsArgsSchema = z.strictObject({
-  limit: z.int().min(1).max(500).optional().describe("Page size, 1 to 500 (default 100)."),
-  offset: z.int().min(0).optional().describe("Drops to skip (default 0)."),
-});
-
-export const deleteDropArgsSchema = z.strictObject({
-  slug: z.string().min(1).max(100).describe("The slug of the drop (the first label of its URL)."),
-});
-
-export const getLimitsArgsSchema = z.strictObject({});
 
 // Results of the MCP tools reuse the REST response schemas: deploy_html and deploy_files →
 // deployResponseSchema, list_drops → listDropsResponseSchema, delete_drop →

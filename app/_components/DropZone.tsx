@@ -15,8 +15,6 @@ import { bytes, dateTime, relative } from "./format";
 // download it to claim the drop from anywhere.
 
 export const PENDING_CLAIMS_KEY = "dropsite:pending-claims";
-/** Fired on this window when the pending claims change (the storage event only reaches other tabs). */
-export const PENDING_CLAIMS_EVENT = "dropsite:pending-claims-changed";
 
 export interface PendingClaim {
   slug: string;
@@ -73,7 +71,8 @@ function saveClaim(claim: PendingClaim) {
     const pending = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]") as PendingClaim[];
     pending.push(claim);
     localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(pending.slice(-50)));
-    window.dispatchEvent(new Event(PENDING_CLAIMS_EVENT));
+    // The storage event reaches other tabs only; tell this one too.
+    window.dispatchEvent(new StorageEvent("storage", { key: PENDING_CLAIMS_KEY }));
   } catch {
     /* storage full or disabled: the person still has copy and download */
   }

@@ -7,6 +7,7 @@ import { listKeys } from "@/lib/auth/keys";
 import { entitlements } from "@/lib/billing/entitlements";
 import { isPaid, limits } from "@/lib/plans";
 import { publicScheme } from "@/lib/env";
+import { dashboardPageSchema } from "@/lib/schemas";
 import { Header } from "../_components/Header";
 import { ClaimTokenPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
 
@@ -20,7 +21,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   if (!caller) redirect("/login");
   const ctx = await getContext();
   const { account } = caller;
-  const page = Math.max(1, Number.parseInt((await searchParams).page ?? "1", 10) || 1);
+  const page = dashboardPageSchema(PAGE_SIZE).parse((await searchParams).page);
   const [drops, keys] = await Promise.all([listDrops(ctx, account, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), listKeys(ctx, caller)]);
   const ent = entitlements(ctx, account);
   const pages = Math.max(1, Math.ceil(drops.total / PAGE_SIZE));

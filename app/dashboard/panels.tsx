@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore, useTransiti
 import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
 import { CopyButton, copyText } from "../_components/CodeBlock";
-import { DropZone, PENDING_CLAIMS_EVENT, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
+import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
 import { dateTime, dropState, relative } from "../_components/format";
 import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
 
@@ -281,27 +281,31 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
   );
 }
 
-// The claim tokens this browser kept (localStorage), read as an external store: nothing on the
-// server, the stored list in the browser, updated when any tab changes it.
-function subscribeClaims(onChange: () => void) {
+function subscribeToStorage(onChange: () => void): () => void {
   window.addEventListener("storage", onChange);
-  window.addEventListener(PENDING_CLAIMS_EVENT, onChange);
-  return () => {
-    window.removeEventListener("storage", onChange);
-    window.removeEventListener(PENDING_CLAIMS_EVENT, onChange);
-  };
+  return () => window.removeEventListener("storage", onChange);
 }
-const storedClaims = () => localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]";
+
+function readClaims(stored: string | null): PendingClaim[] {
+  try {
+    const parsed: unknown = JSON.parse(stored ?? "[]");
+    return Array.isArray(parsed) ? (parsed as PendingClaim[]) : [];
+  } catch {
+    return [];
+  }
+}
 
 export function PendingClaims({ now }: { now: number }) {
   const router = useRouter();
-  const raw = useSyncExternalStore(subscribeClaims, storedClaims, () => "[]");
-  const claims = useMemo(() => JSON.parse(raw) as PendingClaim[], [raw]);
+  // Browser storage is read after hydration (the server has none), and again when it changes.
+  const stored = useSyncExternalStore(subscribeToStorage, () => localStorage.getItem(PENDING_CLAIMS_KEY), () => null);
+  const claims = useMemo(() => readClaims(stored), [stored]);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
   const forget = (slug: string) => {
     localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(claims.filter((c) => c.slug !== slug)));
-    window.dispatchEvent(new Event(PENDING_CLAIMS_EVENT));
+    // The storage event reaches other tabs only; tell this one too.
+    window.dispatchEvent(new StorageEvent("storage", { key: PENDING_CLAIMS_KEY }));
   };
   if (claims.length === 0) return null;
   return (

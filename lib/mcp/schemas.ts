@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { limits, plans, type Tier } from "../plans";
+import { limits, type Tier } from "../plans";
 import { NAME_PATTERN } from "../patterns";
 import { nameSchema, ttlSchema } from "../schemas";
 
@@ -42,7 +42,7 @@ const SIZE_RULE =
   `A whole tool call may carry at most ${mb(BODY_BYTES)} (no plan raises this); base64 makes binary files a third larger, ` +
   `so about ${mb((BODY_BYTES * 3) / 4)} of binary content fits in one call.`;
 
-export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MIN}; maximum per plan — ${perPlan((t) => (limits[t].ttlMaxSeconds === null ? "no maximum" : `${limits[t].ttlMaxSeconds} (${days(limits[t].ttlMaxSeconds!)})`))}. Default — ${perPlan((t) => (limits[t].ttlDefaultSeconds === null ? "never expires" : days(limits[t].ttlDefaultSeconds!)))}.`;
+export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MIN}; maximum per plan — ${perPlan((t) => (limits[t].ttlMaxSeconds === null ? "no maximum" : `${limits[t].ttlMaxSeconds} (${days(limits[t].ttlMaxSeconds)})`))}. Default — ${perPlan((t) => (limits[t].ttlDefaultSeconds === null ? "never expires" : days(limits[t].ttlDefaultSeconds)))}.`;
 
 export const FILES_RULE = `Files per call — ${perPlan((t) => String(limits[t].filesPerRequest))}.`;
 
@@ -104,4 +104,3 @@ export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k
 export const deleteDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
 
-export { plans };

@@ -264,7 +264,7 @@ export function toolDescriptors(): Tool[] {
     title: t.title,
     description: t.description,
     inputSchema: jsonSchema(t.input, "input") as Tool["inputSchema"],
-    outputSchema: jsonSchema(t.output, "output") as Tool["outputSchema"],
+    outputSchema: jsonSchema(t.output, "output"),
     annotations: { title: t.title, ...t.annotations },
   }));
   return descriptors;
@@ -297,7 +297,7 @@ export interface ToolResult {
 }
 
 /** Where a failed result carries the error envelope for programs (clients do not validate _meta). */
-export const ERROR_META_KEY = "dev.dropsite/error";
+const ERROR_META_KEY = "dev.dropsite/error";
 
 /**
  * Renders a failed tool run: text an agent can relay (code, error, hint, URLs) and the envelope

@@ -68,7 +68,7 @@ function failure(r: CallResult): Record<string, unknown> {
   expect(r.structuredContent).toBeUndefined();
   const env = r._meta?.["dev.dropsite/error"] as Record<string, unknown>;
   expect(text(r)).toContain(`Error (${String(env.code)}): ${String(env.error)}`);
-  if (env.hint) expect(text(r)).toContain(`Hint: ${String(env.hint)}`);
+  if (typeof env.hint === "string") expect(text(r)).toContain(`Hint: ${env.hint}`);
   return env;
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
