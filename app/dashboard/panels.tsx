@@ -46,7 +46,7 @@ export function Expiry({ iso, now }: { iso: string | null; now: number }) {
   if (iso === null) return <span>never</span>;
   return (
     <time dateTime={iso} title={dateTime(iso)}>
-      {dropState(iso, now) === "expired" ? `expired ${relative(iso, now)}` : relative(iso, now)}
+      {dropState(iso, now) === "expired" ? (relative(iso, now) === "now" ? "expired just now" : `expired ${relative(iso, now)}`) : relative(iso, now)}
     </time>
   );
 }
