@@ -21,12 +21,12 @@ export function CopyButton({ text, label = "Copy", className = "button small sec
       className={className}
       aria-label={label}
       data-testid={testId}
-      onClick={() => {
+      onClick={() =>
         void copyText(text).then(() => {
           setDone(true);
           setTimeout(() => setDone(false), 2000);
-        });
-      }}
+        })
+      }
     >
       {done ? "Copied" : "Copy"}
     </button>

@@ -71,6 +71,8 @@ function saveClaim(claim: PendingClaim) {
     const pending = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]") as PendingClaim[];
     pending.push(claim);
     localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(pending.slice(-50)));
+    // The storage event reaches other tabs only; tell this one too.
+    window.dispatchEvent(new StorageEvent("storage", { key: PENDING_CLAIMS_KEY }));
   } catch {
     /* storage full or disabled: the person still has copy and download */
   }
@@ -117,7 +119,8 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
           /* not JSON */
         }
         if (xhr.status !== 200) {
-          setPhase({ kind: "error", error: typeof data.error === "string" ? data.error : `The server answered ${xhr.status}.`, code: data.code as string | undefined, hint: data.hint as string | undefined });
+          const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+          setPhase({ kind: "error", error: text(data.error) ?? `The server answered ${xhr.status}.`, code: text(data.code), hint: text(data.hint) });
           return;
         }
         const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
@@ -356,7 +359,16 @@ function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
             )}
           </p>
         </div>
-        <figure className="qr">{qr ? <img src={qr} width={176} height={176} alt={`QR code for ${phase.url}`} data-testid="qr-code" /> : <span className="qr-placeholder" />}<figcaption className="muted">Open it on a phone</figcaption></figure>
+        <figure className="qr">
+          {qr ? (
+            // A data: URL drawn in this browser: nothing for next/image to optimise.
+            // eslint-disable-next-line @next/next/no-img-element
+            <img src={qr} width={176} height={176} alt={`QR code for ${phase.url}`} data-testid="qr-code" />
+          ) : (
+            <span className="qr-placeholder" />
+          )}
+          <figcaption className="muted">Open it on a phone</figcaption>
+        </figure>
       </div>
       <details open={phase.files.length <= 12} data-testid="deployed-files">
         <summary>

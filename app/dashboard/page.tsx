@@ -36,7 +36,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           Signed in as {account.email ?? account.id} · account <code>{account.id}</code> ·{" "}
           <Link href="/api/auth/signout">Sign out</Link>
         </p>
-        <PendingClaims />
+        <PendingClaims now={now} />
         <section className="card" aria-labelledby="plan-title">
           <h2 id="plan-title">Plan</h2>
           <PlanPanel plan={ent.plan} activeSubscription={ent.activeSubscription} portalAvailable={ent.portalAvailable ?? false} currentPeriodEnd={ent.currentPeriodEnd ?? null} cancelAt={ent.cancelAt ?? null} />

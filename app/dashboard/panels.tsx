@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
-import { CopyButton } from "../_components/CodeBlock";
+import { CopyButton, copyText } from "../_components/CodeBlock";
 import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
 import { dateTime, dropState, relative } from "../_components/format";
 import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
@@ -46,7 +46,7 @@ export function Expiry({ iso, now }: { iso: string | null; now: number }) {
   if (iso === null) return <span>never</span>;
   return (
     <time dateTime={iso} title={dateTime(iso)}>
-      {dropState(iso, now) === "expired" ? `expired ${relative(iso, now)}` : relative(iso, now)}
+      {dropState(iso, now) === "expired" ? (relative(iso, now) === "now" ? "expired just now" : `expired ${relative(iso, now)}`) : relative(iso, now)}
     </time>
   );
 }
@@ -221,11 +221,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
           <button
             type="button"
             className="button small"
-            onClick={() => {
-              void Promise.resolve(navigator.clipboard?.writeText(secret))
-                .catch(() => undefined)
-                .then(() => setCopied(true));
-            }}
+            onClick={() => void copyText(secret).then(() => setCopied(true))}
           >
             {copied ? "Copied" : "Copy key"}
           </button>
@@ -299,12 +295,11 @@ function readClaims(stored: string | null): PendingClaim[] {
   }
 }
 
-export function PendingClaims() {
+export function PendingClaims({ now }: { now: number }) {
   const router = useRouter();
   // Browser storage is read after hydration (the server has none), and again when it changes.
   const stored = useSyncExternalStore(subscribeToStorage, () => localStorage.getItem(PENDING_CLAIMS_KEY), () => null);
   const claims = useMemo(() => readClaims(stored), [stored]);
-  const [now] = useState(() => Date.now());
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
   const forget = (slug: string) => {
@@ -322,7 +317,7 @@ export function PendingClaims() {
         {claims.map((c) => (
           <li key={c.slug} data-testid={`claim-${c.slug}`}>
             <a href={c.url}>{c.url}</a>{" "}
-            {c.expires_at && now > 0 && dropState(c.expires_at, now) === "expired" && (
+            {c.expires_at && dropState(c.expires_at, now) === "expired" && (
               <span className="badge expired" title="Claiming brings it back online">
                 Expired · offline
               </span>

@@ -59,12 +59,17 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           </dd>
           <dt>Size</dt>
           <dd>
-            {drop.files.length} {drop.files.length === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
+            {drop.file_count} {drop.file_count === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
           </dd>
         </dl>
         <div className="drop-columns">
           <section className="card" aria-labelledby="files-title">
             <h2 id="files-title">Files</h2>
+            {drop.files_truncated && (
+              <p className="muted">
+                The first {drop.files.length.toLocaleString("en-US")} of {drop.file_count.toLocaleString("en-US")} files, by path.
+              </p>
+            )}
             <div className="table-wrap">
               <table className="files-table" data-testid="drop-files">
                 <thead>
