@@ -1,20 +1,14 @@
 import type { AppContext } from "./context";
 import { describeCause } from "./errors";
 import { pingDatabase } from "./db/queries";
+import type { HealthResponse } from "./schemas";
 import pkg from "../package.json";
 
 // GET /healthz for operators and load balancers: whether the database and the file storage
 // answer, and the version. No configuration, hosts or secrets are shown; a failing part's cause
 // goes to the log, not to the response.
 
-export type PartStatus = "ok" | "unavailable";
-
-export interface Health {
-  status: "ok" | "degraded";
-  version: string;
-  database: PartStatus;
-  storage: PartStatus;
-}
+type PartStatus = "ok" | "unavailable";
 
 const CHECK_TIMEOUT_MS = 3000;
 
@@ -36,7 +30,7 @@ async function probe(what: string, check: () => Promise<unknown>): Promise<PartS
   }
 }
 
-export async function health(ctx: AppContext): Promise<Health> {
+export async function health(ctx: AppContext): Promise<HealthResponse> {
   const [database, storage] = await Promise.all([probe("database", () => pingDatabase(ctx.db)), probe("storage", () => ctx.storage.list("healthz/"))]);
   return { status: database === "ok" && storage === "ok" ? "ok" : "degraded", version: pkg.version, database, storage };
 }

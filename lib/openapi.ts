@@ -31,6 +31,7 @@ const responseSchemas = {
   VanityClaim: S.vanityClaimResponseSchema,
   JsonRpcResponse: S.jsonRpcResponseSchema,
   CleanupResult: S.cleanupResponseSchema,
+  Health: S.healthResponseSchema,
   ErrorEnvelope: S.errorEnvelopeSchema,
 } satisfies Record<string, z.ZodType>;
 
@@ -298,6 +299,17 @@ export function buildOpenApi(baseUrl: string): Json {
         security: anyCredential,
         ok: { 200: "PortalSession" },
         errors: [400, 401, 404, 429, 503],
+      }),
+    },
+    "/healthz": {
+      get: operation({
+        operationId: "getHealth",
+        tag: "operations",
+        summary: "Database and storage reachable, and the version (for operators and load balancers)",
+        description: "200 when both answer; 503 with Retry-After and the same body naming the part that does not. Shows no configuration.",
+        security: [],
+        ok: { 200: "Health" },
+        errors: [503],
       }),
     },
     "/billing/webhook": {
