@@ -167,7 +167,7 @@ describe("path limits", () => {
   });
 
   it("found: a zip whose single root is .., C: or / is refused before the root is stripped", async () => {
-    for (const names of [["../index.html", "../a.html"], ["C:/index.html", "C:/a.html"], ["/index.html"], ["..\\index.html"]]) {
+    for (const names of [["../index.html", "../a.html"], ["C:/index.html", "C:/a.html"], ["./C:/index.html", "./C:/a.html"], ["/index.html"], ["..\\index.html"]]) {
       const files = Object.fromEntries(names.map((n) => [n, "x"]));
       await refusedWithoutTrace(() => deploy(zip(files) as BodyInit, "application/zip"), 400, "invalid_request");
     }
