@@ -10,6 +10,8 @@ import { POST as claimPOST } from "@/app/claim/route";
 import { accounts, apiKeys } from "@/lib/db/schema";
 import { databaseError } from "@/lib/db/errors";
 import { INPUT_LIMITS } from "@/lib/input";
+import { listDrops } from "@/lib/drops/manage";
+import { dashboardPageSchema } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { zip } from "../support/zips";
@@ -141,6 +143,15 @@ describe("NUL bytes and control characters never reach PostgreSQL", () => {
     const a = await accountWithKey(t.ctx);
     const res = await dropsGET(apiRequest("/drops?offset=99999999999999999999", { headers: bearer(a.apiKey) }), noParams);
     expect({ status: res.status, code: (await res.json()).code }).toEqual({ status: 400, code: "invalid_request" });
+  });
+
+  it("found: the dashboard's page arithmetic past any real offset lists an empty page, not a database error", async () => {
+    const a = await accountWithKey(t.ctx);
+    const page = await listDrops(t.ctx, a.account, { limit: 20, offset: (99999999999999999999 - 1) * 20 });
+    expect(page).toEqual({ total: 0, drops: [] });
+    expect(dashboardPageSchema.parse("99999999999999999999")).toBe(1);
+    expect(dashboardPageSchema.parse("3")).toBe(3);
+    expect(dashboardPageSchema.parse("-2")).toBe(1);
   });
 
   it("the database error mapping: data exceptions are 400, constraint violations 409, anything else 503 with Retry-After", () => {
