@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { POST as portalPOST } from "@/app/billing/portal/route";
@@ -7,13 +7,15 @@ import { countDrops, countFiles } from "@/lib/db/queries";
 import { limits } from "@/lib/plans";
 import { ratePolicies } from "@/lib/ratelimit/policy";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
+import { UpstashRateLimiter } from "@/lib/ratelimit/upstash";
+import { freePort } from "../support/pg-server";
 import { apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { manyFiles, zip } from "../support/zips";
 
 // Behaviours of the contract that no other test held (issue 15's audit): the zip size cap per
 // plan, the per-request file cap per plan, the rate limit and body cap of POST /deploy/{slug},
-// and POST /billing/portal without a credential. Each would pass silently if the check were
+// POST /billing/portal without a credential, and the guards when the limiter's store is down. Each would pass silently if the check were
 // removed or its number changed.
 
 let t: TestContext;
@@ -119,5 +121,21 @@ describe("POST /billing/portal", () => {
   it("without a credential, or with a malformed one, is 401", async () => {
     expect(await code(await portalPOST(apiRequest("/billing/portal", { method: "POST" }), noParams))).toEqual({ status: 401, code: "auth_required" });
     expect(await code(await portalPOST(apiRequest("/billing/portal", { method: "POST", headers: { authorization: "Bearer nope" } }), noParams))).toEqual({ status: 401, code: "auth_required" });
+  });
+});
+
+describe("rate limiter store down", () => {
+  it("deploys and account routes go through (the guard fails open) and the outage is logged on one line", async () => {
+    // The real Upstash client against a port nothing listens on.
+    t.ctx.limiter = new UpstashRateLimiter(`http://127.0.0.1:${await freePort()}`, "token", { timeoutMs: 500 });
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      expect((await deploy("<p>limiter down</p>", "text/html")).status).toBe(200);
+      const lines = spy.mock.calls.map((c) => c.map(String).join(" ")).filter((l) => l.startsWith("[ratelimit]"));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const l of lines) expect(l).not.toContain("\n");
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
