@@ -8,8 +8,6 @@ const MB = 1024 * 1024;
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
-  // `npm test` runs `tsc --noEmit` over the whole project (tests included) before building.
-  typescript: { ignoreBuildErrors: true },
   // Drop paths are served as sent: no trailing-slash redirects, no URL normalisation.
   skipTrailingSlashRedirect: true,
   skipProxyUrlNormalize: true,

@@ -1,5 +1,6 @@
 import { env } from "@/lib/env";
 import { DropZone } from "./_components/DropZone";
+import { CodeBlock } from "./_components/CodeBlock";
 import { Header } from "./_components/Header";
 import { Pricing } from "./_components/Pricing";
 
@@ -23,15 +24,15 @@ export default function Home() {
           <div className="samples">
             <div>
               <h3>curl</h3>
-              <pre>{`curl --data-binary @index.html \\
+              <CodeBlock label="the curl example">{`curl --data-binary @index.html \\
   -H 'content-type: text/html' ${base}/deploy
 
 curl --data-binary @site.zip \\
-  -H 'content-type: application/zip' ${base}/deploy`}</pre>
+  -H 'content-type: application/zip' ${base}/deploy`}</CodeBlock>
             </div>
             <div>
               <h3>MCP (agents)</h3>
-              <pre>{mcp}</pre>
+              <CodeBlock label="the MCP configuration">{mcp}</CodeBlock>
             </div>
           </div>
         </section>

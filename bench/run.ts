@@ -98,7 +98,7 @@ async function main() {
   files.push({ path: "index.html", bytes: new TextEncoder().encode("<h1>bench</h1>") });
   const deploys = 20;
   const d = await timed(async () => {
-    let last;
+    let last: Awaited<ReturnType<typeof createDrop>> | undefined;
     for (let i = 0; i < deploys; i++) last = await createDrop(ctx, anonymousCaller, { files, ttl: 3600 });
     return last!;
   });

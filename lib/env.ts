@@ -77,6 +77,28 @@ const envSchema = z.object({
   VERCEL: optionalString,
   /** The operator states that SERVE_DOMAIN is on the Public Suffix List (see the README). */
   SERVE_DOMAIN_PUBLIC_SUFFIX: bool.default(false),
+  /**
+   * Browser origins (scheme://host[:port]) allowed to call POST /mcp, comma-separated; the
+   * origin of BASE_URL is always allowed. Requests with any other Origin answer 403.
+   */
+  MCP_ALLOWED_ORIGINS: optionalString.transform((v, c) => {
+    const out: string[] = [];
+    for (const item of v === undefined ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) {
+      let origin: string | undefined;
+      try {
+        const u = new URL(item);
+        if ((u.protocol === "http:" || u.protocol === "https:") && u.origin === item.replace(/\/+$/, "")) origin = u.origin;
+      } catch {
+        /* reported below */
+      }
+      if (origin === undefined) {
+        c.addIssue({ code: "custom", message: `MCP_ALLOWED_ORIGINS: "${item}" is not an origin like https://agent.example.com (scheme, host, optional port, no path)` });
+        return z.NEVER;
+      }
+      out.push(origin);
+    }
+    return out;
+  }),
   RATE_LIMIT_DEPLOYS_PER_MINUTE: z.coerce
     .number({ error: "RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number" })
     .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")

@@ -108,7 +108,7 @@ export function describeCause(err: unknown): string {
       const code = (e as { code?: unknown }).code;
       parts.push(`${e.name}: ${e.message.split("\n")[0]}${typeof code === "string" || typeof code === "number" ? ` (${code})` : ""}`);
     } else {
-      parts.push(String(e).split("\n")[0] ?? "");
+      parts.push((typeof e === "string" ? e : JSON.stringify(e) ?? typeof e).split("\n")[0] ?? "");
       break;
     }
   }

@@ -33,7 +33,7 @@ export function routes<P = Record<string, string>>(
   for (const m of ALL_METHODS) {
     const h = (handlers as Partial<Record<Method, Handler<P>>>)[m] ?? (m === "HEAD" ? handlers.GET : undefined);
     out[m] = async (req, ctx) => {
-      const params = ctx?.params ? await ctx.params : ({} as P);
+      const params = (await ctx?.params) ?? ({} as P);
       if (!h) return errorResponse(methodNotAllowed(allowed));
       return handle(h, req, params);
     };

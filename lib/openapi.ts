@@ -56,7 +56,7 @@ function clean(schema: Json): Json {
 }
 
 function toSchema(schema: z.ZodType, io: "input" | "output" = "output"): Json {
-  return clean(z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json);
+  return clean(z.toJSONSchema(schema, { io, unrepresentable: "any" }));
 }
 
 function componentSchemas(schemas: Record<string, z.ZodType>, io: "input" | "output"): Record<string, Json> {
@@ -351,14 +351,16 @@ export function buildOpenApi(baseUrl: string): Json {
         tag: "mcp",
         summary: "Model Context Protocol (stateless JSON-RPC 2.0)",
         description:
-          "Methods: server/discover, initialize (legacy), tools/list, tools/call. Tools: deploy_html, deploy_files, list_drops, delete_drop, get_limits. With a Bearer sp_ key the tools act as that account; without one, deploys are anonymous. Tool failures are results with isError: true carrying the error envelope.",
+          "Methods: server/discover, initialize (legacy), tools/list, tools/call. Tools: deploy_html, deploy_files, deploy_named, append_files, list_drops, get_drop, delete_drop, get_limits. With a Bearer sp_ key the tools act as that account; without one, deploys are anonymous. Tool failures are results with isError: true whose text carries the error code and hint (and _meta dev.dropsite/error the envelope). A request whose Origin is not allowed answers 403.",
         security: optionalCredential,
         requestBody: jsonBody("JsonRpcRequest"),
         ok: {
           200: "JsonRpcResponse",
           202: { description: "A notification was accepted; no body." },
           400: { description: "Invalid JSON-RPC request, batch, or protocol-version mismatch.", content: { "application/json": { schema: ref("JsonRpcResponse") } } },
+          403: { description: "The request's Origin is not allowed (MCP_ALLOWED_ORIGINS).", content: { "application/json": { schema: ref("JsonRpcResponse") } } },
           404: { description: "Unknown method (-32601).", content: { "application/json": { schema: ref("JsonRpcResponse") } } },
+          413: { description: "The body is over the cap of one tool call.", content: { "application/json": { schema: ref("JsonRpcResponse") } } },
         },
         errors: [405, 429],
       }),

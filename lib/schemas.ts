@@ -22,7 +22,6 @@ export const filesBodySchema = z.object({
     .record(z.string(), fileValueSchema)
     .describe("Map from relative path (e.g. index.html, assets/app.js) to content."),
 });
-export type FilesBody = z.infer<typeof filesBodySchema>;
 
 export const ttlSchema = z.int().min(60).describe("Lifetime in seconds (minimum 60).");
 export const nameSchema = z.string().regex(NAME_PATTERN).describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
@@ -63,6 +62,14 @@ export const dropSchema = z.object({
 });
 export type Drop = z.infer<typeof dropSchema>;
 
+export const dropDetailSchema = dropSchema.extend({
+  plan: planSchema.describe("The owning account's plan."),
+  total_bytes: z.int().min(0),
+  files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),
+  files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
+});
+export type DropDetail = z.infer<typeof dropDetailSchema>;
+
 export const errorEnvelopeSchema = z.object({
   error: z.string(),
   code: z.string(),
@@ -81,8 +88,8 @@ export const listQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).describe(`Drops to skip, 0 to ${MAX_OFFSET}.`),
 });
 
-/** The dashboard's ?page=: a positive whole number; anything else is page 1. */
-export const dashboardPageSchema = z.coerce.number().int().min(1).max(MAX_OFFSET).catch(1);
+/** The dashboard's ?page= (pages of `pageSize` drops): a page whose offset a list accepts; anything else is page 1. */
+export const dashboardPageSchema = (pageSize: number) => z.coerce.number().int().min(1).max(Math.floor(MAX_OFFSET / pageSize)).catch(1);
 
 export const listDropsResponseSchema = z.object({
   total: z.int().describe("All drops of the account, not only this page."),
@@ -217,39 +224,11 @@ export const jsonRpcResponseSchema = z.object({
 
 // Types of the billing and vanity schemas above
 
-export type CheckoutBody = z.infer<typeof checkoutBodySchema>;
 export type CheckoutResponse = z.infer<typeof checkoutResponseSchema>;
 export type PortalResponse = z.infer<typeof portalResponseSchema>;
 export type Entitlements = z.infer<typeof entitlementsSchema>;
-export type VanityBody = z.infer<typeof vanityBodySchema>;
 export type VanityResponse = z.infer<typeof vanityResponseSchema>;
 export type VanityClaimResponse = z.infer<typeof vanityClaimResponseSchema>;
-
-// MCP tools (POST /mcp): arguments and structured results. The tool descriptors' inputSchema and
-// outputSchema are generated from these; results mirror the REST responses.
-
-export const deployHtmlArgsSchema = z.strictObject({
-  html: z.string().min(1).describe("The page to publish, served as index.html (a complete HTML document; inline CSS and JS are fine)."),
-  name: nameSchema.optional(),
-  ttl: ttlSchema.optional(),
-});
-
-export const deployFilesArgsSchema = z.strictObject({
-  files: filesBodySchema.shape.files,
-  name: nameSchema.optional(),
-  ttl: ttlSchema.optional(),
-});
-
-export const listDropsArgsSchema = z.strictObject({
-  limit: z.int().min(1).max(500).optional().describe("Page size, 1 to 500 (default 100)."),
-  offset: z.int().min(0).optional().describe("Drops to skip (default 0)."),
-});
-
-export const deleteDropArgsSchema = z.strictObject({
-  slug: z.string().min(1).max(100).describe("The slug of the drop (the first label of its URL)."),
-});
-
-export const getLimitsArgsSchema = z.strictObject({});
 
 // Results of the MCP tools reuse the REST response schemas: deploy_html and deploy_files →
 // deployResponseSchema, list_drops → listDropsResponseSchema, delete_drop →

@@ -1,11 +1,18 @@
 "use client";
 
 import { zipSync, type Zippable } from "fflate";
-import { useCallback, useId, useRef, useState } from "react";
+import QRCode from "qrcode";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
+import { describeSkip, ignoreFilesAmong, selectFiles, type Selection } from "@/lib/files/ignore";
+import { CopyButton } from "./CodeBlock";
+import { bytes, dateTime, relative } from "./format";
 
 // Deploy by drag and drop: a folder or several files are zipped in the browser (fflate), a zip
-// or a single HTML file goes as it is. The upload shows real progress (XHR upload events).
-// Anonymous deploys keep their claim token in localStorage so the drop can be claimed after login.
+// or a single HTML file goes as it is. What a folder deploy leaves out follows the one rule in
+// lib/files/ignore.ts (shared with the command-line client); when anything is left out, the
+// person sees it before anything is sent. The upload shows real progress (XHR upload events).
+// Anonymous deploys keep their claim token in localStorage, and the person can copy or
+// download it to claim the drop from anywhere.
 
 export const PENDING_CLAIMS_KEY = "dropsite:pending-claims";
 
@@ -14,6 +21,7 @@ export interface PendingClaim {
   url: string;
   claim_token: string;
   at: string;
+  expires_at?: string | null;
 }
 
 interface PickedFile {
@@ -21,11 +29,17 @@ interface PickedFile {
   file: File;
 }
 
+interface DeployedFile {
+  path: string;
+  size?: number;
+}
+
 type Phase =
   | { kind: "idle" }
-  | { kind: "zipping" }
-  | { kind: "uploading"; sent: number; total: number }
-  | { kind: "done"; url: string; slug: string; claimToken?: string; files: number }
+  | { kind: "review"; picked: PickedFile[]; ignoreFiles: Record<string, string>; includeDotfiles: boolean }
+  | { kind: "zipping"; files: number }
+  | { kind: "uploading"; sent: number; total: number; files: number }
+  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number }
   | { kind: "error"; error: string; code?: string; hint?: string };
 
 async function readEntry(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
@@ -42,22 +56,35 @@ async function readEntry(entry: FileSystemEntry, prefix: string, out: PickedFile
   }
 }
 
-function isIgnored(path: string): boolean {
-  return path.split("/").some((seg) => seg === ".git" || seg === "node_modules" || seg === ".DS_Store");
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+/** Sizes of the deployed paths, from the local files (the server strips one shared top folder of a zip). */
+function sizesOf(paths: string[], sent: PickedFile[]): DeployedFile[] {
+  const local = new Map(sent.map((p) => [p.path, p.file.size]));
+  const tops = new Set(sent.map((p) => (p.path.includes("/") ? p.path.split("/")[0] : "")));
+  const top = tops.size === 1 ? [...tops][0] : "";
+  return paths.map((path) => ({ path, size: local.get(path) ?? (top ? local.get(`${top}/${path}`) : undefined) ?? (sent.length === 1 && path === "index.html" ? sent[0]?.file.size : undefined) }));
+}
+
+function saveClaim(claim: PendingClaim) {
+  try {
+    const pending = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]") as PendingClaim[];
+    pending.push(claim);
+    localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(pending.slice(-50)));
+  } catch {
+    /* storage full or disabled: the person still has copy and download */
+  }
 }
 
 export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; name?: string }) {
   const [phase, setPhase] = useState<Phase>({ kind: "idle" });
   const [over, setOver] = useState(false);
-  const [copied, setCopied] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const labelId = useId();
 
-  const upload = useCallback(
-    async (picked: PickedFile[]) => {
-      const files = picked.filter((p) => !isIgnored(p.path));
-      if (files.length === 0) return;
+  const send = useCallback(
+    async (files: PickedFile[]) => {
       let body: Blob;
       let type: string;
       const only = files.length === 1 ? files[0]! : undefined;
@@ -68,42 +95,54 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
         body = only.file;
         type = "text/html";
       } else {
-        setPhase({ kind: "zipping" });
+        setPhase({ kind: "zipping", files: files.length });
         const tree: Zippable = {};
         for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
         const zipped = zipSync(tree, { level: 6 });
-        body = new Blob([zipped as BlobPart], { type: "application/zip" });
+        body = new Blob([zipped], { type: "application/zip" });
         type = "application/zip";
       }
-      setPhase({ kind: "uploading", sent: 0, total: body.size });
+      setPhase({ kind: "uploading", sent: 0, total: body.size, files: files.length });
       const url = name ? `${endpoint}?name=${encodeURIComponent(name)}` : endpoint;
       const xhr = new XMLHttpRequest();
       xhr.open("POST", url);
       xhr.setRequestHeader("content-type", type);
-      xhr.upload.onprogress = (e) => setPhase({ kind: "uploading", sent: e.loaded, total: e.lengthComputable ? e.total : body.size });
+      xhr.upload.onprogress = (e) => setPhase({ kind: "uploading", sent: e.loaded, total: e.lengthComputable ? e.total : body.size, files: files.length });
       xhr.onerror = () => setPhase({ kind: "error", error: "The upload failed: the network connection was lost." });
       xhr.onload = () => {
         let data: Record<string, unknown> = {};
         try {
-          data = JSON.parse(xhr.responseText);
+          data = JSON.parse(xhr.responseText) as Record<string, unknown>;
         } catch {
           /* not JSON */
         }
         if (xhr.status !== 200) {
-          setPhase({ kind: "error", error: String(data.error ?? `The server answered ${xhr.status}.`), code: data.code as string | undefined, hint: data.hint as string | undefined });
+          setPhase({ kind: "error", error: typeof data.error === "string" ? data.error : `The server answered ${xhr.status}.`, code: data.code as string | undefined, hint: data.hint as string | undefined });
           return;
         }
         const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
-        if (claimToken) {
-          const pending: PendingClaim[] = JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]");
-          pending.push({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString() });
-          localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(pending.slice(-50)));
-        }
-        setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, files: Array.isArray(data.files) ? data.files.length : 0 });
+        const expiresAt = typeof data.expires_at === "string" ? data.expires_at : null;
+        if (claimToken) saveClaim({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString(), expires_at: expiresAt });
+        const paths = Array.isArray(data.files) ? data.files.map(String) : [];
+        setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files: sizesOf(paths, files), at: Date.now() });
       };
       xhr.send(body);
     },
     [endpoint, name],
+  );
+
+  const pick = useCallback(
+    async (picked: PickedFile[]) => {
+      if (picked.length === 0) return;
+      const found = ignoreFilesAmong(picked.map((p) => p.path));
+      const ignoreFiles: Record<string, string> = {};
+      for (const path of found) ignoreFiles[path] = await picked.find((p) => p.path === path)!.file.text();
+      const selection = selectFiles(picked, ignoreFiles);
+      // Nothing left out: send at once. Otherwise the person sees what stays behind first.
+      if (selection.skipped.length === 0) await send(selection.kept);
+      else setPhase({ kind: "review", picked, ignoreFiles, includeDotfiles: false });
+    },
+    [send],
   );
 
   const onDrop = useCallback(
@@ -119,14 +158,17 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
       } else {
         for (const file of Array.from(e.dataTransfer.files)) out.push({ path: file.name, file });
       }
-      await upload(out);
+      await pick(out);
     },
-    [upload],
+    [pick],
   );
 
-  const onPick = (list: FileList | null) => {
+  const onPick = (input: HTMLInputElement) => {
+    const list = input.files;
     if (!list) return;
-    void upload(Array.from(list).map((file) => ({ path: file.webkitRelativePath || file.name, file })));
+    void pick(Array.from(list).map((file) => ({ path: file.webkitRelativePath || file.name, file })));
+    // Picking the same folder again must fire change again.
+    input.value = "";
   };
 
   const busy = phase.kind === "zipping" || phase.kind === "uploading";
@@ -142,56 +184,59 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
           setOver(true);
         }}
         onDragLeave={() => setOver(false)}
-        onDrop={onDrop}
+        onDrop={(e) => void onDrop(e)}
       >
         <p id={labelId} className="dropzone-title">
-          {name ? <>Drop files to deploy into <strong>{name}</strong></> : "Drop a folder, a .zip or an .html file here"}
+          {name ? (
+            <>
+              Drop files to deploy into <strong>{name}</strong>
+            </>
+          ) : (
+            <>
+              <span className="desktop-only">Drop a folder, a .zip or an .html file here</span>
+              <span className="phone-only">Publish an .html file, a .zip or several files</span>
+            </>
+          )}
         </p>
-        <p className="muted">or</p>
+        <p className="muted desktop-only">or</p>
         <div className="row">
           <button type="button" className="button" onClick={() => fileInput.current?.click()} disabled={busy}>
             Choose files
           </button>
-          <button type="button" className="button secondary" onClick={() => folderInput.current?.click()} disabled={busy}>
+          <button type="button" className="button secondary folder-only" onClick={() => folderInput.current?.click()} disabled={busy}>
             Choose a folder
           </button>
         </div>
-        <input ref={fileInput} type="file" multiple hidden aria-label="Files to deploy" data-testid="file-input" onChange={(e) => onPick(e.target.files)} />
+        <input ref={fileInput} type="file" multiple hidden aria-label="Files to deploy" data-testid="file-input" onChange={(e) => onPick(e.currentTarget)} />
         <input
           ref={folderInput}
           type="file"
           hidden
           aria-label="Folder to deploy"
+          data-testid="folder-input"
           {...({ webkitdirectory: "", directory: "" } as Record<string, string>)}
-          onChange={(e) => onPick(e.target.files)}
+          onChange={(e) => onPick(e.currentTarget)}
         />
       </div>
       <div className="dropzone-status" aria-live="polite" data-testid="deploy-status">
-        {phase.kind === "zipping" && <p>Zipping…</p>}
+        {phase.kind === "review" && (
+          <Review
+            phase={phase}
+            onToggle={(includeDotfiles) => setPhase({ ...phase, includeDotfiles })}
+            onCancel={() => setPhase({ kind: "idle" })}
+            onSend={(files) => void send(files)}
+          />
+        )}
+        {phase.kind === "zipping" && <p>Zipping {plural(phase.files, "file")}…</p>}
         {phase.kind === "uploading" && (
           <div>
-            <progress max={100} value={percent} aria-label="Upload progress" />
-            <span className="muted"> {percent}%</span>
+            <progress max={100} value={percent} aria-label="Upload progress" />{" "}
+            <span className="muted" data-testid="upload-progress">
+              {plural(phase.files, "file")}: {bytes(phase.sent)} of {bytes(phase.total)} sent ({percent}%)
+            </span>
           </div>
         )}
-        {phase.kind === "done" && (
-          <div className="result">
-            <p>
-              Live: <a href={phase.url} data-testid="deployed-url">{phase.url}</a>{" "}
-              <button
-                type="button"
-                className="button small"
-                onClick={async () => {
-                  await navigator.clipboard?.writeText(phase.url).catch(() => undefined);
-                  setCopied(true);
-                }}
-              >
-                {copied ? "Copied" : "Copy"}
-              </button>
-            </p>
-            <p className="muted">{phase.files} file(s).{phase.claimToken ? " Log in to keep it: this browser remembers the claim token." : ""}</p>
-          </div>
-        )}
+        {phase.kind === "done" && <Deployed phase={phase} />}
         {phase.kind === "error" && (
           <div className="error" role="alert">
             <p>
@@ -202,5 +247,150 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
         )}
       </div>
     </section>
+  );
+}
+
+function Review({
+  phase,
+  onToggle,
+  onCancel,
+  onSend,
+}: {
+  phase: Extract<Phase, { kind: "review" }>;
+  onToggle: (includeDotfiles: boolean) => void;
+  onCancel: () => void;
+  onSend: (files: PickedFile[]) => void;
+}) {
+  const sel: Selection<PickedFile> = selectFiles(phase.picked, phase.ignoreFiles, { includeDotfiles: phase.includeDotfiles });
+  const size = sel.kept.reduce((n, f) => n + f.file.size, 0);
+  const hasDotfiles = phase.picked.some((p) => p.path.split("/").some((s) => s.startsWith(".")));
+  return (
+    <div className="card review" data-testid="deploy-review">
+      <p>
+        <strong>
+          {plural(sel.kept.length, "file")} ({bytes(size)}) will be published.
+        </strong>{" "}
+        {plural(sel.skipped.length, "file")} left out, as the command-line client would:
+      </p>
+      <ul className="file-list" data-testid="skipped-files">
+        {sel.skipped.slice(0, 50).map((s) => (
+          <li key={s.file.path}>
+            <code>{s.file.path}</code> <span className="muted">{describeSkip(s)}</span>
+          </li>
+        ))}
+        {sel.skipped.length > 50 && <li className="muted">and {plural(sel.skipped.length - 50, "more file")}</li>}
+      </ul>
+      {hasDotfiles && (
+        <p>
+          <label className="check">
+            <input type="checkbox" checked={phase.includeDotfiles} onChange={(e) => onToggle(e.target.checked)} /> Publish dotfiles too (such as .env: check they hold no secrets)
+          </label>
+        </p>
+      )}
+      <div className="row" style={{ justifyContent: "flex-start" }}>
+        <button type="button" className="button" disabled={sel.kept.length === 0} onClick={() => onSend(sel.kept)}>
+          Publish {plural(sel.kept.length, "file")}
+        </button>
+        <button type="button" className="button secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
+  const [qr, setQr] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    QRCode.toDataURL(phase.url, { margin: 1, width: 176, errorCorrectionLevel: "M" })
+      .then((data) => live && setQr(data))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [phase.url]);
+  const total = phase.files.reduce((n, f) => n + (f.size ?? 0), 0);
+  const known = phase.files.every((f) => f.size !== undefined);
+  const downloadToken = () => {
+    const text = JSON.stringify(
+      {
+        url: phase.url,
+        slug: phase.slug,
+        claim_token: phase.claimToken,
+        expires_at: phase.expiresAt,
+        how_to_claim: "Log in to the dashboard and paste this file's text under 'Claim an anonymous drop', or POST {slug, claim_token} to /claim with your API key.",
+      },
+      null,
+      2,
+    );
+    const href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    const a = document.createElement("a");
+    a.href = href;
+    a.download = `dropsite-claim-${phase.slug}.json`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(href), 1000);
+  };
+  return (
+    <div className="result card" data-testid="deploy-result">
+      <div className="result-main">
+        <div>
+          <p className="result-url">
+            <a href={phase.url} data-testid="deployed-url" target="_blank" rel="noopener">
+              {phase.url}
+            </a>
+          </p>
+          <p className="row" style={{ justifyContent: "flex-start" }}>
+            <CopyButton text={phase.url} label="Copy the URL" className="button small" testId="copy-url" />
+            <a className="button small secondary" href={phase.url} target="_blank" rel="noopener">
+              Open
+            </a>
+          </p>
+          <p data-testid="deployed-expiry">
+            {phase.expiresAt === null ? (
+              "Never expires."
+            ) : (
+              <>
+                Online until <time dateTime={phase.expiresAt}>{dateTime(phase.expiresAt)}</time> ({relative(phase.expiresAt, phase.at)}).
+              </>
+            )}
+          </p>
+        </div>
+        <figure className="qr">{qr ? <img src={qr} width={176} height={176} alt={`QR code for ${phase.url}`} data-testid="qr-code" /> : <span className="qr-placeholder" />}<figcaption className="muted">Open it on a phone</figcaption></figure>
+      </div>
+      <details open={phase.files.length <= 12} data-testid="deployed-files">
+        <summary>
+          {plural(phase.files.length, "file")}
+          {known && total > 0 ? `, ${bytes(total)}` : ""}
+        </summary>
+        <ul className="file-list">
+          {phase.files.map((f) => (
+            <li key={f.path}>
+              <a href={new URL(f.path, phase.url).href} target="_blank" rel="noopener">
+                {f.path}
+              </a>{" "}
+              {f.size !== undefined && <span className="muted">{bytes(f.size)}</span>}
+            </li>
+          ))}
+        </ul>
+      </details>
+      {phase.claimToken && (
+        <div className="claim-box" data-testid="claim-token-box">
+          <p>
+            <strong>Keep this claim token.</strong> This drop belongs to nobody yet. Whoever holds the token can move it into their account (log in, then{" "}
+            <em>Claim an anonymous drop</em> on the dashboard) and keep it online longer. It is shown only now; this browser remembers it, but save it to claim from anywhere else.
+          </p>
+          <p className="secret" data-testid="claim-token">
+            {phase.claimToken}
+          </p>
+          <p className="row" style={{ justifyContent: "flex-start" }}>
+            <CopyButton text={phase.claimToken} label="Copy the claim token" className="button small" />
+            <button type="button" className="button small secondary" onClick={downloadToken} data-testid="download-token">
+              Download as a file
+            </button>
+          </p>
+        </div>
+      )}
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { limits, plans } from "@/lib/plans";
+import { CLAIM_GRACE_SECONDS, limits, plans } from "@/lib/plans";
 
 const MB = 1024 * 1024;
 const days = (s: number | null) => (s === null ? "never expire" : `${Math.round(s / 86400)} days`);
@@ -14,7 +14,10 @@ export function Pricing() {
           return (
             <article key={plan} className="plan" data-testid={`plan-${plan}`}>
               <h3>{plan[0]!.toUpperCase() + plan.slice(1)}</h3>
-              <p className="price">{l.priceUsd ? `$${l.priceUsd}/month` : "Free"}</p>
+              <p className="price">
+                ${l.priceUsd ?? 0}
+                <span className="muted">/month</span>
+              </p>
               <ul>
                 <li>{l.filesPerRequest} files per deploy</li>
                 <li>{l.zipBytes / MB} MB zips, {l.fileBytes / MB} MB per file</li>
@@ -28,7 +31,9 @@ export function Pricing() {
           );
         })}
       </div>
-      <p className="muted">Anonymous deploys need no account: {limits.anonymous.filesPerRequest} files, online for 30 days, then claimable for 30 more.</p>
+      <p className="muted">
+        Anonymous deploys need no account: {limits.anonymous.filesPerRequest} files, online for {days(limits.anonymous.ttlDefaultSeconds)}, then claimable for {days(CLAIM_GRACE_SECONDS)} more.
+      </p>
     </section>
   );
 }

@@ -3,7 +3,8 @@ import { json, readJson, routes } from "@/lib/http";
 import { clientAddress } from "@/lib/ratelimit/address";
 import { requireCaller } from "@/lib/auth/caller";
 import { enforceLimit } from "@/lib/ratelimit/guard";
-import { claimBodySchema, claimDrop } from "@/lib/drops/manage";
+import { claimDrop } from "@/lib/drops/manage";
+import { claimBodySchema } from "@/lib/schemas";
 
 export const dynamic = "force-dynamic";
 

@@ -7,8 +7,9 @@ import { listKeys } from "@/lib/auth/keys";
 import { entitlements } from "@/lib/billing/entitlements";
 import { isPaid, limits } from "@/lib/plans";
 import { publicScheme } from "@/lib/env";
+import { dashboardPageSchema } from "@/lib/schemas";
 import { Header } from "../_components/Header";
-import { DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
+import { ClaimTokenPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
 
 export const dynamic = "force-dynamic";
 
@@ -20,11 +21,12 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   if (!caller) redirect("/login");
   const ctx = await getContext();
   const { account } = caller;
-  const page = Math.max(1, Number.parseInt((await searchParams).page ?? "1", 10) || 1);
+  const page = dashboardPageSchema(PAGE_SIZE).parse((await searchParams).page);
   const [drops, keys] = await Promise.all([listDrops(ctx, account, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), listKeys(ctx, caller)]);
   const ent = entitlements(ctx, account);
   const pages = Math.max(1, Math.ceil(drops.total / PAGE_SIZE));
   const paid = isPaid(account.plan);
+  const now = ctx.now();
   return (
     <>
       <Header />
@@ -43,7 +45,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <h2 id="drops-title">
             Drops <span className="muted">({drops.total})</span>
           </h2>
-          <DropsTable drops={drops.drops} />
+          <DropsTable drops={drops.drops} now={now} />
           {pages > 1 && (
             <nav className="row" aria-label="Drop pages" style={{ justifyContent: "flex-start", marginTop: "0.75rem" }}>
               {page > 1 && <Link href={`/dashboard?page=${page - 1}`}>← Newer</Link>}
@@ -53,6 +55,11 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
               {page < pages && <Link href={`/dashboard?page=${page + 1}`}>Older →</Link>}
             </nav>
           )}
+        </section>
+        <section className="card" aria-labelledby="claim-title">
+          <h2 id="claim-title">Claim an anonymous drop</h2>
+          <p className="muted">Deployed with curl, an agent or another browser? Paste the drop&apos;s URL and the claim token from its deploy response.</p>
+          <ClaimTokenPanel />
         </section>
         <section className="card" aria-labelledby="deploy-title">
           <h2 id="deploy-title">Deploy a named drop</h2>

@@ -1,10 +1,13 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, useTransition } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
+import { CopyButton } from "../_components/CodeBlock";
 import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
+import { dateTime, dropState, relative } from "../_components/format";
 import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
 
 type Failure = Extract<ActionResult<unknown>, { ok: false }>;
@@ -38,9 +41,31 @@ export interface DropView {
 
 const day = (iso: string | null) => (iso ? new Date(iso).toISOString().slice(0, 10) : "never");
 
-export function DropsTable({ drops }: { drops: DropView[] }) {
+/** An expiry in words, the exact date on hover. */
+export function Expiry({ iso, now }: { iso: string | null; now: number }) {
+  if (iso === null) return <span>never</span>;
+  return (
+    <time dateTime={iso} title={dateTime(iso)}>
+      {dropState(iso, now) === "expired" ? `expired ${relative(iso, now)}` : relative(iso, now)}
+    </time>
+  );
+}
+
+export function StateBadge({ expiresAt, now }: { expiresAt: string | null; now: number }) {
+  return dropState(expiresAt, now) === "expired" ? (
+    <span className="badge expired" data-testid="state-expired">
+      Expired · offline
+    </span>
+  ) : (
+    <span className="badge live">Live</span>
+  );
+}
+
+const host = (url: string) => url.replace(/^https?:\/\//, "").replace(/\/$/, "");
+
+export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
   const router = useRouter();
-  const [confirming, setConfirming] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<DropView | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
   if (drops.length === 0) return <p className="muted">No drops yet. Deploy one from the home page, the API or an agent.</p>;
@@ -48,15 +73,14 @@ export function DropsTable({ drops }: { drops: DropView[] }) {
     <>
       <Problem failure={failure} />
       <div className="table-wrap">
-        <table className="drops-table">
+        <table className="drops-table stack">
           <thead>
             <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Name</th>
+              <th scope="col">Drop</th>
+              <th scope="col">State</th>
               <th scope="col">Files</th>
               <th scope="col">Updated</th>
               <th scope="col">Expires</th>
-              <th scope="col">Redeploys</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -64,49 +88,84 @@ export function DropsTable({ drops }: { drops: DropView[] }) {
           </thead>
           <tbody>
             {drops.map((d) => (
-              <tr key={d.slug} data-testid={`drop-${d.slug}`}>
-                <td>
-                  <a href={d.url}>{d.url.replace(/^https?:\/\//, "").replace(/\/$/, "")}</a>
+              <tr key={d.slug} data-testid={`drop-${d.slug}`} className={dropState(d.expires_at, now)}>
+                <td className="primary">
+                  <span>
+                    <Link href={`/dashboard/drops/${d.slug}`}>{d.name ?? d.slug}</Link>
+                    <br />
+                    <a href={d.url} className="muted small-link">
+                      {host(d.url)}
+                    </a>
+                  </span>
                 </td>
-                <td>{d.name ?? "—"}</td>
-                <td>{d.file_count}</td>
-                <td>{day(d.updated_at)}</td>
-                <td>{day(d.expires_at)}</td>
-                <td>{d.redeploy_count}</td>
-                <td>
-                  {confirming === d.slug ? (
-                    <span className="row">
-                      <button
-                        type="button"
-                        className="button small danger"
-                        disabled={pending}
-                        onClick={() =>
-                          start(async () => {
-                            const r = await deleteDropAction(d.slug);
-                            setConfirming(null);
-                            setFailure(r.ok ? null : r);
-                            router.refresh();
-                          })
-                        }
-                      >
-                        Confirm delete
-                      </button>
-                      <button type="button" className="button small secondary" onClick={() => setConfirming(null)}>
-                        Cancel
-                      </button>
-                    </span>
-                  ) : (
-                    <button type="button" className="button small secondary" aria-label={`Delete ${d.name ?? d.slug}`} onClick={() => setConfirming(d.slug)}>
+                <td data-label="State">
+                  <StateBadge expiresAt={d.expires_at} now={now} />
+                </td>
+                <td data-label="Files">{d.file_count}</td>
+                <td data-label="Updated">
+                  <time dateTime={d.updated_at} title={dateTime(d.updated_at)}>
+                    {relative(d.updated_at, now)}
+                  </time>
+                </td>
+                <td data-label="Expires">
+                  <Expiry iso={d.expires_at} now={now} />
+                </td>
+                <td className="actions">
+                  <span className="row" style={{ justifyContent: "flex-end" }}>
+                    <CopyButton text={d.url} label={`Copy the URL of ${d.name ?? d.slug}`} />
+                    <button type="button" className="button small secondary" aria-label={`Delete ${d.name ?? d.slug}`} onClick={() => setConfirming(d)}>
                       Delete
                     </button>
-                  )}
+                  </span>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+      <ConfirmDialog
+        open={confirming !== null}
+        title={`Delete ${confirming?.name ?? confirming?.slug ?? ""}?`}
+        body={`${confirming ? host(confirming.url) : ""} stops serving at once and its files are removed. This cannot be undone.`}
+        confirm="Confirm delete"
+        busy={pending}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() =>
+          start(async () => {
+            if (!confirming) return;
+            const r = await deleteDropAction(confirming.slug);
+            setConfirming(null);
+            setFailure(r.ok ? null : r);
+            router.refresh();
+          })
+        }
+      />
     </>
+  );
+}
+
+/** A modal confirmation (the native dialog): asking changes nothing on the page behind it. */
+export function ConfirmDialog({ open, title, body, confirm, busy, onCancel, onConfirm }: { open: boolean; title: string; body: string; confirm: string; busy: boolean; onCancel: () => void; onConfirm: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} className="confirm" onCancel={onCancel} aria-labelledby="confirm-title" data-testid="confirm-dialog">
+      <h2 id="confirm-title">{title}</h2>
+      <p>{body}</p>
+      <div className="row" style={{ justifyContent: "flex-end" }}>
+        <button type="button" className="button secondary" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="button danger" disabled={busy} onClick={onConfirm}>
+          {confirm}
+        </button>
+      </div>
+    </dialog>
   );
 }
 
@@ -162,9 +221,10 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
           <button
             type="button"
             className="button small"
-            onClick={async () => {
-              await navigator.clipboard?.writeText(secret).catch(() => undefined);
-              setCopied(true);
+            onClick={() => {
+              void Promise.resolve(navigator.clipboard?.writeText(secret))
+                .catch(() => undefined)
+                .then(() => setCopied(true));
             }}
           >
             {copied ? "Copied" : "Copy key"}
@@ -175,7 +235,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
         <p className="muted">No API keys.</p>
       ) : (
         <div className="table-wrap">
-          <table>
+          <table className="stack">
             <thead>
               <tr>
                 <th scope="col">Prefix</th>
@@ -190,13 +250,13 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.keyId} data-testid={`key-${k.prefix}`}>
-                  <td>
+                  <td className="primary">
                     <code>{k.prefix}…</code>
                   </td>
-                  <td>{k.note || "—"}</td>
-                  <td>{k.lastUsedAt ? day(k.lastUsedAt) : "never"}</td>
-                  <td>{day(k.createdAt)}</td>
-                  <td>
+                  <td data-label="Note">{k.note || "—"}</td>
+                  <td data-label="Last used">{k.lastUsedAt ? day(k.lastUsedAt) : "never"}</td>
+                  <td data-label="Created">{day(k.createdAt)}</td>
+                  <td className="actions">
                     <button
                       type="button"
                       className="button small secondary"
@@ -225,18 +285,32 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
   );
 }
 
+function subscribeToStorage(onChange: () => void): () => void {
+  window.addEventListener("storage", onChange);
+  return () => window.removeEventListener("storage", onChange);
+}
+
+function readClaims(stored: string | null): PendingClaim[] {
+  try {
+    const parsed: unknown = JSON.parse(stored ?? "[]");
+    return Array.isArray(parsed) ? (parsed as PendingClaim[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 export function PendingClaims() {
   const router = useRouter();
-  const [claims, setClaims] = useState<PendingClaim[]>([]);
+  // Browser storage is read after hydration (the server has none), and again when it changes.
+  const stored = useSyncExternalStore(subscribeToStorage, () => localStorage.getItem(PENDING_CLAIMS_KEY), () => null);
+  const claims = useMemo(() => readClaims(stored), [stored]);
+  const [now] = useState(() => Date.now());
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
-  useEffect(() => {
-    setClaims(JSON.parse(localStorage.getItem(PENDING_CLAIMS_KEY) ?? "[]"));
-  }, []);
   const forget = (slug: string) => {
-    const next = claims.filter((c) => c.slug !== slug);
-    localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(next));
-    setClaims(next);
+    localStorage.setItem(PENDING_CLAIMS_KEY, JSON.stringify(claims.filter((c) => c.slug !== slug)));
+    // The storage event reaches other tabs only; tell this one too.
+    window.dispatchEvent(new StorageEvent("storage", { key: PENDING_CLAIMS_KEY }));
   };
   if (claims.length === 0) return null;
   return (
@@ -248,6 +322,11 @@ export function PendingClaims() {
         {claims.map((c) => (
           <li key={c.slug} data-testid={`claim-${c.slug}`}>
             <a href={c.url}>{c.url}</a>{" "}
+            {c.expires_at && now > 0 && dropState(c.expires_at, now) === "expired" && (
+              <span className="badge expired" title="Claiming brings it back online">
+                Expired · offline
+              </span>
+            )}{" "}
             <button
               type="button"
               className="button small"
@@ -347,5 +426,116 @@ export function VanityPanel({ sub, serveExample }: { sub: string | null; serveEx
       </button>
       <Problem failure={failure} />
     </form>
+  );
+}
+
+/** The slug in a drop URL (https://<slug>.host/), or the text itself when it is already a slug. */
+function slugFrom(input: string): string {
+  const text = input.trim();
+  try {
+    return new URL(text).hostname.split(".")[0] ?? text;
+  } catch {
+    return text.replace(/\/+$/, "");
+  }
+}
+
+// Claims a drop deployed anonymously elsewhere (curl, an agent, another browser) from its URL
+// and claim token; the token file downloaded after a deploy can be pasted whole.
+export function ClaimTokenPanel() {
+  const router = useRouter();
+  const [drop, setDrop] = useState("");
+  const [token, setToken] = useState("");
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [claimed, setClaimed] = useState<string | null>(null);
+  const [pending, start] = useTransition();
+  const onToken = (value: string) => {
+    // The downloaded token file is JSON carrying both the URL and the token.
+    try {
+      const parsed = JSON.parse(value) as { url?: unknown; slug?: unknown; claim_token?: unknown };
+      if (typeof parsed.claim_token === "string") {
+        setToken(parsed.claim_token);
+        if (typeof parsed.url === "string" || typeof parsed.slug === "string") setDrop(String(parsed.url ?? parsed.slug));
+        return;
+      }
+    } catch {
+      /* a bare token */
+    }
+    setToken(value.trim());
+  };
+  return (
+    <form
+      data-testid="claim-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        start(async () => {
+          const r = await claimAction(slugFrom(drop), token);
+          setFailure(r.ok ? null : r);
+          setClaimed(r.ok ? r.data.url : null);
+          if (r.ok) {
+            setDrop("");
+            setToken("");
+          }
+          router.refresh();
+        });
+      }}
+    >
+      <div className="form-grid">
+        <p>
+          <label htmlFor="claim-drop">Drop URL or slug</label>
+          <input id="claim-drop" type="text" value={drop} onChange={(e) => setDrop(e.target.value)} placeholder="https://…" required autoComplete="off" />
+        </p>
+        <p>
+          <label htmlFor="claim-token">Claim token (or the saved token file&apos;s text)</label>
+          <input id="claim-token" type="text" value={token} onChange={(e) => onToken(e.target.value)} required autoComplete="off" spellCheck={false} />
+        </p>
+      </div>
+      <button type="submit" className="button" disabled={pending}>
+        Claim drop
+      </button>
+      {claimed && (
+        <p className="notice" role="status">
+          Claimed: <a href={claimed}>{claimed}</a> is now in your account.
+        </p>
+      )}
+      <Problem failure={failure} />
+    </form>
+  );
+}
+
+// Copy and delete on the page of one drop; after deleting, back to the dashboard.
+export function DropActions({ slug, url, name }: { slug: string; url: string; name: string | null }) {
+  const router = useRouter();
+  const [confirming, setConfirming] = useState(false);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [pending, start] = useTransition();
+  return (
+    <>
+      <p className="row" style={{ justifyContent: "flex-start" }}>
+        <CopyButton text={url} label="Copy the URL" className="button small" />
+        <a className="button small secondary" href={url} target="_blank" rel="noopener">
+          Open
+        </a>
+        <button type="button" className="button small secondary" onClick={() => setConfirming(true)}>
+          Delete
+        </button>
+      </p>
+      <Problem failure={failure} />
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete ${name ?? slug}?`}
+        body={`${host(url)} stops serving at once and its files are removed. This cannot be undone.`}
+        confirm="Confirm delete"
+        busy={pending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() =>
+          start(async () => {
+            const r = await deleteDropAction(slug);
+            setConfirming(false);
+            if (r.ok) router.push("/dashboard");
+            else setFailure(r);
+          })
+        }
+      />
+    </>
   );
 }

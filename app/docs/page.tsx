@@ -2,7 +2,9 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
-import { limits, type Tier } from "@/lib/plans";
+import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
+import { CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
+import { CodeBlock } from "../_components/CodeBlock";
 
 export const dynamic = "force-dynamic";
 
@@ -11,28 +13,36 @@ export const metadata: Metadata = { title: "dropsite docs" };
 // The human docs. Error envelopes link here by anchor (docs_url = BASE_URL/docs#<anchor>); every
 // `docs: "<anchor>"` in lib/ and app/ must exist as an id below (tests/integration/docs-links).
 
+// Every number in this page's prose comes from the plan table (lib/plans.ts) or the limiter's
+// constants, so the docs cannot drift from what the service enforces.
+const MB = 1024 * 1024;
+const mb = (n: number) => `${n / MB} MB`;
+const inDays = (s: number) => `${s / 86_400} days`;
+const count = (n: number) => n.toLocaleString("en-US");
+const anon = limits.anonymous;
+const free = limits.free;
+const paid = limits.pro;
+
 /** What a client should do for each error code; typed so a new code cannot go undocumented. */
 const errorAdvice: Record<ErrorCode, string> = {
   invalid_request: "The body or a parameter is malformed (unparseable JSON, a bad path, an empty body, a duplicate path). Read error and hint, fix the request, and send it again.",
-  invalid_ttl: "ttl must be a whole number of seconds, at least 60 and at most your plan's maximum. Pick a value in range or omit it for the default.",
+  invalid_ttl: `ttl must be a whole number of seconds, at least ${anon.ttlMinSeconds} and at most your plan's maximum. Pick a value in range or omit it for the default.`,
   invalid_name: "name must match ^[a-z0-9][a-z0-9-]{0,40}$: lowercase letters, digits and hyphens, up to 41 characters, not starting with a hyphen.",
   invalid_zip: "The body is not a readable zip (corrupt, encrypted, or it contains symlinks). Rebuild it, e.g. with zip -r site.zip .",
-  file_cap_exceeded: "Too many files in one request (100 anonymous and free, 900 paid). Paid plans raise the cap; subscribers can split the upload and append the rest.",
+  file_cap_exceeded: `Too many files in one request (${count(free.filesPerRequest)} anonymous and free, ${count(paid.filesPerRequest)} paid). Paid plans raise the cap; subscribers can split the upload and append the rest.`,
   auth_required: "Send Authorization: Bearer <sp_ key or ID token>. A revoked or mistyped key looks exactly like no key. Minting keys needs an ID token.",
   subscription_required: "The feature needs a paid plan (named drops, append, longer lifetimes, vanity hosts, more drops). Follow upgrade_url.",
   not_found: "Nothing there, or it belongs to another account. Check the slug or key id.",
   method_not_allowed: "The path exists but not with this method; the Allow header lists the methods it answers.",
   conflict: "The vanity subdomain is taken, or your account already has one.",
   gone: "The drop expired, or the claim window of an anonymous drop has closed. Deploy again.",
-  payload_too_large: "The body is over its cap (zip 25 MB free / 100 MB paid, HTML and JSON 10 MB), a zip unpacks past 4x its size, a file is over the per-file cap, or an append would pass 10,000 files per drop.",
+  payload_too_large: `The body is over its cap (zip ${mb(free.zipBytes)} free / ${mb(paid.zipBytes)} paid, HTML and JSON ${mb(paid.bodyBytes)}), a zip unpacks past ${paid.decompressionRatio}x its size, a file is over the per-file cap, or an append would pass ${count(paid.filesPerDrop)} files per drop.`,
   rate_limited: "Too many requests; wait the number of seconds in Retry-After, then retry.",
   internal_error: "Something failed on our side; nothing about it is in the body. Retry; report the time of the request if it persists.",
   upstream_unavailable: "A dependency (database, storage, identity provider, payment provider) is unavailable, or billing is not configured on this server. Retry after Retry-After; the hint says which.",
 };
 
 const tiers: Tier[] = ["anonymous", "free", "pro", "team"];
-const MB = 1024 * 1024;
-const mb = (n: number) => `${n / MB} MB`;
 const seconds = (n: number | null, none: string) => (n === null ? none : n % 86_400 === 0 ? `${n / 86_400} days (${n} s)` : `${n} s`);
 const yes = (b: boolean) => (b ? "yes" : "no");
 const num = (n: number | null, none = "no limit") => (n === null ? none : n.toLocaleString("en-US"));
@@ -102,13 +112,13 @@ export default function DocsPage() {
   const base = e.BASE_URL;
   const scheme = new URL(base).protocol.replace(":", "");
   const serve = e.SERVE_DOMAIN;
+  const rates = ratePolicies(e);
+  const serveHost = serve.replace(/:\d+$/, "");
   const mcpConfig = JSON.stringify({ mcpServers: { dropsite: { type: "http", url: `${base}/mcp`, headers: { Authorization: "Bearer sp_..." } } } }, null, 2);
   return (
     <main className="docs">
       <header>
-        <p className="docs-kicker">
-          <a href="/">dropsite</a> · docs · API version 1.0.0
-        </p>
+        <p className="docs-kicker">Docs · API version 1.0.0</p>
         <h1>Publish static content with one request</h1>
         <p>
           Send HTML, a JSON map of files or a zip to <code>{base}/deploy</code>; get back an unguessable URL of the shape <code>{`${scheme}://<slug>.${serve}/`}</code> that serves it.
@@ -127,28 +137,28 @@ export default function DocsPage() {
 
       <Section id="quick-start" title="Quick start">
         <p>One HTML page:</p>
-        <pre>{`curl --data-binary @index.html -H 'content-type: text/html' ${base}/deploy`}</pre>
+        <CodeBlock>{`curl --data-binary @index.html -H 'content-type: text/html' ${base}/deploy`}</CodeBlock>
         <p>Several files as JSON (text as strings, binary as base64):</p>
-        <pre>{`curl -H 'content-type: application/json' ${base}/deploy --data '{
+        <CodeBlock>{`curl -H 'content-type: application/json' ${base}/deploy --data '{
   "files": {
     "index.html": "<h1>Hello</h1><img src=\\"logo.png\\">",
     "logo.png": {"encoding": "base64", "content": "iVBORw0KGgo..."}
   }
-}'`}</pre>
+}'`}</CodeBlock>
         <p>A whole site as a zip:</p>
-        <pre>{`cd site && zip -r ../site.zip . && cd ..
-curl --data-binary @site.zip -H 'content-type: application/zip' ${base}/deploy`}</pre>
+        <CodeBlock>{`cd site && zip -r ../site.zip . && cd ..
+curl --data-binary @site.zip -H 'content-type: application/zip' ${base}/deploy`}</CodeBlock>
         <p>The answer carries the URL:</p>
-        <pre>{`{"slug": "k3x9…", "url": "${scheme}://k3x9….${serve}/", "files": ["index.html"], "plan": "free",
- "expires_at": "…", "claim_token": "…"}`}</pre>
+        <CodeBlock>{`{"slug": "k3x9…", "url": "${scheme}://k3x9….${serve}/", "files": ["index.html"], "plan": "free",
+ "expires_at": "…", "claim_token": "…"}`}</CodeBlock>
         <p>
-          Anonymous drops live 30 days; keep the <code>claim_token</code> to move one into your account later (<a href="#claiming">claiming</a>). Or use the{" "}
+          Anonymous drops live {inDays(anon.ttlDefaultSeconds ?? 0)}; keep the <code>claim_token</code> to move one into your account later (<a href="#claiming">claiming</a>). Or use the{" "}
           <a href="#cli">command-line client</a>: <code>npx dropsite deploy ./site</code>.
         </p>
         <p>
           For an AI agent, add the MCP endpoint to its configuration (the key is optional; without it deploys are anonymous):
         </p>
-        <pre>{mcpConfig}</pre>
+        <CodeBlock>{mcpConfig}</CodeBlock>
       </Section>
 
       <Section id="deploy" title="Deploying">
@@ -205,15 +215,15 @@ curl --data-binary @site.zip -H 'content-type: application/zip' ${base}/deploy`}
         <Sub id="zip" title="Zip archives">
           <p>
             Standard zip archives (deflate or stored entries, no encryption). A single top-level folder is stripped automatically, so zipping the folder <code>site/</code> or its contents gives
-            the same drop. Symlink entries are refused (<code>invalid_zip</code>). Unpacked size may be at most 4 times the archive (<code>payload_too_large</code>).
+            the same drop. Symlink entries are refused (<code>invalid_zip</code>). Unpacked size may be at most {paid.decompressionRatio} times the archive (<code>payload_too_large</code>).
           </p>
         </Sub>
         <Sub id="ttl" title="Lifetime (ttl)">
           <p>
-            <code>?ttl=&lt;seconds&gt;</code>, minimum 60. Anonymous drops: at most 30 days, the default. Free accounts: at most 604800 (7 days), the default. Subscribers: any value, and without
+            <code>?ttl=&lt;seconds&gt;</code>, minimum {anon.ttlMinSeconds}. Anonymous drops: at most {inDays(anon.ttlMaxSeconds ?? 0)}, the default. Free accounts: at most {free.ttlMaxSeconds} ({inDays(free.ttlMaxSeconds ?? 0)}), the default. Subscribers: any value, and without
             ttl their drops never expire (<code>expires_at: null</code>). An expired drop answers 410 to visitors and is purged by the cleanup job.
           </p>
-          <pre>{`curl --data-binary @index.html -H 'content-type: text/html' '${base}/deploy?ttl=3600'`}</pre>
+          <CodeBlock>{`curl --data-binary @index.html -H 'content-type: text/html' '${base}/deploy?ttl=3600'`}</CodeBlock>
         </Sub>
       </Section>
 
@@ -240,17 +250,17 @@ curl --data-binary @site.zip -H 'content-type: application/zip' ${base}/deploy`}
           Mint keys on the dashboard after logging in, or with your ID token: <code>POST /keys</code> (optional JSON <code>{`{"note": "ci"}`}</code>) answers 201 with{" "}
           <code>apiKey</code>, shown once, and <code>keyId</code>, the SHA-256 of the key, safe to log. Only the hash is stored: a lost key cannot be recovered, only replaced.
         </p>
-        <pre>{`curl -X POST -H "authorization: Bearer $ID_TOKEN" ${base}/keys
+        <CodeBlock>{`curl -X POST -H "authorization: Bearer $ID_TOKEN" ${base}/keys
 curl -H "authorization: Bearer $DROP_API_KEY" ${base}/keys            # {keys: [{keyId, prefix, note, createdAt, lastUsedAt}]}
-curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/keys/<keyId>   # {revoked: keyId}`}</pre>
+curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/keys/<keyId>   # {revoked: keyId}`}</CodeBlock>
         <p>
-          Revocation is instant. To rotate, mint the replacement first, switch your clients, then revoke the old key. At most 25 live keys per account; 5 mints per minute.
+          Revocation is instant. To rotate, mint the replacement first, switch your clients, then revoke the old key. At most {free.maxKeys} live keys per account; minting is limited to {describeRate(rates.keyMint)} per account.
         </p>
       </Section>
 
       <Section id="list-drops" title="Listing and deleting drops">
-        <pre>{`curl -H "authorization: Bearer $DROP_API_KEY" '${base}/drops?limit=100&offset=0'
-curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</pre>
+        <CodeBlock>{`curl -H "authorization: Bearer $DROP_API_KEY" '${base}/drops?limit=100&offset=0'
+curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</CodeBlock>
         <p>
           <code>GET /drops</code> answers <code>{`{total, drops: [...]}`}</code>, newest first; <code>limit</code> is 1 to 500 (default 100), <code>offset</code> at least 0. Deleting purges the files
           and the index entry at once (<code>{`{deleted: slug}`}</code>); edge caches may serve the drop for up to 60 seconds more.
@@ -261,11 +271,11 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
         <p>
           An anonymous deploy returns a one-time <code>claim_token</code>. Log in, then:
         </p>
-        <pre>{`curl -X POST -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' \\
-  ${base}/claim --data '{"slug": "<slug>", "claim_token": "<claim_token>"}'`}</pre>
+        <CodeBlock>{`curl -X POST -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' \\
+  ${base}/claim --data '{"slug": "<slug>", "claim_token": "<claim_token>"}'`}</CodeBlock>
         <p>
-          The drop joins your account and takes your plan&apos;s defaults: no expiry for subscribers, 7 days from the claim on the free plan. Anonymous drops serve for 30 days, then stay offline
-          but claimable for 30 more days (claiming brings one back online); after that they are purged and the claim answers 410 <code>gone</code>. A wrong or used token answers 404.
+          The drop joins your account and takes your plan&apos;s defaults: no expiry for subscribers, {inDays(free.ttlDefaultSeconds ?? 0)} from the claim on the free plan. Anonymous drops serve for {inDays(anon.ttlDefaultSeconds ?? 0)}, then stay offline
+          but claimable for {inDays(CLAIM_GRACE_SECONDS)} more days (claiming brings one back online); after that they are purged and the claim answers 410 <code>gone</code>. A wrong or used token answers 404.
         </p>
       </Section>
 
@@ -274,15 +284,15 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           Subscribers can give a drop a stable name, scoped to the account: <code>?name=docs</code>. Deploying the same name again replaces the content atomically and keeps the URL (
           <code>replaced: true</code>). Names match <code>^[a-z0-9][a-z0-9-]{"{0,40}"}$</code>. Without a credential: 401; on the free plan: 402.
         </p>
-        <pre>{`curl --data-binary @site.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" '${base}/deploy?name=docs'`}</pre>
+        <CodeBlock>{`curl --data-binary @site.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" '${base}/deploy?name=docs'`}</CodeBlock>
       </Section>
 
       <Section id="append" title="Append">
         <p>
           Subscribers can add files to a drop they own with <code>POST /deploy/&lt;slug&gt;</code>, in any of the three body forms. Append adds new paths only (an existing path answers 400;
-          redeploy a named drop to replace content). A drop holds at most 10,000 files; past that, 413. The response lists the files added and <code>total_files</code>.
+          redeploy a named drop to replace content). A drop holds at most {count(paid.filesPerDrop)} files; past that, 413. The response lists the files added and <code>total_files</code>.
         </p>
-        <pre>{`curl --data-binary @more.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" ${base}/deploy/<slug>`}</pre>
+        <CodeBlock>{`curl --data-binary @more.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" ${base}/deploy/<slug>`}</CodeBlock>
       </Section>
 
       <Section id="vanity" title="Vanity hosts">
@@ -320,17 +330,32 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           </table>
         </div>
         <Sub id="rate-limits" title="Rate limits">
-          <p>
-            {e.RATE_LIMIT_DEPLOYS_PER_MINUTE} deploys per minute per IP address (MCP deploy tools included); 5 key mints per minute per account; 10 claims per minute per IP; 120 requests per minute
-            per credential on other account routes. Every 429 carries <code>Retry-After</code>.
-          </p>
+          <p>Each limit counts one kind of request in a sliding window; every 429 carries <code>Retry-After</code>.</p>
+          <div className="docs-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>limit</th>
+                  <th>what counts</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.values(rates).map((p) => (
+                  <tr key={p.name}>
+                    <td>{describeRate(p)}</td>
+                    <td>{p.counts}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </Sub>
       </Section>
 
       <Section id="plans" title="Plans and billing">
         <p>
-          <strong>free</strong>: an account, drops up to 7 days, listing and keys. <strong>pro</strong> (${limits.pro.priceUsd}/month): named drops, append, no expiry, 900 files per request,
-          100 MB zips. <strong>team</strong> (${limits.team.priceUsd}/month): pro plus a vanity subdomain. Errors a paid plan would lift carry <code>upgrade_url</code>.
+          <strong>free</strong>: an account, drops up to {inDays(free.ttlMaxSeconds ?? 0)}, listing and keys. <strong>pro</strong> (${limits.pro.priceUsd}/month): named drops, append, no expiry,{" "}
+          {count(paid.filesPerRequest)} files per request, {mb(paid.zipBytes)} zips. <strong>team</strong> (${limits.team.priceUsd}/month): pro plus a vanity subdomain. Errors a paid plan would lift carry <code>upgrade_url</code>.
         </p>
         <Sub id="billing" title="Billing">
           <p>
@@ -344,7 +369,7 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
 
       <Section id="errors" title="Errors">
         <p>Every error body is one envelope; parse <code>code</code>, show <code>hint</code> to the person (agents relay it verbatim):</p>
-        <pre>{`{"error": "…", "code": "file_cap_exceeded", "hint": "…", "upgrade_url": "${base}/#pricing", "docs_url": "${base}/docs#limits"}`}</pre>
+        <CodeBlock>{`{"error": "…", "code": "file_cap_exceeded", "hint": "…", "upgrade_url": "${base}/#pricing", "docs_url": "${base}/docs#limits"}`}</CodeBlock>
         <table>
           <thead>
             <tr>
@@ -376,12 +401,13 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
       </Section>
 
       <Section id="cli" title="Command-line client">
-        <pre>{`npx dropsite login --key sp_…          # stored in ~/.config/dropsite/config.json (0600)
+        <CodeBlock>{`export DROP_API_URL=${base}
+npx dropsite login --key sp_…          # stored in ~/.config/dropsite/config.json (0600)
 npx dropsite deploy ./site              # zips the folder (honours .gitignore and .dropignore), shows progress
 npx dropsite deploy page.html --ttl 3600
 npx dropsite deploy site.zip --name docs
 npx dropsite deploy ./more --append <slug>
-npx dropsite list | delete <slug> | limits | logout      # --json for machine-readable output`}</pre>
+npx dropsite list | delete <slug> | limits | logout      # --json for machine-readable output`}</CodeBlock>
         <p>
           The client targets <code>--api URL</code> or <code>DROP_API_URL</code> and reads <code>DROP_API_KEY</code>. It exits non-zero with the error, code and hint on failure.
         </p>
@@ -396,14 +422,15 @@ npx dropsite list | delete <slug> | limits | logout      # --json for machine-re
 
       <Section id="self-hosting" title="Self-hosting">
         <p>
-          A fresh clone runs with no accounts anywhere: embedded PostgreSQL (PGlite) and files under <code>DATA_DIR</code>, in-process rate limits.
+          From a fresh clone of the repository, with Node.js 20.9 or newer; it runs with no accounts anywhere: embedded PostgreSQL (PGlite) and files under <code>DATA_DIR</code>, in-process rate limits.
         </p>
-        <pre>{`npm ci && npm run build && npm start      # http://localhost:3000, data in .data/
+        <CodeBlock>{`npm install && npm run build && npm start   # http://localhost:3000, data in .data/
 BASE_URL=https://drop.example.com SERVE_DOMAIN=drops.example.com npm start
 npm run admin -- set-plan you@example.com pro   # plans without a payment provider (stop the server first with PGlite)
-npm run cleanup                                 # purge expired drops (or GET /cron/cleanup with CRON_SECRET)`}</pre>
+npm run cleanup                                 # purge expired drops (or GET /cron/cleanup with CRON_SECRET)`}</CodeBlock>
         <p>
-          Point a wildcard DNS record <code>*.{serve}</code> at the server. Drops are only ever served from drop hosts, never from the app&apos;s own origin. Production parts switch on by their
+          Point a wildcard DNS record for the serve domain&apos;s host, <code>*.{serveHost}</code>, at the server (DNS has no ports; the port of{" "}
+          <code>SERVE_DOMAIN</code>, if any, is where the server listens). Drops are only ever served from drop hosts, never from the app&apos;s own origin. Production parts switch on by their
           variables: <code>DATABASE_URL</code>, <code>BLOB_READ_WRITE_TOKEN</code>, <code>UPSTASH_REDIS_REST_URL</code>/<code>_TOKEN</code>, <code>STRIPE_*</code>,{" "}
           <code>GOOGLE_CLIENT_ID</code> or <code>OIDC_ISSUER</code>/<code>OIDC_CLIENT_ID</code>, <code>CRON_SECRET</code>, <code>TRUST_PROXY</code> behind a proxy.
         </p>
@@ -421,7 +448,7 @@ npm run cleanup                                 # purge expired drops (or GET /c
             <code>/billing/webhook</code>).
           </li>
           <li>
-            Add the domain and the wildcard <code>*.{serve}</code> to the project; set <code>CRON_SECRET</code> so Vercel Cron can call <code>/cron/cleanup</code>.
+            Add the domain and the wildcard <code>*.{serveHost}</code> to the project; set <code>CRON_SECRET</code> so Vercel Cron can call <code>/cron/cleanup</code>.
           </li>
         </ol>
       </Section>

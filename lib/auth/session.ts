@@ -148,7 +148,7 @@ export function authOptions(): NextAuthOptions {
 
 /** The caller of a page or server action, from the session cookie; null when logged out. */
 export async function sessionCaller(): Promise<(Caller & { account: NonNullable<Caller["account"]> }) | null> {
-  const session = (await getServerSession(authOptions())) as { accountId?: string } | null;
+  const session = await getServerSession<ReturnType<typeof authOptions>, { accountId?: string }>(authOptions());
   if (!session?.accountId) return null;
   const ctx = await getContext();
   const account = await findAccount(ctx.db, session.accountId);

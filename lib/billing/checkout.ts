@@ -3,7 +3,7 @@ import type { AccountRow } from "../db/schema";
 import { ApiError, upstreamUnavailable } from "../errors";
 import type { CheckoutResponse, PortalResponse } from "../schemas";
 import { requireStripe, stripeUnavailable, type PaidPlan, type StripeBilling } from "./stripe";
-import { linkCustomer } from "./store";
+import { linkCustomer } from "../db/billing";
 import { isLiveStatus } from "./subscription";
 
 // Checkout and Customer Portal sessions. One Stripe customer per account, created on the first

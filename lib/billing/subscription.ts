@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { AccountRow } from "../db/schema";
 import type { Plan } from "../plans";
 import { planForPrice, type PaidPlan } from "./stripe";
-import type { Decision } from "./store";
+import type { Decision } from "../db/billing";
 
 // How a Stripe subscription's state maps onto an account: pure functions, no I/O.
 

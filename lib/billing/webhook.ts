@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { readBodyCapped } from "../http";
 import { billingNotConfigured, requireStripe, stripeBilling, stripeUnavailable } from "./stripe";
-import { applyBillingEvent, eventSeen, type AccountRef, type ApplyOutcome, type Decision, type EventRef } from "./store";
+import { applyBillingEvent, eventSeen, type AccountRef, type ApplyOutcome, type Decision, type EventRef } from "../db/billing";
 import { isLiveStatus, subscriptionDecision } from "./subscription";
 
 // POST /billing/webhook: a Stripe event, verified against STRIPE_WEBHOOK_SECRET, applied once

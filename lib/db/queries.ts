@@ -46,44 +46,6 @@ export async function findDropBySlug(db: Db, slug: string): Promise<DropRow | un
   return row;
 }
 
-export interface ServableDrop {
-  drop: Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt">;
-  files: Pick<FileRow, "path" | "size" | "sha256" | "contentType" | "storageRef">[];
-}
-
-/**
- * The drop of a slug with those of its files whose path is among `paths`, in one round trip.
- * Undefined when no such drop exists.
- */
-export async function findServable(db: Db, where: { slug: string } | { ownerId: string; name: string }, paths: string[]): Promise<ServableDrop | undefined> {
-  const cond = "slug" in where ? eq(drops.slug, where.slug) : and(eq(drops.ownerId, where.ownerId), eq(drops.name, where.name));
-  const rows = await db
-    .select({
-      id: drops.id,
-      slug: drops.slug,
-      ownerId: drops.ownerId,
-      expiresAt: drops.expiresAt,
-      path: files.path,
-      size: files.size,
-      sha256: files.sha256,
-      contentType: files.contentType,
-      storageRef: files.storageRef,
-    })
-    .from(drops)
-    .leftJoin(files, and(eq(files.dropId, drops.id), inArray(files.path, paths)))
-    .where(cond);
-  const first = rows[0];
-  if (!first) return undefined;
-  return {
-    drop: { id: first.id, slug: first.slug, ownerId: first.ownerId, expiresAt: first.expiresAt },
-    files: rows.flatMap((r) =>
-      r.path === null || r.size === null || r.sha256 === null || r.contentType === null || r.storageRef === null
-        ? []
-        : [{ path: r.path, size: r.size, sha256: r.sha256, contentType: r.contentType, storageRef: r.storageRef }],
-    ),
-  };
-}
-
 export async function countDrops(db: Db): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(drops);
   return row?.n ?? 0;
@@ -180,6 +142,11 @@ export async function listOwnedDrops(db: Db, ownerId: string, limit: number, off
     .limit(limit)
     .offset(offset);
   return { total: await countOwnedDrops(db, ownerId), rows };
+}
+
+/** The files of a drop by path, at most `limit` of them. */
+export async function listDropFiles(db: Db, dropId: string, limit: number): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
+  return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path)).limit(limit);
 }
 
 export async function deleteDropRow(db: Db, dropId: string): Promise<boolean> {

@@ -43,7 +43,7 @@ export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDro
   const q = db.select(dropColumns).from(drops);
   const rows = "slug" in key ? await q.where(where(key)).limit(1) : await q.innerJoin(accounts, eq(accounts.id, drops.ownerId)).where(where(key)).limit(1);
   const r = rows[0];
-  return r ? toDrop(r as DropCols) : undefined;
+  return r ? toDrop(r) : undefined;
 }
 
 /** The drop a key names with all its files, in one statement; undefined when there is none. */
@@ -55,7 +55,7 @@ export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: Manife
   const first = rows[0];
   if (!first) return undefined;
   return {
-    drop: toDrop(first as DropCols),
+    drop: toDrop(first),
     files: rows.flatMap((r) =>
       r.path === null || r.size === null || r.sha256 === null || r.contentType === null || r.storageRef === null
         ? []

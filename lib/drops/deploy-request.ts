@@ -22,7 +22,7 @@ export async function guardDeployRate(ctx: AppContext, req: Request): Promise<vo
 
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
-  spend(): Promise<void>;
+  spend: () => Promise<void>;
 }
 
 /** Failures of the caller's input (not 429, not 5xx): they count against the deployInvalid budget. */

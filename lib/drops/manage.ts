@@ -7,15 +7,12 @@ import { withDb } from "../db/errors";
 import { CLAIM_TOKEN_PATTERN, isPlainText, slugOr404 } from "../input";
 import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
-import { claimDropRow, deleteDropRow, findDropBySlug, listOwnedDrops } from "../db/queries";
+import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "./deploy";
-import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type LimitsResponse } from "../schemas";
+import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
-
-// The schemas live in lib/schemas.ts with the others; re-exported for existing importers.
-export { claimBodySchema, listQuerySchema };
 
 export function toDrop(row: DropRow, ctx: AppContext): Drop {
   return {
@@ -56,6 +53,24 @@ async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown)
   // Another account's drop answers exactly as an absent one.
   if (!drop || drop.ownerId !== account.id) throw absent();
   return drop;
+}
+
+/** At most this many files are listed by getDrop; file_count tells the whole number. */
+export const DROP_FILES_LISTED = 1000;
+
+/** One drop of the account with its files (path, size, type), for the MCP get_drop tool. */
+export async function getDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropDetail> {
+  const drop = await ownedDrop(ctx, account, slug);
+  const rows = await listDropFiles(ctx.db, drop.id, DROP_FILES_LISTED).catch((err) => {
+    throw upstreamUnavailable("database", err);
+  });
+  return {
+    ...toDrop(drop, ctx),
+    plan: account.plan,
+    total_bytes: drop.totalBytes,
+    files: rows.map((r) => ({ path: r.path, size: r.size, content_type: r.contentType })),
+    files_truncated: drop.fileCount > rows.length,
+  };
 }
 
 /** Deletes a drop: its bytes first, then its rows, so nothing of it is left to serve. */

@@ -1,3 +1,4 @@
+import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppContext } from "../context";
 import { ApiError, authRequired, toApiError } from "../errors";
@@ -5,26 +6,25 @@ import { optionalCaller, type Caller } from "../auth/caller";
 import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
 import { normalizeFiles, type InputFile } from "../deploy/paths";
-import { deployFiles, guardDeployRate } from "../drops/deploy-request";
-import { tierOf } from "../drops/deploy";
-import { deleteDrop, describeLimits, listDrops } from "../drops/manage";
+import { checkDeployOptions, deployFiles, guardDeployRate, subscriptionRequired } from "../drops/deploy-request";
+import { appendToDrop, tierOf } from "../drops/deploy";
+import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
 import { isPaid, limits, type Tier } from "../plans";
 import {
-  deleteDropArgsSchema,
+  appendResponseSchema,
   deleteDropResponseSchema,
-  deployFilesArgsSchema,
-  deployHtmlArgsSchema,
   deployResponseSchema,
-  getLimitsArgsSchema,
+  dropDetailSchema,
   limitsResponseSchema,
-  listDropsArgsSchema,
   listDropsResponseSchema,
   type DeployResponse,
 } from "../schemas";
+import { forMcp } from "./hints";
+import { appendFilesArgs, deleteDropArgs, deployFilesArgs, deployHtmlArgs, deployNamedArgs, getDropArgs, getLimitsArgs, listDropsArgs, TTL_RULE } from "./schemas";
 
 // The MCP tools: thin adapters over the same lib/ services as the REST routes. A tool that runs
 // and fails (limits, plan gates, bad arguments, auth) answers a result with isError: true whose
-// structuredContent is the error envelope and whose text an agent can relay.
+// text an agent can relay (code, error, hint, upgrade and docs URLs).
 
 export interface ToolCall {
   ctx: AppContext;
@@ -33,13 +33,20 @@ export interface ToolCall {
   raw: Record<string, unknown>;
 }
 
+interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
 interface ToolDef<I extends z.ZodType, O extends z.ZodType> {
   name: string;
   title: string;
   description: string;
   input: I;
   output: O;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: Annotations;
   run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string }>;
 }
 
@@ -59,7 +66,7 @@ function deployText(ctx: AppContext, d: DeployResponse): string {
   return lines.join("\n");
 }
 
-async function caller(call: ToolCall): Promise<Caller> {
+function caller(call: ToolCall): Promise<Caller> {
   return optionalCaller(call.ctx, call.req);
 }
 
@@ -70,30 +77,39 @@ async function accountCaller(call: ToolCall) {
   return c as Caller & { account: NonNullable<Caller["account"]> };
 }
 
-const deployOpts = (args: { name?: string; ttl?: number }) => ({ ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
-
-/** Both deploy tools: the deploy rate guard, the caller, the tool's own files, then the REST deploy path. */
+/**
+ * Every deploy tool: the caller, the tool's own files and the options are checked first, so a
+ * call refused for bad input does not use up the per-IP deploy quota; then the rate guard and
+ * the REST deploy path.
+ */
 async function runDeploy(args: { name?: string; ttl?: number }, call: ToolCall, filesFor: (tier: Tier) => InputFile[]) {
-  await guardDeployRate(call.ctx, call.req);
   const c = await caller(call);
-  const d = await deployFiles(call.ctx, c, deployOpts(args), normalizeFiles(filesFor(tierOf(c))));
+  const opts = { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null };
+  checkDeployOptions(c, opts);
+  const files = normalizeFiles(filesFor(tierOf(c)));
+  await guardDeployRate(call.ctx, call.req);
+  const d = await deployFiles(call.ctx, c, opts, files);
   return { structured: d, text: deployText(call.ctx, d) };
 }
 
-const DEPLOY_COMMON =
-  "Without an API key the drop is anonymous: it lives 30 days and the result carries a claim_token the user needs to keep it. " +
-  "With a key (Authorization: Bearer sp_…) it belongs to that account. ttl (seconds, minimum 60) shortens or extends the lifetime within the plan's limits; " +
-  "name (paid plans) makes a stable alias: deploying the same name again replaces that drop's content and keeps its URL. Call get_limits to see what applies.";
+/** The raw files map (not zod's copy: a "__proto__" path must be refused, not dropped). */
+const rawFiles = (call: ToolCall) => (tier: Tier) => decodeFilesMap(call.raw.files, limits[tier], isPaid(tier));
+
+const ANON =
+  "Without an API key the drop is anonymous: it lives 30 days and the result carries a claim_token the user needs to keep it; with a key (Authorization: Bearer sp_…) it belongs to that account.";
+
+/** A new drop at a new URL: nothing existing changes, so not destructive; not idempotent (each call makes a drop). */
+const CREATES: Annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const READS: Annotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 export const tools = [
   tool({
     name: "deploy_html",
     title: "Publish an HTML page",
-    description: `Publish one HTML document as a new website and get its public URL. The html is served as index.html at https://<slug>.<serve domain>/. ${DEPLOY_COMMON}`,
-    input: deployHtmlArgsSchema,
+    description: `Publish one HTML document as a new website at a new URL and return the URL. It is served as index.html at https://<slug>.<serve domain>/. ${ANON} ${TTL_RULE}`,
+    input: deployHtmlArgs,
     output: deployResponseSchema,
-    // Publishes to the public web; with name it replaces an existing drop's content.
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    annotations: CREATES,
     run: (args, call) =>
       runDeploy(args, call, (tier) => {
         const bytes = new TextEncoder().encode(args.html);
@@ -107,21 +123,48 @@ export const tools = [
     name: "deploy_files",
     title: "Publish a set of files",
     description:
-      `Publish a static site from a map of relative paths to contents and get its public URL. Values are text, or {"encoding": "base64", "content": "…"} for binary files (images, fonts). ` +
-      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. At most 100 files per call on free plans (900 paid). ${DEPLOY_COMMON}`,
-    input: deployFilesArgsSchema,
+      `Publish a static site from a map of relative paths to contents as a new website at a new URL. Values are text, or {"encoding": "base64", "content": "…"} for binary files (images, fonts). ` +
+      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. ${ANON} To update a site at a stable URL, use deploy_named (paid plans).`,
+    input: deployFilesArgs,
     output: deployResponseSchema,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    // The raw map, not zod's copy: a "__proto__" path must be refused, not silently dropped.
-    run: (args, call) => runDeploy(args, call, (tier) => decodeFilesMap(call.raw.files, limits[tier], isPaid(tier))),
+    annotations: CREATES,
+    run: (args, call) => runDeploy(args, call, rawFiles(call)),
+  }),
+  tool({
+    name: "deploy_named",
+    title: "Publish or replace a named site",
+    description:
+      "Publish files under a stable name (paid plans, needs a key). The first call with a name creates the drop; later calls with the same name replace ALL its files and keep its URL. " +
+      "Files as in deploy_files.",
+    input: deployNamedArgs,
+    output: deployResponseSchema,
+    // Replacing a named drop's content discards the previous version; the same call twice gives the same site.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    run: (args, call) => runDeploy(args, call, rawFiles(call)),
+  }),
+  tool({
+    name: "append_files",
+    title: "Add files to a drop",
+    description: "Add new files to one of the account's drops (paid plans, needs a key), e.g. the rest of a site too large for one call. Existing paths are refused, never overwritten. Returns the added paths and the new total.",
+    input: appendFilesArgs,
+    output: appendResponseSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    async run(args, call) {
+      const c = await accountCaller(call);
+      const tier = tierOf(c);
+      if (!isPaid(tier)) throw subscriptionRequired("Appends");
+      const files = normalizeFiles(rawFiles(call)(tier));
+      const r = await appendToDrop(call.ctx, c, args.slug, files);
+      return { structured: r, text: `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).` };
+    },
   }),
   tool({
     name: "list_drops",
     title: "List my drops",
-    description: "List the drops of the account whose API key is sent (Authorization: Bearer sp_…), newest first, with URL, name, file count and expiry. Pages with limit (1–500, default 100) and offset. Requires a key.",
-    input: listDropsArgsSchema,
+    description: "List the drops of the account whose API key is sent, newest first, with URL, name, file count and expiry. Pages with limit (1–500, default 100) and offset. Requires a key.",
+    input: listDropsArgs,
     output: listDropsResponseSchema,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READS,
     async run(args, call) {
       const c = await accountCaller(call);
       const page = await listDrops(call.ctx, c.account, { limit: args.limit ?? 100, offset: args.offset ?? 0 });
@@ -130,10 +173,27 @@ export const tools = [
     },
   }),
   tool({
+    name: "get_drop",
+    title: "Show one drop",
+    description: "Show one of the account's drops by slug: URL, name, plan, expiry, and its files with sizes and content types (up to 1000). Requires a key.",
+    input: getDropArgs,
+    output: dropDetailSchema,
+    annotations: READS,
+    async run(args, call) {
+      const c = await accountCaller(call);
+      const d = await getDrop(call.ctx, c.account, args.slug);
+      const lines = d.files.map((f) => `- ${f.path} (${f.size} bytes, ${f.content_type})`);
+      return {
+        structured: d,
+        text: [`${d.url}${d.name ? ` (${d.name})` : ""} · plan ${d.plan} · ${d.file_count} files, ${d.total_bytes} bytes · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`, ...lines, ...(d.files_truncated ? ["(more files not listed)"] : [])].join("\n"),
+      };
+    },
+  }),
+  tool({
     name: "delete_drop",
     title: "Delete a drop",
     description: "Delete one of the account's drops by slug: its files and URL are removed for good (edge caches may serve it for up to 60 s). Requires a key. Drops of other accounts answer not_found.",
-    input: deleteDropArgsSchema,
+    input: deleteDropArgs,
     output: deleteDropResponseSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args, call) {
@@ -145,23 +205,21 @@ export const tools = [
   tool({
     name: "get_limits",
     title: "Show my plan's limits",
-    description: "Show the limits that apply to the caller: plan (anonymous without a key), files per request, sizes, lifetime (ttl) bounds, whether named drops are available, deploys per minute. Call it before a large deploy.",
-    input: getLimitsArgsSchema,
+    description: "Show the limits that apply to the caller: plan (anonymous without a key), files per call, sizes, lifetime (ttl) bounds, whether named drops and appends are available, deploys per minute. Call it before a large deploy.",
+    input: getLimitsArgs,
     output: limitsResponseSchema,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READS,
     async run(_args, call) {
       const c = await caller(call);
       const l = describeLimits(call.ctx, c.account);
       const ttlMax = l.limits.ttl_max_seconds === null ? "no maximum" : `max ${l.limits.ttl_max_seconds} s`;
       return {
         structured: l,
-        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per HTML/JSON body, ${l.limits.file_bytes} bytes per file; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
+        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
       };
     },
   }),
 ] as const;
-
-export type ToolName = (typeof tools)[number]["name"];
 
 /**
  * zod writes a nullable field as `type: ["string", "null"]`; clients that map tool schemas onto a
@@ -179,17 +237,33 @@ function singleTypes(node: unknown): unknown {
   return out;
 }
 
-const jsonSchema = (schema: z.ZodType, io: "input" | "output") => singleTypes(z.toJSONSchema(schema, { target: "draft-2020-12", io })) as Record<string, unknown>;
+/**
+ * Compact schemas: zod bounds every z.int() by ±2^53 and spells a date-time as a long pattern
+ * next to its format; neither tells an agent anything, so both go.
+ */
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === "minimum" && v === Number.MIN_SAFE_INTEGER) || (k === "maximum" && v === Number.MAX_SAFE_INTEGER)) continue;
+    out[k] = compact(v);
+  }
+  if (out.format === "date-time") delete out.pattern;
+  return out;
+}
 
-let descriptors: Record<string, unknown>[] | undefined;
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") => compact(singleTypes(z.toJSONSchema(schema, { target: "draft-2020-12", io }))) as Record<string, unknown>;
+
+let descriptors: Tool[] | undefined;
 
 /** The tool descriptors of tools/list (the same in both eras), generated once. */
-export function toolDescriptors(): Record<string, unknown>[] {
+export function toolDescriptors(): Tool[] {
   descriptors ??= tools.map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: jsonSchema(t.input, "input"),
+    inputSchema: jsonSchema(t.input, "input") as Tool["inputSchema"],
     outputSchema: jsonSchema(t.output, "output"),
     annotations: { title: t.title, ...t.annotations },
   }));
@@ -206,20 +280,32 @@ function argumentError(error: z.ZodError): ApiError {
   const field = issue?.path[0];
   const where = issue && issue.path.length ? `${issue.path.map(String).join(".")}: ` : "";
   const message = `Invalid arguments: ${where}${issue?.message ?? "invalid"}.`;
-  if (field === "ttl") return new ApiError("invalid_ttl", message, { hint: "ttl is a whole number of seconds, at least 60; call get_limits for your plan's maximum.", docs: "limits" });
+  if (field === "ttl") return new ApiError("invalid_ttl", message, { docs: "limits" });
   if (field === "name") return new ApiError("invalid_name", message, { hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.", docs: "named-drops" });
+  if (issue?.code === "unrecognized_keys" && issue.keys.includes("name")) {
+    return new ApiError("invalid_request", message, { hint: "To publish under a stable name, call deploy_named {name, files} (paid plans).", docs: "mcp" });
+  }
   return new ApiError("invalid_request", message, { hint: "Check the arguments against the tool's inputSchema (tools/list).", docs: "mcp" });
 }
 
 export interface ToolResult {
+  [key: string]: unknown;
   content: { type: "text"; text: string }[];
-  structuredContent: Record<string, unknown>;
+  structuredContent?: Record<string, unknown>;
   isError: boolean;
+  _meta?: Record<string, unknown>;
 }
 
-/** Renders a failed tool run: the envelope as structuredContent, and text an agent can relay. */
-export function toolError(err: unknown): ToolResult {
-  const e = toApiError(err);
+/** Where a failed result carries the error envelope for programs (clients do not validate _meta). */
+const ERROR_META_KEY = "dev.dropsite/error";
+
+/**
+ * Renders a failed tool run: text an agent can relay (code, error, hint, URLs) and the envelope
+ * under _meta. No structuredContent: SDK 1.x clients validate it against the tool's
+ * outputSchema even on isError results, and throw when it does not match.
+ */
+export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
+  const e = forMcp(toApiError(err), tier);
   const env = e.envelope();
   const lines = [`Error (${env.code}): ${env.error}`];
   if (env.hint) lines.push(`Hint: ${env.hint}`);
@@ -227,7 +313,7 @@ export function toolError(err: unknown): ToolResult {
   if (retry) lines.push(`Retry after ${retry} seconds.`);
   if (env.upgrade_url) lines.push(`Upgrade: ${env.upgrade_url}`);
   if (env.docs_url) lines.push(`Docs: ${env.docs_url}`);
-  return { content: [{ type: "text", text: lines.join("\n") }], structuredContent: { ...env }, isError: true };
+  return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }
 
 /** Runs a known tool; every failure becomes an isError result. */
@@ -239,6 +325,8 @@ export async function callTool(def: (typeof tools)[number], call: ToolCall): Pro
     const out = await (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(parsed.data, call);
     return { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
   } catch (err) {
-    return toolError(err);
+    // The caller's plan decides which advice is true; an unusable credential is advised as anonymous.
+    const tier = await caller(call).then(tierOf, () => "anonymous" as const);
+    return toolError(err, tier);
   }
 }

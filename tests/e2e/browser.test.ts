@@ -1,14 +1,21 @@
-import { stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { startStripeStandin, type StripeStandin } from "../support/stripe-standin";
-import { launchChromium, screenshots } from "../support/browser";
+import { inspectPage, launchChromium, scriptErrors, VIEWPORTS } from "../support/browser";
+import { limits } from "@/lib/plans";
 import Stripe from "stripe";
 
-// A person in a real browser: anonymous drag and drop, login through a real OpenID provider
-// (the full redirect flow), the dashboard, claiming, keys, deletion and upgrading.
+// A person in a real browser, at desktop (1280 px) and phone (390 px) widths: anonymous drag and
+// drop with the deploy result, folder deploys that leave out what the command-line client leaves
+// out, login through a real OpenID provider, the dashboard (expiry, claiming by token, the page
+// per drop with its preview, keys, deletion) and upgrading. Every page is inspected at both
+// widths for sideways scrolling, cut-off code blocks and script errors; the screenshots go to
+// docs/screenshots/.
 
 let app: RunningApp;
 let oidc: OidcHarness;
@@ -16,8 +23,11 @@ let stripe: StripeStandin;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let errors: string[];
 let anonymousSlug = "";
 let apiSlug = "";
+let shortSlug = "";
+const problems: string[] = [];
 
 beforeAll(async () => {
   const port = await freePort();
@@ -37,13 +47,14 @@ beforeAll(async () => {
     { port },
   );
   browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context = await browser.newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true });
   // The provider's login page asks for a web font; there is no internet here.
   await context.route("https://fonts.googleapis.com/**", (r) => r.abort());
   await context.route("https://fonts.gstatic.com/**", (r) => r.abort());
   // Checkout lives at Stripe; the stand-in's session URL is answered here.
   await context.route("https://checkout.stripe.test/**", (r) => r.fulfill({ status: 200, contentType: "text/html", body: "<h1>Stripe Checkout (stand-in)</h1>" }));
   page = await context.newPage();
+  errors = scriptErrors(page);
 }, 180_000);
 
 afterAll(async () => {
@@ -55,12 +66,55 @@ afterAll(async () => {
 
 const api = (path: string, init: RequestInit = {}) => fetch(`${app.baseUrl}${path}`, init);
 
+/** Inspects the current page at both widths; layout problems are collected and must stay none. */
+async function inspect(name: string) {
+  const r = await inspectPage(page, name);
+  problems.push(...r.problems);
+  expect(r.problems).toEqual([]);
+  expect(errors).toEqual([]);
+  for (const s of r.screenshots) expect((await stat(s)).size).toBeGreaterThan(5_000);
+}
+
+async function dropFiles(target: Page, files: { name: string; body: string; type?: string }[]) {
+  const dataTransfer = await target.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([f.body], f.name, { type: f.type ?? "" }));
+    return dt;
+  }, files);
+  await target.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+}
+
+describe("the app host for browsers", () => {
+  it("an unknown path is an HTML page for browsers and the envelope for API clients; there is a favicon", async () => {
+    const res = await page.goto(`${app.baseUrl}/dashbaord`);
+    expect(res?.status()).toBe(404);
+    expect(res?.headers()["content-type"]).toContain("text/html");
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Page not found");
+    await expect(page.locator("code").first().textContent()).resolves.toBe("/dashbaord");
+    await inspect("not-found");
+    const json = await api("/dashbaord");
+    expect(json.status).toBe(404);
+    expect((await json.json()).code).toBe("not_found");
+    const icon = await api("/icon.svg");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toContain("image/svg+xml");
+    await page.goto(app.baseUrl);
+    await expect(page.locator('link[rel="icon"]').first().getAttribute("href")).resolves.toContain("icon");
+  });
+});
+
 describe("the landing page", () => {
-  it("explains the service, shows pricing from the plan table, is keyboard reachable and does not shift", async () => {
+  it("explains the service, shows pricing from the plan table, fits both widths and does not shift", async () => {
     await page.goto(app.baseUrl);
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toContain("Publish a static site");
-    await expect(page.getByTestId("plan-pro").textContent()).resolves.toContain("900 files per deploy");
+    await expect(page.getByTestId("plan-pro").textContent()).resolves.toContain(`${limits.pro.filesPerRequest} files per deploy`);
     await expect(page.getByTestId("plan-team").textContent()).resolves.toContain("Your own subdomain");
+    // "Free" once on the free card: the heading, and a price in dollars.
+    const free = (await page.getByTestId("plan-free").textContent()) ?? "";
+    expect(free.match(/free/gi)).toHaveLength(1);
+    expect(free).toContain("$0");
+    // Examples use this server's address.
+    await expect(page.locator("pre").first().textContent()).resolves.toContain(`${app.baseUrl}/deploy`);
     const focused: string[] = [];
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press("Tab");
@@ -78,26 +132,67 @@ describe("the landing page", () => {
         }),
     );
     expect(cls).toBeLessThan(0.05);
-    const shots = await screenshots(page, "landing");
-    for (const s of shots) expect((await stat(s)).size).toBeGreaterThan(10_000);
+    await expect(page.getByRole("button", { name: "Choose a folder" }).isVisible()).resolves.toBe(true);
+    await inspect("landing");
   });
 
-  it("deploys a dropped site anonymously, with progress, and the URL shows it", async () => {
+  it("offers phones no folder picker, and the copy button copies a code block", async () => {
+    await page.setViewportSize(VIEWPORTS.phone);
     await page.goto(app.baseUrl);
-    const dataTransfer = await page.evaluateHandle(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File(['<!doctype html><link rel="stylesheet" href="style.css"><h1 id="hi">Hello from the browser</h1>'], "index.html", { type: "text/html" }));
-      dt.items.add(new File(["#hi { color: rgb(200, 0, 0); }"], "style.css", { type: "text/css" }));
-      return dt;
+    await expect(page.getByRole("button", { name: "Choose a folder" }).isVisible()).resolves.toBe(false);
+    await expect(page.getByRole("button", { name: "Choose files" }).isVisible()).resolves.toBe(true);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.baseUrl });
+    await page.getByRole("button", { name: "Copy the curl example" }).click();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain("curl --data-binary @index.html");
+    await expect(page.getByRole("button", { name: "Copy the curl example" }).textContent()).resolves.toBe("Copied");
+    await page.setViewportSize(VIEWPORTS.desktop);
+  });
+
+  it("deploys dropped files anonymously: progress in bytes and files, then URL, QR code, expiry, files with sizes and the claim token to keep", async () => {
+    await page.goto(app.baseUrl);
+    // Record every state of the progress line (a local upload is too quick to catch otherwise).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      new MutationObserver(() => {
+        const el = document.querySelector('[data-testid="upload-progress"]');
+        if (el?.textContent) seen.push(el.textContent);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
-    await page.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+    await dropFiles(page, [
+      { name: "index.html", body: '<!doctype html><link rel="stylesheet" href="style.css"><h1 id="hi">Hello from the browser</h1>', type: "text/html" },
+      { name: "style.css", body: "#hi { color: rgb(200, 0, 0); }", type: "text/css" },
+    ]);
     const link = page.getByTestId("deployed-url");
     await link.waitFor({ timeout: 30_000 });
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen.some((t) => /^2 files: [\d.]+ (B|KB) of [\d.]+ (B|KB) sent \(\d+%\)$/.test(t))).toBe(true);
     const url = (await link.getAttribute("href"))!;
     expect(url).toMatch(new RegExp(`^http://[a-z2-7]{20}\\.localhost:${app.port}/$`));
     anonymousSlug = new URL(url).hostname.split(".")[0]!;
+    // QR code, expiry in words and as a date, the files with their sizes.
+    await page.getByTestId("qr-code").waitFor();
+    await expect(page.getByTestId("qr-code").getAttribute("src")).resolves.toMatch(/^data:image\/png;base64,/);
+    const expiry = (await page.getByTestId("deployed-expiry").textContent()) ?? "";
+    expect(expiry).toMatch(new RegExp(`in ${limits.anonymous.ttlDefaultSeconds! / 86_400} days`));
+    expect(expiry).toMatch(/\d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/);
+    const files = (await page.getByTestId("deployed-files").textContent()) ?? "";
+    expect(files).toContain("2 files");
+    expect(files).toMatch(/index\.html\s*\d+ B/);
+    expect(files).toMatch(/style\.css\s*30 B/);
+    // The claim token: explained, copyable, downloadable, and remembered by this browser.
+    const token = ((await page.getByTestId("claim-token").textContent()) ?? "").trim();
+    expect(token.length).toBeGreaterThan(20);
+    await expect(page.getByTestId("claim-token-box").textContent()).resolves.toContain("Keep this claim token");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download-token").click()]);
+    expect(download.suggestedFilename()).toBe(`dropsite-claim-${anonymousSlug}.json`);
+    const saved = JSON.parse(await readFile((await download.path()), "utf8"));
+    expect(saved).toMatchObject({ slug: anonymousSlug, url, claim_token: token });
+    await page.getByRole("button", { name: "Copy the claim token" }).click();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(token);
     const pending = await page.evaluate(() => localStorage.getItem("dropsite:pending-claims"));
     expect(pending).toContain(anonymousSlug);
+    await inspect("landing-deployed");
     const site = await context.newPage();
     await site.goto(url);
     await expect(site.locator("#hi").textContent()).resolves.toBe("Hello from the browser");
@@ -105,27 +200,78 @@ describe("the landing page", () => {
     await site.close();
   });
 
+  it("a folder deploy leaves out .git, ignored files and dotfiles, and shows what it left out before sending", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "dropsite-folder-"));
+    const dir = path.join(root, "site");
+    await mkdir(path.join(dir, ".git"), { recursive: true });
+    await mkdir(path.join(dir, "sub"), { recursive: true });
+    await writeFile(path.join(dir, "index.html"), "<h1>folder</h1>");
+    await writeFile(path.join(dir, "sub", "page.html"), "<p>sub</p>");
+    await writeFile(path.join(dir, ".env"), "SECRET=1");
+    await writeFile(path.join(dir, ".gitignore"), "*.log\n");
+    await writeFile(path.join(dir, "debug.log"), "noise");
+    await writeFile(path.join(dir, ".git", "HEAD"), "ref: refs/heads/main");
+    await page.goto(app.baseUrl);
+    await page.getByTestId("folder-input").setInputFiles(dir);
+    const review = page.getByTestId("deploy-review");
+    await review.waitFor();
+    const text = (await review.textContent()) ?? "";
+    expect(text).toContain("2 files");
+    for (const left of ["site/.env", "site/.gitignore", "site/debug.log", "site/.git/HEAD"]) expect(text).toContain(left);
+    expect(text).toContain("matched by site/.gitignore");
+    await inspect("landing-folder-review");
+    await review.getByRole("button", { name: "Publish 2 files" }).click();
+    const link = page.getByTestId("deployed-url");
+    await link.waitFor({ timeout: 30_000 });
+    const host = new URL((await link.getAttribute("href"))!).host;
+    await expect(page.getByTestId("deployed-files").textContent()).resolves.toMatch(/index\.html\s*15 B/);
+    expect((await app.request(host, "/")).text).toBe("<h1>folder</h1>");
+    expect((await app.request(host, "/sub/page.html")).status).toBe(200);
+    for (const p of ["/.env", "/debug.log", "/.git/HEAD", "/.gitignore"]) expect((await app.request(host, p)).status).toBe(404);
+  });
+
   it("shows the error and its hint when a deploy is refused", async () => {
     await page.goto(app.baseUrl);
-    const dataTransfer = await page.evaluateHandle(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File(["not really a zip"], "site.zip", { type: "application/zip" }));
-      return dt;
-    });
-    await page.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+    await dropFiles(page, [{ name: "site.zip", body: "not really a zip", type: "application/zip" }]);
     const alert = page.locator(".error[role=alert]");
     await alert.waitFor();
     await expect(alert.textContent()).resolves.toContain("invalid_zip");
   });
 });
 
+describe("the docs", () => {
+  it("have the site header, this server's addresses, numbers from the plan table and correct setup steps", async () => {
+    await page.goto(`${app.baseUrl}/docs`);
+    await expect(page.locator("header.site-header").count()).resolves.toBe(1);
+    const text = (await page.locator("main").textContent()) ?? "";
+    expect(text).toContain(`${app.baseUrl}/deploy`);
+    expect(text).toContain(`${limits.pro.filesPerRequest} files per request`);
+    expect(text).toContain(`${limits.pro.zipBytes / 1024 / 1024} MB zips`);
+    // DNS has no ports: the wildcard is for the serve domain's host.
+    expect(text).toContain("*.localhost");
+    expect(text).not.toMatch(/\*\.localhost:\d/);
+    expect(text).toContain("npm install && npm run build");
+    expect(text).not.toContain("npm ci");
+    await expect(page.locator(".code-block").count()).resolves.toBeGreaterThan(10);
+    await inspect("docs");
+  });
+
+  it("the login page fits both widths", async () => {
+    await page.goto(`${app.baseUrl}/login`);
+    await inspect("login");
+  });
+});
+
 describe("an account in the browser", () => {
   it("logs in through the OpenID provider's real redirect flow and sees its drops", async () => {
-    // A drop made through the API with an ID token of the same person.
+    // Drops made through the API with an ID token of the same person; one expires in a minute.
     const token = await oidc.mintIdToken({ sub: "alice", email: "alice@example.test" });
     const res = await api("/deploy", { method: "POST", body: "<h1>from the API</h1>", headers: { authorization: `Bearer ${token}`, "content-type": "text/html" } });
     expect(res.status).toBe(200);
     apiSlug = (await res.json()).slug;
+    const short = await api(`/deploy?ttl=${limits.free.ttlMinSeconds}`, { method: "POST", body: "<h1>brief</h1>", headers: { authorization: `Bearer ${token}`, "content-type": "text/html" } });
+    expect(short.status).toBe(200);
+    shortSlug = (await short.json()).slug;
 
     await page.goto(`${app.baseUrl}/login`);
     await page.getByRole("button", { name: /Continue with/ }).click();
@@ -145,12 +291,73 @@ describe("an account in the browser", () => {
     expect(session?.domain).toBe("localhost");
   });
 
+  it("shows expiry in words with the date on hover", async () => {
+    const expires = page.getByTestId(`drop-${apiSlug}`).locator('td[data-label="Expires"] time');
+    await expect(expires.textContent()).resolves.toBe(`in ${limits.free.ttlDefaultSeconds! / 86_400} days`);
+    await expect(expires.getAttribute("title")).resolves.toMatch(/\d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/);
+  });
+
   it("claims the anonymous drop made before logging in", async () => {
     await page.getByTestId(`claim-${anonymousSlug}`).getByRole("button", { name: "Claim" }).click();
     await page.getByTestId(`drop-${anonymousSlug}`).waitFor();
     const token = await oidc.mintIdToken({ sub: "alice" });
     const list = await (await api("/drops", { headers: { authorization: `Bearer ${token}` } })).json();
-    expect(list.drops.map((d: { slug: string }) => d.slug).sort()).toEqual([anonymousSlug, apiSlug].sort());
+    expect(list.drops.map((d: { slug: string }) => d.slug).sort()).toEqual([anonymousSlug, apiSlug, shortSlug].sort());
+  });
+
+  it("claims a drop deployed with curl by pasting its URL and token", async () => {
+    const res = await api("/deploy", { method: "POST", body: "<h1>from curl</h1>", headers: { "content-type": "text/html" } });
+    const made = (await res.json()) as { slug: string; url: string; claim_token: string };
+    await page.fill("#claim-drop", made.url);
+    await page.fill("#claim-token", "not-the-token");
+    await page.getByRole("button", { name: "Claim drop" }).click();
+    await expect(page.getByTestId("claim-form").locator(".error").textContent()).resolves.toContain("not_found");
+    await page.fill("#claim-token", made.claim_token);
+    await page.getByRole("button", { name: "Claim drop" }).click();
+    await page.getByTestId(`drop-${made.slug}`).waitFor();
+    await expect(page.getByTestId("claim-form").getByRole("status").textContent()).resolves.toContain(made.url);
+  });
+
+  it("keeps actions and expiry in view on a phone: the drops table becomes cards", async () => {
+    await page.setViewportSize(VIEWPORTS.phone);
+    const row = page.getByTestId(`drop-${apiSlug}`);
+    const del = await row.getByRole("button", { name: /^Delete/ }).boundingBox();
+    expect(del).not.toBeNull();
+    expect(del!.x + del!.width).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await expect(row.locator('td[data-label="Expires"]').isVisible()).resolves.toBe(true);
+    // Each card cell names itself (the table's header row is not shown on phones).
+    await expect(row.locator('td[data-label="Expires"]').evaluate((el) => getComputedStyle(el, "::before").content)).resolves.toBe('"Expires"');
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await inspect("dashboard");
+  });
+
+  it("a page per drop shows its files and sizes and previews it from the drop's own origin", async () => {
+    await page.getByTestId(`drop-${apiSlug}`).getByRole("link", { name: apiSlug, exact: true }).click();
+    await page.waitForURL(`${app.baseUrl}/dashboard/drops/${apiSlug}`);
+    await expect(page.getByTestId("drop-files").textContent()).resolves.toMatch(/index\.html\s*21 B/);
+    const src = (await page.getByTestId("drop-preview").getAttribute("src"))!;
+    expect(new URL(src).origin).toBe(`http://${apiSlug}.localhost:${app.port}`);
+    expect(new URL(src).origin).not.toBe(app.baseUrl);
+    await expect(page.frameLocator('[data-testid="drop-preview"]').locator("h1").textContent()).resolves.toBe("from the API");
+    await page.getByRole("button", { name: "Copy the URL" }).click();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(src);
+    await inspect("drop-page");
+    const other = await page.goto(`${app.baseUrl}/dashboard/drops/nosuchdrop`);
+    expect(other?.status()).toBe(404);
+  });
+
+  it("marks an expired drop as expired and offline", { timeout: 150_000 }, async () => {
+    // The short drop was deployed with the shortest ttl; wait until its host answers 410.
+    const deadline = Date.now() + 120_000;
+    while ((await app.request(`${shortSlug}.localhost:${app.port}`, "/")).status !== 410) {
+      if (Date.now() > deadline) throw new Error("the short drop never expired");
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    await page.goto(`${app.baseUrl}/dashboard`);
+    const row = page.getByTestId(`drop-${shortSlug}`);
+    await expect(row.getByTestId("state-expired").textContent()).resolves.toContain("Expired");
+    await expect(row.locator('td[data-label="Expires"]').textContent()).resolves.toMatch(/expired .* ago/);
+    await expect(page.getByTestId(`drop-${apiSlug}`).getByTestId("state-expired").count()).resolves.toBe(0);
   });
 
   it("mints a key shown once, which works with the API until it is revoked", async () => {
@@ -160,10 +367,10 @@ describe("an account in the browser", () => {
     await secretEl.waitFor();
     const apiKey = (await secretEl.textContent())!.trim();
     expect(apiKey).toMatch(/^sp_[A-Za-z0-9_-]{43}$/);
-    await screenshots(page, "dashboard-key-minted");
+    await inspect("dashboard-key-minted");
     const ok = await api("/drops", { headers: { authorization: `Bearer ${apiKey}` } });
     expect(ok.status).toBe(200);
-    expect((await ok.json()).total).toBe(2);
+    expect((await ok.json()).total).toBe(4);
     await page.getByRole("button", { name: `Revoke key ${apiKey.slice(0, 10)}` }).click();
     await page.getByTestId(`key-${apiKey.slice(0, 10)}`).waitFor({ state: "detached" });
     await expect(page.getByTestId("new-key").count()).resolves.toBe(0);
@@ -172,14 +379,22 @@ describe("an account in the browser", () => {
     expect((await after.json()).code).toBe("auth_required");
   });
 
-  it("deletes a drop after confirmation, and its URL stops serving", async () => {
+  it("deletes a drop after confirmation in a dialog that moves nothing on the page, and its URL stops serving", async () => {
     const row = page.getByTestId(`drop-${anonymousSlug}`);
+    // Where the table sits on the page (not in the viewport: clicking may scroll).
+    const box = () => page.locator("table.drops-table").evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { top: r.top + window.scrollY, left: r.left + window.scrollX, width: r.width, height: r.height };
+    });
+    const before = await box();
     await row.getByRole("button", { name: /^Delete/ }).click();
-    await row.getByRole("button", { name: "Confirm delete" }).click();
+    const dialog = page.getByTestId("confirm-dialog");
+    await dialog.waitFor();
+    expect(await box()).toEqual(before);
+    await dialog.getByRole("button", { name: "Confirm delete" }).click();
     await row.waitFor({ state: "detached" });
     const res = await app.request(`${anonymousSlug}.localhost:${app.port}`, "/");
     expect([404, 410]).toContain(res.status);
-    await screenshots(page, "dashboard");
   });
 
   it("Upgrade leads to the Checkout URL the Stripe stand-in created", async () => {
@@ -191,9 +406,9 @@ describe("an account in the browser", () => {
     await expect(page.locator("h1").textContent()).resolves.toContain("Stripe Checkout");
   });
 
-  it("after Stripe reports the subscription, the dashboard deploys a named drop and redeploys it in place", async () => {
+  it("after Stripe reports the subscription, the dashboard deploys a named drop and its page redeploys it in place", async () => {
     const session = stripe.requestsTo("/v1/checkout/sessions", "POST")[0]!;
-    const form = session.body as Record<string, unknown>;
+    const form = session.body;
     const accountId = String(form.client_reference_id);
     const customer = String(form.customer);
     const sub = stripe.putSubscription({ customer, price: "price_pro_test", metadata: { accountId } });
@@ -209,12 +424,7 @@ describe("an account in the browser", () => {
     await page.getByRole("button", { name: "Manage billing" }).waitFor();
     await page.fill("#drop-name", "my-site");
     const drop = async (html: string) => {
-      const dataTransfer = await page.evaluateHandle((body) => {
-        const dt = new DataTransfer();
-        dt.items.add(new File([body], "index.html", { type: "text/html" }));
-        return dt;
-      }, html);
-      await page.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+      await dropFiles(page, [{ name: "index.html", body: html, type: "text/html" }]);
       const link = page.getByTestId("deployed-url");
       await link.waitFor();
       return (await link.getAttribute("href"))!;
@@ -229,11 +439,16 @@ describe("an account in the browser", () => {
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version two</h1>");
     await page.reload();
     await expect(page.getByTestId(`drop-${label}`).textContent()).resolves.toContain("my-site");
+    // The drop's own page takes a new version by drag and drop.
+    await page.goto(`${app.baseUrl}/dashboard/drops/${label}`);
+    const third = await drop("<h1>version three</h1>");
+    expect(third).toBe(first);
+    expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version three</h1>");
   });
 
   it("on Team, claims a vanity subdomain that serves the named drop", async () => {
     const session = stripe.requestsTo("/v1/checkout/sessions", "POST")[0]!;
-    const form = session.body as Record<string, unknown>;
+    const form = session.body;
     const team = stripe.putSubscription({ customer: String(form.customer), price: "price_team_test", metadata: { accountId: String(form.client_reference_id) } });
     const created = Math.floor(Date.now() / 1000) + 5;
     const payload = JSON.stringify({ id: `evt_browser_team_${created}`, object: "event", created, type: "customer.subscription.updated", data: { object: team } });
@@ -246,12 +461,18 @@ describe("an account in the browser", () => {
     await page.goto(`${app.baseUrl}/dashboard`);
     await expect(page.getByTestId("plan").textContent()).resolves.toBe("team");
     await page.fill("#vanity-sub", "alice-co");
-    await page.getByRole("button", { name: "Claim" }).click();
+    await page.locator("form:has(#vanity-sub)").getByRole("button", { name: "Claim", exact: true }).click();
     await page.getByText("Your subdomain:").waitFor();
     const res = await app.request(`alice-co--my-site.localhost:${app.port}`, "/");
     expect(res.status).toBe(200);
-    expect(res.text).toBe("<h1>version two</h1>");
+    expect(res.text).toBe("<h1>version three</h1>");
     expect((await app.request(`alice-co--nope.localhost:${app.port}`, "/")).status).toBe(404);
+    await inspect("dashboard-team");
+  });
+
+  it("no page had a layout problem or a script error", () => {
+    expect(problems).toEqual([]);
+    expect(errors).toEqual([]);
   });
 });
 

@@ -36,7 +36,7 @@ function rawRequest(text: string): Promise<string> {
     const sock = connect(app.port, "127.0.0.1");
     let out = "";
     sock.on("data", (d) => {
-      out += d;
+      out += d.toString();
       if (/\r\n\r\n/.test(out)) {
         const len = /content-length: (\d+)/i.exec(out);
         const head = out.indexOf("\r\n\r\n") + 4;
@@ -62,10 +62,10 @@ describe("deploy and visit over HTTP", () => {
   it("an HTML body deploys and the URL serves it by Host", async () => {
     const res = await deploy("<h1>Hello from curl</h1>", "text/html");
     expect(res.status).toBe(200);
-    const body = res.json() as Record<string, unknown>;
+    const body = res.json() as Record<string, unknown> & { slug: string };
     expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "slug", "url"]);
     expect(body.url).toBe(`http://${body.slug}.localhost:${app.port}/`);
-    const page = await visit(body.slug as string, "/");
+    const page = await visit(body.slug, "/");
     expect(page.status).toBe(200);
     expect(page.text).toBe("<h1>Hello from curl</h1>");
   });

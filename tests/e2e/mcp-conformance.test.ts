@@ -114,13 +114,13 @@ describe("official MCP conformance suite: server-stateless, 2026-07-28", () => {
 describe("MCP Inspector CLI, modern era", () => {
   const inspector = (...args: string[]) => npx([INSPECTOR], ["mcp-inspector", "--cli", mcpUrl, "--transport", "http", "--protocol-era", "modern", ...args]);
 
-  it("tools/list shows the five tools with their schemas", async () => {
+  it("tools/list shows the tools with their schemas", async () => {
     // --strict exits 6 on any error-severity schema portability problem.
     const r = await inspector("--method", "tools/list", "--strict");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/^(Warning|Error): tool/m);
     const out = JSON.parse(r.stdout) as { tools: { name: string; inputSchema: { type: string }; annotations?: Record<string, boolean> }[] };
-    expect(out.tools.map((x) => x.name).sort()).toEqual(["delete_drop", "deploy_files", "deploy_html", "get_limits", "list_drops"]);
+    expect(out.tools.map((x) => x.name).sort()).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "get_drop", "get_limits", "list_drops"]);
     expect(out.tools.every((x) => x.inputSchema.type === "object")).toBe(true);
     expect(out.tools.find((x) => x.name === "list_drops")?.annotations?.readOnlyHint).toBe(true);
   }, 300_000);

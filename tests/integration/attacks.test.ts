@@ -57,12 +57,14 @@ async function expectError(res: Response, status: number, code: string) {
 }
 
 function mcp(body: unknown, headers: Record<string, string> = {}) {
-  return mcpPOST(apiRequest("/mcp", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...headers } }), noParams);
+  return mcpPOST(apiRequest("/mcp", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }), noParams);
 }
 async function tool(name: string, args: unknown, headers: Record<string, string> = {}) {
   const res = await mcp({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } }, headers);
   expect(res.status).toBe(200);
-  return (await res.json()).result as { isError: boolean; structuredContent: Record<string, unknown> };
+  const result = (await res.json()).result as { isError: boolean; _meta?: Record<string, { code: string }> };
+  // A failed call carries its envelope under _meta (and in its text), never as structuredContent.
+  return { isError: result.isError, error: result._meta?.["dev.dropsite/error"] };
 }
 
 // A zip written byte by byte (stored entries), so the central directory can lie.
@@ -128,7 +130,7 @@ describe("query parameters", () => {
     await expectError(await deployJson({ "index.html": "x" }, "?ttl=999999999999", bearer(pro.apiKey)), 400, "invalid_ttl");
     const viaMcp = await tool("deploy_html", { html: "<p>x</p>", ttl: 999999999999 }, bearer(pro.apiKey));
     expect(viaMcp.isError).toBe(true);
-    expect(viaMcp.structuredContent.code).toBe("invalid_ttl");
+    expect(viaMcp.error?.code).toBe("invalid_ttl");
     // 100 years is still accepted, and expires_at stays an RFC 3339 date-time.
     const d = await ok(await deployJson({ "index.html": "x" }, `?ttl=${100 * 365 * 86400}`, bearer(pro.apiKey)));
     expect(d.expires_at).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -184,7 +186,7 @@ describe("paths", () => {
       ["/%2e%2e/%2e%2e/index.html", 200, "root"],
       ["/dir%2findex.html", 404],
       ["/dir%5cindex.html", 404],
-      // A malformed escape is a bad request (the serving issue decided 400).
+      // A percent-escape that does not decode is a bad request (an HTML page on drop hosts).
       ["/%ZZ", 400],
       ["/index.html%00", 404],
       ["/./dir/./", 200, "dir"],
@@ -289,7 +291,7 @@ describe("other accounts' resources", () => {
     await expectError(append, 404, "not_found");
     await expectError(await dropDELETE(apiRequest(`/drops/${d.slug}`, { method: "DELETE", headers: bearer(intruder.apiKey) }), slugParams(d.slug)), 404, "not_found");
     const viaMcp = await tool("delete_drop", { slug: d.slug }, bearer(intruder.apiKey));
-    expect(viaMcp.structuredContent.code).toBe("not_found");
+    expect(viaMcp.error?.code).toBe("not_found");
     const listed = await (await dropsGET(apiRequest("/drops", { headers: bearer(intruder.apiKey) }), noParams)).json();
     expect(listed).toEqual({ total: 0, drops: [] });
     expect(await (await serve(d.slug)).text()).toBe("mine");
@@ -382,7 +384,8 @@ describe("concurrency", () => {
 
 describe("MCP", () => {
   it("ids of odd types are refused with id null; arguments of the wrong type are isError, never a crash", async () => {
-    for (const id of [1.5, true, {}, [], null]) {
+    // (1.5 is a JSON-RPC number id the official SDK accepts; the spec only advises against fractions.)
+    for (const id of [true, {}, [], null]) {
       const res = await mcp({ jsonrpc: "2.0", id, method: "tools/list" });
       expect(res.status).toBe(400);
       expect((await res.json()).id).toBeNull();

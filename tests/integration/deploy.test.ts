@@ -307,6 +307,6 @@ describe("method and path errors", () => {
   });
   it("unknown API paths answer 404 not_found in the envelope", async () => {
     const { GET } = await import("@/app/[...path]/route");
-    await expectError(await GET(), 404, "not_found");
+    await expectError(GET(), 404, "not_found");
   });
 });

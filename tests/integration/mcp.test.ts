@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import * as mcpRoute from "@/app/mcp/route";
+import { MCP_BODY_CAP } from "@/lib/mcp/server";
+import { drops } from "@/lib/db/schema";
+import { count } from "drizzle-orm";
+import { parseEnv } from "@/lib/env";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
@@ -9,12 +13,13 @@ import { accountWithKey, bearer } from "../support/accounts";
 // mode), dispatched in-process into the route handler, plus hand-written protocol cases.
 
 const DEPLOYS_PER_MINUTE = 5;
+const AGENT_ORIGIN = "https://agent.example.com";
 let t: TestContext;
 let ipN = 0;
 const nextIp = () => `198.51.100.${++ipN}`;
 
 beforeAll(async () => {
-  t = await makeTestContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE) });
+  t = await makeTestContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE), MCP_ALLOWED_ORIGINS: `${AGENT_ORIGIN}, http://127.0.0.1:4444` });
 });
 afterAll(async () => {
   await t?.close();
@@ -50,12 +55,25 @@ interface CallResult {
   content: { type: string; text?: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallResult;
 const text = (r: CallResult) => r.content.map((c) => c.text ?? "").join("\n");
+/**
+ * The envelope of a failed call, as an agent reads it: the text names the code and the hint;
+ * _meta carries the same envelope for programs; no structuredContent (SDK 1.x would refuse it).
+ */
+function failure(r: CallResult): Record<string, unknown> {
+  expect(r.isError).toBe(true);
+  expect(r.structuredContent).toBeUndefined();
+  const env = r._meta?.["dev.dropsite/error"] as Record<string, unknown>;
+  expect(text(r)).toContain(`Error (${String(env.code)}): ${String(env.error)}`);
+  if (typeof env.hint === "string") expect(text(r)).toContain(`Hint: ${env.hint}`);
+  return env;
+}
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
 
-const TOOL_NAMES = ["deploy_html", "deploy_files", "list_drops", "delete_drop", "get_limits"];
+const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "list_drops", "get_drop", "delete_drop", "get_limits"];
 
 describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
@@ -67,7 +85,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     await client.close();
   });
 
-  it("lists the five tools with titles, 2020-12 schemas and truthful annotations", async () => {
+  it("lists the tools with titles, 2020-12 schemas, examples and truthful annotations", async () => {
     const client = await connect(mode);
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
@@ -77,15 +95,34 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.inputSchema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
       expect(tool.outputSchema?.type).toBe("object");
+      expect((tool.inputSchema as { examples?: unknown[] }).examples?.length, tool.name).toBeGreaterThan(0);
+      // Compact: no ±2^53 bounds, no date-time patterns.
+      expect(JSON.stringify(tool)).not.toContain("9007199254740991");
+      expect(JSON.stringify(tool.outputSchema)).not.toMatch(/"format":"date-time","pattern"/);
     }
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
     expect(byName.deploy_html!.inputSchema.required).toEqual(["html"]);
-    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "name", "ttl"]);
+    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "ttl"]);
+    expect(byName.deploy_named!.inputSchema.required).toEqual(["name", "files"]);
+    // The rules, with the numbers of lib/plans.ts.
+    const files = (byName.deploy_files!.inputSchema.properties as Record<string, { maxProperties?: number; description?: string; propertyNames?: { pattern: string } }>).files!;
+    expect(files.maxProperties).toBe(900);
+    expect(files.description).toContain("anonymous and free: 100; pro and team: 900");
+    const pathRe = new RegExp(files.propertyNames!.pattern);
+    for (const ok of ["index.html", "assets/app.js", "a b/ü.css"]) expect(pathRe.test(ok), ok).toBe(true);
+    for (const bad of ["/abs.html", "../x", "a/../b", "a//b", "a\\b", "C:/x", "a/", ""]) expect(pathRe.test(bad), bad).toBe(false);
+    const ttl = (byName.deploy_html!.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; description?: string }>).ttl!;
+    expect(ttl).toMatchObject({ minimum: 60 });
+    expect(ttl.maximum).toBeUndefined();
+    expect(ttl.description).toContain("free: 604800 (7 days)");
+    expect(JSON.stringify(byName.deploy_files!.inputSchema)).toContain("[A-Za-z0-9+/]{4}");
     expect((byName.deploy_files!.inputSchema.properties as Record<string, { type?: string }>).ttl!.type).toBe("integer");
     expect(byName.list_drops!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     expect(byName.get_limits!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(byName.delete_drop!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-    expect(byName.deploy_html!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: true });
+    expect(byName.get_drop!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    for (const name of ["deploy_html", "deploy_files", "append_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    expect(byName.deploy_named!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
     await client.close();
   });
 
@@ -131,8 +168,8 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     for (const [name, args] of [["list_drops", {}], ["delete_drop", { slug: "whatever" }]] as const) {
       const r = await call(client, name, args);
       expect(r.isError, name).toBe(true);
-      expect(r.structuredContent).toMatchObject({ code: "auth_required", docs_url: `${TEST_BASE_URL}/docs#authentication` });
-      expect(text(r)).toContain("Hint: Send Authorization: Bearer");
+      expect(failure(r)).toMatchObject({ code: "auth_required", docs_url: `${TEST_BASE_URL}/docs#authentication` });
+      expect(text(r)).toContain("Hint: This tool needs an API key: configure your MCP client to send Authorization: Bearer sp_");
     }
     await client.close();
   });
@@ -143,13 +180,13 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const limits = await call(client, "get_limits", {});
     expect(limits.structuredContent).toMatchObject({ plan: "pro", paid: true, limits: { files_per_request: 900, named_drops: true } });
 
-    const first = await call(client, "deploy_html", { html: "<p>v1</p>", name: `blog-${mode}`, ttl: 3600 });
+    const first = await call(client, "deploy_named", { files: { "index.html": "<p>v1</p>" }, name: `blog-${mode}`, ttl: 3600 });
     expect(first.isError).toBeFalsy();
     const d1 = first.structuredContent as { slug: string; name: string; replaced: boolean; expires_at: string; claim_token?: string; plan: string };
     expect(d1).toMatchObject({ name: `blog-${mode}`, replaced: false, plan: "pro" });
     expect(d1.claim_token).toBeUndefined();
     expect(d1.expires_at).toBe(new Date(t.clock.now + 3600_000).toISOString());
-    const second = await call(client, "deploy_files", { files: { "index.html": "<p>v2</p>" }, name: `blog-${mode}` });
+    const second = await call(client, "deploy_named", { files: { "index.html": "<p>v2</p>" }, name: `blog-${mode}` });
     const d2 = second.structuredContent as { slug: string; replaced: boolean; expires_at: string | null };
     expect(d2.slug).toBe(d1.slug);
     expect(d2.replaced).toBe(true);
@@ -166,13 +203,42 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const paged = await call(client, "list_drops", { limit: 1, offset: 1 });
     expect((paged.structuredContent as { drops: unknown[] }).drops).toHaveLength(1);
 
+    const appended = await call(client, "append_files", { slug: otherSlug, files: { "about.html": "<p>about</p>", "img/x.bin": { encoding: "base64", content: "AAEC" } } });
+    expect(appended.isError, text(appended)).toBeFalsy();
+    expect(appended.structuredContent).toMatchObject({ slug: otherSlug, total_files: 3 });
+    expect(await (await visit(otherSlug, "/about")).text()).toBe("<p>about</p>");
+    expect(failure(await call(client, "append_files", { slug: otherSlug, files: { "about.html": "again" } }))).toMatchObject({ code: "invalid_request" });
+
+    const got = await call(client, "get_drop", { slug: otherSlug });
+    expect(got.isError, text(got)).toBeFalsy();
+    expect(got.structuredContent).toMatchObject({
+      slug: otherSlug,
+      plan: "pro",
+      file_count: 3,
+      total_bytes: 12 + 12 + 3,
+      files_truncated: false,
+      files: [
+        { path: "about.html", size: 12, content_type: expect.stringContaining("text/html") },
+        { path: "img/x.bin", size: 3, content_type: expect.any(String) },
+        { path: "index.html", size: 12, content_type: expect.stringContaining("text/html") },
+      ],
+    });
+    expect(text(got)).toContain("img/x.bin (3 bytes");
+
     const del = await call(client, "delete_drop", { slug: otherSlug });
     expect(del.isError).toBeFalsy();
     expect(del.structuredContent).toEqual({ deleted: otherSlug });
     expect((await visit(otherSlug)).status).toBe(404);
     const again = await call(client, "delete_drop", { slug: otherSlug });
     expect(again.isError).toBe(true);
-    expect(again.structuredContent).toMatchObject({ code: "not_found" });
+    expect(failure(again)).toMatchObject({ code: "not_found", hint: expect.stringContaining("list_drops") });
+    expect(failure(await call(client, "get_drop", { slug: otherSlug }))).toMatchObject({ code: "not_found" });
+    // A pro account at 900 files per call: no plan allows more, so no upgrade advice.
+    const tooMany = await call(client, "deploy_files", { files: Object.fromEntries(Array.from({ length: 901 }, (_, i) => [`f${i}.txt`, "x"])) });
+    const capped = failure(tooMany);
+    expect(capped).toMatchObject({ code: "file_cap_exceeded", hint: expect.stringContaining("append_files") });
+    expect(capped.upgrade_url).toBeUndefined();
+    expect(String(capped.hint)).not.toMatch(/POST|\/deploy/);
     await client.close();
   });
 
@@ -180,38 +246,41 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const client = await connect(mode, { credential: `sp_${"x".repeat(43)}` });
     const r = await call(client, "deploy_html", { html: "<p>x</p>" });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ code: "auth_required" });
+    expect(failure(r)).toMatchObject({ code: "auth_required" });
     await client.close();
   });
 
   it("plan gates and bad input come back as isError results carrying the envelope", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "free");
     const client = await connect(mode, { credential: apiKey });
-    const gated = await call(client, "deploy_html", { html: "<p>x</p>", name: "mine" });
+    const gated = await call(client, "deploy_named", { files: { "index.html": "<p>x</p>" }, name: "mine" });
     expect(gated.isError).toBe(true);
-    expect(gated.structuredContent).toMatchObject({ code: "subscription_required", upgrade_url: expect.stringMatching(new RegExp(`^${TEST_BASE_URL}/`)) });
-    expect(text(gated)).toContain("Hint: Upgrade to a paid plan");
-    expect(text(gated)).toContain(`Upgrade: ${String(gated.structuredContent!.upgrade_url)}`);
+    expect(failure(gated)).toMatchObject({ code: "subscription_required", upgrade_url: expect.stringMatching(new RegExp(`^${TEST_BASE_URL}/`)) });
+    expect(text(gated)).toContain("Hint: Named drops (deploy_named) and append_files need the pro or team plan");
+    expect(failure(await call(client, "append_files", { slug: "whatever", files: { "a.html": "x" } }))).toMatchObject({ code: "subscription_required" });
+    const nameOnHtml = await call(client, "deploy_html", { html: "<p>x</p>", name: "mine" });
+    expect(failure(nameOnHtml)).toMatchObject({ code: "invalid_request", hint: expect.stringContaining("deploy_named") });
+    expect(text(gated)).toContain(`Upgrade: ${String(failure(gated).upgrade_url)}`);
 
     const ttl = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 10 });
-    expect(ttl.structuredContent).toMatchObject({ code: "invalid_ttl" });
+    expect(failure(ttl)).toMatchObject({ code: "invalid_ttl" });
     const ttlMax = await call(client, "deploy_html", { html: "<p>x</p>", ttl: 604_801 });
-    expect(ttlMax.structuredContent).toMatchObject({ code: "invalid_ttl" });
+    expect(failure(ttlMax)).toMatchObject({ code: "invalid_ttl", hint: expect.stringContaining("at most 604800") });
 
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
     const cap = await call(client, "deploy_files", { files: many });
-    expect(cap.structuredContent).toMatchObject({ code: "file_cap_exceeded", upgrade_url: gated.structuredContent!.upgrade_url });
+    expect(failure(cap)).toMatchObject({ code: "file_cap_exceeded", upgrade_url: failure(gated).upgrade_url, hint: expect.stringContaining("900 files per call") });
 
     const badPath = await call(client, "deploy_files", { files: { "../evil.html": "x" } });
-    expect(badPath.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(badPath)).toMatchObject({ code: "invalid_request" });
     const badB64 = await call(client, "deploy_files", { files: { "a.bin": { encoding: "base64", content: "not base64!" } } });
-    expect(badB64.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(badB64)).toMatchObject({ code: "invalid_request" });
     const missing = await call(client, "deploy_html", {});
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(missing)).toMatchObject({ code: "invalid_request" });
     expect(text(missing)).toContain("html");
     const extra = await call(client, "get_limits", { verbose: true });
-    expect(extra.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(failure(extra)).toMatchObject({ code: "invalid_request" });
     await client.close();
   });
 
@@ -221,12 +290,32 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     await client.close();
   });
 
+  it("a call over the size cap gets no upgrade advice: no plan raises it", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "free");
+    const client = await connect(mode, { credential: apiKey });
+    const big = await call(client, "deploy_html", { html: "x".repeat(10 * 1024 * 1024 + 1) });
+    const env = failure(big);
+    expect(env).toMatchObject({ code: "payload_too_large", hint: expect.stringContaining("10 MB") });
+    expect(env.upgrade_url).toBeUndefined();
+    await client.close();
+  });
+
+  it("calls refused for bad input do not use up the deploy quota", async () => {
+    const client = await connect(mode, { ip: nextIp() });
+    for (let i = 0; i < DEPLOYS_PER_MINUTE + 2; i++) {
+      expect(failure(await call(client, "deploy_files", { files: { "../x": "y" } }))).toMatchObject({ code: "invalid_request" });
+      expect(failure(await call(client, "deploy_html", { html: "<p>x</p>", ttl: 5 }))).toMatchObject({ code: "invalid_ttl" });
+    }
+    expect((await call(client, "deploy_html", { html: "<p>still allowed</p>" })).isError).toBeFalsy();
+    await client.close();
+  });
+
   it("deploy tools count against the deploy rate limit (per IP)", async () => {
     const client = await connect(mode, { ip: nextIp() });
     for (let i = 0; i < DEPLOYS_PER_MINUTE; i++) expect((await call(client, "deploy_html", { html: `<p>${i}</p>` })).isError).toBeFalsy();
     const limited = await call(client, "deploy_files", { files: { "index.html": "x" } });
     expect(limited.isError).toBe(true);
-    expect(limited.structuredContent).toMatchObject({ code: "rate_limited" });
+    expect(failure(limited)).toMatchObject({ code: "rate_limited" });
     expect(text(limited)).toContain("Retry after 60 seconds");
     // Reading tools are not deploys.
     expect((await call(client, "get_limits", {})).isError).toBeFalsy();
@@ -239,10 +328,12 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
 const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
 
 function modernHeaders(method: string, name?: string): Record<string, string> {
-  return { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) };
+  return { ...LEGACY_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) };
 }
 
-async function post(body: unknown, headers: Record<string, string> = { "content-type": "application/json" }) {
+const LEGACY_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+async function post(body: unknown, headers: Record<string, string> = LEGACY_HEADERS) {
   const res = await mcpRoute.POST(apiRequest("/mcp", { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) }), { params: Promise.resolve({}) });
   const raw = await res.text();
   return { status: res.status, headers: res.headers, raw, json: (raw ? JSON.parse(raw) : undefined) as { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } };
@@ -270,7 +361,7 @@ describe("modern era (2026-07-28) on the wire", () => {
     const r = await post(modernRequest("tools/list"), modernHeaders("tools/list"));
     expect(r.status).toBe(200);
     expect(r.json.result).toMatchObject({ resultType: "complete", ttlMs: 300_000, cacheScope: "public" });
-    expect((r.json.result!.tools as unknown[]).length).toBe(5);
+    expect((r.json.result!.tools as unknown[]).length).toBe(TOOL_NAMES.length);
   });
 
   it("tools/call results carry resultType complete", async () => {
@@ -349,7 +440,8 @@ describe("modern era (2026-07-28) on the wire", () => {
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy_files","arguments":{"files":{"index.html":"x","__proto__":"y"}},"_meta":${JSON.stringify(ENVELOPE)}}}`;
     const r = await post(body, modernHeaders("tools/call", "deploy_files"));
     expect(r.status).toBe(200);
-    expect(r.json.result).toMatchObject({ isError: true, structuredContent: { code: "invalid_request" } });
+    expect(r.json.result).toMatchObject({ isError: true, _meta: { "dev.dropsite/error": { code: "invalid_request" } } });
+    expect(r.json.result).not.toHaveProperty("structuredContent");
   });
 });
 
@@ -358,6 +450,12 @@ describe("JSON-RPC framing (both eras)", () => {
     const r = await post("{not json", modernHeaders("tools/list"));
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } });
+  });
+
+  it("a body over the cap answers 413 before anything is parsed", async () => {
+    const big = JSON.stringify(modernRequest("tools/call", { name: "deploy_html", arguments: { html: "x".repeat(MCP_BODY_CAP) } }));
+    const r = await post(big, modernHeaders("tools/call", "deploy_html"));
+    expect(r.status).toBe(413);
   });
 
   it("a batch answers 400 -32600", async () => {
@@ -369,7 +467,6 @@ describe("JSON-RPC framing (both eras)", () => {
   it.each([
     ["no jsonrpc", { id: 1, method: "tools/list" }],
     ["a bad id", { jsonrpc: "2.0", id: { x: 1 }, method: "tools/list" }],
-    ["a posted response", { jsonrpc: "2.0", id: 1, result: {} }],
     ["params that are not an object", { jsonrpc: "2.0", id: 1, method: "tools/list", params: [1] }],
   ])("%s answers 400 -32600", async (_n, body) => {
     const r = await post(body);
@@ -378,7 +475,7 @@ describe("JSON-RPC framing (both eras)", () => {
   });
 
   it.each([
-    ["legacy", { jsonrpc: "2.0", method: "notifications/initialized" }, { "content-type": "application/json" }],
+    ["legacy", { jsonrpc: "2.0", method: "notifications/initialized" }, LEGACY_HEADERS],
     ["modern", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: ENVELOPE } }, modernHeaders("notifications/cancelled")],
   ])("a %s notification answers 202 with no body", async (_e, body, headers) => {
     const r = await post(body, headers);
@@ -408,10 +505,10 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
   });
 
   it("tools/list, tools/call and ping work without _meta", async () => {
-    const headers = { "content-type": "application/json", "mcp-protocol-version": "2025-11-25" };
+    const headers = { ...LEGACY_HEADERS, "mcp-protocol-version": "2025-11-25" };
     const list = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
     expect(list.status).toBe(200);
-    expect((list.json.result!.tools as unknown[]).length).toBe(5);
+    expect((list.json.result!.tools as unknown[]).length).toBe(TOOL_NAMES.length);
     expect(list.json.result).not.toHaveProperty("ttlMs");
     const called = await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_limits", arguments: {} } }, headers);
     expect(called.json.result).toMatchObject({ isError: false, structuredContent: { plan: "anonymous" } });
@@ -424,9 +521,71 @@ describe("legacy era (initialize, ≤ 2025-11-25)", () => {
     expect(r.json).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 
-  it("server/discover without an envelope is a modern request missing its _meta: 400 -32602", async () => {
+  it("server/discover without an envelope is a 2025-era request, where it does not exist: -32601 in-band", async () => {
     const r = await post({ jsonrpc: "2.0", id: 5, method: "server/discover" });
-    expect(r.status).toBe(400);
-    expect(r.json.error?.code).toBe(-32602);
+    expect(r.status).toBe(200);
+    expect(r.json.error?.code).toBe(-32601);
+  });
+
+  it("a caller that sends no Accept header (curl) is served JSON, not refused with 406", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 7, method: "tools/list" }, { "content-type": "application/json" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect((r.json.result!.tools as unknown[]).length).toBe(TOOL_NAMES.length);
+  });
+
+  it("answers JSON, not an event stream", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 6, method: "tools/list" });
+    expect(r.headers.get("content-type")).toBe("application/json");
+  });
+});
+
+const dropCount = async () => (await t.ctx.db.select({ n: count() }).from(drops))[0]!.n;
+
+describe("Origin policy and CORS", () => {
+  const list = modernRequest("tools/list");
+
+  it("a request without Origin (an agent, a CLI) is served and gets no CORS headers", async () => {
+    const r = await post(list, modernHeaders("tools/list"));
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it.each([TEST_BASE_URL, AGENT_ORIGIN, "http://127.0.0.1:4444"])("Origin %s is allowed and answered with CORS headers", async (origin) => {
+    const r = await post(list, { ...modernHeaders("tools/list"), origin });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(r.headers.get("vary")).toContain("Origin");
+    expect((r.json.result!.tools as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it.each(["https://evil.example", "http://agent.example.com", "https://agent.example.com:8443", "null"])("Origin %s answers 403 and runs nothing", async (origin) => {
+    const before = await dropCount();
+    const r = await post(modernRequest("tools/call", { name: "deploy_html", arguments: { html: "<p>x</p>" } }), { ...modernHeaders("tools/call", "deploy_html"), origin });
+    expect(r.status).toBe(403);
+    expect(r.json.error?.code).toBe(-32000);
+    expect(r.json.error?.message).toContain("MCP_ALLOWED_ORIGINS");
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+    expect(await dropCount()).toBe(before);
+  });
+
+  it("a preflight from an allowed origin allows POST with Authorization and the MCP headers", async () => {
+    const res = await mcpRoute.OPTIONS(apiRequest("/mcp", { method: "OPTIONS", headers: { origin: AGENT_ORIGIN, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name" } }));
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe(AGENT_ORIGIN);
+    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+    for (const h of ["authorization", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"]) expect(res.headers.get("access-control-allow-headers")).toContain(h);
+  });
+
+  it("MCP_ALLOWED_ORIGINS accepts origins only, and names the bad entry", () => {
+    expect(parseEnv({ MCP_ALLOWED_ORIGINS: "https://a.example, http://localhost:5173/" }).MCP_ALLOWED_ORIGINS).toEqual(["https://a.example", "http://localhost:5173"]);
+    expect(parseEnv({}).MCP_ALLOWED_ORIGINS).toEqual([]);
+    for (const bad of ["https://a.example/path", "a.example", "ftp://a.example"]) expect(() => parseEnv({ MCP_ALLOWED_ORIGINS: bad })).toThrow(/MCP_ALLOWED_ORIGINS.*not an origin/);
+  });
+
+  it("a preflight from a foreign origin answers 403 without CORS headers", async () => {
+    const res = await mcpRoute.OPTIONS(apiRequest("/mcp", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } }));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
 });

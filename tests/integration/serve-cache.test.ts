@@ -76,7 +76,7 @@ describe("in the process that changes a drop", () => {
     expect((await visit(t.ctx, first.slug, "/extra.html")).text).toBe("more");
 
     calls.splice(0);
-    await deleteDrop(t.ctx, account!, first.slug);
+    await deleteDrop(t.ctx, account, first.slug);
     expect(calls).toEqual([["dangerouslyDeleteByTag", tag]]);
     expect((await visit(t.ctx, first.slug)).status).toBe(404);
   });
@@ -86,7 +86,7 @@ describe("in the process that changes a drop", () => {
     const anon = await createDrop(t.ctx, anonymousCaller, { files: files({ "index.html": "anon" }), ttl: 3600 });
     expect((await visit(t.ctx, anon.slug)).headers.get("x-robots-tag")).toBe("noindex");
     calls.splice(0);
-    await claimDrop(t.ctx, account!, { slug: anon.slug, claim_token: anon.claim_token! });
+    await claimDrop(t.ctx, account, { slug: anon.slug, claim_token: anon.claim_token! });
     expect(calls.map((c) => c[0])).toEqual(["invalidateByTag"]);
     expect((await visit(t.ctx, anon.slug)).headers.get("x-robots-tag")).toBeNull();
   });
@@ -145,7 +145,7 @@ describe("two instances on one PostgreSQL", () => {
     expect((await visit(b, d.slug)).text).toBe("two");
     expect((await visit(b, d.slug, "/b.css")).text).toBe("b{}");
 
-    await deleteDrop(a, account!, d.slug);
+    await deleteDrop(a, account, d.slug);
     now += MANIFEST_REVALIDATE_MS;
     expect((await visit(b, d.slug)).status).toBe(404);
   });

@@ -49,7 +49,7 @@ export function findRedisServer(): string {
       /* next */
     }
   }
-  throw new Error("redis-server not found on PATH. Install it with `apt-get install -y redis-server` (listed in tests/support/ci-packages.txt).");
+  throw new Error("redis-server not found on PATH. Install it with `apt-get install -y redis-server` (or run `bash scripts/system-deps.sh` as root).");
 }
 
 function freePort(): Promise<number> {
@@ -102,7 +102,8 @@ class RespConnection {
 
   /** Writes the commands in one write, so nothing interleaves (MULTI … EXEC stays contiguous). */
   send(commands: Buffer[][]): Promise<RespValue>[] {
-    if (this.closed) return commands.map(() => Promise.reject(this.closed));
+    const closed = this.closed;
+    if (closed) return commands.map(() => Promise.reject(closed));
     const parts: Buffer[] = [];
     for (const args of commands) {
       parts.push(Buffer.from(`*${args.length}\r\n`));
@@ -204,7 +205,7 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
   const commands: string[][] = [];
 
   const prepare = (raw: unknown[]): Buffer[] => {
-    const args = raw.map((a) => Buffer.from(typeof a === "string" ? a : a === null ? "null" : String(a)));
+    const args = raw.map((a) => Buffer.from(typeof a === "string" ? a : JSON.stringify(a)));
     const name = (args[0]?.toString() ?? "").toUpperCase();
     const sub = (args[1]?.toString() ?? "").toUpperCase();
     const scriptAt = name === "EVAL" || name === "EVAL_RO" ? 1 : name === "SCRIPT" && sub === "LOAD" ? 2 : -1;
@@ -266,7 +267,7 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
     }
     if (path === "/pipeline" || path === "/multi-exec") {
       if (!Array.isArray(body) || !body.every(isCommand)) return send(res, 400, { error: "ERR body must be an array of commands" });
-      const cmds = (body as unknown[][]).map(prepare);
+      const cmds = (body).map(prepare);
       if (path === "/pipeline") {
         const values = await Promise.all(redis.send(cmds));
         return send(res, 200, values.map((v, i) => item(answerAs(body[i] as unknown[], v), base64)));
@@ -274,7 +275,7 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
       const replies = await Promise.all(redis.send([[Buffer.from("MULTI")], ...cmds, [Buffer.from("EXEC")]]));
       const exec = replies[replies.length - 1] ?? null;
       if (exec instanceof RespError || !Array.isArray(exec)) {
-        const queued = replies.slice(1, -1).find((r) => r instanceof RespError) as RespError | undefined;
+        const queued = replies.slice(1, -1).find((r): r is RespError => r instanceof RespError);
         return send(res, 400, { error: (queued ?? (exec as RespError | null))?.message ?? "ERR transaction aborted" });
       }
       return send(res, 200, exec.map((v, i) => item(answerAs(body[i] as unknown[], v), base64)));

@@ -54,7 +54,7 @@ describe("session cookies", () => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       const err = Object.assign(new Error("Invalid Compact JWE"), { name: "JWEInvalid" });
-      authOptions().logger?.error?.("JWT_SESSION_ERROR", { error: err, message: err.message } as never);
+      authOptions().logger?.error?.("JWT_SESSION_ERROR", { error: err, message: err.message });
       expect(spy).toHaveBeenCalledTimes(1);
       const line = spy.mock.calls[0]!.map(String).join(" ");
       expect(line).toContain("JWT_SESSION_ERROR");

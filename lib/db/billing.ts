@@ -1,16 +1,11 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { accounts, billingEvents, type AccountRow } from "../db/schema";
+import type { Db } from "./client";
+import { accounts, billingEvents, type AccountRow } from "./schema";
 
 // Named queries of billing: the Stripe customer of an account, and applying a webhook event
 // exactly once, in order, under a row lock.
 
 export type BillingPatch = Partial<Pick<AccountRow, "plan" | "stripeCustomerId" | "stripeSubscriptionId" | "subscriptionStatus" | "currentPeriodEnd" | "cancelAt">>;
-
-export async function findAccountByCustomer(db: Db, customerId: string): Promise<AccountRow | undefined> {
-  const [row] = await db.select().from(accounts).where(eq(accounts.stripeCustomerId, customerId)).limit(1);
-  return row;
-}
 
 /**
  * Stores the account's Stripe customer unless it already has one; returns the customer id the

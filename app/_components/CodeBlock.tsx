@@ -1,0 +1,51 @@
+"use client";
+
+import { useState } from "react";
+
+// A code sample that wraps instead of hiding its ends, with a button that copies it verbatim.
+export function CodeBlock({ children, label = "this example" }: { children: string; label?: string }) {
+  return (
+    <div className="code-block">
+      <pre>{children}</pre>
+      <CopyButton text={children} label={`Copy ${label}`} />
+    </div>
+  );
+}
+
+/** Copies text to the clipboard; says so for two seconds. Works without clipboard permission too (selection fallback). */
+export function CopyButton({ text, label = "Copy", className = "button small secondary copy", testId }: { text: string; label?: string; className?: string; testId?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      className={className}
+      aria-label={label}
+      data-testid={testId}
+      onClick={() => {
+        void copyText(text).then(() => {
+          setDone(true);
+          setTimeout(() => setDone(false), 2000);
+        });
+      }}
+    >
+      {done ? "Copied" : "Copy"}
+    </button>
+  );
+}
+
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No clipboard permission (plain http, old browser): the classic textarea route.
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+}

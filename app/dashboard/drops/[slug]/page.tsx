@@ -1,0 +1,117 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound, redirect } from "next/navigation";
+import { sessionCaller } from "@/lib/auth/session";
+import { getContext } from "@/lib/context";
+import { getDrop } from "@/lib/drops/manage";
+import { ApiError } from "@/lib/errors";
+import { isPaid } from "@/lib/plans";
+import { Header } from "../../../_components/Header";
+import { bytes, dateTime, dropState, relative } from "../../../_components/format";
+import { DropActions, Expiry, StateBadge } from "../../panels";
+import { DropZone } from "../../../_components/DropZone";
+
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Drop · dropsite" };
+
+// One drop of the session's account: its files and sizes, a live preview served from the drop's
+// own origin (never the app's), copy and delete, and redeploy by dropping a folder for named drops.
+export default async function DropPage({ params }: { params: Promise<{ slug: string }> }) {
+  const caller = await sessionCaller();
+  if (!caller) redirect("/login");
+  const ctx = await getContext();
+  const { slug } = await params;
+  const drop = await getDrop(ctx, caller.account, slug).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === "not_found") notFound();
+    throw err;
+  });
+  const now = ctx.now();
+  const live = dropState(drop.expires_at, now) === "live";
+  return (
+    <>
+      <Header />
+      <main>
+        <p className="muted">
+          <Link href="/dashboard">← Dashboard</Link>
+        </p>
+        <h1 className="drop-title">
+          {drop.name ?? drop.slug} <StateBadge expiresAt={drop.expires_at} now={now} />
+        </h1>
+        <p className="result-url">
+          <a href={drop.url} target="_blank" rel="noopener" data-testid="drop-url">
+            {drop.url}
+          </a>
+        </p>
+        <DropActions slug={drop.slug} url={drop.url} name={drop.name} />
+        <dl className="facts">
+          <dt>Expires</dt>
+          <dd>
+            <Expiry iso={drop.expires_at} now={now} />
+            {drop.expires_at && <span className="muted"> ({dateTime(drop.expires_at)})</span>}
+          </dd>
+          <dt>Updated</dt>
+          <dd>
+            <time dateTime={drop.updated_at} title={dateTime(drop.updated_at)}>
+              {relative(drop.updated_at, now)}
+            </time>
+            {drop.redeploy_count > 0 && <span className="muted"> · redeployed {drop.redeploy_count}×</span>}
+          </dd>
+          <dt>Size</dt>
+          <dd>
+            {drop.files.length} {drop.files.length === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
+          </dd>
+        </dl>
+        <div className="drop-columns">
+          <section className="card" aria-labelledby="files-title">
+            <h2 id="files-title">Files</h2>
+            <div className="table-wrap">
+              <table className="files-table" data-testid="drop-files">
+                <thead>
+                  <tr>
+                    <th scope="col">Path</th>
+                    <th scope="col">Size</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {drop.files.map((f) => (
+                    <tr key={f.path}>
+                      <td>
+                        <a href={new URL(f.path.split("/").map(encodeURIComponent).join("/"), drop.url).href} target="_blank" rel="noopener">
+                          {f.path}
+                        </a>
+                      </td>
+                      <td className="num">{bytes(f.size)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+          <section className="card preview" aria-labelledby="preview-title">
+            <h2 id="preview-title">Preview</h2>
+            {live ? (
+              <iframe
+                src={drop.url}
+                title={`Preview of ${drop.url}`}
+                data-testid="drop-preview"
+                loading="lazy"
+                referrerPolicy="no-referrer"
+                sandbox="allow-scripts allow-same-origin allow-forms allow-popups"
+              />
+            ) : (
+              <p className="muted">This drop has expired and is offline: visitors get 410 Gone until it is removed.</p>
+            )}
+          </section>
+        </div>
+        {drop.name && isPaid(caller.account.plan) && (
+          <section className="card" aria-labelledby="redeploy-title">
+            <h2 id="redeploy-title">Redeploy</h2>
+            <p className="muted">Drop a folder, a zip or an HTML file: it replaces the content of {drop.name} and keeps its URL.</p>
+            <DropZone endpoint="/dashboard/upload" name={drop.name} />
+          </section>
+        )}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,79 @@
+import { ApiError } from "../errors";
+import { limits, type Tier, type TierLimits } from "../plans";
+import { BODY_BYTES } from "./schemas";
+
+// Hints for agents on MCP. The REST services word their hints for HTTP callers (query strings,
+// POST /deploy/{slug}); on MCP the same failure is explained in tool names, and upgrade advice
+// is given only when the plan table shows a plan that lifts the limit.
+
+const MB = 1024 * 1024;
+const tiers = Object.keys(limits) as Tier[];
+
+/** The plans (never "anonymous") on which `better` holds, cheapest first. */
+function plansWhere(better: (l: TierLimits) => boolean): string[] {
+  return tiers.filter((t) => t !== "anonymous" && better(limits[t]));
+}
+
+const or = (names: string[]) => (names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`);
+
+interface Advice {
+  hint?: string;
+  upgrade?: boolean;
+}
+
+/** What an agent on the `tier` plan can do about an error with this code; undefined: keep the service's hint. */
+function advice(e: ApiError, tier: Tier): Advice | undefined {
+  const mine = limits[tier];
+  switch (e.code) {
+    case "auth_required":
+      return {
+        hint:
+          "This tool needs an API key: configure your MCP client to send Authorization: Bearer sp_… on this server. " +
+          "No key yet? Call device_authorize, show the user the verification URL, then call device_token until it returns the key.",
+      };
+    case "subscription_required": {
+      const on = plansWhere((l) => l.namedDrops && l.append);
+      return { hint: `Named drops (deploy_named) and append_files need the ${or(on)} plan; see upgrade_url. deploy_html and deploy_files work on every plan.`, upgrade: on.length > 0 };
+    }
+    case "file_cap_exceeded": {
+      const more = plansWhere((l) => l.filesPerRequest > mine.filesPerRequest);
+      const split = mine.append
+        ? `Send up to ${mine.filesPerRequest} files with deploy_files (or deploy_named), then add the rest with append_files, ${mine.filesPerRequest} per call.`
+        : `Send at most ${mine.filesPerRequest} files per call.`;
+      return more.length > 0
+        ? { hint: `${split} The ${or(more)} plan allows ${Math.max(...more.map((p) => limits[p as Tier].filesPerRequest))} files per call; see upgrade_url.`, upgrade: true }
+        : { hint: split };
+    }
+    case "payload_too_large": {
+      if (/files per drop|per drop/.test(e.message)) return { hint: "This drop is full; deploy the rest as another drop." };
+      const liftsBody = plansWhere((l) => l.bodyBytes > mine.bodyBytes);
+      const liftsFile = plansWhere((l) => l.fileBytes > mine.fileBytes);
+      const base =
+        `One tool call carries at most ${Math.round(BODY_BYTES / MB)} MB, base64 included (a third larger than the bytes). ` +
+        (mine.append ? "Split the site: deploy part of it, then add the rest with append_files." : "Send fewer or smaller files per call.");
+      const lifts = /per-file/.test(e.message) ? liftsFile : liftsBody;
+      return lifts.length > 0 ? { hint: `${base} The ${or(lifts)} plan raises this limit; see upgrade_url.`, upgrade: true } : { hint: base };
+    }
+    case "invalid_ttl": {
+      const longer = plansWhere((l) => mine.ttlMaxSeconds !== null && (l.ttlMaxSeconds === null || l.ttlMaxSeconds > mine.ttlMaxSeconds));
+      const max = mine.ttlMaxSeconds === null ? "no maximum" : `at most ${mine.ttlMaxSeconds}`;
+      return {
+        hint: `ttl is whole seconds, at least ${mine.ttlMinSeconds}, ${max} on this plan (get_limits shows it).${longer.length ? ` The ${or(longer)} plan allows longer; see upgrade_url.` : ""}`,
+        upgrade: longer.length > 0,
+      };
+    }
+    case "not_found":
+      return { hint: "Call list_drops for the slugs of this account's drops; drops of other accounts are not visible." };
+    case "rate_limited":
+      return { hint: `Wait for the time in "Retry after", then call again. No plan raises this abuse guard.` };
+    default:
+      return undefined;
+  }
+}
+
+/** The error as an agent on MCP should read it: hints in tool names, upgrade advice only when true. */
+export function forMcp(e: ApiError, tier: Tier): ApiError {
+  const a = advice(e, tier);
+  if (!a) return e;
+  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers });
+}

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from "@modelcontextprotocol/client";
+import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { freePort, startApp, type RunningApp } from "../support/app-server";
+import { startOidcProvider, type OidcHarness } from "../support/oidc";
+
+// POST /mcp of the BUILT app, over HTTP, through every official TypeScript client an agent runs
+// today: the SDK 1.x client (what most desktop and IDE assistants ship; it validates
+// structuredContent against outputSchema even on errors) and the 2.x client pinned modern, in
+// auto negotiation, and legacy. Every tool is called once to succeed and once to fail; each
+// failure must reach the agent as an isError result whose text names the code and the hint.
+// (Python's `mcp` package is not installable here: no PyPI.)
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+let app: RunningApp;
+let oidc: OidcHarness;
+let work: string;
+let freeKey: string;
+let proKey: string;
+
+async function mintKey(port: number, sub: string, email: string): Promise<string> {
+  const idToken = await oidc.mintIdToken({ sub, email });
+  const minted = await app.request(`localhost:${port}`, "/keys", { method: "POST", headers: { authorization: `Bearer ${idToken}` } });
+  expect(minted.status, minted.text).toBe(201);
+  return (minted.json() as { apiKey: string }).apiKey;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(tmpdir(), "dropsite-mcp-clients-"));
+  const dataDir = path.join(work, "data");
+  oidc = await startOidcProvider();
+  const port = await freePort();
+  const vars = { OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000" };
+  app = await startApp(vars, { dataDir, port });
+  freeKey = await mintKey(port, "mcp-free", "free@example.test");
+  proKey = await mintKey(port, "mcp-pro", "pro@example.test");
+  // The embedded PGlite store is single-process: stop the app to grant the plan.
+  await app.stop();
+  await promisify(execFile)(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/admin.ts", "set-plan", "pro@example.test", "pro"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: work, DATA_DIR: dataDir, NODE_ENV: "production", BASE_URL: app.baseUrl, SERVE_DOMAIN: app.serveDomain },
+  });
+  app = await startApp(vars, { dataDir, port });
+}, 180_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await oidc?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+interface Result {
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** What a test needs of a connected client, whichever SDK it comes from. */
+interface Session {
+  listTools(): Promise<{ name: string }[]>;
+  call(name: string, args: Record<string, unknown>): Promise<Result>;
+  close(): Promise<void>;
+}
+
+type Flavour = "sdk-1.x" | "client-2.x modern" | "client-2.x auto" | "client-2.x legacy";
+
+async function connect(flavour: Flavour, key?: string): Promise<Session> {
+  const url = new URL(`${app.baseUrl}/mcp`);
+  const requestInit = key ? { headers: { authorization: `Bearer ${key}` } } : undefined;
+  if (flavour === "sdk-1.x") {
+    const client = new Client1({ name: "dropsite-e2e", version: "1.0.0" });
+    await client.connect(new Transport1(url, { requestInit }));
+    return {
+      listTools: async () => (await client.listTools()).tools,
+      // callTool, not request(): it is the path that validates structuredContent against outputSchema.
+      call: async (name, args) => (await client.callTool({ name, arguments: args })) as Result,
+      close: () => client.close(),
+    };
+  }
+  const mode = flavour === "client-2.x modern" ? { pin: "2026-07-28" } : flavour === "client-2.x auto" ? ("auto" as const) : ("legacy" as const);
+  const client = new Client2({ name: "dropsite-e2e", version: "1.0.0" }, { versionNegotiation: { mode } });
+  await client.connect(new Transport2(url, { requestInit }));
+  expect(client.getProtocolEra()).toBe(flavour === "client-2.x legacy" ? "legacy" : "modern");
+  return {
+    listTools: async () => (await client.listTools()).tools,
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as Result,
+    close: () => client.close(),
+  };
+}
+
+const text = (r: Result) => r.content.map((c) => c.text ?? "").join("\n");
+
+/** Asserts what an agent reads from a failed call: code, hint (when given) and no structuredContent. */
+function expectFailure(r: Result, code: string, hint: RegExp | null) {
+  expect(r.isError, text(r)).toBe(true);
+  expect(r.structuredContent).toBeUndefined();
+  expect(text(r)).toMatch(new RegExp(`^Error \\(${code}\\): .+`, "m"));
+  if (hint) expect(text(r)).toMatch(new RegExp(`^Hint: .*${hint.source}`, "m"));
+}
+
+const FLAVOURS: Flavour[] = ["sdk-1.x", "client-2.x modern", "client-2.x auto", "client-2.x legacy"];
+
+describe.each(FLAVOURS)("%s against the built app", (flavour) => {
+  it("lists the tools", async () => {
+    const s = await connect(flavour);
+    const names = (await s.listTools()).map((t) => t.name).sort();
+    expect(names).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "get_drop", "get_limits", "list_drops"]);
+    await s.close();
+  });
+
+  it("get_limits: succeeds; unknown arguments fail with invalid_request", async () => {
+    const s = await connect(flavour);
+    const ok = await s.call("get_limits", {});
+    expect(ok.isError ?? false).toBe(false);
+    expect(ok.structuredContent).toMatchObject({ plan: "anonymous" });
+    expectFailure(await s.call("get_limits", { verbose: true }), "invalid_request", /inputSchema/);
+    await s.close();
+  });
+
+  it("deploy_html: publishes; a bad ttl and a free plan's name fail with their codes and hints", async () => {
+    const anon = await connect(flavour);
+    const ok = await anon.call("deploy_html", { html: `<h1>${flavour}</h1>` });
+    expect(ok.isError ?? false, text(ok)).toBe(false);
+    const url = (ok.structuredContent as { url: string }).url;
+    expect(text(ok)).toContain(url);
+    const slug = (ok.structuredContent as { slug: string }).slug;
+    expect((await app.request(`${slug}.${app.serveDomain}`, "/")).text).toBe(`<h1>${flavour}</h1>`);
+    expectFailure(await anon.call("deploy_html", { html: "<p>x</p>", ttl: 10 }), "invalid_ttl", /ttl/);
+    await anon.close();
+
+    const free = await connect(flavour, freeKey);
+    expectFailure(await free.call("deploy_html", { html: "<p>x</p>", name: "mine" }), "invalid_request", /deploy_named/);
+    await free.close();
+  });
+
+  it("deploy_named: creates, then replaces at the same URL; a free plan is refused with upgrade advice", async () => {
+    const free = await connect(flavour, freeKey);
+    const gated = await free.call("deploy_named", { name: "mine", files: { "index.html": "x" } });
+    expectFailure(gated, "subscription_required", /pro or team/);
+    expect(text(gated)).toMatch(/^Upgrade: http/m);
+    await free.close();
+
+    const s = await connect(flavour, proKey);
+    const name = flavour.replace(/[^a-z0-9]+/g, "-");
+    const first = await s.call("deploy_named", { name, files: { "index.html": "v1" } });
+    expect(first.isError ?? false, text(first)).toBe(false);
+    const second = await s.call("deploy_named", { name, files: { "index.html": "v2" } });
+    expect(second.structuredContent).toMatchObject({ slug: (first.structuredContent as { slug: string }).slug, replaced: true });
+    expect((await app.request(`${(first.structuredContent as { slug: string }).slug}.${app.serveDomain}`, "/")).text).toBe("v2");
+    await s.close();
+  });
+
+  it("append_files and get_drop: add files and show them with sizes; a taken path and an unknown slug fail", async () => {
+    const s = await connect(flavour, proKey);
+    const made = await s.call("deploy_files", { files: { "index.html": "<p>home</p>" } });
+    const slug = (made.structuredContent as { slug: string }).slug;
+    const added = await s.call("append_files", { slug, files: { "about.html": "<p>about</p>" } });
+    expect(added.isError ?? false, text(added)).toBe(false);
+    expect(added.structuredContent).toMatchObject({ files: ["about.html"], total_files: 2 });
+    expectFailure(await s.call("append_files", { slug, files: { "about.html": "again" } }), "invalid_request", /./);
+    const got = await s.call("get_drop", { slug });
+    expect(got.isError ?? false, text(got)).toBe(false);
+    expect((got.structuredContent as { files: { path: string; size: number }[] }).files).toEqual([
+      expect.objectContaining({ path: "about.html", size: 12 }),
+      expect.objectContaining({ path: "index.html", size: 11 }),
+    ]);
+    expectFailure(await s.call("get_drop", { slug: "no-such-drop" }), "not_found", /list_drops/);
+    await s.close();
+  });
+
+  it("deploy_files: publishes text and base64; bad base64 and too many files fail", async () => {
+    const s = await connect(flavour, freeKey);
+    const ok = await s.call("deploy_files", { files: { "index.html": "<p>files</p>", "a.bin": { encoding: "base64", content: Buffer.from([0, 1, 2]).toString("base64") } } });
+    expect(ok.isError ?? false, text(ok)).toBe(false);
+    expect((ok.structuredContent as { files: string[] }).files.sort()).toEqual(["a.bin", "index.html"]);
+    expectFailure(await s.call("deploy_files", { files: { "a.bin": { encoding: "base64", content: "not base64!" } } }), "invalid_request", /base64/);
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
+    expectFailure(await s.call("deploy_files", { files: many }), "file_cap_exceeded", /./);
+    await s.close();
+  });
+
+  it("list_drops and delete_drop: act for the key's account; without a key, or on an unknown slug, fail", async () => {
+    const anon = await connect(flavour);
+    expectFailure(await anon.call("list_drops", {}), "auth_required", /Bearer/);
+    expectFailure(await anon.call("delete_drop", { slug: "whatever" }), "auth_required", /Bearer/);
+    await anon.close();
+
+    const s = await connect(flavour, proKey);
+    const made = await s.call("deploy_html", { html: "<p>to delete</p>" });
+    const slug = (made.structuredContent as { slug: string }).slug;
+    const list = await s.call("list_drops", { limit: 500 });
+    expect(list.isError ?? false, text(list)).toBe(false);
+    expect((list.structuredContent as { drops: { slug: string }[] }).drops.map((d) => d.slug)).toContain(slug);
+    const del = await s.call("delete_drop", { slug });
+    expect(del.isError ?? false, text(del)).toBe(false);
+    expect(del.structuredContent).toEqual({ deleted: slug });
+    expectFailure(await s.call("delete_drop", { slug }), "not_found", /list_drops/);
+    await s.close();
+  });
+});
