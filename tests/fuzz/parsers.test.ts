@@ -187,7 +187,7 @@ describe("query parameters", () => {
 
   it("ttl is a whole number of seconds within the plan, or invalid_ttl", () =>
     check(
-      fc.property(raw, fc.constantFrom("anonymous", "free", "pro") as fc.Arbitrary<"anonymous" | "free" | "pro">, (ttl, tier) => {
+      fc.property(raw, fc.constantFrom<"anonymous" | "free" | "pro">("anonymous", "free", "pro"), (ttl, tier) => {
         const l = limits[tier];
         const r = outcome(() => resolveTtl(ttl, l, tier === "pro"));
         if (!r.ok) return void expect(r.error.code).toBe("invalid_ttl");
