@@ -37,6 +37,7 @@ const responseSchemas = {
   CleanupResult: S.cleanupResponseSchema,
   DeviceAuthorization: S.deviceAuthorizationSchema,
   DeviceToken: S.deviceTokenSchema,
+  Health: S.healthResponseSchema,
   ErrorEnvelope: S.errorEnvelopeSchema,
 } satisfies Record<string, z.ZodType>;
 
@@ -377,6 +378,17 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         security: anyCredential,
         ok: { 200: "PortalSession" },
         errors: ["invalid_request", "auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+      }),
+    },
+    "/healthz": {
+      get: operation({
+        operationId: "getHealth",
+        tag: "operations",
+        summary: "Database and storage reachable, and the version (for operators and load balancers)",
+        description: "200 when both answer; 503 with Retry-After and the same body naming the part that does not. Shows no configuration.",
+        security: [],
+        ok: { 200: "Health" },
+        errors: ["upstream_unavailable"],
       }),
     },
     "/billing/webhook": {

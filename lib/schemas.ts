@@ -255,3 +255,11 @@ export type VanityClaimResponse = z.infer<typeof vanityClaimResponseSchema>;
 // Results of the MCP tools reuse the REST response schemas: deploy_html and deploy_files →
 // deployResponseSchema, list_drops → listDropsResponseSchema, delete_drop →
 // deleteDropResponseSchema, get_limits → limitsResponseSchema.
+
+export const healthResponseSchema = z.object({
+  status: z.enum(["ok", "degraded"]).describe("ok when every part answers; degraded (503) otherwise."),
+  version: z.string().describe("The server's version."),
+  database: z.enum(["ok", "unavailable"]),
+  storage: z.enum(["ok", "unavailable"]),
+});
+export type HealthResponse = z.infer<typeof healthResponseSchema>;

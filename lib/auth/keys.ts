@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, authRequired } from "../errors";
-import { databaseError, withDb } from "../db/errors";
+import { withDb } from "../db/errors";
 import { INPUT_LIMITS, plainText } from "../input";
 import { sha256Hex } from "../ids";
 import { KEY_ID_PATTERN } from "../patterns";
 import { limits } from "../plans";
-import { countLiveKeys, insertKey, listLiveKeys, revokeKey } from "../db/accounts";
+import { insertKeyCapped, listLiveKeys, revokeKey } from "../db/accounts";
 import type { Caller } from "./caller";
 import { enforceLimit } from "../ratelimit/guard";
 
@@ -29,17 +29,14 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
   const account = caller.account;
   const note = plainText(rawNote, "note", INPUT_LIMITS.noteBytes);
   await enforceLimit(ctx, "keyMint", account.id);
-  try {
-    const max = limits[account.plan].maxKeys;
-    if ((await countLiveKeys(ctx.db, account.id)) >= max) {
-      throw new ApiError("invalid_request", `This account already has ${max} live keys.`, { hint: "Revoke a key you no longer use, then mint again.", docs: "keys" });
-    }
-    const key = newApiKey();
-    await insertKey(ctx.db, { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) });
-    return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note };
-  } catch (err) {
-    throw databaseError(err);
+  const max = limits[account.plan].maxKeys;
+  const key = newApiKey();
+  // Counted and inserted under the account's row lock: parallel mints cannot pass the cap.
+  const inserted = await withDb(() => insertKeyCapped(ctx.db, { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) }, max));
+  if (!inserted) {
+    throw new ApiError("invalid_request", `This account already has ${max} live keys.`, { hint: "Revoke a key you no longer use, then mint again.", docs: "keys" });
   }
+  return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note };
 }
 
 export async function listKeys(ctx: AppContext, caller: Caller) {

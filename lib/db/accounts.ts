@@ -68,6 +68,23 @@ export async function insertKey(db: Db, key: typeof apiKeys.$inferInsert): Promi
   await db.insert(apiKeys).values(key);
 }
 
+/**
+ * Inserts a key unless the account already has `max` live keys; false then. The account row is
+ * locked for the count and the insert, so parallel mints cannot pass the cap.
+ */
+export async function insertKeyCapped(db: Db, key: typeof apiKeys.$inferInsert, max: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, key.accountId)).for("update");
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, key.accountId), isNull(apiKeys.revokedAt)));
+    if ((row?.n ?? 0) >= max) return false;
+    await tx.insert(apiKeys).values(key);
+    return true;
+  });
+}
+
 export async function listLiveKeys(db: Db, accountId: string): Promise<ApiKeyRow[]> {
   return db
     .select()

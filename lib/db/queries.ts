@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
 import { sqlState } from "./errors";
 import type { Db } from "./client";
-import { drops, files, type DropRow, type FileRow } from "./schema";
+import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
 
@@ -10,13 +10,34 @@ export type NewFile = typeof files.$inferInsert;
 
 const FILE_INSERT_CHUNK = 500;
 
-/** Inserts a drop and its files in one transaction. */
-export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: NewFile[]): Promise<void> {
-  await db.transaction(async (tx) => {
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/**
+ * Locks the owner's account row and counts its drops, inside a transaction: parallel inserts
+ * and claims for one account queue on the lock, so a cap checked here holds.
+ */
+async function ownedDropsLocked(tx: Tx, ownerId: string): Promise<number> {
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, ownerId)).for("update");
+  const [row] = await tx.select({ n: sql<number>`count(*)::int` }).from(drops).where(eq(drops.ownerId, ownerId));
+  return row?.n ?? 0;
+}
+
+/**
+ * Inserts a drop and its files in one transaction. With `maxOwned`, an owned drop is inserted
+ * only while its account has fewer drops (checked under the account's row lock); otherwise
+ * nothing is written and the account's current count is returned as `{ capped }`.
+ */
+export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: NewFile[], maxOwned: number | null = null): Promise<{ capped: number } | undefined> {
+  return db.transaction(async (tx) => {
+    if (drop.ownerId && maxOwned !== null) {
+      const owned = await ownedDropsLocked(tx, drop.ownerId);
+      if (owned >= maxOwned) return { capped: owned };
+    }
     await tx.insert(drops).values(drop);
     for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) {
       await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
     }
+    return undefined;
   });
 }
 
@@ -133,19 +154,29 @@ export async function deleteDropRow(db: Db, dropId: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Gives an unclaimed drop to an account if the token hash still matches: one caller wins. */
+/**
+ * Gives an unclaimed drop to an account if the token hash still matches: one caller wins. With
+ * `maxOwned`, only while the account has fewer drops (under its row lock).
+ */
 export async function claimDropRow(
   db: Db,
   dropId: string,
   tokenHash: string,
   patch: { ownerId: string; expiresAt: Date | null; purgeAt: Date | null; updatedAt: Date },
-): Promise<DropRow | undefined> {
-  const [row] = await db
-    .update(drops)
-    .set({ ...patch, claimTokenHash: null })
-    .where(and(eq(drops.id, dropId), eq(drops.claimTokenHash, tokenHash), isNull(drops.ownerId)))
-    .returning();
-  return row;
+  maxOwned: number | null = null,
+): Promise<DropRow | { capped: number } | undefined> {
+  return db.transaction(async (tx) => {
+    if (maxOwned !== null) {
+      const owned = await ownedDropsLocked(tx, patch.ownerId);
+      if (owned >= maxOwned) return { capped: owned };
+    }
+    const [row] = await tx
+      .update(drops)
+      .set({ ...patch, claimTokenHash: null })
+      .where(and(eq(drops.id, dropId), eq(drops.claimTokenHash, tokenHash), isNull(drops.ownerId)))
+      .returning();
+    return row;
+  });
 }
 
 /** Drops due for purging, oldest first. */
@@ -156,4 +187,9 @@ export async function dueForPurge(db: Db, now: Date, limit: number): Promise<Pic
     .where(lte(drops.purgeAt, now))
     .orderBy(asc(drops.purgeAt))
     .limit(limit);
+}
+
+/** One round trip to the database (GET /healthz). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.execute(sql`select 1`);
 }

@@ -41,6 +41,8 @@ export function normalizePath(raw: string): string {
     out.push(seg);
   }
   if (out.length === 0) throw bad(`File path names no file: ${shown}.`);
+  // "./C:/x" must not become the drive-rooted "C:/x" once "./" is dropped.
+  if (/^[a-zA-Z]:/.test(out[0]!)) throw bad(`Absolute file path: ${shown}.`);
   return out.join("/");
 }
 

@@ -10,7 +10,7 @@ import type { InputFile } from "./paths";
 
 export interface ZipLimits {
   maxFiles: number;
-  /** Total unpacked bytes allowed (the 4x rule). */
+  /** Total unpacked bytes allowed (the plan's decompressionRatio times the archive's size). */
   maxTotalBytes: number;
   maxFileBytes: number;
   /** Error to raise when maxFiles is passed. */
@@ -174,7 +174,7 @@ export function unzipBody(buf: Uint8Array, limits: ZipLimits): InputFile[] {
     declared += e.size;
   }
   if (declared > limits.maxTotalBytes) {
-    throw limits.tooLarge(`The archive unpacks to ${declared} bytes, more than 4x its size (limit ${limits.maxTotalBytes}).`);
+    throw limits.tooLarge(`The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`);
   }
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // Every name is checked before the root folder is stripped: a root of "..", "C:" or "/" is

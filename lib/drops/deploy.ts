@@ -89,23 +89,32 @@ function lifetimes(now: Date, ttl: number | null, anonymous: boolean): { expires
   return { expiresAt, purgeAt };
 }
 
-/** Refuses a new drop (deployed or claimed) past the plan's maximum drops per account. */
+/** The most drops the caller's account may hold; null: no cap (or no account). */
+export function maxOwnedDrops(caller: Pick<Caller, "account">): number | null {
+  return caller.account ? limits[tierOf(caller)].maxDrops : null;
+}
+
+/**
+ * Refuses a new drop (deployed or claimed) past the plan's maximum drops per account. This is
+ * the early check, before bytes are stored; the insert or claim checks again under the
+ * account's row lock, which is what makes the cap hold under parallel requests.
+ */
 export async function checkDropQuota(ctx: AppContext, caller: Pick<Caller, "account">): Promise<void> {
   const account = caller.account;
-  if (!account) return;
-  const tier = tierOf(caller);
-  const max = limits[tier].maxDrops;
-  if (max === null) return;
+  const max = maxOwnedDrops(caller);
+  if (!account || max === null) return;
   const owned = await withDb(() => countOwnedDrops(ctx.db, account.id));
-  if (owned >= max) {
-    throw isPaid(tier)
-      ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, { hint: "Delete drops you no longer need.", docs: "limits" })
-      : new ApiError("subscription_required", `Free accounts keep at most ${max} drops.`, {
-          hint: "Delete drops you no longer need, or upgrade for more.",
-          upgrade: true,
-          docs: "limits",
-        });
-  }
+  if (owned >= max) throw dropQuotaError(caller, owned, max);
+}
+
+export function dropQuotaError(caller: Pick<Caller, "account">, owned: number, max: number): ApiError {
+  return isPaid(tierOf(caller))
+    ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, { hint: "Delete drops you no longer need.", docs: "limits" })
+    : new ApiError("subscription_required", `Free accounts keep at most ${max} drops.`, {
+        hint: "Delete drops you no longer need, or upgrade for more.",
+        upgrade: true,
+        docs: "limits",
+      });
 }
 
 export async function createDrop(ctx: AppContext, caller: Caller, input: DeployInput): Promise<DeployResponse> {
@@ -123,8 +132,9 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const { rows } = await storeFiles(ctx, id, input.files);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
   const claimToken = anonymous ? newClaimToken() : undefined;
-  await commitOrDiscard(ctx, `${id}/`, () =>
-    insertDropWithFiles(
+  const maxOwned = maxOwnedDrops(caller);
+  await commitOrDiscard(ctx, `${id}/`, async () => {
+    const capped = await insertDropWithFiles(
       ctx.db,
       {
         id,
@@ -140,8 +150,10 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
         purgeAt,
       },
       rows,
-    ),
-  );
+      maxOwned,
+    );
+    if (capped && maxOwned !== null) throw dropQuotaError(caller, capped.capped, maxOwned);
+  });
   await dropChanged(ctx, { id, slug }, "deploy");
   const response: DeployResponse = {
     slug,

@@ -9,7 +9,7 @@ import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
-import { checkDropQuota } from "./deploy";
+import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "./deploy";
 import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
@@ -110,7 +110,9 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, input: unk
   await checkDropQuota(ctx, { account });
   const ttl = limits[account.plan].ttlDefaultSeconds;
   const expiresAt = ttl === null ? null : new Date(now + ttl * 1000);
-  const claimed = await withDb(() => claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }));
+  const maxOwned = maxOwnedDrops({ account });
+  const claimed = await withDb(() => claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }, maxOwned));
+  if (claimed && "capped" in claimed) throw dropQuotaError({ account }, claimed.capped, maxOwned ?? claimed.capped);
   if (!claimed) throw notFound();
   await dropChanged(ctx, claimed, "claim");
   return { slug: claimed.slug, url: dropUrl(claimed.slug, ctx.env), expires_at: expiresAt ? expiresAt.toISOString() : null, plan: account.plan };

@@ -253,7 +253,18 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
 });
 
 describe("Neon driver path", () => {
-  it("went through the WebSocket proxy", () => {
-    expect(proxy.connections).toBeGreaterThan(0);
+  // Self-contained: it opens its own Neon-driver handle, so it holds in any test order.
+  it("went through the WebSocket proxy", async () => {
+    const before = proxy.connections;
+    const url = new URL(await pgServer.createDatabase("dropsite_neon_proxy"));
+    url.searchParams.set("driver", "neon");
+    const h = await openDb({ databaseUrl: url.toString(), dataDir: await tempDir(), migrationsFolder, neonWsProxy: proxy.wsProxy });
+    try {
+      expect(h.kind).toBe("neon");
+      await query(h.db, sql`select 1`);
+      expect(proxy.connections).toBeGreaterThan(before);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -10,6 +10,8 @@ import { POST as claimPOST } from "@/app/claim/route";
 import { accounts, apiKeys } from "@/lib/db/schema";
 import { databaseError } from "@/lib/db/errors";
 import { INPUT_LIMITS } from "@/lib/input";
+import { listDrops } from "@/lib/drops/manage";
+import { dashboardPageSchema } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { zip } from "../support/zips";
@@ -143,6 +145,15 @@ describe("NUL bytes and control characters never reach PostgreSQL", () => {
     expect({ status: res.status, code: (await res.json()).code }).toEqual({ status: 400, code: "invalid_request" });
   });
 
+  it("found: the dashboard's page arithmetic past any real offset lists an empty page, not a database error", async () => {
+    const a = await accountWithKey(t.ctx);
+    const page = await listDrops(t.ctx, a.account, { limit: 20, offset: (Number("99999999999999999999") - 1) * 20 });
+    expect(page).toEqual({ total: 0, drops: [] });
+    expect(dashboardPageSchema(20).parse("99999999999999999999")).toBe(1);
+    expect(dashboardPageSchema(20).parse("3")).toBe(3);
+    expect(dashboardPageSchema(20).parse("-2")).toBe(1);
+  });
+
   it("the database error mapping: data exceptions are 400, constraint violations 409, anything else 503 with Retry-After", () => {
     const wrapped = (code: string) => Object.assign(new Error("query failed"), { cause: Object.assign(new Error("pg"), { code }) });
     expect(databaseError(wrapped("22021")).status).toBe(400);
@@ -167,7 +178,7 @@ describe("path limits", () => {
   });
 
   it("found: a zip whose single root is .., C: or / is refused before the root is stripped", async () => {
-    for (const names of [["../index.html", "../a.html"], ["C:/index.html", "C:/a.html"], ["/index.html"], ["..\\index.html"]]) {
+    for (const names of [["../index.html", "../a.html"], ["C:/index.html", "C:/a.html"], ["./C:/index.html", "./C:/a.html"], ["/index.html"], ["..\\index.html"]]) {
       const files = Object.fromEntries(names.map((n) => [n, "x"]));
       await refusedWithoutTrace(() => deploy(zip(files) as BodyInit, "application/zip"), 400, "invalid_request");
     }
