@@ -84,11 +84,11 @@ export async function replaceDropFiles(
   dropId: string,
   rows: NewFile[],
   patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null },
-): Promise<{ oldBatches: string[]; drop: DropRow } | undefined> {
+): Promise<{ oldBatches: string[]; oldContents: OldContent[]; drop: DropRow } | undefined> {
   return db.transaction(async (tx) => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return undefined;
-    const old = await tx.selectDistinct({ batch: files.batch }).from(files).where(eq(files.dropId, dropId));
+    const old = await tx.selectDistinct({ batch: files.batch, scope: files.scope, sha256: files.sha256 }).from(files).where(eq(files.dropId, dropId));
     await tx.delete(files).where(eq(files.dropId, dropId));
     for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
     const [drop] = await tx
@@ -101,7 +101,8 @@ export async function replaceDropFiles(
       })
       .where(eq(drops.id, dropId))
       .returning();
-    return { oldBatches: old.map((o) => o.batch), drop: drop as DropRow };
+    const oldBatches = [...new Set(old.filter((o) => o.scope === null).map((o) => o.batch))];
+    return { oldBatches, oldContents: old.map((o) => ({ scope: o.scope, sha256: o.sha256 })), drop: drop as DropRow };
   });
 }
 
@@ -149,9 +150,25 @@ export async function listDropFiles(db: Db, dropId: string, limit: number): Prom
   return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path)).limit(limit);
 }
 
-export async function deleteDropRow(db: Db, dropId: string): Promise<boolean> {
-  const rows = await db.delete(drops).where(eq(drops.id, dropId)).returning({ id: drops.id });
-  return rows.length > 0;
+/** The content a file row referenced: scope null for rows stored per batch before contents existed. */
+export interface OldContent {
+  scope: string | null;
+  sha256: string;
+}
+
+/**
+ * Deletes a drop's row (its files go with it) under the drop's row lock, which appends and
+ * replaces also take, and returns the contents its files referenced, for the caller to purge.
+ * Undefined when the drop was already gone.
+ */
+export async function deleteDropRow(db: Db, dropId: string): Promise<OldContent[] | undefined> {
+  return db.transaction(async (tx) => {
+    const [locked] = await tx.select({ id: drops.id }).from(drops).where(eq(drops.id, dropId)).for("update");
+    if (!locked) return undefined;
+    const old = await tx.selectDistinct({ scope: files.scope, sha256: files.sha256 }).from(files).where(eq(files.dropId, dropId));
+    await tx.delete(drops).where(eq(drops.id, dropId));
+    return old;
+  });
 }
 
 /**

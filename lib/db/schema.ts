@@ -74,10 +74,42 @@ export const files = pgTable(
     storageRef: text("storage_ref").notNull(),
     /** The upload batch the bytes were written in: storage keys start with `${dropId}/${batch}/`. */
     batch: text("batch").notNull(),
+    /**
+     * The content scope the bytes belong to (an account id, or a scope of its own for anonymous
+     * bytes): the file references contents(scope, sha256). Null for rows written before contents
+     * existed, whose bytes live under `${dropId}/${batch}/`.
+     */
+    scope: text("scope"),
   },
-  (t) => [primaryKey({ columns: [t.dropId, t.path] })],
+  (t) => [primaryKey({ columns: [t.dropId, t.path] }), index("files_scope_sha_idx").on(t.scope, t.sha256)],
 );
 export type FileRow = typeof files.$inferSelect;
+
+/**
+ * Content-addressed bytes: one stored object per SHA-256 within a scope (an account, or an
+ * anonymous drop or preflight), shared by every file row of that scope with that hash. A row
+ * without file references is purged unless it is pinned by a deploy or upload in flight or held
+ * for a preflight's deploy (hold_until).
+ */
+export const contents = pgTable(
+  "contents",
+  {
+    scope: text("scope").notNull(),
+    sha256: text("sha256").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    /** Where Storage keeps the bytes; null until they are stored and verified. */
+    storageRef: text("storage_ref"),
+    /** Deploys and uploads using the row right now; a purge leaves pinned rows alone. */
+    pins: integer("pins").notNull().default(0),
+    /** When the last pin was taken: pins older than an hour are those of crashed requests. */
+    pinnedAt: ts("pinned_at"),
+    /** Uploaded for a preflight: kept unreferenced until then. */
+    holdUntil: ts("hold_until"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.sha256] })],
+);
+export type ContentRow = typeof contents.$inferSelect;
 
 export const apiKeys = pgTable(
   "api_keys",
@@ -128,3 +160,21 @@ export const deviceCodes = pgTable(
   (t) => [uniqueIndex("device_codes_user_code_idx").on(t.userCode), index("device_codes_expires_idx").on(t.expiresAt)],
 );
 export type DeviceCodeRow = typeof deviceCodes.$inferSelect;
+
+/**
+ * Upload grants: what a preflight hands out. The upload targets of one preflight carry its token
+ * in their URL (only its SHA-256 is stored); the token is good until expires_at, for the
+ * contents of its scope (the account's, or for an anonymous caller a scope of the grant's own).
+ */
+export const uploadGrants = pgTable(
+  "upload_grants",
+  {
+    /** SHA-256 hex of the token. */
+    id: text("id").primaryKey(),
+    scope: text("scope").notNull(),
+    accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("upload_grants_expires_idx").on(t.expiresAt)],
+);

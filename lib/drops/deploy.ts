@@ -1,4 +1,4 @@
-import { ApiError, upstreamUnavailable } from "../errors";
+import { ApiError } from "../errors";
 import { databaseError, withDb } from "../db/errors";
 import { isSlug, slugOr404 } from "../input";
 import type { AppContext } from "../context";
@@ -6,7 +6,6 @@ import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { newClaimToken, newId, newSlug, sha256Hex } from "../ids";
 import { CLAIM_GRACE_SECONDS, isPaid, limits, type Tier } from "../plans";
-import { mapLimit } from "../storage/types";
 import {
   appendDropFiles,
   countOwnedDrops,
@@ -21,56 +20,61 @@ import type { DropRow } from "../db/schema";
 import type { AppendResponse, DeployResponse } from "../schemas";
 import type { Caller } from "../auth/caller";
 import type { InputFile } from "../deploy/paths";
-import { contentTypeFor } from "./content-type";
+import { accountScope, anonymousDropScope, purgeUnused, releaseContents, storeContents } from "./contents";
 
-// Creating, replacing and appending to drops. Bytes are written first, under a fresh batch
-// prefix; rows follow in one transaction. A failure at either step removes that batch, so no
-// half drop is visible or left behind, and a replaced drop's old batches go only after commit.
+// Creating, replacing and appending to drops. Contents are stored first (content-addressed,
+// see ./contents), pinned while the rows follow in one transaction. A failure at either step
+// purges what only this deploy stored, so no half drop is visible or left behind, and a
+// replaced drop's contents no file uses any more go only after commit.
 
 export function tierOf(caller: Pick<Caller, "account">): Tier {
   return caller.account ? caller.account.plan : "anonymous";
 }
 
-const PUT_CONCURRENCY = 8;
+/** Marks file rows that reference contents (their bytes are not under a batch prefix). */
+const CONTENT_BATCH = "c";
 
-interface StoredBatch {
-  batch: string;
+interface StoredFiles {
+  scope: string;
+  pinned: string[];
   rows: NewFile[];
 }
 
-/** Stores files under `${dropId}/${batch}/` and returns their rows. */
-async function storeFiles(ctx: AppContext, dropId: string, files: InputFile[]): Promise<StoredBatch> {
-  const batch = newId().slice(0, 8);
-  try {
-    const rows = await mapLimit(files, PUT_CONCURRENCY, async (f) => {
-      const contentType = contentTypeFor(f.path);
-      const storageRef = await ctx.storage.put(`${dropId}/${batch}/${f.path}`, f.bytes, contentType);
-      return { dropId, path: f.path, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes), contentType, storageRef, batch };
-    });
-    return { batch, rows };
-  } catch (err) {
-    await discardPrefix(ctx, `${dropId}/${batch}/`);
-    throw upstreamUnavailable("file storage", err);
-  }
+/** Stores the contents of files in the scope and returns the drop's file rows. */
+async function storeFiles(ctx: AppContext, dropId: string, scope: string, files: InputFile[]): Promise<StoredFiles> {
+  const stored = await storeContents(ctx, scope, files);
+  const rows = stored.files.map((f) => ({ dropId, path: f.path, size: f.size, sha256: f.sha256, contentType: f.contentType, storageRef: f.storageRef, batch: CONTENT_BATCH, scope }));
+  return { scope, pinned: stored.pinned, rows };
 }
 
-/** Removes bytes written for a request that failed; never masks the original failure. */
+/** Removes bytes of a drop's older batches (rows written before contents existed); never throws. */
 async function discardPrefix(ctx: AppContext, prefix: string): Promise<void> {
   try {
     await ctx.storage.deletePrefix(prefix);
   } catch (err) {
-    console.error("[deploy] could not remove bytes of a failed deploy", prefix, err);
+    console.error("[deploy] could not remove bytes", prefix, err);
   }
 }
 
-/** Runs the database step of a deploy; on failure the batch's bytes are removed. */
-async function commitOrDiscard<T>(ctx: AppContext, prefix: string, step: () => Promise<T>): Promise<T> {
+/**
+ * Runs the database step of a deploy with its contents pinned: the pins go afterwards, and on
+ * failure what only this deploy stored is purged.
+ */
+async function commitOrRelease<T>(ctx: AppContext, stored: StoredFiles, step: () => Promise<T>, ok: (result: T) => boolean = () => true): Promise<T> {
+  let result: T;
   try {
-    return await step();
+    result = await step();
   } catch (err) {
-    await discardPrefix(ctx, prefix);
-    throw databaseError(err);
+    await releaseContents(ctx, stored.scope, stored.pinned, { purge: true });
+    throw err instanceof ApiError ? err : databaseError(err);
   }
+  await releaseContents(ctx, stored.scope, stored.pinned, { purge: !ok(result) });
+  return result;
+}
+
+/** The content scope of a drop's new files. */
+function scopeFor(caller: Pick<Caller, "account">, dropId: string): string {
+  return caller.account ? accountScope(caller.account.id) : anonymousDropScope(dropId);
 }
 
 export interface DeployInput {
@@ -129,11 +133,12 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const slug = newSlug();
   const anonymous = caller.account === null;
   await input.beforeStore?.();
-  const { rows } = await storeFiles(ctx, id, input.files);
+  const stored = await storeFiles(ctx, id, scopeFor(caller, id), input.files);
+  const { rows } = stored;
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
   const claimToken = anonymous ? newClaimToken() : undefined;
   const maxOwned = maxOwnedDrops(caller);
-  await commitOrDiscard(ctx, `${id}/`, async () => {
+  await commitOrRelease(ctx, stored, async () => {
     const capped = await insertDropWithFiles(
       ctx.db,
       {
@@ -193,15 +198,19 @@ async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput &
 async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input: DeployInput & { name: string }): Promise<DeployResponse> {
   const now = new Date(ctx.now());
   await input.beforeStore?.();
-  const { batch, rows } = await storeFiles(ctx, drop.id, input.files);
+  const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), input.files);
+  const { rows } = stored;
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, false);
-  const result = await commitOrDiscard(ctx, `${drop.id}/${batch}/`, () => replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt }));
-  if (!result) {
-    await discardPrefix(ctx, `${drop.id}/${batch}/`);
-    throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
-  }
+  const result = await commitOrRelease(
+    ctx,
+    stored,
+    () => replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt }),
+    (r) => r !== undefined,
+  );
+  if (!result) throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
   await dropChanged(ctx, drop, "replace");
-  for (const old of result.oldBatches) if (old !== batch) await discardPrefix(ctx, `${drop.id}/${old}/`);
+  for (const old of result.oldBatches) if (old !== CONTENT_BATCH) await discardPrefix(ctx, `${drop.id}/${old}/`);
+  await purgeUnused(ctx, result.oldContents).catch((err) => console.error("[deploy] could not purge replaced contents", drop.id, err));
   return {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),
@@ -225,10 +234,10 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   if (!drop || drop.ownerId !== account.id || (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now())) throw absent();
   if (drop.fileCount + files.length > maxTotal) throw totalError(drop.fileCount, files.length, maxTotal);
   const now = new Date(ctx.now());
-  const { batch, rows } = await storeFiles(ctx, drop.id, files);
-  const outcome = await commitOrDiscard(ctx, `${drop.id}/${batch}/`, () => appendDropFiles(ctx.db, drop.id, rows, maxTotal, now));
+  const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files);
+  const { rows } = stored;
+  const outcome = await commitOrRelease(ctx, stored, () => appendDropFiles(ctx.db, drop.id, rows, maxTotal, now), (o) => o.ok);
   if (!outcome.ok) {
-    await discardPrefix(ctx, `${drop.id}/${batch}/`);
     if (outcome.reason === "too_many") throw totalError(outcome.total, files.length, maxTotal);
     if (outcome.reason === "exists") {
       throw new ApiError("invalid_request", `The drop already has a file at ${JSON.stringify(outcome.path)}.`, {

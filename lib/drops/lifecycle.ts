@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
 import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
+import { purgeUnused } from "./contents";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
@@ -31,8 +32,12 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     if (due.length === 0) break;
     for (const drop of due) {
       await ctx.storage.deletePrefix(`${drop.id}/`);
-      if (await deleteDropRow(ctx.db, drop.id)) slugs.push(drop.slug);
+      const old = await deleteDropRow(ctx.db, drop.id);
       await dropChanged(ctx, drop, "expiry");
+      if (old) {
+        slugs.push(drop.slug);
+        await purgeUnused(ctx, old);
+      }
     }
     if (due.length < batchSize) break;
   }

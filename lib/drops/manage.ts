@@ -10,6 +10,7 @@ import { isPaid, limits } from "../plans";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "./deploy";
+import { purgeUnused } from "./contents";
 import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
@@ -73,7 +74,10 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
   };
 }
 
-/** Deletes a drop: its bytes first, then its rows, so nothing of it is left to serve. */
+/**
+ * Deletes a drop: bytes of older batches first, then its rows (under the drop's row lock, which
+ * appends and replaces take too), then the contents no other file references.
+ */
 export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unknown): Promise<{ deleted: string }> {
   const drop = await ownedDrop(ctx, account, slug);
   try {
@@ -81,13 +85,14 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
-  const deleted = await withDb(() => deleteDropRow(ctx.db, drop.id));
+  const old = await withDb(() => deleteDropRow(ctx.db, drop.id));
   // A parallel delete of the same drop removed the row first: only one request deletes it.
-  if (!deleted) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
+  if (!old) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   await dropChanged(ctx, drop, "delete");
-  // An append or named redeploy that committed between the purge and the row delete wrote a
-  // batch no row points at any more: purge once more (best effort; the drop is gone either way).
+  // An append or named redeploy of an older batch-stored drop that committed between the purge
+  // and the row delete wrote bytes no row points at any more: purge once more (best effort).
   await ctx.storage.deletePrefix(`${drop.id}/`).catch((err) => console.error("[drops] could not purge the bytes of a deleted drop", drop.id, err));
+  await purgeUnused(ctx, old).catch((err) => console.error("[drops] could not purge the contents of a deleted drop", drop.id, err));
   return { deleted: drop.slug };
 }
 

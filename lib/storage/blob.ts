@@ -44,6 +44,16 @@ export class BlobStorage implements Storage {
     return result.url;
   }
 
+  async putStream(key: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<string> {
+    // Multipart: the SDK sends the stream in parts and never holds it whole.
+    const result = await put(key, body, { access: "public", token: this.token, contentType, addRandomSuffix: false, allowOverwrite: true, multipart: true });
+    return result.url;
+  }
+
+  async delete(ref: string): Promise<void> {
+    await del(ref, { token: this.token });
+  }
+
   async get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {
     const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end}` } : {};
     // no-store: Next's fetch must not put file bytes into its data cache.

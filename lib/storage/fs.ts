@@ -1,5 +1,7 @@
 import { createReadStream } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
@@ -25,6 +27,24 @@ export class FsStorage implements Storage {
     await writeFile(tmp, bytes);
     await rename(tmp, full);
     return key;
+  }
+
+  async putStream(key: string, body: ReadableStream<Uint8Array>): Promise<string> {
+    const full = this.resolve(key);
+    await mkdir(path.dirname(full), { recursive: true });
+    const tmp = `${full}.${randomBytes(6).toString("hex")}.tmp`;
+    try {
+      await pipeline(Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>), createWriteStream(tmp));
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await rename(tmp, full);
+    return key;
+  }
+
+  async delete(ref: string): Promise<void> {
+    await rm(this.resolve(ref), { force: true });
   }
 
   async get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {

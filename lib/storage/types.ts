@@ -14,6 +14,13 @@ export interface Storage {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<string>;
   /** Streams the bytes of ref, or the given range of them; null when absent. */
   get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /**
+   * Stores a stream under key without holding it whole (overwriting) and returns its ref. The
+   * stream failing (a size or hash check in a transform) fails the put; the caller then deletes.
+   */
+  putStream(key: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<string>;
+  /** Removes the one object of ref; absent is fine. */
+  delete(ref: string): Promise<void>;
   /** Removes every object whose key starts with prefix. */
   deletePrefix(prefix: string): Promise<void>;
   /** Keys under prefix (tests and maintenance). */

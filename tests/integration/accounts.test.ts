@@ -10,6 +10,9 @@ import * as claimRoute from "@/app/claim/route";
 import * as cronRoute from "@/app/cron/cleanup/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { findDropBySlug } from "@/lib/db/queries";
+import { files as fileRows, type DropRow } from "@/lib/db/schema";
+import { accountScope, anonymousDropScope, contentKey } from "@/lib/drops/contents";
+import { eq } from "drizzle-orm";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { appendResponseSchema, deployResponseSchema, dropSchema } from "@/lib/schemas";
@@ -49,6 +52,8 @@ async function err(res: Response, status: number, code: string) {
   return body;
 }
 const keysUnder = (prefix: string) => t.ctx.storage.list(prefix);
+/** The stored bytes a drop's files can use: its contents scope (the account's, or its own when anonymous). */
+const bytesOf = async (row: DropRow) => [...(await keysUnder(`${row.id}/`)), ...(await keysUnder(`c/${row.ownerId ? accountScope(row.ownerId) : anonymousDropScope(row.id)}/`))];
 
 describe("GET /drops and DELETE /drops/{slug}", () => {
   it("lists the account's drops newest first with the contract's fields, paged", async () => {
@@ -81,12 +86,12 @@ describe("GET /drops and DELETE /drops/{slug}", () => {
     const other = await accountWithKey(t.ctx);
     const body = await (await deployJson({ "index.html": "bye", "a/b.txt": "x" }, "", bearer(owner.apiKey))).json();
     const row = await findDropBySlug(t.ctx.db, body.slug);
-    expect(await keysUnder(`${row!.id}/`)).toHaveLength(2);
+    expect(await bytesOf(row!)).toHaveLength(2);
     await err(await dropRoute.DELETE(apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(other.apiKey) }), p({ slug: body.slug })), 404, "not_found");
     expect((await visit(body.slug)).status).toBe(200);
     const res = await dropRoute.DELETE(apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(owner.apiKey) }), p({ slug: body.slug }));
     expect(await res.json()).toEqual({ deleted: body.slug });
-    expect(await keysUnder(`${row!.id}/`)).toEqual([]);
+    expect(await bytesOf(row!)).toEqual([]);
     expect(await findDropBySlug(t.ctx.db, body.slug)).toBeUndefined();
     expect((await visit(body.slug)).status).toBe(404);
     await err(await dropRoute.DELETE(apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(owner.apiKey) }), p({ slug: body.slug })), 404, "not_found");
@@ -138,7 +143,7 @@ describe("plans on POST /deploy", () => {
     expect(second).toMatchObject({ slug: first.slug, url: first.url, name: "site", replaced: true, files: ["index.html"] });
     expect(await (await visit(first.slug)).text()).toBe("v2");
     expect((await visit(first.slug, "/old.txt")).status).toBe(404);
-    expect(await keysUnder(`${row!.id}/`)).toHaveLength(1);
+    expect(await bytesOf(row!)).toHaveLength(1);
     const list = await (await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({}))).json();
     expect(list.drops.find((d: { slug: string }) => d.slug === first.slug)).toMatchObject({ name: "site", redeploy_count: 1, file_count: 1 });
   });
@@ -202,8 +207,9 @@ describe("POST /deploy/{slug} (append)", () => {
     for (const r of results.filter((r) => r.status === 413)) expect((await r.json()).code).toBe("payload_too_large");
     const row = await findDropBySlug(t.ctx.db, d.slug);
     expect(row!.fileCount).toBe(10_000);
-    const stored = await keysUnder(`${row!.id}/`);
-    expect(stored).toHaveLength(10_000);
+    // What is stored is exactly the contents the drop's files use: the refused appends left none.
+    const used = await t.ctx.db.selectDistinct({ sha256: fileRows.sha256 }).from(fileRows).where(eq(fileRows.dropId, row!.id));
+    expect(await bytesOf(row!)).toEqual(used.map((u) => contentKey(accountScope(row!.ownerId!), u.sha256)).sort());
     await err(await append(d.slug, { "one-more.txt": "z" }, bearer(apiKey)), 413, "payload_too_large");
   }, 240_000);
 });
@@ -277,7 +283,7 @@ describe("claiming and the drop lifecycle", () => {
     expect(result.slugs).toContain(lost.slug);
     expect(result.slugs).not.toContain(kept.slug);
     expect(await findDropBySlug(t.ctx.db, lost.slug)).toBeUndefined();
-    expect(await keysUnder(`${lostRow!.id}/`)).toEqual([]);
+    expect(await bytesOf(lostRow!)).toEqual([]);
     expect((await visit(lost.slug)).status).toBe(404);
     expect((await visit(kept.slug)).status).toBe(200);
   });
@@ -298,7 +304,7 @@ describe("claiming and the drop lifecycle", () => {
     const [r1, r2] = await Promise.all([runCleanup(t.ctx), runCleanup(t.ctx)]);
     expect([...r1.slugs, ...r2.slugs].filter((s) => s === d.slug)).toHaveLength(1);
     expect(await findDropBySlug(t.ctx.db, d.slug)).toBeUndefined();
-    expect(await keysUnder(`${row!.id}/`)).toEqual([]);
+    expect(await bytesOf(row!)).toEqual([]);
     expect((await runCleanup(t.ctx)).purged).toBe(0);
   });
 

@@ -128,6 +128,38 @@ describe.each(implementations)("Storage contract: $name", ({ make }) => {
     expect(await storage.list(`${root}/`)).toEqual([key]);
   });
 
+  it("putStream stores a stream's bytes; a stream that fails stores nothing", async () => {
+    const bytes = binary(3 * 100_000 + 17);
+    const chunks = [bytes.subarray(0, 100_000), bytes.subarray(100_000, 250_000), bytes.subarray(250_000)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = chunks.shift();
+        if (next) c.enqueue(new Uint8Array(next));
+        else c.close();
+      },
+    });
+    const ref = await storage.putStream(`${root}/streamed.bin`, stream, "application/octet-stream");
+    expect((await readAll(await storage.get(ref)))?.equals(bytes)).toBe(true);
+    const failing = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Uint8Array(binary(1000)));
+        c.error(new Error("hash mismatch"));
+      },
+    });
+    await expect(storage.putStream(`${root}/failed.bin`, failing, "application/octet-stream")).rejects.toThrow();
+    expect(await storage.list(`${root}/`)).toEqual([`${root}/streamed.bin`]);
+  });
+
+  it("delete removes one object by its ref and leaves its neighbours; deleting it again is fine", async () => {
+    const gone = await storage.put(`${root}/a.txt`, Buffer.from("a"), "text/plain");
+    const kept = await storage.put(`${root}/ab.txt`, Buffer.from("ab"), "text/plain");
+    await storage.delete(gone);
+    await storage.delete(gone);
+    expect(await storage.get(gone)).toBeNull();
+    expect((await readAll(await storage.get(kept)))?.toString()).toBe("ab");
+    expect(await storage.list(`${root}/`)).toEqual([`${root}/ab.txt`]);
+  });
+
   it("answers null for a ref that was never put, and for one that was deleted", async () => {
     const present = await storage.put(`${root}/present.txt`, Buffer.from("here"), "text/plain");
     const absent = present.replace("present.txt", "absent.txt");

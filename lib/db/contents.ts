@@ -1,0 +1,99 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { contents, files, type ContentRow } from "./schema";
+
+// Content rows: the bytes of one SHA-256 within one scope. Taking a pin is an upsert, which
+// locks the row, and a purge locks the rows it removes (FOR UPDATE) and re-checks references,
+// pins and holds under that lock, so a pin either waits for a purge to finish (and then stores
+// the bytes anew) or makes the purge leave the row alone.
+
+/** A pin older than this belongs to a request that died; a purge no longer honours it. */
+export const STALE_PIN_MS = 60 * 60 * 1000;
+
+export interface ContentKey {
+  sha256: string;
+  size: number;
+}
+
+export type PinnedContent = Pick<ContentRow, "sha256" | "size" | "storageRef">;
+
+/** Pins contents of a scope (creating absent rows without bytes) and returns their rows. */
+export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date): Promise<PinnedContent[]> {
+  if (keys.length === 0) return [];
+  const out: PinnedContent[] = [];
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await db
+      .insert(contents)
+      .values(keys.slice(i, i + 500).map((k) => ({ scope, sha256: k.sha256, size: k.size, pins: 1, pinnedAt: now, holdUntil: holdUntil ?? null })))
+      .onConflictDoUpdate({
+        target: [contents.scope, contents.sha256],
+        set: {
+          pins: sql`${contents.pins} + 1`,
+          pinnedAt: now,
+          ...(holdUntil ? { holdUntil: sql`greatest(${contents.holdUntil}, ${holdUntil})` } : {}),
+        },
+      })
+      .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
+    out.push(...rows);
+  }
+  return out;
+}
+
+/** Records where the verified bytes of a content are stored. */
+export async function markContentStored(db: Db, scope: string, sha256: string, storageRef: string): Promise<void> {
+  await db.update(contents).set({ storageRef }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+}
+
+export async function unpinContents(db: Db, scope: string, shas: string[]): Promise<void> {
+  if (shas.length === 0) return;
+  await db
+    .update(contents)
+    .set({ pins: sql`greatest(${contents.pins} - 1, 0)` })
+    .where(and(eq(contents.scope, scope), inArray(contents.sha256, shas)));
+}
+
+/**
+ * Removes the contents of a scope among `shas` that no file references, no live pin holds and
+ * no hold keeps: under each row's lock, `removeBytes` runs before the row goes, and a failure
+ * rolls that row back (it stays, and a later purge retries). Returns the hashes removed.
+ */
+export async function purgeContents(db: Db, scope: string, shas: string[], now: Date, removeBytes: (ref: string) => Promise<void>): Promise<string[]> {
+  const removed: string[] = [];
+  for (const sha256 of new Set(shas)) {
+    const gone = await db.transaction(async (tx) => {
+      const [row] = await tx
+        .select()
+        .from(contents)
+        .where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)))
+        .for("update");
+      if (!row) return false;
+      if (row.pins > 0 && row.pinnedAt && now.getTime() - row.pinnedAt.getTime() < STALE_PIN_MS) return false;
+      if (row.holdUntil && row.holdUntil.getTime() > now.getTime()) return false;
+      const [ref] = await tx
+        .select({ one: sql<number>`1` })
+        .from(files)
+        .where(and(eq(files.scope, scope), eq(files.sha256, sha256)))
+        .limit(1);
+      if (ref) return false;
+      if (row.storageRef) await removeBytes(row.storageRef);
+      await tx.delete(contents).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+      return true;
+    });
+    if (gone) removed.push(sha256);
+  }
+  return removed;
+}
+
+/** The contents a drop's files reference, by scope (rows of older drops without a scope are left out). */
+export type ScopedHashes = Map<string, string[]>;
+
+export function groupByScope(rows: Array<{ scope: string | null; sha256: string }>): ScopedHashes {
+  const out: ScopedHashes = new Map();
+  for (const r of rows) {
+    if (r.scope === null) continue;
+    const list = out.get(r.scope) ?? [];
+    list.push(r.sha256);
+    out.set(r.scope, list);
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+import type { AppContext } from "../context";
+import { upstreamUnavailable } from "../errors";
+import { sha256Hex } from "../ids";
+import { mapLimit } from "../storage/types";
+import { groupByScope, markContentStored, pinContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
+import type { OldContent } from "../db/queries";
+import type { InputFile } from "../deploy/paths";
+import { contentTypeFor } from "./content-type";
+
+// Content-addressed bytes. An account's files share one stored object per SHA-256
+// (`c/<scope>/<sha256>`); anonymous bytes get a scope of their own (per drop, or per preflight),
+// so nothing is ever shared, or revealed, across accounts. A deploy pins the contents it uses
+// for its duration, stores only the ones without bytes, and unpins after its rows commit; a
+// failed deploy and a replaced or deleted drop purge what no file references any more.
+
+const PUT_CONCURRENCY = 8;
+
+/** The content scope of an account's bytes. */
+export function accountScope(accountId: string): string {
+  return `a-${accountId}`;
+}
+
+/** The content scope of an anonymous drop's bytes. */
+export function anonymousDropScope(dropId: string): string {
+  return `d-${dropId}`;
+}
+
+export function contentKey(scope: string, sha256: string): string {
+  return `c/${scope}/${sha256}`;
+}
+
+export interface ContentFile {
+  path: string;
+  sha256: string;
+  size: number;
+  contentType: string;
+  storageRef: string;
+}
+
+/** Counts what a deploy stored and what it reused (the CLI's "unchanged"). */
+export interface StoreOutcome {
+  files: ContentFile[];
+  /** Hashes pinned by this deploy: release them once its rows are committed or refused. */
+  pinned: string[];
+}
+
+/**
+ * Pins the contents of files in a scope, stores the bytes of those not yet stored, and returns
+ * the file references. On a storage failure the pins are released and what only this deploy
+ * stored is purged; the failure is thrown as 503.
+ */
+export async function storeContents(ctx: AppContext, scope: string, input: InputFile[]): Promise<StoreOutcome> {
+  const hashed = input.map((f) => ({ ...f, sha256: sha256Hex(f.bytes) }));
+  const unique = new Map<string, Uint8Array>();
+  for (const f of hashed) unique.set(f.sha256, f.bytes);
+  const keys = [...unique].map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
+  let pinned: PinnedContent[];
+  try {
+    pinned = await pinContents(ctx.db, scope, keys, new Date(ctx.now()));
+  } catch (err) {
+    throw upstreamUnavailable("database", err);
+  }
+  const refs = new Map(pinned.map((p) => [p.sha256, p.storageRef]));
+  const shas = keys.map((k) => k.sha256);
+  try {
+    await mapLimit(
+      keys.filter((k) => !refs.get(k.sha256)),
+      PUT_CONCURRENCY,
+      async (k) => {
+        const ref = await ctx.storage.put(contentKey(scope, k.sha256), unique.get(k.sha256)!, "application/octet-stream");
+        await markContentStored(ctx.db, scope, k.sha256, ref);
+        refs.set(k.sha256, ref);
+      },
+    );
+  } catch (err) {
+    await releaseContents(ctx, scope, shas, { purge: true });
+    throw upstreamUnavailable("file storage", err);
+  }
+  return {
+    pinned: shas,
+    files: hashed.map((f) => ({ path: f.path, sha256: f.sha256, size: f.bytes.byteLength, contentType: contentTypeFor(f.path), storageRef: refs.get(f.sha256)! })),
+  };
+}
+
+/**
+ * Unpins contents after a deploy; with `purge` (the deploy failed or was refused) also removes
+ * those that no file references. Never throws: a leftover is purged by a later run.
+ */
+export async function releaseContents(ctx: AppContext, scope: string, shas: string[], opts: { purge: boolean }): Promise<void> {
+  try {
+    await unpinContents(ctx.db, scope, shas);
+    if (opts.purge) await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref) => ctx.storage.delete(ref));
+  } catch (err) {
+    console.error("[contents] could not release contents", scope, err);
+  }
+}
+
+/** Purges the contents that files of a replaced or deleted drop referenced, where now unused. */
+export async function purgeUnused(ctx: AppContext, old: OldContent[]): Promise<void> {
+  for (const [scope, shas] of groupByScope(old)) {
+    await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref) => ctx.storage.delete(ref));
+  }
+}
