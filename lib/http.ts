@@ -112,8 +112,9 @@ const largest = (pick: (l: (typeof limits)[keyof typeof limits]) => number) => M
  * plan applies after. Undefined: the route is not listed and only its own cap applies.
  */
 export function routeBodyCap(pathname: string): number | undefined {
+  if (pathname.startsWith("/deploy/uploads/")) return largest((l) => l.fileBytes);
   if (pathname === "/deploy" || /^\/deploy\/[^/]+$/.test(pathname)) {
-    if (pathname === "/deploy/preflight") return undefined;
+    if (pathname === "/deploy/preflight") return largest((l) => l.bodyBytes);
     return largest((l) => Math.max(l.zipBytes, l.bodyBytes));
   }
   if (pathname === "/mcp") return largest((l) => l.bodyBytes) + 256 * 1024;

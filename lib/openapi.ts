@@ -2,7 +2,7 @@ import { z } from "zod";
 import { TTL_CEILING_SECONDS } from "./drops/ttl";
 import type { Env } from "./env";
 import { errorStatus, type ErrorCode } from "./errors";
-import { limits } from "./plans";
+import { limits, UPLOAD_GRANT_SECONDS } from "./plans";
 import { ratePolicies } from "./ratelimit/policy";
 import * as S from "./schemas";
 
@@ -38,6 +38,8 @@ const responseSchemas = {
   DeviceAuthorization: S.deviceAuthorizationSchema,
   DeviceToken: S.deviceTokenSchema,
   Health: S.healthResponseSchema,
+  PreflightResponse: S.preflightResponseSchema,
+  UploadResponse: S.uploadResponseSchema,
   ErrorEnvelope: S.errorEnvelopeSchema,
 } satisfies Record<string, z.ZodType>;
 
@@ -50,6 +52,7 @@ const requestSchemas = {
   VanityBody: S.vanityBodySchema,
   JsonRpcRequest: S.jsonRpcRequestSchema,
   DeviceTokenBody: S.deviceTokenBodySchema,
+  PreflightBody: S.preflightBodySchema,
 } satisfies Record<string, z.ZodType>;
 
 type SchemaName = keyof typeof responseSchemas | keyof typeof requestSchemas;
@@ -214,6 +217,10 @@ function deployBody(): Json {
         examples: {
           text: { summary: "Text files", value: { files: { "index.html": "<h1>Hello</h1>", "assets/app.js": "console.log('hi')" } } },
           binary: { summary: "A binary file, base64", value: { files: { "index.html": "<img src=dot.png>", "dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } } },
+          reference: {
+            summary: "A file by reference to content uploaded after POST /deploy/preflight",
+            value: { files: { "index.html": "<script src=app.js></script>", "app.js": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 } } },
+          },
         },
       },
       "application/zip": {
@@ -240,9 +247,38 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
   const keyIdParam = { name: "id", in: "path", required: true, schema: toSchema(S.apiKeyInfoSchema.shape.keyId), description: "The 64-hex key id (SHA-256 of the key)." };
   const ttlParam = { name: "ttl", in: "query", required: false, schema: { ...toSchema(S.ttlSchema), maximum: TTL_CEILING_SECONDS },
     description: `Lifetime in seconds, at least ${free.ttlMinSeconds}. Anonymous: at most ${anon.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Free accounts: at most ${free.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Subscribers: up to ${TTL_CEILING_SECONDS} (100 years); default no expiry.` };
+  const uploadTokenParam = { name: "X-Upload-Token", in: "header", required: false, schema: { type: "string" }, description: "The upload_token of a POST /deploy/preflight: anonymous deploys by reference need it." };
   const nameParam = { name: "name", in: "query", required: false, schema: toSchema(S.nameSchema), description: "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401." };
 
   const paths: Record<string, Record<string, Json>> = {
+    "/deploy/preflight": {
+      post: operation({
+        operationId: "preflightDeploy",
+        tag: "drops",
+        summary: "Name a deploy's files by SHA-256 and size; learn which contents to upload, and where",
+        description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Then deploy with {"sha256", "size"} values in the FilesBody.`,
+        security: optionalCredential,
+        requestBody: jsonBody("PreflightBody"),
+        ok: { 200: "PreflightResponse" },
+        errors: ["invalid_request", "file_cap_exceeded", "auth_required", "payload_too_large", "upstream_unavailable"],
+      }),
+    },
+    "/deploy/uploads/{token}/{sha256}": {
+      put: operation({
+        operationId: "uploadContent",
+        tag: "drops",
+        summary: "Upload the raw bytes of one content named by a preflight",
+        description: "The body is streamed into storage while its size and SHA-256 are checked; a mismatch answers 400 and stores nothing. The token in the URL is the grant: no other credential is needed. On Vercel, bodies over 4 MB do not reach a function (see docs/uploads.md).",
+        security: [{}],
+        parameters: [
+          { name: "token", in: "path", required: true, schema: { type: "string" }, description: "The preflight's upload token." },
+          { name: "sha256", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{64}$" }, description: "The content's SHA-256." },
+        ],
+        requestBody: { required: true, content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+        ok: { 201: "UploadResponse" },
+        errors: ["invalid_request", "not_found", "payload_too_large", "upstream_unavailable"],
+      }),
+    },
     "/deploy": {
       post: operation({
         operationId: "deploy",
@@ -250,7 +286,7 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         summary: "Create a drop from HTML, a FilesBody or a zip",
         description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
         security: optionalCredential,
-        parameters: [ttlParam, nameParam],
+        parameters: [ttlParam, nameParam, uploadTokenParam],
         requestBody: deployBody(),
         ok: { 200: "DeployResponse" },
         errors: ["invalid_request", "invalid_ttl", "invalid_name", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "payload_too_large", "rate_limited", "upstream_unavailable"],

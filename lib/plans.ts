@@ -90,6 +90,9 @@ export const limits: Record<Tier, TierLimits> = {
 /** An anonymous drop stays privately claimable this long after it goes offline. */
 export const CLAIM_GRACE_SECONDS = 30 * DAY;
 
+/** How long a preflight's upload targets, and uploaded contents no deploy has used, are kept. */
+export const UPLOAD_GRANT_SECONDS = 60 * 60;
+
 export function isPaid(tier: Tier): boolean {
   return tier === "pro" || tier === "team";
 }

@@ -15,7 +15,39 @@ export const fileValueSchema = z.union([
     encoding: z.literal("base64"),
     content: z.string().describe("Base64 (RFC 4648, standard alphabet) of the file's bytes."),
   }),
+  z.strictObject({
+    sha256: z.string().regex(/^[0-9a-f]{64}$/).describe("SHA-256 (lowercase hex) of content already uploaded (POST /deploy/preflight)."),
+    size: z.int().min(0).describe("Size in bytes of that content."),
+  }),
 ]);
+
+/** POST /deploy/preflight: the hash and size of each file to deploy. */
+export const preflightBodySchema = z.object({
+  files: z.record(
+    z.string(),
+    z.strictObject({
+      sha256: z.string().regex(/^[0-9a-f]{64}$/).describe("SHA-256 of the file's bytes, lowercase hex."),
+      size: z.int().min(0).describe("Size in bytes."),
+    }),
+  ),
+});
+
+export const uploadTargetSchema = z.object({
+  sha256: z.string(),
+  url: z.string().describe("Where to PUT the raw bytes."),
+  method: z.literal("PUT"),
+  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT."),
+});
+
+export const preflightResponseSchema = z.object({
+  missing: z.array(z.string()).describe("Hashes whose bytes must be uploaded before a deploy may reference them."),
+  uploads: z.array(uploadTargetSchema),
+  upload_token: z.string().describe("Send as X-Upload-Token on the deploy (needed by anonymous callers, whose uploads are scoped to this preflight)."),
+  expires_at: z.iso.datetime({ offset: true }).describe("Upload targets, and uploads no deploy has used, expire at this time."),
+});
+export type PreflightResponse = z.infer<typeof preflightResponseSchema>;
+
+export const uploadResponseSchema = z.object({ sha256: z.string(), size: z.int() });
 
 export const filesBodySchema = z.object({
   files: z

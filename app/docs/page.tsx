@@ -300,6 +300,18 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
         <CodeBlock>{`curl --data-binary @more.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" ${base}/deploy/<slug>`}</CodeBlock>
       </Section>
 
+      <Section id="uploads" title="Uploads: send only what changed">
+        <p>
+          Name your files by SHA-256 and size with <code>POST /deploy/preflight</code>; the answer lists the contents this caller has not stored (<code>missing</code>) with a PUT target for
+          each. PUT the raw bytes there (201; a wrong size or hash answers 400 and stores nothing), then deploy with <code>{"{"}&quot;sha256&quot;, &quot;size&quot;{"}"}</code> in place of a
+          file&apos;s content. An account&apos;s contents are reused by all its deploys and never by another account. Anonymous callers send the preflight&apos;s <code>upload_token</code> as{" "}
+          <code>X-Upload-Token</code> on the deploy; targets and unused uploads expire after an hour. A reference that cannot be used answers 400 naming the hashes.
+        </p>
+        <CodeBlock>{`curl -X POST ${base}/deploy/preflight -H 'content-type: application/json' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'
+curl -X PUT --data-binary @index.html '<uploads[0].url>'
+curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-token: <upload_token>' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'`}</CodeBlock>
+      </Section>
+
       <Section id="vanity" title="Vanity hosts">
         <p>
           On the Team plan, claim one subdomain per account: <code>POST /vanity</code> with <code>{`{"sub": "acme"}`}</code> (3 to 20 lowercase letters, digits and single hyphens). Your named

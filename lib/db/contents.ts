@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { contents, files, type ContentRow } from "./schema";
+import { contents, files, uploadGrants, type ContentRow } from "./schema";
 
 // Content rows: the bytes of one SHA-256 within one scope. Taking a pin is an upsert, which
 // locks the row, and a purge locks the rows it removes (FOR UPDATE) and re-checks references,
@@ -50,6 +50,58 @@ export async function unpinContents(db: Db, scope: string, shas: string[]): Prom
     .update(contents)
     .set({ pins: sql`greatest(${contents.pins} - 1, 0)` })
     .where(and(eq(contents.scope, scope), inArray(contents.sha256, shas)));
+}
+
+/**
+ * Pins stored contents of a scope by hash (deploy by reference) and returns those it pinned;
+ * hashes without stored bytes in the scope are left out (and not pinned).
+ */
+export async function pinStoredContents(db: Db, scope: string, shas: string[], now: Date): Promise<PinnedContent[]> {
+  if (shas.length === 0) return [];
+  return db
+    .update(contents)
+    .set({ pins: sql`${contents.pins} + 1`, pinnedAt: now })
+    .where(and(eq(contents.scope, scope), inArray(contents.sha256, shas), isNotNull(contents.storageRef)))
+    .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
+}
+
+/** One content row of a scope, or undefined. */
+export async function findContent(db: Db, scope: string, sha256: string): Promise<ContentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(contents)
+    .where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)))
+    .limit(1);
+  return row;
+}
+
+/** Contents whose preflight hold has passed (candidates for the cleanup job's purge). */
+export async function expiredHolds(db: Db, now: Date, limit: number): Promise<Array<{ scope: string; sha256: string }>> {
+  return db
+    .select({ scope: contents.scope, sha256: contents.sha256 })
+    .from(contents)
+    .where(lte(contents.holdUntil, now))
+    .limit(limit);
+}
+
+export async function insertUploadGrant(db: Db, grant: { id: string; scope: string; accountId: string | null; expiresAt: Date }): Promise<void> {
+  await db.insert(uploadGrants).values(grant);
+}
+
+/** A grant by the SHA-256 of its token, while it has not expired. */
+export async function findUploadGrant(db: Db, id: string, now: Date): Promise<{ scope: string; accountId: string | null; expiresAt: Date } | undefined> {
+  const [row] = await db
+    .select({ scope: uploadGrants.scope, accountId: uploadGrants.accountId, expiresAt: uploadGrants.expiresAt })
+    .from(uploadGrants)
+    .where(and(eq(uploadGrants.id, id), gt(uploadGrants.expiresAt, now)))
+    .limit(1);
+  return row;
+}
+
+/** Ends passed holds (after their purge) and deletes expired grants. */
+export async function endExpiredHolds(db: Db, now: Date): Promise<void> {
+  await db.update(contents).set({ holdUntil: null }).where(lte(contents.holdUntil, now));
+  await db.delete(uploadGrants).where(lte(uploadGrants.expiresAt, now));
 }
 
 /**

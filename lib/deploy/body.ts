@@ -77,7 +77,7 @@ function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): In
   return decodeFilesMap((raw as { files: unknown }).files, limits, paid);
 }
 
-const FILES_HINT = 'Expected {"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"}}}.';
+const FILES_HINT = 'Expected {"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"} | {"sha256": "<64 hex>", "size": <bytes>}}}.';
 
 /**
  * Decodes the `files` map of a FilesBody (the JSON deploy form and the MCP deploy_files tool):
@@ -98,6 +98,13 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
   const encoder = new TextEncoder();
   return entries.map(([path, value]) => {
     let bytes: Uint8Array;
+    const ref = value as { sha256?: unknown; size?: unknown } | null;
+    if (ref && typeof ref === "object" && typeof ref.sha256 === "string" && typeof ref.size === "number") {
+      if (ref.size > limits.fileBytes) {
+        throw tooLargeError(`The file ${JSON.stringify(path)} is ${ref.size} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid);
+      }
+      return { path, bytes: new Uint8Array(0), ref: { sha256: ref.sha256, size: ref.size } };
+    }
     if (typeof value === "string") {
       bytes = encoder.encode(value);
     } else {

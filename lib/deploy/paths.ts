@@ -46,9 +46,17 @@ export function normalizePath(raw: string): string {
   return out.join("/");
 }
 
+/** A file given by the hash and size of content uploaded before (deploy by reference). */
+export interface ContentRef {
+  sha256: string;
+  size: number;
+}
+
 export interface InputFile {
   path: string;
+  /** The bytes; empty when the file is given by `ref`. */
   bytes: Uint8Array;
+  ref?: ContentRef;
 }
 
 /**
@@ -61,7 +69,7 @@ export function normalizeFiles(files: readonly InputFile[]): InputFile[] {
     const path = normalizePath(f.path);
     if (seen.has(path)) throw bad(`Duplicate file path after normalisation: ${JSON.stringify(path)}.`);
     seen.add(path);
-    return { path, bytes: f.bytes };
+    return f.ref ? { path, bytes: f.bytes, ref: f.ref } : { path, bytes: f.bytes };
   });
   for (const { path } of out) {
     for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {

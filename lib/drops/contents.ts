@@ -1,8 +1,8 @@
 import type { AppContext } from "../context";
-import { upstreamUnavailable } from "../errors";
+import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
 import { mapLimit } from "../storage/types";
-import { groupByScope, markContentStored, pinContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
+import { groupByScope, markContentStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "../deploy/paths";
 import { contentTypeFor } from "./content-type";
@@ -50,18 +50,22 @@ export interface StoreOutcome {
  * stored is purged; the failure is thrown as 503.
  */
 export async function storeContents(ctx: AppContext, scope: string, input: InputFile[]): Promise<StoreOutcome> {
-  const hashed = input.map((f) => ({ ...f, sha256: sha256Hex(f.bytes) }));
+  const inline = input.filter((f) => !f.ref).map((f) => ({ ...f, sha256: sha256Hex(f.bytes), size: f.bytes.byteLength }));
   const unique = new Map<string, Uint8Array>();
-  for (const f of hashed) unique.set(f.sha256, f.bytes);
+  for (const f of inline) unique.set(f.sha256, f.bytes);
   const keys = [...unique].map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
+  const refs = new Map<string, string | null>();
+  const referenced = await pinReferences(ctx, scope, input, unique);
+  for (const r of referenced) refs.set(r.sha256, r.storageRef);
   let pinned: PinnedContent[];
   try {
     pinned = await pinContents(ctx.db, scope, keys, new Date(ctx.now()));
   } catch (err) {
+    await releaseContents(ctx, scope, referenced.map((r) => r.sha256), { purge: false });
     throw upstreamUnavailable("database", err);
   }
-  const refs = new Map(pinned.map((p) => [p.sha256, p.storageRef]));
-  const shas = keys.map((k) => k.sha256);
+  for (const p of pinned) refs.set(p.sha256, p.storageRef);
+  const shas = [...referenced.map((r) => r.sha256), ...keys.map((k) => k.sha256)];
   try {
     await mapLimit(
       keys.filter((k) => !refs.get(k.sha256)),
@@ -78,8 +82,43 @@ export async function storeContents(ctx: AppContext, scope: string, input: Input
   }
   return {
     pinned: shas,
-    files: hashed.map((f) => ({ path: f.path, sha256: f.sha256, size: f.bytes.byteLength, contentType: contentTypeFor(f.path), storageRef: refs.get(f.sha256)! })),
+    files: input.map((f) => {
+      const sha256 = f.ref?.sha256 ?? sha256Hex(f.bytes);
+      return { path: f.path, sha256, size: f.ref?.size ?? f.bytes.byteLength, contentType: contentTypeFor(f.path), storageRef: refs.get(sha256)! };
+    }),
   };
+}
+
+/**
+ * Pins the stored contents that files given by reference name (those not also sent inline).
+ * A reference the scope has no stored bytes for, or with another size, is unusable: every pin
+ * is released and the deploy answers 400 listing the unusable hashes.
+ */
+async function pinReferences(ctx: AppContext, scope: string, input: InputFile[], inline: Map<string, Uint8Array>): Promise<PinnedContent[]> {
+  const wanted = new Map<string, number>();
+  for (const f of input) if (f.ref && !inline.has(f.ref.sha256)) wanted.set(f.ref.sha256, f.ref.size);
+  if (wanted.size === 0) return [];
+  let pinned: PinnedContent[];
+  try {
+    pinned = await pinStoredContents(ctx.db, scope, [...wanted.keys()], new Date(ctx.now()));
+  } catch (err) {
+    throw upstreamUnavailable("database", err);
+  }
+  const found = new Map(pinned.map((p) => [p.sha256, p]));
+  const unusable = [...wanted].filter(([sha, size]) => found.get(sha)?.size !== size).map(([sha]) => sha);
+  if (unusable.length > 0) {
+    await releaseContents(ctx, scope, pinned.map((p) => p.sha256), { purge: false });
+    throw unusableReferences(unusable);
+  }
+  return pinned;
+}
+
+export function unusableReferences(unusable: string[]): ApiError {
+  const shown = unusable.slice(0, 50).join(", ") + (unusable.length > 50 ? ` and ${unusable.length - 50} more` : "");
+  return new ApiError("invalid_request", `Unusable content references (never uploaded by this caller, expired, or of another size): ${shown}.`, {
+    hint: "POST /deploy/preflight with the files' hashes, PUT the missing contents to the upload targets, then deploy with the same X-Upload-Token.",
+    docs: "uploads",
+  });
 }
 
 /**

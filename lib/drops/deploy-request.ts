@@ -10,6 +10,7 @@ import { zipSlots } from "../deploy/slots";
 import type { InputFile } from "../deploy/paths";
 import { appendToDrop, createDrop, tierOf } from "./deploy";
 import { resolveTtl } from "./ttl";
+import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { guardAccountRoute } from "../auth/guard";
 
 /**
@@ -59,6 +60,8 @@ export function subscriptionRequired(feature: string): ApiError {
 export interface DeployOptions {
   ttl: string | null;
   name: string | null;
+  /** The X-Upload-Token of a preflight (anonymous deploys by reference). */
+  uploadToken?: string | null;
 }
 
 /** Checks query options against the caller's plan before any body is read. */
@@ -80,7 +83,8 @@ export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployO
   const checked = checkDeployOptions(caller, opts);
   const tierLimits = limits[tierOf(caller)];
   if (files.length > tierLimits.filesPerRequest) throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));
-  return createDrop(ctx, caller, { files, ...checked, beforeStore: quota?.spend });
+  const scope = files.some((f) => f.ref) ? await uploadScope(ctx, caller, opts.uploadToken ?? null) : undefined;
+  return createDrop(ctx, caller, { files, ...checked, scope, beforeStore: quota?.spend });
 }
 
 // POST /deploy, from request to DeployResponse. Cheap checks (rate, credential, query) come
@@ -89,7 +93,7 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
   return guardedDeploy(ctx, req, async (quota) => {
     const query = new URL(req.url).searchParams;
     const caller = await optionalCaller(ctx, req);
-    const opts = { ttl: query.get("ttl"), name: query.get("name") };
+    const opts = { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) };
     checkDeployOptions(caller, opts);
     const tier = tierOf(caller);
     return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));

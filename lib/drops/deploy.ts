@@ -73,8 +73,9 @@ async function commitOrRelease<T>(ctx: AppContext, stored: StoredFiles, step: ()
 }
 
 /** The content scope of a drop's new files. */
-function scopeFor(caller: Pick<Caller, "account">, dropId: string): string {
-  return caller.account ? accountScope(caller.account.id) : anonymousDropScope(dropId);
+function scopeFor(caller: Pick<Caller, "account">, dropId: string, given?: string): string {
+  if (caller.account) return accountScope(caller.account.id);
+  return given ?? anonymousDropScope(dropId);
 }
 
 export interface DeployInput {
@@ -83,6 +84,8 @@ export interface DeployInput {
   ttl: number | null;
   /** Named drop (subscribers); already validated. */
   name?: string;
+  /** The content scope of the files (an anonymous preflight's); default: the account's or the drop's own. */
+  scope?: string;
   /** Runs once every check has passed, just before the first byte is stored (the deploy rate budget). */
   beforeStore?: () => Promise<void>;
 }
@@ -133,7 +136,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const slug = newSlug();
   const anonymous = caller.account === null;
   await input.beforeStore?.();
-  const stored = await storeFiles(ctx, id, scopeFor(caller, id), input.files);
+  const stored = await storeFiles(ctx, id, scopeFor(caller, id, input.scope), input.files);
   const { rows } = stored;
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
   const claimToken = anonymous ? newClaimToken() : undefined;

@@ -3,6 +3,7 @@ import { dropChanged } from "../serve/cache";
 import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
 import { purgeUnused } from "./contents";
+import { endExpiredHolds, expiredHolds } from "../db/contents";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
@@ -41,5 +42,13 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     }
     if (due.length < batchSize) break;
   }
+  await purgeExpiredUploads(ctx, now, batchSize * maxBatches);
   return { purged: slugs.length, slugs };
+}
+
+/** Uploads of preflights whose hold has passed and that no deploy used: bytes, then rows. */
+async function purgeExpiredUploads(ctx: AppContext, now: Date, limit: number): Promise<void> {
+  const held = await expiredHolds(ctx.db, now, limit);
+  await purgeUnused(ctx, held);
+  await endExpiredHolds(ctx.db, now);
 }

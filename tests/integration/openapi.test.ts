@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -149,7 +150,8 @@ describe("the document", () => {
     }
     const files = components().schemas.FilesBody as { required: string[]; properties: { files: { additionalProperties: { anyOf: Json[] } } } };
     expect(files.required).toEqual(["files"]);
-    expect(files.properties.files.additionalProperties.anyOf).toHaveLength(2);
+    // Text, base64, and a reference {sha256, size} to uploaded content (docs/uploads.md).
+    expect(files.properties.files.additionalProperties.anyOf).toHaveLength(3);
   });
 
   it("carries the parameter bounds: ttl ≥ 60, the name pattern, limit 1–500, offset ≥ 0", () => {
@@ -284,6 +286,26 @@ describe("live handlers answer what the document says", () => {
     expect((await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "c.html": "c" } }, bearer(free.apiKey)) })).status).toBe(402);
     const other = await accountWithKey(t.ctx, "pro");
     expect((await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "c.html": "c" } }, bearer(other.apiKey)) })).status).toBe(404);
+  });
+
+  it("POST /deploy/preflight, PUT /deploy/uploads/{token}/{sha256}, and a deploy by reference", async () => {
+    const bytes = "<p>by reference</p>";
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const pre = await call("/deploy/preflight", "POST", jsonBody({ files: { "index.html": { sha256, size: bytes.length } } }));
+    expect(pre.status).toBe(200);
+    expect(pre.body.missing).toEqual([sha256]);
+    const token = pre.body.upload_token as string;
+    expect((await call("/deploy/preflight", "POST", jsonBody({ files: { "../x": { sha256, size: 1 } } }))).status).toBe(400);
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, { sha256, size: 1 }]));
+    expect((await call("/deploy/preflight", "POST", jsonBody({ files: many }))).body.code).toBe("file_cap_exceeded");
+    expect((await call("/deploy/preflight", "POST", jsonBody({ files: { "big.bin": { sha256, size: 2 ** 40 } } }))).status).toBe(413);
+    expect((await call("/deploy/preflight", "POST", jsonBody({ files: { "a.txt": { sha256, size: 1 } } }, bearer("sp_" + "x".repeat(40))))).status).toBe(401);
+    const put = (body: string, sha = sha256) => call("/deploy/uploads/{token}/{sha256}", "PUT", { params: { token, sha256: sha }, headers: { "content-type": "application/octet-stream" }, body });
+    expect((await put("wrong")).status).toBe(400);
+    expect((await put(bytes, "0".repeat(64))).status).toBe(404);
+    expect((await put(bytes)).status).toBe(201);
+    const deployed = await call("/deploy", "POST", { ...jsonBody({ files: { "index.html": { sha256, size: bytes.length } } }, { "x-upload-token": token }), ip: "198.51.100.12" });
+    expect(deployed.status).toBe(200);
   });
 
   it("GET /drops and DELETE /drops/{slug}", async () => {

@@ -1,0 +1,161 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { AppContext } from "../context";
+import { ApiError, upstreamUnavailable } from "../errors";
+import { withDb } from "../db/errors";
+import { findContent, findUploadGrant, insertUploadGrant, markContentStored, pinContents, unpinContents } from "../db/contents";
+import { readBodyCapped } from "../http";
+import { sha256Hex } from "../ids";
+import { isPaid, limits, UPLOAD_GRANT_SECONDS } from "../plans";
+import { preflightBodySchema, type PreflightResponse } from "../schemas";
+import { optionalCaller, type Caller } from "../auth/caller";
+import { fileCapError, parseJsonStrict, tooLargeError } from "../deploy/body";
+import { normalizeFiles } from "../deploy/paths";
+import { accountScope, contentKey } from "./contents";
+import { tierOf } from "./deploy";
+
+// The upload protocol: POST /deploy/preflight names the files by hash and size and answers
+// which contents are missing and where to PUT them; PUT /deploy/uploads/{token}/{sha256}
+// streams one content into storage, verified; a deploy then names files by {sha256, size}.
+// An account's uploads land in its own scope (dedup within the account, never across); an
+// anonymous caller's in a scope of the preflight's own, usable with its upload token.
+
+const TOKEN_PATTERN = /^ut_[A-Za-z0-9_-]{43}$/;
+const SHA_PATTERN = /^[0-9a-f]{64}$/;
+
+export const UPLOAD_TOKEN_HEADER = "x-upload-token";
+
+function preflightScope(grantId: string): string {
+  return `p-${grantId.slice(0, 32)}`;
+}
+
+/** POST /deploy/preflight. */
+export async function preflight(ctx: AppContext, req: Request): Promise<PreflightResponse> {
+  const caller = await optionalCaller(ctx, req);
+  const tier = tierOf(caller);
+  const tierLimits = limits[tier];
+  const paid = isPaid(tier);
+  const buf = await readBodyCapped(req, tierLimits.bodyBytes, () => tooLargeError("Preflight bodies are limited like JSON deploy bodies.", paid));
+  const hint = 'Send {"files": {"index.html": {"sha256": "<64 hex>", "size": 12}}}.';
+  const raw = parseJsonStrict(new TextDecoder().decode(buf), hint);
+  const parsed = preflightBodySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length ? ` at ${JSON.stringify(issue.path.map(String).join("."))}` : "";
+    throw new ApiError("invalid_request", `The preflight body is invalid${where}: ${issue?.message ?? "invalid"}.`, { hint, docs: "uploads" });
+  }
+  const entries = Object.entries((raw as { files: Record<string, { sha256: string; size: number }> }).files);
+  if (entries.length === 0) throw new ApiError("invalid_request", "The files map is empty.", { docs: "uploads" });
+  if (entries.length > tierLimits.filesPerRequest) throw fileCapError(entries.length, tierLimits.filesPerRequest, paid);
+  for (const [path, f] of entries) {
+    if (f.size > tierLimits.fileBytes) throw tooLargeError(`The file ${JSON.stringify(path)} is ${f.size} bytes; the per-file limit is ${Math.round(tierLimits.fileBytes / 1048576)} MB.`, paid);
+  }
+  // The same path rules as a deploy (normalisation, duplicates, file-and-folder clashes).
+  normalizeFiles(entries.map(([path]) => ({ path, bytes: new Uint8Array(0) })));
+
+  const token = `ut_${randomBytes(32).toString("base64url")}`;
+  const grantId = sha256Hex(token);
+  const scope = caller.account ? accountScope(caller.account.id) : preflightScope(grantId);
+  const now = new Date(ctx.now());
+  const expiresAt = new Date(now.getTime() + UPLOAD_GRANT_SECONDS * 1000);
+  const keys = [...new Map(entries.map(([, f]) => [f.sha256, f.size])).entries()].map(([sha256, size]) => ({ sha256, size }));
+  const rows = await withDb(async () => {
+    await insertUploadGrant(ctx.db, { id: grantId, scope, accountId: caller.account?.id ?? null, expiresAt });
+    // Held until the grant expires, so nothing the caller is told it has goes before its deploy.
+    const pinned = await pinContents(ctx.db, scope, keys, now, expiresAt);
+    await unpinContents(ctx.db, scope, keys.map((k) => k.sha256));
+    return pinned;
+  });
+  const missing = rows.filter((r) => r.storageRef === null).map((r) => r.sha256);
+  return {
+    missing,
+    uploads: missing.map((sha256) => ({
+      sha256,
+      url: `${ctx.env.BASE_URL.replace(/\/$/, "")}/deploy/uploads/${token}/${sha256}`,
+      method: "PUT" as const,
+      headers: { "content-type": "application/octet-stream" },
+    })),
+    upload_token: token,
+    expires_at: expiresAt.toISOString(),
+  };
+}
+
+/**
+ * The content scope a deploy's files use: the account's, or for an anonymous caller with a
+ * live upload token the preflight's; undefined: the drop's own (references are then unusable).
+ */
+export async function uploadScope(ctx: AppContext, caller: Pick<Caller, "account">, token: string | null): Promise<string | undefined> {
+  if (caller.account) return accountScope(caller.account.id);
+  if (!token || !TOKEN_PATTERN.test(token)) return undefined;
+  const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), new Date(ctx.now())));
+  return grant && grant.accountId === null ? grant.scope : undefined;
+}
+
+class UploadMismatch extends Error {}
+
+/** PUT /deploy/uploads/{token}/{sha256}: streams one content into storage, verified. */
+export async function receiveUpload(ctx: AppContext, req: Request, token: string, sha256: string): Promise<{ sha256: string; size: number }> {
+  const absent = () => new ApiError("not_found", "No such upload target, or it has expired.", { hint: "POST /deploy/preflight again for fresh targets.", docs: "uploads" });
+  if (!TOKEN_PATTERN.test(token) || !SHA_PATTERN.test(sha256)) throw absent();
+  const now = new Date(ctx.now());
+  const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), now));
+  if (!grant) throw absent();
+  const row = await withDb(() => findContent(ctx.db, grant.scope, sha256));
+  if (!row) throw absent();
+  const size = row.size;
+  const declared = req.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) !== size) {
+    throw new ApiError("invalid_request", `The body is ${declared} bytes; this content is ${size} bytes.`, { docs: "uploads" });
+  }
+  // Pinned for the upload; the hold keeps it until the grant expires.
+  const [pinned] = await withDb(() => pinContents(ctx.db, grant.scope, [{ sha256, size }], now, grant.expiresAt));
+  try {
+    const { stream: verified, mismatch } = verifyStream(req.body, sha256, size);
+    try {
+      if (pinned?.storageRef) {
+        // Already stored: check the bytes all the same, store nothing.
+        await verified.pipeTo(new WritableStream());
+      } else {
+        const ref = await ctx.storage.putStream(contentKey(grant.scope, sha256), verified, "application/octet-stream");
+        await withDb(() => markContentStored(ctx.db, grant.scope, sha256, ref));
+      }
+    } catch (err) {
+      throw mismatch() ?? err;
+    }
+  } catch (err) {
+    if (err instanceof UploadMismatch) {
+      throw new ApiError("invalid_request", err.message, { hint: "Send the file's exact bytes; the target checks their size and SHA-256.", docs: "uploads" });
+    }
+    if (err instanceof ApiError) throw err;
+    throw upstreamUnavailable("file storage", err);
+  } finally {
+    await withDb(() => unpinContents(ctx.db, grant.scope, [sha256])).catch(() => undefined);
+  }
+  return { sha256, size };
+}
+
+/** Passes a body through, hashing and counting; errors (storing nothing) unless it is exactly `size` bytes of `sha256`. */
+function verifyStream(body: ReadableStream<Uint8Array> | null, sha256: string, size: number): { stream: ReadableStream<Uint8Array>; mismatch: () => UploadMismatch | undefined } {
+  const hash = createHash("sha256");
+  let seen = 0;
+  let failure: UploadMismatch | undefined;
+  const fail = (message: string) => {
+    failure = new UploadMismatch(message);
+    throw failure;
+  };
+  const source = body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  const stream = source.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > size) fail(`The body is longer than the ${size} bytes of this content.`);
+        hash.update(chunk);
+        controller.enqueue(chunk);
+      },
+      flush() {
+        if (seen !== size) fail(`The body is ${seen} bytes; this content is ${size} bytes.`);
+        if (hash.digest("hex") !== sha256) fail("The body's SHA-256 does not match the target's hash.");
+      },
+    }),
+  );
+  return { stream, mismatch: () => failure };
+}
