@@ -1,7 +1,8 @@
 // Starts the app. Every request meets the data plane first (lib/serve/node.ts, bundled by
 // `npm run build`): drop hosts are answered there without the framework; everything else goes
 // to Next's request handler. The listener also records each client's socket address, in a
-// header no client can set, for abuse limits when TRUST_PROXY is off.
+// header no client can set, for abuse limits when TRUST_PROXY is off, and writes one JSON line
+// per request to stdout (lib/serve/node.ts logRequest; the format is in docs/decisions.md).
 import { createServer } from "node:http";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -9,6 +10,8 @@ import { pathToFileURL } from "node:url";
 import next from "next";
 
 const dev = process.argv.includes("--dev");
+// As `next start` does: a start that is not --dev runs in production (and gets its checks).
+process.env.NODE_ENV ??= dev ? "development" : "production";
 const port = Number(process.env.PORT ?? 3000);
 const bind = process.env.HOST ?? "0.0.0.0";
 const root = import.meta.dirname;
@@ -20,6 +23,12 @@ if (!existsSync(planePath)) {
   process.exit(1);
 }
 const plane = await import(pathToFileURL(planePath).href);
+try {
+  plane.checkConfig();
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+}
 
 const app = next({ dev, hostname: "localhost", port });
 const handle = app.getRequestHandler();
@@ -27,6 +36,7 @@ await app.prepare();
 
 const server = createServer((req, res) => {
   req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
+  plane.logRequest(req, res);
   if (plane.dispatch(req, res)) return;
   handle(req, res);
 });

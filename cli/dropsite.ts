@@ -18,6 +18,8 @@ import type { z } from "zod";
 import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN } from "../lib/patterns";
+import { limits } from "../lib/plans";
+import { listQuerySchema } from "../lib/schemas";
 import type {
   appendResponseSchema,
   claimResponseSchema,
@@ -49,6 +51,11 @@ const COMMON_OPTIONS = `Options for every command:
   --help, -h    help (of a command: dropsite <command> --help)
   --version     print the version`;
 
+// Numbers in the help texts come from the server's own tables: the plan limits and the list query's schema.
+const TTL_MIN_SECONDS = Math.min(...Object.values(limits).map((l) => l.ttlMinSeconds));
+const LIST_LIMIT = listQuerySchema.shape.limit;
+const LIST_LIMIT_TEXT = `limit ${LIST_LIMIT.unwrap().minValue}-${LIST_LIMIT.unwrap().maxValue}, default ${LIST_LIMIT.def.defaultValue}`;
+
 /** Each command's usage line and what it does, for `dropsite <command> --help`. */
 const COMMANDS = {
   deploy: {
@@ -58,10 +65,10 @@ const COMMANDS = {
   .git, node_modules, whatever .gitignore or .dropignore match, and dotfiles are skipped.
   --include-dotfiles  publish dotfiles (.env, .vscode/ ...) too
   --name N       redeploy the named drop in place: same URL (subscribers)
-  --ttl S        lifetime in seconds (at least 60; plan maximums apply)
+  --ttl S        lifetime in seconds (at least ${TTL_MIN_SECONDS}; plan maximums apply)
   --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)`,
   },
-  list: { usage: "dropsite list [--limit N] [--offset N]", about: "Your drops, newest first (limit 1-500, default 100)." },
+  list: { usage: "dropsite list [--limit N] [--offset N]", about: `Your drops, newest first (${LIST_LIMIT_TEXT}).` },
   delete: { usage: "dropsite delete <slug>", about: "Delete a drop and purge its files." },
   claim: { usage: "dropsite claim <slug> <claim_token>", about: "Move an anonymous drop into your account (the token works once)." },
   limits: { usage: "dropsite limits", about: "The limits that apply to you (anonymous without a key)." },
@@ -432,7 +439,7 @@ async function deployBody(target: string, flags: Flags): Promise<{ body: Buffer;
 async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<void> {
   if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
   if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
-  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError("--ttl must be a whole number of seconds (at least 60)", EXIT.usage);
+  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
   const { body, contentType, description } = await deployBody(args[0] ?? ".", flags);
   const query = new URLSearchParams();
   if (flags.ttl) query.set("ttl", flags.ttl);
@@ -469,7 +476,7 @@ async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<
 
 async function cmdList(target: Target, flags: Flags): Promise<void> {
   requireKey(target);
-  const q = new URLSearchParams({ limit: flags.limit ?? "100", offset: flags.offset ?? "0" });
+  const q = new URLSearchParams({ limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue), offset: flags.offset ?? "0" });
   const res = await apiCall<ListDropsResponse>(target.api, target.key, "GET", `/drops?${q.toString()}`);
   if (flags.json) return print(res);
   if (res.drops.length === 0) {

@@ -5,6 +5,7 @@ import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
 import { CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
+import { tools } from "@/lib/mcp/tools";
 
 export const dynamic = "force-dynamic";
 
@@ -411,8 +412,14 @@ curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-tok
 
       <Section id="mcp" title="MCP for agents">
         <p>
-          <code>POST {base}/mcp</code> is a stateless JSON-RPC 2.0 endpoint (MCP revision 2026-07-28; legacy <code>initialize</code> also answered). Tools: <code>deploy_html</code>,{" "}
-          <code>deploy_files</code>, <code>list_drops</code>, <code>delete_drop</code>, <code>get_limits</code>. With <code>Authorization: Bearer sp_…</code> the tools act as your account;
+          <code>POST {base}/mcp</code> is a stateless JSON-RPC 2.0 endpoint (MCP revision 2026-07-28; legacy <code>initialize</code> also answered). Tools:{" "}
+          {tools.map((t, i) => (
+            <span key={t.name}>
+              {i > 0 && ", "}
+              <code>{t.name}</code>
+            </span>
+          ))}
+          ; clients list them with their schemas (<code>tools/list</code>). With <code>Authorization: Bearer sp_…</code> the tools act as your account;
           without it, deploys are anonymous. A tool that fails returns a result with <code>isError: true</code> carrying the error envelope, hint included.
         </p>
       </Section>

@@ -56,14 +56,6 @@ export async function touchKey(db: Db, keyId: string, now: Date): Promise<void> 
     .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
 }
 
-export async function countLiveKeys(db: Db, accountId: string): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
-  return row?.n ?? 0;
-}
-
 export async function insertKey(db: Db, key: typeof apiKeys.$inferInsert): Promise<void> {
   await db.insert(apiKeys).values(key);
 }

@@ -1,12 +1,14 @@
 import { randomBytes, randomInt } from "node:crypto";
-import { and, eq, lt } from "drizzle-orm";
 import type { AppContext } from "../context";
-import { ApiError, upstreamUnavailable } from "../errors";
+import { ApiError } from "../errors";
+import { withDb } from "../db/errors";
 import { clientAddress } from "../ratelimit/address";
 import { sha256Hex } from "../ids";
 import { limits } from "../plans";
-import { countLiveKeys, findAccount, insertKey } from "../db/accounts";
-import { deviceCodes, type AccountRow, type DeviceCodeRow } from "../db/schema";
+import { findAccount, insertKeyCapped } from "../db/accounts";
+import { decideDeviceCode, denyDeviceCode, findDeviceCode, findDeviceCodeByUserCode, insertDeviceCode, purgeDeviceCodes, recordDevicePoll, useApprovedDeviceCode } from "../db/device";
+import { sqlState } from "../db/errors";
+import type { AccountRow, DeviceCodeRow } from "../db/schema";
 import { newApiKey } from "../auth/keys";
 import { enforceLimit } from "../ratelimit/guard";
 
@@ -46,31 +48,22 @@ export interface DeviceAuthorization {
   interval: number;
 }
 
-const db = <T>(p: Promise<T>): Promise<T> =>
-  p.catch((err: unknown) => {
-    throw err instanceof ApiError ? err : upstreamUnavailable("database", err);
-  });
-
 /** POST /device/authorize and the device_authorize tool. */
 export async function authorizeDevice(ctx: AppContext, req: Request): Promise<DeviceAuthorization> {
   await enforceLimit(ctx, "deviceAuthorize", clientAddress(req, ctx.env));
   const now = ctx.now();
   // Expired requests are only kept for their expired_token answer; drop the old ones here.
-  await db(ctx.db.delete(deviceCodes).where(lt(deviceCodes.expiresAt, new Date(now - DEVICE_TTL_SECONDS * 1000))));
+  await withDb(() => purgeDeviceCodes(ctx.db, new Date(now - DEVICE_TTL_SECONDS * 1000)));
   const deviceCode = randomBytes(32).toString("base64url");
   for (let attempt = 0; ; attempt++) {
     const userCode = newUserCode();
+    const row = { id: sha256Hex(deviceCode), userCode, createdAt: new Date(now), expiresAt: new Date(now + DEVICE_TTL_SECONDS * 1000), intervalSeconds: DEVICE_INTERVAL_SECONDS };
     try {
-      await ctx.db.insert(deviceCodes).values({
-        id: sha256Hex(deviceCode),
-        userCode,
-        createdAt: new Date(now),
-        expiresAt: new Date(now + DEVICE_TTL_SECONDS * 1000),
-        intervalSeconds: DEVICE_INTERVAL_SECONDS,
-      });
+      await withDb(() => insertDeviceCode(ctx.db, row));
     } catch (err) {
-      if (attempt < 3) continue; // a user-code collision; another code
-      throw upstreamUnavailable("database", err);
+      // A user-code collision (unique violation): another code.
+      if (attempt < 3 && sqlState(err) === "23505") continue;
+      throw err;
     }
     const uri = `${ctx.env.BASE_URL}/device`;
     return {
@@ -106,14 +99,14 @@ function expired(): ApiError {
 /** POST /device/token and the device_token tool. */
 export async function pollDevice(ctx: AppContext, deviceCode: string): Promise<DeviceToken> {
   const now = ctx.now();
-  const [row] = await db(ctx.db.select().from(deviceCodes).where(eq(deviceCodes.id, sha256Hex(deviceCode))).limit(1));
+  const row = await withDb(() => findDeviceCode(ctx.db, sha256Hex(deviceCode)));
   if (!row || row.status === "used" || row.expiresAt.getTime() <= now) throw expired();
   if (row.status === "denied") {
     throw new ApiError("access_denied", "The user denied this device authorisation.", { hint: "Ask the user whether to try again; if so, start over with device_authorize.", docs: DEVICE_DOCS });
   }
   if (row.lastPolledAt && now - row.lastPolledAt.getTime() < row.intervalSeconds * 1000) {
     const interval = row.intervalSeconds + SLOW_DOWN_STEP;
-    await db(ctx.db.update(deviceCodes).set({ intervalSeconds: interval, lastPolledAt: new Date(now) }).where(eq(deviceCodes.id, row.id)));
+    await withDb(() => recordDevicePoll(ctx.db, row.id, new Date(now), interval));
     throw new ApiError("slow_down", `Polling too fast: wait at least ${interval} seconds between polls.`, {
       hint: `Wait ${interval} seconds, then poll again.`,
       headers: { "Retry-After": String(interval) },
@@ -121,7 +114,7 @@ export async function pollDevice(ctx: AppContext, deviceCode: string): Promise<D
     });
   }
   if (row.status === "pending") {
-    await db(ctx.db.update(deviceCodes).set({ lastPolledAt: new Date(now) }).where(eq(deviceCodes.id, row.id)));
+    await withDb(() => recordDevicePoll(ctx.db, row.id, new Date(now)));
     throw new ApiError("authorization_pending", "The user has not approved this device yet.", {
       hint: `Ask the user to open the verification URL and approve code ${row.userCode}; poll again in ${row.intervalSeconds} seconds.`,
       headers: { "Retry-After": String(row.intervalSeconds) },
@@ -133,23 +126,18 @@ export async function pollDevice(ctx: AppContext, deviceCode: string): Promise<D
 
 /** Approved → used, exactly once (the status update is the lock), then a key for the account. */
 async function issueKey(ctx: AppContext, row: DeviceCodeRow, now: number): Promise<DeviceToken> {
-  const claimed = await db(
-    ctx.db
-      .update(deviceCodes)
-      .set({ status: "used", lastPolledAt: new Date(now) })
-      .where(and(eq(deviceCodes.id, row.id), eq(deviceCodes.status, "approved")))
-      .returning(),
-  );
-  const accountId = claimed[0]?.accountId;
+  const claimed = await withDb(() => useApprovedDeviceCode(ctx.db, row.id, new Date(now)));
+  const accountId = claimed?.accountId;
   if (!accountId) throw expired();
-  const account = await db(findAccount(ctx.db, accountId));
+  const account = await withDb(() => findAccount(ctx.db, accountId));
   if (!account) throw expired();
   const plan = account.plan;
-  if ((await db(countLiveKeys(ctx.db, accountId))) >= limits[plan].maxKeys) {
+  const key = newApiKey();
+  // Counted and inserted under the account's row lock, like POST /keys.
+  const inserted = await withDb(() => insertKeyCapped(ctx.db, { id: key.keyId, accountId, prefix: key.prefix, note: "device authorisation", createdAt: new Date(now) }, limits[plan].maxKeys));
+  if (!inserted) {
     throw new ApiError("invalid_request", `This account already has ${limits[plan].maxKeys} live keys.`, { hint: "The user revokes a key on the dashboard; then start over with device_authorize.", docs: "keys" });
   }
-  const key = newApiKey();
-  await db(insertKey(ctx.db, { id: key.keyId, accountId, prefix: key.prefix, note: "device authorisation", createdAt: new Date(now) }));
   return { access_token: key.apiKey, token_type: "Bearer", api_key: key.apiKey, key_id: key.keyId, account_id: accountId, plan };
 }
 
@@ -162,7 +150,7 @@ export interface DevicePending {
 export async function findPendingDevice(ctx: AppContext, rawCode: string): Promise<DevicePending | null> {
   const code = normalizeUserCode(rawCode);
   if (!code) return null;
-  const [row] = await db(ctx.db.select().from(deviceCodes).where(eq(deviceCodes.userCode, code)).limit(1));
+  const row = await withDb(() => findDeviceCodeByUserCode(ctx.db, code));
   if (!row || row.status !== "pending" || row.expiresAt.getTime() <= ctx.now()) return null;
   return { user_code: row.userCode, expires_at: row.expiresAt.toISOString() };
 }
@@ -173,16 +161,9 @@ export async function decideDevice(ctx: AppContext, account: AccountRow, rawCode
   const code = normalizeUserCode(rawCode);
   const notFound = () => new ApiError("not_found", "No pending device request with that code.", { hint: "Check the code shown by your agent; codes expire after 10 minutes.", docs: DEVICE_DOCS });
   if (!code) throw notFound();
-  const updated = await db(
-    ctx.db
-      .update(deviceCodes)
-      .set({ status: approve ? "approved" : "denied", accountId: account.id })
-      .where(and(eq(deviceCodes.userCode, code), eq(deviceCodes.status, "pending")))
-      .returning(),
-  );
-  const row = updated[0];
+  const row = await withDb(() => decideDeviceCode(ctx.db, code, approve ? "approved" : "denied", account.id));
   if (!row || row.expiresAt.getTime() <= ctx.now()) {
-    if (row) await db(ctx.db.update(deviceCodes).set({ status: "denied" }).where(eq(deviceCodes.id, row.id)));
+    if (row) await withDb(() => denyDeviceCode(ctx.db, row.id));
     throw notFound();
   }
   return { user_code: row.userCode, status: approve ? "approved" : "denied" };

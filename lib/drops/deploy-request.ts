@@ -13,14 +13,6 @@ import { resolveTtl } from "./ttl";
 import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { guardAccountRoute } from "../auth/guard";
 
-/**
- * Counts a deploy attempt against the per-address deploy budget at once, valid or not.
- * Prefer guardedDeploy, which counts only deploys that reach storage.
- */
-export async function guardDeployRate(ctx: AppContext, req: Request): Promise<void> {
-  await enforceLimit(ctx, "deploy", clientAddress(req, ctx.env));
-}
-
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
   spend: () => Promise<void>;

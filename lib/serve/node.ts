@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { getContext } from "../context";
 import { env } from "../env";
@@ -20,6 +21,14 @@ function config(): HostConfig {
     hostConfig = { serveDomain: e.SERVE_DOMAIN, appHost: new URL(e.BASE_URL).host };
   }
   return hostConfig;
+}
+
+/**
+ * Throws the configuration error env() raises (EnvError, naming each variable), so server.mjs
+ * refuses to start on a misconfiguration instead of failing on the first request.
+ */
+export function checkConfig(): void {
+  config();
 }
 
 function envelope(res: ServerResponse, status: number, code: string, error: string): void {
@@ -127,6 +136,10 @@ export function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
 function route(req: IncomingMessage, res: ServerResponse): boolean {
   // Only Vercel sets this; here it would make the proxy run (and buffer bodies), see proxy.ts.
   delete req.headers["x-vercel-id"];
+  // Node keeps only the first of repeated Authorization headers; the Fetch API joins them. Join
+  // them here too, so the one parser (bearerCredential) sees both and refuses them with 401.
+  const auths = authorizationHeaders(req);
+  if (auths.length > 1) req.headers.authorization = auths.join(", ");
   const url = req.url ?? "/";
   if (!url.startsWith("/")) {
     // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is ignored;
@@ -166,4 +179,61 @@ function route(req: IncomingMessage, res: ServerResponse): boolean {
     if (declared === undefined) capStream(req, res, cap);
   }
   return false;
+}
+
+function authorizationHeaders(req: IncomingMessage): string[] {
+  const out: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === "authorization") out.push(raw[i + 1]!);
+  }
+  return out;
+}
+
+/** The path of a request target without its query (absolute form included). */
+function logPath(url: string): string {
+  let p = url;
+  if (!p.startsWith("/")) {
+    try {
+      p = new URL(p).pathname;
+    } catch {
+      return "(not a path)";
+    }
+  }
+  const q = p.indexOf("?");
+  return q < 0 ? p : p.slice(0, q);
+}
+
+function hostKind(req: IncomingMessage): "app" | "drop" {
+  try {
+    return resolveHost(req.headers.host, config()).kind === "app" ? "app" : "drop";
+  } catch {
+    return "app";
+  }
+}
+
+/**
+ * One structured line per request, written to stdout when the response is done (or the client
+ * went away): {"msg":"request","method","host","path","status","ms","id"}. The path loses its
+ * query; no header is logged, so no credential, claim token or cookie ever reaches the log. The
+ * id is also sent back as X-Request-Id (any id the client sent is replaced).
+ */
+export function logRequest(req: IncomingMessage, res: ServerResponse): void {
+  const started = process.hrtime.bigint();
+  const id = randomUUID();
+  req.headers["x-request-id"] = id;
+  res.setHeader("X-Request-Id", id);
+  const method = req.method ?? "GET";
+  const host = hostKind(req);
+  const path = logPath(req.url ?? "/");
+  let done = false;
+  const line = () => {
+    if (done) return;
+    done = true;
+    const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+    const status = res.headersSent ? res.statusCode : 0;
+    console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, ...(res.writableFinished ? {} : { aborted: true }) }));
+  };
+  res.once("finish", line);
+  res.once("close", line);
 }

@@ -137,6 +137,25 @@ describe("deploy and visit over HTTP", () => {
     expect((await visit(slug, "/", {}, "POST")).status).toBe(405);
   });
 
+  it("If-None-Match compares weakly (W/ tags, lists) and * matches any existing file, never a missing one", async () => {
+    const etag = (await visit(slug, "/a.css")).headers.etag as string;
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    const weak = await visit(slug, "/a.css", { "if-none-match": `W/${etag}` });
+    expect(weak.status).toBe(304);
+    expect(weak.body.length).toBe(0);
+    expect(weak.headers.etag).toBe(etag);
+    expect((await visit(slug, "/a.css", { "if-none-match": `"other", W/${etag}` })).status).toBe(304);
+    expect((await visit(slug, "/a.css", { "if-none-match": `W/"${"0".repeat(64)}"` })).status).toBe(200);
+    // The tag of another file of the same drop does not revalidate this one.
+    const other = (await visit(slug, "/about.html")).headers.etag as string;
+    expect(other).not.toBe(etag);
+    expect((await visit(slug, "/a.css", { "if-none-match": `W/${other}` })).status).toBe(200);
+    expect((await visit(slug, "/a.css", { "if-none-match": "*" })).status).toBe(304);
+    const missing = await visit(slug, "/no-such-file.css", { "if-none-match": "*" });
+    expect(missing.status).toBe(404);
+    expect(missing.text).toBe("custom 404");
+  });
+
   it("drop hosts are answered by the data plane: Content-Length on GET, no framework headers, 308 to the folder", async () => {
     const page = await visit(slug, "/about");
     expect(page.status).toBe(200);

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../support/app-server";
+
+// The dashboard's drop zone (POST /dashboard/upload) shares the abuse guard of every deploy path
+// (guardedDeploy): requests it refuses spend the address's refused-request budget, which, once
+// spent, refuses deploys from that address everywhere.
+
+let app: RunningApp;
+let appHost: string;
+
+beforeAll(async () => {
+  // One deploy per minute, so six refused requests per minute (INVALID_DEPLOY_FACTOR).
+  app = await startApp({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "1" });
+  appHost = `localhost:${app.port}`;
+}, 120_000);
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("dashboard upload and the shared deploy guard", () => {
+  it("refused cross-origin uploads count against the address's refused-request budget, shared with POST /deploy", async () => {
+    const upload = () =>
+      app.request(appHost, "/dashboard/upload", { method: "POST", body: "<h1>x</h1>", headers: { "content-type": "text/html", origin: "https://evil.example" } });
+    for (let i = 0; i < 6; i++) {
+      const refused = await upload();
+      expect(refused.status).toBe(400);
+      expect((refused.json() as { code: string }).code).toBe("invalid_request");
+    }
+    const limited = await upload();
+    expect(limited.status).toBe(429);
+    expect((limited.json() as { code: string }).code).toBe("rate_limited");
+    // The same address can no longer deploy over REST either, and nothing was stored.
+    const deploy = await app.request(appHost, "/deploy", { method: "POST", body: "<h1>ok</h1>", headers: { "content-type": "text/html" } });
+    expect(deploy.status).toBe(429);
+  });
+});
