@@ -1,19 +1,20 @@
 // dropsite: the command-line client. TypeScript, compiled by scripts/build-cli.mjs into
 // cli/dist/dropsite.mjs (the package's bin) whenever `npm install` or `npm run build` runs.
-// Deploys a folder (zipped here, honouring .gitignore and .dropignore), an HTML file or a zip,
+// Deploys a folder (by content: only files the server lacks are uploaded; honouring .gitignore
+// and .dropignore), an HTML file or a zip,
 // with progress on stderr, and manages drops and the stored API key. The request and response
 // types are the server's own (lib/schemas.ts); the key pattern is lib/patterns.ts's. Docs: docs/cli.md.
 
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { URLSearchParams } from "node:url";
 import { parseArgs } from "node:util";
 import type { IncomingHttpHeaders } from "node:http";
-import { Zip, ZipDeflate } from "fflate";
 import type { z } from "zod";
 import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
@@ -28,6 +29,7 @@ import type {
   errorEnvelopeSchema,
   limitsResponseSchema,
   listDropsResponseSchema,
+  preflightResponseSchema,
 } from "../lib/schemas";
 
 type DeployResponse = z.infer<typeof deployResponseSchema>;
@@ -37,6 +39,7 @@ type DeleteDropResponse = z.infer<typeof deleteDropResponseSchema>;
 type ClaimResponse = z.infer<typeof claimResponseSchema>;
 type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+type PreflightResponse = z.infer<typeof preflightResponseSchema>;
 
 const DEFAULT_API = "http://localhost:3000";
 
@@ -61,7 +64,8 @@ const COMMANDS = {
   deploy: {
     usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG]",
     about: `Deploy a folder (default .), an .html/.htm file or a .zip.
-  A folder is zipped here, choosing files as the web page's drop zone does (lib/files/ignore.ts):
+  A folder is deployed by content: only files the server does not have yet are uploaded, and
+  the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
   .git, node_modules, whatever .gitignore or .dropignore match, and dotfiles are skipped.
   --include-dotfiles  publish dotfiles (.env, .vscode/ ...) too
   --name N       redeploy the named drop in place: same URL (subscribers)
@@ -245,7 +249,7 @@ function progress(label: string, total: number, opts: { quiet: boolean; unit: "b
   return bar;
 }
 
-// ---------------------------------------------------------------- collecting and zipping
+// ---------------------------------------------------------------- collecting files
 
 /**
  * Files of a folder, relative POSIX paths, skipping .git, node_modules and anything matched by
@@ -286,38 +290,6 @@ async function collectFiles(root: string, opts: SelectOptions): Promise<LocalFil
   }
   await walk(root, "");
   return out;
-}
-
-/** Zips files with fflate, reporting progress by bytes read. */
-async function zipFiles(files: LocalFile[], bar: Progress): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  let finished = false;
-  let failure = null as Error | null;
-  const zip = new Zip((err, chunk, final) => {
-    if (err) failure = err;
-    else chunks.push(chunk);
-    if (final) finished = true;
-  });
-  let done = 0;
-  for (const [i, file] of files.entries()) {
-    const entry = new ZipDeflate(file.rel, { level: 6 });
-    zip.add(entry);
-    const data = await readFile(file.abs);
-    const step = 4 * MB;
-    if (data.byteLength === 0) entry.push(new Uint8Array(0), true);
-    for (let off = 0; off < data.byteLength; off += step) {
-      const end = Math.min(off + step, data.byteLength);
-      entry.push(data.subarray(off, end), end === data.byteLength);
-      done += end - off;
-      bar.update(done, `${i + 1}/${files.length} files`);
-    }
-    if (failure) throw failure;
-  }
-  zip.end();
-  if (failure) throw failure;
-  if (!finished) throw new Error("zip did not finish");
-  bar.done();
-  return Buffer.concat(chunks);
 }
 
 // ---------------------------------------------------------------- HTTP
@@ -409,26 +381,8 @@ async function apiCall<T>(api: string, key: string | undefined, method: string, 
 
 // ---------------------------------------------------------------- commands
 
-/** Builds the body of a deploy from a path: a folder is zipped, .html/.htm is sent as HTML, .zip as is. */
-async function deployBody(target: string, flags: Flags): Promise<{ body: Buffer; contentType: string; description: string }> {
-  let info;
-  try {
-    info = await stat(target);
-  } catch {
-    throw new CliError(`No such file or folder: ${target}`, EXIT.usage);
-  }
-  if (info.isDirectory()) {
-    const files = await collectFiles(target, { includeDotfiles: flags.includeDotfiles });
-    if (files.length === 0) throw new CliError(`Nothing to deploy in ${target} (everything is empty or ignored).`, EXIT.usage);
-    const tops = new Set(files.map((f) => f.rel.split("/")[0]));
-    if (tops.size === 1 && files[0]?.rel.includes("/") && !flags.quiet) {
-      process.stderr.write(`Note: everything is inside ${[...tops][0]}/; the server strips a single top-level folder, so its contents are served from /.\n`);
-    }
-    const total = files.reduce((n, f) => n + f.size, 0);
-    const bar = progress("Zipping", total, { quiet: flags.quiet, unit: "bytes" });
-    const body = await zipFiles(files, bar);
-    return { body, contentType: "application/zip", description: `${files.length} files (${formatBytes(total)}, zipped ${formatBytes(body.byteLength)})` };
-  }
+/** Builds the body of a deploy from a file: .html/.htm is sent as HTML, .zip as is. */
+async function deployBody(target: string): Promise<{ body: Buffer; contentType: string; description: string }> {
   const ext = path.extname(target).toLowerCase();
   const body = await readFile(target);
   if (ext === ".zip") return { body, contentType: "application/zip", description: `${path.basename(target)} (${formatBytes(body.byteLength)})` };
@@ -436,29 +390,119 @@ async function deployBody(target: string, flags: Flags): Promise<{ body: Buffer;
   throw new CliError(`Deploy a folder, an .html file or a .zip; got ${target}`, EXIT.usage);
 }
 
-async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<void> {
-  if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
-  if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
-  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
-  const { body, contentType, description } = await deployBody(args[0] ?? ".", flags);
-  const query = new URLSearchParams();
-  if (flags.ttl) query.set("ttl", flags.ttl);
-  if (flags.name) query.set("name", flags.name);
-  const p = flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query.toString()}` : ""}`;
-  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
-  const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
-  let res: DeployResponse | AppendResponse;
+interface HashedFile {
+  path: string;
+  abs: string;
+  sha256: string;
+  size: number;
+}
+
+const UPLOAD_CONCURRENCY = 4;
+
+/**
+ * Deploys a folder by content (docs/uploads.md): hashes every file, asks the server which
+ * contents it lacks (POST /deploy/preflight), uploads only those, in parallel with one progress
+ * display, then deploys a FilesBody of {sha256, size} references.
+ */
+async function deployFolder(target: Target, dir: string, endpoint: string, flags: Flags): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
+  const files = await collectFiles(dir, { includeDotfiles: flags.includeDotfiles });
+  if (files.length === 0) throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
+  // As the server does for a zip: a single top-level folder is not part of the paths.
+  const tops = new Set(files.map((f) => f.rel.split("/")[0]));
+  const strip = tops.size === 1 && files.every((f) => f.rel.includes("/")) ? `${[...tops][0]}/` : "";
+  const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${files.length} files (${formatBytes(totalBytes)}) to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
+  const hashing = progress("Hashing", totalBytes, { quiet: flags.quiet, unit: "bytes" });
+  const hashed: HashedFile[] = [];
+  let read = 0;
+  for (const f of files) {
+    const data = await readFile(f.abs);
+    hashed.push({ path: f.rel.slice(strip.length), abs: f.abs, sha256: createHash("sha256").update(data).digest("hex"), size: data.byteLength });
+    read += data.byteLength;
+    hashing.update(read, `${hashed.length}/${files.length} files`);
+  }
+  hashing.done();
+  const manifest = Object.fromEntries(hashed.map((f) => [f.path, { sha256: f.sha256, size: f.size }]));
+  const manifestBody = Buffer.from(JSON.stringify({ files: manifest }));
+  const json = { "content-type": "application/json" };
+  const pre = await apiCall<PreflightResponse>(target.api, target.key, "POST", "/deploy/preflight", { body: manifestBody, headers: json });
+  const bySha = new Map(hashed.map((f) => [f.sha256, f]));
+  const uploadBytes = pre.uploads.reduce((n, u) => n + (bySha.get(u.sha256)?.size ?? 0), 0);
+  const bar = progress("Uploading", uploadBytes, { quiet: flags.quiet, unit: "bytes" });
+  let sent = 0;
+  let uploaded = 0;
+  const queue = [...pre.uploads];
+  const worker = async () => {
+    for (let u = queue.shift(); u; u = queue.shift()) {
+      const file = bySha.get(u.sha256);
+      if (!file) throw new CliError(`The server asked for a content this deploy does not have (${u.sha256}).`, EXIT.network, { code: "bad_response" });
+      let last = 0;
+      const answer = await httpCall(u.method, u.url, {
+        body: await readFile(file.abs),
+        headers: u.headers,
+        onUpload: (n) => {
+          sent += n - last;
+          last = n;
+          // 100% only once the server has checked and stored every content.
+          bar.update(Math.min(sent, uploadBytes - 1), `${uploaded}/${pre.uploads.length} files`);
+        },
+      });
+      parseAnswer<unknown>(answer);
+      uploaded++;
+      if (uploaded < pre.uploads.length) bar.update(Math.min(sent, uploadBytes - 1), `${uploaded}/${pre.uploads.length} files`);
+    }
+  };
   try {
-    res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
-      body,
-      headers: { "content-type": contentType },
-      onUpload: (sent) => bar.update(sent),
-    });
+    await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, queue.length) }, worker));
   } catch (err) {
     bar.abort();
     throw err;
   }
+  bar.update(uploadBytes, `${uploaded}/${pre.uploads.length} files`);
   bar.done();
+  const res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: manifestBody, headers: { ...json, "x-upload-token": pre.upload_token } });
+  const missing = new Set(pre.missing);
+  return { res, unchanged: hashed.filter((f) => !missing.has(f.sha256)).length, total: hashed.length };
+}
+
+async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<void> {
+  if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
+  if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
+  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
+  const where = args[0] ?? ".";
+  const query = new URLSearchParams();
+  if (flags.ttl) query.set("ttl", flags.ttl);
+  if (flags.name) query.set("name", flags.name);
+  const p = flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query.toString()}` : ""}`;
+  let info;
+  try {
+    info = await stat(where);
+  } catch {
+    throw new CliError(`No such file or folder: ${where}`, EXIT.usage);
+  }
+  let res: DeployResponse | AppendResponse;
+  let unchangedLine: string | undefined;
+  if (info.isDirectory()) {
+    const outcome = await deployFolder(target, where, p, flags);
+    res = outcome.res;
+    unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
+  } else {
+    const { body, contentType, description } = await deployBody(where);
+    if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
+    const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
+    try {
+      res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
+        body,
+        headers: { "content-type": contentType },
+        onUpload: (sent) => bar.update(sent),
+      });
+    } catch (err) {
+      bar.abort();
+      throw err;
+    }
+    bar.done();
+  }
+  if (unchangedLine && !flags.quiet) process.stderr.write(`${unchangedLine}\n`);
   if (flags.json) return print(res);
   const lines: string[] = [];
   if ("total_files" in res) lines.push(`Added ${res.files.length} files to ${res.slug} (${res.total_files} in total)`);

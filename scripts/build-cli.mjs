@@ -1,6 +1,6 @@
 // Compiles the command-line client (cli/dropsite.ts) into cli/dist/dropsite.mjs, the package's
 // bin. Runs on every `npm install` (the prepare script) and `npm run build`, so `npx dropsite`
-// never needs a build step by hand. Packages stay external: fflate and ignore load from
+// never needs a build step by hand. Packages stay external: ignore loads from
 // node_modules; the types shared with the server (lib/schemas.ts) vanish at compile time.
 import { build } from "esbuild";
 import path from "node:path";

@@ -92,7 +92,7 @@ afterAll(async () => {
 });
 
 describe("dropsite deploy", () => {
-  it("zips a folder without .git, node_modules and ignored files; shows progress lines off a TTY", async () => {
+  it("deploys a folder without .git, node_modules and ignored files; shows progress lines off a TTY", async () => {
     const site = await writeTree(path.join(work, "site"), {
       "index.html": "<h1>from the cli</h1>",
       "sub/page.html": "sub page",
@@ -112,7 +112,7 @@ describe("dropsite deploy", () => {
     // The same selection as the web page's drop zone (lib/files/ignore.ts): dotfiles stay home.
     expect(body.files.sort()).toEqual([".well-known/security.txt", "index.html", "sub/page.html"]);
     expect(body.claim_token).toEqual(expect.any(String));
-    expect(r.stderr).toMatch(/^zipping: 100% /m);
+    expect(r.stderr).toMatch(/^hashing: 100% /m);
     expect(r.stderr).toMatch(/^uploading: 100% /m);
     expect((await visit(body.slug, "/")).text).toBe("<h1>from the cli</h1>");
     expect((await visit(body.slug, "/secret.txt")).status).toBe(404);
@@ -160,6 +160,28 @@ describe("dropsite deploy", () => {
     expect(appended.stdout).toContain(`Added 2 files to ${first.slug} (3 in total)`);
     expect((await visit(first.slug, "/extra/one.html")).text).toBe("one");
     expect((await visit(first.slug, "/two.html")).text).toBe("two");
+  });
+
+  it("a redeploy uploads only the changed files and says how many were unchanged", async () => {
+    const env = { DROP_API_KEY: proKey };
+    const tree = (changed: Record<string, string>) => ({
+      ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`pages/p${i}.html`, `<p>page ${i}</p>`])),
+      "index.html": "<h1>home</h1>",
+      ...changed,
+    });
+    const v1 = await writeTree(path.join(work, "incr-v1"), tree({}));
+    const first = await cli(["deploy", v1, "--name", "incremental", "--json"], env);
+    const body = json<{ slug: string }>(first);
+    expect(first.stderr).toMatch(/^0 of 51 files unchanged/m);
+    const v2 = await writeTree(path.join(work, "incr-v2"), tree({ "pages/p1.html": "<p>new 1</p>", "pages/p2.html": "<p>new 2</p>", "index.html": "<h1>new home</h1>" }));
+    const second = await cli(["deploy", v2, "--name", "incremental"], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/^48 of 51 files unchanged/m);
+    // The upload display counts the PUTs: exactly the three changed contents.
+    expect(second.stderr).toMatch(/^uploading: 100% \(.*, 3\/3 files\)/m);
+    expect((await visit(body.slug, "/")).text).toBe("<h1>new home</h1>");
+    expect((await visit(body.slug, "/pages/p2.html")).text).toBe("<p>new 2</p>");
+    expect((await visit(body.slug, "/pages/p9.html")).text).toBe("<p>page 9</p>");
   });
 
   it("over the anonymous file cap: exit 1 with the code, the hint and the upgrade URL", async () => {
