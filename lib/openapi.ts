@@ -4,6 +4,7 @@ import type { Env } from "./env";
 import { errorStatus, type ErrorCode } from "./errors";
 import { limits, UPLOAD_GRANT_SECONDS } from "./plans";
 import { ratePolicies } from "./ratelimit/policy";
+import { SHA256_HEX_PATTERN } from "./patterns";
 import * as S from "./schemas";
 
 // The OpenAPI 3.1 document of the service (GET /openapi.json). Every body schema is generated
@@ -272,7 +273,7 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         security: [{}],
         parameters: [
           { name: "token", in: "path", required: true, schema: { type: "string" }, description: "The preflight's upload token." },
-          { name: "sha256", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{64}$" }, description: "The content's SHA-256." },
+          { name: "sha256", in: "path", required: true, schema: { type: "string", pattern: SHA256_HEX_PATTERN.source }, description: "The content's SHA-256." },
         ],
         requestBody: { required: true, content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
         ok: { 201: "UploadResponse" },

@@ -3,7 +3,7 @@ import { z } from "zod";
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
-import { API_KEY_PATTERN, KEY_ID_PATTERN, NAME_PATTERN, VANITY_PATTERN } from "./patterns";
+import { API_KEY_PATTERN, KEY_ID_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 
 export { NAME_PATTERN, VANITY_PATTERN };
@@ -16,7 +16,7 @@ export const fileValueSchema = z.union([
     content: z.string().describe("Base64 (RFC 4648, standard alphabet) of the file's bytes."),
   }),
   z.strictObject({
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).describe("SHA-256 (lowercase hex) of content already uploaded (POST /deploy/preflight)."),
+    sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 (lowercase hex) of content already uploaded (POST /deploy/preflight)."),
     size: z.int().min(0).describe("Size in bytes of that content."),
   }),
 ]);
@@ -26,7 +26,7 @@ export const preflightBodySchema = z.object({
   files: z.record(
     z.string(),
     z.strictObject({
-      sha256: z.string().regex(/^[0-9a-f]{64}$/).describe("SHA-256 of the file's bytes, lowercase hex."),
+      sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the file's bytes, lowercase hex."),
       size: z.int().min(0).describe("Size in bytes."),
     }),
   ),
@@ -214,7 +214,7 @@ export const deviceTokenSchema = z.object({
   access_token: z.string().describe("The new sp_ API key (same as api_key)."),
   token_type: z.literal("Bearer"),
   api_key: z.string().regex(/^sp_[A-Za-z0-9_-]{43}$/).describe("Shown once; send it as Authorization: Bearer."),
-  key_id: z.string().regex(/^[0-9a-f]{64}$/),
+  key_id: z.string().regex(KEY_ID_PATTERN),
   account_id: z.string(),
   plan: z.enum(["free", "pro", "team"]),
 });

@@ -1,3 +1,4 @@
+import { SHA256_HEX_PATTERN } from "../patterns";
 import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
@@ -20,7 +21,6 @@ import { tierOf } from "./deploy";
 // anonymous caller's in a scope of the preflight's own, usable with its upload token.
 
 const TOKEN_PATTERN = /^ut_[A-Za-z0-9_-]{43}$/;
-const SHA_PATTERN = /^[0-9a-f]{64}$/;
 
 export const UPLOAD_TOKEN_HEADER = "x-upload-token";
 
@@ -95,7 +95,7 @@ class UploadMismatch extends Error {}
 /** PUT /deploy/uploads/{token}/{sha256}: streams one content into storage, verified. */
 export async function receiveUpload(ctx: AppContext, req: Request, token: string, sha256: string): Promise<{ sha256: string; size: number }> {
   const absent = () => new ApiError("not_found", "No such upload target, or it has expired.", { hint: "POST /deploy/preflight again for fresh targets.", docs: "uploads" });
-  if (!TOKEN_PATTERN.test(token) || !SHA_PATTERN.test(sha256)) throw absent();
+  if (!TOKEN_PATTERN.test(token) || !SHA256_HEX_PATTERN.test(sha256)) throw absent();
   const now = new Date(ctx.now());
   const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), now));
   if (!grant) throw absent();

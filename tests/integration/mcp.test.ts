@@ -5,7 +5,7 @@ import { MCP_BODY_CAP } from "@/lib/mcp/server";
 import { drops } from "@/lib/db/schema";
 import { count } from "drizzle-orm";
 import { parseEnv } from "@/lib/env";
-import { decideDevice } from "@/lib/device/flow";
+import { decideDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import * as deviceTokenRoute from "@/app/device/token/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
@@ -601,14 +601,7 @@ describe("Origin policy and CORS", () => {
 });
 
 describe("device authorisation (RFC 8628)", () => {
-  interface Authorization {
-    device_code: string;
-    user_code: string;
-    verification_uri: string;
-    verification_uri_complete: string;
-    expires_in: number;
-    interval: number;
-  }
+  type Authorization = DeviceAuthorization;
 
   it.each<Mode>(["modern", "legacy"])("over MCP (%s): pending, slow_down, approval, the key works once", async (mode) => {
     const { account } = await accountWithKey(t.ctx, "pro");
