@@ -13,5 +13,3 @@ export const RESERVED_LABELS: ReadonlySet<string> = new Set(["www", "api", "app"
 export const API_KEY_PATTERN = /^sp_[A-Za-z0-9_-]{43}$/;
 /** A SHA-256 digest as 64 lowercase hex characters: contents, and key ids (the SHA-256 of the key). */
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;
-/** A key's id: the SHA-256 of the whole key. */
-export const KEY_ID_PATTERN = SHA256_HEX_PATTERN;

@@ -3,7 +3,7 @@ import { z } from "zod";
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
-import { API_KEY_PATTERN, KEY_ID_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
+import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 
 export { NAME_PATTERN, VANITY_PATTERN };
@@ -153,12 +153,12 @@ export const mintKeyBodySchema = z.object({
 export const mintKeyResponseSchema = z.object({
   accountId: z.string(),
   apiKey: z.string().regex(API_KEY_PATTERN).describe("Shown once; only its hash is stored."),
-  keyId: z.string().regex(KEY_ID_PATTERN).describe("SHA-256 of apiKey; use it in DELETE /keys/{id}."),
+  keyId: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of apiKey; use it in DELETE /keys/{id}."),
   note: z.string(),
 });
 
 export const apiKeyInfoSchema = z.object({
-  keyId: z.string().regex(KEY_ID_PATTERN),
+  keyId: z.string().regex(SHA256_HEX_PATTERN),
   prefix: z.string().describe("First 10 characters of the key."),
   note: z.string(),
   createdAt: isoDate,
@@ -167,7 +167,7 @@ export const apiKeyInfoSchema = z.object({
 
 export const keysListSchema = z.object({ keys: z.array(apiKeyInfoSchema) });
 
-export const revokeKeyResponseSchema = z.object({ revoked: z.string().regex(KEY_ID_PATTERN) });
+export const revokeKeyResponseSchema = z.object({ revoked: z.string().regex(SHA256_HEX_PATTERN) });
 
 export const limitsResponseSchema = z.object({
   plan: z.enum(["anonymous", "free", "pro", "team"]).describe("anonymous without a credential."),
@@ -214,7 +214,7 @@ export const deviceTokenSchema = z.object({
   access_token: z.string().describe("The new sp_ API key (same as api_key)."),
   token_type: z.literal("Bearer"),
   api_key: z.string().regex(/^sp_[A-Za-z0-9_-]{43}$/).describe("Shown once; send it as Authorization: Bearer."),
-  key_id: z.string().regex(KEY_ID_PATTERN),
+  key_id: z.string().regex(SHA256_HEX_PATTERN),
   account_id: z.string(),
   plan: z.enum(["free", "pro", "team"]),
 });

@@ -4,7 +4,7 @@ import { ApiError, authRequired } from "../errors";
 import { withDb } from "../db/errors";
 import { INPUT_LIMITS, plainText } from "../input";
 import { sha256Hex } from "../ids";
-import { KEY_ID_PATTERN } from "../patterns";
+import { SHA256_HEX_PATTERN } from "../patterns";
 import { limits } from "../plans";
 import { insertKeyCapped, listLiveKeys, revokeKey } from "../db/accounts";
 import type { Caller } from "./caller";
@@ -57,7 +57,7 @@ export async function listKeys(ctx: AppContext, caller: Caller) {
 export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unknown) {
   const account = caller.account;
   if (!account) throw authRequired();
-  if (typeof keyId !== "string" || !KEY_ID_PATTERN.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
+  if (typeof keyId !== "string" || !SHA256_HEX_PATTERN.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
   const ok = await withDb(() => revokeKey(ctx.db, account.id, keyId, new Date(ctx.now())));
   if (!ok) throw new ApiError("not_found", "No such key in this account.");
   return { revoked: keyId };
