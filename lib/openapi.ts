@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TTL_CEILING_SECONDS } from "./drops/ttl";
+import { TTL_CEILING_SECONDS } from "./deploy/ttl";
 import type { Env } from "./env";
 import { errorStatus, type ErrorCode } from "./errors";
 import { limits, UPLOAD_GRANT_SECONDS } from "./plans";

@@ -1,6 +1,6 @@
 import { getContext } from "@/lib/context";
 import { json, routes } from "@/lib/http";
-import { deployFromRequest } from "@/lib/drops/deploy-request";
+import { deployFromRequest } from "@/lib/deploy/request";
 
 export const dynamic = "force-dynamic";
 

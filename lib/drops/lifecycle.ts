@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
 import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
-import { purgeUnused } from "./contents";
+import { purgeUnused } from "../deploy/contents";
 import { endExpiredHolds, expiredHolds } from "../db/contents";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.

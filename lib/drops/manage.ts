@@ -9,8 +9,8 @@ import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
-import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "./deploy";
-import { purgeUnused } from "./contents";
+import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
+import { purgeUnused } from "../deploy/contents";
 import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.

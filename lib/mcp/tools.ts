@@ -6,8 +6,8 @@ import { optionalCaller, type Caller } from "../auth/caller";
 import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
 import { normalizeFiles, type InputFile } from "../deploy/paths";
-import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../drops/deploy-request";
-import { appendToDrop, tierOf } from "../drops/deploy";
+import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../deploy/request";
+import { appendToDrop, tierOf } from "../deploy/store";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
 import { isPaid, limits, type Tier } from "../plans";
 import {

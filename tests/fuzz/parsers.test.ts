@@ -9,7 +9,7 @@ import { unzipBody } from "@/lib/deploy/zip";
 import { INPUT_LIMITS, utf8Bytes } from "@/lib/input";
 import { limits } from "@/lib/plans";
 import { parseListQuery } from "@/lib/drops/manage";
-import { resolveTtl } from "@/lib/drops/ttl";
+import { resolveTtl } from "@/lib/deploy/ttl";
 import { resolveHost } from "@/lib/serve/host";
 import { check } from "../support/fuzz";
 

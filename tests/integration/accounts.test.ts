@@ -11,7 +11,7 @@ import * as cronRoute from "@/app/cron/cleanup/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { findDropBySlug } from "@/lib/db/queries";
 import { files as fileRows, type DropRow } from "@/lib/db/schema";
-import { accountScope, anonymousDropScope, contentKey } from "@/lib/drops/contents";
+import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/contents";
 import { eq } from "drizzle-orm";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { runCleanup } from "@/lib/drops/lifecycle";

@@ -3,7 +3,7 @@ import { POST as deployPOST } from "@/app/deploy/route";
 import { DELETE as dropDELETE } from "@/app/drops/[slug]/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { findDropBySlug } from "@/lib/db/queries";
-import { accountScope, anonymousDropScope, contentKey } from "@/lib/drops/contents";
+import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import type { Storage } from "@/lib/storage/types";

@@ -10,7 +10,7 @@ import { zipSync, strToU8 } from "fflate";
 import { apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
-import { TTL_CEILING_SECONDS } from "@/lib/drops/ttl";
+import { TTL_CEILING_SECONDS } from "@/lib/deploy/ttl";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { buildOpenApi } from "@/lib/openapi";
 import { limits } from "@/lib/plans";

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext, type AppContext } from "@/lib/context";
 import { parseEnv } from "@/lib/env";
-import { createDrop } from "@/lib/drops/deploy";
+import { createDrop } from "@/lib/deploy/store";
 import { findDropBySlug } from "@/lib/db/queries";
 import { findAccount } from "@/lib/db/accounts";
 import { accountWithKey } from "../support/accounts";

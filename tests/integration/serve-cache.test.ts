@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { anonymousCaller, type Caller } from "@/lib/auth/caller";
 import { createContext, type AppContext } from "@/lib/context";
-import { appendToDrop, createDrop } from "@/lib/drops/deploy";
+import { appendToDrop, createDrop } from "@/lib/deploy/store";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { claimDrop, deleteDrop } from "@/lib/drops/manage";
 import { parseEnv } from "@/lib/env";

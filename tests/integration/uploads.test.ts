@@ -5,7 +5,7 @@ import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
-import { accountScope, contentKey } from "@/lib/drops/contents";
+import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { preflightResponseSchema } from "@/lib/schemas";

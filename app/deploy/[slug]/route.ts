@@ -1,6 +1,6 @@
 import { getContext } from "@/lib/context";
 import { json, routes } from "@/lib/http";
-import { appendFromRequest } from "@/lib/drops/deploy-request";
+import { appendFromRequest } from "@/lib/deploy/request";
 
 export const dynamic = "force-dynamic";
 

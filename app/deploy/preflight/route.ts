@@ -1,6 +1,6 @@
 import { getContext } from "@/lib/context";
 import { json, routes } from "@/lib/http";
-import { preflight } from "@/lib/drops/uploads";
+import { preflight } from "@/lib/deploy/uploads";
 
 export const dynamic = "force-dynamic";
 

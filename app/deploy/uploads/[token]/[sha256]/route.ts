@@ -1,6 +1,6 @@
 import { getContext } from "@/lib/context";
 import { json, routes } from "@/lib/http";
-import { receiveUpload } from "@/lib/drops/uploads";
+import { receiveUpload } from "@/lib/deploy/uploads";
 
 export const dynamic = "force-dynamic";
 

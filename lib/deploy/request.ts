@@ -5,13 +5,14 @@ import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { isPaid, limits } from "../plans";
 import { NAME_PATTERN, type AppendResponse, type DeployResponse } from "../schemas";
-import { bodyForm, fileCapError, readDeployFiles } from "../deploy/body";
-import { zipSlots } from "../deploy/slots";
-import type { InputFile } from "../deploy/paths";
-import { appendToDrop, createDrop, tierOf } from "./deploy";
+import { bodyForm, fileCapError, readDeployFiles } from "./body";
+import { zipSlots } from "./slots";
+import type { InputFile } from "./paths";
+import { appendToDrop, createDrop, tierOf } from "./store";
 import { resolveTtl } from "./ttl";
 import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { guardAccountRoute } from "../auth/guard";
+import { sessionCaller } from "../auth/session";
 
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
@@ -85,6 +86,24 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
   return guardedDeploy(ctx, req, async (quota) => {
     const query = new URL(req.url).searchParams;
     const caller = await optionalCaller(ctx, req);
+    const opts = { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) };
+    checkDeployOptions(caller, opts);
+    const tier = tierOf(caller);
+    return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));
+  });
+}
+
+// POST /dashboard/upload: the dashboard's drop zone deploys as the session's account, through
+// the same guard, option checks, body reader and store as POST /deploy.
+export async function deployFromDashboard(ctx: AppContext, req: Request): Promise<DeployResponse> {
+  return guardedDeploy(ctx, req, async (quota) => {
+    // Cookie-authenticated: refuse requests that another site's page could make.
+    if (req.headers.get("origin") !== new URL(ctx.env.BASE_URL).origin) {
+      throw new ApiError("invalid_request", "Cross-origin uploads are not accepted here.");
+    }
+    const caller = await sessionCaller();
+    if (!caller) throw authRequired();
+    const query = new URL(req.url).searchParams;
     const opts = { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) };
     checkDeployOptions(caller, opts);
     const tier = tierOf(caller);

@@ -9,10 +9,10 @@ import { sha256Hex } from "../ids";
 import { isPaid, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import { preflightBodySchema, type PreflightResponse } from "../schemas";
 import { optionalCaller, type Caller } from "../auth/caller";
-import { fileCapError, parseJsonStrict, tooLargeError } from "../deploy/body";
-import { normalizeFiles } from "../deploy/paths";
+import { fileCapError, parseJsonStrict, tooLargeError } from "./body";
+import { normalizeFiles } from "./paths";
 import { accountScope, contentKey } from "./contents";
-import { tierOf } from "./deploy";
+import { tierOf } from "./store";
 
 // The upload protocol: POST /deploy/preflight names the files by hash and size and answers
 // which contents are missing and where to PUT them; PUT /deploy/uploads/{token}/{sha256}

@@ -4,8 +4,8 @@ import { sha256Hex } from "../ids";
 import { mapLimit } from "../storage/types";
 import { groupByScope, markContentStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
-import type { InputFile } from "../deploy/paths";
-import { contentTypeFor } from "./content-type";
+import type { InputFile } from "./paths";
+import { contentTypeFor } from "../drops/content-type";
 
 // Content-addressed bytes. An account's files share one stored object per SHA-256
 // (`c/<scope>/<sha256>`); anonymous bytes get a scope of their own (per drop, or per preflight),

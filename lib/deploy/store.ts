@@ -19,7 +19,7 @@ import {
 import type { DropRow } from "../db/schema";
 import type { AppendResponse, DeployResponse } from "../schemas";
 import type { Caller } from "../auth/caller";
-import type { InputFile } from "../deploy/paths";
+import type { InputFile } from "./paths";
 import { accountScope, anonymousDropScope, purgeUnused, releaseContents, storeContents } from "./contents";
 
 // Creating, replacing and appending to drops. Contents are stored first (content-addressed,
