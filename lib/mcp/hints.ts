@@ -75,5 +75,5 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
 export function forMcp(e: ApiError, tier: Tier): ApiError {
   const a = advice(e, tier);
   if (!a) return e;
-  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers });
+  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers, details: e.details });
 }

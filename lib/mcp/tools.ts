@@ -7,6 +7,7 @@ import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
 import { normalizeFiles, type InputFile } from "../deploy/paths";
 import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../deploy/request";
+import { reportLines } from "../deploy/report-text";
 import { appendToDrop, tierOf } from "../deploy/store";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
 import { isPaid, limits, type Tier } from "../plans";
@@ -73,11 +74,15 @@ const CLAIM_TEXT = (base: string, d: DeployResponse) =>
   `This drop is anonymous: it is online for 30 days, then claimable for 30 more. To keep it, your human logs in at ${base} and claims it with slug ${d.slug} and claim_token ${d.claim_token} ` +
   `(or sends POST ${base}/claim with their credential and {"slug": "${d.slug}", "claim_token": "${d.claim_token}"}). The token works once; keep it private.`;
 
+/** Report entries in a tool's text; structuredContent carries the whole report. */
+const REPORT_TEXT_ENTRIES = 10;
+
 function deployText(ctx: AppContext, d: DeployResponse): string {
   const lines = [`Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url}`];
   if (d.name) lines.push(`Named drop "${d.name}"${d.replaced ? " (content replaced, same URL)" : ""}.`);
   lines.push(d.expires_at ? `Expires at ${d.expires_at}.` : "Never expires.");
   if (d.claim_token) lines.push(CLAIM_TEXT(ctx.env.BASE_URL, d));
+  lines.push(...reportLines(d.report, REPORT_TEXT_ENTRIES));
   return lines.join("\n");
 }
 
@@ -170,7 +175,7 @@ export const tools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return { structured: r, text: `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).` };
+      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES)].join("\n") };
     },
   }),
   tool({
@@ -362,6 +367,7 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   if (retry) lines.push(`Retry after ${retry} seconds.`);
   if (env.upgrade_url) lines.push(`Upgrade: ${env.upgrade_url}`);
   if (env.docs_url) lines.push(`Docs: ${env.docs_url}`);
+  if (env.unusable) lines.push(`Unusable hashes: ${env.unusable.slice(0, 50).join(", ")}${env.unusable.length > 50 ? ` and ${env.unusable.length - 50} more` : ""}`);
   return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }
 

@@ -163,6 +163,20 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     await client.close();
   });
 
+  it("deploy_files carries the deploy report in structuredContent and, compactly, in the text", async () => {
+    const client = await connect(mode);
+    const key = `sp_${"Mq7_-".repeat(8)}z9Q`;
+    const r = await call(client, "deploy_files", { files: { "page.html": `<img src="img/missing.png"><script>const k = "${key}"</script>` } });
+    expect(r.isError).toBeFalsy();
+    const d = r.structuredContent as { report: { missing_references: unknown[]; warnings: { kind: string; secret_kind?: string }[] } };
+    expect(d.report.missing_references).toEqual([{ path: "page.html", ref: "img/missing.png" }]);
+    expect(d.report.warnings.map((w) => w.secret_kind ?? w.kind)).toEqual(["no_index", "dropsite_api_key"]);
+    expect(text(r)).toContain("Report: 2 warnings, 1 missing reference.");
+    expect(text(r)).toContain("missing page.html → img/missing.png");
+    expect(JSON.stringify(r)).not.toContain(key);
+    await client.close();
+  });
+
   it("anonymous: get_limits reports the anonymous tier; list_drops and delete_drop need a key", async () => {
     const client = await connect(mode);
     const limits = await call(client, "get_limits", {});
