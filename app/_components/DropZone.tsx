@@ -5,6 +5,7 @@ import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { describeSkip, ignoreFilesAmong, selectFiles, type Selection } from "@/lib/files/ignore";
 import { CopyButton } from "./CodeBlock";
+import { DeployReportList, reportOf } from "./DeployReport";
 import { bytes, dateTime, relative } from "./format";
 
 // Deploy by drag and drop: a folder or several files are zipped in the browser (fflate), a zip
@@ -39,7 +40,7 @@ type Phase =
   | { kind: "review"; picked: PickedFile[]; ignoreFiles: Record<string, string>; includeDotfiles: boolean }
   | { kind: "zipping"; files: number }
   | { kind: "uploading"; sent: number; total: number; files: number }
-  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number }
+  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number; report?: ReturnType<typeof reportOf> }
   | { kind: "error"; error: string; code?: string; hint?: string };
 
 async function readEntry(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
@@ -127,7 +128,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
         const expiresAt = typeof data.expires_at === "string" ? data.expires_at : null;
         if (claimToken) saveClaim({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString(), expires_at: expiresAt });
         const paths = Array.isArray(data.files) ? data.files.map(String) : [];
-        setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files: sizesOf(paths, files), at: Date.now() });
+        setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files: sizesOf(paths, files), at: Date.now(), report: reportOf(data.report) });
       };
       xhr.send(body);
     },
@@ -386,6 +387,7 @@ function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
           ))}
         </ul>
       </details>
+      <DeployReportList report={phase.report} />
       {phase.claimToken && (
         <div className="claim-box" data-testid="claim-token-box">
           <p>
