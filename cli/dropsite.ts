@@ -516,7 +516,7 @@ async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<
     lines.push(`  dropsite claim ${res.slug} ${res.claim_token}`);
     lines.push(`  (or POST ${target.api}/claim with {"slug", "claim_token"}). The token works once.`);
   }
-  lines.push(...reportLines(res.report, 50));
+  lines.push(...reportLines(res.report, 50, "--json prints the whole report"));
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 

@@ -27,14 +27,15 @@ function totals(report: DeployReport): { warnings: number; missing: number } {
 
 /**
  * The report in a few lines: a headline, then warnings and missing references, at most `max`
- * entries in all, and how many more there are. Nothing when the report is empty or absent.
+ * entries in all, and how many more there are (`whereAll` says where to see the lists).
+ * Nothing when the report is empty or absent.
  */
-export function reportLines(report: DeployReport | undefined, max = 20): string[] {
+export function reportLines(report: DeployReport | undefined, max: number, whereAll: string): string[] {
   if (!report) return [];
   const t = totals(report);
   if (t.warnings + t.missing === 0) return [];
   const entries = [...report.warnings.map((w) => `  warning ${warningLine(w)}`), ...report.missing_references.map((m) => `  missing ${missingLine(m)}`)];
   const shown = entries.slice(0, max);
   const more = t.warnings + t.missing - shown.length;
-  return [`Report: ${plural(t.warnings, "warning")}, ${plural(t.missing, "missing reference")}.`, ...shown, ...(more > 0 ? [`  … and ${more} more (the JSON response's report lists up to 100 of each).`] : [])];
+  return [`Report: ${plural(t.warnings, "warning")}, ${plural(t.missing, "missing reference")}.`, ...shown, ...(more > 0 ? [`  … and ${more} more (${whereAll}).`] : [])];
 }

@@ -76,13 +76,14 @@ const CLAIM_TEXT = (base: string, d: DeployResponse) =>
 
 /** Report entries in a tool's text; structuredContent carries the whole report. */
 const REPORT_TEXT_ENTRIES = 10;
+const REPORT_WHERE = "structuredContent.report lists them";
 
 function deployText(ctx: AppContext, d: DeployResponse): string {
   const lines = [`Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url}`];
   if (d.name) lines.push(`Named drop "${d.name}"${d.replaced ? " (content replaced, same URL)" : ""}.`);
   lines.push(d.expires_at ? `Expires at ${d.expires_at}.` : "Never expires.");
   if (d.claim_token) lines.push(CLAIM_TEXT(ctx.env.BASE_URL, d));
-  lines.push(...reportLines(d.report, REPORT_TEXT_ENTRIES));
+  lines.push(...reportLines(d.report, REPORT_TEXT_ENTRIES, REPORT_WHERE));
   return lines.join("\n");
 }
 
@@ -175,7 +176,7 @@ export const tools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES)].join("\n") };
+      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE)].join("\n") };
     },
   }),
   tool({

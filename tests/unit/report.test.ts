@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildReport, cssReferences, moduleReferences, REPORT_LIST_CAP, SCAN_BYTES_PER_FILE, type ReportFile } from "@/lib/deploy/report";
+import { reportLines } from "@/lib/deploy/report-text";
 import { LARGE_FILE_WARNING_BYTES } from "@/lib/plans";
 
 // The deploy report as a pure function of the files (paths and bytes) and the drop's other paths.
@@ -205,5 +206,29 @@ describe("bounds", () => {
     const r = site({ "index.html": `<img src="/img/${fakeKey()}.png">` });
     expect(r.missing_references).toEqual([{ path: "index.html", ref: "(a reference shaped like a secret)" }]);
     expect(JSON.stringify(r)).not.toContain(fakeKey());
+  });
+});
+
+describe("the report as text (CLI and MCP)", () => {
+  it("nothing for an empty or absent report", () => {
+    expect(reportLines(undefined, 10, "x")).toEqual([]);
+    expect(reportLines({ missing_references: [], warnings: [] }, 10, "x")).toEqual([]);
+  });
+
+  it("a headline, warnings, then missing references, capped with a count of the rest", () => {
+    const r = site({ "page.html": Array.from({ length: 5 }, (_, i) => `<img src="gone-${i}.png">`).join(""), ".env": "" });
+    expect(reportLines(r, 4, "see --json")).toEqual([
+      "Report: 2 warnings, 5 missing references.",
+      "  warning no_index: No index.html at the root: the drop's own address answers 404.",
+      expect.stringMatching(/^ {2}warning secret \(env_file\) \.env: /),
+      "  missing page.html → gone-0.png",
+      "  missing page.html → gone-1.png",
+      "  … and 3 more (see --json).",
+    ]);
+  });
+
+  it("counts what the server left off", () => {
+    const r = site({ "index.html": Array.from({ length: REPORT_LIST_CAP + 7 }, (_, i) => `<img src="g${i}.png">`).join("") });
+    expect(reportLines(r, 0, "see --json")).toEqual([`Report: 0 warnings, ${REPORT_LIST_CAP + 7} missing references.`, `  … and ${REPORT_LIST_CAP + 7} more (see --json).`]);
   });
 });
