@@ -8,6 +8,7 @@ import { countDrops, countFiles } from "@/lib/db/queries";
 import { accountScope, unusableReferences } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
 import { toolError } from "@/lib/mcp/tools";
+import { openApiDocument } from "@/lib/openapi";
 import { LARGE_FILE_WARNING_BYTES } from "@/lib/plans";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { appendResponseSchema, deployResponseSchema, errorEnvelopeSchema, preflightResponseSchema, type DeployReport } from "@/lib/schemas";
@@ -185,5 +186,14 @@ describe("deploys by reference", () => {
     const r = toolError(unusableReferences([ghost]));
     expect(r.content[0]!.text).toContain(`Unusable hashes: ${ghost}`);
     expect((r._meta?.["dev.dropsite/error"] as { unusable?: string[] }).unusable).toEqual([ghost]);
+  });
+});
+
+describe("the API description", () => {
+  it("/openapi.json describes the report on deploy and append responses and unusable on the envelope", () => {
+    const doc = openApiDocument(t.ctx.env) as { components: { schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }> } };
+    const { DeployResponse, AppendResponse, ErrorEnvelope } = doc.components.schemas;
+    for (const s of [DeployResponse!, AppendResponse!]) expect(Object.keys(s.properties.report?.properties ?? {})).toEqual(["missing_references", "warnings", "left_off"]);
+    expect(ErrorEnvelope!.properties.unusable).toBeDefined();
   });
 });
