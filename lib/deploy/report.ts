@@ -11,7 +11,7 @@ import type { InputFile } from "./paths";
 // The deploy report: what a deploy's files refer to that the drop does not hold, and likely
 // mistakes (no index.html, very large files, paths that differ only by case, secrets). A pure
 // function over paths and bytes (buildReport), and the step of the deploy flow that gathers
-// the bytes of files given by reference from storage, within a budget (reportFor). Advisory:
+// the bytes the request does not hold from storage, within a budget (reportFor). Advisory:
 // it never refuses a deploy. A secret is described by kind and line, never quoted.
 
 const MB = 1024 * 1024;
@@ -20,7 +20,7 @@ const MB = 1024 * 1024;
 export const SCAN_BYTES_PER_FILE = 4 * MB;
 /** Bytes checked per deploy in all; files past it are not checked (and listed as not_scanned). */
 export const SCAN_BYTES_PER_DEPLOY = 32 * MB;
-/** Bytes of files given by reference that one deploy reads back from storage to check them. */
+/** Bytes that one deploy reads back from storage to check files whose bytes it does not hold. */
 export const READ_BYTES_PER_DEPLOY = 16 * MB;
 /** Entries per list; the rest are counted in left_off. */
 export const REPORT_LIST_CAP = 100;
@@ -201,20 +201,27 @@ function referencesOf(kind: TextKind, text: string, path: string): { refs: strin
 
 const unanchored = (re: RegExp) => re.source.replace(/^\^/, "").replace(/\$$/, "");
 
-/** Shapes of secrets, each with its kind. Bounded on both sides so longer words do not match. */
-const SECRET_PATTERNS: { kind: SecretKind; re: RegExp; what: string }[] = [
-  { kind: "dropsite_api_key", re: new RegExp(`(?<![A-Za-z0-9_-])${unanchored(API_KEY_PATTERN)}(?![A-Za-z0-9_-])`, "g"), what: "a dropsite API key (sp_…)" },
-  { kind: "aws_access_key", re: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, what: "an AWS access key id" },
-  { kind: "github_token", re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])/g, what: "a GitHub token" },
-  { kind: "stripe_secret_key", re: /(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}(?![A-Za-z0-9])/g, what: "a Stripe live secret key" },
-  { kind: "google_api_key", re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, what: "a Google API key" },
-  { kind: "slack_token", re: /(?<![A-Za-z0-9])(?:xox[abposr]-[0-9A-Za-z-]{10,}|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/g, what: "a Slack token or webhook" },
-  { kind: "private_key", re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, what: "a private key" },
+/**
+ * Shapes of secrets, each with its kind and the literals one of which any match contains (a
+ * fast `includes` first: most text holds none, and the patterns then never run). Bounded on
+ * both sides so longer words do not match.
+ */
+const SECRET_PATTERNS: { kind: SecretKind; re: RegExp; what: string; literals: string[] }[] = [
+  { kind: "dropsite_api_key", re: new RegExp(`(?<![A-Za-z0-9_-])${unanchored(API_KEY_PATTERN)}(?![A-Za-z0-9_-])`, "g"), what: "a dropsite API key (sp_…)", literals: ["sp_"] },
+  { kind: "aws_access_key", re: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, what: "an AWS access key id", literals: ["AKIA", "ASIA"] },
+  { kind: "github_token", re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])/g, what: "a GitHub token", literals: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"] },
+  { kind: "stripe_secret_key", re: /(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}(?![A-Za-z0-9])/g, what: "a Stripe live secret key", literals: ["k_live_"] },
+  { kind: "google_api_key", re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, what: "a Google API key", literals: ["AIza"] },
+  { kind: "slack_token", re: /(?<![A-Za-z0-9])(?:xox[abposr]-[0-9A-Za-z-]{10,}|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/g, what: "a Slack token or webhook", literals: ["xox", "hooks.slack.com"] },
+  { kind: "private_key", re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, what: "a private key", literals: ["PRIVATE KEY"] },
 ];
+
+/** The patterns whose literals occur in the text. */
+const candidates = (text: string) => SECRET_PATTERNS.filter((p) => p.literals.some((l) => text.includes(l)));
 
 /** Whether a string holds something shaped like a secret. */
 function holdsSecret(text: string): boolean {
-  return SECRET_PATTERNS.some(({ re }) => {
+  return candidates(text).some(({ re }) => {
     re.lastIndex = 0;
     return re.test(text);
   });
@@ -228,7 +235,7 @@ function lineAt(text: string, index: number): number {
 
 function secretWarnings(path: string, text: string): Warning[] {
   const out: Warning[] = [];
-  for (const { kind, re, what } of SECRET_PATTERNS) {
+  for (const { kind, re, what } of candidates(text)) {
     re.lastIndex = 0;
     let first = -1;
     let count = 0;
@@ -354,10 +361,12 @@ async function readUpTo(ctx: AppContext, storageRef: string, length: number): Pr
 }
 
 /**
- * The report of a deploy (or append) step. Files sent inline are checked from their bytes;
- * text files given by reference are read back from storage (their first SCAN_BYTES_PER_FILE)
- * while READ_BYTES_PER_DEPLOY lasts; the rest are listed as not_scanned. A failed read only
- * leaves that file unchecked: the report never fails a deploy.
+ * The report of a deploy (or append) step, from the stored file rows (path, size, storage ref)
+ * and the request's files. Bytes the request holds in memory are checked as they are; the text
+ * files whose bytes it does not hold (given by reference, or read from a zip only to be stored)
+ * are read back from storage (their first SCAN_BYTES_PER_FILE) while READ_BYTES_PER_DEPLOY
+ * lasts; the rest are listed as not_scanned. A failed read only leaves that file unchecked: the
+ * report never fails a deploy.
  */
 export async function reportFor(
   ctx: AppContext,
@@ -365,18 +374,19 @@ export async function reportFor(
   stored: readonly { path: string; size: number; storageRef: string }[],
   existingPaths?: readonly string[],
 ): Promise<DeployReport> {
-  const refs = new Map(stored.map((s) => [s.path, s]));
+  const held = new Map(files.map((f) => [f.path, f]));
   let budget = READ_BYTES_PER_DEPLOY;
   const reads: { index: number; storageRef: string; length: number }[] = [];
-  const input: ReportFile[] = files.map((f, index) => {
-    if (!f.ref) return { path: f.path, size: f.bytes.byteLength, bytes: f.bytes };
-    const s = refs.get(f.path);
-    const length = Math.min(f.ref.size, SCAN_BYTES_PER_FILE);
-    if (s && scannable(f.path) && length > 0 && length <= budget) {
+  const input: ReportFile[] = stored.map((s, index) => {
+    const f = held.get(s.path);
+    if (s.size === 0) return { path: s.path, size: 0, bytes: new Uint8Array() };
+    if (f && !f.ref && f.bytes.byteLength === s.size) return { path: s.path, size: s.size, bytes: f.bytes };
+    const length = Math.min(s.size, SCAN_BYTES_PER_FILE);
+    if (scannable(s.path) && length <= budget) {
       budget -= length;
       reads.push({ index, storageRef: s.storageRef, length });
     }
-    return { path: f.path, size: f.ref.size, bytes: f.ref.size === 0 ? new Uint8Array() : undefined };
+    return { path: s.path, size: s.size };
   });
   await mapLimit(reads, READ_CONCURRENCY, async (r) => {
     try {
