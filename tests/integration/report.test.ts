@@ -111,6 +111,16 @@ describe("POST /deploy answers with a report", () => {
     expect(body.report?.warnings).toEqual([{ path: "media/big.bin", kind: "large_file", message: expect.any(String) }]);
   });
 
+  it("a zip deploy's text files are checked, whether or not the flow keeps their bytes in memory", async () => {
+    const key = plantedKey();
+    const res = await deployPOST(post("/deploy", zip({ "site/index.html": '<img src="img/missing.png">', "site/js/app.js": `export const k = "${key}";` }) as BodyInit, "application/zip"), noParams);
+    const text = await res.text();
+    const body = deployResponseSchema.parse(JSON.parse(text));
+    expect(body.report?.missing_references).toEqual([{ path: "index.html", ref: "img/missing.png" }]);
+    expect(warningKinds(body.report)).toEqual(["secret:dropsite_api_key"]);
+    expect(text).not.toContain(key);
+  });
+
   it("a named redeploy carries the report of its new content", async () => {
     const a = await accountWithKey(t.ctx, "pro");
     await deployOk({ "index.html": "<p>v1</p>" }, bearer(a.apiKey), "?name=report-named");
