@@ -216,16 +216,11 @@ const SECRET_PATTERNS: { kind: SecretKind; re: RegExp; what: string; literals: s
   { kind: "private_key", re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, what: "a private key", literals: ["PRIVATE KEY"] },
 ];
 
+/** The shapes without their bounds: for what is shown, a key inside a longer word is hidden too. */
+const LOOSE_SECRET_PATTERNS = SECRET_PATTERNS.map(({ re }) => new RegExp(re.source.replace(/\(\?<?[!=][^)]*\)/g, "")));
+
 /** The patterns whose literals occur in the text. */
 const candidates = (text: string) => SECRET_PATTERNS.filter((p) => p.literals.some((l) => text.includes(l)));
-
-/** Whether a string holds something shaped like a secret. */
-function holdsSecret(text: string): boolean {
-  return candidates(text).some(({ re }) => {
-    re.lastIndex = 0;
-    return re.test(text);
-  });
-}
 
 function lineAt(text: string, index: number): number {
   let line = 1;
@@ -267,7 +262,7 @@ const mb = (n: number) => `${(n / MB).toFixed(1)} MB`;
 /** The display of a reference: without query and fragment, and never a secret. */
 function shownRef(ref: string): string {
   const plain = ref.replace(/[?#][\s\S]*$/, "").slice(0, 300);
-  return holdsSecret(plain) ? "(a reference shaped like a secret)" : plain;
+  return LOOSE_SECRET_PATTERNS.some((re) => re.test(plain)) ? "(a reference shaped like a secret)" : plain;
 }
 
 /** The report of a deploy's files, against the drop's whole path list. Pure. */
