@@ -32,7 +32,7 @@ describe("the deploy report over hostile files", () => {
       fc.property(fc.array(fc.tuple(pathOf, document), { minLength: 1, maxLength: 6 }), (entries) => {
         const files = [...new Map(entries)].map(([path, text]) => ({ path, size: enc.encode(text).byteLength, bytes: enc.encode(text) }));
         const r = buildReport({ files });
-        const paths = new Set(files.map((f) => f.path));
+        const paths = new Set<string>(files.map((f) => f.path));
         for (const m of r.missing_references) {
           expect(paths.has(m.path)).toBe(true);
           expect(m.ref).not.toMatch(/[?#]/);
