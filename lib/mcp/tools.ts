@@ -116,6 +116,8 @@ async function runDeploy(args: { name?: string; ttl?: number }, call: ToolCall, 
 /** The raw files map (not zod's copy: a "__proto__" path must be refused, not dropped). */
 const rawFiles = (call: ToolCall) => (tier: Tier) => decodeFilesMap(call.raw.files, limits[tier], isPaid(tier));
 
+const REPORT_NOTE = "The result's report lists referenced files the drop lacks and warnings (likely secrets, no index.html, large files): fix them and deploy again.";
+
 const ANON =
   "Without an API key the drop is anonymous: it lives 30 days and the result carries a claim_token the user needs to keep it; with a key (Authorization: Bearer sp_…) it belongs to that account.";
 
@@ -145,7 +147,7 @@ export const tools = [
     title: "Publish a set of files",
     description:
       `Publish a static site from a map of relative paths to contents as a new website at a new URL. Values are text, or {"encoding": "base64", "content": "…"} for binary files (images, fonts). ` +
-      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. ${ANON} To update a site at a stable URL, use deploy_named (paid plans).`,
+      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. ${ANON} To update a site at a stable URL, use deploy_named (paid plans). ${REPORT_NOTE}`,
     input: deployFilesArgs,
     output: deployResponseSchema,
     annotations: CREATES,
