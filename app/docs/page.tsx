@@ -128,7 +128,9 @@ export default function DocsPage() {
         <h1>Publish static content with one request</h1>
         <p>
           Send HTML, a JSON map of files or a zip to <code>{base}/deploy</code>; get back an unguessable URL of the shape <code>{`${scheme}://<slug>.${serve}/`}</code> that serves it.
-          No account is needed to start. The machine-readable description is <a href="/openapi.json">/openapi.json</a>.
+          No account is needed to start. Every endpoint with its parameters, bodies, examples and errors is in the interactive reference at{" "}
+          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- /docs/api is a route handler (Scalar's HTML), not a page: a full navigation */}
+          <a href="/docs/api">/docs/api</a>; the machine-readable description is <a href="/openapi.json">/openapi.json</a>.
         </p>
         <nav aria-label="Contents" className="docs-toc">
           <ol>
@@ -450,7 +452,9 @@ npx dropsite list | delete <slug> | limits | logout      # --json for machine-re
       <Section id="openapi" title="OpenAPI">
         <p>
           <a href="/openapi.json">/openapi.json</a> is an OpenAPI 3.1 document (version 1.0.0) generated from the same schemas that validate requests: every endpoint, parameter bounds, the error
-          envelope for each status and both Bearer schemes.
+          envelope for each status and both Bearer schemes.{" "}
+          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- /docs/api is a route handler (Scalar's HTML), not a page: a full navigation */}
+          <a href="/docs/api">/docs/api</a> renders it as an interactive reference that can send test requests to this server.
         </p>
       </Section>
 
