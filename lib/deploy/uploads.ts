@@ -79,9 +79,10 @@ export async function preflight(ctx: AppContext, req: Request, asCaller?: Caller
       if (!direct || r.size <= APP_UPLOAD_MAX_BYTES) {
         return { sha256: r.sha256, url: `${ctx.env.BASE_URL.replace(/\/$/, "")}/deploy/uploads/${token}/${r.sha256}`, method: "PUT", headers: { "content-type": "application/octet-stream" } };
       }
-      // Too large to pass through a function: straight to storage. An earlier direct upload
-      // that no deploy has used yet is checked now (the target never overwrites).
-      if (await verifyDirectUpload(ctx, scope, r.sha256)) return null;
+      // Too large to pass through a function: straight to storage. An account's earlier direct
+      // upload that no deploy has used yet is checked now (the target never overwrites); an
+      // anonymous preflight's scope is new, so it holds none.
+      if (caller.account && (await verifyDirectUpload(ctx, scope, r.sha256))) return null;
       return { sha256: r.sha256, ...(await direct.target(contentKey(scope, r.sha256), r.size, expiresAt)) };
     },
   ).catch((err: unknown) => {

@@ -6,6 +6,7 @@ import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
+import { runCleanup } from "@/lib/drops/lifecycle";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { deployByContent, type HashedFile, type UploadTransport } from "@/lib/files/upload";
 import { APP_UPLOAD_MAX_BYTES } from "@/lib/plans";
@@ -189,6 +190,20 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
     const small = localFile("small.bin", randomBytes(APP_UPLOAD_MAX_BYTES));
     const pre = await preflightFor([small], {});
     expect(pre.uploads[0]!.url.startsWith(`${TEST_BASE_URL}/deploy/uploads/`)).toBe(true);
+  });
+
+  it("the cleanup job deletes direct uploads no deploy used once the preflight's hold has passed", async () => {
+    const a = await accountWithKey(t.ctx, "free");
+    const unused = localFile("unused.bin", randomBytes(4 * MB + 3));
+    const pre = await preflightFor([unused], bearer(a.apiKey));
+    const target = pre.uploads[0]!;
+    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: unused.bytes as BodyInit })).status).toBe(200);
+    const pathname = contentKey(accountScope(a.account.id), unused.sha256);
+    await runCleanup(t.ctx);
+    expect(blob.blobs.has(pathname)).toBe(true);
+    t.clock.advance(3601);
+    await runCleanup(t.ctx);
+    expect(blob.blobs.has(pathname)).toBe(false);
   });
 
   it("the Blob API answers browsers' CORS preflights for direct uploads", async () => {
