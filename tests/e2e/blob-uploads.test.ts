@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,10 +9,10 @@ import { startApp, type RunningApp } from "../support/app-server";
 import { startBlobStandin, type BlobStandin } from "../support/blob-standin";
 import { launchChromium, scriptErrors } from "../support/browser";
 
-// The landing page's drop zone deploys folders by content against an app whose bytes live in
-// Vercel Blob (the stand-in): files over 4 MB go from the browser straight to storage (a
-// cross-origin PUT with the client token the preflight issued), smaller ones through the app,
-// with one progress display of bytes and files.
+// Clients of an app whose bytes live in Vercel Blob (the stand-in): the landing page's drop zone
+// and the command-line client deploy folders by content; files over 4 MB go straight to storage
+// (from the browser a cross-origin PUT with the client token the preflight issued), smaller ones
+// through the app, with one progress display of bytes and files.
 
 let app: RunningApp;
 let blob: BlobStandin;
@@ -91,5 +92,33 @@ describe("the drop zone deploys folders by content", () => {
     expect((await app.request(host, "/data.json")).text).toBe(data);
     expect((await app.request(host, "/notes.txt")).text.length).toBe(text.length);
     expect(errors).toEqual([]);
+  });
+});
+
+describe("the command-line client", () => {
+  it("deploys a folder with a 6 MB file straight to Blob and says how many files were unchanged", { timeout: 120_000 }, async () => {
+    const dir = path.join(root, "cli-site");
+    const big = randomBytes(6 * 1024 * 1024);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "index.html"), "<h1>cli</h1>");
+    await writeFile(path.join(dir, "big.bin"), big);
+    blob.reset();
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs"), "deploy", dir, "--json"], {
+        env: { PATH: process.env.PATH ?? "", HOME: root, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(root, "config"), DROP_API_URL: app.baseUrl },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^0 of 2 files unchanged/m);
+    expect(blob.requests.filter((r) => r.auth === "client").map((r) => [r.kind, r.status, r.bodyBytes])).toEqual([["put", 200, big.length]]);
+    const host = new URL((JSON.parse(run.stdout) as { url: string }).url).host;
+    expect(Buffer.compare((await app.request(host, "/big.bin")).body, big)).toBe(0);
   });
 });
