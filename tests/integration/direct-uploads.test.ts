@@ -184,6 +184,16 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
     // An upload no deploy has used yet is checked at the next preflight and not asked for again.
     const next = await preflightFor([one], bearer(a.apiKey));
     expect(next.missing).toEqual([]);
+    // The SDK's multipart client upload takes the same token; the deploy then verifies and uses it.
+    const twoToken = pre.uploads.find((u) => u.sha256 === two.sha256)!.headers.authorization!.replace(/^Bearer /, "");
+    await clientPut(contentKey(scope, two.sha256), Buffer.from(two.bytes), { access: "public", token: twoToken, multipart: true });
+    expect(blob.requests.filter((r) => r.kind.startsWith("mpu-")).map((r) => [r.kind, r.auth, r.status])).toEqual([
+      ["mpu-create", "client", 200],
+      ["mpu-upload", "client", 200],
+      ["mpu-complete", "client", 200],
+    ]);
+    const deployed = await transport(bearer(a.apiKey)).deploy(JSON.stringify({ files: { "one.bin": { sha256: one.sha256, size: one.size }, "two.bin": { sha256: two.sha256, size: two.size } } }), pre.upload_token);
+    expect(Buffer.compare(await servedBytes(deployed.slug, "/two.bin"), Buffer.from(two.bytes))).toBe(0);
   });
 
   it("contents up to 4 MB still go through the app's streamed upload", async () => {
