@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
+import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { tools } from "@/lib/mcp/tools";
 
@@ -310,8 +310,13 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           file&apos;s content. An account&apos;s contents are reused by all its deploys and never by another account. Anonymous callers send the preflight&apos;s <code>upload_token</code> as{" "}
           <code>X-Upload-Token</code> on the deploy; targets and unused uploads expire after an hour. A reference that cannot be used answers 400 naming the hashes.
         </p>
+        <p>
+          Send each target as it is: its <code>method</code>, <code>url</code> and every header in <code>headers</code>. Where file bytes live in Vercel Blob, contents over{" "}
+          {mb(APP_UPLOAD_MAX_BYTES)} get a target straight to Blob&apos;s API (a function takes at most 4.5 MB of body) with a client token that writes that one content only; the service
+          reads such uploads back and checks size and SHA-256 before a deploy may use them.
+        </p>
         <CodeBlock>{`curl -X POST ${base}/deploy/preflight -H 'content-type: application/json' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'
-curl -X PUT --data-binary @index.html '<uploads[0].url>'
+curl -X PUT --data-binary @index.html -H '<each of uploads[0].headers>' '<uploads[0].url>'
 curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-token: <upload_token>' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'`}</CodeBlock>
       </Section>
 
