@@ -2,8 +2,8 @@ import { z } from "zod";
 import { TTL_CEILING_SECONDS } from "./deploy/ttl";
 import type { Env } from "./env";
 import { errorStatus, type ErrorCode } from "./errors";
-import { limits, UPLOAD_GRANT_SECONDS } from "./plans";
-import { ratePolicies } from "./ratelimit/policy";
+import { DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS } from "./plans";
+import { describeRate, ratePolicies } from "./ratelimit/policy";
 import { SHA256_HEX_PATTERN } from "./patterns";
 import * as S from "./schemas";
 
@@ -54,6 +54,7 @@ const requestSchemas = {
   JsonRpcRequest: S.jsonRpcRequestSchema,
   DeviceTokenBody: S.deviceTokenBodySchema,
   PreflightBody: S.preflightBodySchema,
+  DeviceAuthorizeBody: S.deviceAuthorizeBodySchema,
 } satisfies Record<string, z.ZodType>;
 
 type SchemaName = keyof typeof responseSchemas | keyof typeof requestSchemas;
@@ -249,6 +250,7 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
   const ttlParam = { name: "ttl", in: "query", required: false, schema: { ...toSchema(S.ttlSchema), maximum: TTL_CEILING_SECONDS },
     description: `Lifetime in seconds, at least ${free.ttlMinSeconds}. Anonymous: at most ${anon.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Free accounts: at most ${free.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Subscribers: up to ${TTL_CEILING_SECONDS} (100 years); default no expiry.` };
   const uploadTokenParam = { name: "X-Upload-Token", in: "header", required: false, schema: { type: "string" }, description: "The upload_token of a POST /deploy/preflight: anonymous deploys by reference need it." };
+  const grantParam = { name: "token", in: "path", required: true, schema: { type: "string", pattern: "^dg_[A-Za-z0-9_-]{43}$" }, description: "The one-time deploy token (from the MCP tool deploy_directory)." };
   const nameParam = { name: "name", in: "query", required: false, schema: toSchema(S.nameSchema), description: "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401." };
 
   const paths: Record<string, Record<string, Json>> = {
@@ -278,6 +280,32 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         requestBody: { required: true, content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
         ok: { 201: "UploadResponse" },
         errors: ["invalid_request", "not_found", "payload_too_large", "upstream_unavailable"],
+      }),
+    },
+    "/deploy/once/{token}": {
+      post: operation({
+        operationId: "deployOnce",
+        tag: "drops",
+        summary: "Deploy through a one-time deploy URL (MCP deploy_directory)",
+        description: `The bodies of POST /deploy. The token is the credential: the deploy is made as the caller it was issued to (an account, or anonymous with a claim_token), with the ttl and name given then. It works once, for ${DEPLOY_GRANT_SECONDS / 60} minutes: a second or late use answers 410 gone; a deploy refused for its input leaves it usable. Counts as a deploy for the rate limits.`,
+        security: [{}],
+        parameters: [grantParam, uploadTokenParam],
+        requestBody: deployBody(),
+        ok: { 200: "DeployResponse" },
+        errors: ["invalid_request", "invalid_ttl", "invalid_zip", "file_cap_exceeded", "subscription_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
+      }),
+    },
+    "/deploy/once/{token}/preflight": {
+      post: operation({
+        operationId: "preflightDeployOnce",
+        tag: "drops",
+        summary: "A preflight as the caller of a one-time deploy URL",
+        description: "As POST /deploy/preflight, with the contents going to the grant's caller (its account's scope); the one-time URL stays unused.",
+        security: [{}],
+        parameters: [grantParam],
+        requestBody: jsonBody("PreflightBody"),
+        ok: { 200: "PreflightResponse" },
+        errors: ["invalid_request", "file_cap_exceeded", "not_found", "gone", "payload_too_large", "upstream_unavailable"],
       }),
     },
     "/deploy": {
@@ -486,10 +514,11 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         operationId: "deviceAuthorize",
         tag: "account",
         summary: "Start a device authorisation (RFC 8628) for an agent without a key",
-        description: "Show the person verification_uri_complete; poll POST /device/token every interval seconds. Requests expire after expires_in seconds. 10 per minute per IP.",
+        description: `Show the person verification_uri_complete; poll POST /device/token every interval seconds. Requests expire after expires_in seconds. ${describeRate(rate.deviceAuthorize)} per IP. An optional JSON body lists anonymous drops to claim in the same approval (their outcomes come with the key).`,
         security: [],
+        requestBody: jsonBody("DeviceAuthorizeBody", false),
         ok: { 200: "DeviceAuthorization" },
-        errors: ["rate_limited", "upstream_unavailable"],
+        errors: ["invalid_request", "rate_limited", "upstream_unavailable"],
       }),
     },
     "/device/token": {

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
+import { CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { tools } from "@/lib/mcp/tools";
 
@@ -311,6 +311,20 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
         <CodeBlock>{`curl -X POST ${base}/deploy/preflight -H 'content-type: application/json' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'
 curl -X PUT --data-binary @index.html '<uploads[0].url>'
 curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-token: <upload_token>' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'`}</CodeBlock>
+      </Section>
+
+      <Section id="deploy-once" title="One-time deploy URLs (agents with a shell)">
+        <p>
+          The MCP tool <code>deploy_directory</code> returns a one-time URL, <code>{base}/deploy/once/&lt;token&gt;</code>, and ready commands, so an agent publishes a local folder
+          without its bytes passing through the model. The URL accepts the same bodies as <code>POST /deploy</code> (zip, JSON files or HTML) and deploys as the caller that asked
+          for it (its account, or anonymous with a <code>claim_token</code>), with the <code>ttl</code> and <code>name</code> given then. It works once, for{" "}
+          {DEPLOY_GRANT_SECONDS / 60} minutes: a second use, or a late one, answers 410 <code>gone</code>; a deploy refused for its input leaves it usable. Using it counts as a deploy
+          for the rate limits. <code>POST …/deploy/once/&lt;token&gt;/preflight</code> is a preflight as that caller (the CLI&apos;s <code>--grant</code> uses it to upload only missing
+          contents); it does not use the URL up.
+        </p>
+        <CodeBlock>{`(cd dist && zip -qr - . -x '.*' '*/.*') > site.zip
+curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${base}/deploy/once/dg_…
+npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
       </Section>
 
       <Section id="vanity" title="Vanity hosts">

@@ -110,7 +110,7 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
   it("lists the tools", async () => {
     const s = await connect(flavour);
     const names = (await s.listTools()).map((t) => t.name).sort();
-    expect(names).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops"]);
+    expect(names).toEqual(["append_files", "delete_drop", "deploy_directory", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops", "preflight_files", "upload_content"]);
     await s.close();
   });
 
