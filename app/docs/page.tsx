@@ -444,7 +444,9 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
           <code>verification_uri</code>, <code>verification_uri_complete</code>, <code>expires_in</code> and <code>interval</code>. The person opens the URL, logs in, checks the code and
           approves. The agent polls <code>POST {base}/device/token</code> with <code>{"{"}&quot;device_code&quot;: &quot;…&quot;{"}"}</code> (or <code>device_token</code>) every{" "}
           <code>interval</code> seconds; until approval the answer is <code>authorization_pending</code>, too-fast polls get <code>slow_down</code>, and afterwards{" "}
-          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once.
+          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once. An agent that already deployed anonymously adds <code>{"{"}&quot;claims&quot;: [{"{"}&quot;slug&quot;, &quot;claim_token&quot;{"}"}]{"}"}</code> to the
+          authorisation: the approval page lists those drops, approving moves them into the account as <code>POST /claim</code> would, and the key&apos;s answer reports each one
+          (one that cannot be claimed is reported, not fatal).
         </p>
       </Section>
 

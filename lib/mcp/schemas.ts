@@ -148,8 +148,10 @@ export const uploadContentArgs = z
   })
   .meta({ examples: [{ sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", content: "test", upload_token: "ut_…from preflight_files" }] });
 
-/** What deploy_directory says of its one-time URL's lifetime. */
-export const GRANT_RULE = `The URL works once, for ${minutes(DEPLOY_GRANT_SECONDS)}; a refused deploy (bad input) leaves it usable.`;
+/** What deploy_directory says of its one-time URL: lifetime, one use, the zip size per plan. */
+export const GRANT_RULE =
+  `The URL works once, for ${minutes(DEPLOY_GRANT_SECONDS)}; a refused deploy (bad input) leaves it usable. ` +
+  `Zip size — ${perPlan((t) => mb(limits[t].zipBytes))}; ${FILES_RULE.replace("per call", "per deploy")}`;
 
 export const deployDirectoryArgs = z
   .strictObject({
