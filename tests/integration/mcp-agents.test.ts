@@ -225,6 +225,36 @@ describe("deploy_directory: a one-time deploy URL", () => {
   });
 });
 
+describe("deploy_directory: anonymous grants by content, and cleanup", () => {
+  it("an anonymous grant's preflight scopes uploads to that preflight; the deploy by reference needs its upload token", async () => {
+    const agent = await connect();
+    const g = await ok<Grant>(agent, "deploy_directory", {});
+    await agent.close();
+    const token = tokenOf(g.url);
+    const body = JSON.stringify({ files: { "index.html": ref("<p>anon grant</p>") } });
+    const pre = await oncePreflightRoute.POST(apiRequest(`/deploy/once/${token}/preflight`, { method: "POST", body, headers: { "content-type": "application/json" } }), { params: Promise.resolve({ token }) });
+    const p = (await pre.json()) as Preflight;
+    const put = await uploadPUT(apiRequest(new URL(p.uploads[0]!.url).pathname, { method: "PUT", body: "<p>anon grant</p>" }), { params: Promise.resolve({ token: p.upload_token, sha256: p.uploads[0]!.sha256 }) });
+    expect(put.status).toBe(201);
+    expect((await once(token, body, "application/json")).status).toBe(400); // no upload token: the reference is not this caller's
+    const res = await once(token, body, "application/json", { "x-upload-token": p.upload_token });
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Deployed;
+    expect(d.claim_token).toMatch(/^ct_/);
+    expect(await visit(d.slug)).toBe("<p>anon grant</p>");
+  });
+
+  it("the cleanup job forgets grants that expired long ago: their URL is then unknown (404)", async () => {
+    const agent = await connect();
+    const g = await ok<Grant>(agent, "deploy_directory", {});
+    await agent.close();
+    t.clock.advance(2 * DEPLOY_GRANT_SECONDS + 1);
+    const { runCleanup } = await import("@/lib/drops/lifecycle");
+    await runCleanup(t.ctx);
+    expect((await once(tokenOf(g.url), "<p>x</p>", "text/html")).status).toBe(404);
+  });
+});
+
 describe("device_authorize with claims", () => {
   it("approving moves the agent's anonymous drops into the account; one already claimed is reported, not fatal", async () => {
     const agent = await connect();
