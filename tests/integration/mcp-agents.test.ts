@@ -244,6 +244,13 @@ describe("deploy_directory: anonymous grants by content, and cleanup", () => {
     expect(await visit(d.slug)).toBe("<p>anon grant</p>");
   });
 
+  it("issuing one-time URLs is rate limited per address like deploys", async () => {
+    const agent = await connect(undefined, nextIp());
+    for (let i = 0; i < 50; i++) await ok<Grant>(agent, "deploy_directory", {});
+    expect(await fails(agent, "deploy_directory", {})).toMatchObject({ code: "rate_limited" });
+    await agent.close();
+  });
+
   it("the cleanup job forgets grants that expired long ago: their URL is then unknown (404)", async () => {
     const agent = await connect();
     const g = await ok<Grant>(agent, "deploy_directory", {});
