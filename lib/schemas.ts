@@ -5,6 +5,7 @@ import { z } from "zod";
 
 import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
+import { DEVICE_CLAIMS_MAX } from "./plans";
 
 export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
@@ -226,6 +227,24 @@ export const cleanupResponseSchema = z.object({
 
 // --- Device authorisation (RFC 8628) ---
 
+export const deviceAuthorizeBodySchema = z.object({
+  claims: z
+    .array(claimBodySchema)
+    .max(DEVICE_CLAIMS_MAX)
+    .optional()
+    .describe(
+      `Anonymous drops this agent deployed, by slug and claim_token (at most ${DEVICE_CLAIMS_MAX}): the approval page shows them, and approving moves them into the approving account with the rules of POST /claim; each one's outcome is reported, none fails the approval.`,
+    ),
+});
+
+const deviceClaimOutcomeSchema = z.object({
+  slug: z.string(),
+  claimed: z.boolean(),
+  url: z.url().optional().describe("When claimed."),
+  code: z.string().optional().describe("When not claimed: the error code POST /claim would answer (not_found, gone, subscription_required, …)."),
+  error: z.string().optional(),
+});
+
 export const deviceTokenBodySchema = z.object({ device_code: z.string().min(1).max(200).describe("The device_code of POST /device/authorize.") });
 
 export const deviceAuthorizationSchema = z.object({
@@ -244,6 +263,7 @@ export const deviceTokenSchema = z.object({
   key_id: z.string().regex(SHA256_HEX_PATTERN),
   account_id: z.string(),
   plan: z.enum(["free", "pro", "team"]),
+  claims: z.array(deviceClaimOutcomeSchema).describe("The anonymous drops asked for in the authorisation, and whether each moved into the account."),
 });
 
 // --- Billing and vanity subdomains ---

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
+import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { tools } from "@/lib/mcp/tools";
 
@@ -330,6 +330,20 @@ curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-tok
         </p>
       </Section>
 
+      <Section id="deploy-once" title="One-time deploy URLs (agents with a shell)">
+        <p>
+          The MCP tool <code>deploy_directory</code> returns a one-time URL, <code>{base}/deploy/once/&lt;token&gt;</code>, and ready commands, so an agent publishes a local folder
+          without its bytes passing through the model. The URL accepts the same bodies as <code>POST /deploy</code> (zip, JSON files or HTML) and deploys as the caller that asked
+          for it (its account, or anonymous with a <code>claim_token</code>), with the <code>ttl</code> and <code>name</code> given then. It works once, for{" "}
+          {DEPLOY_GRANT_SECONDS / 60} minutes: a second use, or a late one, answers 410 <code>gone</code>; a deploy refused for its input leaves it usable. Using it counts as a deploy
+          for the rate limits. <code>POST …/deploy/once/&lt;token&gt;/preflight</code> is a preflight as that caller (the CLI&apos;s <code>--grant</code> uses it to upload only missing
+          contents); it does not use the URL up.
+        </p>
+        <CodeBlock>{`(cd dist && zip -qr - . -x '.*' '*/.*') > site.zip
+curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${base}/deploy/once/dg_…
+npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
+      </Section>
+
       <Section id="vanity" title="Vanity hosts">
         <p>
           On the Team plan, claim one subdomain per account: <code>POST /vanity</code> with <code>{`{"sub": "acme"}`}</code> (3 to 20 lowercase letters, digits and single hyphens). Your named
@@ -447,7 +461,9 @@ curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-tok
           <code>verification_uri</code>, <code>verification_uri_complete</code>, <code>expires_in</code> and <code>interval</code>. The person opens the URL, logs in, checks the code and
           approves. The agent polls <code>POST {base}/device/token</code> with <code>{"{"}&quot;device_code&quot;: &quot;…&quot;{"}"}</code> (or <code>device_token</code>) every{" "}
           <code>interval</code> seconds; until approval the answer is <code>authorization_pending</code>, too-fast polls get <code>slow_down</code>, and afterwards{" "}
-          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once.
+          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once. An agent that already deployed anonymously adds <code>{"{"}&quot;claims&quot;: [{"{"}&quot;slug&quot;, &quot;claim_token&quot;{"}"}]{"}"}</code> to the
+          authorisation: the approval page lists those drops, approving moves them into the account as <code>POST /claim</code> would, and the key&apos;s answer reports each one
+          (one that cannot be claimed is reported, not fatal).
         </p>
       </Section>
 
