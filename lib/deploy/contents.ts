@@ -128,7 +128,7 @@ export function unusableReferences(unusable: string[]): ApiError {
 export async function releaseContents(ctx: AppContext, scope: string, shas: string[], opts: { purge: boolean }): Promise<void> {
   try {
     await unpinContents(ctx.db, scope, shas);
-    if (opts.purge) await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref) => ctx.storage.delete(ref));
+    if (opts.purge) await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref, sha) => ctx.storage.delete(ref ?? contentKey(scope, sha)));
   } catch (err) {
     console.error("[contents] could not release contents", scope, err);
   }
@@ -137,6 +137,6 @@ export async function releaseContents(ctx: AppContext, scope: string, shas: stri
 /** Purges the contents that files of a replaced or deleted drop referenced, where now unused. */
 export async function purgeUnused(ctx: AppContext, old: OldContent[]): Promise<void> {
   for (const [scope, shas] of groupByScope(old)) {
-    await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref) => ctx.storage.delete(ref));
+    await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref, sha) => ctx.storage.delete(ref ?? contentKey(scope, sha)));
   }
 }
