@@ -5,6 +5,7 @@ import { parseEnv, resetEnv } from "@/lib/env";
 import { createContext, setContext, type AppContext, type ContextOverrides } from "@/lib/context";
 import { startPgServer, type PgServer } from "./pg-server";
 import { startBlobStandin, type BlobStandin } from "./blob-standin";
+import { registerSecretVars } from "./secrets";
 
 // A real application context for handler tests: PGlite and the filesystem store in a temp dir
 // (or whatever DATABASE_URL / storage the caller passes), a controllable clock.
@@ -37,6 +38,7 @@ export async function makeTestContext(vars: Record<string, string> = {}, overrid
   const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-test-"));
   const hosted = process.env.TEST_STACK === "hosted" ? await startHostedStack() : undefined;
   const source = { BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, DATA_DIR: dataDir, NODE_ENV: "test", ...hosted?.vars, ...vars };
+  registerSecretVars(source);
   // The code under test reads configuration through env(); point it at this context's values.
   for (const [k, v] of Object.entries(source)) process.env[k] = v;
   resetEnv();
