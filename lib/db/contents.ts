@@ -109,12 +109,20 @@ export async function endExpiredHolds(db: Db, now: Date): Promise<void> {
  * no hold keeps. Storage and the database cannot commit together, so it takes two steps, each
  * under the row's lock: first the row is found unused and marked as holding no bytes
  * (storage_ref null), and that commits; then, if no deploy pinned or stored it meanwhile,
- * `removeBytes` runs (with the old ref, or null when the row had none, and the hash) and the row goes. A
- * failure at any point (the database going away included) leaves a row that says it has no bytes,
- * which a later pin stores anew and a later purge removes, but never a row pointing at removed
- * bytes. Returns the hashes removed.
+ * `removeBytes` runs (with the old ref, or null when the row had none) and the row goes. A
+ * failure at any point (the database going away included) leaves a row that says it has no
+ * bytes, which a later pin stores anew and a later purge removes, but never a row pointing at
+ * removed bytes. Returns the hashes removed. `removeBytes` also runs for rows without a ref:
+ * bytes a client wrote straight to storage are recorded only once verified, and the caller
+ * knows where such bytes would be.
  */
-export async function purgeContents(db: Db, scope: string, shas: string[], now: Date, removeBytes: (ref: string | null, sha256: string) => Promise<void>): Promise<string[]> {
+export async function purgeContents(
+  db: Db,
+  scope: string,
+  shas: string[],
+  now: Date,
+  removeBytes: (ref: string | null, row: { sha256: string; size: number }) => Promise<void>,
+): Promise<string[]> {
   const removed: string[] = [];
   const where = (sha256: string) => and(eq(contents.scope, scope), eq(contents.sha256, sha256));
   for (const sha256 of new Set(shas)) {
@@ -129,7 +137,7 @@ export async function purgeContents(db: Db, scope: string, shas: string[], now: 
       const [row] = await tx.select().from(contents).where(where(sha256)).for("update");
       // A deploy pinned (or pinned and stored) it between the two steps: it stays.
       if (!row || row.storageRef !== null || !(await unused(tx, row, now))) return false;
-      await removeBytes(marked.ref, sha256);
+      await removeBytes(marked.ref, row);
       await tx.delete(contents).where(where(sha256));
       return true;
     });

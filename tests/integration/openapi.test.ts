@@ -70,6 +70,9 @@ function documentedResponse(p: string, method: string, status: number): Json | u
   return r;
 }
 
+/** Failures whose body is not the error envelope: JSON-RPC bodies of /mcp, and /healthz's degraded 503. */
+const notEnvelope = (p: string, status: number) => p === "/mcp" || (p === "/healthz" && status === 503);
+
 /** Asserts that a live answer is documented for its operation and matches the schema. */
 async function expectDocumented(p: string, method: string, res: Response): Promise<unknown> {
   const status = res.status;
@@ -95,8 +98,8 @@ async function expectDocumented(p: string, method: string, res: Response): Promi
   const body: unknown = JSON.parse(text);
   const ok = validate(body);
   expect(ok, `${id} body does not match the document: ${ajv.errorsText(validate.errors)}\n${text}`).toBe(true);
-  // An envelope's code must be one the error table maps to this status (JSON-RPC bodies of /mcp aside).
-  if (status >= 400 && !p.startsWith("/mcp")) expect(errorStatus[(body as { code: keyof typeof errorStatus }).code]).toBe(status);
+  // An envelope's code must be one the error table maps to this status.
+  if (status >= 400 && !notEnvelope(p, status)) expect(errorStatus[(body as { code: keyof typeof errorStatus }).code]).toBe(status);
   return body;
 }
 
@@ -211,7 +214,8 @@ describe("the document", () => {
     expect(codesOf("/claim", "POST", 410)).toEqual(["gone"]);
     for (const [p, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       for (const method of Object.keys(methods)) {
-        for (const status of Object.keys(operation(p, method).responses as Json).map(Number).filter((s) => s >= 400 && p !== "/mcp")) codesOf(p, method, status);
+        // /mcp fails with JSON-RPC bodies, and /healthz answers 503 with its own body.
+        for (const status of Object.keys(operation(p, method).responses as Json).map(Number).filter((s) => s >= 400 && !notEnvelope(p, s))) codesOf(p, method, status);
       }
     }
   });
@@ -393,19 +397,47 @@ describe("live handlers answer what the document says", () => {
     expect((await call("/cron/cleanup", "GET", { headers: bearer("wrong") })).status).toBe(401);
   });
 
+  it("GET /healthz answers its documented body", async () => {
+    expect((await call("/healthz", "GET")).body).toMatchObject({ status: "ok", database: "ok", storage: "ok" });
+  });
+
   it("GET /openapi.json is itself documented", async () => {
     expect((await call("/openapi.json", "GET")).status).toBe(200);
   });
 });
 
 describe("the interactive reference", () => {
-  it("GET /docs/api is an HTML page rendered from /openapi.json", async () => {
+  it("GET /docs/api is an HTML page rendered from /openapi.json with Scalar's script from the app itself", async () => {
     const { GET } = await import("@/app/docs/api/route");
-    const res = GET();
+    const res = await GET();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     const page = await res.text();
     expect(page).toContain("dropsite API reference");
     expect(page).toMatch(/"url":\s*"\/openapi\.json"/);
+    // Every script is the app's own: the bundle by a relative URL, the start-up script by nonce.
+    const sources = [...page.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]);
+    expect(sources).toEqual([expect.stringMatching(/^\/docs\/api\/scalar\.js\?v=[0-9a-f]{16}$/)]);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    for (const [tag] of page.matchAll(/<script[^>]*>/g)) expect(tag).toContain(`nonce="${nonce}"`);
+    // A new nonce for every page.
+    expect((await GET()).headers.get("content-security-policy")).not.toBe(csp);
+  });
+
+  it("GET /docs/api/scalar.js is Scalar's browser bundle, as JavaScript, cacheable by its hash", async () => {
+    const { GET } = await import("@/app/docs/api/scalar.js/route");
+    const res = await GET();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(res.headers.get("cache-control")).toContain("immutable");
+    const script = await res.text();
+    expect(script.length).toBeGreaterThan(100_000);
+    expect(script).toContain("createApiReference");
+    const page = await (await (await import("@/app/docs/api/route")).GET()).text();
+    expect(page).toContain(`/docs/api/scalar.js?v=${res.headers.get("etag")!.replaceAll('"', "")}`);
   });
 });
