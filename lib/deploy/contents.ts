@@ -167,11 +167,15 @@ async function digestOf(body: ReadableStream<Uint8Array>, size: number): Promise
   return seen === size ? hash.digest("hex") : null;
 }
 
-/** Removes the bytes of a purged content: its stored object, or what a client may have written straight to storage. */
+/**
+ * Removes the bytes of a purged content: its stored object, or, for a row without a ref, what
+ * may lie at its key: bytes a client wrote straight to storage, or (file storage, where a delete
+ * of nothing costs nothing) bytes of a purge cut off between its two steps.
+ */
 function removeBytes(ctx: AppContext, scope: string) {
   return async (ref: string | null, row: { sha256: string; size: number }): Promise<void> => {
     if (ref) return ctx.storage.delete(ref);
-    if (ctx.storage.direct && row.size > APP_UPLOAD_MAX_BYTES) await ctx.storage.delete(contentKey(scope, row.sha256));
+    if (!ctx.storage.direct || row.size > APP_UPLOAD_MAX_BYTES) await ctx.storage.delete(contentKey(scope, row.sha256));
   };
 }
 

@@ -9,7 +9,7 @@ import { decideDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import * as deviceTokenRoute from "@/app/device/token/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
-import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { apiRequest, clearOfMinuteEdge, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // POST /mcp through the real @modelcontextprotocol/client (modern pinned and legacy default
@@ -683,6 +683,7 @@ describe("device authorisation (RFC 8628)", () => {
   });
 
   it("device_authorize is rate limited per address", async () => {
+    await clearOfMinuteEdge(t);
     const ip = nextIp();
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await deviceAuthorizeRoute.POST(apiRequest("/device/authorize", { method: "POST", ip }), { params: Promise.resolve({}) })).status);

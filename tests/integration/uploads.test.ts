@@ -7,9 +7,8 @@ import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { preflightResponseSchema } from "@/lib/schemas";
-import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // The upload protocol: preflight by hash, PUT the missing contents, deploy by reference.
@@ -24,8 +23,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 const enc = (s: string) => new TextEncoder().encode(s);
