@@ -360,10 +360,24 @@ async function readUpTo(ctx: AppContext, storageRef: string, length: number): Pr
  * and the request's files. Bytes the request holds in memory are checked as they are; the text
  * files whose bytes it does not hold (given by reference, or read from a zip only to be stored)
  * are read back from storage (their first SCAN_BYTES_PER_FILE) while READ_BYTES_PER_DEPLOY
- * lasts; the rest are listed as not_scanned. A failed read only leaves that file unchecked: the
- * report never fails a deploy.
+ * lasts; the rest are listed as not_scanned. A failed read only leaves that file unchecked, and
+ * the promise never rejects: the flow starts it before committing and may drop it.
  */
 export async function reportFor(
+  ctx: AppContext,
+  files: readonly InputFile[],
+  stored: readonly { path: string; size: number; storageRef: string }[],
+  existingPaths?: readonly string[],
+): Promise<DeployReport> {
+  try {
+    return await gatherAndBuild(ctx, files, stored, existingPaths);
+  } catch (err) {
+    console.error("[report] could not make the deploy report", err);
+    return { missing_references: [], warnings: [{ kind: "not_scanned", message: "The files could not be checked this time; the deploy itself succeeded." }] };
+  }
+}
+
+async function gatherAndBuild(
   ctx: AppContext,
   files: readonly InputFile[],
   stored: readonly { path: string; size: number; storageRef: string }[],
@@ -391,10 +405,5 @@ export async function reportFor(
       console.error("[report] could not read a content back", err instanceof Error ? err.message : err);
     }
   });
-  try {
-    return buildReport({ files: input, existingPaths });
-  } catch (err) {
-    console.error("[report] could not make the deploy report", err);
-    return { missing_references: [], warnings: [{ kind: "not_scanned", message: "The files could not be checked this time; the deploy itself succeeded." }] };
-  }
+  return buildReport({ files: input, existingPaths });
 }
