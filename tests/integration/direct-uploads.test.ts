@@ -145,9 +145,9 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
       body: JSON.stringify({ files: { "video.bin": { sha256: right.sha256, size: right.size } } }),
       headers: { "content-type": "application/json", "x-upload-token": pre.upload_token },
     });
-    const body = (await res.json()) as { code: string; error: string; hint?: string };
+    const body = (await res.json()) as { code: string; error: string; hint?: string; unusable?: string[] };
     expect({ status: res.status, code: body.code }).toEqual({ status: 400, code: "invalid_request" });
-    expect(body.error).toContain(right.sha256);
+    expect(body.unusable).toEqual([right.sha256]);
     expect(body.hint).toBeTruthy();
     expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db)]).toEqual([drops, rows]);
     expect(blob.blobs.has(pathname)).toBe(false);
