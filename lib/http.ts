@@ -51,28 +51,30 @@ export function json(body: unknown, status = 200, headers: Record<string, string
  */
 export async function readBodyCapped(req: Request, cap: number, tooLarge: () => ApiError): Promise<Uint8Array> {
   const declared = req.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > cap) throw tooLarge();
+  const length = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;
+  if (length !== undefined && length > cap) throw tooLarge();
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
+  // One buffer of the declared length, filled as chunks arrive (a body is held once, not as
+  // chunks and then a copy); without a length, or past it, the buffer grows by doubling.
+  let out = new Uint8Array(length ?? 64 * 1024);
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
+    if (total + value.byteLength > cap) {
       await reader.cancel().catch(() => undefined);
       throw tooLarge();
     }
-    chunks.push(value);
+    if (total + value.byteLength > out.byteLength) {
+      const grown = new Uint8Array(Math.min(cap, Math.max(out.byteLength * 2, total + value.byteLength)));
+      grown.set(out.subarray(0, total));
+      out = grown;
+    }
+    out.set(value, total);
+    total += value.byteLength;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  return total === out.byteLength ? out : out.subarray(0, total);
 }
 
 /**

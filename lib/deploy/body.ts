@@ -1,9 +1,9 @@
 import { ApiError } from "../errors";
 import { readBodyCapped } from "../http";
 import { filesBodySchema } from "../schemas";
-import type { TierLimits } from "../plans";
+import { limits as planLimits, type TierLimits } from "../plans";
 import { normalizeFiles, type InputFile } from "./paths";
-import { unzipBody } from "./zip";
+import { openZip } from "./zip";
 import { findDuplicateKey, isBase64 } from "./json";
 
 // Turns a deploy request body into a list of validated files, by Content-Type:
@@ -34,6 +34,21 @@ export function fileCapError(count: number, max: number, paid: boolean): ApiErro
 
 export function tooLargeError(message: string, paid: boolean): ApiError {
   return new ApiError("payload_too_large", message, { docs: "limits", ...upgradeHint(paid) });
+}
+
+/**
+ * A zip that unpacks past the decompression ratio. The hint says what really lifts it: a plan
+ * only if some plan allows a higher ratio (today none does), else sending the folder without a
+ * zip or storing the compressible entries uncompressed.
+ */
+export function ratioError(message: string, ratio: number): ApiError {
+  const most = Math.max(...Object.values(planLimits).map((l) => l.decompressionRatio));
+  const plan = ratio < most ? `Paid plans allow up to ${most}x; see upgrade_url.` : `No plan lifts this: archives unpack to at most ${ratio}x their size on every plan.`;
+  return new ApiError("payload_too_large", message, {
+    hint: `${plan} Deploy the folder with the CLI (\`dropsite deploy ./site\` sends files, not a zip) or the preflight upload flow, or store the highly compressible entries uncompressed (\`zip -0\`, or \`zip -n .js:.json:.css:.html:.svg\`).`,
+    upgrade: ratio < most,
+    docs: "zip",
+  });
 }
 
 /**
@@ -145,12 +160,13 @@ export async function readDeployFiles(req: Request, limits: TierLimits, paid: bo
   } else if (form === "json") {
     files = decodeFilesBody(buf, limits, paid);
   } else {
-    files = unzipBody(buf, {
+    files = openZip(buf, {
       maxFiles: limits.filesPerRequest,
       maxTotalBytes: buf.byteLength * limits.decompressionRatio,
       maxFileBytes: limits.fileBytes,
       tooManyFiles: (n) => fileCapError(n, limits.filesPerRequest, paid),
       tooLarge: (m) => tooLargeError(m, paid),
+      overRatio: (m) => ratioError(m, limits.decompressionRatio),
     });
   }
   return normalizeFiles(files);

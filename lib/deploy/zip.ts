@@ -1,12 +1,14 @@
-import { Inflate } from "fflate";
+import { crc32 as zlibCrc32, inflateRaw } from "node:zlib";
 import { normalizePath } from "./paths";
 import { ApiError } from "../errors";
 import type { InputFile } from "./paths";
 
 // A zip reader that trusts nothing in the archive: it walks the central directory, refuses
 // encrypted, ZIP64, symlink and unknown-method entries, enforces the entry and size budgets
-// before inflating, stops inflating the moment an entry passes its declared size, and checks
-// every CRC. Inflation itself is fflate's.
+// and checks every local header before any entry is inflated. Entries are inflated one at a
+// time, when their contents are stored (InputFile.source): never past their declared size,
+// and each is checked against its CRC before its bytes are used. Inflation and CRC are Node's
+// zlib (native, off the event loop).
 
 export interface ZipLimits {
   maxFiles: number;
@@ -15,8 +17,10 @@ export interface ZipLimits {
   maxFileBytes: number;
   /** Error to raise when maxFiles is passed. */
   tooManyFiles: (count: number) => ApiError;
-  /** Error to raise when an unpacked size budget is passed. */
+  /** Error to raise when an entry is over the per-file limit. */
   tooLarge: (message: string) => ApiError;
+  /** Error to raise when the archive unpacks past maxTotalBytes (the decompression ratio). */
+  overRatio: (message: string) => ApiError;
 }
 
 const invalid = (message: string) =>
@@ -25,20 +29,9 @@ const invalid = (message: string) =>
     docs: "zip",
   });
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
+/** The CRC-32 of zip entries (zlib's). */
 export function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < data.length; i++) c = (CRC_TABLE[(c ^ data[i]!) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  return zlibCrc32(data) >>> 0;
 }
 
 interface Entry {
@@ -118,45 +111,50 @@ function isJunk(name: string): boolean {
   return name.startsWith("__MACOSX/") || name === ".DS_Store" || name.endsWith("/.DS_Store");
 }
 
-function inflateEntry(buf: Uint8Array, e: Entry, view: DataView): Uint8Array {
+/** Where an entry's stored data lies in the archive; checked before anything is inflated. */
+function entryData(buf: Uint8Array, view: DataView, e: Entry): Uint8Array {
   const lp = e.localOffset;
   if (lp + 30 > buf.length || view.getUint32(lp, true) !== 0x04034b50) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
   const start = lp + 30 + view.getUint16(lp + 26, true) + view.getUint16(lp + 28, true);
   const end = start + e.compressedSize;
   if (end > buf.length) throw invalid(`The zip archive is truncated (${e.name} runs past the end).`);
-  const data = buf.subarray(start, end);
+  if (e.method === 0 && e.compressedSize !== e.size) throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
+  return buf.subarray(start, end);
+}
+
+/** Inflates raw deflate data, refusing output past `max` bytes (zlib stops there). */
+function inflateAtMost(data: Uint8Array, max: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    inflateRaw(data, { maxOutputLength: Math.max(1, max) }, (err, out) => (err ? reject(err) : resolve(out)));
+  });
+}
+
+/** The verified bytes of one entry: inflated (stored entries are a view of the archive), sized and CRC-checked. */
+async function readEntry(data: Uint8Array, e: Entry): Promise<Uint8Array> {
   let out: Uint8Array;
   if (e.method === 0) {
-    if (e.compressedSize !== e.size) throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
     out = data;
   } else {
-    out = new Uint8Array(e.size);
-    let written = 0;
-    let overflow = false;
-    const inflater = new Inflate((chunk) => {
-      if (written + chunk.length > e.size) {
-        overflow = true;
-        throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
-      }
-      out.set(chunk, written);
-      written += chunk.length;
-    });
     try {
-      const step = 1 << 16;
-      for (let i = 0; i < data.length; i += step) inflater.push(data.subarray(i, Math.min(i + step, data.length)), i + step >= data.length);
-      if (data.length === 0) inflater.push(new Uint8Array(0), true);
+      out = await inflateAtMost(data, e.size);
     } catch (err) {
-      if (overflow && err instanceof ApiError) throw err;
+      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
       throw invalid(`The zip archive is corrupt (${e.name} does not inflate).`);
     }
-    if (written !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
+    if (out.byteLength > e.size) throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
+    if (out.byteLength !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
   }
   if (crc32(out) !== e.crc) throw invalid(`The zip archive is corrupt (checksum mismatch in ${e.name}).`);
   return out;
 }
 
-/** Unpacks a zip body into files (paths not yet normalised), a single root folder stripped. */
-export function unzipBody(buf: Uint8Array, limits: ZipLimits): InputFile[] {
+/**
+ * Opens a zip body: every entry's name, type, size and place is checked here, and the files
+ * come back (paths not yet normalised, a single root folder stripped) with their bytes
+ * deferred: `source.read()` inflates and verifies one entry. The archive is held, never its
+ * unpacked whole.
+ */
+export function openZip(buf: Uint8Array, limits: ZipLimits): InputFile[] {
   const entries = readEntries(buf);
   const wanted: Entry[] = [];
   for (const e of entries) {
@@ -174,15 +172,20 @@ export function unzipBody(buf: Uint8Array, limits: ZipLimits): InputFile[] {
     declared += e.size;
   }
   if (declared > limits.maxTotalBytes) {
-    throw limits.tooLarge(`The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`);
+    throw limits.overRatio(`The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`);
   }
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // Every name is checked before the root folder is stripped: a root of "..", "C:" or "/" is
   // refused, never re-rooted.
-  const names = wanted.map((e) => normalizePath(e.name));
-  const files = wanted.map((e, i) => ({ path: names[i]!, bytes: inflateEntry(buf, e, view) }));
+  const files = wanted.map((e): InputFile => {
+    const path = normalizePath(e.name);
+    const data = entryData(buf, view, e);
+    return { path, bytes: EMPTY, source: { size: e.size, read: () => readEntry(data, e) } };
+  });
   return stripSingleRoot(files);
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** When every file sits inside one top-level folder, that folder is removed from the paths. */
 export function stripSingleRoot(files: InputFile[]): InputFile[] {
@@ -195,6 +198,6 @@ export function stripSingleRoot(files: InputFile[]): InputFile[] {
   }
   return files.map((f) => {
     const p = f.path.replace(/^\.\//, "");
-    return { path: p.slice(p.indexOf("/") + 1), bytes: f.bytes };
+    return { ...f, path: p.slice(p.indexOf("/") + 1) };
   });
 }
