@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
 import { mapLimit } from "../storage/types";
-import { groupByScope, markContentStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
+import { groupByScope, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
 import { contentTypeFor } from "../drops/content-type";
@@ -74,19 +74,27 @@ class ContentBatch {
     }
     for (const k of keys) this.pinned.add(k.sha256);
     for (const r of rows) this.refs.set(r.sha256, r.storageRef);
+    const stored: Array<{ sha256: string; storageRef: string }> = [];
     try {
       await mapLimit(
         keys.filter((k) => !this.refs.get(k.sha256)),
         PUT_CONCURRENCY,
         async (k) => {
-          const ref = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
-          await markContentStored(this.ctx.db, this.scope, k.sha256, ref);
-          this.refs.set(k.sha256, ref);
+          const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
+          stored.push({ sha256: k.sha256, storageRef });
         },
       );
     } catch (err) {
+      // What did reach storage is recorded, so the purge that follows removes it.
+      await markContentsStored(this.ctx.db, this.scope, stored).catch(() => undefined);
       throw upstreamUnavailable("file storage", err);
     }
+    try {
+      await markContentsStored(this.ctx.db, this.scope, stored);
+    } catch (err) {
+      throw upstreamUnavailable("database", err);
+    }
+    for (const s of stored) this.refs.set(s.sha256, s.storageRef);
   }
 }
 

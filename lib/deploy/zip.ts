@@ -125,7 +125,9 @@ function entryData(buf: Uint8Array, view: DataView, e: Entry): Uint8Array {
 /** Inflates raw deflate data, refusing output past `max` bytes (zlib stops there). */
 function inflateAtMost(data: Uint8Array, max: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    inflateRaw(data, { maxOutputLength: Math.max(1, max) }, (err, out) => (err ? reject(err) : resolve(out)));
+    // One output chunk for most entries (zlib's default is 16 KB, each a round trip to JS).
+    const chunkSize = Math.min(Math.max(max + 1, 16 * 1024), 1024 * 1024);
+    inflateRaw(data, { maxOutputLength: Math.max(1, max), chunkSize }, (err, out) => (err ? reject(err) : resolve(out)));
   });
 }
 
