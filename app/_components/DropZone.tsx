@@ -1,6 +1,6 @@
 "use client";
 
-import { zipSync, type Zippable } from "fflate";
+import { zipForDeploy } from "@/lib/deploy/pack";
 import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { describeSkip, ignoreFilesAmong, selectFiles, type Selection } from "@/lib/files/ignore";
@@ -98,9 +98,10 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
         type = "text/html";
       } else {
         setPhase({ kind: "zipping", files: files.length });
-        const tree: Zippable = {};
+        const tree: Record<string, Uint8Array> = {};
         for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
-        const zipped = zipSync(tree, { level: 6 });
+        // Entries that would pass the decompression ratio are stored uncompressed.
+        const zipped = zipForDeploy(tree);
         body = new Blob([zipped], { type: "application/zip" });
         type = "application/zip";
       }
