@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
-import { mapLimit } from "../storage/types";
+import { mapLimit, type Storage } from "../storage/types";
 import { groupByScope, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
@@ -62,6 +64,45 @@ class ContentBatch {
     private readonly ctx: AppContext,
     private readonly scope: string,
   ) {}
+
+  /**
+   * Stores one large content by streaming: `chunks` yields its bytes (each call reads them
+   * anew), hashed first, then pinned, and streamed to storage only if the scope lacks them.
+   */
+  async storeLarge(chunks: () => AsyncIterable<Uint8Array>): Promise<string> {
+    const hash = createHash("sha256");
+    let size = 0;
+    for await (const chunk of chunks()) {
+      hash.update(chunk);
+      size += chunk.byteLength;
+    }
+    const sha256 = hash.digest("hex");
+    if (!this.pinned.has(sha256)) {
+      let rows: PinnedContent[];
+      try {
+        rows = await pinContents(this.ctx.db, this.scope, [{ sha256, size }], new Date(this.ctx.now()));
+      } catch (err) {
+        throw upstreamUnavailable("database", err);
+      }
+      this.pinned.add(sha256);
+      for (const r of rows) this.refs.set(r.sha256, r.storageRef);
+    }
+    if (this.refs.get(sha256)) return sha256;
+    let storageRef: string;
+    try {
+      storageRef = await putVerified(this.ctx.storage, contentKey(this.scope, sha256), sha256, chunks());
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw upstreamUnavailable("file storage", err);
+    }
+    try {
+      await markContentsStored(this.ctx.db, this.scope, [{ sha256, storageRef }]);
+    } catch (err) {
+      throw upstreamUnavailable("database", err);
+    }
+    this.refs.set(sha256, storageRef);
+    return sha256;
+  }
 
   /** Pins the contents not pinned yet by this deploy, then stores the bytes of those without any. */
   async store(items: Map<string, Uint8Array>): Promise<void> {
@@ -138,6 +179,22 @@ export async function storeContents(ctx: AppContext, scope: string, input: Input
   };
 }
 
+/**
+ * Stores one content from a stream that yields its bytes (failing at the end if they do not
+ * verify), hashing them again on the way: a stream that does not end in `sha256` fails the put.
+ */
+async function putVerified(storage: Storage, key: string, sha256: string, chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const checked = async function* () {
+    const hash = createHash("sha256");
+    for await (const chunk of chunks) {
+      hash.update(chunk);
+      yield chunk;
+    }
+    if (hash.digest("hex") !== sha256) throw new Error(`the bytes of ${key} changed between two reads`);
+  };
+  return storage.putStream(key, Readable.toWeb(Readable.from(checked())) as ReadableStream<Uint8Array>, "application/octet-stream");
+}
+
 /** Consecutive files up to WAVE_BYTES (or WAVE_FILES) of deferred bytes. */
 function waves(files: InputFile[]): InputFile[][] {
   const out: InputFile[][] = [];
@@ -162,7 +219,10 @@ function waves(files: InputFile[]): InputFile[][] {
  * wave while the current one is stored. A failure stops at the current wave; the read ahead
  * is awaited (it stores nothing) before the caller cleans up.
  */
-async function storeDeferred(batch: ContentBatch, files: InputFile[], shaOf: Map<InputFile, string>): Promise<void> {
+async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: Map<InputFile, string>): Promise<void> {
+  // A file larger than a wave is never held whole: it is streamed twice (to hash, to store).
+  for (const f of deferred) if (f.source!.size > WAVE_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
+  const files = deferred.filter((f) => f.source!.size <= WAVE_BYTES);
   const read = (wave: InputFile[]) =>
     mapLimit(wave, READ_CONCURRENCY, async (f) => {
       const bytes = await f.source!.read();

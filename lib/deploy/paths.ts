@@ -52,10 +52,14 @@ export interface ContentRef {
   size: number;
 }
 
-/** Bytes read only when they are stored (a zip entry): `read` inflates and verifies them. */
+/**
+ * Bytes read only when they are stored (a zip entry): `read` inflates and verifies them whole,
+ * `chunks` as a stream (which fails at the end if they do not verify).
+ */
 export interface DeferredBytes {
   size: number;
   read(): Promise<Uint8Array>;
+  chunks(): AsyncIterable<Uint8Array>;
 }
 
 export interface InputFile {

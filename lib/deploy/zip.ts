@@ -1,4 +1,4 @@
-import { crc32 as zlibCrc32, inflateRaw } from "node:zlib";
+import { createInflateRaw, crc32 as zlibCrc32, inflateRaw } from "node:zlib";
 import { normalizePath } from "./paths";
 import { ApiError } from "../errors";
 import type { InputFile } from "./paths";
@@ -150,6 +150,41 @@ async function readEntry(data: Uint8Array, e: Entry): Promise<Uint8Array> {
   return out;
 }
 
+const CHUNK = 1024 * 1024;
+
+/**
+ * The verified bytes of one entry as a stream of chunks (for entries too large to hold): the
+ * size is checked as they come, the CRC at the end, and a failure ends the stream with the
+ * error, so whatever consumes it (a hash, a storage put) fails too.
+ */
+async function* entryChunks(data: Uint8Array, e: Entry): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  let crc = 0;
+  let source: AsyncIterable<Uint8Array>;
+  if (e.method === 0) {
+    source = (async function* () {
+      for (let i = 0; i < data.byteLength; i += CHUNK) yield data.subarray(i, i + CHUNK);
+    })();
+  } else {
+    const inflater = createInflateRaw({ chunkSize: 256 * 1024 });
+    inflater.end(data);
+    source = inflater;
+  }
+  try {
+    for await (const chunk of source) {
+      total += chunk.byteLength;
+      if (total > e.size) throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
+      crc = zlibCrc32(chunk, crc);
+      yield chunk;
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw invalid(`The zip archive is corrupt (${e.name} does not inflate).`);
+  }
+  if (total !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
+  if (crc >>> 0 !== e.crc) throw invalid(`The zip archive is corrupt (checksum mismatch in ${e.name}).`);
+}
+
 /**
  * Opens a zip body: every entry's name, type, size and place is checked here, and the files
  * come back (paths not yet normalised, a single root folder stripped) with their bytes
@@ -182,7 +217,7 @@ export function openZip(buf: Uint8Array, limits: ZipLimits): InputFile[] {
   const files = wanted.map((e): InputFile => {
     const path = normalizePath(e.name);
     const data = entryData(buf, view, e);
-    return { path, bytes: EMPTY, source: { size: e.size, read: () => readEntry(data, e) } };
+    return { path, bytes: EMPTY, source: { size: e.size, read: () => readEntry(data, e), chunks: () => entryChunks(data, e) } };
   });
   return stripSingleRoot(files);
 }

@@ -91,8 +91,9 @@ describe("streaming zip deploys", () => {
     const tree: Zippable = {};
     const expected = new Map<string, Uint8Array>();
     for (let i = 0; i < 900; i++) {
-      // Every 300th file is 4 MB (waves end there); every 7th repeats one shared content.
-      const bytes = i % 300 === 299 ? new Uint8Array(randomBytes(4 * MB)) : i % 7 === 0 ? new TextEncoder().encode("shared content\n".repeat(50)) : new Uint8Array(randomBytes(1 + (i % 40) * 37));
+      // Two files of 4 MB (waves end there), one of 9 MB (more than a wave: streamed), every
+      // 7th file one shared content.
+      const bytes = i === 299 || i === 599 ? new Uint8Array(randomBytes(4 * MB)) : i === 899 ? new TextEncoder().encode("nine megabytes of text ".repeat(410_000)) : i % 7 === 0 ? new TextEncoder().encode("shared content\n".repeat(50)) : new Uint8Array(randomBytes(1 + (i % 40) * 37));
       const name = `site/d${i % 9}/f${i}.${i % 2 ? "bin" : "txt"}`;
       tree[name] = [bytes, { level: i % 3 === 0 ? 0 : 6 }];
       expected.set(name.slice("site/".length), bytes);
@@ -123,6 +124,22 @@ describe("streaming zip deploys", () => {
     // The first wave did reach storage before the failure…
     expect(counted.puts.length).toBeGreaterThan(0);
     // …and was purged with everything else.
+    expect(await trace()).toEqual(before);
+  });
+
+  it("a bad CRC in an entry larger than a wave (streamed, never held whole) leaves nothing behind", async () => {
+    const tree: Zippable = {
+      "index.html": [new TextEncoder().encode("<h1>large failure</h1>"), { level: 6 }],
+      // Random bytes keep the archive within the decompression ratio.
+      "pad.bin": [new Uint8Array(randomBytes(5 * MB)), { level: 0 }],
+      "big.txt": [new TextEncoder().encode("ten megabytes of text ".repeat(480_000)), { level: 6 }],
+    };
+    const archive = patchCentral(zipSync(tree), "big.txt", { crc: 0x0badc0de });
+    const before = await trace();
+    const res = await deployZip(archive);
+    const body = await res.json();
+    expect({ status: res.status, code: body.code }).toEqual({ status: 400, code: "invalid_zip" });
+    expect(body.error).toContain("checksum mismatch in big.txt");
     expect(await trace()).toEqual(before);
   });
 
