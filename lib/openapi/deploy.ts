@@ -1,0 +1,107 @@
+import { z } from "zod";
+import type { ZodOpenApiRequestBodyObject } from "zod-openapi";
+import { TTL_CEILING_SECONDS } from "../deploy/ttl";
+import { SHA256_HEX_PATTERN } from "../patterns";
+import { limits, UPLOAD_GRANT_SECONDS } from "../plans";
+import * as S from "../schemas";
+import { anyCredential, jsonRequest, jsonResponse, mb, optionalCredential, slugPath, type Resource } from "./operation";
+
+// Deploying: POST /deploy and POST /deploy/{slug} (three body forms), and the content-addressed
+// path beside them: POST /deploy/preflight, then PUT /deploy/uploads/{token}/{sha256}.
+
+/** The three body forms, chosen by Content-Type, with an example of each. */
+const deployBody: ZodOpenApiRequestBodyObject = {
+  required: true,
+  description: "The body form is chosen by Content-Type. Any type that is neither JSON nor zip is stored as index.html.",
+  content: {
+    "text/html": { schema: z.string(), example: "<!doctype html><h1>Hello</h1>" },
+    "application/json": {
+      schema: S.filesBodySchema,
+      examples: {
+        text: { summary: "Text files", value: { files: { "index.html": "<h1>Hello</h1>", "assets/app.js": "console.log('hi')" } } },
+        binary: { summary: "A binary file, base64", value: { files: { "index.html": "<img src=dot.png>", "dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } } },
+        reference: {
+          summary: "A file by reference to content uploaded after POST /deploy/preflight",
+          value: { files: { "index.html": "<script src=app.js></script>", "app.js": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 } } },
+        },
+      },
+    },
+    "application/zip": {
+      schema: z.string().meta({ contentMediaType: "application/zip", description: "The bytes of a zip archive (e.g. curl --data-binary @site.zip); a single top-level folder is stripped." }),
+    },
+  },
+};
+
+export const deploy = {
+  tag: "deploy",
+  schemas: {
+    FilesBody: S.filesBodySchema,
+    DeployResponse: S.deployResponseSchema,
+    AppendResponse: S.appendResponseSchema,
+    PreflightBody: S.preflightBodySchema,
+    PreflightResponse: S.preflightResponseSchema,
+    UploadResponse: S.uploadResponseSchema,
+  },
+  paths: ({ rate }) => {
+    const { anonymous: anon, free, pro } = limits;
+    const ttl = S.ttlSchema.max(TTL_CEILING_SECONDS).optional().meta({
+      description: `Lifetime in seconds, at least ${free.ttlMinSeconds}. Anonymous: at most ${anon.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Free accounts: at most ${free.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Subscribers: up to ${TTL_CEILING_SECONDS} (100 years); default no expiry.`,
+    });
+    const name = S.nameSchema.optional().meta({ description: "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401." });
+    const uploadToken = z.string().optional().describe("The upload_token of a POST /deploy/preflight: anonymous deploys by reference need it.");
+    return {
+      "/deploy": {
+        post: {
+          operationId: "deploy",
+          summary: "Create a drop from HTML, a FilesBody or a zip",
+          description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
+          security: optionalCredential,
+          requestParams: { query: z.object({ ttl, name }), header: z.object({ "X-Upload-Token": uploadToken }) },
+          requestBody: deployBody,
+          responses: { 200: jsonResponse(S.deployResponseSchema) },
+          errors: ["invalid_request", "invalid_ttl", "invalid_name", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
+        },
+      },
+      "/deploy/{slug}": {
+        post: {
+          operationId: "appendToDrop",
+          summary: "Append files to a drop you own (subscribers)",
+          description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files per drop in total (413 past it).`,
+          security: anyCredential,
+          requestParams: { path: slugPath },
+          requestBody: deployBody,
+          responses: { 200: jsonResponse(S.appendResponseSchema) },
+          errors: ["invalid_request", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "not_found", "payload_too_large", "rate_limited", "upstream_unavailable"],
+        },
+      },
+      "/deploy/preflight": {
+        post: {
+          operationId: "preflightDeploy",
+          summary: "Name a deploy's files by SHA-256 and size; learn which contents to upload, and where",
+          description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Then deploy with {"sha256", "size"} values in the FilesBody.`,
+          security: optionalCredential,
+          requestBody: jsonRequest(S.preflightBodySchema),
+          responses: { 200: jsonResponse(S.preflightResponseSchema) },
+          errors: ["invalid_request", "file_cap_exceeded", "auth_required", "payload_too_large", "upstream_unavailable"],
+        },
+      },
+      "/deploy/uploads/{token}/{sha256}": {
+        put: {
+          operationId: "uploadContent",
+          summary: "Upload the raw bytes of one content named by a preflight",
+          description: "The body is streamed into storage while its size and SHA-256 are checked; a mismatch answers 400 and stores nothing. The token in the URL is the grant: no other credential is needed. On Vercel, bodies over 4 MB do not reach a function (see docs/uploads.md).",
+          security: [{}],
+          requestParams: {
+            path: z.object({
+              token: z.string().describe("The preflight's upload token."),
+              sha256: z.string().regex(SHA256_HEX_PATTERN).describe("The content's SHA-256."),
+            }),
+          },
+          requestBody: { required: true, content: { "application/octet-stream": { schema: z.string().meta({ contentMediaType: "application/octet-stream" }) } } },
+          responses: { 201: jsonResponse(S.uploadResponseSchema) },
+          errors: ["invalid_request", "not_found", "payload_too_large", "upstream_unavailable"],
+        },
+      },
+    };
+  },
+} satisfies Resource;

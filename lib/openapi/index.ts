@@ -1,0 +1,102 @@
+import type { z } from "zod";
+import { createDocument, type ZodOpenApiPathsObject } from "zod-openapi";
+import type { Env } from "../env";
+import { ratePolicies } from "../ratelimit/policy";
+import { billing } from "./billing";
+import { claim } from "./claim";
+import { deploy } from "./deploy";
+import { device } from "./device";
+import { drops } from "./drops";
+import { errorComponents, errorSchemas, operationErrors } from "./errors";
+import { keys } from "./keys";
+import { limitsResource } from "./limits";
+import { mcp } from "./mcp";
+import type { DocContext, Resource } from "./operation";
+import { operations } from "./operations";
+import { vanity } from "./vanity";
+
+// The OpenAPI 3.1 document of the service (GET /openapi.json). Each resource module beside this
+// file declares its operations with the zod schemas of lib/schemas.ts that validate requests and
+// type responses, and the error codes each operation answers; zod-openapi renders them, so the
+// document cannot drift from the code.
+
+type Json = Record<string, unknown>;
+
+const OPENAPI_VERSION = "1.0.0";
+
+const resources: Resource[] = [deploy, drops, claim, keys, limitsResource, device, billing, vanity, mcp, operations];
+
+const tagDescriptions: Record<string, string> = {
+  deploy: "Create drops and add files to them.",
+  drops: "An account's drops, and claiming anonymous ones.",
+  keys: "API keys (sp_…) of an account.",
+  account: "What the caller may do, and signing agents in without a key.",
+  billing: "Plans and payment.",
+  vanity: "Vanity subdomains (Team plan).",
+  mcp: "The Model Context Protocol endpoint for agents.",
+  operations: "For operators: health, the cleanup job, this document.",
+};
+
+/** zod states the safe-integer range as the bounds of every integer; those are no limits of the API. */
+function dropSafeIntegerBounds({ jsonSchema }: { jsonSchema: Json }): void {
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+}
+
+function paths(ctx: DocContext, base: string): ZodOpenApiPathsObject {
+  const out: ZodOpenApiPathsObject = {};
+  for (const resource of resources) {
+    for (const [path, methods] of Object.entries(resource.paths(ctx))) {
+      if (out[path]) throw new Error(`${path} is declared by two resources`);
+      out[path] = Object.fromEntries(
+        Object.entries(methods).map(([method, { errors, responses, ...op }]) => [
+          method,
+          { ...op, tags: [resource.tag], responses: { ...responses, ...operationErrors(errors, base) } },
+        ]),
+      );
+    }
+  }
+  return out;
+}
+
+/** Builds the document for a deployment: its public base URL, and limits from lib/plans.ts and the rate-limit table. */
+export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Json {
+  const base = e.BASE_URL;
+  const ctx: DocContext = { rate: ratePolicies(e) };
+  const doc = createDocument(
+    {
+      openapi: "3.1.0",
+      jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+      info: {
+        title: "dropsite",
+        version: OPENAPI_VERSION,
+        summary: "Static-content hosting: send HTML, a JSON map of files or a zip, get back a URL.",
+        description: `Every error body is the envelope {error, code, hint?, upgrade_url?, docs_url?}; clients parse code. Human docs: ${base}/docs`,
+      },
+      servers: [{ url: base }],
+      externalDocs: { url: `${base}/docs` },
+      tags: [...new Set(resources.map((r) => r.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
+      paths: paths(ctx, base),
+      components: {
+        schemas: Object.assign({}, ...resources.map((r) => r.schemas ?? {}), errorSchemas) as Record<string, z.ZodType>,
+        responses: errorComponents(base),
+        securitySchemes: {
+          apiKey: { type: "http", scheme: "bearer", bearerFormat: "sp_ API key", description: "An API key: sp_ followed by 43 base64url characters. Account-wide; mint it with an ID token." },
+          idToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An identity-provider ID token (RS256; issuer and audience checked; at most one hour old). The only credential that can mint keys." },
+          cronSecret: { type: "http", scheme: "bearer", description: "The CRON_SECRET of the deployment (Vercel Cron sends it)." },
+        },
+      },
+    },
+    { override: dropSafeIntegerBounds },
+  );
+  return doc as unknown as Json;
+}
+
+let cached: { key: string; doc: Json } | undefined;
+
+/** The document for a deployment's configuration, built once per process. */
+export function openApiDocument(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Json {
+  const key = `${e.BASE_URL} ${e.RATE_LIMIT_DEPLOYS_PER_MINUTE}`;
+  if (cached?.key !== key) cached = { key, doc: buildOpenApi(e) };
+  return cached.doc;
+}
