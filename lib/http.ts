@@ -78,6 +78,30 @@ export async function readBodyCapped(req: Request, cap: number, tooLarge: () => 
 }
 
 /**
+ * Reads a body as the chunks it arrived in, never joined (a zip is read by ranges: holding it
+ * once costs its size, where joining would briefly cost twice that); nothing past the cap.
+ */
+export async function readBodyChunksCapped(req: Request, cap: number, tooLarge: () => ApiError): Promise<{ chunks: Uint8Array[]; length: number }> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > cap) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  if (!req.body) return { chunks, length };
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    if (value.byteLength > 0) chunks.push(value);
+  }
+  return { chunks, length };
+}
+
+/**
  * Parses a small JSON body with a zod schema. An empty body is `{}` when `optional`;
  * anything unparseable or invalid is 400 invalid_request.
  */

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors";
-import { readBodyCapped } from "../http";
+import { readBodyCapped, readBodyChunksCapped } from "../http";
 import { filesBodySchema } from "../schemas";
 import { limits as planLimits, type TierLimits } from "../plans";
 import { normalizeFiles, type InputFile } from "./paths";
@@ -147,22 +147,23 @@ export async function readDeployFiles(req: Request, limits: TierLimits, paid: bo
   const form = bodyForm(req.headers.get("content-type"));
   const cap = form === "zip" ? limits.zipBytes : limits.bodyBytes;
   const what = form === "zip" ? "Zip archives" : "HTML and JSON bodies";
-  const buf = await readBodyCapped(req, cap, () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid));
-  if (buf.byteLength === 0) {
+  const tooLarge = () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid);
+  // A zip is kept as the chunks it arrived in (read by ranges, entry by entry); other bodies whole.
+  const body = form === "zip" ? await readBodyChunksCapped(req, cap, tooLarge) : await readBodyCapped(req, cap, tooLarge);
+  const length = body instanceof Uint8Array ? body.byteLength : body.length;
+  if (length === 0) {
     throw new ApiError("invalid_request", "The request body is empty.", {
       hint: "Send HTML (text/html), a FilesBody (application/json) or a zip (application/zip).",
       docs: "deploy",
     });
   }
   let files: InputFile[];
-  if (form === "html") {
-    files = [{ path: "index.html", bytes: buf }];
-  } else if (form === "json") {
-    files = decodeFilesBody(buf, limits, paid);
+  if (body instanceof Uint8Array) {
+    files = form === "html" ? [{ path: "index.html", bytes: body }] : decodeFilesBody(body, limits, paid);
   } else {
-    files = openZip(buf, {
+    files = openZip(body.chunks, {
       maxFiles: limits.filesPerRequest,
-      maxTotalBytes: buf.byteLength * limits.decompressionRatio,
+      maxTotalBytes: length * limits.decompressionRatio,
       maxFileBytes: limits.fileBytes,
       tooManyFiles: (n) => fileCapError(n, limits.filesPerRequest, paid),
       tooLarge: (m) => tooLargeError(m, paid),

@@ -49,24 +49,74 @@ interface Entry {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
 
-function readEntries(buf: Uint8Array): Entry[] {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (buf.length < 22) throw invalid("The body is not a zip archive (too short).");
-  let eocd = -1;
-  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      eocd = i;
+/**
+ * A body as the chunks it arrived in, never joined: a range within one chunk is a view of it,
+ * a range across chunks a copy of just that range.
+ */
+class Archive {
+  readonly length: number;
+  private readonly starts: number[] = [];
+
+  constructor(private readonly chunks: readonly Uint8Array[]) {
+    let n = 0;
+    for (const c of chunks) {
+      this.starts.push(n);
+      n += c.byteLength;
+    }
+    this.length = n;
+  }
+
+  slice(start: number, end: number): Uint8Array {
+    if (end <= start) return new Uint8Array(0);
+    let lo = 0;
+    let hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    const first = this.chunks[lo]!;
+    const at = start - this.starts[lo]!;
+    if (end - this.starts[lo]! <= first.byteLength) return first.subarray(at, end - this.starts[lo]!);
+    const out = new Uint8Array(end - start);
+    let written = 0;
+    for (let i = lo; written < out.length; i++) {
+      const c = this.chunks[i]!;
+      const from = i === lo ? at : 0;
+      const take = Math.min(c.byteLength - from, out.length - written);
+      out.set(c.subarray(from, from + take), written);
+      written += take;
+    }
+    return out;
+  }
+}
+
+const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+function readEntries(archive: Archive): Entry[] {
+  if (archive.length < 22) throw invalid("The body is not a zip archive (too short).");
+  const tailStart = Math.max(0, archive.length - 22 - 0xffff);
+  const tail = viewOf(archive.slice(tailStart, archive.length));
+  let eocdAt = -1;
+  for (let i = tail.byteLength - 22; i >= 0; i--) {
+    if (tail.getUint32(i, true) === 0x06054b50) {
+      eocdAt = i;
       break;
     }
   }
-  if (eocd < 0) throw invalid("The body is not a zip archive, or it is truncated (no end-of-central-directory record).");
-  const count = view.getUint16(eocd + 10, true);
-  const cdSize = view.getUint32(eocd + 12, true);
-  const cdOffset = view.getUint32(eocd + 16, true);
+  if (eocdAt < 0) throw invalid("The body is not a zip archive, or it is truncated (no end-of-central-directory record).");
+  const count = tail.getUint16(eocdAt + 10, true);
+  const cdSize = tail.getUint32(eocdAt + 12, true);
+  const cdOffset = tail.getUint32(eocdAt + 16, true);
   if (count === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff) throw invalid("ZIP64 archives are not supported.");
-  if (cdOffset + cdSize > eocd) throw invalid("The zip archive is truncated or corrupt (central directory out of range).");
+  const eocdAbs = tailStart + eocdAt;
+  if (cdOffset + cdSize > eocdAbs) throw invalid("The zip archive is truncated or corrupt (central directory out of range).");
+  // The central directory (and whatever lies between it and the end record), as one range.
+  const buf = archive.slice(cdOffset, eocdAbs);
+  const view = viewOf(buf);
+  const eocd = buf.byteLength;
   const entries: Entry[] = [];
-  let p = cdOffset;
+  let p = 0;
   for (let i = 0; i < count; i++) {
     if (p + 46 > eocd || view.getUint32(p, true) !== 0x02014b50) throw invalid("The zip archive is corrupt (bad central directory entry).");
     const madeBy = view.getUint16(p + 4, true);
@@ -111,15 +161,20 @@ function isJunk(name: string): boolean {
   return name.startsWith("__MACOSX/") || name === ".DS_Store" || name.endsWith("/.DS_Store");
 }
 
-/** Where an entry's stored data lies in the archive; checked before anything is inflated. */
-function entryData(buf: Uint8Array, view: DataView, e: Entry): Uint8Array {
+/**
+ * Where an entry's stored data lies in the archive, checked before anything is inflated; the
+ * returned function gives the data (a view, or a copy when it spans chunks of the body).
+ */
+function entryData(archive: Archive, e: Entry): () => Uint8Array {
   const lp = e.localOffset;
-  if (lp + 30 > buf.length || view.getUint32(lp, true) !== 0x04034b50) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
-  const start = lp + 30 + view.getUint16(lp + 26, true) + view.getUint16(lp + 28, true);
+  if (lp + 30 > archive.length) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
+  const header = viewOf(archive.slice(lp, lp + 30));
+  if (header.getUint32(0, true) !== 0x04034b50) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
+  const start = lp + 30 + header.getUint16(26, true) + header.getUint16(28, true);
   const end = start + e.compressedSize;
-  if (end > buf.length) throw invalid(`The zip archive is truncated (${e.name} runs past the end).`);
+  if (end > archive.length) throw invalid(`The zip archive is truncated (${e.name} runs past the end).`);
   if (e.method === 0 && e.compressedSize !== e.size) throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
-  return buf.subarray(start, end);
+  return () => archive.slice(start, end);
 }
 
 /** Inflates raw deflate data, refusing output past `max` bytes (zlib stops there). */
@@ -191,8 +246,9 @@ async function* entryChunks(data: Uint8Array, e: Entry): AsyncGenerator<Uint8Arr
  * deferred: `source.read()` inflates and verifies one entry. The archive is held, never its
  * unpacked whole.
  */
-export function openZip(buf: Uint8Array, limits: ZipLimits): InputFile[] {
-  const entries = readEntries(buf);
+export function openZip(body: Uint8Array | readonly Uint8Array[], limits: ZipLimits): InputFile[] {
+  const archive = new Archive(body instanceof Uint8Array ? [body] : body);
+  const entries = readEntries(archive);
   const wanted: Entry[] = [];
   for (const e of entries) {
     if (e.isSymlink) throw invalid(`The zip archive contains a symbolic link (${e.name}); symlinks are not allowed.`);
@@ -211,13 +267,12 @@ export function openZip(buf: Uint8Array, limits: ZipLimits): InputFile[] {
   if (declared > limits.maxTotalBytes) {
     throw limits.overRatio(`The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`);
   }
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // Every name is checked before the root folder is stripped: a root of "..", "C:" or "/" is
   // refused, never re-rooted.
   const files = wanted.map((e): InputFile => {
     const path = normalizePath(e.name);
-    const data = entryData(buf, view, e);
-    return { path, bytes: EMPTY, source: { size: e.size, read: () => readEntry(data, e), chunks: () => entryChunks(data, e) } };
+    const data = entryData(archive, e);
+    return { path, bytes: EMPTY, source: { size: e.size, read: () => readEntry(data(), e), chunks: () => entryChunks(data(), e) } };
   });
   return stripSingleRoot(files);
 }

@@ -123,8 +123,8 @@ describe("zip reader", () => {
   const tooLarge = (m: string) => new ApiError("payload_too_large", m);
   const zipLimits = { maxFiles: 100, maxTotalBytes: 4 * 1024 * 1024, maxFileBytes: 1024 * 1024, tooManyFiles: () => new ApiError("file_cap_exceeded", "too many"), tooLarge, overRatio: tooLarge };
 
-  /** Opens the archive and reads (inflates and verifies) every entry, as a deploy would. */
-  function readZip(buf: Uint8Array) {
+  /** Opens the archive (whole, or as the chunks a body arrives in) and reads every entry, as a deploy would. */
+  function readZip(buf: Uint8Array | Uint8Array[]) {
     return outcomeAsync(async () => {
       const files = normalizeFiles(openZip(buf, zipLimits));
       for (const f of files) f.bytes = await f.source!.read();
@@ -137,6 +137,34 @@ describe("zip reader", () => {
       fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), async (bytes) => {
         const r = await readZip(bytes);
         if (!r.ok) expect(["invalid_zip", "invalid_request", "payload_too_large", "file_cap_exceeded"]).toContain(r.error.code);
+      }),
+    ));
+
+  it("an archive read as chunks cut anywhere (as a body arrives) gives what the whole archive gives", () =>
+    check(
+      fc.asyncProperty(names, fc.array(fc.nat(), { maxLength: 6 }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 2 }), async (entryNames, cuts, flips) => {
+        const entries: Record<string, Uint8Array> = {};
+        for (const n of entryNames) entries[n] = new TextEncoder().encode(`<p>${n}</p>`.repeat(n.length % 7));
+        let buf: Uint8Array;
+        try {
+          buf = zipSync(entries);
+        } catch {
+          return;
+        }
+        for (const [at, byte] of flips) buf[at % buf.length] = byte;
+        const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
+        const chunks: Uint8Array[] = [];
+        let from = 0;
+        for (const p of [...points, buf.length]) {
+          chunks.push(buf.slice(from, p));
+          from = p;
+        }
+        const whole = await readZip(buf);
+        const chunked = await readZip(chunks);
+        if (!whole.ok) return void expect(chunked.ok ? "accepted" : chunked.error.code).toBe(whole.error.code);
+        expect(chunked.ok).toBe(true);
+        if (!chunked.ok) return;
+        expect(chunked.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")])).toEqual(whole.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")]));
       }),
     ));
 
