@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { env } from "./lib/env";
+import { SCALAR_BUNDLE } from "./lib/openapi/reference";
 
 // Reading the configuration here makes a malformed variable fail the build and the start.
 env();
@@ -14,6 +15,8 @@ const nextConfig: NextConfig = {
   // drizzle-orm and @vercel/functions load from node_modules, so Next's server and the data-plane
   // bundle (server.mjs) share one copy of each.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws", "oidc-provider", "drizzle-orm", "@vercel/functions"],
+  // The reference page and its script route read Scalar's browser bundle from node_modules.
+  outputFileTracingIncludes: { "/docs/api": [SCALAR_BUNDLE], "/docs/api/scalar.js": [SCALAR_BUNDLE] },
   experimental: {
     // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it
     // above the largest body any plan accepts (100 MB zip) so our own cap decides and answers 413.

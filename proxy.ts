@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { FRAME_POLICY, OWN_POLICY_PATHS } from "./lib/csp";
 import { env } from "./lib/env";
 import { resolveHost } from "./lib/serve/host";
 import { SERVE_PREFIX, REWRITE_HEADER, rewriteToken } from "./lib/serve/internal";
@@ -25,7 +26,7 @@ export function proxy(req: NextRequest): NextResponse {
   const res = NextResponse.next();
   // The app's own pages (dashboard with delete buttons and keys) are never framed by other sites.
   res.headers.set("X-Frame-Options", "DENY");
-  res.headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+  if (!OWN_POLICY_PATHS.has(pathname)) res.headers.set("Content-Security-Policy", FRAME_POLICY);
   res.headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
   res.headers.set("X-Content-Type-Options", "nosniff");
   return res;

@@ -19,6 +19,7 @@ import type { z } from "zod";
 import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN } from "../lib/patterns";
+import { deployByContent, sharedTopFolder, type HashedFile } from "../lib/files/upload";
 import { limits } from "../lib/plans";
 import { listQuerySchema } from "../lib/schemas";
 import type {
@@ -364,7 +365,13 @@ function parseAnswer<T>(res: HttpAnswer): T {
     throw new CliError(`Unexpected answer (HTTP ${res.status}): ${res.text.slice(0, 200)}`, EXIT.network, { status: res.status, code: "bad_response" });
   }
   if (res.status >= 400) {
-    const envelope = (body && typeof body === "object" ? body : {}) as Partial<ErrorEnvelope>;
+    let envelope = (body && typeof body === "object" ? body : {}) as Partial<ErrorEnvelope>;
+    // Storage's own errors (an upload target straight to Vercel Blob): {error: {code, message}}.
+    const nested: unknown = envelope.error;
+    if (nested && typeof nested === "object") {
+      const { code, message } = nested as Record<string, unknown>;
+      envelope = { error: typeof message === "string" ? message : undefined, code: typeof code === "string" ? `storage_${code}` : undefined };
+    }
     const msg = typeof envelope.error === "string" ? envelope.error : `HTTP ${res.status}`;
     const retryAfter = res.headers["retry-after"];
     throw new CliError(msg, EXIT.api, { status: res.status, ...envelope, ...(retryAfter ? { retry_after: Number(retryAfter) } : {}) });
@@ -390,30 +397,23 @@ async function deployBody(target: string): Promise<{ body: Buffer; contentType: 
   throw new CliError(`Deploy a folder, an .html file or a .zip; got ${target}`, EXIT.usage);
 }
 
-interface HashedFile {
-  path: string;
+interface LocalHashedFile extends HashedFile {
   abs: string;
-  sha256: string;
-  size: number;
 }
 
-const UPLOAD_CONCURRENCY = 4;
-
 /**
- * Deploys a folder by content (docs/uploads.md): hashes every file, asks the server which
- * contents it lacks (POST /deploy/preflight), uploads only those, in parallel with one progress
- * display, then deploys a FilesBody of {sha256, size} references.
+ * Deploys a folder by content (docs/uploads.md, lib/files/upload.ts): hashes every file, asks
+ * the server which contents it lacks (POST /deploy/preflight), uploads only those, in parallel
+ * with one progress display, then deploys a FilesBody of {sha256, size} references.
  */
 async function deployFolder(target: Target, dir: string, endpoint: string, flags: Flags): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
   const files = await collectFiles(dir, { includeDotfiles: flags.includeDotfiles });
   if (files.length === 0) throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
-  // As the server does for a zip: a single top-level folder is not part of the paths.
-  const tops = new Set(files.map((f) => f.rel.split("/")[0]));
-  const strip = tops.size === 1 && files.every((f) => f.rel.includes("/")) ? `${[...tops][0]}/` : "";
+  const strip = sharedTopFolder(files.map((f) => f.rel));
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${files.length} files (${formatBytes(totalBytes)}) to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
   const hashing = progress("Hashing", totalBytes, { quiet: flags.quiet, unit: "bytes" });
-  const hashed: HashedFile[] = [];
+  const hashed: LocalHashedFile[] = [];
   let read = 0;
   for (const f of files) {
     const data = await readFile(f.abs);
@@ -422,47 +422,33 @@ async function deployFolder(target: Target, dir: string, endpoint: string, flags
     hashing.update(read, `${hashed.length}/${files.length} files`);
   }
   hashing.done();
-  const manifest = Object.fromEntries(hashed.map((f) => [f.path, { sha256: f.sha256, size: f.size }]));
-  const manifestBody = Buffer.from(JSON.stringify({ files: manifest }));
   const json = { "content-type": "application/json" };
-  const pre = await apiCall<PreflightResponse>(target.api, target.key, "POST", "/deploy/preflight", { body: manifestBody, headers: json });
-  const bySha = new Map(hashed.map((f) => [f.sha256, f]));
-  const uploadBytes = pre.uploads.reduce((n, u) => n + (bySha.get(u.sha256)?.size ?? 0), 0);
-  const bar = progress("Uploading", uploadBytes, { quiet: flags.quiet, unit: "bytes" });
-  let sent = 0;
-  let uploaded = 0;
-  const queue = [...pre.uploads];
-  const worker = async () => {
-    for (let u = queue.shift(); u; u = queue.shift()) {
-      const file = bySha.get(u.sha256);
-      if (!file) throw new CliError(`The server asked for a content this deploy does not have (${u.sha256}).`, EXIT.network, { code: "bad_response" });
-      let last = 0;
-      const answer = await httpCall(u.method, u.url, {
-        body: await readFile(file.abs),
-        headers: u.headers,
-        onUpload: (n) => {
-          sent += n - last;
-          last = n;
-          // 100% only once the server has checked and stored every content.
-          bar.update(Math.min(sent, uploadBytes - 1), `${uploaded}/${pre.uploads.length} files`);
-        },
-      });
-      parseAnswer<unknown>(answer);
-      uploaded++;
-      if (uploaded < pre.uploads.length) bar.update(Math.min(sent, uploadBytes - 1), `${uploaded}/${pre.uploads.length} files`);
-    }
-  };
+  let bar: Progress | undefined;
   try {
-    await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, queue.length) }, worker));
+    const outcome = await deployByContent<LocalHashedFile, DeployResponse | AppendResponse>(
+      hashed,
+      {
+        preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", "/deploy/preflight", { body: Buffer.from(body), headers: json }),
+        upload: async (u, file, onSent) => {
+          // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
+          parseAnswer<unknown>(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
+        },
+        deploy: (body, uploadToken) =>
+          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, "x-upload-token": uploadToken } }),
+      },
+      (p) => {
+        bar ??= progress("Uploading", p.totalBytes, { quiet: flags.quiet, unit: "bytes" });
+        // 100% only once the server has checked and stored every content.
+        const done = p.doneFiles === p.totalFiles;
+        bar.update(done ? p.totalBytes : Math.min(p.sentBytes, p.totalBytes - 1), `${p.doneFiles}/${p.totalFiles} files`);
+      },
+    );
+    bar?.done();
+    return { res: outcome.result, unchanged: outcome.unchanged, total: hashed.length };
   } catch (err) {
-    bar.abort();
+    bar?.abort();
     throw err;
   }
-  bar.update(uploadBytes, `${uploaded}/${pre.uploads.length} files`);
-  bar.done();
-  const res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: manifestBody, headers: { ...json, "x-upload-token": pre.upload_token } });
-  const missing = new Set(pre.missing);
-  return { res, unchanged: hashed.filter((f) => !missing.has(f.sha256)).length, total: hashed.length };
 }
 
 async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<void> {

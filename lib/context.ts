@@ -36,7 +36,7 @@ export async function createContext(e: Env, overrides: ContextOverrides = {}): P
 async function createStorage(e: Env): Promise<Storage> {
   if (e.BLOB_READ_WRITE_TOKEN) {
     const { BlobStorage } = await import("./storage/blob");
-    return new BlobStorage(e.BLOB_READ_WRITE_TOKEN);
+    return new BlobStorage(e.BLOB_READ_WRITE_TOKEN, { apiUrl: e.VERCEL_BLOB_API_URL });
   }
   return new FsStorage(path.resolve(e.DATA_DIR, "blobs"));
 }

@@ -46,6 +46,11 @@ const envSchema = z.object({
     (v) => v === undefined || /^vercel_blob_rw_[^_]+_.+$/.test(v),
     "BLOB_READ_WRITE_TOKEN must look like vercel_blob_rw_<store>_<secret>",
   ),
+  /**
+   * The Vercel Blob API base (the SDK reads the same variable); direct upload targets point at it.
+   * Default Vercel's; tests point it at a local stand-in.
+   */
+  VERCEL_BLOB_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "VERCEL_BLOB_API_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "UPSTASH_REDIS_REST_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   STRIPE_SECRET_KEY: optionalString,

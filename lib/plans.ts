@@ -90,6 +90,13 @@ export const limits: Record<Tier, TierLimits> = {
 /** An anonymous drop stays privately claimable this long after it goes offline. */
 export const CLAIM_GRACE_SECONDS = 30 * DAY;
 
+/**
+ * The most bytes one upload target takes through the app. A Vercel Function accepts at most
+ * 4.5 MB of request body, so where storage takes uploads from clients directly (Vercel Blob),
+ * contents larger than this get a target straight to storage instead (docs/uploads.md).
+ */
+export const APP_UPLOAD_MAX_BYTES = 4 * MB;
+
 /** How long a preflight's upload targets, and uploaded contents no deploy has used, are kept. */
 export const UPLOAD_GRANT_SECONDS = 60 * 60;
 

@@ -34,9 +34,9 @@ export const preflightBodySchema = z.object({
 
 export const uploadTargetSchema = z.object({
   sha256: z.string(),
-  url: z.string().describe("Where to PUT the raw bytes."),
+  url: z.string().describe("Where to PUT the raw bytes: the app's upload route, or, for contents over 4 MB when bytes live in Vercel Blob, Blob's own API."),
   method: z.literal("PUT"),
-  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT."),
+  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT, as they are (a storage target's carry its client token)."),
 });
 
 export const preflightResponseSchema = z.object({

@@ -4,13 +4,18 @@ import { zipForDeploy } from "@/lib/deploy/pack";
 import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { describeSkip, ignoreFilesAmong, selectFiles, type Selection } from "@/lib/files/ignore";
+import { deployByContent, sharedTopFolder, type HashedFile, type UploadProgress } from "@/lib/files/upload";
+import type { PreflightResponse } from "@/lib/schemas";
 import { CopyButton } from "./CodeBlock";
 import { bytes, dateTime, relative } from "./format";
 
-// Deploy by drag and drop: a folder or several files are zipped in the browser (fflate), a zip
-// or a single HTML file goes as it is. What a folder deploy leaves out follows the one rule in
-// lib/files/ignore.ts (shared with the command-line client); when anything is left out, the
-// person sees it before anything is sent. The upload shows real progress (XHR upload events).
+// Deploy by drag and drop. A folder or several files deploy by content, as the command-line
+// client does (lib/files/upload.ts, docs/uploads.md): the browser hashes each file (Web Crypto
+// SHA-256), preflights, uploads only the contents the server lacks (in parallel, straight to
+// storage where the server says so) with one progress display of bytes and files, then deploys
+// by reference and says how many files were unchanged. A single .html file or a chosen .zip goes
+// as one request, as it is. What a folder deploy leaves out follows the one rule in
+// lib/files/ignore.ts; when anything is left out, the person sees it before anything is sent.
 // Anonymous deploys keep their claim token in localStorage, and the person can copy or
 // download it to claim the drop from anywhere.
 
@@ -29,6 +34,10 @@ interface PickedFile {
   file: File;
 }
 
+interface LocalFile extends HashedFile {
+  file: File;
+}
+
 interface DeployedFile {
   path: string;
   size?: number;
@@ -38,8 +47,10 @@ type Phase =
   | { kind: "idle" }
   | { kind: "review"; picked: PickedFile[]; ignoreFiles: Record<string, string>; includeDotfiles: boolean }
   | { kind: "zipping"; files: number }
-  | { kind: "uploading"; sent: number; total: number; files: number }
-  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number }
+  | { kind: "hashing"; done: number; files: number }
+  | { kind: "uploading"; sent: number; total: number; files: number; done?: number }
+  | { kind: "deploying"; files: number }
+  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number; unchanged?: number }
   | { kind: "error"; error: string; code?: string; hint?: string };
 
 async function readEntry(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
@@ -61,9 +72,65 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 /** Sizes of the deployed paths, from the local files (the server strips one shared top folder of a zip). */
 function sizesOf(paths: string[], sent: PickedFile[]): DeployedFile[] {
   const local = new Map(sent.map((p) => [p.path, p.file.size]));
-  const tops = new Set(sent.map((p) => (p.path.includes("/") ? p.path.split("/")[0] : "")));
-  const top = tops.size === 1 ? [...tops][0] : "";
-  return paths.map((path) => ({ path, size: local.get(path) ?? (top ? local.get(`${top}/${path}`) : undefined) ?? (sent.length === 1 && path === "index.html" ? sent[0]?.file.size : undefined) }));
+  const top = sharedTopFolder(sent.map((p) => p.path));
+  return paths.map((path) => ({ path, size: local.get(path) ?? local.get(`${top}${path}`) ?? (sent.length === 1 && path === "index.html" ? sent[0]?.file.size : undefined) }));
+}
+
+/** A refused request: the API's error envelope, or storage's own error. */
+class RequestFailed extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+function failure(status: number, text: string): RequestFailed {
+  let data: Record<string, unknown> = {};
+  try {
+    data = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    /* not JSON */
+  }
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  // Storage answers {error: {code, message}} (an upload target straight to Vercel Blob).
+  const nested = data.error && typeof data.error === "object" ? (data.error as Record<string, unknown>) : undefined;
+  const message = str(data.error) ?? str(nested?.message) ?? `The server answered ${status}.`;
+  return new RequestFailed(message, str(data.code) ?? str(nested?.code), str(data.hint));
+}
+
+/** POSTs JSON to the app; the parsed answer, or RequestFailed. */
+async function postJson<T>(url: string, body: string, headers: Record<string, string> = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  } catch {
+    throw new RequestFailed("The request failed: the network connection was lost.");
+  }
+  const text = await res.text();
+  if (!res.ok) throw failure(res.status, text);
+  return JSON.parse(text) as T;
+}
+
+/** Sends a body with XMLHttpRequest (real upload progress); resolves with the answer's text, or RequestFailed. */
+function xhrSend(method: string, url: string, headers: Record<string, string>, body: Blob, onSent: (bytes: number) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(method, url);
+    for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => onSent(e.loaded);
+    xhr.onerror = () => reject(new RequestFailed("The upload failed: the network connection was lost."));
+    xhr.onload = () => (xhr.status >= 200 && xhr.status < 300 ? resolve(xhr.responseText) : reject(failure(xhr.status, xhr.responseText)));
+    xhr.send(body);
+  });
+}
+
+/** SHA-256 (hex) of a file with Web Crypto. */
+async function sha256Of(file: File): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function saveClaim(claim: PendingClaim) {
@@ -78,61 +145,90 @@ function saveClaim(claim: PendingClaim) {
   }
 }
 
-export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; name?: string }) {
+/**
+ * `endpoint` deploys (POST, any body form); `preflightEndpoint` preflights. The dashboard passes
+ * its own cookie-authenticated pair (/dashboard/upload, /dashboard/preflight).
+ */
+export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/preflight", name }: { endpoint?: string; preflightEndpoint?: string; name?: string }) {
   const [phase, setPhase] = useState<Phase>({ kind: "idle" });
   const [over, setOver] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const labelId = useId();
+  const deployUrl = name ? `${endpoint}?name=${encodeURIComponent(name)}` : endpoint;
+
+  const finish = useCallback((data: Record<string, unknown>, files: DeployedFile[], unchanged?: number) => {
+    const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
+    const expiresAt = typeof data.expires_at === "string" ? data.expires_at : null;
+    if (claimToken) saveClaim({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString(), expires_at: expiresAt });
+    setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files, at: Date.now(), unchanged });
+  }, []);
+
+  /** One request with the whole body: a single .html file, a chosen .zip, or the fallback zip. */
+  const sendWhole = useCallback(
+    async (files: PickedFile[], body: Blob, type: string) => {
+      setPhase({ kind: "uploading", sent: 0, total: body.size, files: files.length });
+      const text = await xhrSend("POST", deployUrl, { "content-type": type }, body, (sent) => setPhase({ kind: "uploading", sent, total: body.size, files: files.length }));
+      const data = JSON.parse(text) as Record<string, unknown>;
+      finish(data, sizesOf(Array.isArray(data.files) ? data.files.map(String) : [], files));
+    },
+    [deployUrl, finish],
+  );
+
+  /** Deploy by content: hash, preflight, upload what is missing, deploy by reference. */
+  const sendByContent = useCallback(
+    async (files: PickedFile[]) => {
+      const strip = sharedTopFolder(files.map((f) => f.path));
+      const hashed: LocalFile[] = [];
+      for (const f of files) {
+        setPhase({ kind: "hashing", done: hashed.length, files: files.length });
+        hashed.push({ path: f.path.slice(strip.length), sha256: await sha256Of(f.file), size: f.file.size, file: f.file });
+      }
+      const show = (p: UploadProgress) =>
+        setPhase(p.doneFiles === p.totalFiles ? { kind: "deploying", files: files.length } : { kind: "uploading", sent: p.sentBytes, total: p.totalBytes, files: p.totalFiles, done: p.doneFiles });
+      const outcome = await deployByContent<LocalFile, Record<string, unknown>>(
+        hashed,
+        {
+          preflight: (body) => postJson<PreflightResponse>(preflightEndpoint, body),
+          // The target is sent as it is: the app's PUT, or straight to storage.
+          upload: async (target, file, onSent) => void (await xhrSend(target.method, target.url, target.headers, file.file, onSent)),
+          deploy: (body, uploadToken) => postJson<Record<string, unknown>>(deployUrl, body, { "x-upload-token": uploadToken }),
+        },
+        show,
+      );
+      const sizes = new Map(hashed.map((f) => [f.path, f.size]));
+      const paths = Array.isArray(outcome.result.files) ? outcome.result.files.map(String) : hashed.map((f) => f.path);
+      finish(
+        outcome.result,
+        paths.map((path) => ({ path, size: sizes.get(path) })),
+        outcome.unchanged,
+      );
+    },
+    [deployUrl, preflightEndpoint, finish],
+  );
 
   const send = useCallback(
     async (files: PickedFile[]) => {
-      let body: Blob;
-      let type: string;
       const only = files.length === 1 ? files[0]! : undefined;
-      if (only && /\.zip$/i.test(only.file.name)) {
-        body = only.file;
-        type = "application/zip";
-      } else if (only && /\.html?$/i.test(only.file.name)) {
-        body = only.file;
-        type = "text/html";
-      } else {
-        setPhase({ kind: "zipping", files: files.length });
-        const tree: Record<string, Uint8Array> = {};
-        for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
-        // Entries that would pass the decompression ratio are stored uncompressed.
-        const zipped = zipForDeploy(tree);
-        body = new Blob([zipped], { type: "application/zip" });
-        type = "application/zip";
+      try {
+        if (only && /\.zip$/i.test(only.file.name)) await sendWhole(files, only.file, "application/zip");
+        else if (only && /\.html?$/i.test(only.file.name)) await sendWhole(files, only.file, "text/html");
+        else if (typeof crypto !== "undefined" && crypto.subtle) await sendByContent(files);
+        else {
+          // No Web Crypto (a page served over plain http from another host than localhost): one
+          // zip, with entries stored uncompressed where the server's decompression-ratio rule
+          // needs it (zipForDeploy), so that rule never refuses it.
+          setPhase({ kind: "zipping", files: files.length });
+          const tree: Record<string, Uint8Array> = {};
+          for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
+          await sendWhole(files, new Blob([zipForDeploy(tree)], { type: "application/zip" }), "application/zip");
+        }
+      } catch (err) {
+        if (err instanceof RequestFailed) setPhase({ kind: "error", error: err.message, code: err.code, hint: err.hint });
+        else setPhase({ kind: "error", error: err instanceof Error ? err.message : String(err) });
       }
-      setPhase({ kind: "uploading", sent: 0, total: body.size, files: files.length });
-      const url = name ? `${endpoint}?name=${encodeURIComponent(name)}` : endpoint;
-      const xhr = new XMLHttpRequest();
-      xhr.open("POST", url);
-      xhr.setRequestHeader("content-type", type);
-      xhr.upload.onprogress = (e) => setPhase({ kind: "uploading", sent: e.loaded, total: e.lengthComputable ? e.total : body.size, files: files.length });
-      xhr.onerror = () => setPhase({ kind: "error", error: "The upload failed: the network connection was lost." });
-      xhr.onload = () => {
-        let data: Record<string, unknown> = {};
-        try {
-          data = JSON.parse(xhr.responseText) as Record<string, unknown>;
-        } catch {
-          /* not JSON */
-        }
-        if (xhr.status !== 200) {
-          const text = (v: unknown) => (typeof v === "string" ? v : undefined);
-          setPhase({ kind: "error", error: text(data.error) ?? `The server answered ${xhr.status}.`, code: text(data.code), hint: text(data.hint) });
-          return;
-        }
-        const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
-        const expiresAt = typeof data.expires_at === "string" ? data.expires_at : null;
-        if (claimToken) saveClaim({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString(), expires_at: expiresAt });
-        const paths = Array.isArray(data.files) ? data.files.map(String) : [];
-        setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files: sizesOf(paths, files), at: Date.now() });
-      };
-      xhr.send(body);
     },
-    [endpoint, name],
+    [sendWhole, sendByContent],
   );
 
   const pick = useCallback(
@@ -175,7 +271,7 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
     input.value = "";
   };
 
-  const busy = phase.kind === "zipping" || phase.kind === "uploading";
+  const busy = phase.kind === "zipping" || phase.kind === "hashing" || phase.kind === "uploading" || phase.kind === "deploying";
   const percent = phase.kind === "uploading" && phase.total > 0 ? Math.round((phase.sent / phase.total) * 100) : 0;
 
   return (
@@ -232,14 +328,20 @@ export function DropZone({ endpoint = "/deploy", name }: { endpoint?: string; na
           />
         )}
         {phase.kind === "zipping" && <p>Zipping {plural(phase.files, "file")}…</p>}
+        {phase.kind === "hashing" && (
+          <p data-testid="hash-progress">
+            Checking {plural(phase.files, "file")}… ({phase.done.toLocaleString("en-US")} done)
+          </p>
+        )}
         {phase.kind === "uploading" && (
           <div>
             <progress max={100} value={percent} aria-label="Upload progress" />{" "}
             <span className="muted" data-testid="upload-progress">
-              {plural(phase.files, "file")}: {bytes(phase.sent)} of {bytes(phase.total)} sent ({percent}%)
+              {phase.done === undefined ? plural(phase.files, "file") : `${phase.done.toLocaleString("en-US")} of ${plural(phase.files, "file")}`}: {bytes(phase.sent)} of {bytes(phase.total)} sent ({percent}%)
             </span>
           </div>
         )}
+        {phase.kind === "deploying" && <p data-testid="deploying">Publishing {plural(phase.files, "file")}…</p>}
         {phase.kind === "done" && <Deployed phase={phase} />}
         {phase.kind === "error" && (
           <div className="error" role="alert">
@@ -371,6 +473,11 @@ function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
           <figcaption className="muted">Open it on a phone</figcaption>
         </figure>
       </div>
+      {phase.unchanged !== undefined && (
+        <p className="muted" data-testid="deployed-unchanged">
+          {phase.unchanged.toLocaleString("en-US")} of {plural(phase.files.length, "file")} unchanged (not uploaded again).
+        </p>
+      )}
       <details open={phase.files.length <= 12} data-testid="deployed-files">
         <summary>
           {plural(phase.files.length, "file")}

@@ -392,7 +392,7 @@ export function NamedDeploy() {
         <br />
         <input id="drop-name" type="text" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} placeholder="my-site" pattern={NAME_PATTERN.source.slice(1, -1)} />
       </p>
-      {valid ? <DropZone endpoint="/dashboard/upload" name={name} /> : <p className="muted">Lowercase letters, digits and hyphens, up to 41 characters. Redeploying a name replaces its content and keeps its URL.</p>}
+      {valid ? <DropZone endpoint="/dashboard/upload" preflightEndpoint="/dashboard/preflight" name={name} /> : <p className="muted">Lowercase letters, digits and hyphens, up to 41 characters. Redeploying a name replaces its content and keeps its URL.</p>}
     </>
   );
 }

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
+import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { tools } from "@/lib/mcp/tools";
 
@@ -128,7 +128,9 @@ export default function DocsPage() {
         <h1>Publish static content with one request</h1>
         <p>
           Send HTML, a JSON map of files or a zip to <code>{base}/deploy</code>; get back an unguessable URL of the shape <code>{`${scheme}://<slug>.${serve}/`}</code> that serves it.
-          No account is needed to start. The machine-readable description is <a href="/openapi.json">/openapi.json</a>.
+          No account is needed to start. Every endpoint with its parameters, bodies, examples and errors is in the interactive reference at{" "}
+          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- /docs/api is a route handler (Scalar's HTML), not a page: a full navigation */}
+          <a href="/docs/api">/docs/api</a>; the machine-readable description is <a href="/openapi.json">/openapi.json</a>.
         </p>
         <nav aria-label="Contents" className="docs-toc">
           <ol>
@@ -308,8 +310,13 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           file&apos;s content. An account&apos;s contents are reused by all its deploys and never by another account. Anonymous callers send the preflight&apos;s <code>upload_token</code> as{" "}
           <code>X-Upload-Token</code> on the deploy; targets and unused uploads expire after an hour. A reference that cannot be used answers 400 naming the hashes.
         </p>
+        <p>
+          Send each target as it is: its <code>method</code>, <code>url</code> and every header in <code>headers</code>. Where file bytes live in Vercel Blob, contents over{" "}
+          {mb(APP_UPLOAD_MAX_BYTES)} get a target straight to Blob&apos;s API (a function takes at most 4.5 MB of body) with a client token that writes that one content only; the service
+          reads such uploads back and checks size and SHA-256 before a deploy may use them.
+        </p>
         <CodeBlock>{`curl -X POST ${base}/deploy/preflight -H 'content-type: application/json' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'
-curl -X PUT --data-binary @index.html '<uploads[0].url>'
+curl -X PUT --data-binary @index.html -H '<each of uploads[0].headers>' '<uploads[0].url>'
 curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-token: <upload_token>' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'`}</CodeBlock>
       </Section>
 
@@ -450,7 +457,9 @@ npx dropsite list | delete <slug> | limits | logout      # --json for machine-re
       <Section id="openapi" title="OpenAPI">
         <p>
           <a href="/openapi.json">/openapi.json</a> is an OpenAPI 3.1 document (version 1.0.0) generated from the same schemas that validate requests: every endpoint, parameter bounds, the error
-          envelope for each status and both Bearer schemes.
+          envelope for each status and both Bearer schemes.{" "}
+          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- /docs/api is a route handler (Scalar's HTML), not a page: a full navigation */}
+          <a href="/docs/api">/docs/api</a> renders it as an interactive reference that can send test requests to this server.
         </p>
       </Section>
 

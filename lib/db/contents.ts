@@ -118,8 +118,16 @@ export async function endExpiredHolds(db: Db, now: Date): Promise<void> {
  * Removes the contents of a scope among `shas` that no file references, no live pin holds and
  * no hold keeps: under each row's lock, `removeBytes` runs before the row goes, and a failure
  * rolls that row back (it stays, and a later purge retries). Returns the hashes removed.
+ * `removeBytes` also runs for rows without a ref: bytes a client wrote straight to storage are
+ * recorded only once verified, and the caller knows where such bytes would be.
  */
-export async function purgeContents(db: Db, scope: string, shas: string[], now: Date, removeBytes: (ref: string) => Promise<void>): Promise<string[]> {
+export async function purgeContents(
+  db: Db,
+  scope: string,
+  shas: string[],
+  now: Date,
+  removeBytes: (ref: string | null, row: { sha256: string; size: number }) => Promise<void>,
+): Promise<string[]> {
   const removed: string[] = [];
   for (const sha256 of new Set(shas)) {
     const gone = await db.transaction(async (tx) => {
@@ -137,7 +145,7 @@ export async function purgeContents(db: Db, scope: string, shas: string[], now: 
         .where(and(eq(files.scope, scope), eq(files.sha256, sha256)))
         .limit(1);
       if (ref) return false;
-      if (row.storageRef) await removeBytes(row.storageRef);
+      await removeBytes(row.storageRef, row);
       await tx.delete(contents).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
       return true;
     });

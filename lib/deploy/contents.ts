@@ -3,8 +3,9 @@ import { Readable } from "node:stream";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
+import { APP_UPLOAD_MAX_BYTES } from "../plans";
 import { mapLimit, type Storage } from "../storage/types";
-import { groupByScope, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
+import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
 import { contentTypeFor } from "../drops/content-type";
@@ -16,6 +17,8 @@ import { contentTypeFor } from "../drops/content-type";
 // failed deploy and a replaced or deleted drop purge what no file references any more.
 
 const PUT_CONCURRENCY = 8;
+/** Direct uploads read back at once by one deploy. */
+const VERIFY_CONCURRENCY = 4;
 /** Deferred entries (zip) inflated at once: Node's zlib runs them on its thread pool (4 threads). */
 const READ_CONCURRENCY = 4;
 /**
@@ -267,6 +270,17 @@ async function pinReferences(ctx: AppContext, scope: string, input: InputFile[],
   } catch (err) {
     throw upstreamUnavailable("database", err);
   }
+  // Contents a client may have uploaded straight to storage: verified now, before any file uses them.
+  const unverified = ctx.storage.direct ? [...wanted].filter(([sha, size]) => size > APP_UPLOAD_MAX_BYTES && !pinned.some((p) => p.sha256 === sha)) : [];
+  if (unverified.length > 0) {
+    try {
+      const verified = (await mapLimit(unverified, VERIFY_CONCURRENCY, async ([sha]) => ((await verifyDirectUpload(ctx, scope, sha)) ? [sha] : []))).flat();
+      pinned.push(...(await pinStoredContents(ctx.db, scope, verified, new Date(ctx.now()))));
+    } catch (err) {
+      await releaseContents(ctx, scope, pinned.map((p) => p.sha256), { purge: false });
+      throw upstreamUnavailable("file storage", err);
+    }
+  }
   const found = new Map(pinned.map((p) => [p.sha256, p]));
   const unusable = [...wanted].filter(([sha, size]) => found.get(sha)?.size !== size).map(([sha]) => sha);
   if (unusable.length > 0) {
@@ -274,6 +288,53 @@ async function pinReferences(ctx: AppContext, scope: string, input: InputFile[],
     throw unusableReferences(unusable);
   }
   return pinned;
+}
+
+/**
+ * Checks what a client wrote straight to storage for a content of a scope (docs/uploads.md):
+ * reads it back streaming, checks its size and SHA-256 against the content row, and records it
+ * as stored. Anything else under that key is deleted. True when the content is stored now.
+ */
+export async function verifyDirectUpload(ctx: AppContext, scope: string, sha256: string): Promise<boolean> {
+  const direct = ctx.storage.direct;
+  const row = await findContent(ctx.db, scope, sha256);
+  if (!direct || !row) return false;
+  if (row.storageRef) return true;
+  const found = await direct.stat(contentKey(scope, sha256));
+  if (!found) return false;
+  const body = found.size === row.size ? await ctx.storage.get(found.ref) : null;
+  if (!body || (await digestOf(body, row.size)) !== sha256) {
+    await ctx.storage.delete(found.ref);
+    return false;
+  }
+  await markContentStored(ctx.db, scope, sha256, found.ref);
+  return true;
+}
+
+/** SHA-256 (hex) of a stream, or null as soon as it runs past `size` bytes or ends short of them. */
+async function digestOf(body: ReadableStream<Uint8Array>, size: number): Promise<string | null> {
+  const hash = createHash("sha256");
+  let seen = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += value.byteLength;
+    if (seen > size) {
+      await reader.cancel();
+      return null;
+    }
+    hash.update(value);
+  }
+  return seen === size ? hash.digest("hex") : null;
+}
+
+/** Removes the bytes of a purged content: its stored object, or what a client may have written straight to storage. */
+function removeBytes(ctx: AppContext, scope: string) {
+  return async (ref: string | null, row: { sha256: string; size: number }): Promise<void> => {
+    if (ref) return ctx.storage.delete(ref);
+    if (ctx.storage.direct && row.size > APP_UPLOAD_MAX_BYTES) await ctx.storage.delete(contentKey(scope, row.sha256));
+  };
 }
 
 export function unusableReferences(unusable: string[]): ApiError {
@@ -291,7 +352,7 @@ export function unusableReferences(unusable: string[]): ApiError {
 export async function releaseContents(ctx: AppContext, scope: string, shas: string[], opts: { purge: boolean }): Promise<void> {
   try {
     await unpinContents(ctx.db, scope, shas);
-    if (opts.purge) await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref) => ctx.storage.delete(ref));
+    if (opts.purge) await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), removeBytes(ctx, scope));
   } catch (err) {
     console.error("[contents] could not release contents", scope, err);
   }
@@ -300,6 +361,6 @@ export async function releaseContents(ctx: AppContext, scope: string, shas: stri
 /** Purges the contents that files of a replaced or deleted drop referenced, where now unused. */
 export async function purgeUnused(ctx: AppContext, old: OldContent[]): Promise<void> {
   for (const [scope, shas] of groupByScope(old)) {
-    await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), (ref) => ctx.storage.delete(ref));
+    await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), removeBytes(ctx, scope));
   }
 }

@@ -6,12 +6,13 @@ import { withDb } from "../db/errors";
 import { findContent, findUploadGrant, insertUploadGrant, markContentStored, pinContents, unpinContents } from "../db/contents";
 import { readBodyCapped } from "../http";
 import { sha256Hex } from "../ids";
-import { isPaid, limits, UPLOAD_GRANT_SECONDS } from "../plans";
+import { APP_UPLOAD_MAX_BYTES, isPaid, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import { preflightBodySchema, type PreflightResponse } from "../schemas";
+import { mapLimit } from "../storage/types";
 import { optionalCaller, type Caller } from "../auth/caller";
 import { fileCapError, parseJsonStrict, tooLargeError } from "./body";
 import { normalizeFiles } from "./paths";
-import { accountScope, contentKey } from "./contents";
+import { accountScope, contentKey, verifyDirectUpload } from "./contents";
 import { tierOf } from "./store";
 
 // The upload protocol: POST /deploy/preflight names the files by hash and size and answers
@@ -24,13 +25,18 @@ const TOKEN_PATTERN = /^ut_[A-Za-z0-9_-]{43}$/;
 
 export const UPLOAD_TOKEN_HEADER = "x-upload-token";
 
+/** Direct upload targets prepared at once by one preflight (each may read back an earlier upload). */
+const TARGET_CONCURRENCY = 4;
+
+type UploadTarget = PreflightResponse["uploads"][number];
+
 function preflightScope(grantId: string): string {
   return `p-${grantId.slice(0, 32)}`;
 }
 
-/** POST /deploy/preflight. */
-export async function preflight(ctx: AppContext, req: Request): Promise<PreflightResponse> {
-  const caller = await optionalCaller(ctx, req);
+/** POST /deploy/preflight (the dashboard passes the session's caller). */
+export async function preflight(ctx: AppContext, req: Request, asCaller?: Caller): Promise<PreflightResponse> {
+  const caller = asCaller ?? (await optionalCaller(ctx, req));
   const tier = tierOf(caller);
   const tierLimits = limits[tier];
   const paid = isPaid(tier);
@@ -65,15 +71,27 @@ export async function preflight(ctx: AppContext, req: Request): Promise<Prefligh
     await unpinContents(ctx.db, scope, keys.map((k) => k.sha256));
     return pinned;
   });
-  const missing = rows.filter((r) => r.storageRef === null).map((r) => r.sha256);
+  const uploads = await mapLimit(
+    rows.filter((r) => r.storageRef === null),
+    TARGET_CONCURRENCY,
+    async (r): Promise<UploadTarget | null> => {
+      const direct = ctx.storage.direct;
+      if (!direct || r.size <= APP_UPLOAD_MAX_BYTES) {
+        return { sha256: r.sha256, url: `${ctx.env.BASE_URL.replace(/\/$/, "")}/deploy/uploads/${token}/${r.sha256}`, method: "PUT", headers: { "content-type": "application/octet-stream" } };
+      }
+      // Too large to pass through a function: straight to storage. An account's earlier direct
+      // upload that no deploy has used yet is checked now (the target never overwrites); an
+      // anonymous preflight's scope is new, so it holds none.
+      if (caller.account && (await verifyDirectUpload(ctx, scope, r.sha256))) return null;
+      return { sha256: r.sha256, ...(await direct.target(contentKey(scope, r.sha256), r.size, expiresAt)) };
+    },
+  ).catch((err: unknown) => {
+    throw err instanceof ApiError ? err : upstreamUnavailable("file storage", err);
+  });
+  const targets = uploads.filter((u): u is UploadTarget => u !== null);
   return {
-    missing,
-    uploads: missing.map((sha256) => ({
-      sha256,
-      url: `${ctx.env.BASE_URL.replace(/\/$/, "")}/deploy/uploads/${token}/${sha256}`,
-      method: "PUT" as const,
-      headers: { "content-type": "application/octet-stream" },
-    })),
+    missing: targets.map((u) => u.sha256),
+    uploads: targets,
     upload_token: token,
     expires_at: expiresAt.toISOString(),
   };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ZodOpenApiRequestBodyObject } from "zod-openapi";
 import { TTL_CEILING_SECONDS } from "../deploy/ttl";
 import { SHA256_HEX_PATTERN } from "../patterns";
-import { limits, UPLOAD_GRANT_SECONDS } from "../plans";
+import { APP_UPLOAD_MAX_BYTES, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import * as S from "../schemas";
 import { anyCredential, jsonRequest, jsonResponse, mb, optionalCredential, slugPath, type Resource } from "./operation";
 
@@ -78,7 +78,7 @@ export const deploy = {
         post: {
           operationId: "preflightDeploy",
           summary: "Name a deploy's files by SHA-256 and size; learn which contents to upload, and where",
-          description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Then deploy with {"sha256", "size"} values in the FilesBody.`,
+          description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Send each target's method, url and headers as they are: where bytes live in Vercel Blob, contents over ${mb(APP_UPLOAD_MAX_BYTES)} get a target straight to Blob's API (a client token for that one content), checked by the service before a deploy may use it. Then deploy with {"sha256", "size"} values in the FilesBody.`,
           security: optionalCredential,
           requestBody: jsonRequest(S.preflightBodySchema),
           responses: { 200: jsonResponse(S.preflightResponseSchema) },

@@ -1,5 +1,6 @@
-import { del, list, put } from "@vercel/blob";
-import { assertScopedPrefix, mapLimit, type ByteRange, type Storage } from "./types";
+import { BlobNotFoundError, del, head, list, put } from "@vercel/blob";
+import { generateClientTokenFromReadWriteToken } from "@vercel/blob/client";
+import { assertScopedPrefix, mapLimit, type ByteRange, type DirectUploads, type Storage } from "./types";
 
 // Vercel Blob (production). Objects are public blobs named by their key, without a random suffix,
 // so a key always maps to the same URL, which is the ref the database records. Reads are a plain
@@ -12,7 +13,13 @@ export interface BlobStorageOptions {
   multipartThresholdBytes?: number;
   /** URLs per delete request. */
   deleteBatchSize?: number;
+  /** The Blob API base that direct upload targets point at (VERCEL_BLOB_API_URL); default Vercel's. */
+  apiUrl?: string;
 }
+
+/** The Blob API version @vercel/blob 2.x sends (x-api-version); direct targets send the same. */
+const BLOB_API_VERSION = "12";
+const DEFAULT_API_URL = "https://vercel.com/api/blob";
 
 const LIST_PAGE = 1000;
 
@@ -20,6 +27,7 @@ export class BlobStorage implements Storage {
   readonly kind = "blob";
   private readonly multipartThreshold: number;
   private readonly deleteBatchSize: number;
+  private readonly apiUrl: string;
 
   constructor(
     private readonly token: string,
@@ -27,7 +35,45 @@ export class BlobStorage implements Storage {
   ) {
     this.multipartThreshold = opts.multipartThresholdBytes ?? 8 * 1024 * 1024;
     this.deleteBatchSize = opts.deleteBatchSize ?? 1000;
+    this.apiUrl = (opts.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, "");
   }
+
+  // Client uploads: a client token signed with the read-write token, bound to one pathname and
+  // size, no overwrite, no random suffix; the target is the SDK's own PUT request, written out
+  // so that curl or a browser can send it as it is.
+  readonly direct: DirectUploads = {
+    target: async (key, size, validUntil) => {
+      const clientToken = await generateClientTokenFromReadWriteToken({
+        token: this.token,
+        pathname: key,
+        maximumSizeInBytes: size,
+        validUntil: validUntil.getTime(),
+        allowOverwrite: false,
+        addRandomSuffix: false,
+      });
+      const storeId = this.token.split("_")[3] ?? "";
+      return {
+        url: `${this.apiUrl}/?${new URLSearchParams({ pathname: key }).toString()}`,
+        method: "PUT",
+        headers: {
+          authorization: `Bearer ${clientToken}`,
+          "x-api-version": BLOB_API_VERSION,
+          "x-vercel-blob-store-id": storeId,
+          "x-vercel-blob-access": "public",
+          "x-content-type": "application/octet-stream",
+        },
+      };
+    },
+    stat: async (key) => {
+      try {
+        const found = await head(key, { token: this.token });
+        return { ref: found.url, size: found.size };
+      } catch (err) {
+        if (err instanceof BlobNotFoundError) return null;
+        throw err;
+      }
+    },
+  };
 
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<string> {
     // A Buffer view, not a plain Uint8Array: the SDK's multipart path only recognises Buffers,

@@ -8,8 +8,28 @@ export interface ByteRange {
   end: number;
 }
 
+/** A request a client sends as it is (any HTTP client) to write one object straight to storage. */
+export interface DirectUploadTarget {
+  url: string;
+  method: "PUT";
+  headers: Record<string, string>;
+}
+
+/**
+ * Storage that clients can write to without the app in between (Vercel Blob). What a client
+ * writes is not trusted: the app reads it back and checks it before any file references it.
+ */
+export interface DirectUploads {
+  /** A target that writes exactly `key`, at most `size` bytes, never over an existing object, until `validUntil`. */
+  target(key: string, size: number, validUntil: Date): Promise<DirectUploadTarget>;
+  /** The ref and size of the object under key (written by a client), or null when there is none. */
+  stat(key: string): Promise<{ ref: string; size: number } | null>;
+}
+
 export interface Storage {
   readonly kind: string;
+  /** Present when clients can upload straight to this storage; absent, every upload goes through the app. */
+  readonly direct?: DirectUploads;
   /** Stores bytes under key (overwriting) and returns the ref to read them back. */
   put(key: string, bytes: Uint8Array, contentType: string): Promise<string>;
   /** Streams the bytes of ref, or the given range of them; null when absent. */

@@ -170,7 +170,7 @@ describe("the landing page", () => {
     const link = page.getByTestId("deployed-url");
     await link.waitFor({ timeout: 30_000 });
     const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
-    expect(seen.some((t) => /^2 files: [\d.]+ (B|KB) of [\d.]+ (B|KB) sent \(\d+%\)$/.test(t))).toBe(true);
+    expect(seen.some((t) => /^[0-2] of 2 files: [\d.]+ (B|KB) of [\d.]+ (B|KB) sent \(\d+%\)$/.test(t))).toBe(true);
     const url = (await link.getAttribute("href"))!;
     expect(url).toMatch(new RegExp(`^http://[a-z2-7]{20}\\.localhost:${app.port}/$`));
     anonymousSlug = new URL(url).hostname.split(".")[0]!;
@@ -448,6 +448,25 @@ describe("an account in the browser", () => {
     const third = await drop("<h1>version three</h1>");
     expect(third).toBe(first);
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version three</h1>");
+  });
+
+  it("the dashboard redeploys a folder by content: the second time every file is unchanged", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "dropsite-dash-folder-"));
+    await writeFile(path.join(dir, "index.html"), "<h1>folder by content</h1>");
+    await writeFile(path.join(dir, "app.js"), "console.log('same');");
+    const deployOnce = async () => {
+      await page.goto(`${app.baseUrl}/dashboard`);
+      await page.fill("#drop-name", "folder-site");
+      await page.getByTestId("folder-input").setInputFiles(dir);
+      await page.getByTestId("deployed-unchanged").waitFor({ timeout: 30_000 });
+      return { unchanged: await page.getByTestId("deployed-unchanged").textContent(), url: (await page.getByTestId("deployed-url").getAttribute("href"))! };
+    };
+    const first = await deployOnce();
+    expect(first.unchanged).toBe("0 of 2 files unchanged (not uploaded again).");
+    const second = await deployOnce();
+    expect(second.unchanged).toBe("2 of 2 files unchanged (not uploaded again).");
+    expect(second.url).toBe(first.url);
+    expect((await app.request(new URL(first.url).host, "/")).text).toBe("<h1>folder by content</h1>");
   });
 
   it("on Team, claims a vanity subdomain that serves the named drop", async () => {

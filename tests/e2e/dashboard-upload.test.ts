@@ -17,6 +17,16 @@ afterAll(async () => {
   await app?.stop();
 });
 
+describe("dashboard preflight", () => {
+  it("is cookie-authenticated: another site's request is refused, and a same-origin request without a session answers 401", async () => {
+    const body = JSON.stringify({ files: { "index.html": { sha256: "a".repeat(64), size: 1 } } });
+    const cross = await app.request(appHost, "/dashboard/preflight", { method: "POST", body, headers: { "content-type": "application/json", origin: "https://evil.example" } });
+    expect([cross.status, (cross.json() as { code: string }).code]).toEqual([400, "invalid_request"]);
+    const anonymous = await app.request(appHost, "/dashboard/preflight", { method: "POST", body, headers: { "content-type": "application/json", origin: app.baseUrl } });
+    expect([anonymous.status, (anonymous.json() as { code: string }).code]).toEqual([401, "auth_required"]);
+  });
+});
+
 describe("dashboard upload and the shared deploy guard", () => {
   it("refused cross-origin uploads count against the address's refused-request budget, shared with POST /deploy", async () => {
     const upload = () =>

@@ -407,13 +407,37 @@ describe("live handlers answer what the document says", () => {
 });
 
 describe("the interactive reference", () => {
-  it("GET /docs/api is an HTML page rendered from /openapi.json", async () => {
+  it("GET /docs/api is an HTML page rendered from /openapi.json with Scalar's script from the app itself", async () => {
     const { GET } = await import("@/app/docs/api/route");
-    const res = GET();
+    const res = await GET();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     const page = await res.text();
     expect(page).toContain("dropsite API reference");
     expect(page).toMatch(/"url":\s*"\/openapi\.json"/);
+    // Every script is the app's own: the bundle by a relative URL, the start-up script by nonce.
+    const sources = [...page.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]);
+    expect(sources).toEqual([expect.stringMatching(/^\/docs\/api\/scalar\.js\?v=[0-9a-f]{16}$/)]);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    for (const [tag] of page.matchAll(/<script[^>]*>/g)) expect(tag).toContain(`nonce="${nonce}"`);
+    // A new nonce for every page.
+    expect((await GET()).headers.get("content-security-policy")).not.toBe(csp);
+  });
+
+  it("GET /docs/api/scalar.js is Scalar's browser bundle, as JavaScript, cacheable by its hash", async () => {
+    const { GET } = await import("@/app/docs/api/scalar.js/route");
+    const res = await GET();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(res.headers.get("cache-control")).toContain("immutable");
+    const script = await res.text();
+    expect(script.length).toBeGreaterThan(100_000);
+    expect(script).toContain("createApiReference");
+    const page = await (await (await import("@/app/docs/api/route")).GET()).text();
+    expect(page).toContain(`/docs/api/scalar.js?v=${res.headers.get("etag")!.replaceAll('"', "")}`);
   });
 });

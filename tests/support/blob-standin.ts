@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import mime from "mime";
@@ -17,6 +17,16 @@ import mime from "mime";
 //   GET  {api}?limit&prefix&cursor&mode   list → {blobs, cursor?, hasMore, folders?}
 //   GET|HEAD {public}/<pathname>          the stored bytes, with ETag/If-None-Match and Range
 //
+// Client uploads: a put or multipart upload may carry a client token instead of the read-write
+// token (vercel_blob_client_<store>_<base64 of "<hmac hex>.<base64 JSON payload>">, the HMAC-SHA256
+// of the payload keyed by the read-write token, as @vercel/blob/client signs it). The stand-in
+// checks the signature and store, validUntil ("Token expired"), that the pathname is the token's
+// ("does not match the token payload"), maximumSizeInBytes ("the file length cannot be greater
+// than …") and allowedContentTypes, and takes allowOverwrite, addRandomSuffix and
+// cacheControlMaxAge from the token, not from headers. Any other operation with a client token
+// is refused (client_token_not_allowed). API answers carry CORS headers and OPTIONS preflights
+// are answered, as the Blob API does for browser uploads.
+//
 // Errors are {error: {code, message}} as the SDK expects. Blobs live in memory; every request is
 // recorded for assertions.
 
@@ -31,6 +41,19 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   bodyBytes: number;
   status?: number;
+  /** Which credential the request carried, once checked. */
+  auth?: "read-write" | "client";
+}
+
+/** The constraints a client token carries (the fields @vercel/blob/client signs). */
+export interface ClientTokenPayload {
+  pathname: string;
+  validUntil: number;
+  maximumSizeInBytes?: number;
+  allowedContentTypes?: string[];
+  allowOverwrite?: boolean;
+  addRandomSuffix?: boolean;
+  cacheControlMaxAge?: number;
 }
 
 export interface StoredBlob {
@@ -169,6 +192,17 @@ export async function startBlobStandin(): Promise<BlobStandin> {
       return serveBlob(req, res, rec.pathname);
     }
     if (url.pathname !== apiPath && !url.pathname.startsWith(`${apiPath}/`)) return sendError(res, 404, "not_found", "no such endpoint");
+    res.setHeader("access-control-allow-origin", headers.origin || "*");
+    res.setHeader("access-control-expose-headers", "*");
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        "access-control-allow-methods": "GET, PUT, POST, DELETE, OPTIONS",
+        "access-control-allow-headers": headers["access-control-request-headers"] || "*",
+        "access-control-max-age": "600",
+      });
+      res.end();
+      return;
+    }
 
     inFlight++;
     standin.peakInFlight = Math.max(standin.peakInFlight, inFlight);
@@ -182,9 +216,32 @@ export async function startBlobStandin(): Promise<BlobStandin> {
       rec.pathname = q.get("pathname") ?? (q.has("url") ? pathnameOfUrl(q.get("url") ?? "") : undefined);
 
       if (standin.options.latencyMs > 0) await new Promise((r) => setTimeout(r, standin.options.latencyMs));
-      if (headers.authorization !== `Bearer ${token}`) return sendError(res, 403, "forbidden", "Access denied, please provide a valid token for this resource.");
+      let client: ClientTokenPayload | undefined;
+      if (headers.authorization === `Bearer ${token}`) rec.auth = "read-write";
+      else {
+        const found = clientTokenPayload(headers.authorization ?? "");
+        if (!found) return sendError(res, 403, "forbidden", "Access denied, please provide a valid token for this resource.");
+        client = found;
+        rec.auth = "client";
+      }
       if (!headers["x-api-version"]) return sendError(res, 400, "bad_request", "missing x-api-version");
       if (headers["x-vercel-blob-store-id"] !== storeId) return sendError(res, 400, "store_not_found", "This store does not exist.");
+      if (client) {
+        if (!(rec.kind === "put" || rec.kind.startsWith("mpu-"))) return sendError(res, 403, "client_token_not_allowed", "This operation is not available when using a client token.");
+        if (Date.now() > client.validUntil) return sendError(res, 400, "bad_request", "Token expired");
+        if (q.get("pathname") !== client.pathname) return sendError(res, 400, "bad_request", `The "pathname" ${q.get("pathname") ?? ""} does not match the token payload.`);
+        const type = headers["x-content-type"] || mime.getType(client.pathname) || "application/octet-stream";
+        if (client.allowedContentTypes && !client.allowedContentTypes.some((t) => t === type || (t.endsWith("/*") && type.startsWith(t.slice(0, -1))))) {
+          return sendError(res, 400, "bad_request", `contentType ${type} is not allowed`);
+        }
+        const tooBig = client.maximumSizeInBytes !== undefined && (rec.kind === "put" || rec.kind === "mpu-upload") && body.length > client.maximumSizeInBytes;
+        if (tooBig) return sendError(res, 400, "bad_request", `the file length cannot be greater than ${client.maximumSizeInBytes} bytes`);
+        // Options come from the token, whatever the headers say.
+        headers["x-allow-overwrite"] = client.allowOverwrite ? "1" : "0";
+        headers["x-add-random-suffix"] = client.addRandomSuffix ? "1" : "0";
+        if (client.cacheControlMaxAge !== undefined) headers["x-cache-control-max-age"] = String(client.cacheControlMaxAge);
+        else delete headers["x-cache-control-max-age"];
+      }
       if (injectedFailure(rec, res, false)) return;
 
       switch (rec.kind) {
@@ -193,7 +250,7 @@ export async function startBlobStandin(): Promise<BlobStandin> {
         case "mpu-create":
         case "mpu-upload":
         case "mpu-complete":
-          return handleMpu(rec.kind, res, headers, q, body);
+          return handleMpu(rec.kind, res, headers, q, body, client);
         case "delete":
           return handleDelete(res, body);
         case "head":
@@ -205,6 +262,23 @@ export async function startBlobStandin(): Promise<BlobStandin> {
       }
     } finally {
       inFlight--;
+    }
+  }
+
+  /** The payload of a valid client token of this store (signature checked), else undefined. */
+  function clientTokenPayload(authorization: string): ClientTokenPayload | undefined {
+    const m = /^Bearer vercel_blob_client_([^_]+)_(.+)$/.exec(authorization);
+    if (!m || m[1] !== storeId) return undefined;
+    const [signature, payload] = Buffer.from(m[2] ?? "", "base64").toString("utf8").split(".");
+    if (!signature || !payload) return undefined;
+    const expected = createHmac("sha256", token).update(payload).digest();
+    const given = Buffer.from(signature, "hex");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    try {
+      const parsed = JSON.parse(Buffer.from(payload, "base64").toString("utf8")) as ClientTokenPayload;
+      return typeof parsed.pathname === "string" && typeof parsed.validUntil === "number" ? parsed : undefined;
+    } catch {
+      return undefined;
     }
   }
 
@@ -263,7 +337,7 @@ export async function startBlobStandin(): Promise<BlobStandin> {
     sendJson(res, 200, putResult(store(w.pathname, w.access, body, headers)));
   }
 
-  function handleMpu(kind: RequestKind, res: ServerResponse, headers: Record<string, string>, q: URLSearchParams, body: Buffer): void {
+  function handleMpu(kind: RequestKind, res: ServerResponse, headers: Record<string, string>, q: URLSearchParams, body: Buffer, client: ClientTokenPayload | undefined): void {
     const pathname = q.get("pathname");
     if (kind === "mpu-create") {
       const w = checkWrite(res, headers, pathname);
@@ -301,10 +375,14 @@ export async function startBlobStandin(): Promise<BlobStandin> {
         if (i < sorted.length - 1 && got.bytes.length < MIN_PART_BYTES) return sendError(res, 400, "bad_request", `part ${p.partNumber} is too small`);
         chunks.push(got.bytes);
       }
+      const total = Buffer.concat(chunks);
+      if (client?.maximumSizeInBytes !== undefined && total.length > client.maximumSizeInBytes) {
+        return sendError(res, 400, "bad_request", `the file length cannot be greater than ${client.maximumSizeInBytes} bytes`);
+      }
       const w = checkWrite(res, headers, pathname);
       if (!w) return;
       uploads.delete(headers["x-mpu-upload-id"] ?? "");
-      return sendJson(res, 200, putResult(store(upload.pathname, w.access, Buffer.concat(chunks), headers)));
+      return sendJson(res, 200, putResult(store(upload.pathname, w.access, total, headers)));
     }
     sendError(res, 400, "bad_request", "unknown x-mpu-action");
   }

@@ -30,7 +30,7 @@ export async function startHostedStack(): Promise<{ pg: PgServer; blob: BlobStan
   // The Blob SDK's own variables.
   process.env.VERCEL_BLOB_API_URL = blob.apiUrl;
   process.env.VERCEL_BLOB_RETRIES = "0";
-  return { pg, blob, vars: { DATABASE_URL: pg.url, BLOB_READ_WRITE_TOKEN: blob.token } };
+  return { pg, blob, vars: { DATABASE_URL: pg.url, BLOB_READ_WRITE_TOKEN: blob.token, VERCEL_BLOB_API_URL: blob.apiUrl } };
 }
 
 export async function makeTestContext(vars: Record<string, string> = {}, overrides: ContextOverrides = {}): Promise<TestContext> {

@@ -1,5 +1,7 @@
-import { ApiReference } from "@scalar/nextjs-api-reference";
+import { referencePage } from "@/lib/openapi/reference";
+
+export const dynamic = "force-dynamic";
 
 // GET /docs/api – the interactive API reference (Scalar), rendered in the browser from
-// /openapi.json, beside the written guide at /docs.
-export const GET = ApiReference({ url: "/openapi.json", pageTitle: "dropsite API reference" });
+// /openapi.json, beside the written guide at /docs; its script comes from the app itself.
+export const GET = referencePage;

@@ -113,7 +113,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           <section className="card" aria-labelledby="redeploy-title">
             <h2 id="redeploy-title">Redeploy</h2>
             <p className="muted">Drop a folder, a zip or an HTML file: it replaces the content of {drop.name} and keeps its URL.</p>
-            <DropZone endpoint="/dashboard/upload" name={drop.name} />
+            <DropZone endpoint="/dashboard/upload" preflightEndpoint="/dashboard/preflight" name={drop.name} />
           </section>
         )}
       </main>

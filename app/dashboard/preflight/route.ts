@@ -1,0 +1,10 @@
+import { getContext } from "@/lib/context";
+import { json, routes } from "@/lib/http";
+import { preflightFromDashboard } from "@/lib/deploy/request";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
+  // POST /dashboard/preflight – the dashboard's drop zone: preflight as the session's account.
+  POST: async (req) => json(await preflightFromDashboard(await getContext(), req)),
+});
