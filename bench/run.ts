@@ -1,22 +1,32 @@
 // npm run bench – the serve path against a minimal Node static server and nginx, on the same
-// files, with one load generator (wrk, 64 connections). Not a test: numbers vary by machine;
-// results are recorded in docs/benchmarks.md. Needs the built app (`npm run build`), and the
-// Debian packages nginx and wrk; PostgreSQL 15 for the large-database row.
+// files, with one load generator (wrk, 64 connections); a 900-file zip deploy against `unzip -q`
+// with the server's memory growth; a redeploy of 500 files with 3 changed through the CLI's
+// preflight flow against a full deploy. Not a test: numbers vary by machine; results are
+// recorded in docs/benchmarks.md. Needs the built app (`npm run build`), and the Debian
+// packages nginx and wrk (serve), PostgreSQL 15 (the large-database row) and unzip (zip).
+// BENCH_ONLY=serve,pg,zip,redeploy runs only the named sections.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { createServer as createTcpServer, connect } from "node:net";
+import { zipSync, type Zippable } from "fflate";
 import path from "node:path";
 import { promisify } from "node:util";
 import { startPgServer, type PgServer } from "../tests/support/pg-server";
 import { freePort } from "../tests/support/net";
+import { accountWithKey } from "../tests/support/accounts";
+import { createContext } from "../lib/context";
+import { parseEnv } from "../lib/env";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DURATION = process.env.BENCH_SECONDS ?? "10";
 const CONNECTIONS = 64;
+const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,pg,zip,redeploy").split(",").map((x) => x.trim()));
+const want = (section: string) => ONLY.has(section);
 
 interface WrkResult {
   rps: number;
@@ -57,8 +67,8 @@ async function wrk(port: number, host: string, pathname: string, headers: Record
 
 // --- the three servers -------------------------------------------------------------------------
 
-async function startApp(dataDir: string, vars: Record<string, string> = {}): Promise<{ port: number; proc: ChildProcess; stop: () => Promise<void> }> {
-  const port = await freePort();
+async function startApp(dataDir: string, vars: Record<string, string> = {}, port?: number): Promise<{ port: number; proc: ChildProcess; stop: () => Promise<void> }> {
+  port ??= await freePort();
   const proc = spawn(process.execPath, ["server.mjs"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, BASE_URL: `http://localhost:${port}`, SERVE_DOMAIN: `localhost:${port}`, RATE_LIMIT_DEPLOYS_PER_MINUTE: "100000", ...vars },
@@ -194,9 +204,7 @@ async function measure(port: number, host: string, pathname: string, headers: Re
   return wrk(port, host, pathname, headers);
 }
 
-async function main() {
-  if (!existsSync(path.join(ROOT, ".next", "dropsite", "data-plane.mjs"))) throw new Error("run `npm run build` first");
-  const work = await mkdtemp(path.join(tmpdir(), "dropsite-bench-"));
+async function serveSections(work: string, rows: string[]) {
   const siteDir = path.join(work, "site");
   await mkdir(siteDir);
   const page = new TextEncoder().encode(`<!doctype html><title>bench</title>${"<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>".repeat(160)}`.slice(0, 10 * 1024));
@@ -205,60 +213,285 @@ async function main() {
   for (const [p, b] of Object.entries(site)) await writeFile(path.join(siteDir, p), b);
   const etag = `"${createHash("sha256").update(page).digest("hex")}"`;
 
+  let pg: PgServer | undefined;
+  if (want("serve")) {
+    const app = await startApp(path.join(work, "data"));
+    const nginx = await startNginx(siteDir, path.join(work, "nginx"));
+    const node = await startNodeStatic(siteDir);
+    try {
+      const slug = await deploySite(app.port, site);
+      const appHost = `${slug}.localhost:${app.port}`;
+      const nginxEtag = String((await http(nginx.port, "localhost", "/index.html")).headers.etag);
+      const nodeEtag = String((await http(node.port, "localhost", "/index.html")).headers.etag);
+      const scenarios: [string, string, (server: "app" | "node" | "nginx") => Record<string, string>][] = [
+        ["10 KB page", "/index.html", () => ({})],
+        ["1 MB asset", "/photo.jpg", () => ({})],
+        ["304 (If-None-Match)", "/index.html", (s) => ({ "If-None-Match": s === "app" ? etag : s === "node" ? nodeEtag : nginxEtag })],
+        ["range (64 KB of the 1 MB asset)", "/photo.jpg", () => ({ Range: "bytes=0-65535" })],
+      ];
+      rows.push(`wrk -t2 -c${CONNECTIONS} -d${DURATION}s after a 1 s warm-up, one run each, loopback`, "");
+      rows.push("| scenario | dropsite (built app) | minimal Node | nginx (1 worker) | app ÷ Node (req/s) | app p99 ÷ Node p99 | app ÷ nginx (req/s) |", "|---|---|---|---|---|---|---|");
+      for (const [name, p, headers] of scenarios) {
+        const a = await measure(app.port, appHost, p, headers("app"));
+        const n = await measure(node.port, "localhost", p, headers("node"));
+        const x = await measure(nginx.port, "localhost", p, headers("nginx"));
+        rows.push(`| ${name} | ${fmt(a)} | ${fmt(n)} | ${fmt(x)} | ${(a.rps / n.rps).toFixed(2)}× | ${(a.p99ms / n.p99ms).toFixed(2)}× | ${(a.rps / x.rps).toFixed(2)}× |`);
+        console.error(rows.at(-1));
+      }
+    } finally {
+      await app.stop();
+      await nginx.stop();
+      await node.stop();
+    }
+  }
+
+  if (want("pg") && process.env.BENCH_SKIP_PG !== "1") {
+    pg = await startPgServer();
+    const onPg = await startApp(path.join(work, "data-pg"), { DATABASE_URL: pg.url });
+    try {
+      const s1 = await deploySite(onPg.port, site);
+      const small = await measure(onPg.port, `${s1}.localhost:${onPg.port}`, "/index.html");
+      await bulkRows(pg, 100_000, 10);
+      const s2 = await deploySite(onPg.port, site);
+      const large = await measure(onPg.port, `${s2}.localhost:${onPg.port}`, "/index.html");
+      rows.push("", "| 10 KB page on PostgreSQL | result |", "|---|---|");
+      rows.push(`| small database (2 drops) | ${fmt(small)} |`);
+      rows.push(`| 100,002 drops, 1,000,002 file rows | ${fmt(large)} (${(large.rps / small.rps).toFixed(2)}× the small database) |`);
+    } finally {
+      await onPg.stop();
+      await pg.stop();
+    }
+  }
+}
+
+// --- deploys -----------------------------------------------------------------------------------
+
+const MB = 1024 * 1024;
+const mb = (n: number) => `${(n / MB).toFixed(1)} MB`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** Deterministic text (a small vocabulary, compresses like prose or code) of about `size` bytes. */
+function prose(size: number, seed: number): Uint8Array {
+  const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua function return const".split(" ");
+  let x = seed || 1;
+  const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const parts: string[] = [];
+  let n = 0;
+  while (n < size) {
+    const w = `${words[Math.floor(rnd() * words.length)]}${rnd() < 0.3 ? Math.floor(rnd() * 1e6) : ""}${rnd() < 0.1 ? "\n" : " "}`;
+    parts.push(w);
+    n += w.length;
+  }
+  return new TextEncoder().encode(parts.join("").slice(0, size));
+}
+
+/** Accounts on a plan with live keys, made in the app's embedded store before the app starts. */
+async function makeAccounts(dataDir: string, count: number): Promise<string[]> {
+  const ctx = await createContext(parseEnv({ DATA_DIR: dataDir, BASE_URL: "http://localhost:3000", SERVE_DOMAIN: "localhost:3000", NODE_ENV: "production" }));
+  try {
+    const keys: string[] = [];
+    for (let i = 0; i < count; i++) keys.push((await accountWithKey(ctx, "pro")).apiKey);
+    return keys;
+  } finally {
+    await ctx.dbHandle.close();
+  }
+}
+
+function procStatus(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN) * 1024;
+}
+
+/** Sends a body and times the answer (first byte sent to last byte received). */
+function post(port: number, pathname: string, body: Uint8Array, headers: Record<string, string>): Promise<{ status: number; body: string; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: pathname, method: "POST", headers: { host: `localhost:${port}`, "content-length": String(body.byteLength), ...headers } }, (res) => {
+      let data = "";
+      res.on("data", (c) => (data += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, ms: performance.now() - t0 }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/**
+ * (a) A 900-file archive of about 25 MB (a third random binary stored as is, two thirds text
+ * deflated, as `zip -r` makes them) deployed to the built app, against `unzip -q` of the same
+ * archive to a folder on the same disk. The server's peak resident memory during each deploy
+ * is read from /proc (VmHWM, reset before each deploy through clear_refs; polled VmRSS where
+ * that is not allowed) and set against its resident memory just before.
+ */
+async function zipSection(work: string, rows: string[]) {
+  const tree: Zippable = {};
+  for (let i = 0; i < 900; i++) {
+    const dir = `site/d${i % 30}`;
+    if (i % 3 === 0) tree[`${dir}/b${i}.bin`] = [new Uint8Array(randomBytes(64 * 1024)), { level: 0 }];
+    else tree[`${dir}/t${i}.txt`] = [prose(60 * 1024, i + 1), { level: 6 }];
+  }
+  const archive = zipSync(tree);
+  const unpacked = Object.values(tree).reduce((n, v) => n + (v as [Uint8Array, unknown])[0].byteLength, 0);
+  const zipPath = path.join(work, "site.zip");
+  await writeFile(zipPath, archive);
+  const unzip = async (i: number) => {
+    const out = path.join(work, `unzipped-${i}`);
+    const t0 = performance.now();
+    await run("unzip", ["-q", zipPath, "-d", out]);
+    const ms = performance.now() - t0;
+    await rm(out, { recursive: true, force: true });
+    return ms;
+  };
+  const runs = Number(process.env.BENCH_ZIP_RUNS ?? "5");
+  const dataDir = path.join(work, "data-zip");
+  const keys = await makeAccounts(dataDir, 2 * runs);
+  const small: Zippable = {};
+  for (let i = 0; i < 40; i++) small[`warm/f${i}.txt`] = prose(4096, 500 + i);
+  const warmZip = zipSync(small);
+  const unzipMs: number[] = [];
+  const deployMs: number[] = [];
+  const ratios: number[] = [];
+  const growth: number[] = [];
+  // Paired runs (an unzip, then a deploy) so both see the same load on a shared machine. Each
+  // deploy runs in a fresh server process, warmed up by a small zip deploy (the code paths are
+  // loaded), so its memory growth is the archive's and not a previous deploy's heap.
+  for (let i = 0; i < runs; i++) {
+    const app = await startApp(dataDir);
+    const pid = app.proc.pid!;
+    try {
+      const warm = await post(app.port, "/deploy", warmZip, { "content-type": "application/zip", authorization: `Bearer ${keys[2 * i]}` });
+      if (warm.status !== 200) throw new Error(`warm-up deploy failed: ${warm.status} ${warm.body}`);
+      const u = await unzip(i);
+      const before = procStatus(pid, "VmRSS");
+      let resetPeak = true;
+      try {
+        writeFileSync(`/proc/${pid}/clear_refs`, "5");
+      } catch {
+        resetPeak = false;
+      }
+      let polled = before;
+      const poll = setInterval(() => (polled = Math.max(polled, procStatus(pid, "VmRSS"))), 5);
+      // A fresh account: every content is stored (nothing deduplicated).
+      const res = await post(app.port, "/deploy", archive, { "content-type": "application/zip", authorization: `Bearer ${keys[2 * i + 1]}` });
+      clearInterval(poll);
+      if (res.status !== 200) throw new Error(`zip deploy failed: ${res.status} ${res.body}`);
+      const peak = Math.max(polled, resetPeak ? procStatus(pid, "VmHWM") : 0);
+      console.error(`pair ${i}: unzip ${u.toFixed(0)} ms, deploy ${res.ms.toFixed(0)} ms, peak RSS +${mb(peak - before)} (before ${mb(before)})`);
+      unzipMs.push(u);
+      deployMs.push(res.ms);
+      ratios.push(res.ms / u);
+      growth.push(peak - before);
+    } finally {
+      await app.stop();
+    }
+  }
+  const g = Math.max(...growth);
+  const list = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(", ");
+  rows.push("", `Zip deploy: ${Object.keys(tree).length} files, archive ${mb(archive.byteLength)}, unpacked ${mb(unpacked)}; ${runs} paired runs (an unzip, then a deploy to a fresh account in a fresh server process warmed up by a 40-file zip deploy); medians`, "");
+  rows.push("| measurement | result | target |", "|---|---|---|");
+  rows.push(`| \`unzip -q\` to a folder | ${median(unzipMs).toFixed(0)} ms (${list(unzipMs)}) | |`);
+  rows.push(`| POST /deploy (application/zip, pro key, PGlite + filesystem) | ${median(deployMs).toFixed(0)} ms (${list(deployMs)}) | |`);
+  rows.push(`| deploy ÷ unzip, per pair | ${median(ratios).toFixed(2)}× (${list(ratios, 2)}) | ≤ 2× |`);
+  rows.push(`| server peak RSS growth during a deploy (largest of ${growth.length}) | ${mb(g)} = ${(g / archive.byteLength).toFixed(2)}× the archive (${growth.map((x) => (x / archive.byteLength).toFixed(2)).join(", ")}) | < 2× |`);
+}
+
+/** A TCP relay that counts the bytes a client sends (requests, headers and bodies). */
+async function countingProxy(target: number): Promise<{ port: number; sent: () => number; reset: () => void; close: () => Promise<void> }> {
+  let sent = 0;
+  const server = createTcpServer((client) => {
+    const upstream = connect(target, "127.0.0.1");
+    client.on("data", (d) => (sent += d.byteLength));
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", end);
+    upstream.on("error", end);
+    client.on("close", end);
+    upstream.on("close", end);
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+  return { port, sent: () => sent, reset: () => void (sent = 0), close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/**
+ * (b) A 500-file site (3.9 MB: pages, scripts, styles, images) deployed as a named drop by the
+ * CLI (cli/dist/dropsite.mjs: hash, preflight, upload what is missing, deploy by reference),
+ * then redeployed with 3 files changed; against a full deploy of the same site (the CLI's first
+ * deploy, every content uploaded) and a zip of the whole site (what every redeploy sent before
+ * contents were addressed by hash). Bytes are counted on the wire by a relay in front of the app
+ * (the app's BASE_URL points at it, so upload targets go through it too).
+ */
+async function redeploySection(work: string, rows: string[]) {
+  const siteDir = path.join(work, "site-500");
+  const files = new Map<string, Uint8Array>();
+  for (let i = 0; i < 500; i++) {
+    const kind = i % 5;
+    const rel = kind === 0 ? `pages/p${i}.html` : kind === 1 ? `js/m${i}.js` : kind === 2 ? `css/s${i}.css` : `img/i${i}.png`;
+    files.set(rel, kind >= 3 ? new Uint8Array(randomBytes(10 * 1024)) : prose(6 * 1024, i + 7));
+  }
+  files.set("index.html", prose(4 * 1024, 999));
+  files.delete("pages/p0.html");
+  for (const [rel, bytes] of files) {
+    await mkdir(path.dirname(path.join(siteDir, rel)), { recursive: true });
+    await writeFile(path.join(siteDir, rel), bytes);
+  }
+  const total = [...files.values()].reduce((n, b) => n + b.byteLength, 0);
+  const dataDir = path.join(work, "data-redeploy");
+  const [key, zipKey] = await makeAccounts(dataDir, 2);
+  const appPort = await freePort();
+  const relay = await countingProxy(appPort);
+  const app = await startApp(dataDir, { BASE_URL: `http://localhost:${relay.port}`, SERVE_DOMAIN: `localhost:${relay.port}` }, appPort);
+  const cli = async (args: string[]) => {
+    relay.reset();
+    const t0 = performance.now();
+    const out = await run(process.execPath, [path.join(ROOT, "cli/dist/dropsite.mjs"), ...args], {
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOME: work, XDG_CONFIG_HOME: path.join(work, "cli-config"), DROP_API_URL: `http://localhost:${relay.port}`, DROP_API_KEY: key! },
+    });
+    return { ms: performance.now() - t0, sent: relay.sent(), stderr: out.stderr };
+  };
+  try {
+    const full = await cli(["deploy", siteDir, "--name", "bench-site", "--json"]);
+    const changed = ["index.html", "js/m1.js", "css/s2.css"];
+    for (const rel of changed) await writeFile(path.join(siteDir, rel), prose(files.get(rel)!.byteLength, 4242));
+    const again = await cli(["deploy", siteDir, "--name", "bench-site", "--json"]);
+    const unchanged = /(\d+) of (\d+) files? unchanged/.exec(again.stderr)?.[0] ?? "?";
+    // The old way: the whole site as one zip, every byte again.
+    const tree: Zippable = {};
+    for (const rel of files.keys()) tree[rel] = new Uint8Array(await readFile(path.join(siteDir, rel)));
+    const archive = zipSync(tree, { level: 6 });
+    relay.reset();
+    const z = await post(relay.port, "/deploy?name=bench-zip", archive, { "content-type": "application/zip", authorization: `Bearer ${zipKey}` });
+    if (z.status !== 200) throw new Error(`zip deploy failed: ${z.status} ${z.body}`);
+    const zipSent = relay.sent();
+    rows.push("", `Redeploy: ${files.size} files (${mb(total)}), 3 changed; the CLI's preflight flow (wall time of the CLI process, bytes on the wire client → app)`, "");
+    rows.push("| deploy | bytes sent | time |", "|---|---|---|");
+    rows.push(`| CLI, first deploy (all ${files.size} contents uploaded) | ${full.sent.toLocaleString("en-US")} | ${full.ms.toFixed(0)} ms |`);
+    rows.push(`| CLI, redeploy with 3 changed files (${unchanged}) | ${again.sent.toLocaleString("en-US")} (${((again.sent / full.sent) * 100).toFixed(1)}% of the full deploy) | ${again.ms.toFixed(0)} ms (${(again.ms / full.ms).toFixed(2)}×) |`);
+    rows.push(`| the whole site as one zip (every redeploy before content addressing) | ${zipSent.toLocaleString("en-US")} | ${z.ms.toFixed(0)} ms (request only) |`);
+  } finally {
+    await app.stop();
+    await relay.close();
+  }
+}
+
+async function main() {
+  if (!existsSync(path.join(ROOT, ".next", "dropsite", "data-plane.mjs"))) throw new Error("run `npm run build` first");
+  const work = await mkdtemp(path.join(tmpdir(), "dropsite-bench-"));
   const rows: string[] = [];
   const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
   const loadBefore = load();
-  const app = await startApp(path.join(work, "data"));
-  const nginx = await startNginx(siteDir, path.join(work, "nginx"));
-  const node = await startNodeStatic(siteDir);
-  let pg: PgServer | undefined;
   try {
-    const slug = await deploySite(app.port, site);
-    const appHost = `${slug}.localhost:${app.port}`;
-    const nginxEtag = String((await http(nginx.port, "localhost", "/index.html")).headers.etag);
-    const nodeEtag = String((await http(node.port, "localhost", "/index.html")).headers.etag);
-    const scenarios: [string, string, (server: "app" | "node" | "nginx") => Record<string, string>][] = [
-      ["10 KB page", "/index.html", () => ({})],
-      ["1 MB asset", "/photo.jpg", () => ({})],
-      ["304 (If-None-Match)", "/index.html", (s) => ({ "If-None-Match": s === "app" ? etag : s === "node" ? nodeEtag : nginxEtag })],
-      ["range (64 KB of the 1 MB asset)", "/photo.jpg", () => ({ Range: "bytes=0-65535" })],
-    ];
-    rows.push("| scenario | dropsite (built app) | minimal Node | nginx (1 worker) | app ÷ Node (req/s) | app p99 ÷ Node p99 | app ÷ nginx (req/s) |", "|---|---|---|---|---|---|---|");
-    for (const [name, p, headers] of scenarios) {
-      const a = await measure(app.port, appHost, p, headers("app"));
-      const n = await measure(node.port, "localhost", p, headers("node"));
-      const x = await measure(nginx.port, "localhost", p, headers("nginx"));
-      rows.push(`| ${name} | ${fmt(a)} | ${fmt(n)} | ${fmt(x)} | ${(a.rps / n.rps).toFixed(2)}× | ${(a.p99ms / n.p99ms).toFixed(2)}× | ${(a.rps / x.rps).toFixed(2)}× |`);
-      console.error(rows.at(-1));
-    }
-    await app.stop();
-
-    if (process.env.BENCH_SKIP_PG !== "1") {
-      pg = await startPgServer();
-      const onPg = await startApp(path.join(work, "data-pg"), { DATABASE_URL: pg.url });
-      try {
-        const s1 = await deploySite(onPg.port, site);
-        const small = await measure(onPg.port, `${s1}.localhost:${onPg.port}`, "/index.html");
-        await bulkRows(pg, 100_000, 10);
-        const s2 = await deploySite(onPg.port, site);
-        const large = await measure(onPg.port, `${s2}.localhost:${onPg.port}`, "/index.html");
-        rows.push("", "| 10 KB page on PostgreSQL | result |", "|---|---|");
-        rows.push(`| small database (2 drops) | ${fmt(small)} |`);
-        rows.push(`| 100,002 drops, 1,000,002 file rows | ${fmt(large)} (${(large.rps / small.rps).toFixed(2)}× the small database) |`);
-      } finally {
-        await onPg.stop();
-      }
-    }
+    await serveSections(work, rows);
+    if (want("zip")) await zipSection(work, rows);
+    if (want("redeploy")) await redeploySection(work, rows);
   } finally {
-    await app.stop().catch(() => undefined);
-    await nginx.stop();
-    await node.stop();
-    await pg?.stop();
     await rm(work, { recursive: true, force: true });
   }
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`);
-  console.log(`Load average before: ${loadBefore}; after: ${load()}`);
-  console.log(`wrk -t2 -c${CONNECTIONS} -d${DURATION}s after a 1 s warm-up, one run each, loopback\n`);
+  console.log(`Load average before: ${loadBefore}; after: ${load()}\n`);
   console.log(rows.join("\n"));
 }
 

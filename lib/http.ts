@@ -51,28 +51,54 @@ export function json(body: unknown, status = 200, headers: Record<string, string
  */
 export async function readBodyCapped(req: Request, cap: number, tooLarge: () => ApiError): Promise<Uint8Array> {
   const declared = req.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > cap) throw tooLarge();
+  const length = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;
+  if (length !== undefined && length > cap) throw tooLarge();
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
+  // One buffer of the declared length, filled as chunks arrive (a body is held once, not as
+  // chunks and then a copy); without a length, or past it, the buffer grows by doubling.
+  let out = new Uint8Array(length ?? 64 * 1024);
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
+    if (total + value.byteLength > cap) {
       await reader.cancel().catch(() => undefined);
       throw tooLarge();
     }
-    chunks.push(value);
+    if (total + value.byteLength > out.byteLength) {
+      const grown = new Uint8Array(Math.min(cap, Math.max(out.byteLength * 2, total + value.byteLength)));
+      grown.set(out.subarray(0, total));
+      out = grown;
+    }
+    out.set(value, total);
+    total += value.byteLength;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
+  return total === out.byteLength ? out : out.subarray(0, total);
+}
+
+/**
+ * Reads a body as the chunks it arrived in, never joined (a zip is read by ranges: holding it
+ * once costs its size, where joining would briefly cost twice that); nothing past the cap.
+ */
+export async function readBodyChunksCapped(req: Request, cap: number, tooLarge: () => ApiError): Promise<{ chunks: Uint8Array[]; length: number }> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > cap) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  if (!req.body) return { chunks, length };
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    if (value.byteLength > 0) chunks.push(value);
   }
-  return out;
+  return { chunks, length };
 }
 
 /**

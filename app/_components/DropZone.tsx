@@ -1,6 +1,6 @@
 "use client";
 
-import { zipSync, type Zippable } from "fflate";
+import { zipForDeploy } from "@/lib/deploy/pack";
 import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { describeSkip, ignoreFilesAmong, selectFiles, type Selection } from "@/lib/files/ignore";
@@ -217,11 +217,12 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
         else if (typeof crypto !== "undefined" && crypto.subtle) await sendByContent(files);
         else {
           // No Web Crypto (a page served over plain http from another host than localhost): one
-          // zip, entries stored uncompressed so the server's decompression-ratio rule never refuses it.
+          // zip, with entries stored uncompressed where the server's decompression-ratio rule
+          // needs it (zipForDeploy), so that rule never refuses it.
           setPhase({ kind: "zipping", files: files.length });
-          const tree: Zippable = {};
+          const tree: Record<string, Uint8Array> = {};
           for (const f of files) tree[f.path] = new Uint8Array(await f.file.arrayBuffer());
-          await sendWhole(files, new Blob([zipSync(tree, { level: 0 })], { type: "application/zip" }), "application/zip");
+          await sendWhole(files, new Blob([zipForDeploy(tree)], { type: "application/zip" }), "application/zip");
         }
       } catch (err) {
         if (err instanceof RequestFailed) setPhase({ kind: "error", error: err.message, code: err.code, hint: err.hint });

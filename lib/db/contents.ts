@@ -44,6 +44,16 @@ export async function markContentStored(db: Db, scope: string, sha256: string, s
   await db.update(contents).set({ storageRef }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
 }
 
+/** Records where the verified bytes of several contents are stored, in one statement. */
+export async function markContentsStored(db: Db, scope: string, stored: Array<{ sha256: string; storageRef: string }>): Promise<void> {
+  if (stored.length === 0) return;
+  const ref = sql.join([sql`case ${contents.sha256}`, ...stored.map((s) => sql`when ${s.sha256} then ${s.storageRef}`), sql`end`], sql` `);
+  await db
+    .update(contents)
+    .set({ storageRef: sql`${ref}` })
+    .where(and(eq(contents.scope, scope), inArray(contents.sha256, stored.map((s) => s.sha256))));
+}
+
 export async function unpinContents(db: Db, scope: string, shas: string[]): Promise<void> {
   if (shas.length === 0) return;
   await db

@@ -1,9 +1,9 @@
 import { ApiError } from "../errors";
-import { readBodyCapped } from "../http";
+import { readBodyCapped, readBodyChunksCapped } from "../http";
 import { filesBodySchema } from "../schemas";
-import type { TierLimits } from "../plans";
+import { limits as planLimits, type TierLimits } from "../plans";
 import { normalizeFiles, type InputFile } from "./paths";
-import { unzipBody } from "./zip";
+import { openZip } from "./zip";
 import { findDuplicateKey, isBase64 } from "./json";
 
 // Turns a deploy request body into a list of validated files, by Content-Type:
@@ -34,6 +34,21 @@ export function fileCapError(count: number, max: number, paid: boolean): ApiErro
 
 export function tooLargeError(message: string, paid: boolean): ApiError {
   return new ApiError("payload_too_large", message, { docs: "limits", ...upgradeHint(paid) });
+}
+
+/**
+ * A zip that unpacks past the decompression ratio. The hint says what really lifts it: a plan
+ * only if some plan allows a higher ratio (today none does), else sending the folder without a
+ * zip or storing the compressible entries uncompressed.
+ */
+export function ratioError(message: string, ratio: number): ApiError {
+  const most = Math.max(...Object.values(planLimits).map((l) => l.decompressionRatio));
+  const plan = ratio < most ? `Paid plans allow up to ${most}x; see upgrade_url.` : `No plan lifts this: archives unpack to at most ${ratio}x their size on every plan.`;
+  return new ApiError("payload_too_large", message, {
+    hint: `${plan} Deploy the folder with the CLI (\`dropsite deploy ./site\` sends files, not a zip) or the preflight upload flow, or store the highly compressible entries uncompressed (\`zip -0\`, or \`zip -n .js:.json:.css:.html:.svg\`).`,
+    upgrade: ratio < most,
+    docs: "zip",
+  });
 }
 
 /**
@@ -132,25 +147,27 @@ export async function readDeployFiles(req: Request, limits: TierLimits, paid: bo
   const form = bodyForm(req.headers.get("content-type"));
   const cap = form === "zip" ? limits.zipBytes : limits.bodyBytes;
   const what = form === "zip" ? "Zip archives" : "HTML and JSON bodies";
-  const buf = await readBodyCapped(req, cap, () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid));
-  if (buf.byteLength === 0) {
+  const tooLarge = () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid);
+  // A zip is kept as the chunks it arrived in (read by ranges, entry by entry); other bodies whole.
+  const body = form === "zip" ? await readBodyChunksCapped(req, cap, tooLarge) : await readBodyCapped(req, cap, tooLarge);
+  const length = body instanceof Uint8Array ? body.byteLength : body.length;
+  if (length === 0) {
     throw new ApiError("invalid_request", "The request body is empty.", {
       hint: "Send HTML (text/html), a FilesBody (application/json) or a zip (application/zip).",
       docs: "deploy",
     });
   }
   let files: InputFile[];
-  if (form === "html") {
-    files = [{ path: "index.html", bytes: buf }];
-  } else if (form === "json") {
-    files = decodeFilesBody(buf, limits, paid);
+  if (body instanceof Uint8Array) {
+    files = form === "html" ? [{ path: "index.html", bytes: body }] : decodeFilesBody(body, limits, paid);
   } else {
-    files = unzipBody(buf, {
+    files = openZip(body.chunks, {
       maxFiles: limits.filesPerRequest,
-      maxTotalBytes: buf.byteLength * limits.decompressionRatio,
+      maxTotalBytes: length * limits.decompressionRatio,
       maxFileBytes: limits.fileBytes,
       tooManyFiles: (n) => fileCapError(n, limits.filesPerRequest, paid),
       tooLarge: (m) => tooLargeError(m, paid),
+      overRatio: (m) => ratioError(m, limits.decompressionRatio),
     });
   }
   return normalizeFiles(files);

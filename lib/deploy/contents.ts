@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES } from "../plans";
-import { mapLimit } from "../storage/types";
-import { findContent, groupByScope, markContentStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
+import { mapLimit, type Storage } from "../storage/types";
+import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
 import { contentTypeFor } from "../drops/content-type";
@@ -18,6 +19,15 @@ import { contentTypeFor } from "../drops/content-type";
 const PUT_CONCURRENCY = 8;
 /** Direct uploads read back at once by one deploy. */
 const VERIFY_CONCURRENCY = 4;
+/** Deferred entries (zip) inflated at once: Node's zlib runs them on its thread pool (4 threads). */
+const READ_CONCURRENCY = 4;
+/**
+ * Deferred bytes are read and stored in waves of consecutive files up to this many unpacked
+ * bytes (a larger file is a wave of its own); the next wave is read while one is stored, so a
+ * deploy holds at most two waves of unpacked bytes besides its archive.
+ */
+const WAVE_BYTES = 8 * 1024 * 1024;
+const WAVE_FILES = 256;
 
 /** The content scope of an account's bytes. */
 export function accountScope(accountId: string): string {
@@ -48,49 +58,201 @@ export interface StoreOutcome {
   pinned: string[];
 }
 
+/** One deploy's pins and the stored refs it knows, shared by its inline, referenced and deferred files. */
+class ContentBatch {
+  readonly pinned = new Set<string>();
+  readonly refs = new Map<string, string | null>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly scope: string,
+  ) {}
+
+  /**
+   * Stores one large content by streaming: `chunks` yields its bytes (each call reads them
+   * anew), hashed first, then pinned, and streamed to storage only if the scope lacks them.
+   */
+  async storeLarge(chunks: () => AsyncIterable<Uint8Array>): Promise<string> {
+    const hash = createHash("sha256");
+    let size = 0;
+    for await (const chunk of chunks()) {
+      hash.update(chunk);
+      size += chunk.byteLength;
+    }
+    const sha256 = hash.digest("hex");
+    if (!this.pinned.has(sha256)) {
+      let rows: PinnedContent[];
+      try {
+        rows = await pinContents(this.ctx.db, this.scope, [{ sha256, size }], new Date(this.ctx.now()));
+      } catch (err) {
+        throw upstreamUnavailable("database", err);
+      }
+      this.pinned.add(sha256);
+      for (const r of rows) this.refs.set(r.sha256, r.storageRef);
+    }
+    if (this.refs.get(sha256)) return sha256;
+    let storageRef: string;
+    try {
+      storageRef = await putVerified(this.ctx.storage, contentKey(this.scope, sha256), sha256, chunks());
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw upstreamUnavailable("file storage", err);
+    }
+    try {
+      await markContentsStored(this.ctx.db, this.scope, [{ sha256, storageRef }]);
+    } catch (err) {
+      throw upstreamUnavailable("database", err);
+    }
+    this.refs.set(sha256, storageRef);
+    return sha256;
+  }
+
+  /** Pins the contents not pinned yet by this deploy, then stores the bytes of those without any. */
+  async store(items: Map<string, Uint8Array>): Promise<void> {
+    const keys = [...items].filter(([sha]) => !this.pinned.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
+    let rows: PinnedContent[];
+    try {
+      rows = await pinContents(this.ctx.db, this.scope, keys, new Date(this.ctx.now()));
+    } catch (err) {
+      throw upstreamUnavailable("database", err);
+    }
+    for (const k of keys) this.pinned.add(k.sha256);
+    for (const r of rows) this.refs.set(r.sha256, r.storageRef);
+    const stored: Array<{ sha256: string; storageRef: string }> = [];
+    try {
+      await mapLimit(
+        keys.filter((k) => !this.refs.get(k.sha256)),
+        PUT_CONCURRENCY,
+        async (k) => {
+          const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
+          stored.push({ sha256: k.sha256, storageRef });
+        },
+      );
+    } catch (err) {
+      // What did reach storage is recorded, so the purge that follows removes it.
+      await markContentsStored(this.ctx.db, this.scope, stored).catch(() => undefined);
+      throw upstreamUnavailable("file storage", err);
+    }
+    try {
+      await markContentsStored(this.ctx.db, this.scope, stored);
+    } catch (err) {
+      throw upstreamUnavailable("database", err);
+    }
+    for (const s of stored) this.refs.set(s.sha256, s.storageRef);
+  }
+}
+
 /**
  * Pins the contents of files in a scope, stores the bytes of those not yet stored, and returns
- * the file references. On a storage failure the pins are released and what only this deploy
- * stored is purged; the failure is thrown as 503.
+ * the file references. Deferred bytes (zip entries) are read, verified and hashed wave by wave
+ * and stored as they come, so no deploy holds all its unpacked bytes at once. On any failure
+ * (storage, database, or an entry that does not verify) the pins are released and what only
+ * this deploy stored is purged; storage and database failures are thrown as 503, the input's
+ * own errors (invalid_zip) as they are.
  */
 export async function storeContents(ctx: AppContext, scope: string, input: InputFile[]): Promise<StoreOutcome> {
-  const inline = input.filter((f) => !f.ref).map((f) => ({ ...f, sha256: sha256Hex(f.bytes), size: f.bytes.byteLength }));
+  const shaOf = new Map<InputFile, string>();
   const unique = new Map<string, Uint8Array>();
-  for (const f of inline) unique.set(f.sha256, f.bytes);
-  const keys = [...unique].map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
-  const refs = new Map<string, string | null>();
-  const referenced = await pinReferences(ctx, scope, input, unique);
-  for (const r of referenced) refs.set(r.sha256, r.storageRef);
-  let pinned: PinnedContent[];
-  try {
-    pinned = await pinContents(ctx.db, scope, keys, new Date(ctx.now()));
-  } catch (err) {
-    await releaseContents(ctx, scope, referenced.map((r) => r.sha256), { purge: false });
-    throw upstreamUnavailable("database", err);
+  for (const f of input) {
+    if (f.ref || f.source) continue;
+    const sha = sha256Hex(f.bytes);
+    shaOf.set(f, sha);
+    unique.set(sha, f.bytes);
   }
-  for (const p of pinned) refs.set(p.sha256, p.storageRef);
-  const shas = [...referenced.map((r) => r.sha256), ...keys.map((k) => k.sha256)];
+  const referenced = await pinReferences(ctx, scope, input, unique);
+  const batch = new ContentBatch(ctx, scope);
+  for (const r of referenced) {
+    batch.pinned.add(r.sha256);
+    batch.refs.set(r.sha256, r.storageRef);
+  }
   try {
-    await mapLimit(
-      keys.filter((k) => !refs.get(k.sha256)),
-      PUT_CONCURRENCY,
-      async (k) => {
-        const ref = await ctx.storage.put(contentKey(scope, k.sha256), unique.get(k.sha256)!, "application/octet-stream");
-        await markContentStored(ctx.db, scope, k.sha256, ref);
-        refs.set(k.sha256, ref);
-      },
-    );
+    await batch.store(unique);
+    await storeDeferred(batch, input.filter((f) => f.source), shaOf);
   } catch (err) {
-    await releaseContents(ctx, scope, shas, { purge: true });
-    throw upstreamUnavailable("file storage", err);
+    await releaseContents(ctx, scope, [...batch.pinned], { purge: true });
+    throw err;
   }
   return {
-    pinned: shas,
+    pinned: [...batch.pinned],
     files: input.map((f) => {
-      const sha256 = f.ref?.sha256 ?? sha256Hex(f.bytes);
-      return { path: f.path, sha256, size: f.ref?.size ?? f.bytes.byteLength, contentType: contentTypeFor(f.path), storageRef: refs.get(sha256)! };
+      const sha256 = f.ref?.sha256 ?? shaOf.get(f)!;
+      const size = f.ref?.size ?? f.source?.size ?? f.bytes.byteLength;
+      return { path: f.path, sha256, size, contentType: contentTypeFor(f.path), storageRef: batch.refs.get(sha256)! };
     }),
   };
+}
+
+/**
+ * Stores one content from a stream that yields its bytes (failing at the end if they do not
+ * verify), hashing them again on the way: a stream that does not end in `sha256` fails the put.
+ */
+async function putVerified(storage: Storage, key: string, sha256: string, chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const checked = async function* () {
+    const hash = createHash("sha256");
+    for await (const chunk of chunks) {
+      hash.update(chunk);
+      yield chunk;
+    }
+    if (hash.digest("hex") !== sha256) throw new Error(`the bytes of ${key} changed between two reads`);
+  };
+  return storage.putStream(key, Readable.toWeb(Readable.from(checked())) as ReadableStream<Uint8Array>, "application/octet-stream");
+}
+
+/** Consecutive files up to WAVE_BYTES (or WAVE_FILES) of deferred bytes. */
+function waves(files: InputFile[]): InputFile[][] {
+  const out: InputFile[][] = [];
+  let wave: InputFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    const size = f.source!.size;
+    if (wave.length > 0 && (bytes + size > WAVE_BYTES || wave.length >= WAVE_FILES)) {
+      out.push(wave);
+      wave = [];
+      bytes = 0;
+    }
+    wave.push(f);
+    bytes += size;
+  }
+  if (wave.length > 0) out.push(wave);
+  return out;
+}
+
+/**
+ * Reads (inflates, verifies, hashes) and stores deferred files wave by wave, reading the next
+ * wave while the current one is stored. A failure stops at the current wave; the read ahead
+ * is awaited (it stores nothing) before the caller cleans up.
+ */
+async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: Map<InputFile, string>): Promise<void> {
+  // A file larger than a wave is never held whole: it is streamed twice (to hash, to store).
+  for (const f of deferred) if (f.source!.size > WAVE_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
+  const files = deferred.filter((f) => f.source!.size <= WAVE_BYTES);
+  const read = (wave: InputFile[]) =>
+    mapLimit(wave, READ_CONCURRENCY, async (f) => {
+      const bytes = await f.source!.read();
+      const sha = sha256Hex(bytes);
+      shaOf.set(f, sha);
+      return [sha, bytes] as const;
+    });
+  const all = waves(files);
+  // A read ahead may fail while the current wave is stored: it is awaited (and its error
+  // thrown) only when its turn comes, so it is marked handled at once.
+  const start = (i: number) => {
+    if (i >= all.length) return undefined;
+    const p = read(all[i]!);
+    p.catch(() => undefined);
+    return p;
+  };
+  let ahead = start(0);
+  for (let i = 0; ahead; i++) {
+    const current = ahead;
+    ahead = start(i + 1);
+    try {
+      await batch.store(new Map(await current));
+    } catch (err) {
+      await ahead?.catch(() => undefined);
+      throw err;
+    }
+  }
 }
 
 /**

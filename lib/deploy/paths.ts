@@ -52,11 +52,22 @@ export interface ContentRef {
   size: number;
 }
 
+/**
+ * Bytes read only when they are stored (a zip entry): `read` inflates and verifies them whole,
+ * `chunks` as a stream (which fails at the end if they do not verify).
+ */
+export interface DeferredBytes {
+  size: number;
+  read(): Promise<Uint8Array>;
+  chunks(): AsyncIterable<Uint8Array>;
+}
+
 export interface InputFile {
   path: string;
-  /** The bytes; empty when the file is given by `ref`. */
+  /** The bytes; empty when the file is given by `ref` or `source`. */
   bytes: Uint8Array;
   ref?: ContentRef;
+  source?: DeferredBytes;
 }
 
 /**
@@ -69,7 +80,7 @@ export function normalizeFiles(files: readonly InputFile[]): InputFile[] {
     const path = normalizePath(f.path);
     if (seen.has(path)) throw bad(`Duplicate file path after normalisation: ${JSON.stringify(path)}.`);
     seen.add(path);
-    return f.ref ? { path, bytes: f.bytes, ref: f.ref } : { path, bytes: f.bytes };
+    return { ...f, path };
   });
   for (const { path } of out) {
     for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {

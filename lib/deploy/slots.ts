@@ -2,8 +2,9 @@ import { ApiError } from "../errors";
 
 /**
  * At most `max` tasks at once; later ones queue, and one that waits longer than `waitMs` is
- * refused with 503. Zip deploys hold the archive and up to 4x its size in memory until their
- * bytes are stored, so the process bounds how many run together.
+ * refused with 503. A zip deploy holds its archive and up to two waves of unpacked entries
+ * (lib/deploy/contents.ts) until its bytes are stored, so the process bounds how many run
+ * together.
  */
 export class Slots {
   private active = 0;
@@ -50,5 +51,5 @@ export class Slots {
   }
 }
 
-/** Zip deploys in flight per process (each may hold up to 500 MB: a 100 MB archive and 4x). */
+/** Zip deploys in flight per process (each holds up to about 116 MB: a 100 MB archive and 16 MB unpacked). */
 export const zipSlots = new Slots(4, 30_000);

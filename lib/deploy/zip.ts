@@ -1,12 +1,14 @@
-import { Inflate } from "fflate";
+import { createInflateRaw, crc32 as zlibCrc32, inflateRaw } from "node:zlib";
 import { normalizePath } from "./paths";
 import { ApiError } from "../errors";
 import type { InputFile } from "./paths";
 
 // A zip reader that trusts nothing in the archive: it walks the central directory, refuses
 // encrypted, ZIP64, symlink and unknown-method entries, enforces the entry and size budgets
-// before inflating, stops inflating the moment an entry passes its declared size, and checks
-// every CRC. Inflation itself is fflate's.
+// and checks every local header before any entry is inflated. Entries are inflated one at a
+// time, when their contents are stored (InputFile.source): never past their declared size,
+// and each is checked against its CRC before its bytes are used. Inflation and CRC are Node's
+// zlib (native, off the event loop).
 
 export interface ZipLimits {
   maxFiles: number;
@@ -15,8 +17,10 @@ export interface ZipLimits {
   maxFileBytes: number;
   /** Error to raise when maxFiles is passed. */
   tooManyFiles: (count: number) => ApiError;
-  /** Error to raise when an unpacked size budget is passed. */
+  /** Error to raise when an entry is over the per-file limit. */
   tooLarge: (message: string) => ApiError;
+  /** Error to raise when the archive unpacks past maxTotalBytes (the decompression ratio). */
+  overRatio: (message: string) => ApiError;
 }
 
 const invalid = (message: string) =>
@@ -25,20 +29,9 @@ const invalid = (message: string) =>
     docs: "zip",
   });
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
+/** The CRC-32 of zip entries (zlib's). */
 export function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < data.length; i++) c = (CRC_TABLE[(c ^ data[i]!) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  return zlibCrc32(data) >>> 0;
 }
 
 interface Entry {
@@ -56,24 +49,74 @@ interface Entry {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
 
-function readEntries(buf: Uint8Array): Entry[] {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (buf.length < 22) throw invalid("The body is not a zip archive (too short).");
-  let eocd = -1;
-  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      eocd = i;
+/**
+ * A body as the chunks it arrived in, never joined: a range within one chunk is a view of it,
+ * a range across chunks a copy of just that range.
+ */
+class Archive {
+  readonly length: number;
+  private readonly starts: number[] = [];
+
+  constructor(private readonly chunks: readonly Uint8Array[]) {
+    let n = 0;
+    for (const c of chunks) {
+      this.starts.push(n);
+      n += c.byteLength;
+    }
+    this.length = n;
+  }
+
+  slice(start: number, end: number): Uint8Array {
+    if (end <= start) return new Uint8Array(0);
+    let lo = 0;
+    let hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    const first = this.chunks[lo]!;
+    const at = start - this.starts[lo]!;
+    if (end - this.starts[lo]! <= first.byteLength) return first.subarray(at, end - this.starts[lo]!);
+    const out = new Uint8Array(end - start);
+    let written = 0;
+    for (let i = lo; written < out.length; i++) {
+      const c = this.chunks[i]!;
+      const from = i === lo ? at : 0;
+      const take = Math.min(c.byteLength - from, out.length - written);
+      out.set(c.subarray(from, from + take), written);
+      written += take;
+    }
+    return out;
+  }
+}
+
+const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+function readEntries(archive: Archive): Entry[] {
+  if (archive.length < 22) throw invalid("The body is not a zip archive (too short).");
+  const tailStart = Math.max(0, archive.length - 22 - 0xffff);
+  const tail = viewOf(archive.slice(tailStart, archive.length));
+  let eocdAt = -1;
+  for (let i = tail.byteLength - 22; i >= 0; i--) {
+    if (tail.getUint32(i, true) === 0x06054b50) {
+      eocdAt = i;
       break;
     }
   }
-  if (eocd < 0) throw invalid("The body is not a zip archive, or it is truncated (no end-of-central-directory record).");
-  const count = view.getUint16(eocd + 10, true);
-  const cdSize = view.getUint32(eocd + 12, true);
-  const cdOffset = view.getUint32(eocd + 16, true);
+  if (eocdAt < 0) throw invalid("The body is not a zip archive, or it is truncated (no end-of-central-directory record).");
+  const count = tail.getUint16(eocdAt + 10, true);
+  const cdSize = tail.getUint32(eocdAt + 12, true);
+  const cdOffset = tail.getUint32(eocdAt + 16, true);
   if (count === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff) throw invalid("ZIP64 archives are not supported.");
-  if (cdOffset + cdSize > eocd) throw invalid("The zip archive is truncated or corrupt (central directory out of range).");
+  const eocdAbs = tailStart + eocdAt;
+  if (cdOffset + cdSize > eocdAbs) throw invalid("The zip archive is truncated or corrupt (central directory out of range).");
+  // The central directory (and whatever lies between it and the end record), as one range.
+  const buf = archive.slice(cdOffset, eocdAbs);
+  const view = viewOf(buf);
+  const eocd = buf.byteLength;
   const entries: Entry[] = [];
-  let p = cdOffset;
+  let p = 0;
   for (let i = 0; i < count; i++) {
     if (p + 46 > eocd || view.getUint32(p, true) !== 0x02014b50) throw invalid("The zip archive is corrupt (bad central directory entry).");
     const madeBy = view.getUint16(p + 4, true);
@@ -118,46 +161,94 @@ function isJunk(name: string): boolean {
   return name.startsWith("__MACOSX/") || name === ".DS_Store" || name.endsWith("/.DS_Store");
 }
 
-function inflateEntry(buf: Uint8Array, e: Entry, view: DataView): Uint8Array {
+/**
+ * Where an entry's stored data lies in the archive, checked before anything is inflated; the
+ * returned function gives the data (a view, or a copy when it spans chunks of the body).
+ */
+function entryData(archive: Archive, e: Entry): () => Uint8Array {
   const lp = e.localOffset;
-  if (lp + 30 > buf.length || view.getUint32(lp, true) !== 0x04034b50) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
-  const start = lp + 30 + view.getUint16(lp + 26, true) + view.getUint16(lp + 28, true);
+  if (lp + 30 > archive.length) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
+  const header = viewOf(archive.slice(lp, lp + 30));
+  if (header.getUint32(0, true) !== 0x04034b50) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
+  const start = lp + 30 + header.getUint16(26, true) + header.getUint16(28, true);
   const end = start + e.compressedSize;
-  if (end > buf.length) throw invalid(`The zip archive is truncated (${e.name} runs past the end).`);
-  const data = buf.subarray(start, end);
+  if (end > archive.length) throw invalid(`The zip archive is truncated (${e.name} runs past the end).`);
+  if (e.method === 0 && e.compressedSize !== e.size) throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
+  return () => archive.slice(start, end);
+}
+
+/** Inflates raw deflate data, refusing output past `max` bytes (zlib stops there). */
+function inflateAtMost(data: Uint8Array, max: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    // One output chunk for most entries (zlib's default is 16 KB, each a round trip to JS).
+    const chunkSize = Math.min(Math.max(max + 1, 16 * 1024), 1024 * 1024);
+    inflateRaw(data, { maxOutputLength: Math.max(1, max), chunkSize }, (err, out) => (err ? reject(err) : resolve(out)));
+  });
+}
+
+/** The verified bytes of one entry: inflated (stored entries are a view of the archive), sized and CRC-checked. */
+async function readEntry(data: Uint8Array, e: Entry): Promise<Uint8Array> {
   let out: Uint8Array;
   if (e.method === 0) {
-    if (e.compressedSize !== e.size) throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
     out = data;
   } else {
-    out = new Uint8Array(e.size);
-    let written = 0;
-    let overflow = false;
-    const inflater = new Inflate((chunk) => {
-      if (written + chunk.length > e.size) {
-        overflow = true;
-        throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
-      }
-      out.set(chunk, written);
-      written += chunk.length;
-    });
     try {
-      const step = 1 << 16;
-      for (let i = 0; i < data.length; i += step) inflater.push(data.subarray(i, Math.min(i + step, data.length)), i + step >= data.length);
-      if (data.length === 0) inflater.push(new Uint8Array(0), true);
+      out = await inflateAtMost(data, e.size);
     } catch (err) {
-      if (overflow && err instanceof ApiError) throw err;
+      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
       throw invalid(`The zip archive is corrupt (${e.name} does not inflate).`);
     }
-    if (written !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
+    if (out.byteLength > e.size) throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
+    if (out.byteLength !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
   }
   if (crc32(out) !== e.crc) throw invalid(`The zip archive is corrupt (checksum mismatch in ${e.name}).`);
   return out;
 }
 
-/** Unpacks a zip body into files (paths not yet normalised), a single root folder stripped. */
-export function unzipBody(buf: Uint8Array, limits: ZipLimits): InputFile[] {
-  const entries = readEntries(buf);
+const CHUNK = 1024 * 1024;
+
+/**
+ * The verified bytes of one entry as a stream of chunks (for entries too large to hold): the
+ * size is checked as they come, the CRC at the end, and a failure ends the stream with the
+ * error, so whatever consumes it (a hash, a storage put) fails too.
+ */
+async function* entryChunks(data: Uint8Array, e: Entry): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  let crc = 0;
+  let source: AsyncIterable<Uint8Array>;
+  if (e.method === 0) {
+    source = (async function* () {
+      for (let i = 0; i < data.byteLength; i += CHUNK) yield data.subarray(i, i + CHUNK);
+    })();
+  } else {
+    const inflater = createInflateRaw({ chunkSize: 256 * 1024 });
+    inflater.end(data);
+    source = inflater;
+  }
+  try {
+    for await (const chunk of source) {
+      total += chunk.byteLength;
+      if (total > e.size) throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
+      crc = zlibCrc32(chunk, crc);
+      yield chunk;
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw invalid(`The zip archive is corrupt (${e.name} does not inflate).`);
+  }
+  if (total !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
+  if (crc >>> 0 !== e.crc) throw invalid(`The zip archive is corrupt (checksum mismatch in ${e.name}).`);
+}
+
+/**
+ * Opens a zip body: every entry's name, type, size and place is checked here, and the files
+ * come back (paths not yet normalised, a single root folder stripped) with their bytes
+ * deferred: `source.read()` inflates and verifies one entry. The archive is held, never its
+ * unpacked whole.
+ */
+export function openZip(body: Uint8Array | readonly Uint8Array[], limits: ZipLimits): InputFile[] {
+  const archive = new Archive(body instanceof Uint8Array ? [body] : body);
+  const entries = readEntries(archive);
   const wanted: Entry[] = [];
   for (const e of entries) {
     if (e.isSymlink) throw invalid(`The zip archive contains a symbolic link (${e.name}); symlinks are not allowed.`);
@@ -174,15 +265,19 @@ export function unzipBody(buf: Uint8Array, limits: ZipLimits): InputFile[] {
     declared += e.size;
   }
   if (declared > limits.maxTotalBytes) {
-    throw limits.tooLarge(`The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`);
+    throw limits.overRatio(`The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`);
   }
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // Every name is checked before the root folder is stripped: a root of "..", "C:" or "/" is
   // refused, never re-rooted.
-  const names = wanted.map((e) => normalizePath(e.name));
-  const files = wanted.map((e, i) => ({ path: names[i]!, bytes: inflateEntry(buf, e, view) }));
+  const files = wanted.map((e): InputFile => {
+    const path = normalizePath(e.name);
+    const data = entryData(archive, e);
+    return { path, bytes: EMPTY, source: { size: e.size, read: () => readEntry(data(), e), chunks: () => entryChunks(data(), e) } };
+  });
   return stripSingleRoot(files);
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** When every file sits inside one top-level folder, that folder is removed from the paths. */
 export function stripSingleRoot(files: InputFile[]): InputFile[] {
@@ -195,6 +290,6 @@ export function stripSingleRoot(files: InputFile[]): InputFile[] {
   }
   return files.map((f) => {
     const p = f.path.replace(/^\.\//, "");
-    return { path: p.slice(p.indexOf("/") + 1), bytes: f.bytes };
+    return { ...f, path: p.slice(p.indexOf("/") + 1) };
   });
 }

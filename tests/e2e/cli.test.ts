@@ -157,6 +157,19 @@ describe("dropsite deploy", () => {
     expect((await visit(body.slug, "/")).text).toBe("zipped");
   });
 
+  it("deploys 4 MB of highly compressible text (a 2.4 MB bundle, 1.7 MB of JSON) anonymously", async () => {
+    let bundle = "";
+    for (let i = 0; bundle.length < 2.4 * 1024 * 1024; i++) bundle += `export function handler${i % 50}(event) { return dispatch({ type: "event", payload: event }); }\n`;
+    let data = "[";
+    for (let i = 0; data.length < 1.7 * 1024 * 1024; i++) data += `{"id":${i % 100},"name":"item","tags":["a","b"]},`;
+    data += "{}]";
+    const site = await writeTree(path.join(work, "text-heavy"), { "index.html": '<script src="app.js"></script>', "app.js": bundle, "data.json": data });
+    const body = json<{ slug: string; files: string[] }>(await cli(["deploy", site, "--json"]));
+    expect(body.files.sort()).toEqual(["app.js", "data.json", "index.html"]);
+    expect((await visit(body.slug, "/app.js")).text).toBe(bundle);
+    expect((await visit(body.slug, "/data.json")).text).toBe(data);
+  });
+
   it("a named drop redeploys in place and append adds files (pro key from DROP_API_KEY)", async () => {
     const env = { DROP_API_KEY: proKey };
     const v1 = await writeTree(path.join(work, "named-v1"), { "index.html": "v1" });

@@ -5,7 +5,7 @@ import { ApiError } from "@/lib/errors";
 import { isBase64, findDuplicateKey } from "@/lib/deploy/json";
 import { decodeFilesMap, parseJsonStrict } from "@/lib/deploy/body";
 import { normalizeFiles, normalizePath } from "@/lib/deploy/paths";
-import { unzipBody } from "@/lib/deploy/zip";
+import { openZip } from "@/lib/deploy/zip";
 import { INPUT_LIMITS, utf8Bytes } from "@/lib/input";
 import { limits } from "@/lib/plans";
 import { parseListQuery } from "@/lib/drops/manage";
@@ -21,6 +21,16 @@ import { check } from "../support/fuzz";
 function outcome<T>(f: () => T): { ok: true; value: T } | { ok: false; error: ApiError } {
   try {
     return { ok: true, value: f() };
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, error: err };
+    throw err;
+  }
+}
+
+/** outcome() for an async f. */
+async function outcomeAsync<T>(f: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: ApiError }> {
+  try {
+    return { ok: true, value: await f() };
   } catch (err) {
     if (err instanceof ApiError) return { ok: false, error: err };
     throw err;
@@ -110,23 +120,57 @@ describe("files map", () => {
 
 describe("zip reader", () => {
   const names = fc.array(fc.oneof(pathLike, fc.constantFrom("a.html", "dir/b.txt", "../x", "C:/y", "/abs", "site/index.html")), { minLength: 1, maxLength: 5 });
-  const zipLimits = { maxFiles: 100, maxTotalBytes: 4 * 1024 * 1024, maxFileBytes: 1024 * 1024, tooManyFiles: () => new ApiError("file_cap_exceeded", "too many"), tooLarge: (m: string) => new ApiError("payload_too_large", m) };
+  const tooLarge = (m: string) => new ApiError("payload_too_large", m);
+  const zipLimits = { maxFiles: 100, maxTotalBytes: 4 * 1024 * 1024, maxFileBytes: 1024 * 1024, tooManyFiles: () => new ApiError("file_cap_exceeded", "too many"), tooLarge, overRatio: tooLarge };
 
-  function readZip(buf: Uint8Array) {
-    return outcome(() => normalizeFiles(unzipBody(buf, zipLimits)));
+  /** Opens the archive (whole, or as the chunks a body arrives in) and reads every entry, as a deploy would. */
+  function readZip(buf: Uint8Array | Uint8Array[]) {
+    return outcomeAsync(async () => {
+      const files = normalizeFiles(openZip(buf, zipLimits));
+      for (const f of files) f.bytes = await f.source!.read();
+      return files;
+    });
   }
 
   it("random bytes are refused with an envelope error, never a crash", () =>
     check(
-      fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => {
-        const r = readZip(bytes);
+      fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), async (bytes) => {
+        const r = await readZip(bytes);
         if (!r.ok) expect(["invalid_zip", "invalid_request", "payload_too_large", "file_cap_exceeded"]).toContain(r.error.code);
+      }),
+    ));
+
+  it("an archive read as chunks cut anywhere (as a body arrives) gives what the whole archive gives", () =>
+    check(
+      fc.asyncProperty(names, fc.array(fc.nat(), { maxLength: 6 }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 2 }), async (entryNames, cuts, flips) => {
+        const entries: Record<string, Uint8Array> = {};
+        for (const n of entryNames) entries[n] = new TextEncoder().encode(`<p>${n}</p>`.repeat(n.length % 7));
+        let buf: Uint8Array;
+        try {
+          buf = zipSync(entries);
+        } catch {
+          return;
+        }
+        for (const [at, byte] of flips) buf[at % buf.length] = byte;
+        const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
+        const chunks: Uint8Array[] = [];
+        let from = 0;
+        for (const p of [...points, buf.length]) {
+          chunks.push(buf.slice(from, p));
+          from = p;
+        }
+        const whole = await readZip(buf);
+        const chunked = await readZip(chunks);
+        if (!whole.ok) return void expect(chunked.ok ? "accepted" : chunked.error.code).toBe(whole.error.code);
+        expect(chunked.ok).toBe(true);
+        if (!chunked.ok) return;
+        expect(chunked.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")])).toEqual(whole.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")]));
       }),
     ));
 
   it("archives with hostile names, and mutations of them, yield only safe paths or an envelope error", () =>
     check(
-      fc.property(names, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }), (entryNames, flips) => {
+      fc.asyncProperty(names, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }), async (entryNames, flips) => {
         const entries: Record<string, Uint8Array> = {};
         for (const n of entryNames) entries[n] = new TextEncoder().encode(`<p>${n.length}</p>`);
         let buf: Uint8Array;
@@ -136,7 +180,7 @@ describe("zip reader", () => {
           return; // a name fflate itself cannot write
         }
         for (const [at, byte] of flips) if (buf.length > 0) buf[at % buf.length] = byte;
-        const r = readZip(buf);
+        const r = await readZip(buf);
         if (!r.ok) return void expect(["invalid_zip", "invalid_request", "payload_too_large", "file_cap_exceeded"]).toContain(r.error.code);
         for (const f of r.value) {
           expect(f.path.split("/")).not.toContain("..");
