@@ -11,10 +11,12 @@ declare -A probe=(
   [postgresql-15]="file:${PG_BIN:-/usr/lib/postgresql/15/bin}/initdb" # hosted test project on a real PostgreSQL
   [nginx]="cmd:nginx"                                                 # bench: a static-file baseline
   [wrk]="cmd:wrk"                                                     # bench: load generator
+  [curl]="cmd:curl"                                                   # MCP e2e: deploy_directory's curl command runs in a shell
+  [unzip]="cmd:unzip"                                                 # bench: a zip deploy against unzip -q
 )
 
 missing=()
-for pkg in redis-server chromium postgresql-15 nginx wrk; do
+for pkg in redis-server chromium postgresql-15 nginx wrk curl unzip; do
   kind="${probe[$pkg]%%:*}"
   target="${probe[$pkg]#*:}"
   if [ "$kind" = cmd ]; then
