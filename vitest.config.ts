@@ -1,10 +1,16 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+
+// One directory per run for the logs of every app the tests run and the secrets they used: the
+// global teardown fails the run when a secret shows up in a log (tests/support/secrets.ts).
+process.env.DROPSITE_TEST_RUN_DIR ??= mkdtempSync(path.join(tmpdir(), "dropsite-test-run-"));
 
 // Two projects: every suite on the embedded defaults, and the deploy/serve/account suites again
 // on the hosted stack (a real PostgreSQL server through node-postgres, the Vercel Blob adapter
 // against the Blob stand-in).
-const hostedSuites = ["deploy", "serve", "accounts", "billing", "vanity", "attacks", "mcp", "hostile-input", "caps", "contents", "uploads", "direct-uploads", "mcp-agents"].map((s) => `tests/integration/${s}.test.ts`);
+const hostedSuites = ["deploy", "serve", "accounts", "billing", "vanity", "attacks", "mcp", "hostile-input", "caps", "contents", "uploads", "direct-uploads", "report", "mcp-agents"].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
@@ -15,6 +21,9 @@ export default defineConfig({
     // Suites start servers (PostgreSQL, Redis, the built app); keep CPU use sane on 2 cores.
     maxWorkers: 2,
     reporters: ["default", "./tests/support/summary-reporter.ts"],
+    globalSetup: ["./tests/support/global-setup.ts"],
+    setupFiles: ["./tests/support/log-capture.ts"],
+    env: { DROPSITE_TEST_RUN_DIR: process.env.DROPSITE_TEST_RUN_DIR },
     projects: [
       { extends: true, test: { name: "embedded", include: ["tests/**/*.test.ts"] } },
       { extends: true, test: { name: "hosted", include: hostedSuites, env: { TEST_STACK: "hosted" } } },

@@ -19,6 +19,7 @@ import type { z } from "zod";
 import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN } from "../lib/patterns";
+import { reportLines } from "../lib/deploy/report-text";
 import { deployByContent, sharedTopFolder, type HashedFile } from "../lib/files/upload";
 import { limits } from "../lib/plans";
 import { listQuerySchema } from "../lib/schemas";
@@ -521,6 +522,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     lines.push(`  dropsite claim ${res.slug} ${res.claim_token}`);
     lines.push(`  (or POST ${target.api}/claim with {"slug", "claim_token"}). The token works once.`);
   }
+  lines.push(...reportLines(res.report, 50, "--json prints the whole report"));
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
@@ -693,6 +695,7 @@ export async function main(argv: string[]): Promise<number> {
     if (d.hint) lines.push(`Hint: ${d.hint}`);
     if (d.upgrade_url) lines.push(`Upgrade: ${d.upgrade_url}`);
     if (d.docs_url) lines.push(`Docs: ${d.docs_url}`);
+    if (d.unusable) lines.push(`Unusable hashes: ${d.unusable.join(", ")}`);
     if (d.retry_after) lines.push(`Retry after ${d.retry_after} s.`);
     process.stderr.write(`${lines.join("\n")}\n`);
     if (flags.json) print({ error: err.message, ...d });

@@ -87,6 +87,9 @@ export const limits: Record<Tier, TierLimits> = {
   team: { ...paidBase, maxDrops: 20_000, vanity: true, priceUsd: 29 },
 };
 
+/** The deploy report warns about files larger than this (large_file): slow for visitors on any plan. */
+export const LARGE_FILE_WARNING_BYTES = 10 * MB;
+
 /** An anonymous drop stays privately claimable this long after it goes offline. */
 export const CLAIM_GRACE_SECONDS = 30 * DAY;
 

@@ -106,10 +106,15 @@ export async function endExpiredHolds(db: Db, now: Date): Promise<void> {
 
 /**
  * Removes the contents of a scope among `shas` that no file references, no live pin holds and
- * no hold keeps: under each row's lock, `removeBytes` runs before the row goes, and a failure
- * rolls that row back (it stays, and a later purge retries). Returns the hashes removed.
- * `removeBytes` also runs for rows without a ref: bytes a client wrote straight to storage are
- * recorded only once verified, and the caller knows where such bytes would be.
+ * no hold keeps. Storage and the database cannot commit together, so it takes two steps, each
+ * under the row's lock: first the row is found unused and marked as holding no bytes
+ * (storage_ref null), and that commits; then, if no deploy pinned or stored it meanwhile,
+ * `removeBytes` runs (with the old ref, or null when the row had none) and the row goes. A
+ * failure at any point (the database going away included) leaves a row that says it has no
+ * bytes, which a later pin stores anew and a later purge removes, but never a row pointing at
+ * removed bytes. Returns the hashes removed. `removeBytes` also runs for rows without a ref:
+ * bytes a client wrote straight to storage are recorded only once verified, and the caller
+ * knows where such bytes would be.
  */
 export async function purgeContents(
   db: Db,
@@ -119,29 +124,38 @@ export async function purgeContents(
   removeBytes: (ref: string | null, row: { sha256: string; size: number }) => Promise<void>,
 ): Promise<string[]> {
   const removed: string[] = [];
+  const where = (sha256: string) => and(eq(contents.scope, scope), eq(contents.sha256, sha256));
   for (const sha256 of new Set(shas)) {
+    const marked = await db.transaction(async (tx) => {
+      const [row] = await tx.select().from(contents).where(where(sha256)).for("update");
+      if (!row || !(await unused(tx, row, now))) return undefined;
+      if (row.storageRef !== null) await tx.update(contents).set({ storageRef: null }).where(where(sha256));
+      return { ref: row.storageRef };
+    });
+    if (!marked) continue;
     const gone = await db.transaction(async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(contents)
-        .where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)))
-        .for("update");
-      if (!row) return false;
-      if (row.pins > 0 && row.pinnedAt && now.getTime() - row.pinnedAt.getTime() < STALE_PIN_MS) return false;
-      if (row.holdUntil && row.holdUntil.getTime() > now.getTime()) return false;
-      const [ref] = await tx
-        .select({ one: sql<number>`1` })
-        .from(files)
-        .where(and(eq(files.scope, scope), eq(files.sha256, sha256)))
-        .limit(1);
-      if (ref) return false;
-      await removeBytes(row.storageRef, row);
-      await tx.delete(contents).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+      const [row] = await tx.select().from(contents).where(where(sha256)).for("update");
+      // A deploy pinned (or pinned and stored) it between the two steps: it stays.
+      if (!row || row.storageRef !== null || !(await unused(tx, row, now))) return false;
+      await removeBytes(marked.ref, row);
+      await tx.delete(contents).where(where(sha256));
       return true;
     });
     if (gone) removed.push(sha256);
   }
   return removed;
+}
+
+/** No live pin, no hold, no file reference: the row may go (checked under its lock). */
+async function unused(tx: Pick<Db, "select">, row: ContentRow, now: Date): Promise<boolean> {
+  if (row.pins > 0 && row.pinnedAt && now.getTime() - row.pinnedAt.getTime() < STALE_PIN_MS) return false;
+  if (row.holdUntil && row.holdUntil.getTime() > now.getTime()) return false;
+  const [ref] = await tx
+    .select({ one: sql<number>`1` })
+    .from(files)
+    .where(and(eq(files.scope, row.scope), eq(files.sha256, row.sha256)))
+    .limit(1);
+  return !ref;
 }
 
 /** The contents a drop's files reference, by scope (rows of older drops without a scope are left out). */

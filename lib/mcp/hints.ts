@@ -85,5 +85,5 @@ function uploadAdvice(e: ApiError): Advice | undefined {
 export function forMcp(e: ApiError, tier: Tier): ApiError {
   const a = advice(e, tier);
   if (!a) return e;
-  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers });
+  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers, details: e.details });
 }

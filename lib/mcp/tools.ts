@@ -7,6 +7,7 @@ import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
 import { normalizeFiles, type InputFile } from "../deploy/paths";
 import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../deploy/request";
+import { reportLines } from "../deploy/report-text";
 import { appendToDrop, tierOf } from "../deploy/store";
 import { preflightFiles, uploadContent } from "../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../deploy/grants";
@@ -82,11 +83,16 @@ const CLAIM_TEXT = (base: string, d: DeployResponse) =>
   `This drop is anonymous: it is online for 30 days, then claimable for 30 more. To keep it, your human logs in at ${base} and claims it with slug ${d.slug} and claim_token ${d.claim_token} ` +
   `(or sends POST ${base}/claim with their credential and {"slug": "${d.slug}", "claim_token": "${d.claim_token}"}). The token works once; keep it private.`;
 
+/** Report entries in a tool's text; structuredContent carries the whole report. */
+const REPORT_TEXT_ENTRIES = 10;
+const REPORT_WHERE = "structuredContent.report lists them";
+
 function deployText(ctx: AppContext, d: DeployResponse): string {
   const lines = [`Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url}`];
   if (d.name) lines.push(`Named drop "${d.name}"${d.replaced ? " (content replaced, same URL)" : ""}.`);
   lines.push(d.expires_at ? `Expires at ${d.expires_at}.` : "Never expires.");
   if (d.claim_token) lines.push(CLAIM_TEXT(ctx.env.BASE_URL, d));
+  lines.push(...reportLines(d.report, REPORT_TEXT_ENTRIES, REPORT_WHERE));
   return lines.join("\n");
 }
 
@@ -118,6 +124,8 @@ async function runDeploy(args: { name?: string; ttl?: number; upload_token?: str
 
 /** The raw files map (not zod's copy: a "__proto__" path must be refused, not dropped). */
 const rawFiles = (call: ToolCall) => (tier: Tier) => decodeFilesMap(call.raw.files, limits[tier], isPaid(tier));
+
+const REPORT_NOTE = "The result's report lists referenced files the drop lacks and warnings (likely secrets, no index.html, large files): fix them and deploy again.";
 
 function grantText(g: DeployGrant): string {
   return [
@@ -161,7 +169,7 @@ export const tools = [
     description:
       `Publish a static site from a map of relative paths to contents as a new website at a new URL. Values are text, or {"encoding": "base64", "content": "…"} for binary files (images, fonts). ` +
       `A value may also be {"sha256", "size"} of a content stored with preflight_files/upload_content, so a redeploy sends only what changed (anonymous callers add upload_token). ` +
-      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. ${ANON} To update a site at a stable URL, use deploy_named (paid plans). For a whole local folder, deploy_directory.`,
+      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. ${ANON} To update a site at a stable URL, use deploy_named (paid plans). For a whole local folder, deploy_directory. ${REPORT_NOTE}`,
     input: deployFilesArgs,
     output: deployResponseSchema,
     annotations: CREATES,
@@ -192,7 +200,7 @@ export const tools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return { structured: r, text: `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).` };
+      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE)].join("\n") };
     },
   }),
   tool({
@@ -446,6 +454,7 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   if (retry) lines.push(`Retry after ${retry} seconds.`);
   if (env.upgrade_url) lines.push(`Upgrade: ${env.upgrade_url}`);
   if (env.docs_url) lines.push(`Docs: ${env.docs_url}`);
+  if (env.unusable) lines.push(`Unusable hashes: ${env.unusable.slice(0, 50).join(", ")}${env.unusable.length > 50 ? ` and ${env.unusable.length - 50} more` : ""}`);
   return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }
 

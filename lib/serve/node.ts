@@ -190,8 +190,16 @@ function authorizationHeaders(req: IncomingMessage): string[] {
   return out;
 }
 
-/** The path of a request target without its query (absolute form included). */
+/**
+ * The path of a request target without its query (absolute form included), and without the
+ * upload token of PUT /deploy/uploads/{token}/{sha256}, which is a credential.
+ */
 function logPath(url: string): string {
+  const p = pathOnly(url);
+  return p.startsWith("/deploy/uploads/") ? p.replace(/^\/deploy\/uploads\/[^/]*/, "/deploy/uploads/(token)") : p;
+}
+
+function pathOnly(url: string): string {
   let p = url;
   if (!p.startsWith("/")) {
     try {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "node:net";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -141,5 +141,24 @@ describe("one structured log line per request", () => {
 
     const output = app.output();
     for (const secret of [apiKey, idToken, claimToken, cookieSecret, querySecret]) expect(output).not.toContain(secret);
+  });
+
+  it("logs an upload target's path without its upload token", async () => {
+    const bytes = Buffer.from("<p>uploaded</p>");
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const pre = await app.request(appHost, "/deploy/preflight", {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": { sha256, size: bytes.byteLength } } }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(pre.status).toBe(200);
+    const { upload_token: token, uploads } = pre.json() as { upload_token: string; uploads: Array<{ url: string }> };
+    const target = new URL(uploads[0]!.url);
+    expect(target.pathname).toContain(token);
+    const put = await app.request(appHost, target.pathname, { method: "PUT", body: bytes, headers: { "content-type": "application/octet-stream" } });
+    expect(put.status).toBeLessThan(300);
+    const line = await lineOf(put.headers["x-request-id"]);
+    expect(line).toMatchObject({ method: "PUT", path: `/deploy/uploads/(token)/${sha256}`, status: put.status });
+    expect(app.output()).not.toContain(token);
   });
 });

@@ -11,8 +11,7 @@ import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { crc32 } from "@/lib/deploy/zip";
 import { findDropBySlug } from "@/lib/db/queries";
 import { accounts } from "@/lib/db/schema";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
-import { apiRequest, dropRequest, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, dropRequest, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { text, zip } from "../support/zips";
 
@@ -31,8 +30,8 @@ afterAll(async () => {
   await t.close();
 });
 // Every test deploys from its own address, with a fresh limiter, so the abuse guard stays out of the way.
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
   ip++;
 });
 

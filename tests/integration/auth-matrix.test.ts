@@ -6,9 +6,8 @@ import * as dropRoute from "@/app/drops/[slug]/route";
 import * as keysRoute from "@/app/keys/route";
 import * as keyRoute from "@/app/keys/[id]/route";
 import * as claimRoute from "@/app/claim/route";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { setPlan } from "@/lib/db/accounts";
-import { apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { bearer } from "../support/accounts";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 
@@ -63,8 +62,8 @@ afterAll(async () => {
   await t?.close();
   await oidc?.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 type Cred = () => Promise<string | null>;

@@ -9,9 +9,8 @@ import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { setContext } from "@/lib/context";
 import { findAccount, setPlan } from "@/lib/db/accounts";
 import { billingEvents } from "@/lib/db/schema";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { checkoutResponseSchema, entitlementsSchema, portalResponseSchema } from "@/lib/schemas";
-import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startStripeStandin, type StandinSubscription, type StripeStandin } from "../support/stripe-standin";
 
@@ -41,8 +40,8 @@ afterAll(async () => {
   await t.close();
   await stripe.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 const nowSeconds = () => Math.floor(t.clock.now / 1000);

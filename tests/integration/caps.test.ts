@@ -9,8 +9,7 @@ import { apiKeys, drops } from "@/lib/db/schema";
 import { newApiKey } from "@/lib/auth/keys";
 import { newId, newSlug } from "@/lib/ids";
 import { limits } from "@/lib/plans";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
-import { apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 
@@ -31,8 +30,8 @@ afterAll(async () => {
   await t?.close();
   await oidc?.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 async function liveKeys(accountId: string): Promise<number> {
@@ -59,7 +58,7 @@ describe("caps under concurrency", () => {
       await insertKey(t.ctx.db, { id: k.keyId, accountId, prefix: k.prefix, note: "", createdAt: new Date(t.clock.now) });
     }
     expect(await liveKeys(accountId)).toBe(max - 1);
-    t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now); // the first mint used one of the 5 a minute
+    await freshLimiter(t); // the first mint used one of the 5 a minute
     const results = await Promise.all(Array.from({ length: 5 }, () => keysPOST(apiRequest("/keys", { method: "POST", headers: bearer(token) }), noParams)));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 400, 400, 400, 400]);

@@ -5,9 +5,8 @@ import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { findDropBySlug } from "@/lib/db/queries";
 import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import type { Storage } from "@/lib/storage/types";
-import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Content-addressed bytes: one stored object per hash within an account; redeploys store only
@@ -24,8 +23,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 async function deployJson(files: Record<string, string>, query = "", headers: Record<string, string> = {}) {

@@ -6,10 +6,9 @@ import { POST as portalPOST } from "@/app/billing/portal/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { limits } from "@/lib/plans";
 import { ratePolicies } from "@/lib/ratelimit/policy";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { UpstashRateLimiter } from "@/lib/ratelimit/upstash";
 import { freePort } from "../support/pg-server";
-import { apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { manyFiles, zip } from "../support/zips";
 
@@ -29,8 +28,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
   ip++;
 });
 

@@ -3,8 +3,7 @@ import { Pool } from "pg";
 import { POST as deployPOST } from "@/app/deploy/route";
 import * as dropsRoute from "@/app/drops/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
-import { apiRequest, makeTestContext, startHostedStack, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, makeTestContext, startHostedStack, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Failures of the hosted parts mid-deploy: the request answers 503 upstream_unavailable with
@@ -41,7 +40,7 @@ afterAll(async () => {
   await stack?.blob.close();
 });
 beforeEach(async () => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+  await freshLimiter(t);
   stack.blob.reset();
   await admin.query("delete from fault_flags");
 });

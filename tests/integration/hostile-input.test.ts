@@ -18,8 +18,7 @@ import { zip } from "../support/zips";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { isBase64, findDuplicateKey } from "@/lib/deploy/json";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
-import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 
 // Hostile input found by an outside attack run (issue 15): each class is refused with the right
 // envelope and leaves nothing in the database or storage.
@@ -37,8 +36,8 @@ afterAll(async () => {
   await t?.close();
   await oidc?.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
   ip++;
 });
 

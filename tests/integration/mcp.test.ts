@@ -9,7 +9,7 @@ import { decideDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import * as deviceTokenRoute from "@/app/device/token/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
-import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { apiRequest, clearOfMinuteEdge, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // POST /mcp through the real @modelcontextprotocol/client (modern pinned and legacy default
@@ -160,6 +160,20 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const img = await visit(d.slug, "/img/dot.png");
     expect(img.status).toBe(200);
     expect(Buffer.from(await img.arrayBuffer())).toEqual(png);
+    await client.close();
+  });
+
+  it("deploy_files carries the deploy report in structuredContent and, compactly, in the text", async () => {
+    const client = await connect(mode);
+    const key = `sp_${"Mq7_-".repeat(8)}z9Q`;
+    const r = await call(client, "deploy_files", { files: { "page.html": `<img src="img/missing.png"><script>const k = "${key}"</script>` } });
+    expect(r.isError).toBeFalsy();
+    const d = r.structuredContent as { report: { missing_references: unknown[]; warnings: { kind: string; secret_kind?: string }[] } };
+    expect(d.report.missing_references).toEqual([{ path: "page.html", ref: "img/missing.png" }]);
+    expect(d.report.warnings.map((w) => w.secret_kind ?? w.kind)).toEqual(["no_index", "dropsite_api_key"]);
+    expect(text(r)).toContain("Report: 2 warnings, 1 missing reference.");
+    expect(text(r)).toContain("missing page.html → img/missing.png");
+    expect(JSON.stringify(r)).not.toContain(key);
     await client.close();
   });
 
@@ -669,6 +683,7 @@ describe("device authorisation (RFC 8628)", () => {
   });
 
   it("device_authorize is rate limited per address", async () => {
+    await clearOfMinuteEdge(t);
     const ip = nextIp();
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await deviceAuthorizeRoute.POST(apiRequest("/device/authorize", { method: "POST", ip }), { params: Promise.resolve({}) })).status);

@@ -7,9 +7,8 @@ import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { preflightResponseSchema } from "@/lib/schemas";
-import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // The upload protocol: preflight by hash, PUT the missing contents, deploy by reference.
@@ -24,8 +23,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -114,7 +113,7 @@ describe("preflight, upload, deploy by reference", () => {
     const res = await deploy({ "index.html": "inline", "ghost.bin": { sha256: ghost, size: 10 } }, bearer(a.apiKey));
     const body = await res.json();
     expect({ status: res.status, code: body.code }).toEqual({ status: 400, code: "invalid_request" });
-    expect(body.error).toContain(ghost);
+    expect(body.unusable).toEqual([ghost]);
     expect(typeof body.hint).toBe("string");
     expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db)]).toEqual([drops, files]);
     expect(await t.ctx.storage.list(`c/${accountScope(a.account.id)}/`)).toEqual([]);

@@ -3,9 +3,8 @@ import * as vanityRoute from "@/app/vanity/route";
 import * as deployRoute from "@/app/deploy/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { setPlan } from "@/lib/db/accounts";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { vanityClaimResponseSchema, vanityResponseSchema } from "@/lib/schemas";
-import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Vanity subdomains: one per Team account, first come first served, serving the account's named
@@ -23,8 +22,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 function claim(apiKey: string, body: unknown) {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -8,6 +9,7 @@ import path from "node:path";
 // spare loopback port with its own data dir, and stops it by pid.
 
 import { freePort } from "./net";
+import { logFileFor, registerResponseSecrets, registerSecretVars } from "./secrets";
 
 export { freePort };
 
@@ -52,6 +54,15 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
   });
   proc.stdout?.on("data", (d) => (out += d));
   proc.stderr?.on("data", (d) => (out += d));
+  // The log also goes to this test run's log directory, where the secrets check reads it.
+  registerSecretVars(vars);
+  const logFile = logFileFor(`app-${port}-${proc.pid}`);
+  if (logFile) {
+    const sink = createWriteStream(logFile, { flags: "a" });
+    proc.stdout?.pipe(sink, { end: false });
+    proc.stderr?.pipe(sink, { end: false });
+    proc.once("close", () => sink.end());
+  }
   const request: RunningApp["request"] = (host, pathname, opts = {}) =>
     new Promise((resolve, reject) => {
       const req = httpRequest(
@@ -62,6 +73,7 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
           res.on("end", () => {
             const body = Buffer.concat(chunks);
             const text = body.toString("utf8");
+            registerResponseSecrets(res.headers, text);
             resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
           });
         },

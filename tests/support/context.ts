@@ -5,6 +5,10 @@ import { parseEnv, resetEnv } from "@/lib/env";
 import { createContext, setContext, type AppContext, type ContextOverrides } from "@/lib/context";
 import { startPgServer, type PgServer } from "./pg-server";
 import { startBlobStandin, type BlobStandin } from "./blob-standin";
+import { startUpstashStandin, type UpstashStandin } from "./upstash-standin";
+import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
+import type { RateLimiter } from "@/lib/ratelimit/types";
+import { registerSecretVars } from "./secrets";
 
 // A real application context for handler tests: PGlite and the filesystem store in a temp dir
 // (or whatever DATABASE_URL / storage the caller passes), a controllable clock.
@@ -12,8 +16,11 @@ import { startBlobStandin, type BlobStandin } from "./blob-standin";
 export interface TestContext {
   ctx: AppContext;
   dataDir: string;
-  /** Set when the suite runs on the hosted stack (TEST_STACK=hosted). */
-  hosted?: { pg: PgServer; blob: BlobStandin };
+  /**
+   * Set when the suite runs on the hosted stack (TEST_STACK=hosted): PostgreSQL, the Blob
+   * stand-in, and the Upstash stand-in that the context's rate limiter talks to.
+   */
+  hosted?: { pg: PgServer; blob: BlobStandin; upstash: UpstashStandin; limiter: RateLimiter };
   clock: { now: number; advance(seconds: number): void };
   close(): Promise<void>;
 }
@@ -36,7 +43,12 @@ export async function startHostedStack(): Promise<{ pg: PgServer; blob: BlobStan
 export async function makeTestContext(vars: Record<string, string> = {}, overrides: ContextOverrides = {}): Promise<TestContext> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-test-"));
   const hosted = process.env.TEST_STACK === "hosted" ? await startHostedStack() : undefined;
-  const source = { BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, DATA_DIR: dataDir, NODE_ENV: "test", ...hosted?.vars, ...vars };
+  // On the hosted stack the routes' rate limits go through @upstash/ratelimit, configured as in
+  // production (UPSTASH_REDIS_REST_URL/TOKEN), against the Upstash stand-in.
+  const upstash = hosted ? await startUpstashStandin() : undefined;
+  const upstashVars = upstash ? { UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token } : {};
+  const source = { BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, DATA_DIR: dataDir, NODE_ENV: "test", ...hosted?.vars, ...upstashVars, ...vars };
+  registerSecretVars(source);
   // The code under test reads configuration through env(); point it at this context's values.
   for (const [k, v] of Object.entries(source)) process.env[k] = v;
   resetEnv();
@@ -51,16 +63,51 @@ export async function makeTestContext(vars: Record<string, string> = {}, overrid
   return {
     ctx,
     dataDir,
-    hosted: hosted && { pg: hosted.pg, blob: hosted.blob },
+    hosted: hosted && upstash && { pg: hosted.pg, blob: hosted.blob, upstash, limiter: ctx.limiter },
     clock,
     async close() {
       setContext(undefined);
       await ctx.dbHandle.close();
       await hosted?.pg.stop();
       await hosted?.blob.close();
+      await upstash?.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Gives the test a limiter with nothing counted yet: on the hosted stack the context's Upstash
+ * limiter with its Redis emptied, else a new in-process limiter on the test clock.
+ */
+export async function freshLimiter(t: TestContext): Promise<void> {
+  if (t.hosted) {
+    t.ctx.limiter = t.hosted.limiter;
+    await t.hosted.upstash.redis("FLUSHDB");
+  } else {
+    t.ctx.limiter = clockedLimiter(t);
+  }
+}
+
+/**
+ * An in-process limiter on the test clock, for the tests that move time through a rate window
+ * (the Upstash limiter counts real time); on either stack.
+ */
+export function clockedLimiter(t: TestContext): RateLimiter {
+  return new MemoryRateLimiter(() => t.clock.now);
+}
+
+/**
+ * For a test that counts a limit's requests exactly (N allowed, the next one 429) on the hosted
+ * stack: @upstash/ratelimit's sliding window rounds the previous minute's count down, so a test
+ * that crosses a minute boundary could be allowed one request more. Waits, when less than
+ * `seconds` are left in the current minute, until the next one starts. No wait on the embedded
+ * stack, whose limiter runs on the test clock.
+ */
+export async function clearOfMinuteEdge(t: TestContext, seconds = 15): Promise<void> {
+  if (!t.hosted) return;
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 100));
 }
 
 /** A Request to the app host. */

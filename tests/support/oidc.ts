@@ -13,6 +13,7 @@ import {
   type JWTPayload,
 } from "jose";
 import Provider, { type Account, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import { registerSecret } from "./secrets";
 
 // A real OpenID provider (`oidc-provider` 9) run in-process on a spare loopback port, for tests:
 //  - mintIdToken() signs ID tokens with the provider's own RS256 key (the one served at its JWKS
@@ -247,7 +248,9 @@ export async function startOidcProvider(opts: StartOidcProviderOptions = {}): Pr
     idTokenClaims,
     async mintIdToken(o) {
       const alg = o.alg ?? "RS256";
-      return new SignJWT(idTokenClaims(o)).setProtectedHeader({ alg, kid: o.kid ?? kid, typ: "JWT" }).sign(await keyFor(alg));
+      const token = await new SignJWT(idTokenClaims(o)).setProtectedHeader({ alg, kid: o.kid ?? kid, typ: "JWT" }).sign(await keyFor(alg));
+      registerSecret("ID token", token);
+      return token;
     },
     unsignedToken: (claims) => unsignedToken(claims, { kid }),
     async hs256WithPublicKey(claims, form = "pem") {

@@ -21,6 +21,10 @@ export interface PgServer {
   port: number;
   /** Creates another database on the same server and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Stops the server as a crash would (immediate shutdown), keeping its data dir and port. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same data dir and port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,7 +44,16 @@ import { freePort } from "./net";
 
 export { freePort };
 
-export async function startPgServer(opts: { database?: string } = {}): Promise<PgServer> {
+export interface PgServerOptions {
+  database?: string;
+  /**
+   * Keep every acknowledged commit across a crash of the server (synchronous_commit on). The
+   * default trades that for speed, which is fine unless a test stops the server mid-run.
+   */
+  durable?: boolean;
+}
+
+export async function startPgServer(opts: PgServerOptions = {}): Promise<PgServer> {
   if (!pgBinariesAvailable()) {
     throw new MissingBinaryError(
       `PostgreSQL server binaries (initdb, pg_ctl, postgres) in ${PG_BIN}`,
@@ -78,14 +91,16 @@ export async function startPgServer(opts: { database?: string } = {}): Promise<P
   };
 
   try {
-    // Password auth over TCP (SCRAM, as on Neon), trust on the socket; durability off for speed.
+    // Password auth over TCP (SCRAM, as on Neon), trust on the socket; durability off for speed
+    // (fsync off always: only the server process is ever stopped, never the machine).
     await cmd("initdb", ["-D", dataDir, "-U", "postgres", `--pwfile=${pwFile}`, "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
     let port = 0;
+    const serverOpts = () => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${opts.durable ? "on" : "off"} -c full_page_writes=off -c max_connections=50`;
+    const pgStart = () => cmd("pg_ctl", ["-D", dataDir, "-o", serverOpts(), "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"]);
     for (let attempt = 0; ; attempt++) {
       port = await freePort();
-      const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50`;
       try {
-        await cmd("pg_ctl", ["-D", dataDir, "-o", serverOpts, "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"]);
+        await pgStart();
         break;
       } catch (err) {
         // Another process may have taken the port between the probe and the start: try another.
@@ -114,6 +129,13 @@ export async function startPgServer(opts: { database?: string } = {}): Promise<P
       url,
       port,
       createDatabase,
+      async halt() {
+        await cmd("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "-t", "20", "stop"]);
+      },
+      async resume() {
+        await pgStart();
+        pid = readPid(dataDir);
+      },
       async stop() {
         if (stopped) return;
         stopped = true;

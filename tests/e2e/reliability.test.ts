@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { formatReport, runReliability, type ReliabilityReport } from "../../scripts/reliability";
+
+// The short version of `npm run reliability`: the built app on a real PostgreSQL under a few
+// parallel clients for a few seconds, the database stopped and started again in the middle, and
+// the same checker over the end state (docs/reliability.md).
+
+describe("reliability run (short)", () => {
+  it("holds every invariant through a database restart: 503s with Retry-After while down, successes after, same app process", async () => {
+    const report: ReliabilityReport = await runReliability({ seconds: 8, clients: 8, outageAt: 2, outageSeconds: 2 });
+    const text = formatReport(report);
+    expect(report.violations, text).toBe(0);
+    expect(report.invariants.map((i) => i.violations.length)).toEqual([0, 0, 0, 0, 0, 0]);
+    const down503 = Object.values(report.duringOutage).reduce((n, o) => n + (o["503"] ?? 0), 0);
+    expect(down503, text).toBeGreaterThan(0);
+    expect(report.successesAfterRestart, text).toBeGreaterThan(0);
+    expect(report.faults.databaseRestarts).toBe(1);
+    expect(report.faults.recoveryMs, text).not.toBeNull();
+    expect(report.faults.appPidAfter).toBe(report.faults.appPid);
+  }, 300_000);
+});
