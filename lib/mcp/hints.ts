@@ -75,7 +75,7 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
 /** Upload failures, told in the tools of the preflight flow. */
 function uploadAdvice(e: ApiError): Advice | undefined {
   if (e.code === "not_found") return { hint: "The upload_token has expired or was never issued: call preflight_files again, then upload_content for each missing hash." };
-  if (e.details.unusable) {
+  if (e.details.unusable !== undefined) {
     return { hint: "Call preflight_files with these files, send each missing hash with upload_content, then deploy again; without an API key pass the preflight's upload_token to upload_content and deploy_files." };
   }
   return undefined;

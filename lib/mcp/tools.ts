@@ -220,7 +220,7 @@ export const tools = [
         structured: p,
         text: [
           `${p.missing.length} content${p.missing.length === 1 ? "" : "s"} missing of ${total} file${total === 1 ? "" : "s"}; upload_token ${p.upload_token} (expires ${p.expires_at}).`,
-          ...(p.missing.length ? ["Send each with upload_content {sha256, content, upload_token}, or with a shell: curl -X PUT --data-binary @<file> <url>:", ...p.uploads.map((u) => `- ${u.sha256} → ${u.url}`)] : ["Nothing to upload: deploy with {sha256, size} values now."]),
+          ...(p.missing.length ? ["Send each with upload_content {sha256, content, upload_token}, or with a shell PUT the file's bytes to its url with its headers (structuredContent.uploads):", ...p.uploads.map((u) => `- ${u.sha256} → ${u.url}`)] : ["Nothing to upload: deploy with {sha256, size} values now."]),
         ].join("\n"),
       };
     },
