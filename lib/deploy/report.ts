@@ -25,6 +25,10 @@ export const READ_BYTES_PER_DEPLOY = 16 * MB;
 /** Entries per list; the rest are counted in left_off. */
 export const REPORT_LIST_CAP = 100;
 
+/** Contents whose scans are remembered per process (see ContentScan), and their approximate bytes. */
+export const SCAN_CACHE_ENTRIES = 50_000;
+export const SCAN_CACHE_BYTES = 32 * MB;
+
 const READ_CONCURRENCY = 8;
 
 export interface ReportFile {
@@ -32,6 +36,8 @@ export interface ReportFile {
   size: number;
   /** The file's bytes, or their first part; undefined when they were not read. */
   bytes?: Uint8Array;
+  /** What its bytes were found to hold, instead of the bytes (a remembered scan of the same content). */
+  scan?: ContentScan;
 }
 
 export interface ReportInput {
@@ -44,6 +50,20 @@ export interface ReportInput {
 type Warning = DeployReport["warnings"][number];
 type SecretKind = NonNullable<Warning["secret_kind"]>;
 
+/**
+ * What a file's first `scanned` bytes hold, read as a file of `kind`, whatever its path: the
+ * references as written (they resolve against the path only when the report is made, since one
+ * content can sit at two paths), the href of an HTML document's first <base href>, and where
+ * secrets are, by kind, first line and count (never their text). Remembered per content.
+ */
+export interface ContentScan {
+  kind: TextKind;
+  scanned: number;
+  refs: string[];
+  baseHref: string | null;
+  secrets: { kind: SecretKind; line: number; count: number }[];
+}
+
 // --- what a file is -------------------------------------------------------------------------
 
 type TextKind = "html" | "css" | "js" | "text";
@@ -54,11 +74,6 @@ function textKind(path: string): TextKind | null {
   if (ext === "css") return "css";
   if (ext === "js" || ext === "mjs") return "js";
   return /^(text\/|application\/(json|javascript|xml|manifest\+json|ld\+json)|image\/svg\+xml)/.test(contentTypeFor(path)) ? "text" : null;
-}
-
-/** Whether a file's bytes are read for the report (text types: references and secrets). */
-export function scannable(path: string): boolean {
-  return textKind(path) !== null;
 }
 
 // --- references -----------------------------------------------------------------------------
@@ -134,28 +149,17 @@ export function moduleReferences(js: string): string[] {
 const URL_ATTRIBUTES = ["src", "href", "poster", "xlink:href"];
 const SRCSET_ATTRIBUTES = ["srcset", "imagesrcset"];
 
-/** The references of an HTML document, with the base they resolve against. */
-export function htmlReferences(html: string, path: string): { refs: string[]; base: string | null } {
+/** The references of an HTML document as written, and the href of its first <base href>. */
+function htmlReferences(html: string): { refs: string[]; baseHref: string | null } {
   const refs: string[] = [];
-  let base: string | null = fileUrl(path);
-  let baseSeen = false;
+  let baseHref: string | null = null;
   let inside: "style" | "module" | "other" | null = null;
   let inline = "";
   const parser = new Parser(
     {
       onopentag(name, attribs) {
         if (name === "base") {
-          if (!baseSeen && attribs.href !== undefined) {
-            baseSeen = true;
-            const href = attribs.href.trim();
-            // A base elsewhere sends every relative reference elsewhere.
-            try {
-              const resolved = new URL(href, fileUrl(path));
-              base = resolved.origin === ORIGIN ? resolved.href : null;
-            } catch {
-              base = null;
-            }
-          }
+          if (baseHref === null && attribs.href !== undefined) baseHref = attribs.href.trim();
           return;
         }
         for (const a of URL_ATTRIBUTES) {
@@ -187,14 +191,27 @@ export function htmlReferences(html: string, path: string): { refs: string[]; ba
   );
   parser.write(html);
   parser.end();
-  return { refs, base };
+  return { refs, baseHref };
 }
 
-function referencesOf(kind: TextKind, text: string, path: string): { refs: string[]; base: string | null } {
-  if (kind === "html") return htmlReferences(text, path);
-  if (kind === "css") return { refs: cssReferences(text), base: fileUrl(path) };
-  if (kind === "js") return { refs: moduleReferences(text), base: fileUrl(path) };
-  return { refs: [], base: null };
+function referencesOf(kind: TextKind, text: string): { refs: string[]; baseHref: string | null } {
+  if (kind === "html") return htmlReferences(text);
+  if (kind === "css") return { refs: cssReferences(text), baseHref: null };
+  if (kind === "js") return { refs: moduleReferences(text), baseHref: null };
+  return { refs: [], baseHref: null };
+}
+
+/** The URL a file's relative references resolve against, or null when they leave the drop (or it has none). */
+function baseOf(scan: ContentScan, path: string): string | null {
+  if (scan.kind === "text") return null;
+  if (scan.baseHref === null) return fileUrl(path);
+  // A base elsewhere sends every relative reference elsewhere.
+  try {
+    const resolved = new URL(scan.baseHref, fileUrl(path));
+    return resolved.origin === ORIGIN ? resolved.href : null;
+  } catch {
+    return null;
+  }
 }
 
 // --- secrets --------------------------------------------------------------------------------
@@ -228,9 +245,9 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-function secretWarnings(path: string, text: string): Warning[] {
-  const out: Warning[] = [];
-  for (const { kind, re, what } of candidates(text)) {
+function secretsOf(text: string): ContentScan["secrets"] {
+  const out: ContentScan["secrets"] = [];
+  for (const { kind, re } of candidates(text)) {
     re.lastIndex = 0;
     let first = -1;
     let count = 0;
@@ -238,15 +255,28 @@ function secretWarnings(path: string, text: string): Warning[] {
       if (first < 0) first = m.index;
       count++;
     }
-    if (count === 0) continue;
-    out.push({
-      path,
-      kind: "secret",
-      secret_kind: kind,
-      message: `Line ${lineAt(text, first)} holds what looks like ${what}${count > 1 ? ` (${count} such strings in this file)` : ""}. Anyone can read it at the drop's URL: revoke it, remove it and deploy again.`,
-    });
+    if (count > 0) out.push({ kind, line: lineAt(text, first), count });
   }
   return out;
+}
+
+const SECRET_WHAT = new Map(SECRET_PATTERNS.map((p) => [p.kind, p.what]));
+
+function secretWarnings(path: string, scan: ContentScan): Warning[] {
+  return scan.secrets.map(({ kind, line, count }) => ({
+    path,
+    kind: "secret",
+    secret_kind: kind,
+    message: `Line ${line} holds what looks like ${SECRET_WHAT.get(kind)}${count > 1 ? ` (${count} such strings in this file)` : ""}. Anyone can read it at the drop's URL: revoke it, remove it and deploy again.`,
+  }));
+}
+
+const decoder = new TextDecoder("utf-8");
+
+/** Scans the first `length` bytes of a file's content as a file of `kind`. */
+function scanBytes(kind: TextKind, bytes: Uint8Array, length: number): ContentScan {
+  const text = decoder.decode(bytes.subarray(0, length));
+  return { kind, scanned: Math.min(length, bytes.byteLength), secrets: secretsOf(text), ...referencesOf(kind, text) };
 }
 
 /** `.env`, `.env.local`, `config/.env.production`; not the usual templates (.env.example, .sample, .template). */
@@ -293,7 +323,6 @@ export function buildReport(input: ReportInput): DeployReport {
   }
 
   let budget = SCAN_BYTES_PER_DEPLOY;
-  const decoder = new TextDecoder("utf-8");
   for (const f of input.files) {
     if (f.size > LARGE_FILE_WARNING_BYTES) {
       warnings.push({ path: f.path, kind: "large_file", message: `${mb(f.size)}, over ${mb(LARGE_FILE_WARNING_BYTES)}: slow to load for visitors on mobile networks.` });
@@ -303,21 +332,26 @@ export function buildReport(input: ReportInput): DeployReport {
     }
     const kind = textKind(f.path);
     if (kind === null || f.size === 0) continue;
-    if (f.bytes === undefined || budget <= 0) {
+    const available = f.scan?.scanned ?? f.bytes?.byteLength;
+    if (available === undefined || budget <= 0) {
       warnings.push({ path: f.path, kind: "not_scanned", message: "Not checked for references or secrets: past what one deploy checks (its content was sent by reference or the deploy is large)." });
       continue;
     }
-    const length = Math.min(f.bytes.byteLength, SCAN_BYTES_PER_FILE, budget);
+    const length = Math.min(available, SCAN_BYTES_PER_FILE, budget);
     budget -= length;
     if (length < f.size) {
       warnings.push({ path: f.path, kind: "not_scanned", message: `Only its first ${mb(length)} were checked for references and secrets.` });
     }
-    const text = decoder.decode(f.bytes.subarray(0, length));
-    warnings.push(...secretWarnings(f.path, text));
-    const { refs, base } = referencesOf(kind, text, f.path);
+    const scan = f.scan?.kind === kind && f.scan.scanned === length ? f.scan : f.bytes ? scanBytes(kind, f.bytes, length) : undefined;
+    if (!scan) {
+      warnings.push({ path: f.path, kind: "not_scanned", message: "Not checked for references or secrets this time." });
+      continue;
+    }
+    warnings.push(...secretWarnings(f.path, scan));
+    const base = baseOf(scan, f.path);
     if (base === null) continue;
     const seen = new Set<string>();
-    for (const raw of refs) {
+    for (const raw of scan.refs) {
       const ref = raw.trim();
       if (seen.has(ref)) continue;
       seen.add(ref);
@@ -366,7 +400,7 @@ async function readUpTo(ctx: AppContext, storageRef: string, length: number): Pr
 export async function reportFor(
   ctx: AppContext,
   files: readonly InputFile[],
-  stored: readonly { path: string; size: number; storageRef: string }[],
+  stored: readonly StoredRow[],
   existingPaths?: readonly string[],
 ): Promise<DeployReport> {
   try {
@@ -377,30 +411,110 @@ export async function reportFor(
   }
 }
 
+// --- remembered scans ------------------------------------------------------------------------
+
+interface ScanCache {
+  /** By `scope:sha256`, least recently used first. */
+  entries: Map<string, { scan: ContentScan; bytes: number }>;
+  bytes: number;
+}
+
+const CACHE_KEY = Symbol.for("dropsite.reportScans");
+const cacheSlot = globalThis as unknown as Record<symbol, WeakMap<AppContext, ScanCache> | undefined>;
+
+function scanCache(ctx: AppContext): ScanCache {
+  const all = (cacheSlot[CACHE_KEY] ??= new WeakMap());
+  let c = all.get(ctx);
+  if (!c) {
+    c = { entries: new Map(), bytes: 0 };
+    all.set(ctx, c);
+  }
+  return c;
+}
+
+/** The remembered scan of a content of a scope, read as `kind` up to `scanned` bytes. */
+function recall(c: ScanCache, key: string, kind: TextKind, scanned: number): ContentScan | undefined {
+  const entry = c.entries.get(key);
+  if (!entry || entry.scan.kind !== kind || entry.scan.scanned !== scanned) return undefined;
+  c.entries.delete(key);
+  c.entries.set(key, entry);
+  return entry.scan;
+}
+
+function remember(c: ScanCache, key: string, scan: ContentScan): void {
+  const bytes = 256 + key.length * 2 + scan.refs.reduce((n, r) => n + 64 + r.length * 2, 0) + (scan.baseHref?.length ?? 0) * 2 + scan.secrets.length * 64;
+  if (bytes > SCAN_CACHE_BYTES) return;
+  const old = c.entries.get(key);
+  if (old) {
+    c.entries.delete(key);
+    c.bytes -= old.bytes;
+  }
+  c.entries.set(key, { scan, bytes });
+  c.bytes += bytes;
+  for (const [oldest, entry] of c.entries) {
+    if (c.entries.size <= SCAN_CACHE_ENTRIES && c.bytes <= SCAN_CACHE_BYTES) break;
+    c.entries.delete(oldest);
+    c.bytes -= entry.bytes;
+  }
+}
+
+interface StoredRow {
+  path: string;
+  size: number;
+  storageRef: string;
+  sha256: string;
+  /** The content scope of its bytes; without one, nothing is remembered. */
+  scope?: string | null;
+}
+
+/**
+ * Which files are checked and how far: the same budgets, in the same order, as buildReport
+ * (reads while READ_BYTES_PER_DEPLOY lasts, checks while SCAN_BYTES_PER_DEPLOY lasts), so a
+ * remembered scan stands in for exactly the bytes buildReport would have checked. A remembered
+ * content counts against both budgets as if read: the report is the same with or without it.
+ */
 async function gatherAndBuild(
   ctx: AppContext,
   files: readonly InputFile[],
-  stored: readonly { path: string; size: number; storageRef: string }[],
+  stored: readonly StoredRow[],
   existingPaths?: readonly string[],
 ): Promise<DeployReport> {
+  const cache = scanCache(ctx);
   const held = new Map(files.map((f) => [f.path, f]));
-  let budget = READ_BYTES_PER_DEPLOY;
-  const reads: { index: number; storageRef: string; length: number }[] = [];
+  let readBudget = READ_BYTES_PER_DEPLOY;
+  let scanBudget = SCAN_BYTES_PER_DEPLOY;
+  const reads: { index: number; storageRef: string; length: number; kind: TextKind; scanned: number; key: string | null }[] = [];
   const input: ReportFile[] = stored.map((s, index) => {
     const f = held.get(s.path);
     if (s.size === 0) return { path: s.path, size: 0, bytes: new Uint8Array() };
-    if (f && !f.ref && f.bytes.byteLength === s.size) return { path: s.path, size: s.size, bytes: f.bytes };
-    const length = Math.min(s.size, SCAN_BYTES_PER_FILE);
-    if (scannable(s.path) && length <= budget) {
-      budget -= length;
-      reads.push({ index, storageRef: s.storageRef, length });
+    const bytes = f && !f.ref && f.bytes.byteLength === s.size ? f.bytes : undefined;
+    const kind = textKind(s.path);
+    let available: number | undefined = bytes?.byteLength;
+    if (!bytes && kind !== null && Math.min(s.size, SCAN_BYTES_PER_FILE) <= readBudget) {
+      available = Math.min(s.size, SCAN_BYTES_PER_FILE);
+      readBudget -= available;
     }
+    if (kind === null || available === undefined || scanBudget <= 0) return { path: s.path, size: s.size, bytes };
+    const scanned = Math.min(available, SCAN_BYTES_PER_FILE, scanBudget);
+    scanBudget -= scanned;
+    const key = s.scope ? `${s.scope}:${s.sha256}` : null;
+    const scan = key === null ? undefined : recall(cache, key, kind, scanned);
+    if (scan) return { path: s.path, size: s.size, scan };
+    if (bytes) {
+      const fresh = scanBytes(kind, bytes, scanned);
+      if (key !== null) remember(cache, key, fresh);
+      return { path: s.path, size: s.size, scan: fresh };
+    }
+    reads.push({ index, storageRef: s.storageRef, length: available, kind, scanned, key });
     return { path: s.path, size: s.size };
   });
   await mapLimit(reads, READ_CONCURRENCY, async (r) => {
     try {
       const bytes = await readUpTo(ctx, r.storageRef, r.length);
-      if (bytes) input[r.index]!.bytes = bytes;
+      if (!bytes) return;
+      const scan = scanBytes(r.kind, bytes, r.scanned);
+      if (r.key !== null) remember(cache, r.key, scan);
+      input[r.index]!.scan = scan;
     } catch (err) {
       console.error("[report] could not read a content back", err instanceof Error ? err.message : err);
     }

@@ -179,6 +179,52 @@ describe("deploys by reference", () => {
     expect(d.raw).not.toContain(key);
   });
 
+  it("a second deploy of the same contents makes the same report without reading them back", async () => {
+    const a = await accountWithKey(t.ctx, "free");
+    const key = plantedKey();
+    // One style sheet at two paths: its reference resolves against each path on its own.
+    const css = "body{background:url(../img/bg.png)}";
+    const site = {
+      "index.html": '<base href="/docs/"><link rel="stylesheet" href="../a/site.css"><img src="missing.png">',
+      "a/site.css": css,
+      "b/deep/site.css": css,
+      "app.js": `import "./lib.js"; const k = "${key}";`,
+      "img/bg.png": "png",
+    };
+    const refs = await preflightAndUpload(site, bearer(a.apiKey));
+    const storage = t.ctx.storage;
+    const get = storage.get.bind(storage);
+    const read: string[] = [];
+    storage.get = (ref, range) => {
+      read.push(ref);
+      return get(ref, range);
+    };
+    try {
+      const first = await deployOk(refs, bearer(a.apiKey));
+      expect(read).toHaveLength(4);
+      read.length = 0;
+      const second = await deployOk(refs, bearer(a.apiKey));
+      expect(read).toEqual([]);
+      expect(second.report).toEqual(first.report);
+      expect(first.report).toEqual({
+        missing_references: [
+          { path: "index.html", ref: "missing.png" },
+          { path: "b/deep/site.css", ref: "../img/bg.png" },
+          { path: "app.js", ref: "./lib.js" },
+        ],
+        warnings: [{ path: "app.js", kind: "secret", secret_kind: "dropsite_api_key", message: expect.stringContaining("Line 1") }],
+      });
+      // Another account's deploy of the same bytes reads them itself: nothing is shared across scopes.
+      const other = await accountWithKey(t.ctx, "free");
+      const otherRefs = await preflightAndUpload(site, bearer(other.apiKey));
+      read.length = 0;
+      expect((await deployOk(otherRefs, bearer(other.apiKey))).report).toEqual(first.report);
+      expect(read).toHaveLength(4);
+    } finally {
+      storage.get = get;
+    }
+  });
+
   it("a reference never uploaded answers 400 with the hashes in `unusable`; nothing is created", async () => {
     const a = await accountWithKey(t.ctx, "free");
     const ghost = "e".repeat(64);
