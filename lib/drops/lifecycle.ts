@@ -3,7 +3,7 @@ import { dropChanged } from "../serve/cache";
 import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
 import { purgeUnused } from "../deploy/contents";
-import { endExpiredHolds, expiredHolds } from "../db/contents";
+import { bytelessContents, endExpiredHolds, expiredHolds } from "../db/contents";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
@@ -43,6 +43,8 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     if (due.length < batchSize) break;
   }
   await purgeExpiredUploads(ctx, now, batchSize * maxBatches);
+  // Contents rows left without bytes by a request or purge cut off midway (docs/reliability.md).
+  await purgeUnused(ctx, await bytelessContents(ctx.db, now, batchSize * maxBatches));
   return { purged: slugs.length, slugs };
 }
 
