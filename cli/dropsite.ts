@@ -19,6 +19,7 @@ import type { z } from "zod";
 import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN } from "../lib/patterns";
+import { reportLines } from "../lib/deploy/report-text";
 import { deployByContent, sharedTopFolder, type HashedFile } from "../lib/files/upload";
 import { limits } from "../lib/plans";
 import { listQuerySchema } from "../lib/schemas";
@@ -63,7 +64,7 @@ const LIST_LIMIT_TEXT = `limit ${LIST_LIMIT.unwrap().minValue}-${LIST_LIMIT.unwr
 /** Each command's usage line and what it does, for `dropsite <command> --help`. */
 const COMMANDS = {
   deploy: {
-    usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG]",
+    usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--grant URL]",
     about: `Deploy a folder (default .), an .html/.htm file or a .zip.
   A folder is deployed by content: only files the server does not have yet are uploaded, and
   the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
@@ -71,7 +72,10 @@ const COMMANDS = {
   --include-dotfiles  publish dotfiles (.env, .vscode/ ...) too
   --name N       redeploy the named drop in place: same URL (subscribers)
   --ttl S        lifetime in seconds (at least ${TTL_MIN_SECONDS}; plan maximums apply)
-  --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)`,
+  --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)
+  --grant URL    deploy through a one-time deploy URL (the MCP tool deploy_directory gives one):
+                 as the account (or anonymous caller) it was issued to, with its ttl and name;
+                 no key needed, and none is sent. Folders still upload only missing files.`,
   },
   list: { usage: "dropsite list [--limit N] [--offset N]", about: `Your drops, newest first (${LIST_LIMIT_TEXT}).` },
   delete: { usage: "dropsite delete <slug>", about: "Delete a drop and purge its files." },
@@ -115,6 +119,8 @@ class CliError extends Error {
 interface Target {
   api: string;
   key?: string;
+  /** How the deploy is authorised when not by key, for the progress line. */
+  via?: string;
 }
 
 interface Flags {
@@ -123,6 +129,7 @@ interface Flags {
   name?: string;
   ttl?: string;
   append?: string;
+  grant?: string;
   limit?: string;
   offset?: string;
   json: boolean;
@@ -406,12 +413,12 @@ interface LocalHashedFile extends HashedFile {
  * the server which contents it lacks (POST /deploy/preflight), uploads only those, in parallel
  * with one progress display, then deploys a FilesBody of {sha256, size} references.
  */
-async function deployFolder(target: Target, dir: string, endpoint: string, flags: Flags): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
+async function deployFolder(target: Target, dir: string, endpoint: string, preflightPath: string, flags: Flags): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
   const files = await collectFiles(dir, { includeDotfiles: flags.includeDotfiles });
   if (files.length === 0) throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
   const strip = sharedTopFolder(files.map((f) => f.rel));
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
-  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${files.length} files (${formatBytes(totalBytes)}) to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
+  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${files.length} files (${formatBytes(totalBytes)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
   const hashing = progress("Hashing", totalBytes, { quiet: flags.quiet, unit: "bytes" });
   const hashed: LocalHashedFile[] = [];
   let read = 0;
@@ -428,7 +435,7 @@ async function deployFolder(target: Target, dir: string, endpoint: string, flags
     const outcome = await deployByContent<LocalHashedFile, DeployResponse | AppendResponse>(
       hashed,
       {
-        preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", "/deploy/preflight", { body: Buffer.from(body), headers: json }),
+        preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, { body: Buffer.from(body), headers: json }),
         upload: async (u, file, onSent) => {
           // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
           parseAnswer<unknown>(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
@@ -451,7 +458,19 @@ async function deployFolder(target: Target, dir: string, endpoint: string, flags
   }
 }
 
-async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<void> {
+/**
+ * A one-time deploy URL (or its bare token, on the configured API): the API it belongs to and
+ * the deploy and preflight paths it opens. It carries the caller and options, so no key is sent.
+ */
+function grantTarget(grant: string, target: Target, flags: Flags): { target: Target; deploy: string; preflight: string } {
+  if (flags.append || flags.name || flags.ttl) throw new CliError("--grant cannot be combined with --append, --name or --ttl: the one-time URL fixes them", EXIT.usage);
+  const m = /^(?:(https?:\/\/.+?))?(?:\/deploy\/once\/)?(dg_[A-Za-z0-9_-]{43})\/?$/.exec(grant.trim());
+  if (!m?.[2] || (!m[1] && grant.includes("/"))) throw new CliError(`--grant must be a one-time deploy URL (…/deploy/once/dg_…) or its token, got ${JSON.stringify(grant)}`, EXIT.usage);
+  const deploy = `/deploy/once/${m[2]}`;
+  return { target: { api: m[1] ? normalizeApi(m[1]) : target.api, via: "one-time deploy URL" }, deploy, preflight: `${deploy}/preflight` };
+}
+
+async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<void> {
   if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
   if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
   if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
@@ -459,7 +478,9 @@ async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<
   const query = new URLSearchParams();
   if (flags.ttl) query.set("ttl", flags.ttl);
   if (flags.name) query.set("name", flags.name);
-  const p = flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query.toString()}` : ""}`;
+  const once = flags.grant === undefined ? undefined : grantTarget(flags.grant, given, flags);
+  const target = once?.target ?? given;
+  const p = once?.deploy ?? (flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query.toString()}` : ""}`);
   let info;
   try {
     info = await stat(where);
@@ -469,12 +490,12 @@ async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<
   let res: DeployResponse | AppendResponse;
   let unchangedLine: string | undefined;
   if (info.isDirectory()) {
-    const outcome = await deployFolder(target, where, p, flags);
+    const outcome = await deployFolder(target, where, p, once?.preflight ?? "/deploy/preflight", flags);
     res = outcome.res;
     unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
   } else {
     const { body, contentType, description } = await deployBody(where);
-    if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.key ? "" : " (anonymous)"}\n`);
+    if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
     const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
     try {
       res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
@@ -501,6 +522,7 @@ async function cmdDeploy(target: Target, args: string[], flags: Flags): Promise<
     lines.push(`  dropsite claim ${res.slug} ${res.claim_token}`);
     lines.push(`  (or POST ${target.api}/claim with {"slug", "claim_token"}). The token works once.`);
   }
+  lines.push(...reportLines(res.report, 50, "--json prints the whole report"));
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
@@ -620,6 +642,7 @@ export async function main(argv: string[]): Promise<number> {
         name: { type: "string" },
         ttl: { type: "string" },
         append: { type: "string" },
+        grant: { type: "string" },
         limit: { type: "string" },
         offset: { type: "string" },
         json: { type: "boolean", default: false },
@@ -672,6 +695,7 @@ export async function main(argv: string[]): Promise<number> {
     if (d.hint) lines.push(`Hint: ${d.hint}`);
     if (d.upgrade_url) lines.push(`Upgrade: ${d.upgrade_url}`);
     if (d.docs_url) lines.push(`Docs: ${d.docs_url}`);
+    if (d.unusable) lines.push(`Unusable hashes: ${d.unusable.join(", ")}`);
     if (d.retry_after) lines.push(`Retry after ${d.retry_after} s.`);
     process.stderr.write(`${lines.join("\n")}\n`);
     if (flags.json) print({ error: err.message, ...d });

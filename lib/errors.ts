@@ -1,7 +1,8 @@
 import { env } from "./env";
 
 // One error model: a typed error carrying a machine-stable code, one table from code to HTTP
-// status, and one renderer of the envelope {error, code, hint?, upgrade_url?, docs_url?}.
+// status, and one renderer of the envelope {error, code, hint?, upgrade_url?, docs_url?} and
+// the optional structured details of a few errors (ErrorDetails).
 
 export const errorStatus = {
   invalid_request: 400,
@@ -29,7 +30,16 @@ export const errorStatus = {
 export type ErrorCode = keyof typeof errorStatus;
 export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
-export interface ErrorEnvelope {
+/**
+ * Structured fields that some errors add to the envelope, each optional and named for its use,
+ * so a program need not parse the message.
+ */
+export interface ErrorDetails {
+  /** Deploys by reference: the content hashes that cannot be used. */
+  unusable?: string[];
+}
+
+export interface ErrorEnvelope extends ErrorDetails {
   error: string;
   code: ErrorCode;
   hint?: string;
@@ -45,6 +55,8 @@ export interface ApiErrorOptions {
   docs?: string;
   /** Extra response headers, e.g. Retry-After or Allow. */
   headers?: Record<string, string>;
+  /** Extra fields of the envelope. */
+  details?: ErrorDetails;
   cause?: unknown;
 }
 
@@ -54,6 +66,7 @@ export class ApiError extends Error {
   readonly upgrade: boolean;
   readonly docs?: string;
   readonly headers: Record<string, string>;
+  readonly details: ErrorDetails;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -63,6 +76,7 @@ export class ApiError extends Error {
     this.upgrade = options.upgrade ?? false;
     this.docs = options.docs;
     this.headers = options.headers ?? {};
+    this.details = options.details ?? {};
   }
 
   get status(): number {
@@ -75,7 +89,7 @@ export class ApiError extends Error {
     if (this.hint) body.hint = this.hint;
     if (this.upgrade) body.upgrade_url = `${base}/#pricing`;
     if (this.docs) body.docs_url = `${base}/docs#${this.docs}`;
-    return body;
+    return { ...body, ...this.details };
   }
 }
 

@@ -113,6 +113,8 @@ const largest = (pick: (l: (typeof limits)[keyof typeof limits]) => number) => M
  */
 export function routeBodyCap(pathname: string): number | undefined {
   if (pathname.startsWith("/deploy/uploads/")) return largest((l) => l.fileBytes);
+  if (/^\/deploy\/once\/[^/]+\/preflight$/.test(pathname)) return largest((l) => l.bodyBytes);
+  if (/^\/deploy\/once\/[^/]+$/.test(pathname)) return largest((l) => Math.max(l.zipBytes, l.bodyBytes));
   if (pathname === "/deploy" || /^\/deploy\/[^/]+$/.test(pathname)) {
     if (pathname === "/deploy/preflight") return largest((l) => l.bodyBytes);
     return largest((l) => Math.max(l.zipBytes, l.bodyBytes));

@@ -87,6 +87,9 @@ export const limits: Record<Tier, TierLimits> = {
   team: { ...paidBase, maxDrops: 20_000, vanity: true, priceUsd: 29 },
 };
 
+/** The deploy report warns about files larger than this (large_file): slow for visitors on any plan. */
+export const LARGE_FILE_WARNING_BYTES = 10 * MB;
+
 /** An anonymous drop stays privately claimable this long after it goes offline. */
 export const CLAIM_GRACE_SECONDS = 30 * DAY;
 
@@ -99,6 +102,12 @@ export const APP_UPLOAD_MAX_BYTES = 4 * MB;
 
 /** How long a preflight's upload targets, and uploaded contents no deploy has used, are kept. */
 export const UPLOAD_GRANT_SECONDS = 60 * 60;
+
+/** How long the one-time deploy URL of deploy_directory (POST /deploy/once/{token}) may be used. */
+export const DEPLOY_GRANT_SECONDS = 30 * 60;
+
+/** The most anonymous drops one device authorisation may ask to claim. */
+export const DEVICE_CLAIMS_MAX = 50;
 
 export function isPaid(tier: Tier): boolean {
   return tier === "pro" || tier === "team";

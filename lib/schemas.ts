@@ -5,6 +5,7 @@ import { z } from "zod";
 
 import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
+import { DEVICE_CLAIMS_MAX } from "./plans";
 
 export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
@@ -60,6 +61,30 @@ export const nameSchema = z.string().regex(NAME_PATTERN).describe("Named drop al
 
 const isoDate = z.iso.datetime({ offset: true });
 
+export const reportWarningKinds = ["no_index", "large_file", "case_clash", "secret", "not_scanned"] as const;
+export const secretKinds = ["dropsite_api_key", "aws_access_key", "github_token", "stripe_secret_key", "google_api_key", "slack_token", "private_key", "env_file"] as const;
+
+export const deployReportSchema = z
+  .object({
+    missing_references: z
+      .array(z.object({ path: z.string().describe("The file that refers."), ref: z.string().describe("The reference as written (without query or fragment).") }))
+      .describe("Relative references (src, href, srcset, CSS url() and @import, module imports) that no file of the drop answers."),
+    warnings: z.array(
+      z.object({
+        path: z.string().optional().describe("The file concerned; absent for warnings about the whole drop."),
+        kind: z.enum(reportWarningKinds),
+        secret_kind: z.enum(secretKinds).optional().describe("kind secret: what the string looks like. The string itself is never shown."),
+        message: z.string(),
+      }),
+    ),
+    left_off: z
+      .object({ missing_references: z.int().min(0), warnings: z.int().min(0) })
+      .optional()
+      .describe("Entries not listed because a list reached its cap."),
+  })
+  .describe("What the deploy checked in the files: broken references and likely mistakes. Advisory: the deploy succeeded.");
+export type DeployReport = z.infer<typeof deployReportSchema>;
+
 export const deployResponseSchema = z.object({
   slug: z.string(),
   url: z.url(),
@@ -69,6 +94,7 @@ export const deployResponseSchema = z.object({
   name: z.string().optional(),
   replaced: z.boolean().optional(),
   claim_token: z.string().optional().describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
+  report: deployReportSchema.optional(),
 });
 export type DeployResponse = z.infer<typeof deployResponseSchema>;
 
@@ -79,6 +105,7 @@ export const appendResponseSchema = z.object({
   total_files: z.int(),
   plan: planSchema,
   expires_at: isoDate.nullable(),
+  report: deployReportSchema.optional().describe("References are checked against the whole drop; the other checks cover the files added."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;
 
@@ -108,6 +135,7 @@ export const errorEnvelopeSchema = z.object({
   hint: z.string().optional(),
   upgrade_url: z.url().optional(),
   docs_url: z.url().optional(),
+  unusable: z.array(z.string()).optional().describe("Deploys by reference: the hashes that cannot be used (never uploaded by this caller, expired, or of another size)."),
 });
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---
@@ -199,6 +227,24 @@ export const cleanupResponseSchema = z.object({
 
 // --- Device authorisation (RFC 8628) ---
 
+export const deviceAuthorizeBodySchema = z.object({
+  claims: z
+    .array(claimBodySchema)
+    .max(DEVICE_CLAIMS_MAX)
+    .optional()
+    .describe(
+      `Anonymous drops this agent deployed, by slug and claim_token (at most ${DEVICE_CLAIMS_MAX}): the approval page shows them, and approving moves them into the approving account with the rules of POST /claim; each one's outcome is reported, none fails the approval.`,
+    ),
+});
+
+const deviceClaimOutcomeSchema = z.object({
+  slug: z.string(),
+  claimed: z.boolean(),
+  url: z.url().optional().describe("When claimed."),
+  code: z.string().optional().describe("When not claimed: the error code POST /claim would answer (not_found, gone, subscription_required, …)."),
+  error: z.string().optional(),
+});
+
 export const deviceTokenBodySchema = z.object({ device_code: z.string().min(1).max(200).describe("The device_code of POST /device/authorize.") });
 
 export const deviceAuthorizationSchema = z.object({
@@ -217,6 +263,7 @@ export const deviceTokenSchema = z.object({
   key_id: z.string().regex(SHA256_HEX_PATTERN),
   account_id: z.string(),
   plan: z.enum(["free", "pro", "team"]),
+  claims: z.array(deviceClaimOutcomeSchema).describe("The anonymous drops asked for in the authorisation, and whether each moved into the account."),
 });
 
 // --- Billing and vanity subdomains ---

@@ -7,6 +7,7 @@ import { describeSkip, ignoreFilesAmong, selectFiles, type Selection } from "@/l
 import { deployByContent, sharedTopFolder, type HashedFile, type UploadProgress } from "@/lib/files/upload";
 import type { PreflightResponse } from "@/lib/schemas";
 import { CopyButton } from "./CodeBlock";
+import { DeployReportList, reportOf } from "./DeployReport";
 import { bytes, dateTime, relative } from "./format";
 
 // Deploy by drag and drop. A folder or several files deploy by content, as the command-line
@@ -50,7 +51,7 @@ type Phase =
   | { kind: "hashing"; done: number; files: number }
   | { kind: "uploading"; sent: number; total: number; files: number; done?: number }
   | { kind: "deploying"; files: number }
-  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number; unchanged?: number }
+  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number; unchanged?: number; report?: ReturnType<typeof reportOf> }
   | { kind: "error"; error: string; code?: string; hint?: string };
 
 async function readEntry(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
@@ -161,7 +162,7 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
     const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
     const expiresAt = typeof data.expires_at === "string" ? data.expires_at : null;
     if (claimToken) saveClaim({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString(), expires_at: expiresAt });
-    setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files, at: Date.now(), unchanged });
+    setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files, at: Date.now(), unchanged, report: reportOf(data.report) });
   }, []);
 
   /** One request with the whole body: a single .html file, a chosen .zip, or the fallback zip. */
@@ -493,6 +494,7 @@ function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
           ))}
         </ul>
       </details>
+      <DeployReportList report={phase.report} />
       {phase.claimToken && (
         <div className="claim-box" data-testid="claim-token-box">
           <p>

@@ -25,7 +25,7 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
             </p>
           </section>
         ) : (
-          <DeviceDecision initialCode={pending?.user_code ?? code} known={pending !== null} account={caller.account.email ?? caller.account.id} />
+          <DeviceDecision initialCode={pending?.user_code ?? code} known={pending !== null} account={caller.account.email ?? caller.account.id} claims={pending?.claims ?? []} />
         )}
       </main>
     </>

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, limits, type Tier } from "@/lib/plans";
+import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { tools } from "@/lib/mcp/tools";
 
@@ -308,7 +308,7 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           Name your files by SHA-256 and size with <code>POST /deploy/preflight</code>; the answer lists the contents this caller has not stored (<code>missing</code>) with a PUT target for
           each. PUT the raw bytes there (201; a wrong size or hash answers 400 and stores nothing), then deploy with <code>{"{"}&quot;sha256&quot;, &quot;size&quot;{"}"}</code> in place of a
           file&apos;s content. An account&apos;s contents are reused by all its deploys and never by another account. Anonymous callers send the preflight&apos;s <code>upload_token</code> as{" "}
-          <code>X-Upload-Token</code> on the deploy; targets and unused uploads expire after an hour. A reference that cannot be used answers 400 naming the hashes.
+          <code>X-Upload-Token</code> on the deploy; targets and unused uploads expire after an hour. A reference that cannot be used answers 400 with the hashes in the envelope&apos;s <code>unusable</code> list.
         </p>
         <p>
           Send each target as it is: its <code>method</code>, <code>url</code> and every header in <code>headers</code>. Where file bytes live in Vercel Blob, contents over{" "}
@@ -318,6 +318,30 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
         <CodeBlock>{`curl -X POST ${base}/deploy/preflight -H 'content-type: application/json' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'
 curl -X PUT --data-binary @index.html -H '<each of uploads[0].headers>' '<uploads[0].url>'
 curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-token: <upload_token>' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'`}</CodeBlock>
+      </Section>
+
+      <Section id="report" title="The deploy report">
+        <p>
+          Every deploy and append answers with a <code>report</code> (MCP results carry it too). <code>missing_references</code> lists <code>{"{path, ref}"}</code> for files that the
+          HTML, CSS and JavaScript modules refer to by relative URL (<code>src</code>, <code>href</code>, <code>srcset</code>, <code>url()</code>, <code>@import</code>, module imports) and that
+          the drop does not hold, resolved as visitors&apos; requests are. <code>warnings</code> lists <code>{"{path?, kind, message}"}</code>: <code>no_index</code>, <code>large_file</code>{" "}
+          (over {mb(LARGE_FILE_WARNING_BYTES)}), <code>case_clash</code> (paths that differ only by letter case), <code>secret</code> with a <code>secret_kind</code> (API keys, cloud
+          and payment keys, private keys, <code>.env</code> files; never the string itself) and <code>not_scanned</code>. The deploy has succeeded either way: fix and deploy again.
+        </p>
+      </Section>
+
+      <Section id="deploy-once" title="One-time deploy URLs (agents with a shell)">
+        <p>
+          The MCP tool <code>deploy_directory</code> returns a one-time URL, <code>{base}/deploy/once/&lt;token&gt;</code>, and ready commands, so an agent publishes a local folder
+          without its bytes passing through the model. The URL accepts the same bodies as <code>POST /deploy</code> (zip, JSON files or HTML) and deploys as the caller that asked
+          for it (its account, or anonymous with a <code>claim_token</code>), with the <code>ttl</code> and <code>name</code> given then. It works once, for{" "}
+          {DEPLOY_GRANT_SECONDS / 60} minutes: a second use, or a late one, answers 410 <code>gone</code>; a deploy refused for its input leaves it usable. Using it counts as a deploy
+          for the rate limits. <code>POST …/deploy/once/&lt;token&gt;/preflight</code> is a preflight as that caller (the CLI&apos;s <code>--grant</code> uses it to upload only missing
+          contents); it does not use the URL up.
+        </p>
+        <CodeBlock>{`(cd dist && zip -qr - . -x '.*' '*/.*') > site.zip
+curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${base}/deploy/once/dg_…
+npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
       </Section>
 
       <Section id="vanity" title="Vanity hosts">
@@ -437,7 +461,9 @@ curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-tok
           <code>verification_uri</code>, <code>verification_uri_complete</code>, <code>expires_in</code> and <code>interval</code>. The person opens the URL, logs in, checks the code and
           approves. The agent polls <code>POST {base}/device/token</code> with <code>{"{"}&quot;device_code&quot;: &quot;…&quot;{"}"}</code> (or <code>device_token</code>) every{" "}
           <code>interval</code> seconds; until approval the answer is <code>authorization_pending</code>, too-fast polls get <code>slow_down</code>, and afterwards{" "}
-          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once.
+          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once. An agent that already deployed anonymously adds <code>{"{"}&quot;claims&quot;: [{"{"}&quot;slug&quot;, &quot;claim_token&quot;{"}"}]{"}"}</code> to the
+          authorisation: the approval page lists those drops, approving moves them into the account as <code>POST /claim</code> would, and the key&apos;s answer reports each one
+          (one that cannot be claimed is reported, not fatal).
         </p>
       </Section>
 

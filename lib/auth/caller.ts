@@ -14,7 +14,7 @@ import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 export interface Caller {
   account: AccountRow | null;
   /** How the caller proved who they are. */
-  via: "anonymous" | "api_key" | "id_token" | "session";
+  via: "anonymous" | "api_key" | "id_token" | "session" | "deploy_grant";
   /** Stable key for per-credential rate limits. */
   credentialKey: string;
 }

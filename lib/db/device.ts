@@ -1,6 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "./client";
-import { deviceCodes, type DeviceCodeRow } from "./schema";
+import { deviceCodes, type DeviceClaim, type DeviceCodeRow } from "./schema";
 
 // Named queries of the device-code flow (lib/device/flow.ts).
 
@@ -55,4 +55,9 @@ export async function decideDeviceCode(db: Db, userCode: string, status: "approv
 
 export async function denyDeviceCode(db: Db, id: string): Promise<void> {
   await db.update(deviceCodes).set({ status: "denied" }).where(eq(deviceCodes.id, id));
+}
+
+/** Records the outcome of each claim of an approved request. */
+export async function setDeviceClaims(db: Db, id: string, claims: DeviceClaim[]): Promise<void> {
+  await db.update(deviceCodes).set({ claims }).where(eq(deviceCodes.id, id));
 }

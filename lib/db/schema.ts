@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 // Metadata of accounts, drops and their files. Bytes live in Storage, addressed by files.storage_ref.
 
@@ -156,10 +156,45 @@ export const deviceCodes = pgTable(
     /** Seconds the agent waits between polls; raised by slow_down. */
     intervalSeconds: integer("interval_seconds").notNull(),
     lastPolledAt: ts("last_polled_at"),
+    /**
+     * Anonymous drops the agent asks to move into the approving account (slug and SHA-256 of
+     * the claim token), with each one's outcome once the request is approved.
+     */
+    claims: jsonb("claims").$type<DeviceClaim[]>().notNull().default([]),
   },
   (t) => [uniqueIndex("device_codes_user_code_idx").on(t.userCode), index("device_codes_expires_idx").on(t.expiresAt)],
 );
 export type DeviceCodeRow = typeof deviceCodes.$inferSelect;
+
+export interface DeviceClaim {
+  slug: string;
+  tokenHash: string;
+  /** Set on approval: claimed, or why not (the error code of POST /claim and its message). */
+  outcome?: { claimed: true; url: string } | { claimed: false; code: string; error: string };
+}
+
+/**
+ * One-time deploy grants (MCP deploy_directory): a bearer URL that deploys once, as the caller
+ * who asked for it (an account, or anonymous), with the options given then. Only the SHA-256
+ * of the token is stored.
+ */
+export const deployGrants = pgTable(
+  "deploy_grants",
+  {
+    /** SHA-256 hex of the token. */
+    id: text("id").primaryKey(),
+    accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    /** The ttl asked for (seconds, already checked for the plan); null: the plan's default. */
+    ttlSeconds: integer("ttl_seconds"),
+    name: text("name"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    /** Set by the deploy that used the grant (and cleared again if that deploy was refused). */
+    usedAt: ts("used_at"),
+  },
+  (t) => [index("deploy_grants_expires_idx").on(t.expiresAt)],
+);
+export type DeployGrantRow = typeof deployGrants.$inferSelect;
 
 /**
  * Upload grants: what a preflight hands out. The upload targets of one preflight carry its token

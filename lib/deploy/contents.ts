@@ -96,7 +96,7 @@ export async function storeContents(ctx: AppContext, scope: string, input: Input
 /**
  * Pins the stored contents that files given by reference name (those not also sent inline).
  * A reference the scope has no stored bytes for, or with another size, is unusable: every pin
- * is released and the deploy answers 400 listing the unusable hashes.
+ * is released and the deploy answers 400 listing the unusable hashes (the envelope's `unusable`).
  */
 async function pinReferences(ctx: AppContext, scope: string, input: InputFile[], inline: Map<string, Uint8Array>): Promise<PinnedContent[]> {
   const wanted = new Map<string, number>();
@@ -180,10 +180,11 @@ function removeBytes(ctx: AppContext, scope: string) {
 }
 
 export function unusableReferences(unusable: string[]): ApiError {
-  const shown = unusable.slice(0, 50).join(", ") + (unusable.length > 50 ? ` and ${unusable.length - 50} more` : "");
-  return new ApiError("invalid_request", `Unusable content references (never uploaded by this caller, expired, or of another size): ${shown}.`, {
+  const n = unusable.length;
+  return new ApiError("invalid_request", `${n} content reference${n === 1 ? "" : "s"} cannot be used (never uploaded by this caller, expired, or of another size); unusable lists the hashes.`, {
     hint: "POST /deploy/preflight with the files' hashes, PUT the missing contents to the upload targets, then deploy with the same X-Upload-Token.",
     docs: "uploads",
+    details: { unusable },
   });
 }
 

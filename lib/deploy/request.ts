@@ -11,6 +11,7 @@ import type { InputFile } from "./paths";
 import { appendToDrop, createDrop, tierOf } from "./store";
 import { resolveTtl } from "./ttl";
 import { preflight, UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
+import { withDeployGrant } from "./grants";
 import { guardAccountRoute } from "../auth/guard";
 import { sessionCaller } from "../auth/session";
 
@@ -80,17 +81,29 @@ export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployO
   return createDrop(ctx, caller, { files, ...checked, scope, beforeStore: quota?.spend });
 }
 
+/** A deploy request's body as `caller` with `opts`: options checked before the body is read. */
+function deployBody(ctx: AppContext, req: Request, caller: Caller, opts: DeployOptions, quota: DeployQuota): Promise<DeployResponse> {
+  checkDeployOptions(caller, opts);
+  const tier = tierOf(caller);
+  return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));
+}
+
 // POST /deploy, from request to DeployResponse. Cheap checks (rate, credential, query) come
 // before the body is read.
 export async function deployFromRequest(ctx: AppContext, req: Request): Promise<DeployResponse> {
   return guardedDeploy(ctx, req, async (quota) => {
     const query = new URL(req.url).searchParams;
     const caller = await optionalCaller(ctx, req);
-    const opts = { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) };
-    checkDeployOptions(caller, opts);
-    const tier = tierOf(caller);
-    return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));
+    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota);
   });
+}
+
+// POST /deploy/once/{token}: the same bodies as POST /deploy, as the caller and with the options
+// of a one-time grant (MCP deploy_directory), which this deploy uses up.
+export async function deployFromGrant(ctx: AppContext, req: Request, token: string): Promise<DeployResponse> {
+  return guardedDeploy(ctx, req, (quota) =>
+    withDeployGrant(ctx, token, (caller, opts) => deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota)),
+  );
 }
 
 // POST /dashboard/upload: the dashboard's drop zone deploys as the session's account, through
@@ -99,10 +112,7 @@ export async function deployFromDashboard(ctx: AppContext, req: Request): Promis
   return guardedDeploy(ctx, req, async (quota) => {
     const caller = await dashboardCaller(ctx, req);
     const query = new URL(req.url).searchParams;
-    const opts = { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) };
-    checkDeployOptions(caller, opts);
-    const tier = tierOf(caller);
-    return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));
+    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota);
   });
 }
 

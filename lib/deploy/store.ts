@@ -13,6 +13,7 @@ import {
   findDropBySlug,
   insertDropWithFiles,
   isUniqueViolation,
+  listDropFiles,
   replaceDropFiles,
   type NewFile,
 } from "../db/queries";
@@ -21,11 +22,14 @@ import type { AppendResponse, DeployResponse } from "../schemas";
 import type { Caller } from "../auth/caller";
 import type { InputFile } from "./paths";
 import { accountScope, anonymousDropScope, purgeUnused, releaseContents, storeContents } from "./contents";
+import { reportFor } from "./report";
 
 // Creating, replacing and appending to drops. Contents are stored first (content-addressed,
 // see ./contents), pinned while the rows follow in one transaction. A failure at either step
 // purges what only this deploy stored, so no half drop is visible or left behind, and a
-// replaced drop's contents no file uses any more go only after commit.
+// replaced drop's contents no file uses any more go only after commit. Every response carries
+// the deploy report (./report), made while the rows are committed (it only reads stored bytes
+// and never rejects; on a failed deploy it is dropped).
 
 export function tierOf(caller: Pick<Caller, "account">): Tier {
   return caller.account ? caller.account.plan : "anonymous";
@@ -138,6 +142,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   await input.beforeStore?.();
   const stored = await storeFiles(ctx, id, scopeFor(caller, id, input.scope), input.files);
   const { rows } = stored;
+  const report = reportFor(ctx, input.files, rows);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
   const claimToken = anonymous ? newClaimToken() : undefined;
   const maxOwned = maxOwnedDrops(caller);
@@ -175,6 +180,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     response.replaced = false;
   }
   if (claimToken) response.claim_token = claimToken;
+  response.report = await report;
   return response;
 }
 
@@ -203,6 +209,7 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
   await input.beforeStore?.();
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), input.files);
   const { rows } = stored;
+  const report = reportFor(ctx, input.files, rows);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, false);
   const result = await commitOrRelease(
     ctx,
@@ -222,6 +229,7 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
     expires_at: expiresAt ? expiresAt.toISOString() : null,
     name: input.name,
     replaced: true,
+    report: await report,
   };
 }
 
@@ -236,9 +244,12 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
   if (!drop || drop.ownerId !== account.id || (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now())) throw absent();
   if (drop.fileCount + files.length > maxTotal) throw totalError(drop.fileCount, files.length, maxTotal);
+  // The drop's paths, for the report's references (read before storing: a failure changes nothing).
+  const existing = await withDb(() => listDropFiles(ctx.db, drop.id, maxTotal));
   const now = new Date(ctx.now());
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files);
   const { rows } = stored;
+  const report = reportFor(ctx, files, rows, existing.map((f) => f.path));
   const outcome = await commitOrRelease(ctx, stored, () => appendDropFiles(ctx.db, drop.id, rows, maxTotal, now), (o) => o.ok);
   if (!outcome.ok) {
     if (outcome.reason === "too_many") throw totalError(outcome.total, files.length, maxTotal);
@@ -258,6 +269,7 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
     total_files: outcome.drop.fileCount,
     plan: account.plan,
     expires_at: outcome.drop.expiresAt ? outcome.drop.expiresAt.toISOString() : null,
+    report: await report,
   };
 }
 

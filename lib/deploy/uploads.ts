@@ -14,6 +14,7 @@ import { fileCapError, parseJsonStrict, tooLargeError } from "./body";
 import { normalizeFiles } from "./paths";
 import { accountScope, contentKey, verifyDirectUpload } from "./contents";
 import { tierOf } from "./store";
+import { preflightCaller } from "./grants";
 
 // The upload protocol: POST /deploy/preflight names the files by hash and size and answers
 // which contents are missing and where to PUT them; PUT /deploy/uploads/{token}/{sha256}
@@ -34,22 +35,47 @@ function preflightScope(grantId: string): string {
   return `p-${grantId.slice(0, 32)}`;
 }
 
-/** POST /deploy/preflight (the dashboard passes the session's caller). */
+/** POST /deploy/preflight (the dashboard passes the session's caller): the body read under the plan's cap, then {@link preflightFiles}. */
 export async function preflight(ctx: AppContext, req: Request, asCaller?: Caller): Promise<PreflightResponse> {
-  const caller = asCaller ?? (await optionalCaller(ctx, req));
+  return preflightFor(ctx, asCaller ?? (await optionalCaller(ctx, req)), req);
+}
+
+/** POST /deploy/once/{token}/preflight: a preflight as a one-time deploy grant's caller. */
+export async function preflightWithGrant(ctx: AppContext, req: Request, token: string): Promise<PreflightResponse> {
+  return preflightFor(ctx, await preflightCaller(ctx, token), req);
+}
+
+/** A preflight's body, read under the caller's plan cap, then {@link preflightFiles}. */
+async function preflightFor(ctx: AppContext, caller: Pick<Caller, "account">, req: Request): Promise<PreflightResponse> {
+  const tier = tierOf(caller);
+  const buf = await readBodyCapped(req, limits[tier].bodyBytes, () => tooLargeError("Preflight bodies are limited like JSON deploy bodies.", isPaid(tier)));
+  const raw = parseJsonStrict(new TextDecoder().decode(buf), PREFLIGHT_HINT);
+  if (!raw || typeof raw !== "object") throw invalidPreflight([], "expected an object");
+  return preflightFiles(ctx, caller, (raw as { files?: unknown }).files);
+}
+
+const PREFLIGHT_HINT = 'Send {"files": {"index.html": {"sha256": "<64 hex>", "size": 12}}}.';
+
+function invalidPreflight(path: PropertyKey[], message: string): ApiError {
+  const where = path.length ? ` at ${JSON.stringify(path.map(String).join("."))}` : "";
+  return new ApiError("invalid_request", `The preflight body is invalid${where}: ${message}.`, { hint: PREFLIGHT_HINT, docs: "uploads" });
+}
+
+/**
+ * The preflight of REST and of the MCP preflight_files tool: checks the files map (as parsed
+ * from JSON) like a deploy's, holds the contents the caller's scope already has, and answers
+ * the missing ones with their upload targets.
+ */
+export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "account">, files: unknown): Promise<PreflightResponse> {
   const tier = tierOf(caller);
   const tierLimits = limits[tier];
   const paid = isPaid(tier);
-  const buf = await readBodyCapped(req, tierLimits.bodyBytes, () => tooLargeError("Preflight bodies are limited like JSON deploy bodies.", paid));
-  const hint = 'Send {"files": {"index.html": {"sha256": "<64 hex>", "size": 12}}}.';
-  const raw = parseJsonStrict(new TextDecoder().decode(buf), hint);
-  const parsed = preflightBodySchema.safeParse(raw);
+  const parsed = preflightBodySchema.shape.files.safeParse(files);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? ` at ${JSON.stringify(issue.path.map(String).join("."))}` : "";
-    throw new ApiError("invalid_request", `The preflight body is invalid${where}: ${issue?.message ?? "invalid"}.`, { hint, docs: "uploads" });
+    throw invalidPreflight(["files", ...(issue?.path ?? [])], issue?.message ?? "invalid");
   }
-  const entries = Object.entries((raw as { files: Record<string, { sha256: string; size: number }> }).files);
+  const entries = Object.entries(files as Record<string, { sha256: string; size: number }>);
   if (entries.length === 0) throw new ApiError("invalid_request", "The files map is empty.", { docs: "uploads" });
   if (entries.length > tierLimits.filesPerRequest) throw fileCapError(entries.length, tierLimits.filesPerRequest, paid);
   for (const [path, f] of entries) {
@@ -110,43 +136,88 @@ export async function uploadScope(ctx: AppContext, caller: Pick<Caller, "account
 
 class UploadMismatch extends Error {}
 
+function absentTarget(): ApiError {
+  return new ApiError("not_found", "No such upload target, or it has expired.", { hint: "POST /deploy/preflight again for fresh targets.", docs: "uploads" });
+}
+
+/** The live grant of an upload token and its content row of `sha256` (what a preflight named); throws not_found. */
+async function uploadTarget(ctx: AppContext, token: string, sha256: string, now: Date) {
+  if (!TOKEN_PATTERN.test(token) || !SHA256_HEX_PATTERN.test(sha256)) throw absentTarget();
+  const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), now));
+  if (!grant) throw absentTarget();
+  const row = await withDb(() => findContent(ctx.db, grant.scope, sha256));
+  if (!row) throw absentTarget();
+  return { scope: grant.scope, size: row.size, holdUntil: grant.expiresAt };
+}
+
 /** PUT /deploy/uploads/{token}/{sha256}: streams one content into storage, verified. */
 export async function receiveUpload(ctx: AppContext, req: Request, token: string, sha256: string): Promise<{ sha256: string; size: number }> {
-  const absent = () => new ApiError("not_found", "No such upload target, or it has expired.", { hint: "POST /deploy/preflight again for fresh targets.", docs: "uploads" });
-  if (!TOKEN_PATTERN.test(token) || !SHA256_HEX_PATTERN.test(sha256)) throw absent();
   const now = new Date(ctx.now());
-  const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), now));
-  if (!grant) throw absent();
-  const row = await withDb(() => findContent(ctx.db, grant.scope, sha256));
-  if (!row) throw absent();
-  const size = row.size;
+  const target = await uploadTarget(ctx, token, sha256, now);
   const declared = req.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) !== size) {
-    throw new ApiError("invalid_request", `The body is ${declared} bytes; this content is ${size} bytes.`, { docs: "uploads" });
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) !== target.size) {
+    throw new ApiError("invalid_request", `The body is ${declared} bytes; this content is ${target.size} bytes.`, { docs: "uploads" });
   }
-  // Pinned for the upload; the hold keeps it until the grant expires.
-  const [pinned] = await withDb(() => pinContents(ctx.db, grant.scope, [{ sha256, size }], now, grant.expiresAt));
+  return storeUpload(ctx, { ...target, sha256 }, req.body, now);
+}
+
+/**
+ * The MCP upload_content tool: one content sent inline (already decoded), verified and stored
+ * like a PUT to its upload target. With an upload token it goes where that preflight's targets
+ * go; without one an account's content goes into the account's scope, held like a preflight's.
+ */
+export async function uploadContent(ctx: AppContext, caller: Pick<Caller, "account">, input: { sha256: string; bytes: Uint8Array; uploadToken?: string }): Promise<{ sha256: string; size: number }> {
+  const { sha256, bytes } = input;
+  const tier = tierOf(caller);
+  if (bytes.byteLength > limits[tier].fileBytes) {
+    throw tooLargeError(`The content is ${bytes.byteLength} bytes; the per-file limit is ${Math.round(limits[tier].fileBytes / 1048576)} MB.`, isPaid(tier));
+  }
+  if (sha256Hex(bytes) !== sha256) {
+    throw new ApiError("invalid_request", `The content's SHA-256 is ${sha256Hex(bytes)}, not ${sha256}.`, { hint: MISMATCH_HINT, docs: "uploads" });
+  }
+  const now = new Date(ctx.now());
+  let target: { scope: string; size: number; holdUntil: Date };
+  if (input.uploadToken !== undefined) {
+    target = await uploadTarget(ctx, input.uploadToken, sha256, now);
+  } else if (caller.account) {
+    target = { scope: accountScope(caller.account.id), size: bytes.byteLength, holdUntil: new Date(now.getTime() + UPLOAD_GRANT_SECONDS * 1000) };
+  } else {
+    throw new ApiError("invalid_request", "Anonymous uploads need the upload_token of a preflight.", { hint: "Call the preflight first and pass its upload_token.", docs: "uploads" });
+  }
+  if (target.size !== bytes.byteLength) {
+    throw new ApiError("invalid_request", `The content is ${bytes.byteLength} bytes; the preflight declared ${target.size}.`, { hint: MISMATCH_HINT, docs: "uploads" });
+  }
+  return storeUpload(ctx, { ...target, sha256 }, new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), now);
+}
+
+const MISMATCH_HINT = "Send the file's exact bytes; the target checks their size and SHA-256.";
+
+/**
+ * Streams one content into its scope, verified (size and SHA-256) on the way; a mismatch
+ * stores nothing. Pinned for the upload; the hold keeps it until `holdUntil` (the grant's end).
+ */
+async function storeUpload(ctx: AppContext, target: { scope: string; sha256: string; size: number; holdUntil: Date }, body: ReadableStream<Uint8Array> | null, now: Date): Promise<{ sha256: string; size: number }> {
+  const { scope, sha256, size } = target;
+  const [pinned] = await withDb(() => pinContents(ctx.db, scope, [{ sha256, size }], now, target.holdUntil));
   try {
-    const { stream: verified, mismatch } = verifyStream(req.body, sha256, size);
+    const { stream: verified, mismatch } = verifyStream(body, sha256, size);
     try {
       if (pinned?.storageRef) {
         // Already stored: check the bytes all the same, store nothing.
         await verified.pipeTo(new WritableStream());
       } else {
-        const ref = await ctx.storage.putStream(contentKey(grant.scope, sha256), verified, "application/octet-stream");
-        await withDb(() => markContentStored(ctx.db, grant.scope, sha256, ref));
+        const ref = await ctx.storage.putStream(contentKey(scope, sha256), verified, "application/octet-stream");
+        await withDb(() => markContentStored(ctx.db, scope, sha256, ref));
       }
     } catch (err) {
       throw mismatch() ?? err;
     }
   } catch (err) {
-    if (err instanceof UploadMismatch) {
-      throw new ApiError("invalid_request", err.message, { hint: "Send the file's exact bytes; the target checks their size and SHA-256.", docs: "uploads" });
-    }
+    if (err instanceof UploadMismatch) throw new ApiError("invalid_request", err.message, { hint: MISMATCH_HINT, docs: "uploads" });
     if (err instanceof ApiError) throw err;
     throw upstreamUnavailable("file storage", err);
   } finally {
-    await withDb(() => unpinContents(ctx.db, grant.scope, [sha256])).catch(() => undefined);
+    await withDb(() => unpinContents(ctx.db, scope, [sha256])).catch(() => undefined);
   }
   return { sha256, size };
 }

@@ -5,10 +5,14 @@ import { withDb } from "../db/errors";
 import { clientAddress } from "../ratelimit/address";
 import { sha256Hex } from "../ids";
 import { limits } from "../plans";
+import { CLAIM_TOKEN_PATTERN, isSlug } from "../input";
+import { claimDropByHash } from "../drops/manage";
+import { deviceAuthorizeBodySchema } from "../schemas";
 import { findAccount, insertKeyCapped } from "../db/accounts";
-import { decideDeviceCode, denyDeviceCode, findDeviceCode, findDeviceCodeByUserCode, insertDeviceCode, purgeDeviceCodes, recordDevicePoll, useApprovedDeviceCode } from "../db/device";
+import { decideDeviceCode, denyDeviceCode, findDeviceCode, findDeviceCodeByUserCode, insertDeviceCode, purgeDeviceCodes, recordDevicePoll, setDeviceClaims, useApprovedDeviceCode } from "../db/device";
 import { sqlState } from "../db/errors";
-import type { AccountRow, DeviceCodeRow } from "../db/schema";
+import type { AccountRow, DeviceClaim, DeviceCodeRow } from "../db/schema";
+import { toApiError } from "../errors";
 import { newApiKey } from "../auth/keys";
 import { enforceLimit } from "../ratelimit/guard";
 
@@ -48,16 +52,38 @@ export interface DeviceAuthorization {
   interval: number;
 }
 
-/** POST /device/authorize and the device_authorize tool. */
-export async function authorizeDevice(ctx: AppContext, req: Request): Promise<DeviceAuthorization> {
+/**
+ * The anonymous drops an authorisation asks to claim, checked for form only (whether each can
+ * be claimed is decided, and reported, on approval); only the SHA-256 of each token is kept.
+ */
+function claimsOf(input: unknown): DeviceClaim[] {
+  const parsed = deviceAuthorizeBodySchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length ? ` at ${issue.path.map(String).join(".")}` : "";
+    throw new ApiError("invalid_request", `Invalid device authorisation${where}: ${issue?.message ?? "invalid"}.`, { hint: 'Send {} or {"claims": [{"slug": "…", "claim_token": "ct_…"}]}.', docs: DEVICE_DOCS });
+  }
+  const bySlug = new Map<string, DeviceClaim>();
+  for (const c of parsed.data.claims ?? []) {
+    if (!isSlug(c.slug) || !CLAIM_TOKEN_PATTERN.test(c.claim_token)) {
+      throw new ApiError("invalid_request", `${JSON.stringify(c.slug.slice(0, 100))} is not the slug and claim_token of an anonymous deploy.`, { hint: "Pass the slug and claim_token exactly as the deploy returned them.", docs: DEVICE_DOCS });
+    }
+    bySlug.set(c.slug, { slug: c.slug, tokenHash: sha256Hex(c.claim_token) });
+  }
+  return [...bySlug.values()];
+}
+
+/** POST /device/authorize and the device_authorize tool; `input` is the body ({claims?}). */
+export async function authorizeDevice(ctx: AppContext, req: Request, input: unknown = {}): Promise<DeviceAuthorization> {
   await enforceLimit(ctx, "deviceAuthorize", clientAddress(req, ctx.env));
+  const claims = claimsOf(input);
   const now = ctx.now();
   // Expired requests are only kept for their expired_token answer; drop the old ones here.
   await withDb(() => purgeDeviceCodes(ctx.db, new Date(now - DEVICE_TTL_SECONDS * 1000)));
   const deviceCode = randomBytes(32).toString("base64url");
   for (let attempt = 0; ; attempt++) {
     const userCode = newUserCode();
-    const row = { id: sha256Hex(deviceCode), userCode, createdAt: new Date(now), expiresAt: new Date(now + DEVICE_TTL_SECONDS * 1000), intervalSeconds: DEVICE_INTERVAL_SECONDS };
+    const row = { id: sha256Hex(deviceCode), userCode, createdAt: new Date(now), expiresAt: new Date(now + DEVICE_TTL_SECONDS * 1000), intervalSeconds: DEVICE_INTERVAL_SECONDS, claims };
     try {
       await withDb(() => insertDeviceCode(ctx.db, row));
     } catch (err) {
@@ -77,6 +103,17 @@ export async function authorizeDevice(ctx: AppContext, req: Request): Promise<De
   }
 }
 
+export interface DeviceClaimOutcome {
+  slug: string;
+  claimed: boolean;
+  url?: string;
+  code?: string;
+  error?: string;
+}
+
+const outcomeOf = (c: DeviceClaim): DeviceClaimOutcome =>
+  c.outcome === undefined ? { slug: c.slug, claimed: false, code: "not_found", error: "Not decided." } : c.outcome.claimed ? { slug: c.slug, claimed: true, url: c.outcome.url } : { slug: c.slug, claimed: false, code: c.outcome.code, error: c.outcome.error };
+
 export interface DeviceToken {
   /** The sp_ key, under the RFC 6749 name as well for OAuth-minded clients. */
   access_token: string;
@@ -85,6 +122,8 @@ export interface DeviceToken {
   key_id: string;
   account_id: string;
   plan: AccountRow["plan"];
+  /** The anonymous drops asked for, and whether each moved into the account on approval. */
+  claims: DeviceClaimOutcome[];
 }
 
 const DEVICE_DOCS = "device-authorization";
@@ -138,12 +177,14 @@ async function issueKey(ctx: AppContext, row: DeviceCodeRow, now: number): Promi
   if (!inserted) {
     throw new ApiError("invalid_request", `This account already has ${limits[plan].maxKeys} live keys.`, { hint: "The user revokes a key on the dashboard; then start over with device_authorize.", docs: "keys" });
   }
-  return { access_token: key.apiKey, token_type: "Bearer", api_key: key.apiKey, key_id: key.keyId, account_id: accountId, plan };
+  return { access_token: key.apiKey, token_type: "Bearer", api_key: key.apiKey, key_id: key.keyId, account_id: accountId, plan, claims: claimed.claims.map(outcomeOf) };
 }
 
 export interface DevicePending {
   user_code: string;
   expires_at: string;
+  /** Slugs of the anonymous drops the agent asks to move into the account. */
+  claims: string[];
 }
 
 /** The pending request of a user code, for the approval page; null when there is none. */
@@ -152,11 +193,21 @@ export async function findPendingDevice(ctx: AppContext, rawCode: string): Promi
   if (!code) return null;
   const row = await withDb(() => findDeviceCodeByUserCode(ctx.db, code));
   if (!row || row.status !== "pending" || row.expiresAt.getTime() <= ctx.now()) return null;
-  return { user_code: row.userCode, expires_at: row.expiresAt.toISOString() };
+  return { user_code: row.userCode, expires_at: row.expiresAt.toISOString(), claims: row.claims.map((c) => c.slug) };
 }
 
-/** The person's decision on /device, as their account. */
-export async function decideDevice(ctx: AppContext, account: AccountRow, rawCode: string, approve: boolean): Promise<{ user_code: string; status: "approved" | "denied" }> {
+export interface DeviceDecisionResult {
+  user_code: string;
+  status: "approved" | "denied";
+  claims: DeviceClaimOutcome[];
+}
+
+/**
+ * The person's decision on /device, as their account. Approving also claims the anonymous
+ * drops the agent asked for, each with the rules of POST /claim; one that cannot be claimed
+ * (already claimed, expired, over the plan's cap) is reported, and the approval stands.
+ */
+export async function decideDevice(ctx: AppContext, account: AccountRow, rawCode: string, approve: boolean): Promise<DeviceDecisionResult> {
   await enforceLimit(ctx, "deviceApprove", account.id);
   const code = normalizeUserCode(rawCode);
   const notFound = () => new ApiError("not_found", "No pending device request with that code.", { hint: "Check the code shown by your agent; codes expire after 10 minutes.", docs: DEVICE_DOCS });
@@ -166,5 +217,17 @@ export async function decideDevice(ctx: AppContext, account: AccountRow, rawCode
     if (row) await withDb(() => denyDeviceCode(ctx.db, row.id));
     throw notFound();
   }
-  return { user_code: row.userCode, status: approve ? "approved" : "denied" };
+  if (!approve) return { user_code: row.userCode, status: "denied", claims: [] };
+  const claims: DeviceClaim[] = [];
+  for (const c of row.claims) {
+    try {
+      const r = await claimDropByHash(ctx, account, c.slug, c.tokenHash);
+      claims.push({ ...c, outcome: { claimed: true, url: r.url } });
+    } catch (err) {
+      const e = toApiError(err);
+      claims.push({ ...c, outcome: { claimed: false, code: e.code, error: e.message } });
+    }
+  }
+  if (claims.length > 0) await withDb(() => setDeviceClaims(ctx.db, row.id, claims));
+  return { user_code: row.userCode, status: "approved", claims: claims.map(outcomeOf) };
 }

@@ -4,6 +4,8 @@ import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
 import { purgeUnused } from "../deploy/contents";
 import { bytelessContents, endExpiredHolds, expiredHolds } from "../db/contents";
+import { purgeDeployGrants } from "../db/grants";
+import { DEPLOY_GRANT_SECONDS } from "../plans";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
@@ -45,6 +47,8 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
   await purgeExpiredUploads(ctx, now, batchSize * maxBatches);
   // Contents rows left without bytes by a request or purge cut off midway (docs/reliability.md).
   await purgeUnused(ctx, await bytelessContents(ctx.db, now, batchSize * maxBatches));
+  // One-time deploy URLs are kept a while past expiry for their "expired" answer.
+  await purgeDeployGrants(ctx.db, new Date(now.getTime() - DEPLOY_GRANT_SECONDS * 1000));
   return { purged: slugs.length, slugs };
 }
 

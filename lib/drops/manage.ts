@@ -98,16 +98,21 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
 
 // POST /claim: a one-time token gives an anonymous drop to the caller's account.
 export async function claimDrop(ctx: AppContext, account: AccountRow, input: unknown) {
-  const notFound = () => new ApiError("not_found", "No claimable drop with that slug and token.", { hint: "Check the slug and the claim_token from the deploy response; a token works once.", docs: "claiming" });
   const parsed = claimBodySchema.safeParse(input);
   if (!parsed.success) throw new ApiError("invalid_request", "slug and claim_token must be strings.", { docs: "claiming" });
   const body = parsed.data;
   // Anything that cannot be a slug or a claim token is no claimable drop: nothing reaches the database.
-  const slug = slugOr404(body.slug, notFound);
-  if (!CLAIM_TOKEN_PATTERN.test(body.claim_token)) throw notFound();
+  const slug = slugOr404(body.slug, claimNotFound);
+  if (!CLAIM_TOKEN_PATTERN.test(body.claim_token)) throw claimNotFound();
+  return claimDropByHash(ctx, account, slug, sha256Hex(body.claim_token));
+}
+
+const claimNotFound = () => new ApiError("not_found", "No claimable drop with that slug and token.", { hint: "Check the slug and the claim_token from the deploy response; a token works once.", docs: "claiming" });
+
+/** The claim itself, by the SHA-256 of the token (POST /claim, and claims approved on /device). */
+export async function claimDropByHash(ctx: AppContext, account: AccountRow, slug: string, hash: string) {
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
-  const hash = sha256Hex(body.claim_token);
-  if (!drop || drop.ownerId !== null || drop.claimTokenHash !== hash) throw notFound();
+  if (!drop || drop.ownerId !== null || drop.claimTokenHash !== hash) throw claimNotFound();
   const now = ctx.now();
   if (drop.purgeAt && drop.purgeAt.getTime() <= now) {
     throw new ApiError("gone", "The claim window of this drop has closed.", { docs: "claiming" });
@@ -118,7 +123,7 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, input: unk
   const maxOwned = maxOwnedDrops({ account });
   const claimed = await withDb(() => claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }, maxOwned));
   if (claimed && "capped" in claimed) throw dropQuotaError({ account }, claimed.capped, maxOwned ?? claimed.capped);
-  if (!claimed) throw notFound();
+  if (!claimed) throw claimNotFound();
   await dropChanged(ctx, claimed, "claim");
   return { slug: claimed.slug, url: dropUrl(claimed.slug, ctx.env), expires_at: expiresAt ? expiresAt.toISOString() : null, plan: account.plan };
 }

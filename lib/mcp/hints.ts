@@ -24,6 +24,7 @@ interface Advice {
 /** What an agent on the `tier` plan can do about an error with this code; undefined: keep the service's hint. */
 function advice(e: ApiError, tier: Tier): Advice | undefined {
   const mine = limits[tier];
+  if (e.docs === "uploads") return uploadAdvice(e);
   switch (e.code) {
     case "auth_required":
       return {
@@ -71,9 +72,18 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
   }
 }
 
+/** Upload failures, told in the tools of the preflight flow. */
+function uploadAdvice(e: ApiError): Advice | undefined {
+  if (e.code === "not_found") return { hint: "The upload_token has expired or was never issued: call preflight_files again, then upload_content for each missing hash." };
+  if (/^Unusable content references/.test(e.message)) {
+    return { hint: "Call preflight_files with these files, send each missing hash with upload_content, then deploy again; without an API key pass the preflight's upload_token to upload_content and deploy_files." };
+  }
+  return undefined;
+}
+
 /** The error as an agent on MCP should read it: hints in tool names, upgrade advice only when true. */
 export function forMcp(e: ApiError, tier: Tier): ApiError {
   const a = advice(e, tier);
   if (!a) return e;
-  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers });
+  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers, details: e.details });
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { limits, type Tier } from "../plans";
-import { NAME_PATTERN } from "../patterns";
-import { deviceAuthorizationSchema, deviceTokenSchema, nameSchema, ttlSchema } from "../schemas";
+import { DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
+import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
+import { deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, nameSchema, ttlSchema } from "../schemas";
 
 // The MCP tools' argument schemas. They carry the rules an agent needs before it calls — files
 // per call by plan, path and base64 rules as patterns, the size of a whole call, ttl bounds —
@@ -48,22 +48,36 @@ export const FILES_RULE = `Files per call — ${perPlan((t) => String(limits[t].
 
 const ttl = ttlSchema.optional().meta({ description: TTL_RULE, minimum: TTL_MIN });
 
-const fileValue = z.union([
-  z.string().describe("Text content, stored as UTF-8."),
-  z.strictObject({
-    encoding: z.literal("base64"),
-    content: z.string().meta({ description: "Standard base64 of the file's bytes: A–Z a–z 0–9 + /, = padding, no line breaks, no data: prefix.", pattern: BASE64_PATTERN }),
-  }),
-]);
+const MAX_FILE_BYTES = Math.max(...tiers.map((t) => limits[t].fileBytes));
+const FILE_SIZE_RULE = `Per-file limit — ${perPlan((t) => mb(limits[t].fileBytes))}.`;
+const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} minutes` : `${s} s`);
 
-const files = z
-  .record(z.string(), fileValue)
-  .meta({
-    description: `Map from relative path (index.html, assets/app.js) to content. ${FILES_RULE} Paths: forward slashes, no leading slash, no "." or ".." segments, up to 1024 characters. ${SIZE_RULE}`,
-    propertyNames: { pattern: PATH_PATTERN, minLength: 1, maxLength: 1024 },
-    minProperties: 1,
-    maxProperties: MAX_FILES,
-  });
+const textValue = z.string().describe("Text content, stored as UTF-8.");
+const base64Value = z.strictObject({
+  encoding: z.literal("base64"),
+  content: z.string().meta({ description: "Standard base64 of the file's bytes: A–Z a–z 0–9 + /, = padding, no line breaks, no data: prefix.", pattern: BASE64_PATTERN }),
+});
+const sha256 = z.string().meta({ description: "SHA-256 of the file's bytes, 64 lowercase hex characters.", pattern: SHA256_HEX_PATTERN.source });
+const size = z.int().min(0).meta({ description: `Size of the file in bytes. ${FILE_SIZE_RULE}`, maximum: MAX_FILE_BYTES });
+const contentRef = z
+  .strictObject({ sha256, size })
+  .describe("A content already stored for the caller: named by preflight_files and, when it was missing, sent with upload_content. Only the reference travels.");
+
+const fileValue = z.union([textValue, base64Value, contentRef]);
+
+const PATHS_RULE = 'Paths: forward slashes, no leading slash, no "." or ".." segments, up to 1024 characters.';
+const pathKeys = { propertyNames: { pattern: PATH_PATTERN, minLength: 1, maxLength: 1024 }, minProperties: 1, maxProperties: MAX_FILES };
+
+const files = z.record(z.string(), fileValue).meta({
+  description: `Map from relative path (index.html, assets/app.js) to content: text, base64, or a {sha256, size} reference to a content stored with preflight_files/upload_content. ${FILES_RULE} ${PATHS_RULE} ${SIZE_RULE}`,
+  ...pathKeys,
+});
+
+const uploadToken = z
+  .string()
+  .max(100)
+  .optional()
+  .describe("The upload_token of preflight_files. Anonymous callers need it to deploy {sha256, size} references (their uploads belong to that preflight); callers with a key do not.");
 
 const slug = z.string().min(1).max(100).describe("The slug of the drop: the first label of its URL (list_drops shows them).");
 
@@ -75,7 +89,7 @@ export const deployHtmlArgs = z
   .meta({ examples: [{ html: "<!doctype html><title>Hello</title><h1>Hello, world</h1>" }, { html: "<h1>Launch party</h1>", ttl: 3600 }] });
 
 export const deployFilesArgs = z
-  .strictObject({ files, ttl })
+  .strictObject({ files, ttl, upload_token: uploadToken })
   .meta({ examples: [{ files: { "index.html": '<link rel="stylesheet" href="style.css"><h1>Hi</h1>', "style.css": "h1 { color: teal }", "img/dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } }] });
 
 export const deployNamedArgs = z
@@ -104,9 +118,59 @@ export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k
 export const deleteDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
 
-export const deviceAuthorizeArgs = z.strictObject({}).meta({ examples: [{}] });
+export const deviceAuthorizeArgs = z
+  .strictObject({ claims: deviceAuthorizeBodySchema.shape.claims })
+  .meta({ examples: [{}, { claims: [{ slug: "k3j9x2abcdefghjkmnpq", claim_token: "ct_…the claim_token of that deploy" }] }] });
 export const deviceTokenArgs = z
   .strictObject({ device_code: z.string().min(1).max(200).describe("The device_code from device_authorize (not the user_code).") })
   .meta({ examples: [{ device_code: "kq3…the device_code from device_authorize" }] });
 
 export { deviceAuthorizationSchema, deviceTokenSchema };
+
+export const preflightFilesArgs = z
+  .strictObject({
+    files: z.record(z.string(), z.strictObject({ sha256, size })).meta({
+      description: `Map from relative path to the file's {sha256, size}, for every file of the deploy (unchanged ones too). ${FILES_RULE} ${PATHS_RULE}`,
+      ...pathKeys,
+    }),
+  })
+  .meta({ examples: [{ files: { "index.html": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 } } }] });
+
+export const uploadContentArgs = z
+  .strictObject({
+    sha256: sha256.meta({ description: "SHA-256 of the content (one of preflight_files' missing hashes); the bytes are checked against it." }),
+    content: z.union([textValue, base64Value]).describe(`The content: text (stored as UTF-8) or {"encoding": "base64", "content": "…"}. ${FILE_SIZE_RULE} ${SIZE_RULE}`),
+    upload_token: z
+      .string()
+      .max(100)
+      .optional()
+      .describe(`The upload_token of preflight_files (required without an API key). Uploads no deploy uses are kept ${minutes(UPLOAD_GRANT_SECONDS)}.`),
+  })
+  .meta({ examples: [{ sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", content: "test", upload_token: "ut_…from preflight_files" }] });
+
+/** What deploy_directory says of its one-time URL: lifetime, one use, the zip size per plan. */
+export const GRANT_RULE =
+  `The URL works once, for ${minutes(DEPLOY_GRANT_SECONDS)}; a refused deploy (bad input) leaves it usable. ` +
+  `Zip size — ${perPlan((t) => mb(limits[t].zipBytes))}; ${FILES_RULE.replace("per call", "per deploy")}`;
+
+export const deployDirectoryArgs = z
+  .strictObject({
+    dir: z.string().min(1).max(1024).optional().describe("The local folder to publish, as the shell should see it (default: the current folder)."),
+    ttl,
+    name: nameSchema.optional().meta({ description: `Paid plans: publish under this name (the first deploy creates it; later ones replace all its files). ${NAME_PATTERN.source}.` }),
+  })
+  .meta({ examples: [{ dir: "./dist" }, { dir: "site", ttl: 86400 }, { dir: "public", name: "docs" }] });
+
+export const deployGrantSchema = z.object({
+  url: z.string().describe("The one-time deploy URL: POST a zip (application/zip), a FilesBody (application/json) or HTML to it."),
+  method: z.literal("POST"),
+  content_types: z.array(z.string()),
+  expires_at: z.iso.datetime({ offset: true }),
+  max_zip_bytes: z.int().describe("The largest zip this caller's plan accepts."),
+  preflight_url: z.string().describe("POST the files' hashes here first to upload only what is missing (the CLI does this)."),
+  commands: z.object({
+    zip: z.string().describe("Zips the folder into site.zip (dotfiles and node_modules left out)."),
+    curl: z.string().describe("Sends site.zip to the one-time URL."),
+    npx: z.string().describe("Deploys the folder with the dropsite CLI through the one-time URL."),
+  }),
+});

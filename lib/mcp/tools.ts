@@ -7,7 +7,10 @@ import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
 import { normalizeFiles, type InputFile } from "../deploy/paths";
 import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../deploy/request";
+import { reportLines } from "../deploy/report-text";
 import { appendToDrop, tierOf } from "../deploy/store";
+import { preflightFiles, uploadContent } from "../deploy/uploads";
+import { issueDeployGrant, type DeployGrant } from "../deploy/grants";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
 import { isPaid, limits, type Tier } from "../plans";
 import {
@@ -17,6 +20,8 @@ import {
   dropDetailSchema,
   limitsResponseSchema,
   listDropsResponseSchema,
+  preflightResponseSchema,
+  uploadResponseSchema,
   type DeployResponse,
 } from "../schemas";
 import { forMcp } from "./hints";
@@ -25,8 +30,13 @@ import {
   appendFilesArgs,
   deleteDropArgs,
   deployFilesArgs,
+  deployDirectoryArgs,
+  deployGrantSchema,
   deployHtmlArgs,
   deployNamedArgs,
+  GRANT_RULE,
+  preflightFilesArgs,
+  uploadContentArgs,
   deviceAuthorizationSchema,
   deviceAuthorizeArgs,
   deviceTokenArgs,
@@ -73,11 +83,16 @@ const CLAIM_TEXT = (base: string, d: DeployResponse) =>
   `This drop is anonymous: it is online for 30 days, then claimable for 30 more. To keep it, your human logs in at ${base} and claims it with slug ${d.slug} and claim_token ${d.claim_token} ` +
   `(or sends POST ${base}/claim with their credential and {"slug": "${d.slug}", "claim_token": "${d.claim_token}"}). The token works once; keep it private.`;
 
+/** Report entries in a tool's text; structuredContent carries the whole report. */
+const REPORT_TEXT_ENTRIES = 10;
+const REPORT_WHERE = "structuredContent.report lists them";
+
 function deployText(ctx: AppContext, d: DeployResponse): string {
   const lines = [`Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url}`];
   if (d.name) lines.push(`Named drop "${d.name}"${d.replaced ? " (content replaced, same URL)" : ""}.`);
   lines.push(d.expires_at ? `Expires at ${d.expires_at}.` : "Never expires.");
   if (d.claim_token) lines.push(CLAIM_TEXT(ctx.env.BASE_URL, d));
+  lines.push(...reportLines(d.report, REPORT_TEXT_ENTRIES, REPORT_WHERE));
   return lines.join("\n");
 }
 
@@ -97,10 +112,10 @@ async function accountCaller(call: ToolCall) {
  * spends the per-address deploy budget; a call refused for its input counts against the higher
  * deployInvalid budget.
  */
-async function runDeploy(args: { name?: string; ttl?: number }, call: ToolCall, filesFor: (tier: Tier) => InputFile[]) {
+async function runDeploy(args: { name?: string; ttl?: number; upload_token?: string }, call: ToolCall, filesFor: (tier: Tier) => InputFile[]) {
   return guardedDeploy(call.ctx, call.req, async (quota) => {
     const c = await caller(call);
-    const opts = { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null };
+    const opts = { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null, uploadToken: args.upload_token ?? null };
     checkDeployOptions(c, opts);
     const d = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
     return { structured: d, text: deployText(call.ctx, d) };
@@ -109,6 +124,20 @@ async function runDeploy(args: { name?: string; ttl?: number }, call: ToolCall, 
 
 /** The raw files map (not zod's copy: a "__proto__" path must be refused, not dropped). */
 const rawFiles = (call: ToolCall) => (tier: Tier) => decodeFilesMap(call.raw.files, limits[tier], isPaid(tier));
+
+const REPORT_NOTE = "The result's report lists referenced files the drop lacks and warnings (likely secrets, no index.html, large files): fix them and deploy again.";
+
+function grantText(g: DeployGrant): string {
+  return [
+    `One-time deploy URL (expires ${g.expires_at}): ${g.url}`,
+    "With a shell, run either:",
+    `  ${g.commands.npx}`,
+    "or zip the folder and send it:",
+    `  ${g.commands.zip}`,
+    `  ${g.commands.curl}`,
+    `The answer is the deploy's JSON (url, and a claim_token when anonymous). ${GRANT_RULE}`,
+  ].join("\n");
+}
 
 const ANON =
   "Without an API key the drop is anonymous: it lives 30 days and the result carries a claim_token the user needs to keep it; with a key (Authorization: Bearer sp_…) it belongs to that account.";
@@ -139,7 +168,8 @@ export const tools = [
     title: "Publish a set of files",
     description:
       `Publish a static site from a map of relative paths to contents as a new website at a new URL. Values are text, or {"encoding": "base64", "content": "…"} for binary files (images, fonts). ` +
-      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. ${ANON} To update a site at a stable URL, use deploy_named (paid plans).`,
+      `A value may also be {"sha256", "size"} of a content stored with preflight_files/upload_content, so a redeploy sends only what changed (anonymous callers add upload_token). ` +
+      `index.html is served at /; /about serves about.html or about/index.html; a 404.html is used for missing paths. ${ANON} To update a site at a stable URL, use deploy_named (paid plans). For a whole local folder, deploy_directory. ${REPORT_NOTE}`,
     input: deployFilesArgs,
     output: deployResponseSchema,
     annotations: CREATES,
@@ -170,7 +200,64 @@ export const tools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return { structured: r, text: `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).` };
+      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE)].join("\n") };
+    },
+  }),
+  tool({
+    name: "preflight_files",
+    title: "Check which files need uploading",
+    description:
+      "Before deploying by reference: send every file's path, SHA-256 and size; the answer lists the hashes this server does not have for you (missing), an upload_token, and for agents with a shell a PUT target per missing content. " +
+      "Send each missing content with upload_content (or PUT its raw bytes to its target), then deploy_files / deploy_named / append_files with {sha256, size} values. Unchanged files are never sent again. Paths and file counts are checked as on a deploy.",
+    input: preflightFilesArgs,
+    output: preflightResponseSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(_args, call) {
+      const c = await caller(call);
+      const p = await preflightFiles(call.ctx, c, call.raw.files);
+      const total = Object.keys(call.raw.files as object).length;
+      return {
+        structured: p,
+        text: [
+          `${p.missing.length} content${p.missing.length === 1 ? "" : "s"} missing of ${total} file${total === 1 ? "" : "s"}; upload_token ${p.upload_token} (expires ${p.expires_at}).`,
+          ...(p.missing.length ? ["Send each with upload_content {sha256, content, upload_token}, or with a shell: curl -X PUT --data-binary @<file> <url>:", ...p.uploads.map((u) => `- ${u.sha256} → ${u.url}`)] : ["Nothing to upload: deploy with {sha256, size} values now."]),
+        ].join("\n"),
+      };
+    },
+  }),
+  tool({
+    name: "upload_content",
+    title: "Upload one file's content",
+    description:
+      "Send one content that preflight_files reported missing, as text or base64, with its SHA-256: the bytes are checked (size and hash) and stored for you; a mismatch stores nothing. " +
+      "Then refer to it as {sha256, size} in deploy_files / deploy_named / append_files. Without an API key pass the preflight's upload_token (and pass it to deploy_files too).",
+    input: uploadContentArgs,
+    output: uploadResponseSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run(args, call) {
+      const c = await caller(call);
+      const value = (call.raw as { content: unknown }).content;
+      const [decoded] = decodeFilesMap({ content: value }, limits[tierOf(c)], isPaid(tierOf(c)));
+      const r = await uploadContent(call.ctx, c, { sha256: args.sha256, bytes: decoded!.bytes, uploadToken: args.upload_token });
+      return { structured: r, text: `Stored ${r.sha256} (${r.size} bytes). Deploy it as {"sha256": "${r.sha256}", "size": ${r.size}}.` };
+    },
+  }),
+  tool({
+    name: "deploy_directory",
+    title: "Publish a local folder with a shell command",
+    description:
+      "For a folder too large to paste, when you can run shell commands: returns a one-time deploy URL and ready commands — `npx dropsite deploy <dir> --grant <url>` (uploads only what the server lacks), or a zip of the folder sent with curl. " +
+      `The bytes go from the shell to the server, not through this conversation. The deploy is made as you (your key's account, or anonymous with a claim_token) with the ttl and name given here. ${GRANT_RULE} ` +
+      "With a name (paid plans) the deploy replaces that named drop's files.",
+    input: deployDirectoryArgs,
+    output: deployGrantSchema,
+    // Issuing the URL changes nothing; the command it returns creates a drop (or, with a name, replaces one).
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    async run(args, call) {
+      const c = await caller(call);
+      checkDeployOptions(c, { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
+      const g = await issueDeployGrant(call.ctx, call.req, c, args);
+      return { structured: g, text: grantText(g) };
     },
   }),
   tool({
@@ -239,12 +326,13 @@ export const tools = [
     title: "Ask the user for an API key",
     description:
       "For an agent without a key: starts a device authorisation (RFC 8628). Give the user verification_uri_complete (and user_code) to open, log in and approve; " +
-      "then call device_token with device_code every interval seconds until it returns the key. Expires after expires_in seconds.",
+      "then call device_token with device_code every interval seconds until it returns the key. Expires after expires_in seconds. " +
+      "Pass claims (slug and claim_token of drops you deployed anonymously) and the approval also moves them into the user's account; device_token reports each one.",
     input: deviceAuthorizeArgs,
     output: deviceAuthorizationSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(_args, call) {
-      const d = await authorizeDevice(call.ctx, call.req);
+      const d = await authorizeDevice(call.ctx, call.req, call.raw);
       return {
         structured: d,
         text: `Ask the user to open ${d.verification_uri_complete}, log in and approve code ${d.user_code} (expires in ${Math.round(d.expires_in / 60)} minutes). Then call device_token with device_code every ${d.interval} seconds until it returns the key.`,
@@ -262,9 +350,13 @@ export const tools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, call) {
       const k = await pollDevice(call.ctx, args.device_code);
+      const claims = k.claims.map((c) => (c.claimed ? `- ${c.slug}: moved into the account (${c.url})` : `- ${c.slug}: not moved (${c.code}: ${c.error})`));
       return {
         structured: k,
-        text: `Approved. API key for account ${k.account_id} (plan ${k.plan}): ${k.api_key}\nIt is shown once. Configure it as Authorization: Bearer ${k.api_key} for this MCP server (and the dropsite CLI: npx dropsite login --key …).`,
+        text: [
+          `Approved. API key for account ${k.account_id} (plan ${k.plan}): ${k.api_key}\nIt is shown once. Configure it as Authorization: Bearer ${k.api_key} for this MCP server (and the dropsite CLI: npx dropsite login --key …).`,
+          ...(claims.length ? ["Anonymous drops asked for:", ...claims] : []),
+        ].join("\n"),
       };
     },
   }),
@@ -362,6 +454,7 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   if (retry) lines.push(`Retry after ${retry} seconds.`);
   if (env.upgrade_url) lines.push(`Upgrade: ${env.upgrade_url}`);
   if (env.docs_url) lines.push(`Docs: ${env.docs_url}`);
+  if (env.unusable) lines.push(`Unusable hashes: ${env.unusable.slice(0, 50).join(", ")}${env.unusable.length > 50 ? ` and ${env.unusable.length - 50} more` : ""}`);
   return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }
 

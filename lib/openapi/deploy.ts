@@ -2,12 +2,13 @@ import { z } from "zod";
 import type { ZodOpenApiRequestBodyObject } from "zod-openapi";
 import { TTL_CEILING_SECONDS } from "../deploy/ttl";
 import { SHA256_HEX_PATTERN } from "../patterns";
-import { APP_UPLOAD_MAX_BYTES, limits, UPLOAD_GRANT_SECONDS } from "../plans";
+import { APP_UPLOAD_MAX_BYTES, DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import * as S from "../schemas";
 import { anyCredential, jsonRequest, jsonResponse, mb, optionalCredential, slugPath, type Resource } from "./operation";
 
 // Deploying: POST /deploy and POST /deploy/{slug} (three body forms), and the content-addressed
-// path beside them: POST /deploy/preflight, then PUT /deploy/uploads/{token}/{sha256}.
+// path beside them: POST /deploy/preflight, then PUT /deploy/uploads/{token}/{sha256}; and the
+// one-time deploy URLs of the MCP tool deploy_directory, POST /deploy/once/{token} (+ preflight).
 
 /** The three body forms, chosen by Content-Type, with an example of each. */
 const deployBody: ZodOpenApiRequestBodyObject = {
@@ -49,7 +50,32 @@ export const deploy = {
     });
     const name = S.nameSchema.optional().meta({ description: "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401." });
     const uploadToken = z.string().optional().describe("The upload_token of a POST /deploy/preflight: anonymous deploys by reference need it.");
+    const grant = z.object({ token: z.string().regex(/^dg_[A-Za-z0-9_-]{43}$/).describe("The one-time deploy token (from the MCP tool deploy_directory).") });
     return {
+      "/deploy/once/{token}": {
+        post: {
+          operationId: "deployOnce",
+          summary: "Deploy through a one-time deploy URL (MCP deploy_directory)",
+          description: `The bodies of POST /deploy. The token is the credential: the deploy is made as the caller it was issued to (an account, or anonymous with a claim_token), with the ttl and name given then. It works once, for ${DEPLOY_GRANT_SECONDS / 60} minutes: a second or late use answers 410 gone; a deploy refused for its input leaves it usable. Counts as a deploy for the rate limits (${rate.deploy.max} per ${rate.deploy.windowSeconds} seconds per client address).`,
+          security: [{}],
+          requestParams: { path: grant, header: z.object({ "X-Upload-Token": uploadToken }) },
+          requestBody: deployBody,
+          responses: { 200: jsonResponse(S.deployResponseSchema) },
+          errors: ["invalid_request", "invalid_ttl", "invalid_zip", "file_cap_exceeded", "subscription_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
+        },
+      },
+      "/deploy/once/{token}/preflight": {
+        post: {
+          operationId: "preflightDeployOnce",
+          summary: "A preflight as the caller of a one-time deploy URL",
+          description: "As POST /deploy/preflight, with the contents going to the grant's caller (its account's scope); the one-time URL stays unused.",
+          security: [{}],
+          requestParams: { path: grant },
+          requestBody: jsonRequest(S.preflightBodySchema),
+          responses: { 200: jsonResponse(S.preflightResponseSchema) },
+          errors: ["invalid_request", "file_cap_exceeded", "not_found", "gone", "payload_too_large", "upstream_unavailable"],
+        },
+      },
       "/deploy": {
         post: {
           operationId: "deploy",

@@ -6,16 +6,17 @@ import { jsonRequest, jsonResponse, noCredential, type Resource } from "./operat
 
 export const device = {
   tag: "account",
-  schemas: { DeviceAuthorization: S.deviceAuthorizationSchema, DeviceTokenBody: S.deviceTokenBodySchema, DeviceToken: S.deviceTokenSchema },
+  schemas: { DeviceAuthorization: S.deviceAuthorizationSchema, DeviceAuthorizeBody: S.deviceAuthorizeBodySchema, DeviceTokenBody: S.deviceTokenBodySchema, DeviceToken: S.deviceTokenSchema },
   paths: ({ rate }) => ({
     "/device/authorize": {
       post: {
         operationId: "deviceAuthorize",
         summary: "Start a device authorisation (RFC 8628) for an agent without a key",
-        description: `Show the person verification_uri_complete; poll POST /device/token every interval seconds. Requests expire after expires_in seconds. ${rate.deviceAuthorize.max} per ${rate.deviceAuthorize.windowSeconds} seconds per client address.`,
+        description: `Show the person verification_uri_complete; poll POST /device/token every interval seconds. Requests expire after expires_in seconds. ${rate.deviceAuthorize.max} per ${rate.deviceAuthorize.windowSeconds} seconds per client address. An optional JSON body lists anonymous drops to claim in the same approval; their outcomes come with the key.`,
         security: noCredential,
+        requestBody: jsonRequest(S.deviceAuthorizeBodySchema, false),
         responses: { 200: jsonResponse(S.deviceAuthorizationSchema) },
-        errors: ["rate_limited", "upstream_unavailable"],
+        errors: ["invalid_request", "rate_limited", "upstream_unavailable"],
       },
     },
     "/device/token": {

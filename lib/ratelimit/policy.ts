@@ -4,7 +4,7 @@ import type { Env } from "../env";
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
 // address, an account, a credential) in a sliding window.
 
-export type LimitName = "deploy" | "deployInvalid" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove";
+export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -44,6 +44,15 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "ip",
       counts: "deploy requests refused for invalid input (400, 401, 402, 413), per client address",
       what: "refused deploy requests from this address",
+      retryAfter: "limiter",
+    },
+    deployGrant: {
+      name: "deployGrant",
+      max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE,
+      windowSeconds: 60,
+      per: "ip",
+      counts: "one-time deploy URLs issued (MCP deploy_directory), per client address; using one counts as a deploy",
+      what: "one-time deploy URLs from this address",
       retryAfter: "limiter",
     },
     claim: {

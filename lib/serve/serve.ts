@@ -167,16 +167,20 @@ function cdnCacheControl(m: Manifest, immutable: boolean, now: number): string |
   return stale >= 1 ? `max-age=${fresh}, stale-while-revalidate=${stale}` : `max-age=${fresh}`;
 }
 
+/**
+ * Which file of a drop answers a path, from its paths alone: exact, clean URLs, a folder's
+ * redirect, a root 200.html for routes, the drop's 404.html. The deploy report reads it too.
+ */
+export function resolvePath(has: (path: string) => boolean, path: string): { path: string; status: number } | { redirect: string } | undefined {
+  for (const c of candidatePaths(path)) if (has(c)) return { path: c, status: 200 };
+  if (path !== "" && !path.endsWith("/") && has(`${path}/index.html`)) return { redirect: `/${path}/` };
+  if (has("200.html") && extensionless(path.replace(/\/$/, ""))) return { path: "200.html", status: 200 };
+  return has("404.html") ? { path: "404.html", status: 404 } : undefined;
+}
+
 function pick(m: Manifest, path: string): { file: ManifestFile; status: number } | { redirect: string } | undefined {
-  for (const c of candidatePaths(path)) {
-    const f = m.files.get(c);
-    if (f) return { file: f, status: 200 };
-  }
-  if (path !== "" && !path.endsWith("/") && m.files.has(`${path}/index.html`)) return { redirect: `/${path}/` };
-  const spa = m.files.get("200.html");
-  if (spa && extensionless(path.replace(/\/$/, ""))) return { file: spa, status: 200 };
-  const custom = m.files.get("404.html");
-  return custom ? { file: custom, status: 404 } : undefined;
+  const chosen = resolvePath((p) => m.files.has(p), path);
+  return chosen && "path" in chosen ? { file: m.files.get(chosen.path)!, status: chosen.status } : chosen;
 }
 
 /** Encodes a drop path for a Location header: each segment percent-encoded, slashes kept. */

@@ -234,6 +234,17 @@ describe("the landing page", () => {
     for (const p of ["/.env", "/debug.log", "/.git/HEAD", "/.gitignore"]) expect((await app.request(host, p)).status).toBe(404);
   });
 
+  it("lists what the deploy report found under the result", async () => {
+    await page.goto(app.baseUrl);
+    await dropFiles(page, [{ name: "index.html", body: '<h1>report</h1><img src="img/missing.png">', type: "text/html" }]);
+    const report = page.getByTestId("deploy-report");
+    await report.waitFor({ timeout: 30_000 });
+    const text = (await report.textContent()) ?? "";
+    expect(text).toContain("0 warnings, 1 missing reference");
+    expect(text).toContain("img/missing.png");
+    await inspect("landing-deploy-report");
+  });
+
   it("shows the error and its hint when a deploy is refused", async () => {
     await page.goto(app.baseUrl);
     await dropFiles(page, [{ name: "site.zip", body: "not really a zip", type: "application/zip" }]);

@@ -123,6 +123,19 @@ describe("dropsite deploy", () => {
     expect(withDots.files).not.toContain(".gitignore");
   });
 
+  it("prints the deploy report after a folder deploy, never the secret; --json carries it raw", async () => {
+    const key = `sp_${"Rr5-w".repeat(8)}Q_7`;
+    const site = await writeTree(path.join(work, "site-report"), { "index.html": '<img src="img/missing.png"><link rel="stylesheet" href="s.css">', "s.css": "", "config.js": `export const key = "${key}";` });
+    const r = await cli(["deploy", site]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Report: 1 warning, 1 missing reference.");
+    expect(r.stdout).toContain("missing index.html → img/missing.png");
+    expect(r.stdout).toMatch(/warning secret \(dropsite_api_key\) config\.js: Line 1/);
+    expect(r.stdout + r.stderr).not.toContain(key);
+    const body = json<{ report: { missing_references: unknown[] } }>(await cli(["deploy", site, "--json"]));
+    expect(body.report.missing_references).toEqual([{ path: "index.html", ref: "img/missing.png" }]);
+  });
+
   it("deploys a single HTML file and tells an anonymous user how to claim it", async () => {
     const file = path.join(work, "page.html");
     await writeFile(file, "<p>single</p>");

@@ -58,9 +58,13 @@ interface Result {
 const text = (r: Result) => r.content.map((c) => c.text ?? "").join("\n");
 
 describe("device authorisation in the browser", () => {
-  it("the agent asks, the person approves on /device, the agent's next poll gets a working key, once", async () => {
+  it("the agent asks (with its anonymous drop), the person approves on /device, the agent's next poll gets a working key and the drop, once", async () => {
     const client = await agent();
-    const started = (await client.callTool({ name: "device_authorize", arguments: {} })) as Result;
+    // Before it has a key the agent publishes anonymously, and asks to move that drop in the same approval.
+    const deployed = (await client.callTool({ name: "deploy_html", arguments: { html: "<h1>made before the key</h1>" } })) as Result;
+    const drop = deployed.structuredContent as { slug: string; claim_token: string };
+    expect(drop.claim_token).toMatch(/^ct_/);
+    const started = (await client.callTool({ name: "device_authorize", arguments: { claims: [{ slug: drop.slug, claim_token: drop.claim_token }] } })) as Result;
     const a = started.structuredContent as { device_code: string; user_code: string; verification_uri_complete: string; interval: number };
     expect(a.verification_uri_complete).toBe(`${app.baseUrl}/device?code=${a.user_code}`);
     const pending = (await client.callTool({ name: "device_token", arguments: { device_code: a.device_code } })) as Result;
@@ -79,20 +83,26 @@ describe("device authorisation in the browser", () => {
     await page.waitForURL(`${app.baseUrl}/dashboard`);
     await page.goto(a.verification_uri_complete);
     await expect(page.locator("#device-code").inputValue()).resolves.toBe(a.user_code);
+    const asked = await page.getByTestId("device-claims").textContent();
+    expect(asked).toContain("This agent also asks to move 1 drop");
+    expect(asked).toContain(drop.slug);
     await page.getByRole("button", { name: "Approve" }).click();
     await expect(page.getByTestId("device-outcome").textContent()).resolves.toContain("Approved");
+    await expect(page.getByTestId("device-claims-outcome").textContent()).resolves.toContain(`${drop.slug}: moved into your account`);
 
     // The agent keeps to its interval (polling faster answers slow_down).
     await new Promise((r) => setTimeout(r, a.interval * 1000 + 200));
     const got = (await client.callTool({ name: "device_token", arguments: { device_code: a.device_code } })) as Result;
     expect(got.isError ?? false, text(got)).toBe(false);
     apiKey = (got.structuredContent as { api_key: string }).api_key;
+    expect((got.structuredContent as { claims: unknown[] }).claims).toEqual([{ slug: drop.slug, claimed: true, url: expect.stringContaining(drop.slug) }]);
     expect(apiKey).toMatch(/^sp_[A-Za-z0-9_-]{43}$/);
     await client.close();
 
     const authed = await agent(apiKey);
     const list = (await authed.callTool({ name: "list_drops", arguments: {} })) as Result;
     expect(list.isError ?? false, text(list)).toBe(false);
+    expect((list.structuredContent as { drops: { slug: string }[] }).drops.map((d) => d.slug)).toEqual([drop.slug]);
     await authed.close();
 
     const again = await agent();
@@ -131,7 +141,7 @@ describe("the Origin policy in the browser", () => {
     const agentPage = await context.newPage();
     await agentPage.goto(`http://127.0.0.1:${pagesPort}/`);
     const r = await callFromPage(agentPage, `${app.baseUrl}/mcp`, apiKey);
-    expect(r).toMatchObject({ ok: true, listStatus: 200, callError: false, total: 0 });
+    expect(r).toMatchObject({ ok: true, listStatus: 200, callError: false, total: 1 });
     expect(r.ok && r.tools).toContain("deploy_html");
     await agentPage.close();
   });

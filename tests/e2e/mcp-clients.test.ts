@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from "@modelcontextprotocol/client";
 import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { strToU8, zipSync } from "fflate";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 
@@ -104,13 +106,16 @@ function expectFailure(r: Result, code: string, hint: RegExp | null) {
   if (hint) expect(text(r)).toMatch(new RegExp(`^Hint: .*${hint.source}`, "m"));
 }
 
+const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+const ref = (s: string) => ({ sha256: sha(s), size: Buffer.byteLength(s) });
+
 const FLAVOURS: Flavour[] = ["sdk-1.x", "client-2.x modern", "client-2.x auto", "client-2.x legacy"];
 
 describe.each(FLAVOURS)("%s against the built app", (flavour) => {
   it("lists the tools", async () => {
     const s = await connect(flavour);
     const names = (await s.listTools()).map((t) => t.name).sort();
-    expect(names).toEqual(["append_files", "delete_drop", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops"]);
+    expect(names).toEqual(["append_files", "delete_drop", "deploy_directory", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops", "preflight_files", "upload_content"]);
     await s.close();
   });
 
@@ -204,6 +209,42 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     await s.close();
   });
 
+  it("preflight_files, upload_content, deploy by reference: the second deploy uploads 0 of N; a wrong hash fails with code and hint", async () => {
+    const s = await connect(flavour, proKey);
+    const site = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`page${i}.html`, `<p>${flavour} page ${i}</p>`]));
+    const files = Object.fromEntries(Object.entries(site).map(([p, c]) => [p, ref(c)]));
+    const first = await s.call("preflight_files", { files });
+    expect(first.isError ?? false, text(first)).toBe(false);
+    const missing = (first.structuredContent as { missing: string[] }).missing;
+    expect(missing).toHaveLength(5);
+    for (const content of Object.values(site)) {
+      const up = await s.call("upload_content", { sha256: sha(content), content });
+      expect(up.isError ?? false, text(up)).toBe(false);
+    }
+    const d1 = await s.call("deploy_files", { files });
+    expect(d1.isError ?? false, text(d1)).toBe(false);
+    const second = await s.call("preflight_files", { files });
+    expect((second.structuredContent as { missing: string[] }).missing).toEqual([]);
+    expect(text(second)).toMatch(/^0 contents missing of 5 files/m);
+    const d2 = await s.call("deploy_files", { files });
+    const slug = (d2.structuredContent as { slug: string }).slug;
+    expect((await app.request(`${slug}.${app.serveDomain}`, "/page3.html")).text).toBe(site["page3.html"]);
+    expectFailure(await s.call("upload_content", { sha256: sha("the bytes it claims"), content: "other bytes" }), "invalid_request", /exact bytes/);
+    await s.close();
+  });
+
+  it("deploy_directory: returns a one-time URL and commands; a free plan's name is refused", async () => {
+    const s = await connect(flavour);
+    const g = await s.call("deploy_directory", { dir: "site" });
+    expect(g.isError ?? false, text(g)).toBe(false);
+    const url = (g.structuredContent as { url: string }).url;
+    expect(text(g)).toContain(`npx dropsite deploy site --grant ${url}`);
+    await s.close();
+    const free = await connect(flavour, freeKey);
+    expectFailure(await free.call("deploy_directory", { name: "mine" }), "subscription_required", /pro or team/);
+    await free.close();
+  });
+
   it("device_authorize starts a request; device_token answers authorization_pending until approval, expired_token for an unknown code", async () => {
     const s = await connect(flavour);
     const started = await s.call("device_authorize", {});
@@ -213,5 +254,75 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     expectFailure(await s.call("device_token", { device_code: a.device_code }), "authorization_pending", /approve/);
     expectFailure(await s.call("device_token", { device_code: "not-a-real-code" }), "expired_token", /device_authorize/);
     await s.close();
+  });
+});
+
+interface Grant {
+  url: string;
+  commands: { zip: string; curl: string; npx: string };
+}
+
+/** Runs a command line in a shell, as an agent would paste it. */
+function shell(command: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config-none") }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+async function grantFor(key: string | undefined, args: Record<string, unknown>): Promise<Grant> {
+  const s = await connect("sdk-1.x", key);
+  const r = await s.call("deploy_directory", args);
+  expect(r.isError ?? false, text(r)).toBe(false);
+  await s.close();
+  return r.structuredContent as unknown as Grant;
+}
+
+describe("deploy_directory's commands, run in a shell against the built app", () => {
+  it("the curl command deploys the zip once (anonymously); running it again is refused", async () => {
+    const dir = path.join(work, "curl-run");
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "site.zip"), zipSync({ "index.html": strToU8("<h1>sent by curl</h1>"), "css/site.css": strToU8("h1 { color: teal }") }));
+    const g = await grantFor(undefined, { dir: "." });
+    const first = await shell(g.commands.curl, dir);
+    expect(first.code, first.stderr).toBe(0);
+    const d = JSON.parse(first.stdout) as { slug: string; claim_token?: string };
+    expect(d.claim_token).toMatch(/^ct_/);
+    expect((await app.request(`${d.slug}.${app.serveDomain}`, "/")).text).toBe("<h1>sent by curl</h1>");
+    const second = await shell(g.commands.curl, dir);
+    expect(second.code).toBe(22); // curl --fail: HTTP error
+    const refused = await shell(g.commands.curl.replace("curl --fail", "curl -s"), dir);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ code: "gone", hint: expect.stringContaining("deploy_directory") });
+  });
+
+  it("the npx command (the built CLI) deploys the folder as the pro account, under the name asked for; a second run is refused", async () => {
+    const dir = path.join(work, "cli-site");
+    await mkdir(path.join(dir, "img"), { recursive: true });
+    await writeFile(path.join(dir, "index.html"), "<h1>sent by the CLI</h1>");
+    await writeFile(path.join(dir, "img/dot.svg"), "<svg/>");
+    await writeFile(path.join(dir, ".env"), "SECRET=1");
+    const g = await grantFor(proKey, { dir: "cli-site", name: "from-cli" });
+    const cli = `${process.execPath} ${path.join(ROOT, "cli/dist/dropsite.mjs")}`;
+    const command = g.commands.npx.replace(/^npx dropsite /, `${cli} `);
+    const first = await shell(`${command} --json`, work);
+    expect(first.code, first.stderr).toBe(0);
+    const d = JSON.parse(first.stdout) as { slug: string; name: string; files: string[]; claim_token?: string };
+    expect(d).toMatchObject({ name: "from-cli" });
+    expect(d.files.sort()).toEqual(["img/dot.svg", "index.html"]);
+    expect(d.claim_token).toBeUndefined();
+    expect(first.stderr).toMatch(/0 of 2 files unchanged/);
+    expect((await app.request(`${d.slug}.${app.serveDomain}`, "/")).text).toBe("<h1>sent by the CLI</h1>");
+    const list = await connect("client-2.x modern", proKey);
+    const drops = (await list.call("list_drops", { limit: 500 })).structuredContent as { drops: { slug: string; name: string | null }[] };
+    expect(drops.drops.find((x) => x.slug === d.slug)?.name).toBe("from-cli");
+    await list.close();
+    const second = await shell(command, work);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/already used\. \(gone, HTTP 410\)/);
   });
 });

@@ -76,7 +76,7 @@ function failure(r: CallResult): Record<string, unknown> {
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
 
-const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "list_drops", "get_drop", "delete_drop", "get_limits", "device_authorize", "device_token"];
+const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "delete_drop", "get_limits", "device_authorize", "device_token"];
 
 describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
@@ -105,7 +105,7 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     }
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
     expect(byName.deploy_html!.inputSchema.required).toEqual(["html"]);
-    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "ttl"]);
+    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "ttl", "upload_token"]);
     expect(byName.deploy_named!.inputSchema.required).toEqual(["name", "files"]);
     // The rules, with the numbers of lib/plans.ts.
     const files = (byName.deploy_files!.inputSchema.properties as Record<string, { maxProperties?: number; description?: string; propertyNames?: { pattern: string } }>).files!;
@@ -160,6 +160,20 @@ describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mod
     const img = await visit(d.slug, "/img/dot.png");
     expect(img.status).toBe(200);
     expect(Buffer.from(await img.arrayBuffer())).toEqual(png);
+    await client.close();
+  });
+
+  it("deploy_files carries the deploy report in structuredContent and, compactly, in the text", async () => {
+    const client = await connect(mode);
+    const key = `sp_${"Mq7_-".repeat(8)}z9Q`;
+    const r = await call(client, "deploy_files", { files: { "page.html": `<img src="img/missing.png"><script>const k = "${key}"</script>` } });
+    expect(r.isError).toBeFalsy();
+    const d = r.structuredContent as { report: { missing_references: unknown[]; warnings: { kind: string; secret_kind?: string }[] } };
+    expect(d.report.missing_references).toEqual([{ path: "page.html", ref: "img/missing.png" }]);
+    expect(d.report.warnings.map((w) => w.secret_kind ?? w.kind)).toEqual(["no_index", "dropsite_api_key"]);
+    expect(text(r)).toContain("Report: 2 warnings, 1 missing reference.");
+    expect(text(r)).toContain("missing page.html → img/missing.png");
+    expect(JSON.stringify(r)).not.toContain(key);
     await client.close();
   });
 
@@ -619,7 +633,7 @@ describe("device authorisation (RFC 8628)", () => {
     expect(fast).toMatchObject({ code: "slow_down", hint: expect.stringContaining("10 seconds") });
 
     // The person approves on /device (the page's action calls this service as their account).
-    expect(await decideDevice(t.ctx, account, a.user_code.toLowerCase().replace("-", " "), true)).toEqual({ user_code: a.user_code, status: "approved" });
+    expect(await decideDevice(t.ctx, account, a.user_code.toLowerCase().replace("-", " "), true)).toEqual({ user_code: a.user_code, status: "approved", claims: [] });
     t.clock.advance(10);
     const got = await call(agent, "device_token", { device_code: a.device_code });
     expect(got.isError, text(got)).toBeFalsy();

@@ -114,7 +114,7 @@ describe("preflight, upload, deploy by reference", () => {
     const res = await deploy({ "index.html": "inline", "ghost.bin": { sha256: ghost, size: 10 } }, bearer(a.apiKey));
     const body = await res.json();
     expect({ status: res.status, code: body.code }).toEqual({ status: 400, code: "invalid_request" });
-    expect(body.error).toContain(ghost);
+    expect(body.unusable).toEqual([ghost]);
     expect(typeof body.hint).toBe("string");
     expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db)]).toEqual([drops, files]);
     expect(await t.ctx.storage.list(`c/${accountScope(a.account.id)}/`)).toEqual([]);

@@ -1,0 +1,10 @@
+import { getContext } from "@/lib/context";
+import { json, routes } from "@/lib/http";
+import { preflightWithGrant } from "@/lib/deploy/uploads";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes<{ token: string }>({
+  // POST /deploy/once/{token}/preflight – a preflight as the one-time grant's caller (the grant stays unused)
+  POST: async (req, { token }) => json(await preflightWithGrant(await getContext(), req, token)),
+});

@@ -1,0 +1,133 @@
+import { randomBytes } from "node:crypto";
+import type { AppContext } from "../context";
+import { ApiError } from "../errors";
+import { withDb } from "../db/errors";
+import { findAccount } from "../db/accounts";
+import { findDeployGrant, insertDeployGrant, purgeDeployGrants, returnDeployGrant, takeDeployGrant } from "../db/grants";
+import type { DeployGrantRow } from "../db/schema";
+import { sha256Hex } from "../ids";
+import { DEPLOY_GRANT_SECONDS, limits } from "../plans";
+import { clientAddress } from "../ratelimit/address";
+import { enforceLimit } from "../ratelimit/guard";
+import { anonymousCaller, type Caller } from "../auth/caller";
+import { tierOf } from "./store";
+
+// One-time deploy grants: the MCP deploy_directory tool hands an agent a URL that deploys once,
+// as the caller who asked (an account or anonymous) with the options given then, so an agent
+// with a shell can publish a folder (curl of a zip, or the CLI) without its bytes passing
+// through the model. POST /deploy/once/{token} takes the same bodies as POST /deploy and runs
+// the same flow; POST /deploy/once/{token}/preflight lets the CLI upload only missing contents
+// into the grant's scope first. Only the SHA-256 of the token is stored.
+
+const TOKEN_PATTERN = /^dg_[A-Za-z0-9_-]{43}$/;
+
+export interface DeployGrant {
+  url: string;
+  method: "POST";
+  content_types: string[];
+  expires_at: string;
+  max_zip_bytes: number;
+  preflight_url: string;
+  commands: { zip: string; curl: string; npx: string };
+}
+
+/** Single-quotes a word for a POSIX shell. */
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The deploy_directory tool: a one-time URL, and commands that publish `dir` through it. The
+ * options are checked by the caller (checkDeployOptions) before.
+ */
+export async function issueDeployGrant(ctx: AppContext, req: Request, caller: Caller, input: { dir?: string; ttl?: number; name?: string }): Promise<DeployGrant> {
+  await enforceLimit(ctx, "deployGrant", clientAddress(req, ctx.env));
+  const now = ctx.now();
+  // Expired grants are kept a while for their "expired" answer; forget the old ones here.
+  await withDb(() => purgeDeployGrants(ctx.db, new Date(now - DEPLOY_GRANT_SECONDS * 1000)));
+  const token = `dg_${randomBytes(32).toString("base64url")}`;
+  const expiresAt = new Date(now + DEPLOY_GRANT_SECONDS * 1000);
+  await withDb(() =>
+    insertDeployGrant(ctx.db, {
+      id: sha256Hex(token),
+      accountId: caller.account?.id ?? null,
+      ttlSeconds: input.ttl ?? null,
+      name: input.name ?? null,
+      createdAt: new Date(now),
+      expiresAt,
+    }),
+  );
+  const url = `${ctx.env.BASE_URL.replace(/\/$/, "")}/deploy/once/${token}`;
+  const dir = shellQuote(input.dir ?? ".");
+  return {
+    url,
+    method: "POST",
+    content_types: ["application/zip", "application/json", "text/html"],
+    expires_at: expiresAt.toISOString(),
+    max_zip_bytes: limits[tierOf(caller)].zipBytes,
+    preflight_url: `${url}/preflight`,
+    commands: {
+      // Dotfiles (.env, .git) and node_modules stay out, as the CLI and the drop zone leave them out.
+      zip: `(cd ${dir} && zip -qr - . -x '.*' '*/.*' 'node_modules/*' '*/node_modules/*') > site.zip`,
+      curl: `curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${url}`,
+      npx: `npx dropsite deploy ${dir} --grant ${url}`,
+    },
+  };
+}
+
+function unknownGrant(): ApiError {
+  return new ApiError("not_found", "No such one-time deploy URL.", { hint: "Ask for a new one with the MCP tool deploy_directory.", docs: "deploy-once" });
+}
+
+/** The caller a grant deploys as: its account (as it is now), or anonymous. */
+async function grantCaller(ctx: AppContext, grant: DeployGrantRow): Promise<Caller> {
+  if (grant.accountId === null) return anonymousCaller;
+  const accountId = grant.accountId;
+  const account = await withDb(() => findAccount(ctx.db, accountId));
+  if (!account) throw unknownGrant();
+  return { account, via: "deploy_grant", credentialKey: `grant:${grant.id}` };
+}
+
+/** The deploy options a grant fixed when it was issued (the shape of request.ts's DeployOptions). */
+function grantOptions(grant: DeployGrantRow): { ttl: string | null; name: string | null } {
+  return { ttl: grant.ttlSeconds === null ? null : String(grant.ttlSeconds), name: grant.name };
+}
+
+/**
+ * Runs `deploy` with the grant of `token`, taking it first (one use): a second use, or one past
+ * its expiry, answers 410 gone. A deploy that fails gives the grant back, so an agent can fix
+ * its input and use the same URL.
+ */
+export async function withDeployGrant<T>(ctx: AppContext, token: string, deploy: (caller: Caller, opts: { ttl: string | null; name: string | null }) => Promise<T>): Promise<T> {
+  if (!TOKEN_PATTERN.test(token)) throw unknownGrant();
+  const id = sha256Hex(token);
+  const now = new Date(ctx.now());
+  const taken = await withDb(() => takeDeployGrant(ctx.db, id, now));
+  if (!taken) throw await unusable(ctx, id, now);
+  try {
+    return await deploy(await grantCaller(ctx, taken), grantOptions(taken));
+  } catch (err) {
+    await withDb(() => returnDeployGrant(ctx.db, id)).catch((e) => console.error("[deploy] could not return a deploy grant", e));
+    throw err;
+  }
+}
+
+/** Why a grant could not be taken. */
+async function unusable(ctx: AppContext, id: string, now: Date): Promise<ApiError> {
+  const row = await withDb(() => findDeployGrant(ctx.db, id));
+  if (!row) return unknownGrant();
+  const hint = "Ask for a new one-time URL with the MCP tool deploy_directory.";
+  if (row.usedAt) return new ApiError("gone", "This one-time deploy URL was already used.", { hint, docs: "deploy-once" });
+  if (row.expiresAt.getTime() <= now.getTime()) return new ApiError("gone", "This one-time deploy URL has expired.", { hint, docs: "deploy-once" });
+  return unknownGrant();
+}
+
+/** POST /deploy/once/{token}/preflight: a preflight as the grant's caller; the grant stays unused. */
+export async function preflightCaller(ctx: AppContext, token: string): Promise<Caller> {
+  if (!TOKEN_PATTERN.test(token)) throw unknownGrant();
+  const id = sha256Hex(token);
+  const now = new Date(ctx.now());
+  const row = await withDb(() => findDeployGrant(ctx.db, id));
+  if (!row || row.usedAt || row.expiresAt.getTime() <= now.getTime()) throw await unusable(ctx, id, now);
+  return grantCaller(ctx, row);
+}

@@ -1,0 +1,409 @@
+import { Parser } from "htmlparser2";
+import type { AppContext } from "../context";
+import { contentTypeFor } from "../drops/content-type";
+import { API_KEY_PATTERN } from "../patterns";
+import { LARGE_FILE_WARNING_BYTES } from "../plans";
+import type { DeployReport } from "../schemas";
+import { dropPath, resolvePath } from "../serve/serve";
+import { mapLimit } from "../storage/types";
+import type { InputFile } from "./paths";
+
+// The deploy report: what a deploy's files refer to that the drop does not hold, and likely
+// mistakes (no index.html, very large files, paths that differ only by case, secrets). A pure
+// function over paths and bytes (buildReport), and the step of the deploy flow that gathers
+// the bytes the request does not hold from storage, within a budget (reportFor). Advisory:
+// it never refuses a deploy. A secret is described by kind and line, never quoted.
+
+const MB = 1024 * 1024;
+
+/** Bytes of one file that are checked; the rest of a longer file is not (a not_scanned warning says so). */
+export const SCAN_BYTES_PER_FILE = 4 * MB;
+/** Bytes checked per deploy in all; files past it are not checked (and listed as not_scanned). */
+export const SCAN_BYTES_PER_DEPLOY = 32 * MB;
+/** Bytes that one deploy reads back from storage to check files whose bytes it does not hold. */
+export const READ_BYTES_PER_DEPLOY = 16 * MB;
+/** Entries per list; the rest are counted in left_off. */
+export const REPORT_LIST_CAP = 100;
+
+const READ_CONCURRENCY = 8;
+
+export interface ReportFile {
+  path: string;
+  size: number;
+  /** The file's bytes, or their first part; undefined when they were not read. */
+  bytes?: Uint8Array;
+}
+
+export interface ReportInput {
+  /** The files of this request. */
+  files: readonly ReportFile[];
+  /** Paths the drop already holds (appends): references to them are not missing. */
+  existingPaths?: readonly string[];
+}
+
+type Warning = DeployReport["warnings"][number];
+type SecretKind = NonNullable<Warning["secret_kind"]>;
+
+// --- what a file is -------------------------------------------------------------------------
+
+type TextKind = "html" | "css" | "js" | "text";
+
+function textKind(path: string): TextKind | null {
+  const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
+  if (ext === "html" || ext === "htm" || ext === "xhtml") return "html";
+  if (ext === "css") return "css";
+  if (ext === "js" || ext === "mjs") return "js";
+  return /^(text\/|application\/(json|javascript|xml|manifest\+json|ld\+json)|image\/svg\+xml)/.test(contentTypeFor(path)) ? "text" : null;
+}
+
+/** Whether a file's bytes are read for the report (text types: references and secrets). */
+export function scannable(path: string): boolean {
+  return textKind(path) !== null;
+}
+
+// --- references -----------------------------------------------------------------------------
+
+const ORIGIN = "https://drop.invalid";
+
+/** The URL of a drop file, as a browser on the drop's host sees it. */
+function fileUrl(path: string): string {
+  return `${ORIGIN}/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/**
+ * The drop path a reference asks for, or null when it does not ask the drop for a file:
+ * fragments, URLs with a scheme or a host, template placeholders, paths no file can have.
+ */
+function targetOf(ref: string, base: string): string | null {
+  if (ref === "" || ref.startsWith("#") || ref.startsWith("?") || ref.startsWith("//") || /^[a-z][a-z0-9+.-]*:/i.test(ref)) return null;
+  if (/\{\{|\{%|\$\{|<%|[{}]/.test(ref)) return null;
+  let url: URL;
+  try {
+    url = new URL(ref, base);
+  } catch {
+    return null;
+  }
+  if (url.origin !== ORIGIN) return null;
+  return dropPath(url.pathname);
+}
+
+/** The candidates of a srcset attribute (HTML's "parse a srcset attribute", without descriptors). */
+function srcsetUrls(value: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < value.length) {
+    while (i < value.length && /[\s,]/.test(value[i]!)) i++;
+    const start = i;
+    while (i < value.length && !/\s/.test(value[i]!)) i++;
+    let url = value.slice(start, i);
+    const trailing = /,+$/.exec(url);
+    if (trailing) url = url.slice(0, trailing.index);
+    else {
+      // Skip the descriptors up to the next comma outside parentheses.
+      let depth = 0;
+      while (i < value.length && (depth > 0 || value[i] !== ",")) {
+        if (value[i] === "(") depth++;
+        else if (value[i] === ")") depth = Math.max(0, depth - 1);
+        i++;
+      }
+    }
+    if (url) out.push(url);
+  }
+  return out;
+}
+
+/** url() and @import references of a style sheet. */
+export function cssReferences(css: string): string[] {
+  const text = css.replace(/\/\*[\s\S]*?\*\//g, " ");
+  const out: string[] = [];
+  for (const m of text.matchAll(/@import\s+(["'])([^"'\n]*)\1/gi)) out.push(m[2]!);
+  for (const m of text.matchAll(/\burl\(\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^)"'\s]*))\s*\)/gi)) out.push((m[1] ?? m[2] ?? m[3] ?? "").trim());
+  return out;
+}
+
+/** Relative specifiers of a module's static and dynamic imports (bare specifiers are left to import maps). */
+export function moduleReferences(js: string): string[] {
+  const text = js.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/^\s*\/\/.*$/gm, "");
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|[^.\w$])(?:import|export)\s*(?:[\w$*{}\s,]*?\s*\bfrom\s*)?(["'])([^"'\n]+)\1/g)) out.push(m[2]!);
+  for (const m of text.matchAll(/(?:^|[^.\w$])import\s*\(\s*(["'`])([^"'`\n]+)\1\s*\)/g)) out.push(m[2]!);
+  return out.filter((s) => s.startsWith("./") || s.startsWith("../") || s.startsWith("/"));
+}
+
+/** Attributes that name a resource or a page, on any element (`href` of <base> aside). */
+const URL_ATTRIBUTES = ["src", "href", "poster", "xlink:href"];
+const SRCSET_ATTRIBUTES = ["srcset", "imagesrcset"];
+
+/** The references of an HTML document, with the base they resolve against. */
+export function htmlReferences(html: string, path: string): { refs: string[]; base: string | null } {
+  const refs: string[] = [];
+  let base: string | null = fileUrl(path);
+  let baseSeen = false;
+  let inside: "style" | "module" | "other" | null = null;
+  let inline = "";
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (name === "base") {
+          if (!baseSeen && attribs.href !== undefined) {
+            baseSeen = true;
+            const href = attribs.href.trim();
+            // A base elsewhere sends every relative reference elsewhere.
+            try {
+              const resolved = new URL(href, fileUrl(path));
+              base = resolved.origin === ORIGIN ? resolved.href : null;
+            } catch {
+              base = null;
+            }
+          }
+          return;
+        }
+        for (const a of URL_ATTRIBUTES) {
+          const v = attribs[a];
+          if (v === undefined) continue;
+          if (name === "link" && /\b(preconnect|dns-prefetch)\b/i.test(attribs.rel ?? "")) continue;
+          refs.push(v.trim());
+        }
+        if (name === "object" && attribs.data !== undefined) refs.push(attribs.data.trim());
+        for (const a of SRCSET_ATTRIBUTES) if (attribs[a] !== undefined) refs.push(...srcsetUrls(attribs[a]));
+        if (attribs.style) refs.push(...cssReferences(attribs.style));
+        if (name === "style") inside = "style";
+        else if (name === "script") inside = attribs.src === undefined && (attribs.type ?? "").trim().toLowerCase() === "module" ? "module" : "other";
+        inline = "";
+      },
+      ontext(text) {
+        if (inside === "style" || inside === "module") inline += text;
+      },
+      onclosetag(name) {
+        if ((name === "style" && inside === "style") || (name === "script" && inside !== null && inside !== "style")) {
+          if (inside === "style") refs.push(...cssReferences(inline));
+          if (inside === "module") refs.push(...moduleReferences(inline));
+          inside = null;
+          inline = "";
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.write(html);
+  parser.end();
+  return { refs, base };
+}
+
+function referencesOf(kind: TextKind, text: string, path: string): { refs: string[]; base: string | null } {
+  if (kind === "html") return htmlReferences(text, path);
+  if (kind === "css") return { refs: cssReferences(text), base: fileUrl(path) };
+  if (kind === "js") return { refs: moduleReferences(text), base: fileUrl(path) };
+  return { refs: [], base: null };
+}
+
+// --- secrets --------------------------------------------------------------------------------
+
+const unanchored = (re: RegExp) => re.source.replace(/^\^/, "").replace(/\$$/, "");
+
+/**
+ * Shapes of secrets, each with its kind and the literals one of which any match contains (a
+ * fast `includes` first: most text holds none, and the patterns then never run). Bounded on
+ * both sides so longer words do not match.
+ */
+const SECRET_PATTERNS: { kind: SecretKind; re: RegExp; what: string; literals: string[] }[] = [
+  { kind: "dropsite_api_key", re: new RegExp(`(?<![A-Za-z0-9_-])${unanchored(API_KEY_PATTERN)}(?![A-Za-z0-9_-])`, "g"), what: "a dropsite API key (sp_…)", literals: ["sp_"] },
+  { kind: "aws_access_key", re: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, what: "an AWS access key id", literals: ["AKIA", "ASIA"] },
+  { kind: "github_token", re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])/g, what: "a GitHub token", literals: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"] },
+  { kind: "stripe_secret_key", re: /(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}(?![A-Za-z0-9])/g, what: "a Stripe live secret key", literals: ["k_live_"] },
+  { kind: "google_api_key", re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, what: "a Google API key", literals: ["AIza"] },
+  { kind: "slack_token", re: /(?<![A-Za-z0-9])(?:xox[abposr]-[0-9A-Za-z-]{10,}|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/g, what: "a Slack token or webhook", literals: ["xox", "hooks.slack.com"] },
+  { kind: "private_key", re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, what: "a private key", literals: ["PRIVATE KEY"] },
+];
+
+/** The shapes without their bounds: for what is shown, a key inside a longer word is hidden too. */
+const LOOSE_SECRET_PATTERNS = SECRET_PATTERNS.map(({ re }) => new RegExp(re.source.replace(/\(\?<?[!=][^)]*\)/g, "")));
+
+/** The patterns whose literals occur in the text. */
+const candidates = (text: string) => SECRET_PATTERNS.filter((p) => p.literals.some((l) => text.includes(l)));
+
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+function secretWarnings(path: string, text: string): Warning[] {
+  const out: Warning[] = [];
+  for (const { kind, re, what } of candidates(text)) {
+    re.lastIndex = 0;
+    let first = -1;
+    let count = 0;
+    for (const m of text.matchAll(re)) {
+      if (first < 0) first = m.index;
+      count++;
+    }
+    if (count === 0) continue;
+    out.push({
+      path,
+      kind: "secret",
+      secret_kind: kind,
+      message: `Line ${lineAt(text, first)} holds what looks like ${what}${count > 1 ? ` (${count} such strings in this file)` : ""}. Anyone can read it at the drop's URL: revoke it, remove it and deploy again.`,
+    });
+  }
+  return out;
+}
+
+/** `.env`, `.env.local`, `config/.env.production`; not the usual templates (.env.example, .sample, .template). */
+function isEnvFile(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+  return (name === ".env" || name.startsWith(".env.")) && !/\.(example|sample|template|dist)$/.test(name);
+}
+
+// --- the report ----------------------------------------------------------------------------
+
+const mb = (n: number) => `${(n / MB).toFixed(1)} MB`;
+
+/** The display of a reference: without query and fragment, and never a secret. */
+function shownRef(ref: string): string {
+  const plain = ref.replace(/[?#][\s\S]*$/, "").slice(0, 300);
+  return LOOSE_SECRET_PATTERNS.some((re) => re.test(plain)) ? "(a reference shaped like a secret)" : plain;
+}
+
+/** The report of a deploy's files, against the drop's whole path list. Pure. */
+export function buildReport(input: ReportInput): DeployReport {
+  const all = new Set<string>([...(input.existingPaths ?? []), ...input.files.map((f) => f.path)]);
+  const has = (p: string) => all.has(p);
+  const answers = (p: string) => {
+    const r = resolvePath(has, p);
+    return r !== undefined && ("redirect" in r || r.status === 200);
+  };
+  const missing: DeployReport["missing_references"] = [];
+  const warnings: Warning[] = [];
+
+  if (!answers("")) warnings.push({ kind: "no_index", message: "No index.html at the root: the drop's own address answers 404." });
+
+  // Case-only clashes among the whole drop that involve a file of this request.
+  const fresh = new Set(input.files.map((f) => f.path));
+  const byLower = new Map<string, string[]>();
+  for (const p of all) byLower.set(p.toLowerCase(), [...(byLower.get(p.toLowerCase()) ?? []), p]);
+  for (const group of byLower.values()) {
+    if (group.length < 2 || !group.some((p) => fresh.has(p))) continue;
+    const [first, ...others] = group.sort();
+    warnings.push({
+      path: first,
+      kind: "case_clash",
+      message: `Differs only by letter case from ${others.map((o) => JSON.stringify(o)).join(", ")}: URLs are case-sensitive here, but not on every file system or host this site may move to.`,
+    });
+  }
+
+  let budget = SCAN_BYTES_PER_DEPLOY;
+  const decoder = new TextDecoder("utf-8");
+  for (const f of input.files) {
+    if (f.size > LARGE_FILE_WARNING_BYTES) {
+      warnings.push({ path: f.path, kind: "large_file", message: `${mb(f.size)}, over ${mb(LARGE_FILE_WARNING_BYTES)}: slow to load for visitors on mobile networks.` });
+    }
+    if (isEnvFile(f.path)) {
+      warnings.push({ path: f.path, kind: "secret", secret_kind: "env_file", message: "An environment file is published: anyone can read it at the drop's URL. Environment files usually hold secrets; remove it and revoke what it holds." });
+    }
+    const kind = textKind(f.path);
+    if (kind === null || f.size === 0) continue;
+    if (f.bytes === undefined || budget <= 0) {
+      warnings.push({ path: f.path, kind: "not_scanned", message: "Not checked for references or secrets: past what one deploy checks (its content was sent by reference or the deploy is large)." });
+      continue;
+    }
+    const length = Math.min(f.bytes.byteLength, SCAN_BYTES_PER_FILE, budget);
+    budget -= length;
+    if (length < f.size) {
+      warnings.push({ path: f.path, kind: "not_scanned", message: `Only its first ${mb(length)} were checked for references and secrets.` });
+    }
+    const text = decoder.decode(f.bytes.subarray(0, length));
+    warnings.push(...secretWarnings(f.path, text));
+    const { refs, base } = referencesOf(kind, text, f.path);
+    if (base === null) continue;
+    const seen = new Set<string>();
+    for (const raw of refs) {
+      const ref = raw.trim();
+      if (seen.has(ref)) continue;
+      seen.add(ref);
+      const target = targetOf(ref, base);
+      if (target !== null && !answers(target)) missing.push({ path: f.path, ref: shownRef(ref) });
+    }
+  }
+
+  const report: DeployReport = { missing_references: missing.slice(0, REPORT_LIST_CAP), warnings: warnings.slice(0, REPORT_LIST_CAP) };
+  if (missing.length > REPORT_LIST_CAP || warnings.length > REPORT_LIST_CAP) {
+    report.left_off = { missing_references: Math.max(0, missing.length - REPORT_LIST_CAP), warnings: Math.max(0, warnings.length - REPORT_LIST_CAP) };
+  }
+  return report;
+}
+
+// --- gathering the bytes -----------------------------------------------------------------------
+
+async function readUpTo(ctx: AppContext, storageRef: string, length: number): Promise<Uint8Array | undefined> {
+  const stream = await ctx.storage.get(storageRef, { start: 0, end: length - 1 });
+  if (!stream) return undefined;
+  const out = new Uint8Array(length);
+  let at = 0;
+  const reader = stream.getReader();
+  try {
+    while (at < length) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const part = value.subarray(0, length - at);
+      out.set(part, at);
+      at += part.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return out.subarray(0, at);
+}
+
+/**
+ * The report of a deploy (or append) step, from the stored file rows (path, size, storage ref)
+ * and the request's files. Bytes the request holds in memory are checked as they are; the text
+ * files whose bytes it does not hold (given by reference, or read from a zip only to be stored)
+ * are read back from storage (their first SCAN_BYTES_PER_FILE) while READ_BYTES_PER_DEPLOY
+ * lasts; the rest are listed as not_scanned. A failed read only leaves that file unchecked, and
+ * the promise never rejects: the flow starts it before committing and may drop it.
+ */
+export async function reportFor(
+  ctx: AppContext,
+  files: readonly InputFile[],
+  stored: readonly { path: string; size: number; storageRef: string }[],
+  existingPaths?: readonly string[],
+): Promise<DeployReport> {
+  try {
+    return await gatherAndBuild(ctx, files, stored, existingPaths);
+  } catch (err) {
+    console.error("[report] could not make the deploy report", err);
+    return { missing_references: [], warnings: [{ kind: "not_scanned", message: "The files could not be checked this time; the deploy itself succeeded." }] };
+  }
+}
+
+async function gatherAndBuild(
+  ctx: AppContext,
+  files: readonly InputFile[],
+  stored: readonly { path: string; size: number; storageRef: string }[],
+  existingPaths?: readonly string[],
+): Promise<DeployReport> {
+  const held = new Map(files.map((f) => [f.path, f]));
+  let budget = READ_BYTES_PER_DEPLOY;
+  const reads: { index: number; storageRef: string; length: number }[] = [];
+  const input: ReportFile[] = stored.map((s, index) => {
+    const f = held.get(s.path);
+    if (s.size === 0) return { path: s.path, size: 0, bytes: new Uint8Array() };
+    if (f && !f.ref && f.bytes.byteLength === s.size) return { path: s.path, size: s.size, bytes: f.bytes };
+    const length = Math.min(s.size, SCAN_BYTES_PER_FILE);
+    if (scannable(s.path) && length <= budget) {
+      budget -= length;
+      reads.push({ index, storageRef: s.storageRef, length });
+    }
+    return { path: s.path, size: s.size };
+  });
+  await mapLimit(reads, READ_CONCURRENCY, async (r) => {
+    try {
+      const bytes = await readUpTo(ctx, r.storageRef, r.length);
+      if (bytes) input[r.index]!.bytes = bytes;
+    } catch (err) {
+      console.error("[report] could not read a content back", err instanceof Error ? err.message : err);
+    }
+  });
+  return buildReport({ files: input, existingPaths });
+}
