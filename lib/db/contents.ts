@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { contents, files, uploadGrants, type ContentRow } from "./schema";
 
@@ -106,6 +106,25 @@ export async function findUploadGrant(db: Db, id: string, now: Date): Promise<{ 
     .where(and(eq(uploadGrants.id, id), gt(uploadGrants.expiresAt, now)))
     .limit(1);
   return row;
+}
+
+/**
+ * Rows that say they hold no bytes (storage_ref null) and that nothing pins or holds any more:
+ * what a request or a purge cut off midway left (candidates for the cleanup job's purge).
+ */
+export async function bytelessContents(db: Db, now: Date, limit: number): Promise<Array<{ scope: string; sha256: string }>> {
+  const stale = new Date(now.getTime() - STALE_PIN_MS);
+  return db
+    .select({ scope: contents.scope, sha256: contents.sha256 })
+    .from(contents)
+    .where(
+      and(
+        isNull(contents.storageRef),
+        or(eq(contents.pins, 0), isNull(contents.pinnedAt), lte(contents.pinnedAt, stale)),
+        or(isNull(contents.holdUntil), lte(contents.holdUntil, now)),
+      ),
+    )
+    .limit(limit);
 }
 
 /** Ends passed holds (after their purge) and deletes expired grants. */

@@ -3,7 +3,7 @@ import { dropChanged } from "../serve/cache";
 import { upstreamUnavailable } from "../errors";
 import { deleteDropRow, dueForPurge } from "../db/queries";
 import { purgeUnused } from "../deploy/contents";
-import { endExpiredHolds, expiredHolds } from "../db/contents";
+import { bytelessContents, endExpiredHolds, expiredHolds } from "../db/contents";
 import { purgeDeployGrants } from "../db/grants";
 import { DEPLOY_GRANT_SECONDS } from "../plans";
 
@@ -45,6 +45,8 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     if (due.length < batchSize) break;
   }
   await purgeExpiredUploads(ctx, now, batchSize * maxBatches);
+  // Contents rows left without bytes by a request or purge cut off midway (docs/reliability.md).
+  await purgeUnused(ctx, await bytelessContents(ctx.db, now, batchSize * maxBatches));
   // One-time deploy URLs are kept a while past expiry for their "expired" answer.
   await purgeDeployGrants(ctx.db, new Date(now.getTime() - DEPLOY_GRANT_SECONDS * 1000));
   return { purged: slugs.length, slugs };

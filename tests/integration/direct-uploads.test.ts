@@ -10,10 +10,9 @@ import { runCleanup } from "@/lib/drops/lifecycle";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { deployByContent, type HashedFile, type UploadTransport } from "@/lib/files/upload";
 import { APP_UPLOAD_MAX_BYTES } from "@/lib/plans";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { preflightResponseSchema, type DeployResponse, type PreflightResponse } from "@/lib/schemas";
 import { startBlobStandin, type BlobStandin } from "../support/blob-standin";
-import { dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { freshLimiter, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Uploads larger than a function's request limit go straight to Vercel Blob (the real SDK's
@@ -36,7 +35,7 @@ beforeAll(async () => {
   blob = t.hosted?.blob ?? ownStandin!;
   // Client tokens are checked by the storage's clock: the app's clock is the real one here.
   t.clock.now = Date.now();
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+  await freshLimiter(t);
 });
 afterAll(async () => {
   await t?.close();

@@ -10,9 +10,8 @@ import { sha256Hex } from "@/lib/ids";
 import { toolError } from "@/lib/mcp/tools";
 import { openApiDocument } from "@/lib/openapi";
 import { LARGE_FILE_WARNING_BYTES } from "@/lib/plans";
-import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { appendResponseSchema, deployResponseSchema, errorEnvelopeSchema, preflightResponseSchema, type DeployReport } from "@/lib/schemas";
-import { apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { freshLimiter, apiRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { zip } from "../support/zips";
 
@@ -29,8 +28,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-beforeEach(() => {
-  t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
+beforeEach(async () => {
+  await freshLimiter(t);
 });
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -5,6 +5,7 @@ import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
+import { findContent, pinContents, unpinContents } from "@/lib/db/contents";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
 import { preflightResponseSchema } from "@/lib/schemas";
@@ -149,6 +150,21 @@ describe("preflight, upload, deploy by reference", () => {
     t.clock.advance(3601);
     await runCleanup(t.ctx);
     expect(await t.ctx.storage.list(`c/${scope}/`)).toEqual([contentKey(scope, refOf("used").sha256)]);
+  });
+
+  it("the cleanup job purges contents rows left without bytes by a request cut off midway, and bytes at their key", async () => {
+    const a = await accountWithKey(t.ctx, "free");
+    const scope = accountScope(a.account.id);
+    const { sha256 } = refOf("cut off");
+    // As a deploy that pinned, wrote its bytes and lost the database before marking them stored.
+    await pinContents(t.ctx.db, scope, [{ sha256, size: enc("cut off").byteLength }], new Date(t.clock.now));
+    await t.ctx.storage.put(contentKey(scope, sha256), enc("cut off"), "application/octet-stream");
+    await runCleanup(t.ctx);
+    expect(await findContent(t.ctx.db, scope, sha256)).toBeDefined(); // still pinned by a live request
+    await unpinContents(t.ctx.db, scope, [sha256]);
+    await runCleanup(t.ctx);
+    expect(await findContent(t.ctx.db, scope, sha256)).toBeUndefined();
+    if (!t.hosted) expect(await t.ctx.storage.list(`c/${scope}/`)).toEqual([]);
   });
 
   it("preflight applies the deploy's path rules and caps", async () => {
