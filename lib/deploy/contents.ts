@@ -321,7 +321,7 @@ async function digestOf(body: ReadableStream<Uint8Array>, size: number): Promise
     if (done) break;
     seen += value.byteLength;
     if (seen > size) {
-      await reader.cancel();
+      void reader.cancel().catch(() => undefined); // not awaited: see readUpTo in report.ts
       return null;
     }
     hash.update(value);

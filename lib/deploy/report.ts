@@ -384,7 +384,9 @@ async function readUpTo(ctx: AppContext, storageRef: string, length: number): Pr
       at += part.byteLength;
     }
   } finally {
-    await reader.cancel().catch(() => undefined);
+    // Not awaited: under Next, fetch bodies can be tee'd, and cancelling one branch of a tee
+    // settles only when the other branch is cancelled too, so awaiting it can hang the deploy.
+    void reader.cancel().catch(() => undefined);
   }
   return out.subarray(0, at);
 }

@@ -104,12 +104,14 @@ export class BlobStorage implements Storage {
     const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end}` } : {};
     // no-store: Next's fetch must not put file bytes into its data cache.
     const res = await fetch(ref, { headers, cache: "no-store" });
+    // Bodies are cancelled without waiting: under Next a fetch body may be one branch of a tee,
+    // whose cancel settles only when the other branch is cancelled as well.
     if (res.status === 404) {
-      await res.body?.cancel();
+      void res.body?.cancel().catch(() => undefined);
       return null;
     }
     if (!res.ok) {
-      await res.body?.cancel();
+      void res.body?.cancel().catch(() => undefined);
       throw new Error(`Vercel Blob read failed: ${res.status} ${res.statusText}`);
     }
     const body = res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
