@@ -191,7 +191,6 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
         hashed,
         {
           preflight: (body) => postJson<PreflightResponse>(preflightEndpoint, body),
-          read: async (file) => new Uint8Array(await file.file.arrayBuffer()),
           // The target is sent as it is: the app's PUT, or straight to storage.
           upload: async (target, file, onSent) => void (await xhrSend(target.method, target.url, target.headers, file.file, onSent)),
           deploy: (body, uploadToken) => postJson<Record<string, unknown>>(deployUrl, body, { "x-upload-token": uploadToken }),

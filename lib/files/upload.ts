@@ -28,8 +28,11 @@ export interface UploadProgress {
 export interface UploadTransport<F extends HashedFile, R> {
   /** POST the preflight body (JSON) and return the answer; throws on an error answer. */
   preflight(body: string): Promise<PreflightResponse>;
-  /** The file's bytes (read when it may be sent inline in the deploy body). */
-  read(file: F): Promise<Uint8Array>;
+  /**
+   * The file's bytes, read when it may be sent inline in the deploy body. Without it every
+   * missing content is uploaded to its target (the browser page, for now: docs/uploads.md).
+   */
+  read?(file: F): Promise<Uint8Array>;
   /** Send one file's bytes to its target; `onSent` takes the bytes of this file sent so far. Throws on an error answer. */
   upload(target: UploadTarget, file: F, onSent: (bytes: number) => void): Promise<void>;
   /** POST the deploy body (JSON: references and inline contents) with the preflight's upload token. */
@@ -129,7 +132,7 @@ async function inlineContents<F extends HashedFile>(files: F[], missing: Set<str
 /**
  * Preflight, send what is missing (small contents inline in the deploy body, the others to their
  * upload targets, largest first), deploy. Progress counts the bytes and files of both; inline
- * ones once the deploy request is sent.
+ * ones once the deploy request has been sent and answered.
  */
 export async function deployByContent<F extends HashedFile, R>(
   files: F[],
@@ -142,7 +145,8 @@ export async function deployByContent<F extends HashedFile, R>(
     if (!bySha.has(target.sha256)) throw new Error(`The server asked for a content this deploy does not have (${target.sha256}).`);
   }
   const missing = new Set(pre.missing);
-  const { inline, body } = await inlineContents(files, missing, (f) => transport.read(f), INLINE_BODY_BUDGET);
+  const read = transport.read?.bind(transport);
+  const { inline, body } = read ? await inlineContents(files, missing, read, INLINE_BODY_BUDGET) : { inline: new Set<string>(), body: referenceBody(files) };
   const targets = pre.uploads
     .filter((target) => !inline.has(target.sha256))
     .map((target) => ({ target, file: bySha.get(target.sha256)! }))
@@ -168,11 +172,12 @@ export async function deployByContent<F extends HashedFile, R>(
     progress.doneFiles++;
     report();
   });
+  const result = await transport.deploy(body, pre.upload_token);
+  // The inline contents are sent once the deploy request is (its answer came back).
   if (inline.size > 0) {
     progress.sentBytes += inlineBytes;
     progress.doneFiles += inline.size;
     report();
   }
-  const result = await transport.deploy(body, pre.upload_token);
   return { result, unchanged: files.filter((f) => !missing.has(f.sha256)).length, uploaded: targets.length + inline.size, inline: inline.size };
 }
