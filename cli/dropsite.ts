@@ -436,6 +436,7 @@ async function deployFolder(target: Target, dir: string, endpoint: string, prefl
       hashed,
       {
         preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, { body: Buffer.from(body), headers: json }),
+        read: (file) => readFile(file.abs),
         upload: async (u, file, onSent) => {
           // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
           parseAnswer<unknown>(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));

@@ -8,7 +8,7 @@ import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
-import { deployByContent, type HashedFile, type UploadTransport } from "@/lib/files/upload";
+import { deployByContent, INLINE_BODY_BUDGET, type HashedFile, type UploadProgress, type UploadTransport } from "@/lib/files/upload";
 import { APP_UPLOAD_MAX_BYTES } from "@/lib/plans";
 import { preflightResponseSchema, type DeployResponse, type PreflightResponse } from "@/lib/schemas";
 import { startBlobStandin, type BlobStandin } from "../support/blob-standin";
@@ -83,6 +83,7 @@ function transport(headers: Record<string, string>): UploadTransport<LocalFile, 
   const json = { "content-type": "application/json", ...headers };
   return {
     preflight: async (body) => preflightResponseSchema.parse(await ok(await send(`${TEST_BASE_URL}/deploy/preflight`, { method: "POST", body, headers: json }))),
+    read: async (file) => file.bytes,
     upload: async (target, file, onSent) => {
       const res = await send(target.url, { method: target.method, headers: target.headers, body: file.bytes as BodyInit });
       expect(res.status, await res.clone().text()).toBeLessThan(300);
@@ -110,10 +111,10 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
     blob.reset();
     const progress: number[] = [];
     const outcome = await deployByContent(files, transport(bearer(a.apiKey)), (p) => progress.push(p.sentBytes));
-    expect(outcome).toMatchObject({ unchanged: 0, uploaded: 6 });
+    expect(outcome).toMatchObject({ unchanged: 0, uploaded: 6, inline: 1 });
     expect(progress.at(-1)).toBe(30 * MB + files[0]!.size);
-    // At the app: the preflight, one small upload, the deploy; nothing near the function limit.
-    expect(appBodies.map((b) => b.path.replace(/^\/deploy\/uploads\/.+$/, "/deploy/uploads/…")).sort()).toEqual(["/deploy", "/deploy/preflight", "/deploy/uploads/…"]);
+    // At the app: the preflight and the deploy (the small page inline); nothing near the function limit.
+    expect(appBodies.map((b) => b.path).sort()).toEqual(["/deploy", "/deploy/preflight"]);
     expect(Math.max(...appBodies.map((b) => b.bytes))).toBeLessThanOrEqual(APP_UPLOAD_MAX_BYTES);
     // At storage: five client-token PUTs of 6 MB, one per exact pathname.
     const direct = blob.requests.filter((r) => r.auth === "client");
@@ -125,6 +126,39 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
     appBodies.length = 0;
     const again = await deployByContent(files, transport(bearer(a.apiKey)));
     expect(again).toMatchObject({ unchanged: 6, uploaded: 0 });
+  });
+
+  it("a first deploy of 200 small files and a 6 MB one: two requests at the app (small contents inline), the 6 MB file through its upload target", { timeout: 60_000 }, async () => {
+    const a = await accountWithKey(t.ctx, "pro");
+    const small = Array.from({ length: 200 }, (_, i) =>
+      localFile(`page${i}.${i % 3 === 0 ? "bin" : "html"}`, i % 3 === 0 ? randomBytes(2000) : new TextEncoder().encode(`<p>"${i}" é\u0001\n</p>`.repeat(40))),
+    );
+    const big = localFile("media/big.bin", randomBytes(6 * MB));
+    const files = [...small, big];
+    appBodies.length = 0;
+    blob.reset();
+    const progress: UploadProgress[] = [];
+    const outcome = await deployByContent(files, transport(bearer(a.apiKey)), (p) => progress.push(p));
+    expect(outcome).toMatchObject({ unchanged: 0, uploaded: 201, inline: 200 });
+    expect(progress.at(-1)).toEqual({ sentBytes: files.reduce((n, f) => n + f.size, 0), totalBytes: files.reduce((n, f) => n + f.size, 0), doneFiles: 201, totalFiles: 201 });
+    expect(appBodies.map((b) => b.path).sort()).toEqual(["/deploy", "/deploy/preflight"]);
+    expect(appBodies.find((b) => b.path === "/deploy")!.bytes).toBeLessThanOrEqual(INLINE_BODY_BUDGET);
+    expect(blob.requests.filter((r) => r.auth === "client").map((r) => [r.kind, r.bodyBytes])).toEqual([["put", 6 * MB]]);
+    for (const f of [small[0]!, small[1]!, big]) expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
+  });
+
+  it("inline contents stop at the body budget: the rest go to upload targets, the deploy body stays under it", { timeout: 60_000 }, async () => {
+    const a = await accountWithKey(t.ctx, "free");
+    const files = Array.from({ length: 6 }, (_, i) => localFile(`part${i}.bin`, randomBytes(MB + i)));
+    appBodies.length = 0;
+    const outcome = await deployByContent(files, transport(bearer(a.apiKey)));
+    // Base64 makes each 1 MB content 1.33 MB in the body: two fit, the four largest are uploaded.
+    expect(outcome).toMatchObject({ unchanged: 0, uploaded: 6, inline: 2 });
+    expect(appBodies.filter((b) => b.path.startsWith("/deploy/uploads/"))).toHaveLength(4);
+    const deployBody = appBodies.find((b) => b.path === "/deploy")!.bytes;
+    expect(deployBody).toBeGreaterThan(2 * MB);
+    expect(deployBody).toBeLessThanOrEqual(INLINE_BODY_BUDGET);
+    for (const f of files) expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
   });
 
   it("anonymous: a direct upload with the wrong bytes is refused at deploy (400, unusable), nothing is created and the object is deleted", async () => {
