@@ -194,6 +194,8 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
           // The target is sent as it is: the app's PUT, or straight to storage.
           upload: async (target, file, onSent) => void (await xhrSend(target.method, target.url, target.headers, file.file, onSent)),
           deploy: (body, uploadToken) => postJson<Record<string, unknown>>(deployUrl, body, { "x-upload-token": uploadToken }),
+          // Small missing contents travel inline in the deploy body (lib/files/upload.ts).
+          read: async (f) => new Uint8Array(await f.file.arrayBuffer()),
         },
         show,
       );
