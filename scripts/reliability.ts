@@ -391,6 +391,9 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
     const deadline = loadStart + opts.seconds * 1000;
     let haltedAt = 0;
     let resumedAt = 0;
+    // When the start command was issued: from here the server may accept connections before
+    // the command returns, so the "must answer 503" window ends here, not at resumedAt.
+    let resumingAt = 0;
     let recoveryMs: number | null = null;
     const fault = (async () => {
       await new Promise((r) => setTimeout(r, opts.outageAt * 1000));
@@ -398,6 +401,7 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
       await pgs.halt();
       haltedAt = Date.now();
       await new Promise((r) => setTimeout(r, opts.outageSeconds * 1000));
+      resumingAt = Date.now();
       await pgs.resume();
       resumedAt = Date.now();
       log(`t=${((resumedAt - loadStart) / 1000).toFixed(1)}s: PostgreSQL started again on the same data dir and port`);
@@ -564,9 +568,10 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
       {
         const v: string[] = [];
         // Requests whose whole life fell inside the outage (one that started earlier may have read
-        // what it needed before the stop, and rightly answers from that).
+        // what it needed before the stop, and rightly answers from that; one that ended after the
+        // start command was issued may have reached the database as it came up).
         const down = records.filter((r) => r.route !== "setup" && r.end >= haltedAt && r.end <= resumedAt);
-        const downDb = down.filter((r) => r.usesDb && r.start >= haltedAt);
+        const downDb = down.filter((r) => r.usesDb && r.start >= haltedAt && r.end <= resumingAt);
         for (const r of downDb) if (r.status !== 503) v.push(`${r.route} answered ${r.status} while the database was down`);
         const no503 = records.filter((r) => r.status === 503 && !r.retryAfter);
         for (const r of no503.slice(0, 10)) v.push(`${r.route}: 503 without Retry-After`);
