@@ -19,9 +19,6 @@ export const INPUT_LIMITS = {
 
 /** Slugs are 20 lowercase base32 characters (lib/ids.ts). */
 export const SLUG_PATTERN = /^[a-z2-7]{20}$/;
-/** Claim tokens: ct_ + 43 base64url characters. */
-export const CLAIM_TOKEN_PATTERN = /^ct_[A-Za-z0-9_-]{43}$/;
-
 // C0 controls, DEL and C1 controls.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

@@ -259,7 +259,7 @@ export const deviceAuthorizationSchema = z.object({
 export const deviceTokenSchema = z.object({
   access_token: z.string().describe("The new sp_ API key (same as api_key)."),
   token_type: z.literal("Bearer"),
-  api_key: z.string().regex(/^sp_[A-Za-z0-9_-]{43}$/).describe("Shown once; send it as Authorization: Bearer."),
+  api_key: z.string().regex(API_KEY_PATTERN).describe("Shown once; send it as Authorization: Bearer."),
   key_id: z.string().regex(SHA256_HEX_PATTERN),
   account_id: z.string(),
   plan: z.enum(["free", "pro", "team"]),

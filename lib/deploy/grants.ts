@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { DEPLOY_GRANT_TOKEN_PATTERN } from "../patterns";
 import type { AppContext } from "../context";
 import { ApiError } from "../errors";
 import { withDb } from "../db/errors";
@@ -19,7 +20,6 @@ import { tierOf } from "./store";
 // the same flow; POST /deploy/once/{token}/preflight lets the CLI upload only missing contents
 // into the grant's scope first. Only the SHA-256 of the token is stored.
 
-const TOKEN_PATTERN = /^dg_[A-Za-z0-9_-]{43}$/;
 
 export interface DeployGrant {
   url: string;
@@ -99,7 +99,7 @@ function grantOptions(grant: DeployGrantRow): { ttl: string | null; name: string
  * its input and use the same URL.
  */
 export async function withDeployGrant<T>(ctx: AppContext, token: string, deploy: (caller: Caller, opts: { ttl: string | null; name: string | null }) => Promise<T>): Promise<T> {
-  if (!TOKEN_PATTERN.test(token)) throw unknownGrant();
+  if (!DEPLOY_GRANT_TOKEN_PATTERN.test(token)) throw unknownGrant();
   const id = sha256Hex(token);
   const now = new Date(ctx.now());
   const taken = await withDb(() => takeDeployGrant(ctx.db, id, now));
@@ -124,7 +124,7 @@ async function unusable(ctx: AppContext, id: string, now: Date): Promise<ApiErro
 
 /** POST /deploy/once/{token}/preflight: a preflight as the grant's caller; the grant stays unused. */
 export async function preflightCaller(ctx: AppContext, token: string): Promise<Caller> {
-  if (!TOKEN_PATTERN.test(token)) throw unknownGrant();
+  if (!DEPLOY_GRANT_TOKEN_PATTERN.test(token)) throw unknownGrant();
   const id = sha256Hex(token);
   const now = new Date(ctx.now());
   const row = await withDb(() => findDeployGrant(ctx.db, id));

@@ -1,4 +1,4 @@
-import { SHA256_HEX_PATTERN } from "../patterns";
+import { SHA256_HEX_PATTERN, UPLOAD_TOKEN_PATTERN } from "../patterns";
 import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
@@ -22,7 +22,6 @@ import { preflightCaller } from "./grants";
 // An account's uploads land in its own scope (dedup within the account, never across); an
 // anonymous caller's in a scope of the preflight's own, usable with its upload token.
 
-const TOKEN_PATTERN = /^ut_[A-Za-z0-9_-]{43}$/;
 
 export const UPLOAD_TOKEN_HEADER = "x-upload-token";
 
@@ -129,7 +128,7 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
  */
 export async function uploadScope(ctx: AppContext, caller: Pick<Caller, "account">, token: string | null): Promise<string | undefined> {
   if (caller.account) return accountScope(caller.account.id);
-  if (!token || !TOKEN_PATTERN.test(token)) return undefined;
+  if (!token || !UPLOAD_TOKEN_PATTERN.test(token)) return undefined;
   const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), new Date(ctx.now())));
   return grant && grant.accountId === null ? grant.scope : undefined;
 }
@@ -142,7 +141,7 @@ function absentTarget(): ApiError {
 
 /** The live grant of an upload token and its content row of `sha256` (what a preflight named); throws not_found. */
 async function uploadTarget(ctx: AppContext, token: string, sha256: string, now: Date) {
-  if (!TOKEN_PATTERN.test(token) || !SHA256_HEX_PATTERN.test(sha256)) throw absentTarget();
+  if (!UPLOAD_TOKEN_PATTERN.test(token) || !SHA256_HEX_PATTERN.test(sha256)) throw absentTarget();
   const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), now));
   if (!grant) throw absentTarget();
   const row = await withDb(() => findContent(ctx.db, grant.scope, sha256));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ZodOpenApiRequestBodyObject } from "zod-openapi";
 import { TTL_CEILING_SECONDS } from "../deploy/ttl";
-import { SHA256_HEX_PATTERN } from "../patterns";
+import { DEPLOY_GRANT_TOKEN_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
 import { APP_UPLOAD_MAX_BYTES, DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import * as S from "../schemas";
 import { anyCredential, jsonRequest, jsonResponse, mb, optionalCredential, slugPath, type Resource } from "./operation";
@@ -50,7 +50,7 @@ export const deploy = {
     });
     const name = S.nameSchema.optional().meta({ description: "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401." });
     const uploadToken = z.string().optional().describe("The upload_token of a POST /deploy/preflight: anonymous deploys by reference need it.");
-    const grant = z.object({ token: z.string().regex(/^dg_[A-Za-z0-9_-]{43}$/).describe("The one-time deploy token (from the MCP tool deploy_directory).") });
+    const grant = z.object({ token: z.string().regex(DEPLOY_GRANT_TOKEN_PATTERN).describe("The one-time deploy token (from the MCP tool deploy_directory).") });
     return {
       "/deploy/once/{token}": {
         post: {
