@@ -20,13 +20,14 @@ export async function handle<P>(handler: Handler<P>, req: Request, params: P): P
   }
 }
 
+/** The handlers of one route by method (HEAD follows GET; OPTIONS and the rest answer 405). */
+export type RouteHandlers<P = Record<string, string>> = Partial<Record<Exclude<Method, "HEAD" | "OPTIONS">, Handler<P>>>;
+
 /**
  * Builds a full set of method exports for a route file. Missing methods answer
  * 405 method_not_allowed with Allow, in the envelope.
  */
-export function routes<P = Record<string, string>>(
-  handlers: Partial<Record<Exclude<Method, "HEAD" | "OPTIONS">, Handler<P>>>,
-): Record<Method, NextHandler<P>> {
+export function routes<P = Record<string, string>>(handlers: RouteHandlers<P>): Record<Method, NextHandler<P>> {
   const allowed = Object.keys(handlers) as Method[];
   if (allowed.includes("GET")) allowed.push("HEAD");
   const out = {} as Record<Method, NextHandler<P>>;

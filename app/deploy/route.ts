@@ -1,10 +1,7 @@
-import { getContext } from "@/lib/context";
-import { json, routes } from "@/lib/http";
-import { deployFromRequest } from "@/lib/deploy/request";
+import { routes } from "@/lib/http";
+import { deployHandlers } from "@/lib/deploy/handlers";
 
 export const dynamic = "force-dynamic";
 
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
-  // POST /deploy – create a drop from HTML, a FilesBody or a zip
-  POST: async (req) => json(await deployFromRequest(await getContext(), req)),
-});
+// POST /deploy – create a drop from HTML, a FilesBody or a zip (self-hosted, the data plane answers it first)
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes(deployHandlers);

@@ -4,16 +4,15 @@ import { clientAddress } from "../ratelimit/address";
 import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { isPaid, limits } from "../plans";
-import { NAME_PATTERN, type AppendResponse, type DeployResponse, type PreflightResponse } from "../schemas";
+import { NAME_PATTERN, type AppendResponse, type DeployResponse } from "../schemas";
 import { bodyForm, fileCapError, readDeployFiles } from "./body";
 import { zipSlots } from "./slots";
 import type { InputFile } from "./paths";
 import { appendToDrop, createDrop, tierOf } from "./store";
 import { resolveTtl } from "./ttl";
-import { preflight, UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
+import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { withDeployGrant } from "./grants";
 import { guardAccountRoute } from "../auth/guard";
-import { sessionCaller } from "../auth/session";
 
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
@@ -82,7 +81,7 @@ export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployO
 }
 
 /** A deploy request's body as `caller` with `opts`: options checked before the body is read. */
-function deployBody(ctx: AppContext, req: Request, caller: Caller, opts: DeployOptions, quota: DeployQuota): Promise<DeployResponse> {
+export function deployBody(ctx: AppContext, req: Request, caller: Caller, opts: DeployOptions, quota: DeployQuota): Promise<DeployResponse> {
   checkDeployOptions(caller, opts);
   const tier = tierOf(caller);
   return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));
@@ -104,32 +103,6 @@ export async function deployFromGrant(ctx: AppContext, req: Request, token: stri
   return guardedDeploy(ctx, req, (quota) =>
     withDeployGrant(ctx, token, (caller, opts) => deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota)),
   );
-}
-
-// POST /dashboard/upload: the dashboard's drop zone deploys as the session's account, through
-// the same guard, option checks, body reader and store as POST /deploy.
-export async function deployFromDashboard(ctx: AppContext, req: Request): Promise<DeployResponse> {
-  return guardedDeploy(ctx, req, async (quota) => {
-    const caller = await dashboardCaller(ctx, req);
-    const query = new URL(req.url).searchParams;
-    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota);
-  });
-}
-
-/** The session's account on a dashboard request; cookie-authenticated, so requests another site's page could make are refused. */
-async function dashboardCaller(ctx: AppContext, req: Request): Promise<Caller> {
-  if (req.headers.get("origin") !== new URL(ctx.env.BASE_URL).origin) {
-    throw new ApiError("invalid_request", "Cross-origin uploads are not accepted here.");
-  }
-  const caller = await sessionCaller();
-  if (!caller) throw authRequired();
-  return caller;
-}
-
-// POST /dashboard/preflight: the dashboard's drop zone preflights as the session's account (its
-// uploads then land in the account's scope, and POST /dashboard/upload deploys them by reference).
-export async function preflightFromDashboard(ctx: AppContext, req: Request): Promise<PreflightResponse> {
-  return preflight(ctx, req, await dashboardCaller(ctx, req));
 }
 
 /** Runs the body-reading part of a deploy; zip bodies take one of the process's zip slots. */

@@ -1,5 +1,10 @@
 import { ApiError } from "../errors";
 
+interface SlotState {
+  active: number;
+  queue: (() => void)[];
+}
+
 /**
  * At most `max` tasks at once; later ones queue, and one that waits longer than `waitMs` is
  * refused with 503. A zip deploy holds its archive and up to two waves of unpacked entries
@@ -7,26 +12,25 @@ import { ApiError } from "../errors";
  * together.
  */
 export class Slots {
-  private active = 0;
-  private readonly queue: (() => void)[] = [];
-
   constructor(
     readonly max: number,
     private readonly waitMs: number,
+    /** The count and queue; pass one shared object to make several Slots one pool. */
+    private readonly state: SlotState = { active: 0, queue: [] },
   ) {}
 
   get running(): number {
-    return this.active;
+    return this.state.active;
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.max) await this.wait();
-    this.active++;
+    if (this.state.active >= this.max) await this.wait();
+    this.state.active++;
     try {
       return await task();
     } finally {
-      this.active--;
-      this.queue.shift()?.();
+      this.state.active--;
+      this.state.queue.shift()?.();
     }
   }
 
@@ -37,8 +41,8 @@ export class Slots {
         resolve();
       };
       const timer = setTimeout(() => {
-        const i = this.queue.indexOf(go);
-        if (i >= 0) this.queue.splice(i, 1);
+        const i = this.state.queue.indexOf(go);
+        if (i >= 0) this.state.queue.splice(i, 1);
         reject(
           new ApiError("upstream_unavailable", "The server is busy unpacking other archives.", {
             hint: "Retry in a few seconds.",
@@ -46,10 +50,18 @@ export class Slots {
           }),
         );
       }, this.waitMs);
-      this.queue.push(go);
+      this.state.queue.push(go);
     });
   }
 }
 
+// One pool per process, its state on globalThis like the context (lib/context.ts): self-hosted,
+// the data plane's bundle (REST zip deploys) and Next's bundles (the dashboard's zip uploads) are
+// separate copies of this module in one process, and a pool per copy would let more run. Only
+// the plain state is shared, not a Slots object: its 503 must be the ApiError of the copy that
+// waits (errors are told apart with instanceof, per copy).
+const KEY = Symbol.for("dropsite.zipSlots");
+const slot = globalThis as unknown as Record<symbol, SlotState | undefined>;
+
 /** Zip deploys in flight per process (each holds up to about 116 MB: a 100 MB archive and 16 MB unpacked). */
-export const zipSlots = new Slots(4, 30_000);
+export const zipSlots = new Slots(4, 30_000, (slot[KEY] ??= { active: 0, queue: [] }));

@@ -3,15 +3,22 @@ import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { getContext } from "../context";
 import { env } from "../env";
-import { routeBodyCap } from "../http";
+import { ApiError } from "../errors";
+import { handle, routeBodyCap, type Handler, type RouteHandlers } from "../http";
+import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
 import { resolveHost, type HostConfig } from "./host";
 import { malformedPath, page, serveDropResult, type ServeResult } from "./serve";
 
 // The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
 // are answered here, by the same lib/serve function the Vercel serve route runs, with no
-// framework work per request; the app host goes on to Next after the checks Next would make
-// too late (a body past its route's cap, a path that does not decode, an absolute-form target).
-// Built by `npm run build` into .next/dropsite/data-plane.mjs (scripts/build-data-plane.mjs).
+// framework work per request. So are the app host's routes that receive deploy bytes (POST
+// /deploy, /deploy/once/{token}, /deploy/{slug}, PUT /deploy/uploads/{token}/{sha256}), by the
+// same handlers their route.ts files run on Vercel: their bodies are read from the socket
+// without the framework's copy of every chunk. The rest of the app host goes on to Next after
+// the checks Next would make too late (a body past its route's cap, a path that does not
+// decode, an absolute-form target).
+// Built by `npm run build` into .next/dropsite/data-plane.mjs (scripts/build-data-plane.mjs),
+// a bundle that must not load Next or next-auth (tests/unit/data-plane-bundle.test.ts).
 
 let hostConfig: HostConfig | undefined;
 
@@ -107,6 +114,7 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
       seen += (chunk as Uint8Array).byteLength ?? 0;
       if (seen > cap) {
         over = true;
+        cutAtCap.add(req);
         // The rest of the body is dropped as it arrives; once the answer is out the connection is
         // closed (a body that never ends would hold it open otherwise).
         if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`);
@@ -124,14 +132,19 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
  * Next unchanged (but with an origin-form URL).
  */
 export function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
+  let taken = true;
   try {
-    return route(req, res);
+    taken = route(req, res);
   } catch (err) {
     console.error("[serve] dispatch failed:", err instanceof Error ? err.message : err);
     if (!res.headersSent) envelope(res, 500, "internal_error", "Something went wrong on our side.");
-    return true;
   }
+  if (taken) answeredHere.add(res);
+  return taken;
 }
+
+/** Responses the data plane gave (the request log's "plane"); the others went to Next. */
+const answeredHere = new WeakSet<ServerResponse>();
 
 function route(req: IncomingMessage, res: ServerResponse): boolean {
   // Only Vercel sets this; here it would make the proxy run (and buffer bodies), see proxy.ts.
@@ -178,7 +191,135 @@ function route(req: IncomingMessage, res: ServerResponse): boolean {
     }
     if (declared === undefined) capStream(req, res, cap);
   }
+  const own = bodyRoute(req, pathname);
+  if (own) {
+    void runHandler(req, res, own.handler, own.params);
+    return true;
+  }
   return false;
+}
+
+// The app host's routes that receive deploy bytes, with the handler objects their route.ts files
+// export through routes(). Only plain path parameters (the characters of slugs, tokens and
+// hashes) are taken here, so they need no decoding; anything else goes to Next as before.
+const PARAM = "([A-Za-z0-9_-]+)";
+const BODY_ROUTES: { pattern: RegExp; handlers: RouteHandlers<Record<string, string>>; names: string[] }[] = [
+  { pattern: /^\/deploy$/, handlers: deployHandlers, names: [] },
+  { pattern: new RegExp(`^/deploy/once/${PARAM}$`), handlers: deployOnceHandlers as RouteHandlers<Record<string, string>>, names: ["token"] },
+  { pattern: new RegExp(`^/deploy/uploads/${PARAM}/${PARAM}$`), handlers: uploadHandlers as RouteHandlers<Record<string, string>>, names: ["token", "sha256"] },
+  // /deploy/preflight has its own route (a small JSON body, read by Next); once and uploads are folders.
+  { pattern: new RegExp(`^/deploy/(?!(?:preflight|once|uploads)$)${PARAM}$`), handlers: appendHandlers as RouteHandlers<Record<string, string>>, names: ["slug"] },
+];
+
+/**
+ * The data plane's handler for this request, when it is one of BODY_ROUTES's methods and
+ * carries a body (a Content-Length or Transfer-Encoding header). A request without one goes to
+ * Next, as every other method does: there the proxy runs for it (see proxy.ts's matcher).
+ */
+function bodyRoute(req: IncomingMessage, pathname: string): { handler: Handler<Record<string, string>>; params: Record<string, string> } | undefined {
+  if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return undefined;
+  for (const r of BODY_ROUTES) {
+    const m = r.pattern.exec(pathname);
+    if (!m) continue;
+    const handler = r.handlers[req.method as keyof RouteHandlers];
+    if (!handler) return undefined;
+    return { handler, params: Object.fromEntries(r.names.map((n, i) => [n, m[i + 1]!])) };
+  }
+  return undefined;
+}
+
+/** Runs a route handler through handle() (errors render the one envelope) and writes its Response. */
+async function runHandler(req: IncomingMessage, res: ServerResponse, handler: Handler<Record<string, string>>, params: Record<string, string>): Promise<void> {
+  const body = nodeBody(req);
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      else headers.set(name, value);
+    }
+    // What Next hands a route handler: the app's origin and the request's path and query.
+    const url = new URL(`${new URL(env().BASE_URL).origin}${req.url ?? "/"}`);
+    const request = new Request(url, { method: req.method, headers, body: body.stream, duplex: "half" } as RequestInit & { duplex: "half" });
+    const response = await handle(handler, request, params);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (res.headersSent || res.destroyed) return;
+    response.headers.forEach((value, name) => {
+      if (name !== "set-cookie") res.setHeader(name, value);
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
+    res.setHeader("Content-Length", bytes.byteLength);
+    res.writeHead(response.status);
+    res.end(bytes);
+  } catch (err) {
+    console.error("[deploy] data plane failed:", err instanceof Error ? err.message : err);
+    if (!res.headersSent) envelope(res, 500, "internal_error", "Something went wrong on our side.");
+    else res.destroy();
+  } finally {
+    // A body the handler did not read to its end is read and dropped, as Node does for a request
+    // nobody reads, so a kept-alive connection can carry the next request.
+    body.discard();
+  }
+}
+
+/** Requests whose body capStream cut at the route's cap. */
+const cutAtCap = new WeakSet<IncomingMessage>();
+
+/**
+ * The request body as a web stream over the Node stream, each chunk handed on as the Node
+ * Buffer's own bytes. Readable.toWeb copies every chunk (to detach it from a pool), and so does
+ * Next's adapter; holding a 25 MB zip as it arrives must cost 25 MB, not twice that. The Node
+ * stream is paused while the web stream holds a chunk nobody read yet.
+ */
+function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; discard: () => void } {
+  let ended = false;
+  let dropped = false;
+  const onData = (chunk: Buffer) => {
+    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    if ((controller.desiredSize ?? 0) <= 0) req.pause();
+  };
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const fail = () =>
+    controller.error(
+      cutAtCap.has(req)
+        ? new ApiError("payload_too_large", "The body is larger than this route accepts.")
+        : new ApiError("invalid_request", "The connection closed before the request body ended."),
+    );
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        req.on("data", onData);
+        req.once("end", () => {
+          ended = true;
+          if (dropped) return;
+          // A body cut at the route's cap (capStream drops its end too) is never one to act on.
+          if (cutAtCap.has(req)) fail();
+          else controller.close();
+        });
+        req.once("close", () => {
+          if (ended || dropped) return;
+          dropped = true;
+          fail();
+        });
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        discard();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  const discard = () => {
+    if (ended || dropped) return;
+    dropped = true;
+    req.off("data", onData);
+    req.resume();
+  };
+  return { stream, discard };
 }
 
 function authorizationHeaders(req: IncomingMessage): string[] {
@@ -222,9 +363,11 @@ function hostKind(req: IncomingMessage): "app" | "drop" {
 
 /**
  * One structured line per request, written to stdout when the response is done (or the client
- * went away): {"msg":"request","method","host","path","status","ms","id"}. The path loses its
- * query; no header is logged, so no credential, claim token or cookie ever reaches the log. The
- * id is also sent back as X-Request-Id (any id the client sent is replaced).
+ * went away): {"msg":"request","method","host","path","status","ms","id","plane"}. The path
+ * loses its query (and an upload target its token); no header is logged, so no credential,
+ * claim token or cookie ever reaches the log. "plane" says who answered: "data" (this module:
+ * drop hosts, the deploy-body routes, and refusals before Next) or "next". The id is also sent
+ * back as X-Request-Id (any id the client sent is replaced).
  */
 export function logRequest(req: IncomingMessage, res: ServerResponse): void {
   const started = process.hrtime.bigint();
@@ -240,7 +383,8 @@ export function logRequest(req: IncomingMessage, res: ServerResponse): void {
     done = true;
     const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
     const status = res.headersSent ? res.statusCode : 0;
-    console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, ...(res.writableFinished ? {} : { aborted: true }) }));
+    const plane = answeredHere.has(res) ? "data" : "next";
+    console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, plane, ...(res.writableFinished ? {} : { aborted: true }) }));
   };
   res.once("finish", line);
   res.once("close", line);

@@ -4,12 +4,15 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startApp, type RunningApp } from "../support/app-server";
+import { request as httpRequest } from "node:http";
+import { startApp, type HttpResult, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { zip, zipWithSymlink } from "../support/zips";
 
 // The self-hosted listener (server.mjs) over real HTTP: it refuses a production misconfiguration
 // at start, turns two Authorization headers into one refused credential, and writes one JSON
-// line per request that never carries a secret.
+// line per request that never carries a secret. It hands the deploy-body routes to the data
+// plane, which answers them as Next did.
 
 let app: RunningApp;
 let oidc: OidcHarness;
@@ -52,6 +55,7 @@ interface LogLine {
   status: number;
   ms: number;
   id: string;
+  plane: "data" | "next";
 }
 
 function logLines(): LogLine[] {
@@ -158,7 +162,130 @@ describe("one structured log line per request", () => {
     const put = await app.request(appHost, target.pathname, { method: "PUT", body: bytes, headers: { "content-type": "application/octet-stream" } });
     expect(put.status).toBeLessThan(300);
     const line = await lineOf(put.headers["x-request-id"]);
-    expect(line).toMatchObject({ method: "PUT", path: `/deploy/uploads/(token)/${sha256}`, status: put.status });
+    expect(line).toMatchObject({ method: "PUT", path: `/deploy/uploads/(token)/${sha256}`, status: put.status, plane: "data" });
     expect(app.output()).not.toContain(token);
+  });
+});
+
+/** Sends a request's head (a declared body that is never sent) and resolves the answer the server gives before any of it. */
+function headOnly(pathname: string, headers: Record<string, string>): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port: app.port, path: pathname, method: "POST", headers: { host: appHost, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const body = Buffer.concat(chunks);
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString("utf8"), json: () => JSON.parse(body.toString("utf8")) });
+      });
+    });
+    req.on("error", reject);
+    req.flushHeaders();
+  });
+}
+
+/** Sends a raw request head (no body headers at all) and resolves the answer's status and request id. */
+function rawAnswer(lines: string[]): Promise<{ status: number; id: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(app.port, "127.0.0.1");
+    let out = "";
+    sock.on("data", (d) => (out += d.toString()));
+    sock.on("close", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0), id: /\r\nx-request-id: ([^\r]+)/i.exec(out)?.[1] }));
+    sock.on("error", reject);
+    sock.write([...lines, "Connection: close", "", ""].join("\r\n"));
+  });
+}
+
+/** A path segment with its first character percent-escaped: the same parameter for Next, which the data plane leaves to Next. */
+const escaped = (segment: string) => `%${segment.charCodeAt(0).toString(16)}${segment.slice(1)}`;
+
+/** What every JSON answer of the deploy routes carries, whoever answers. */
+function expectJsonAnswer(res: HttpResult): void {
+  expect(res.headers["cache-control"]).toBe("no-store");
+  expect(res.headers["content-type"]).toBe("application/json");
+  expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+}
+
+describe("the data plane receives the deploy bodies", () => {
+  it("zip, JSON and HTML deploys, appends and upload targets are answered by the data plane; other methods, bodiless requests and other routes by Next", async () => {
+    const zipped = await app.request(appHost, "/deploy", { method: "POST", body: zip({ "index.html": "<h1>zip</h1>" }), headers: { "content-type": "application/zip" } });
+    expect(zipped.status).toBe(200);
+    expectJsonAnswer(zipped);
+    const jsonDeploy = await app.request(appHost, "/deploy?ttl=3600", { method: "POST", body: JSON.stringify({ files: { "index.html": "json" } }), headers: { "content-type": "application/json" } });
+    expect(jsonDeploy.status).toBe(200);
+    expect((jsonDeploy.json() as { expires_at: string }).expires_at).toBeTruthy();
+    const html = await app.request(appHost, "/deploy", { method: "POST", body: "<p>html</p>", headers: { "content-type": "text/html", "content-length": "11" } });
+    expect(html.status).toBe(200);
+    const { slug } = html.json() as { slug: string };
+    // A free account cannot append: the flow still runs (credential, then plan) and answers 402.
+    const append = await app.request(appHost, `/deploy/${slug}`, { method: "POST", body: JSON.stringify({ files: { "b.html": "b" } }), headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` } });
+    expect(append.status).toBe(402);
+    expect((append.json() as { code: string }).code).toBe("subscription_required");
+
+    const limits = await app.request(appHost, "/limits");
+    expect(limits.status).toBe(200);
+    const wrongMethod = await app.request(appHost, "/deploy");
+    expect(wrongMethod.status).toBe(405);
+    // No Content-Length and no Transfer-Encoding: no body, so Next (and its proxy) answers.
+    const bodiless = await rawAnswer([`POST /deploy HTTP/1.1`, `Host: ${appHost}`]);
+    expect(bodiless.status).toBe(400);
+    const preflight = await app.request(appHost, "/deploy/preflight", { method: "POST", body: JSON.stringify({ files: { "index.html": { sha256: "a".repeat(64), size: 1 } } }), headers: { "content-type": "application/json" } });
+    expect(preflight.status).toBe(200);
+    const drop = await app.request(`${slug}.${app.serveDomain}`, "/");
+    expect(drop.status).toBe(200);
+
+    const planeOf = async (res: HttpResult) => (await lineOf(res.headers["x-request-id"]))?.plane;
+    for (const res of [zipped, jsonDeploy, html, append, drop]) expect(await planeOf(res)).toBe("data");
+    for (const res of [limits, wrongMethod, preflight]) expect(await planeOf(res)).toBe("next");
+    expect((await lineOf(bodiless.id))?.plane).toBe("next");
+    expect(await lineOf(append.headers["x-request-id"])).toMatchObject({ method: "POST", host: "app", path: `/deploy/${slug}`, status: 402, plane: "data" });
+  });
+
+  it("answers as Next does: the same status, envelope and headers for the same request to the same handler", async () => {
+    // Next still takes a path parameter with a percent-escape (the data plane leaves those to
+    // it), so one request to /deploy/abc and to /deploy/%61bc reaches the same handler twice.
+    const body = JSON.stringify({ files: { "b.html": "b" } });
+    const json = { "content-type": "application/json" };
+    const cases: [string, string, Record<string, string>, string, number][] = [
+      ["/deploy/", "somedrop", { ...json, authorization: "Bearer sp_not-a-key" }, body, 401],
+      ["/deploy/", "somedrop", { ...json, authorization: `Bearer ${apiKey}` }, body, 402],
+      ["/deploy/once/", `dg_${"A".repeat(43)}`, json, body, 404],
+      ["/deploy/uploads/", `ut_${"B".repeat(43)}/${"c".repeat(64)}`, { "content-type": "application/octet-stream" }, "xyz", 404],
+    ];
+    const volatile = new Set(["date", "connection", "keep-alive", "x-request-id", "content-length", "transfer-encoding", "vary"]);
+    const stable = (h: HttpResult["headers"]) => Object.fromEntries(Object.entries(h).filter(([k]) => !volatile.has(k)));
+    for (const [prefix, param, headers, sent, status] of cases) {
+      const method = prefix === "/deploy/uploads/" ? "PUT" : "POST";
+      const data = await app.request(appHost, prefix + param, { method, body: sent, headers });
+      const next = await app.request(appHost, prefix + escaped(param), { method, body: sent, headers });
+      expect(data.status).toBe(status);
+      expect(next.status).toBe(status);
+      expect(data.json()).toEqual(next.json());
+      expect(stable(data.headers)).toEqual(stable(next.headers));
+      expectJsonAnswer(data);
+      expect(data.headers["content-length"]).toBe(String(data.body.byteLength));
+      expect((await lineOf(data.headers["x-request-id"]))?.plane).toBe("data");
+      expect((await lineOf(next.headers["x-request-id"]))?.plane).toBe("next");
+    }
+  });
+
+  it("refused bodies answer the envelope with no-store, JSON and the request id", async () => {
+    const zipType = { "content-type": "application/zip" };
+    const refusals: [string, () => Promise<HttpResult>, number, string][] = [
+      // Past every plan's cap: the listener refuses the declared length before reading.
+      ["declared past the route's cap", () => headOnly("/deploy", { ...zipType, "content-length": String(200 * 1024 * 1024) }), 413, "payload_too_large"],
+      // Past the anonymous plan's 25 MB: the handler refuses it before reading.
+      ["declared past the plan's cap", () => headOnly("/deploy", { ...zipType, "content-length": String(30 * 1024 * 1024) }), 413, "payload_too_large"],
+      // Undeclared (chunked): read until it passes the plan's 10 MB for JSON, then refused.
+      ["chunked past the plan's cap", () => app.request(appHost, "/deploy", { method: "POST", body: "x".repeat(11 * 1024 * 1024), headers: { "content-type": "application/json" } }), 413, "payload_too_large"],
+      ["invalid zip", () => app.request(appHost, "/deploy", { method: "POST", body: zipWithSymlink("l", "/etc/passwd"), headers: zipType }), 400, "invalid_zip"],
+      ["bad key", () => app.request(appHost, "/deploy", { method: "POST", body: "<p>x</p>", headers: { "content-type": "text/html", authorization: "Bearer sp_nope" } }), 401, "auth_required"],
+    ];
+    for (const [name, send, status, code] of refusals) {
+      const res = await send();
+      expect({ name, status: res.status, code: (res.json() as { code: string }).code }).toEqual({ name, status, code });
+      expectJsonAnswer(res);
+      expect((await lineOf(res.headers["x-request-id"]))?.plane).toBe("data");
+    }
   });
 });

@@ -37,4 +37,23 @@ describe("Slots (zip deploys in flight)", () => {
     await holder;
     await expect(slots.run(async () => "next")).resolves.toBe("next");
   });
+
+  it("two Slots over one shared state are one pool (the data plane's and Next's copies of zipSlots)", async () => {
+    const state = { active: 0, queue: [] as (() => void)[] };
+    const a = new Slots(1, 5_000, state);
+    const b = new Slots(1, 5_000, state);
+    let release!: () => void;
+    const holder = a.run(() => new Promise<void>((r) => (release = r)));
+    let ran = false;
+    const waiting = b.run(async () => {
+      ran = true;
+    });
+    await tick(20);
+    expect(ran).toBe(false);
+    expect(b.running).toBe(1);
+    release();
+    await Promise.all([holder, waiting]);
+    expect(ran).toBe(true);
+    expect(state.active).toBe(0);
+  });
 });

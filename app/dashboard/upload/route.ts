@@ -1,6 +1,6 @@
 import { getContext } from "@/lib/context";
 import { json, routes } from "@/lib/http";
-import { deployFromDashboard } from "@/lib/deploy/request";
+import { deployFromDashboard } from "@/lib/deploy/dashboard";
 
 export const dynamic = "force-dynamic";
 

@@ -1,10 +1,7 @@
-import { getContext } from "@/lib/context";
-import { json, routes } from "@/lib/http";
-import { appendFromRequest } from "@/lib/deploy/request";
+import { routes } from "@/lib/http";
+import { appendHandlers } from "@/lib/deploy/handlers";
 
 export const dynamic = "force-dynamic";
 
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes<{ slug: string }>({
-  // POST /deploy/{slug} – append files to a drop (subscribers)
-  POST: async (req, { slug }) => json(await appendFromRequest(await getContext(), req, slug)),
-});
+// POST /deploy/{slug} – append files to a drop (self-hosted, the data plane answers it first)
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes(appendHandlers);

@@ -1,10 +1,7 @@
-import { getContext } from "@/lib/context";
-import { json, routes } from "@/lib/http";
-import { receiveUpload } from "@/lib/deploy/uploads";
+import { routes } from "@/lib/http";
+import { uploadHandlers } from "@/lib/deploy/handlers";
 
 export const dynamic = "force-dynamic";
 
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes<{ token: string; sha256: string }>({
-  // PUT /deploy/uploads/{token}/{sha256} – the raw bytes of one content, checked and stored
-  PUT: async (req, { token, sha256 }) => json(await receiveUpload(await getContext(), req, token, sha256), 201),
-});
+// PUT /deploy/uploads/{token}/{sha256} – the raw bytes of one content (self-hosted, the data plane answers it first)
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes(uploadHandlers);

@@ -1,0 +1,37 @@
+import type { AppContext } from "../context";
+import { ApiError, authRequired } from "../errors";
+import type { Caller } from "../auth/caller";
+import { sessionCaller } from "../auth/session";
+import type { DeployResponse, PreflightResponse } from "../schemas";
+import { deployBody, guardedDeploy } from "./request";
+import { preflight, UPLOAD_TOKEN_HEADER } from "./uploads";
+
+// The dashboard's drop zone: the deploy flow of lib/deploy/request.ts as the session's account.
+// Kept apart from request.ts because the session comes from next-auth: the self-hosted data
+// plane (lib/serve/node.ts) runs the REST deploy flows outside Next and must not load it.
+
+// POST /dashboard/upload: the dashboard's drop zone deploys as the session's account, through
+// the same guard, option checks, body reader and store as POST /deploy.
+export async function deployFromDashboard(ctx: AppContext, req: Request): Promise<DeployResponse> {
+  return guardedDeploy(ctx, req, async (quota) => {
+    const caller = await dashboardCaller(ctx, req);
+    const query = new URL(req.url).searchParams;
+    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota);
+  });
+}
+
+/** The session's account on a dashboard request; cookie-authenticated, so requests another site's page could make are refused. */
+async function dashboardCaller(ctx: AppContext, req: Request): Promise<Caller> {
+  if (req.headers.get("origin") !== new URL(ctx.env.BASE_URL).origin) {
+    throw new ApiError("invalid_request", "Cross-origin uploads are not accepted here.");
+  }
+  const caller = await sessionCaller();
+  if (!caller) throw authRequired();
+  return caller;
+}
+
+// POST /dashboard/preflight: the dashboard's drop zone preflights as the session's account (its
+// uploads then land in the account's scope, and POST /dashboard/upload deploys them by reference).
+export async function preflightFromDashboard(ctx: AppContext, req: Request): Promise<PreflightResponse> {
+  return preflight(ctx, req, await dashboardCaller(ctx, req));
+}

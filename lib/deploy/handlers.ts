@@ -1,0 +1,29 @@
+import { getContext } from "../context";
+import { json, type RouteHandlers } from "../http";
+import { appendFromRequest, deployFromGrant, deployFromRequest } from "./request";
+import { receiveUpload } from "./uploads";
+
+// The handlers of the routes that receive deploy bytes, defined once. On Vercel the route.ts
+// files run them through routes(); self-hosted the data plane (lib/serve/node.ts) runs the same
+// objects through the same handle() before Next sees the request, so a body is read straight
+// from the socket instead of through the framework's copy of it.
+
+/** POST /deploy – create a drop from HTML, a FilesBody or a zip. */
+export const deployHandlers: RouteHandlers = {
+  POST: async (req) => json(await deployFromRequest(await getContext(), req)),
+};
+
+/** POST /deploy/once/{token} – the bodies of POST /deploy, through a one-time grant (MCP deploy_directory). */
+export const deployOnceHandlers: RouteHandlers<{ token: string }> = {
+  POST: async (req, { token }) => json(await deployFromGrant(await getContext(), req, token)),
+};
+
+/** POST /deploy/{slug} – append files to a drop (subscribers). */
+export const appendHandlers: RouteHandlers<{ slug: string }> = {
+  POST: async (req, { slug }) => json(await appendFromRequest(await getContext(), req, slug)),
+};
+
+/** PUT /deploy/uploads/{token}/{sha256} – the raw bytes of one content, checked and stored. */
+export const uploadHandlers: RouteHandlers<{ token: string; sha256: string }> = {
+  PUT: async (req, { token, sha256 }) => json(await receiveUpload(await getContext(), req, token, sha256), 201),
+};
