@@ -143,6 +143,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return env;
 }
 
+// Per module copy (the data plane's bundle and Next's each parse once): the same process.env
+// gives the same result, so nothing needs sharing.
 let cached: Env | undefined;
 
 /** The process configuration, parsed once. */

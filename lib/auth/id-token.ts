@@ -20,9 +20,11 @@ export interface VerifiedIdentity {
 const GOOGLE_ISSUERS = ["https://accounts.google.com", "accounts.google.com"];
 const GOOGLE_JWKS = "https://www.googleapis.com/oauth2/v3/certs";
 
+// Per module copy (self-hosted, the data plane's bundle and Next's each have one): a key set
+// fetched once more by the other copy is all that costs, so it stays off globalThis.
 const cache = new Map<string, Promise<JWTVerifyGetKey>>();
 
-/** The key set of an issuer, from its discovery document, fetched once per process. */
+/** The key set of an issuer, from its discovery document, fetched once per module copy. */
 function discoveredJwks(issuer: string): () => Promise<JWTVerifyGetKey> {
   return () => {
     let p = cache.get(issuer);
