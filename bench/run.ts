@@ -69,7 +69,7 @@ async function wrk(port: number, host: string, pathname: string, headers: Record
 
 async function startApp(dataDir: string, vars: Record<string, string> = {}, port?: number): Promise<{ port: number; proc: ChildProcess; stop: () => Promise<void> }> {
   port ??= await freePort();
-  const proc = spawn(process.execPath, ["server.mjs"], {
+  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "server.mjs"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, BASE_URL: `http://localhost:${port}`, SERVE_DOMAIN: `localhost:${port}`, RATE_LIMIT_DEPLOYS_PER_MINUTE: "100000", ...vars },
     stdio: ["ignore", "ignore", "inherit"],

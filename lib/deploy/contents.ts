@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES } from "../plans";
+import { Semaphore } from "async-mutex";
 import { mapLimit, type Storage } from "../storage/types";
 import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
@@ -22,12 +23,13 @@ const VERIFY_CONCURRENCY = 4;
 /** Deferred entries (zip) inflated at once: Node's zlib runs them on its thread pool (4 threads). */
 const READ_CONCURRENCY = 4;
 /**
- * Deferred bytes are read and stored in waves of consecutive files up to this many unpacked
- * bytes (a larger file is a wave of its own); the next wave is read while one is stored, so a
- * deploy holds at most two waves of unpacked bytes besides its archive.
+ * Deferred bytes are read and stored in groups of consecutive files up to this many unpacked
+ * bytes (a larger file is streamed on its own), GROUPS_IN_FLIGHT groups at once: one deploy
+ * holds at most GROUPS_IN_FLIGHT × GROUP_BYTES of unpacked bytes besides its archive.
  */
-const WAVE_BYTES = 8 * 1024 * 1024;
-const WAVE_FILES = 256;
+const GROUP_BYTES = 4 * 1024 * 1024;
+const GROUP_FILES = 64;
+const GROUPS_IN_FLIGHT = 3;
 
 /** The content scope of an account's bytes. */
 export function accountScope(accountId: string): string {
@@ -62,6 +64,9 @@ export interface StoreOutcome {
 class ContentBatch {
   readonly pinned = new Set<string>();
   readonly refs = new Map<string, string | null>();
+  /** Contents whose pin is under way (pinned once it succeeds): concurrent groups pin each once. */
+  private readonly claimed = new Set<string>();
+  private readonly puts = new Semaphore(PUT_CONCURRENCY);
 
   constructor(
     private readonly ctx: AppContext,
@@ -109,7 +114,8 @@ class ContentBatch {
 
   /** Pins the contents not pinned yet by this deploy, then stores the bytes of those without any. */
   async store(items: Map<string, Uint8Array>): Promise<void> {
-    const keys = [...items].filter(([sha]) => !this.pinned.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
+    const keys = [...items].filter(([sha]) => !this.pinned.has(sha) && !this.claimed.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
+    for (const k of keys) this.claimed.add(k.sha256);
     let rows: PinnedContent[];
     try {
       rows = await pinContents(this.ctx.db, this.scope, keys, new Date(this.ctx.now()));
@@ -120,13 +126,15 @@ class ContentBatch {
     for (const r of rows) this.refs.set(r.sha256, r.storageRef);
     const stored: Array<{ sha256: string; storageRef: string }> = [];
     try {
+      // One limit for the deploy's writes, whichever group they come from.
       await mapLimit(
         keys.filter((k) => !this.refs.get(k.sha256)),
         PUT_CONCURRENCY,
-        async (k) => {
-          const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
-          stored.push({ sha256: k.sha256, storageRef });
-        },
+        (k) =>
+          this.puts.runExclusive(async () => {
+            const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
+            stored.push({ sha256: k.sha256, storageRef });
+          }),
       );
     } catch (err) {
       // What did reach storage is recorded, so the purge that follows removes it.
@@ -144,13 +152,14 @@ class ContentBatch {
 
 /**
  * Pins the contents of files in a scope, stores the bytes of those not yet stored, and returns
- * the file references. Deferred bytes (zip entries) are read, verified and hashed wave by wave
- * and stored as they come, so no deploy holds all its unpacked bytes at once. On any failure
+ * the file references. Deferred bytes (zip entries) are read, verified and hashed in groups
+ * that overlap one another and stored as they come, so no deploy holds all its unpacked bytes
+ * at once; `onBytes` sees each one's bytes meanwhile (the deploy report). On any failure
  * (storage, database, or an entry that does not verify) the pins are released and what only
  * this deploy stored is purged; storage and database failures are thrown as 503, the input's
  * own errors (invalid_zip) as they are.
  */
-export async function storeContents(ctx: AppContext, scope: string, input: InputFile[]): Promise<StoreOutcome> {
+export async function storeContents(ctx: AppContext, scope: string, input: InputFile[], onBytes?: OnBytes): Promise<StoreOutcome> {
   const shaOf = new Map<InputFile, string>();
   const unique = new Map<string, Uint8Array>();
   for (const f of input) {
@@ -167,7 +176,7 @@ export async function storeContents(ctx: AppContext, scope: string, input: Input
   }
   try {
     await batch.store(unique);
-    await storeDeferred(batch, input.filter((f) => f.source), shaOf);
+    await storeDeferred(batch, input.filter((f) => f.source), shaOf, onBytes);
   } catch (err) {
     await releaseContents(ctx, scope, [...batch.pinned], { purge: true });
     throw err;
@@ -198,61 +207,49 @@ async function putVerified(storage: Storage, key: string, sha256: string, chunks
   return storage.putStream(key, Readable.toWeb(Readable.from(checked())) as ReadableStream<Uint8Array>, "application/octet-stream");
 }
 
-/** Consecutive files up to WAVE_BYTES (or WAVE_FILES) of deferred bytes. */
-function waves(files: InputFile[]): InputFile[][] {
+/** Sees the verified bytes of a deferred file while they are held (the deploy report scans them then). */
+export type OnBytes = (file: InputFile, sha256: string, bytes: Uint8Array) => void;
+
+/** Consecutive files up to GROUP_BYTES (or GROUP_FILES) of deferred bytes. */
+function groups(files: InputFile[]): InputFile[][] {
   const out: InputFile[][] = [];
-  let wave: InputFile[] = [];
+  let group: InputFile[] = [];
   let bytes = 0;
   for (const f of files) {
     const size = f.source!.size;
-    if (wave.length > 0 && (bytes + size > WAVE_BYTES || wave.length >= WAVE_FILES)) {
-      out.push(wave);
-      wave = [];
+    if (group.length > 0 && (bytes + size > GROUP_BYTES || group.length >= GROUP_FILES)) {
+      out.push(group);
+      group = [];
       bytes = 0;
     }
-    wave.push(f);
+    group.push(f);
     bytes += size;
   }
-  if (wave.length > 0) out.push(wave);
+  if (group.length > 0) out.push(group);
   return out;
 }
 
 /**
- * Reads (inflates, verifies, hashes) and stores deferred files wave by wave, reading the next
- * wave while the current one is stored. A failure stops at the current wave; the read ahead
- * is awaited (it stores nothing) before the caller cleans up.
+ * Reads (inflates, verifies, hashes) and stores deferred files in groups of consecutive files,
+ * GROUPS_IN_FLIGHT at once: while one group is written, the next ones are read and pinned (one
+ * statement per group), so reading, pinning and writing overlap without waiting for one another,
+ * and at most GROUPS_IN_FLIGHT × GROUP_BYTES of unpacked bytes are held. A failure stops new
+ * groups; those in flight are awaited before the caller cleans up.
  */
-async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: Map<InputFile, string>): Promise<void> {
-  // A file larger than a wave is never held whole: it is streamed twice (to hash, to store).
-  for (const f of deferred) if (f.source!.size > WAVE_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
-  const files = deferred.filter((f) => f.source!.size <= WAVE_BYTES);
-  const read = (wave: InputFile[]) =>
-    mapLimit(wave, READ_CONCURRENCY, async (f) => {
-      const bytes = await f.source!.read();
+async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: Map<InputFile, string>, onBytes?: OnBytes): Promise<void> {
+  // A file larger than a group is never held whole: it is streamed twice (to hash, to store).
+  for (const f of deferred) if (f.source!.size > GROUP_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
+  const reads = new Semaphore(READ_CONCURRENCY);
+  await mapLimit(groups(deferred.filter((f) => f.source!.size <= GROUP_BYTES)), GROUPS_IN_FLIGHT, async (group) => {
+    const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
+      const bytes = await reads.runExclusive(() => f.source!.read());
       const sha = sha256Hex(bytes);
       shaOf.set(f, sha);
+      onBytes?.(f, sha, bytes);
       return [sha, bytes] as const;
     });
-  const all = waves(files);
-  // A read ahead may fail while the current wave is stored: it is awaited (and its error
-  // thrown) only when its turn comes, so it is marked handled at once.
-  const start = (i: number) => {
-    if (i >= all.length) return undefined;
-    const p = read(all[i]!);
-    p.catch(() => undefined);
-    return p;
-  };
-  let ahead = start(0);
-  for (let i = 0; ahead; i++) {
-    const current = ahead;
-    ahead = start(i + 1);
-    try {
-      await batch.store(new Map(await current));
-    } catch (err) {
-      await ahead?.catch(() => undefined);
-      throw err;
-    }
-  }
+    await batch.store(new Map(items));
+  });
 }
 
 /**

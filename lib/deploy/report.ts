@@ -6,6 +6,7 @@ import { LARGE_FILE_WARNING_BYTES } from "../plans";
 import type { DeployReport } from "../schemas";
 import { dropPath, resolvePath } from "../serve/serve";
 import { mapLimit } from "../storage/types";
+import type { OnBytes } from "./contents";
 import type { InputFile } from "./paths";
 
 // The deploy report: what a deploy's files refer to that the drop does not hold, and likely
@@ -469,12 +470,59 @@ interface StoredRow {
   scope?: string | null;
 }
 
+interface ScanStep {
+  kind: TextKind;
+  /** Bytes at hand: held by the request, or to be read back (the first SCAN_BYTES_PER_FILE). */
+  available: number;
+  scanned: number;
+  /** The bytes are not held by the request: read back from storage (or scanned while stored). */
+  read: boolean;
+}
+
 /**
  * Which files are checked and how far: the same budgets, in the same order, as buildReport
  * (reads while READ_BYTES_PER_DEPLOY lasts, checks while SCAN_BYTES_PER_DEPLOY lasts), so a
  * remembered scan stands in for exactly the bytes buildReport would have checked. A remembered
  * content counts against both budgets as if read: the report is the same with or without it.
  */
+function scanPlan(files: readonly { path: string; size: number; held: boolean }[]): (ScanStep | null)[] {
+  let readBudget = READ_BYTES_PER_DEPLOY;
+  let scanBudget = SCAN_BYTES_PER_DEPLOY;
+  return files.map((f) => {
+    if (f.size === 0) return null;
+    const kind = textKind(f.path);
+    let available = f.held ? f.size : undefined;
+    if (!f.held && kind !== null && Math.min(f.size, SCAN_BYTES_PER_FILE) <= readBudget) {
+      available = Math.min(f.size, SCAN_BYTES_PER_FILE);
+      readBudget -= available;
+    }
+    if (kind === null || available === undefined || scanBudget <= 0) return null;
+    const scanned = Math.min(available, SCAN_BYTES_PER_FILE, scanBudget);
+    scanBudget -= scanned;
+    return { kind, available, scanned, read: !f.held };
+  });
+}
+
+const sizeOf = (f: InputFile) => f.ref?.size ?? f.source?.size ?? f.bytes.byteLength;
+
+/**
+ * Makes, while a deploy holds the bytes of its deferred files (zip entries), the scans its
+ * report would read back from storage afterwards, and remembers them per content: the report
+ * then finds them (gatherAndBuild) and reads nothing back. Pass the result to storeContents.
+ */
+export function scanWhileStoring(ctx: AppContext, scope: string, files: readonly InputFile[]): OnBytes {
+  const plan = scanPlan(files.map((f) => ({ path: f.path, size: sizeOf(f), held: !f.ref && f.bytes.byteLength === sizeOf(f) })));
+  const steps = new Map(files.map((f, i) => [f, plan[i]]));
+  const cache = scanCache(ctx);
+  return (file, sha256, bytes) => {
+    const step = steps.get(file);
+    if (!step?.read) return;
+    const key = `${scope}:${sha256}`;
+    if (!recall(cache, key, step.kind, step.scanned)) remember(cache, key, scanBytes(step.kind, bytes, step.scanned));
+  };
+}
+
+/** The report's input from the stored rows: held bytes checked, remembered scans used, the rest read back. */
 async function gatherAndBuild(
   ctx: AppContext,
   files: readonly InputFile[],
@@ -483,31 +531,26 @@ async function gatherAndBuild(
 ): Promise<DeployReport> {
   const cache = scanCache(ctx);
   const held = new Map(files.map((f) => [f.path, f]));
-  let readBudget = READ_BYTES_PER_DEPLOY;
-  let scanBudget = SCAN_BYTES_PER_DEPLOY;
+  const heldBytes = (s: StoredRow) => {
+    const f = held.get(s.path);
+    return f && !f.ref && f.bytes.byteLength === s.size ? f.bytes : undefined;
+  };
+  const plan = scanPlan(stored.map((s) => ({ path: s.path, size: s.size, held: heldBytes(s) !== undefined })));
   const reads: { index: number; storageRef: string; length: number; kind: TextKind; scanned: number; key: string | null }[] = [];
   const input: ReportFile[] = stored.map((s, index) => {
-    const f = held.get(s.path);
     if (s.size === 0) return { path: s.path, size: 0, bytes: new Uint8Array() };
-    const bytes = f && !f.ref && f.bytes.byteLength === s.size ? f.bytes : undefined;
-    const kind = textKind(s.path);
-    let available: number | undefined = bytes?.byteLength;
-    if (!bytes && kind !== null && Math.min(s.size, SCAN_BYTES_PER_FILE) <= readBudget) {
-      available = Math.min(s.size, SCAN_BYTES_PER_FILE);
-      readBudget -= available;
-    }
-    if (kind === null || available === undefined || scanBudget <= 0) return { path: s.path, size: s.size, bytes };
-    const scanned = Math.min(available, SCAN_BYTES_PER_FILE, scanBudget);
-    scanBudget -= scanned;
+    const bytes = heldBytes(s);
+    const step = plan[index];
+    if (!step) return { path: s.path, size: s.size, bytes };
     const key = s.scope ? `${s.scope}:${s.sha256}` : null;
-    const scan = key === null ? undefined : recall(cache, key, kind, scanned);
+    const scan = key === null ? undefined : recall(cache, key, step.kind, step.scanned);
     if (scan) return { path: s.path, size: s.size, scan };
     if (bytes) {
-      const fresh = scanBytes(kind, bytes, scanned);
+      const fresh = scanBytes(step.kind, bytes, step.scanned);
       if (key !== null) remember(cache, key, fresh);
       return { path: s.path, size: s.size, scan: fresh };
     }
-    reads.push({ index, storageRef: s.storageRef, length: available, kind, scanned, key });
+    reads.push({ index, storageRef: s.storageRef, length: step.available, kind: step.kind, scanned: step.scanned, key });
     return { path: s.path, size: s.size };
   });
   await mapLimit(reads, READ_CONCURRENCY, async (r) => {

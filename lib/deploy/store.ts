@@ -22,7 +22,7 @@ import type { AppendResponse, DeployResponse } from "../schemas";
 import type { Caller } from "../auth/caller";
 import type { InputFile } from "./paths";
 import { accountScope, anonymousDropScope, purgeUnused, releaseContents, storeContents } from "./contents";
-import { reportFor } from "./report";
+import { reportFor, scanWhileStoring } from "./report";
 
 // Creating, replacing and appending to drops. Contents are stored first (content-addressed,
 // see ./contents), pinned while the rows follow in one transaction. A failure at either step
@@ -46,7 +46,7 @@ interface StoredFiles {
 
 /** Stores the contents of files in the scope and returns the drop's file rows. */
 async function storeFiles(ctx: AppContext, dropId: string, scope: string, files: InputFile[]): Promise<StoredFiles> {
-  const stored = await storeContents(ctx, scope, files);
+  const stored = await storeContents(ctx, scope, files, scanWhileStoring(ctx, scope, files));
   const rows = stored.files.map((f) => ({ dropId, path: f.path, size: f.size, sha256: f.sha256, contentType: f.contentType, storageRef: f.storageRef, batch: CONTENT_BATCH, scope }));
   return { scope, pinned: stored.pinned, rows };
 }

@@ -22,9 +22,16 @@ export class FsStorage implements Storage {
 
   async put(key: string, bytes: Uint8Array): Promise<string> {
     const full = this.resolve(key);
-    await mkdir(path.dirname(full), { recursive: true });
     const tmp = `${full}.${randomBytes(6).toString("hex")}.tmp`;
-    await writeFile(tmp, bytes);
+    // The folder is made only when the write finds it missing: most puts land in a folder that
+    // exists (one per content scope), and a mkdir per put costs a deploy of many files dearly.
+    try {
+      await writeFile(tmp, bytes);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      await mkdir(path.dirname(full), { recursive: true });
+      await writeFile(tmp, bytes);
+    }
     await rename(tmp, full);
     return key;
   }

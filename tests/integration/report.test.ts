@@ -120,6 +120,38 @@ describe("POST /deploy answers with a report", () => {
     expect(text).not.toContain(key);
   });
 
+  it("a zip deploy's report checks the entries while the deploy holds them: nothing is read back from storage", async () => {
+    const key = plantedKey();
+    const storage = t.ctx.storage;
+    const get = storage.get.bind(storage);
+    let reads = 0;
+    storage.get = (...args: Parameters<typeof storage.get>) => {
+      reads++;
+      return get(...args);
+    };
+    try {
+      const site: Record<string, string> = { "index.html": '<link href="css/site.css" rel="stylesheet"><script src="js/gone.js"></script>', "css/site.css": "body { background: url(img/bg.png) }", "notes.txt": `token ${key}` };
+      for (let i = 0; i < 90; i++) site[`pages/p${i}.html`] = `<a href="../index.html">home</a> <img src="img/p${i}.png"> ${randomBytes(1000 + i).toString("base64")}`;
+      const res = await deployPOST(post("/deploy", zip(site) as BodyInit, "application/zip"), noParams);
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      const body = deployResponseSchema.parse(JSON.parse(text));
+      expect(reads).toBe(0);
+      expect(body.report?.missing_references).toEqual(
+        expect.arrayContaining([
+          { path: "index.html", ref: "js/gone.js" },
+          { path: "css/site.css", ref: "img/bg.png" },
+          { path: "pages/p89.html", ref: "img/p89.png" },
+        ]),
+      );
+      expect(body.report?.missing_references).toHaveLength(92);
+      expect(warningKinds(body.report)).toEqual(["secret:dropsite_api_key"]);
+      expect(text).not.toContain(key);
+    } finally {
+      storage.get = get;
+    }
+  });
+
   it("a named redeploy carries the report of its new content", async () => {
     const a = await accountWithKey(t.ctx, "pro");
     await deployOk({ "index.html": "<p>v1</p>" }, bearer(a.apiKey), "?name=report-named");

@@ -12,8 +12,8 @@ import type { Storage } from "@/lib/storage/types";
 import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
-// Zip deploys stream: entries are inflated, verified, hashed and stored wave by wave (8 MB of
-// unpacked bytes each), so an archive can fail after some of its contents reached storage. A
+// Zip deploys stream: entries are inflated, verified, hashed and stored in groups (4 MB of
+// unpacked bytes each, three in flight), so an archive can fail after some of its contents reached storage. A
 // refusal at any point leaves no drop, no file or content row and no stored byte; what an
 // archive shares with a live drop stays. And the zips the project's clients make are never
 // refused for their decompression ratio, whose refusal says what really lifts it.
@@ -86,12 +86,12 @@ function patchCentral(buf: Uint8Array, name: string, patch: { crc?: number; size
 }
 
 describe("streaming zip deploys", () => {
-  it("an archive of 900 entries, across several waves and with repeated contents, is served byte-exact", async () => {
+  it("an archive of 900 entries, across many groups and with repeated contents, is served byte-exact", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     const tree: Zippable = {};
     const expected = new Map<string, Uint8Array>();
     for (let i = 0; i < 900; i++) {
-      // Two files of 4 MB (waves end there), one of 9 MB (more than a wave: streamed), every
+      // Two files of 4 MB (a group each), one of 9 MB (more than a group: streamed), every
       // 7th file one shared content.
       const bytes = i === 299 || i === 599 ? new Uint8Array(randomBytes(4 * MB)) : i === 899 ? new TextEncoder().encode("nine megabytes of text ".repeat(410_000)) : i % 7 === 0 ? new TextEncoder().encode("shared content\n".repeat(50)) : new Uint8Array(randomBytes(1 + (i % 40) * 37));
       const name = `site/d${i % 9}/f${i}.${i % 2 ? "bin" : "txt"}`;
