@@ -8,6 +8,9 @@ import { request as httpRequest } from "node:http";
 import { startApp, type HttpResult, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { zip, zipWithSymlink } from "../support/zips";
+import { accountWithKey } from "../support/accounts";
+import { createContext } from "@/lib/context";
+import { parseEnv } from "@/lib/env";
 
 // The self-hosted listener (server.mjs) over real HTTP: it refuses a production misconfiguration
 // at start, turns two Authorization headers into one refused credential, and writes one JSON
@@ -20,9 +23,17 @@ let appHost: string;
 let apiKey: string;
 let idToken: string;
 
+let dataDir: string;
+let proKey: string;
+
 beforeAll(async () => {
   oidc = await startOidcProvider();
-  app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId });
+  // A subscriber's key, made in the app's store before it starts (appends are for subscribers).
+  dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-log-"));
+  const setup = await createContext(parseEnv({ DATA_DIR: dataDir, NODE_ENV: "test" }));
+  proKey = (await accountWithKey(setup, "pro")).apiKey;
+  await setup.dbHandle.close();
+  app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId }, { dataDir });
   appHost = `localhost:${app.port}`;
   idToken = await oidc.mintIdToken({ sub: "log-user", email: "log@example.test" });
   const minted = await app.request(appHost, "/keys", { method: "POST", headers: { authorization: `Bearer ${idToken}` } });
@@ -33,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   await oidc?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 /** Sends a raw request (repeated headers included) and resolves the status of the answer. */
@@ -239,6 +251,51 @@ describe("the data plane receives the deploy bodies", () => {
     for (const res of [limits, wrongMethod, preflight]) expect(await planeOf(res)).toBe("next");
     expect((await lineOf(bodiless.id))?.plane).toBe("next");
     expect(await lineOf(append.headers["x-request-id"])).toMatchObject({ method: "POST", host: "app", path: `/deploy/${slug}`, status: 402, plane: "data" });
+  });
+
+  it("a subscriber's deploy and append go through the data plane", async () => {
+    const auth = { "content-type": "application/json", authorization: `Bearer ${proKey}` };
+    const first = await app.request(appHost, "/deploy", { method: "POST", body: JSON.stringify({ files: { "index.html": "<h1>one</h1>" } }), headers: auth });
+    expect(first.status).toBe(200);
+    const { slug } = first.json() as { slug: string };
+    const added = await app.request(appHost, `/deploy/${slug}`, { method: "POST", body: zip({ "two.html": "<h1>two</h1>" }), headers: { ...auth, "content-type": "application/zip" } });
+    expect(added.status).toBe(200);
+    expect(added.json()).toMatchObject({ slug });
+    expect((await app.request(`${slug}.${app.serveDomain}`, "/two.html")).text).toBe("<h1>two</h1>");
+    expect(await lineOf(added.headers["x-request-id"])).toMatchObject({ method: "POST", path: `/deploy/${slug}`, status: 200, plane: "data" });
+  });
+
+  it("a chunked body past the route's cap is cut by the listener (413) and deploys nothing", async () => {
+    const drops = async () => ((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${proKey}` } })).json() as { total: number }).total;
+    const before = await drops();
+    const refusals = () => logLines().filter((l) => l.path === "/deploy" && l.status === 413 && l.plane === "data").length;
+    const refusedBefore = refusals();
+    // 101 MB of a zip's worth of bytes, undeclared: the subscriber's own cap is the route's (100 MB).
+    const status = await new Promise<number>((resolve) => {
+      let answered = 0;
+      const req = httpRequest({ host: "127.0.0.1", port: app.port, path: "/deploy", method: "POST", headers: { host: appHost, "content-type": "application/zip", authorization: `Bearer ${proKey}` } }, (res) => {
+        answered = res.statusCode ?? 0;
+        res.resume();
+        res.on("end", () => resolve(answered));
+      });
+      // The listener may close the connection before this client reads the answer: 0.
+      req.on("error", () => resolve(answered));
+      const chunk = Buffer.alloc(1024 * 1024, 120);
+      let sent = 0;
+      const pump = () => {
+        while (!answered && sent < 101 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        if (!answered) req.end();
+      };
+      pump();
+    });
+    expect([0, 413]).toContain(status);
+    for (let i = 0; i < 100 && refusals() === refusedBefore; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(refusals()).toBe(refusedBefore + 1);
+    expect(await drops()).toBe(before);
+    expect((await app.request(appHost, "/limits")).status).toBe(200);
   });
 
   it("answers as Next does: the same status, envelope and headers for the same request to the same handler", async () => {
