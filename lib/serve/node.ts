@@ -232,6 +232,9 @@ function bodyRoute(req: IncomingMessage, pathname: string): { handler: Handler<R
 async function runHandler(req: IncomingMessage, res: ServerResponse, handler: Handler<Record<string, string>>, params: Record<string, string>): Promise<void> {
   const body = nodeBody(req);
   try {
+    // Every header as sent (and as the listener set x-dropsite-socket-ip and x-request-id). Next
+    // also fills in X-Forwarded-For with the socket address when absent; with TRUST_PROXY that
+    // entry and no entry give the same client address (lib/ratelimit/address.ts), so it is not.
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;

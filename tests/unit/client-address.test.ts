@@ -30,6 +30,13 @@ describe("clientAddress", () => {
     expect(clientAddress(req({ "x-forwarded-for": "1.1.1.1, not-an-ip" }), env())).toBe("10.0.0.1");
   });
 
+  it("no X-Forwarded-For and one that is the socket address (Next adds it when absent; the data plane does not) give the same address", () => {
+    for (const hops of [1, 2]) {
+      const e = env({ TRUST_PROXY_HOPS: hops });
+      expect(clientAddress(req({}), e)).toBe(clientAddress(req({ "x-forwarded-for": "10.0.0.1" }), e));
+    }
+  });
+
   it("two X-Forwarded-For headers count as one list, in order", () => {
     const h = new Headers({ "x-dropsite-socket-ip": "10.0.0.1" });
     h.append("x-forwarded-for", "6.6.6.6");
