@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 
 /**
  * A whole column of values as one array parameter, cast to `type[]`; `unnest(...)` turns such
@@ -9,4 +10,9 @@ import { sql, type SQL } from "drizzle-orm";
  */
 export function sqlArray(values: unknown[], type: string): SQL {
   return sql`${sql.param(values)}::${sql.raw(type)}[]`;
+}
+
+/** `column = any(array)`: inArray's test with one parameter for all the values, not one each. */
+export function anyOf(column: PgColumn, values: unknown[]): SQL {
+  return sql`${column} = any(${sqlArray(values, column.getSQLType())})`;
 }

@@ -1,5 +1,5 @@
-import { and, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import { sqlArray } from "./arrays";
+import { and, eq, gt, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { anyOf, sqlArray } from "./arrays";
 import type { Db } from "./client";
 import { contents, files, uploadGrants, type ContentRow } from "./schema";
 
@@ -63,7 +63,7 @@ export async function unpinContents(db: Db, scope: string, shas: string[]): Prom
   await db
     .update(contents)
     .set({ pins: sql`greatest(${contents.pins} - 1, 0)` })
-    .where(and(eq(contents.scope, scope), inArray(contents.sha256, shas)));
+    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas)));
 }
 
 /**
@@ -75,7 +75,7 @@ export async function pinStoredContents(db: Db, scope: string, shas: string[], n
   return db
     .update(contents)
     .set({ pins: sql`${contents.pins} + 1`, pinnedAt: now })
-    .where(and(eq(contents.scope, scope), inArray(contents.sha256, shas), isNotNull(contents.storageRef)))
+    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas), isNotNull(contents.storageRef)))
     .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
 }
 

@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, getTableColumns, inArray, isNull, lte, sql } from "drizzle-orm";
-import { sqlArray } from "./arrays";
+import { and, asc, desc, eq, getTableColumns, isNull, lte, sql } from "drizzle-orm";
+import { anyOf, sqlArray } from "./arrays";
 import { sqlState } from "./errors";
 import type { Db } from "./client";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
@@ -131,7 +131,7 @@ export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], m
     const clash = await tx
       .select({ path: files.path })
       .from(files)
-      .where(and(eq(files.dropId, dropId), inArray(files.path, rows.map((r) => r.path))))
+      .where(and(eq(files.dropId, dropId), anyOf(files.path, rows.map((r) => r.path))))
       .limit(1);
     if (clash[0]) return { ok: false, reason: "exists", path: clash[0].path };
     await insertFiles(tx, rows);
