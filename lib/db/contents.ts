@@ -1,4 +1,5 @@
-import { and, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { anyOf, sqlArray } from "./arrays";
 import type { Db } from "./client";
 import { contents, files, uploadGrants, type ContentRow } from "./schema";
 
@@ -17,26 +18,29 @@ export interface ContentKey {
 
 export type PinnedContent = Pick<ContentRow, "sha256" | "size" | "storageRef">;
 
-/** Pins contents of a scope (creating absent rows without bytes) and returns their rows. */
+/** Rows of a raw `db.execute` (every driver here answers {rows}). */
+async function rowsOf<T>(db: Db, q: SQL): Promise<T[]> {
+  return ((await db.execute(q)) as { rows: T[] }).rows;
+}
+
+/**
+ * Pins contents of a scope (creating absent rows without bytes) and returns their rows, in one
+ * statement whatever their number (the keys go as two arrays, see ./arrays).
+ */
 export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date): Promise<PinnedContent[]> {
   if (keys.length === 0) return [];
-  const out: PinnedContent[] = [];
-  for (let i = 0; i < keys.length; i += 500) {
-    const rows = await db
-      .insert(contents)
-      .values(keys.slice(i, i + 500).map((k) => ({ scope, sha256: k.sha256, size: k.size, pins: 1, pinnedAt: now, holdUntil: holdUntil ?? null })))
-      .onConflictDoUpdate({
-        target: [contents.scope, contents.sha256],
-        set: {
-          pins: sql`${contents.pins} + 1`,
-          pinnedAt: now,
-          ...(holdUntil ? { holdUntil: sql`greatest(${contents.holdUntil}, ${holdUntil})` } : {}),
-        },
-      })
-      .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
-    out.push(...rows);
-  }
-  return out;
+  const hold = holdUntil ? sql`${holdUntil.toISOString()}::timestamptz` : sql`null::timestamptz`;
+  const rows = await rowsOf<{ sha256: string; size: number | string | bigint; storage_ref: string | null }>(
+    db,
+    sql`insert into ${contents} (scope, sha256, size, pins, pinned_at, hold_until)
+        select ${scope}, u.sha256, u.size, 1, ${now.toISOString()}::timestamptz, ${hold}
+        from unnest(${sqlArray(keys.map((k) => k.sha256), "text")}, ${sqlArray(keys.map((k) => k.size), "bigint")}) as u(sha256, size)
+        on conflict (scope, sha256) do update set pins = ${contents}.pins + 1, pinned_at = excluded.pinned_at${
+          holdUntil ? sql`, hold_until = greatest(${contents}.hold_until, excluded.hold_until)` : sql``
+        }
+        returning sha256, size, storage_ref`,
+  );
+  return rows.map((r) => ({ sha256: r.sha256, size: Number(r.size), storageRef: r.storage_ref }));
 }
 
 /** Records where the verified bytes of a content are stored. */
@@ -44,14 +48,14 @@ export async function markContentStored(db: Db, scope: string, sha256: string, s
   await db.update(contents).set({ storageRef }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
 }
 
-/** Records where the verified bytes of several contents are stored, in one statement. */
+/** Records where the verified bytes of several contents are stored, in one statement (two arrays). */
 export async function markContentsStored(db: Db, scope: string, stored: Array<{ sha256: string; storageRef: string }>): Promise<void> {
   if (stored.length === 0) return;
-  const ref = sql.join([sql`case ${contents.sha256}`, ...stored.map((s) => sql`when ${s.sha256} then ${s.storageRef}`), sql`end`], sql` `);
-  await db
-    .update(contents)
-    .set({ storageRef: sql`${ref}` })
-    .where(and(eq(contents.scope, scope), inArray(contents.sha256, stored.map((s) => s.sha256))));
+  await db.execute(
+    sql`update ${contents} set storage_ref = u.ref
+        from unnest(${sqlArray(stored.map((s) => s.sha256), "text")}, ${sqlArray(stored.map((s) => s.storageRef), "text")}) as u(sha256, ref)
+        where ${contents}.scope = ${scope} and ${contents}.sha256 = u.sha256`,
+  );
 }
 
 export async function unpinContents(db: Db, scope: string, shas: string[]): Promise<void> {
@@ -59,7 +63,7 @@ export async function unpinContents(db: Db, scope: string, shas: string[]): Prom
   await db
     .update(contents)
     .set({ pins: sql`greatest(${contents.pins} - 1, 0)` })
-    .where(and(eq(contents.scope, scope), inArray(contents.sha256, shas)));
+    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas)));
 }
 
 /**
@@ -71,7 +75,7 @@ export async function pinStoredContents(db: Db, scope: string, shas: string[], n
   return db
     .update(contents)
     .set({ pins: sql`${contents.pins} + 1`, pinnedAt: now })
-    .where(and(eq(contents.scope, scope), inArray(contents.sha256, shas), isNotNull(contents.storageRef)))
+    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas), isNotNull(contents.storageRef)))
     .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
 }
 

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, isNull, lte, sql } from "drizzle-orm";
+import { anyOf, sqlArray } from "./arrays";
 import { sqlState } from "./errors";
 import type { Db } from "./client";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
@@ -8,7 +9,6 @@ import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 export type NewDrop = typeof drops.$inferInsert;
 export type NewFile = typeof files.$inferInsert;
 
-const FILE_INSERT_CHUNK = 500;
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -23,6 +23,22 @@ async function ownedDropsLocked(tx: Tx, ownerId: string): Promise<number> {
 }
 
 /**
+ * Inserts file rows in one statement whatever their number: each column goes as one array
+ * (see ./arrays). Every column of the table is sent, so a column the rows leave out is NULL
+ * here, never its default (files has no defaults).
+ */
+async function insertFiles(tx: Pick<Db, "execute">, rows: NewFile[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.entries(getTableColumns(files)) as [keyof NewFile, (typeof files)["_"]["columns"][keyof NewFile]][];
+  const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql`, `);
+  const arrays = sql.join(
+    columns.map(([key, c]) => sqlArray(rows.map((r) => r[key] ?? null), c.getSQLType())),
+    sql`, `,
+  );
+  await tx.execute(sql`insert into ${files} (${names}) select * from unnest(${arrays})`);
+}
+
+/**
  * Inserts a drop and its files in one transaction. With `maxOwned`, an owned drop is inserted
  * only while its account has fewer drops (checked under the account's row lock); otherwise
  * nothing is written and the account's current count is returned as `{ capped }`.
@@ -34,9 +50,7 @@ export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: NewFile[]
       if (owned >= maxOwned) return { capped: owned };
     }
     await tx.insert(drops).values(drop);
-    for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) {
-      await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
-    }
+    await insertFiles(tx, rows);
     return undefined;
   });
 }
@@ -90,7 +104,7 @@ export async function replaceDropFiles(
     if (!locked) return undefined;
     const old = await tx.selectDistinct({ batch: files.batch, scope: files.scope, sha256: files.sha256 }).from(files).where(eq(files.dropId, dropId));
     await tx.delete(files).where(eq(files.dropId, dropId));
-    for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
+    await insertFiles(tx, rows);
     const [drop] = await tx
       .update(drops)
       .set({
@@ -117,10 +131,10 @@ export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], m
     const clash = await tx
       .select({ path: files.path })
       .from(files)
-      .where(and(eq(files.dropId, dropId), inArray(files.path, rows.map((r) => r.path))))
+      .where(and(eq(files.dropId, dropId), anyOf(files.path, rows.map((r) => r.path))))
       .limit(1);
     if (clash[0]) return { ok: false, reason: "exists", path: clash[0].path };
-    for (let i = 0; i < rows.length; i += FILE_INSERT_CHUNK) await tx.insert(files).values(rows.slice(i, i + FILE_INSERT_CHUNK));
+    await insertFiles(tx, rows);
     const [drop] = await tx
       .update(drops)
       .set({

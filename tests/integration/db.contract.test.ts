@@ -8,7 +8,9 @@ import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isNeonUrl, openDb, type Db, type DbHandle, type DbOptions } from "@/lib/db/client";
 import * as schema from "@/lib/db/schema";
-import { accounts, drops, files } from "@/lib/db/schema";
+import { accounts, contents, drops, files } from "@/lib/db/schema";
+import { markContentsStored, pinContents } from "@/lib/db/contents";
+import { insertDropWithFiles, replaceDropFiles } from "@/lib/db/queries";
 import { startNeonWsProxy, type NeonWsProxy } from "../support/neon-ws-proxy";
 import { startPgServer, type PgServer } from "../support/pg-server";
 
@@ -121,6 +123,42 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
   it("opens the driver configuration chose", () => {
     expect(handle.kind).toBe(kind);
     if (opts.databaseUrl) expect(isNeonUrl(opts.databaseUrl)).toBe(kind === "neon");
+  });
+
+  it("inserts file rows as column arrays: any path, null scope and large sizes come back exactly", async () => {
+    const drop = await newDrop(db);
+    const paths = ['a "quoted" name.html', "back\\slash\\x.txt", "comma,brace{}.css", "NULL", "", "sp ace/ünï cödé/日本.txt", "emoji/🚀.svg", "tab\there", "{a,b}"];
+    const rows = paths.map((p, i) => ({
+      dropId: drop.id,
+      path: p || "empty-name",
+      size: i === 0 ? 2 ** 40 : i,
+      sha256: "ab".repeat(32),
+      contentType: "text/plain; charset=utf-8",
+      storageRef: `c/s/${i}`,
+      batch: "c",
+      scope: i % 2 ? null : "a-scope",
+    }));
+    await insertDropWithFiles(db, { id: id("drop2"), slug: id("slug").replace(/_/g, "-") }, []);
+    const replaced = await replaceDropFiles(db, drop.id, rows, { updatedAt: new Date(), expiresAt: null, purgeAt: null });
+    expect(replaced?.drop.fileCount).toBe(rows.length);
+    const back = await db.select().from(files).where(eq(files.dropId, drop.id));
+    const byPath = (xs: typeof rows) => [...xs].sort((a, b) => (a.path < b.path ? -1 : 1));
+    expect(byPath(back)).toEqual(byPath(rows));
+  });
+
+  it("pins and records contents as column arrays: sizes as numbers, pins counted, holds kept at the later time", async () => {
+    const scope = id("scope");
+    const keys = [{ sha256: "0".repeat(64), size: 2 ** 40 }, { sha256: "1".repeat(64), size: 0 }];
+    const [t1, t2, t3] = [new Date("2026-01-01T00:00:00Z"), new Date("2026-01-02T00:00:00Z"), new Date("2026-01-03T00:00:00Z")];
+    expect(await pinContents(db, scope, keys, t1, t3)).toEqual(keys.map((k) => ({ ...k, storageRef: null })));
+    await markContentsStored(db, scope, [{ sha256: keys[0]!.sha256, storageRef: "c/x/0" }]);
+    const again = await pinContents(db, scope, keys, t2, t2);
+    expect(again.sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1))).toEqual([{ ...keys[0]!, storageRef: "c/x/0" }, { ...keys[1]!, storageRef: null }]);
+    const rows = await db.select().from(contents).where(eq(contents.scope, scope));
+    expect(rows.map((r) => [r.pins, r.pinnedAt?.toISOString(), r.holdUntil?.toISOString()])).toEqual([
+      [2, t2.toISOString(), t3.toISOString()],
+      [2, t2.toISOString(), t3.toISOString()],
+    ]);
   });
 
   it("applies the migrations: every table and index of the schema exists, the partial unique index with its WHERE", async () => {
