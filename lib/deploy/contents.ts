@@ -4,8 +4,8 @@ import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES } from "../plans";
-import { Semaphore } from "async-mutex";
 import { mapLimit, type Storage } from "../storage/types";
+import { collectYoungGarbage } from "./garbage";
 import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
@@ -24,12 +24,13 @@ const VERIFY_CONCURRENCY = 4;
 const READ_CONCURRENCY = 4;
 /**
  * Deferred bytes are read and stored in groups of consecutive files up to this many unpacked
- * bytes (a larger file is streamed on its own), GROUPS_IN_FLIGHT groups at once: one deploy
- * holds at most GROUPS_IN_FLIGHT × GROUP_BYTES of unpacked bytes besides its archive.
+ * bytes (a larger file is a group of its own), one group at a time: a deploy holds at most one
+ * group of unpacked bytes besides its archive.
  */
-const GROUP_BYTES = 4 * 1024 * 1024;
-const GROUP_FILES = 64;
-const GROUPS_IN_FLIGHT = 3;
+const GROUP_BYTES = 2 * 1024 * 1024;
+const GROUP_FILES = 32;
+/** A deferred file larger than this is never held whole: it is streamed twice (to hash, to store). */
+const STREAM_BYTES = 8 * 1024 * 1024;
 
 /** The content scope of an account's bytes. */
 export function accountScope(accountId: string): string {
@@ -64,10 +65,6 @@ export interface StoreOutcome {
 class ContentBatch {
   readonly pinned = new Set<string>();
   readonly refs = new Map<string, string | null>();
-  /** Contents whose pin is under way (pinned once it succeeds): concurrent groups pin each once. */
-  private readonly claimed = new Set<string>();
-  private readonly puts = new Semaphore(PUT_CONCURRENCY);
-
   constructor(
     private readonly ctx: AppContext,
     private readonly scope: string,
@@ -114,8 +111,7 @@ class ContentBatch {
 
   /** Pins the contents not pinned yet by this deploy, then stores the bytes of those without any. */
   async store(items: Map<string, Uint8Array>): Promise<void> {
-    const keys = [...items].filter(([sha]) => !this.pinned.has(sha) && !this.claimed.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
-    for (const k of keys) this.claimed.add(k.sha256);
+    const keys = [...items].filter(([sha]) => !this.pinned.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
     let rows: PinnedContent[];
     try {
       rows = await pinContents(this.ctx.db, this.scope, keys, new Date(this.ctx.now()));
@@ -126,15 +122,13 @@ class ContentBatch {
     for (const r of rows) this.refs.set(r.sha256, r.storageRef);
     const stored: Array<{ sha256: string; storageRef: string }> = [];
     try {
-      // One limit for the deploy's writes, whichever group they come from.
       await mapLimit(
         keys.filter((k) => !this.refs.get(k.sha256)),
         PUT_CONCURRENCY,
-        (k) =>
-          this.puts.runExclusive(async () => {
-            const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
-            stored.push({ sha256: k.sha256, storageRef });
-          }),
+        async (k) => {
+          const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
+          stored.push({ sha256: k.sha256, storageRef });
+        },
       );
     } catch (err) {
       // What did reach storage is recorded, so the purge that follows removes it.
@@ -152,9 +146,9 @@ class ContentBatch {
 
 /**
  * Pins the contents of files in a scope, stores the bytes of those not yet stored, and returns
- * the file references. Deferred bytes (zip entries) are read, verified and hashed in groups
- * that overlap one another and stored as they come, so no deploy holds all its unpacked bytes
- * at once; `onBytes` sees each one's bytes meanwhile (the deploy report). On any failure
+ * the file references. Deferred bytes (zip entries) are read, verified, hashed and stored group
+ * by group, so no deploy holds all its unpacked bytes at once; `onBytes` sees each one's bytes
+ * meanwhile (the deploy report). On any failure
  * (storage, database, or an entry that does not verify) the pins are released and what only
  * this deploy stored is purged; storage and database failures are thrown as 503, the input's
  * own errors (invalid_zip) as they are.
@@ -230,26 +224,24 @@ function groups(files: InputFile[]): InputFile[][] {
 }
 
 /**
- * Reads (inflates, verifies, hashes) and stores deferred files in groups of consecutive files,
- * GROUPS_IN_FLIGHT at once: while one group is written, the next ones are read and pinned (one
- * statement per group), so reading, pinning and writing overlap without waiting for one another,
- * and at most GROUPS_IN_FLIGHT × GROUP_BYTES of unpacked bytes are held. A failure stops new
- * groups; those in flight are awaited before the caller cleans up.
+ * Reads (inflates, verifies, hashes) and stores deferred files group by group: a group's entries
+ * are read READ_CONCURRENCY at a time, pinned in one statement, written PUT_CONCURRENCY at a
+ * time and recorded in one statement; then its Buffers are collected (./garbage) before the
+ * next group is read. A failure stops at the current group.
  */
 async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: Map<InputFile, string>, onBytes?: OnBytes): Promise<void> {
-  // A file larger than a group is never held whole: it is streamed twice (to hash, to store).
-  for (const f of deferred) if (f.source!.size > GROUP_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
-  const reads = new Semaphore(READ_CONCURRENCY);
-  await mapLimit(groups(deferred.filter((f) => f.source!.size <= GROUP_BYTES)), GROUPS_IN_FLIGHT, async (group) => {
+  for (const f of deferred) if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
+  for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
     const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
-      const bytes = await reads.runExclusive(() => f.source!.read());
+      const bytes = await f.source!.read();
       const sha = sha256Hex(bytes);
       shaOf.set(f, sha);
       onBytes?.(f, sha, bytes);
       return [sha, bytes] as const;
     });
     await batch.store(new Map(items));
-  });
+    collectYoungGarbage();
+  }
 }
 
 /**

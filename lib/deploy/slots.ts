@@ -7,7 +7,7 @@ interface SlotState {
 
 /**
  * At most `max` tasks at once; later ones queue, and one that waits longer than `waitMs` is
- * refused with 503. A zip deploy holds its archive and up to two waves of unpacked entries
+ * refused with 503. A zip deploy holds its archive and one group of unpacked entries
  * (lib/deploy/contents.ts) until its bytes are stored, so the process bounds how many run
  * together.
  */
@@ -63,5 +63,5 @@ export class Slots {
 const KEY = Symbol.for("dropsite.zipSlots");
 const slot = globalThis as unknown as Record<symbol, SlotState | undefined>;
 
-/** Zip deploys in flight per process (each holds up to about 116 MB: a 100 MB archive and 16 MB unpacked). */
+/** Zip deploys in flight per process (each holds up to about 108 MB: a 100 MB archive and one group of at most 8 MB unpacked). */
 export const zipSlots = new Slots(4, 30_000, (slot[KEY] ??= { active: 0, queue: [] }));

@@ -12,8 +12,8 @@ import type { Storage } from "@/lib/storage/types";
 import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
-// Zip deploys stream: entries are inflated, verified, hashed and stored in groups (4 MB of
-// unpacked bytes each, three in flight), so an archive can fail after some of its contents reached storage. A
+// Zip deploys stream: entries are inflated, verified, hashed and stored in groups (2 MB of
+// unpacked bytes each, one at a time), so an archive can fail after some of its contents reached storage. A
 // refusal at any point leaves no drop, no file or content row and no stored byte; what an
 // archive shares with a live drop stays. And the zips the project's clients make are never
 // refused for their decompression ratio, whose refusal says what really lifts it.
@@ -106,7 +106,7 @@ describe("streaming zip deploys", () => {
     for (const [path, bytes] of expected) expect(Buffer.from(await served(body.slug, `/${path}`)).equals(Buffer.from(bytes)), path).toBe(true);
   });
 
-  it("a bad CRC in the last entry, found after earlier waves were stored, leaves nothing behind", async () => {
+  it("a bad CRC in the last entry, found after earlier groups were stored, leaves nothing behind", async () => {
     const tree: Zippable = { "index.html": [new TextEncoder().encode("<h1>late failure</h1>"), { level: 6 }] };
     for (let i = 0; i < 3; i++) tree[`chunk${i}.bin`] = [new Uint8Array(randomBytes(3 * MB)), { level: 0 }];
     tree["zz-last.txt"] = [new TextEncoder().encode("the last entry ".repeat(1000)), { level: 6 }];
@@ -121,13 +121,13 @@ describe("streaming zip deploys", () => {
     } finally {
       counted.restore();
     }
-    // The first wave did reach storage before the failure…
+    // The first group did reach storage before the failure…
     expect(counted.puts.length).toBeGreaterThan(0);
     // …and was purged with everything else.
     expect(await trace()).toEqual(before);
   });
 
-  it("a bad CRC in an entry larger than a wave (streamed, never held whole) leaves nothing behind", async () => {
+  it("a bad CRC in an entry larger than 8 MB (streamed, never held whole) leaves nothing behind", async () => {
     const tree: Zippable = {
       "index.html": [new TextEncoder().encode("<h1>large failure</h1>"), { level: 6 }],
       // Random bytes keep the archive within the decompression ratio.
@@ -149,8 +149,8 @@ describe("streaming zip deploys", () => {
     const live = await (await deployZip(zipSync({ "index.html": new TextEncoder().encode("<h1>live</h1>"), "shared.bin": [shared, { level: 0 }] }), "", bearer(pro.apiKey))).json();
     expect(live.slug).toBeTruthy();
     const before = await trace();
-    // First wave: a new content (stored) and the shared one (already stored: pinned only);
-    // second wave: a filler and the lying entry.
+    // Earlier groups: a new content (stored), the shared one (already stored: pinned only) and
+    // a filler; the last group: the lying entry.
     const tree: Zippable = {
       "a/other.bin": [new Uint8Array(randomBytes(2 * MB)), { level: 0 }],
       "a/shared.bin": [shared, { level: 0 }],
