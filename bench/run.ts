@@ -286,8 +286,8 @@ function prose(size: number, seed: number): Uint8Array {
 }
 
 /** Accounts on a plan with live keys, made in the app's embedded store before the app starts. */
-async function makeAccounts(dataDir: string, count: number): Promise<string[]> {
-  const ctx = await createContext(parseEnv({ DATA_DIR: dataDir, BASE_URL: "http://localhost:3000", SERVE_DOMAIN: "localhost:3000", NODE_ENV: "production" }));
+async function makeAccounts(dataDir: string, count: number, vars: Record<string, string> = {}): Promise<string[]> {
+  const ctx = await createContext(parseEnv({ ...vars, DATA_DIR: dataDir, BASE_URL: "http://localhost:3000", SERVE_DOMAIN: "localhost:3000", NODE_ENV: "production" }));
   try {
     const keys: string[] = [];
     for (let i = 0; i < count; i++) keys.push((await accountWithKey(ctx, "pro")).apiKey);
@@ -343,56 +343,68 @@ async function zipSection(work: string, rows: string[]) {
     return ms;
   };
   const runs = Number(process.env.BENCH_ZIP_RUNS ?? "5");
-  const dataDir = path.join(work, "data-zip");
-  const keys = await makeAccounts(dataDir, 2 * runs);
   const small: Zippable = {};
   for (let i = 0; i < 40; i++) small[`warm/f${i}.txt`] = prose(4096, 500 + i);
   const warmZip = zipSync(small);
-  const unzipMs: number[] = [];
-  const deployMs: number[] = [];
-  const ratios: number[] = [];
-  const growth: number[] = [];
-  // Paired runs (an unzip, then a deploy) so both see the same load on a shared machine. Each
-  // deploy runs in a fresh server process, warmed up by a small zip deploy (the code paths are
-  // loaded), so its memory growth is the archive's and not a previous deploy's heap.
-  for (let i = 0; i < runs; i++) {
-    const app = await startApp(dataDir);
-    const pid = app.proc.pid!;
-    try {
-      const warm = await post(app.port, "/deploy", warmZip, { "content-type": "application/zip", authorization: `Bearer ${keys[2 * i]}` });
-      if (warm.status !== 200) throw new Error(`warm-up deploy failed: ${warm.status} ${warm.body}`);
-      const u = await unzip(i);
-      const before = procStatus(pid, "VmRSS");
-      let resetPeak = true;
-      try {
-        writeFileSync(`/proc/${pid}/clear_refs`, "5");
-      } catch {
-        resetPeak = false;
-      }
-      let polled = before;
-      const poll = setInterval(() => (polled = Math.max(polled, procStatus(pid, "VmRSS"))), 5);
-      // A fresh account: every content is stored (nothing deduplicated).
-      const res = await post(app.port, "/deploy", archive, { "content-type": "application/zip", authorization: `Bearer ${keys[2 * i + 1]}` });
-      clearInterval(poll);
-      if (res.status !== 200) throw new Error(`zip deploy failed: ${res.status} ${res.body}`);
-      const peak = Math.max(polled, resetPeak ? procStatus(pid, "VmHWM") : 0);
-      console.error(`pair ${i}: unzip ${u.toFixed(0)} ms, deploy ${res.ms.toFixed(0)} ms, peak RSS +${mb(peak - before)} (before ${mb(before)})`);
-      unzipMs.push(u);
-      deployMs.push(res.ms);
-      ratios.push(res.ms / u);
-      growth.push(peak - before);
-    } finally {
-      await app.stop();
-    }
-  }
-  const g = Math.max(...growth);
   const list = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(", ");
-  rows.push("", `Zip deploy: ${Object.keys(tree).length} files, archive ${mb(archive.byteLength)}, unpacked ${mb(unpacked)}; ${runs} paired runs (an unzip, then a deploy to a fresh account in a fresh server process warmed up by a 40-file zip deploy); medians`, "");
+  rows.push("", `Zip deploy: ${Object.keys(tree).length} files, archive ${mb(archive.byteLength)}, unpacked ${mb(unpacked)}; ${runs} paired runs per store (an unzip, then a deploy to a fresh account in a fresh server process warmed up by a 40-file zip deploy); medians`, "");
   rows.push("| measurement | result | target |", "|---|---|---|");
-  rows.push(`| \`unzip -q\` to a folder | ${median(unzipMs).toFixed(0)} ms (${list(unzipMs)}) | |`);
-  rows.push(`| POST /deploy (application/zip, pro key, PGlite + filesystem) | ${median(deployMs).toFixed(0)} ms (${list(deployMs)}) | |`);
-  rows.push(`| deploy ÷ unzip, per pair | ${median(ratios).toFixed(2)}× (${list(ratios, 2)}) | ≤ 2× |`);
-  rows.push(`| server peak RSS growth during a deploy (largest of ${growth.length}) | ${mb(g)} = ${(g / archive.byteLength).toFixed(2)}× the archive (${growth.map((x) => (x / archive.byteLength).toFixed(2)).join(", ")}) | < 2× |`);
+  // The embedded default (PGlite runs in the server's own process, so its memory is counted too),
+  // then PostgreSQL in a process of its own: the server's growth without an embedded database.
+  const stores: { name: string; vars: () => Promise<Record<string, string>> }[] = [{ name: "PGlite + filesystem", vars: async () => ({}) }];
+  let pg: PgServer | undefined;
+  if (process.env.BENCH_SKIP_PG !== "1") stores.push({ name: "PostgreSQL + filesystem", vars: async () => ({ DATABASE_URL: (pg ??= await startPgServer()).url }) });
+  try {
+    for (const [s, store] of stores.entries()) {
+      const vars = await store.vars();
+      const dataDir = path.join(work, `data-zip-${s}`);
+      const keys = await makeAccounts(dataDir, 2 * runs, vars);
+      const unzipMs: number[] = [];
+      const deployMs: number[] = [];
+      const ratios: number[] = [];
+      const growth: number[] = [];
+      // Paired runs (an unzip, then a deploy) so both see the same load on a shared machine. Each
+      // deploy runs in a fresh server process, warmed up by a small zip deploy (the code paths are
+      // loaded), so its memory growth is the archive's and not a previous deploy's heap.
+      for (let i = 0; i < runs; i++) {
+        const app = await startApp(dataDir, vars);
+        const pid = app.proc.pid!;
+        try {
+          const warm = await post(app.port, "/deploy", warmZip, { "content-type": "application/zip", authorization: `Bearer ${keys[2 * i]}` });
+          if (warm.status !== 200) throw new Error(`warm-up deploy failed: ${warm.status} ${warm.body}`);
+          const u = await unzip(i);
+          const before = procStatus(pid, "VmRSS");
+          let resetPeak = true;
+          try {
+            writeFileSync(`/proc/${pid}/clear_refs`, "5");
+          } catch {
+            resetPeak = false;
+          }
+          let polled = before;
+          const poll = setInterval(() => (polled = Math.max(polled, procStatus(pid, "VmRSS"))), 5);
+          // A fresh account: every content is stored (nothing deduplicated).
+          const res = await post(app.port, "/deploy", archive, { "content-type": "application/zip", authorization: `Bearer ${keys[2 * i + 1]}` });
+          clearInterval(poll);
+          if (res.status !== 200) throw new Error(`zip deploy failed: ${res.status} ${res.body}`);
+          const peak = Math.max(polled, resetPeak ? procStatus(pid, "VmHWM") : 0);
+          console.error(`${store.name} pair ${i}: unzip ${u.toFixed(0)} ms, deploy ${res.ms.toFixed(0)} ms, peak RSS +${mb(peak - before)} (before ${mb(before)})`);
+          unzipMs.push(u);
+          deployMs.push(res.ms);
+          ratios.push(res.ms / u);
+          growth.push(peak - before);
+        } finally {
+          await app.stop();
+        }
+      }
+      const g = Math.max(...growth);
+      rows.push(`| ${store.name}: \`unzip -q\` to a folder | ${median(unzipMs).toFixed(0)} ms (${list(unzipMs)}) | |`);
+      rows.push(`| ${store.name}: POST /deploy (application/zip, pro key) | ${median(deployMs).toFixed(0)} ms (${list(deployMs)}) | |`);
+      rows.push(`| ${store.name}: deploy ÷ unzip, per pair | ${median(ratios).toFixed(2)}× (${list(ratios, 2)}) | ≤ 2× |`);
+      rows.push(`| ${store.name}: server peak RSS growth during a deploy (largest of ${growth.length}) | ${mb(g)} = ${(g / archive.byteLength).toFixed(2)}× the archive (${growth.map((x) => (x / archive.byteLength).toFixed(2)).join(", ")}) | < 2× |`);
+    }
+  } finally {
+    await pg?.stop();
+  }
 }
 
 /** A TCP relay that counts the bytes a client sends (requests, headers and bodies). */
