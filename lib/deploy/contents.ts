@@ -65,6 +65,9 @@ export interface StoreOutcome {
 class ContentBatch {
   readonly pinned = new Set<string>();
   readonly refs = new Map<string, string | null>();
+  /** Contents this deploy wrote that are not recorded as stored yet (see `record`). */
+  private readonly written: Array<{ sha256: string; storageRef: string }> = [];
+
   constructor(
     private readonly ctx: AppContext,
     private readonly scope: string,
@@ -109,7 +112,10 @@ class ContentBatch {
     return sha256;
   }
 
-  /** Pins the contents not pinned yet by this deploy, then stores the bytes of those without any. */
+  /**
+   * Pins the contents not pinned yet by this deploy, then stores the bytes of those without any
+   * (recorded as stored by `record`, once for the whole deploy).
+   */
   async store(items: Map<string, Uint8Array>): Promise<void> {
     const keys = [...items].filter(([sha]) => !this.pinned.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
     let rows: PinnedContent[];
@@ -120,27 +126,33 @@ class ContentBatch {
     }
     for (const k of keys) this.pinned.add(k.sha256);
     for (const r of rows) this.refs.set(r.sha256, r.storageRef);
-    const stored: Array<{ sha256: string; storageRef: string }> = [];
     try {
       await mapLimit(
         keys.filter((k) => !this.refs.get(k.sha256)),
         PUT_CONCURRENCY,
         async (k) => {
           const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
-          stored.push({ sha256: k.sha256, storageRef });
+          this.written.push({ sha256: k.sha256, storageRef });
+          this.refs.set(k.sha256, storageRef);
         },
       );
     } catch (err) {
-      // What did reach storage is recorded, so the purge that follows removes it.
-      await markContentsStored(this.ctx.db, this.scope, stored).catch(() => undefined);
       throw upstreamUnavailable("file storage", err);
     }
+  }
+
+  /**
+   * Records what `store` wrote as stored, in one statement for the whole deploy (one per group
+   * cost a zip deploy dozens of statements). Called after a failure too: what did reach storage
+   * is recorded, so the purge that follows removes it.
+   */
+  async record(): Promise<void> {
+    const written = this.written.splice(0);
     try {
-      await markContentsStored(this.ctx.db, this.scope, stored);
+      await markContentsStored(this.ctx.db, this.scope, written);
     } catch (err) {
       throw upstreamUnavailable("database", err);
     }
-    for (const s of stored) this.refs.set(s.sha256, s.storageRef);
   }
 }
 
@@ -171,7 +183,9 @@ export async function storeContents(ctx: AppContext, scope: string, input: Input
   try {
     await batch.store(unique);
     await storeDeferred(batch, input.filter((f) => f.source), shaOf, onBytes);
+    await batch.record();
   } catch (err) {
+    await batch.record().catch(() => undefined);
     await releaseContents(ctx, scope, [...batch.pinned], { purge: true });
     throw err;
   }
@@ -225,9 +239,9 @@ function groups(files: InputFile[]): InputFile[][] {
 
 /**
  * Reads (inflates, verifies, hashes) and stores deferred files group by group: a group's entries
- * are read READ_CONCURRENCY at a time, pinned in one statement, written PUT_CONCURRENCY at a
- * time and recorded in one statement; then its Buffers are collected (./garbage) before the
- * next group is read. A failure stops at the current group.
+ * are read READ_CONCURRENCY at a time, pinned in one statement and written PUT_CONCURRENCY at
+ * a time; then its Buffers are collected (./garbage) before the next group is read. A failure
+ * stops at the current group.
  */
 async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: Map<InputFile, string>, onBytes?: OnBytes): Promise<void> {
   for (const f of deferred) if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
