@@ -42,6 +42,7 @@ const server = createServer((req, res) => {
 });
 server.listen(port, bind, () => {
   console.log(`> dropsite ready on http://localhost:${port} (${dev ? "development" : "production"})`);
+  plane.warmUp();
 });
 
 for (const signal of ["SIGINT", "SIGTERM"]) {

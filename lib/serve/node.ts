@@ -38,6 +38,20 @@ export function checkConfig(): void {
   config();
 }
 
+/**
+ * Opens the app's context (database and its migrations, storage) as soon as the server listens,
+ * so the first request does not wait seconds for it; logs one line when it is open:
+ * {"msg":"context","db","ms"}. A failure is only logged: requests open it again (and answer 503
+ * while the database cannot be reached).
+ */
+export function warmUp(): void {
+  const started = performance.now();
+  getContext().then(
+    (ctx) => console.log(JSON.stringify({ msg: "context", db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) })),
+    (err) => console.error("[serve] could not open the context at start:", err instanceof Error ? err.message : err),
+  );
+}
+
 function envelope(res: ServerResponse, status: number, code: string, error: string): void {
   const body = JSON.stringify({ error, code });
   res.writeHead(status, {

@@ -89,6 +89,24 @@ async function lineOf(id: unknown): Promise<LogLine | undefined> {
   return undefined;
 }
 
+describe("start-up", () => {
+  it("opens the database when the server starts, before any request needs it", async () => {
+    const lines = () =>
+      app
+        .output()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as { msg: string; db?: string; ms?: number; path?: string; method?: string });
+    // The first request that needed it (POST /keys, in beforeAll): its line may trail its answer.
+    const isKeys = (l: { msg: string; method?: string; path?: string }) => l.msg === "request" && l.method === "POST" && l.path === "/keys";
+    for (let i = 0; i < 100 && !lines().some(isKeys); i++) await new Promise((r) => setTimeout(r, 50));
+    const all = lines();
+    const opened = all.findIndex((l) => l.msg === "context");
+    expect(all[opened]).toEqual({ msg: "context", db: "pglite", ms: expect.any(Number) });
+    expect(all.findIndex(isKeys)).toBeGreaterThan(opened);
+  });
+});
+
 describe("start-up configuration", () => {
   it("production refuses to start when SERVE_DOMAIN shares the app's registrable domain, naming the variable", async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-misconf-"));
