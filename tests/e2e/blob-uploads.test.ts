@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { runProgram } from "../support/run";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -103,17 +103,8 @@ describe("the command-line client", () => {
     await writeFile(path.join(dir, "index.html"), "<h1>cli</h1>");
     await writeFile(path.join(dir, "big.bin"), big);
     blob.reset();
-    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs"), "deploy", dir, "--json"], {
-        env: { PATH: process.env.PATH ?? "", HOME: root, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(root, "config"), DROP_API_URL: app.baseUrl },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    const run = await runProgram(process.execPath, [path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs"), "deploy", dir, "--json"], {
+      env: { PATH: process.env.PATH ?? "", HOME: root, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(root, "config"), DROP_API_URL: app.baseUrl },
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^0 of 2 files unchanged/m);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
+import { runProgram, type RunResult } from "../support/run";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -25,30 +26,15 @@ let work: string;
 let proKey: string;
 let appVars: Record<string, string>;
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI with a clean environment: no inherited key, a private config dir. */
-function cli(args: string[], env: Record<string, string> = {}, configHome = path.join(work, "config-default")): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: configHome, DROP_API_URL: app.baseUrl, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+function cli(args: string[], env: Record<string, string> = {}, configHome = path.join(work, "config-default")): Promise<RunResult> {
+  return runProgram(process.execPath, [CLI, ...args], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: configHome, DROP_API_URL: app.baseUrl, ...env },
   });
 }
 
-const json = <T = Record<string, unknown>>(r: CliResult): T => {
+const json = <T = Record<string, unknown>>(r: RunResult): T => {
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as T;
 };

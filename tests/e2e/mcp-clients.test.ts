@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
+import { runProgram, type RunResult } from "../support/run";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -263,16 +264,8 @@ interface Grant {
 }
 
 /** Runs a command line in a shell, as an agent would paste it. */
-function shell(command: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config-none") }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function shell(command: string, cwd: string): Promise<RunResult> {
+  return runProgram("sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config-none") } });
 }
 
 async function grantFor(key: string | undefined, args: Record<string, unknown>): Promise<Grant> {

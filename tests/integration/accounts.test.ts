@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as deployRoute from "@/app/deploy/route";
 import * as appendRoute from "@/app/deploy/[slug]/route";
 import * as dropsRoute from "@/app/drops/route";
@@ -15,23 +15,14 @@ import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/conte
 import { eq } from "drizzle-orm";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { appendResponseSchema, deployResponseSchema, dropSchema } from "@/lib/schemas";
-import { clearOfMinuteEdge, freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, clearOfMinuteEdge, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { manyFiles } from "../support/zips";
 
-let t: TestContext;
 const p = <P>(params: P) => ({ params: Promise.resolve(params) });
 let ip = 0;
 
-beforeAll(async () => {
-  t = await makeTestContext({ CRON_SECRET: "cron-secret-value" });
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
-});
+const t = suiteContext({ CRON_SECRET: "cron-secret-value" }, { freshLimiter: true });
 
 type Files = Record<string, string>;
 function deployJson(files: Files, query = "", headers: Record<string, string> = {}) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
@@ -11,24 +11,18 @@ import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { crc32 } from "@/lib/deploy/zip";
 import { findDropBySlug } from "@/lib/db/queries";
 import { accounts } from "@/lib/db/schema";
-import { freshLimiter, apiRequest, dropRequest, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
+import { suiteContext, freshLimiter, apiRequest, dropRequest, TEST_SERVE_DOMAIN } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { text, zip } from "../support/zips";
 
 // A hostile user's probes of the HTTP API. Each case is either a bug that was found and fixed
 // (marked "found:") or a guarantee an attacker would test first.
 
-let t: TestContext;
 const noParams = { params: Promise.resolve({}) };
 const slugParams = (slug: string) => ({ params: Promise.resolve({ slug }) });
 let ip = 0;
 
-beforeAll(async () => {
-  t = await makeTestContext({ STRIPE_SECRET_KEY: "sk_test_attacks", STRIPE_WEBHOOK_SECRET: "whsec_attacks" });
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = suiteContext({ STRIPE_SECRET_KEY: "sk_test_attacks", STRIPE_WEBHOOK_SECRET: "whsec_attacks" });
 // Every test deploys from its own address, with a fresh limiter, so the abuse guard stays out of the way.
 beforeEach(async () => {
   await freshLimiter(t);

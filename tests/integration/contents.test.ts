@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { DELETE as dropDELETE } from "@/app/drops/[slug]/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
@@ -6,26 +6,17 @@ import { findDropBySlug } from "@/lib/db/queries";
 import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
 import type { Storage } from "@/lib/storage/types";
-import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Content-addressed bytes: one stored object per hash within an account; redeploys store only
 // what changed; deletes purge only what no other drop uses; a purge racing a deploy of the same
 // content never leaves a served file without bytes.
 
-let t: TestContext;
 let ip = 0;
 const noParams = { params: Promise.resolve({}) };
 
-beforeAll(async () => {
-  t = await makeTestContext();
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
-});
+const t = suiteContext({}, { freshLimiter: true });
 
 async function deployJson(files: Record<string, string>, query = "", headers: Record<string, string> = {}) {
   const res = await deployPOST(

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { POST as portalPOST } from "@/app/billing/portal/route";
@@ -8,7 +8,7 @@ import { limits } from "@/lib/plans";
 import { ratePolicies } from "@/lib/ratelimit/policy";
 import { UpstashRateLimiter } from "@/lib/ratelimit/upstash";
 import { freePort } from "../support/pg-server";
-import { freshLimiter, apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, freshLimiter, apiRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { manyFiles, zip } from "../support/zips";
 
@@ -17,17 +17,11 @@ import { manyFiles, zip } from "../support/zips";
 // POST /billing/portal without a credential, and the guards when the limiter's store is down. Each would pass silently if the check were
 // removed or its number changed.
 
-let t: TestContext;
 const noParams = { params: Promise.resolve({}) };
 const slugParams = (slug: string) => ({ params: Promise.resolve({ slug }) });
 let ip = 0;
 
-beforeAll(async () => {
-  t = await makeTestContext({ STRIPE_SECRET_KEY: "sk_test_gaps", STRIPE_WEBHOOK_SECRET: "whsec_gaps" });
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = suiteContext({ STRIPE_SECRET_KEY: "sk_test_gaps", STRIPE_WEBHOOK_SECRET: "whsec_gaps" });
 beforeEach(async () => {
   await freshLimiter(t);
   ip++;

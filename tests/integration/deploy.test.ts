@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { POST as deployPOST, GET as deployGET } from "@/app/deploy/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { deployResponseSchema } from "@/lib/schemas";
-import { clearOfMinuteEdge, clockedLimiter, freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, clearOfMinuteEdge, clockedLimiter, freshLimiter, apiRequest, dropRequest } from "../support/context";
 import { bomb, manyFiles, text, zip, zipWithSymlink } from "../support/zips";
 
-let t: TestContext;
 const noParams = { params: Promise.resolve({}) };
 let ipCounter = 0;
 
-beforeAll(async () => {
-  t = await makeTestContext();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = suiteContext();
 // Each test deploys from its own address so the abuse guard stays out of the way.
 beforeEach(async () => {
   await freshLimiter(t);

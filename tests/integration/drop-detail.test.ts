@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as deployRoute from "@/app/deploy/route";
 import { getDrop } from "@/lib/drops/manage";
 import { ApiError } from "@/lib/errors";
-import { apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, apiRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // The dashboard's page per drop reads one drop of the session's account with its files.
 
-let t: TestContext;
-beforeAll(async () => {
-  t = await makeTestContext();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = suiteContext();
 
 async function deploy(files: Record<string, string>, apiKey: string): Promise<string> {
   const res = await deployRoute.POST(

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { strToU8, zipSync } from "fflate";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -11,7 +11,7 @@ import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { decideDevice, findPendingDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import { listDrops } from "@/lib/drops/manage";
 import { DEPLOY_GRANT_SECONDS } from "@/lib/plans";
-import { apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { suiteContext, apiRequest, dropRequest, TEST_BASE_URL } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // The agent tools of issue 13 in-process through the real MCP client: the preflight/upload flow
@@ -19,16 +19,10 @@ import { accountWithKey, bearer } from "../support/accounts";
 // (POST /deploy/once/{token} and its preflight), and claiming anonymous drops in a device
 // approval. Over HTTP against the built app: tests/e2e/mcp-agents.test.ts.
 
-let t: TestContext;
 let ipN = 0;
 const nextIp = () => `198.51.100.${++ipN}`;
 
-beforeAll(async () => {
-  t = await makeTestContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "50" });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = suiteContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "50" });
 
 type Method = "GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS";
 

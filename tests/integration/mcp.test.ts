@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import * as mcpRoute from "@/app/mcp/route";
 import { MCP_BODY_CAP } from "@/lib/mcp/server";
@@ -9,7 +9,7 @@ import { decideDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import * as deviceTokenRoute from "@/app/device/token/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
-import { apiRequest, clearOfMinuteEdge, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { suiteContext, apiRequest, clearOfMinuteEdge, dropRequest, TEST_BASE_URL } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // POST /mcp through the real @modelcontextprotocol/client (modern pinned and legacy default
@@ -17,16 +17,10 @@ import { accountWithKey, bearer } from "../support/accounts";
 
 const DEPLOYS_PER_MINUTE = 5;
 const AGENT_ORIGIN = "https://agent.example.com";
-let t: TestContext;
 let ipN = 0;
 const nextIp = () => `198.51.100.${++ipN}`;
 
-beforeAll(async () => {
-  t = await makeTestContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE), MCP_ALLOWED_ORIGINS: `${AGENT_ORIGIN}, http://127.0.0.1:4444` });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = suiteContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE), MCP_ALLOWED_ORIGINS: `${AGENT_ORIGIN}, http://127.0.0.1:4444` });
 
 type Method = keyof typeof mcpRoute & ("GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS");
 

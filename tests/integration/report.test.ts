@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
@@ -11,26 +11,17 @@ import { toolError } from "@/lib/mcp/tools";
 import { openApiDocument } from "@/lib/openapi";
 import { LARGE_FILE_WARNING_BYTES } from "@/lib/plans";
 import { appendResponseSchema, deployResponseSchema, errorEnvelopeSchema, preflightResponseSchema, type DeployReport } from "@/lib/schemas";
-import { freshLimiter, apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, apiRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { zip } from "../support/zips";
 
 // The deploy report on POST /deploy, named redeploys, appends and deploys by reference, and the
 // unusable hashes of a refused deploy by reference as a field of the envelope.
 
-let t: TestContext;
 let ip = 0;
 const noParams = { params: Promise.resolve({}) };
 
-beforeAll(async () => {
-  t = await makeTestContext();
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
-});
+const t = suiteContext({}, { freshLimiter: true });
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const refOf = (s: string) => ({ sha256: sha256Hex(enc(s)), size: enc(s).byteLength });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
@@ -9,24 +9,15 @@ import { findContent, pinContents, unpinContents } from "@/lib/db/contents";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
 import { preflightResponseSchema } from "@/lib/schemas";
-import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // The upload protocol: preflight by hash, PUT the missing contents, deploy by reference.
 
-let t: TestContext;
 let ip = 0;
 const noParams = { params: Promise.resolve({}) };
 
-beforeAll(async () => {
-  t = await makeTestContext();
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
-});
+const t = suiteContext({}, { freshLimiter: true });
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const refOf = (s: string) => ({ sha256: sha256Hex(enc(s)), size: enc(s).byteLength });

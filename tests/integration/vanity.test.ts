@@ -1,30 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as vanityRoute from "@/app/vanity/route";
 import * as deployRoute from "@/app/deploy/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { setPlan } from "@/lib/db/accounts";
 import { vanityClaimResponseSchema, vanityResponseSchema } from "@/lib/schemas";
-import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Vanity subdomains: one per Team account, first come first served, serving the account's named
 // drops at <sub>--<name>.<SERVE_DOMAIN>.
 
-let t: TestContext;
 const p = <P>(params: P) => ({ params: Promise.resolve(params) });
 let ip = 0;
 let subSeq = 0;
 const freshSub = (prefix = "team") => `${prefix}-${++subSeq}-${Math.random().toString(36).slice(2, 6)}`;
 
-beforeAll(async () => {
-  t = await makeTestContext({ BASE_URL: "https://app.example.test", SERVE_DOMAIN: "drops.localhost:3000" });
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
-});
+const t = suiteContext({ BASE_URL: "https://app.example.test", SERVE_DOMAIN: "drops.localhost:3000" }, { freshLimiter: true });
 
 function claim(apiKey: string, body: unknown) {
   return vanityRoute.POST(apiRequest("/vanity", { method: "POST", headers: { ...bearer(apiKey), "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) }), p({}));

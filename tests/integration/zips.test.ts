@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { zipSync, type Zippable } from "fflate";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
@@ -9,7 +9,7 @@ import { zipForDeploy } from "@/lib/deploy/pack";
 import { limits } from "@/lib/plans";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import type { Storage } from "@/lib/storage/types";
-import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { suiteContext, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Zip deploys stream: entries are inflated, verified, hashed and stored in groups (2 MB of
@@ -18,17 +18,11 @@ import { accountWithKey, bearer } from "../support/accounts";
 // archive shares with a live drop stays. And the zips the project's clients make are never
 // refused for their decompression ratio, whose refusal says what really lifts it.
 
-let t: TestContext;
 let ip = 0;
 const noParams = { params: Promise.resolve({}) };
 const MB = 1024 * 1024;
 
-beforeAll(async () => {
-  t = await makeTestContext();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = suiteContext();
 beforeEach(() => {
   t.ctx.limiter = new MemoryRateLimiter(() => t.clock.now);
 });

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseEnv, resetEnv } from "@/lib/env";
@@ -27,6 +28,31 @@ export interface TestContext {
 
 export const TEST_BASE_URL = "http://localhost:3000";
 export const TEST_SERVE_DOMAIN = "drops.localhost:3000";
+
+/**
+ * The suite's context, opened in beforeAll and closed in afterAll (with `freshLimiter`, a fresh
+ * rate limiter before each test too). The returned object stands for the context once opened:
+ * use it in hooks and tests, not at the top level of the file.
+ */
+export function suiteContext(vars: Record<string, string> = {}, opts: { freshLimiter?: boolean } = {}): TestContext {
+  let current: TestContext | undefined;
+  beforeAll(async () => {
+    current = await makeTestContext(vars);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  if (opts.freshLimiter) {
+    beforeEach(async () => {
+      await freshLimiter(opened());
+    });
+  }
+  const opened = (): TestContext => {
+    if (!current) throw new Error("The test context opens in beforeAll: use it in hooks and tests.");
+    return current;
+  };
+  return new Proxy({} as TestContext, { get: (_, key) => Reflect.get(opened(), key) });
+}
 
 /**
  * With TEST_STACK=hosted (a vitest project), the same suites run on a real PostgreSQL server
