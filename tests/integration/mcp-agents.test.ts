@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { strToU8, zipSync } from "fflate";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import * as mcpRoute from "@/app/mcp/route";
+import type { Client } from "@modelcontextprotocol/client";
+import { connectInProcess, resultText, type CallResult } from "../support/mcp";
 import * as onceRoute from "@/app/deploy/once/[token]/route";
 import * as oncePreflightRoute from "@/app/deploy/once/[token]/preflight/route";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
@@ -12,7 +12,7 @@ import { decideDevice, findPendingDevice, type DeviceAuthorization } from "@/lib
 import { listDrops } from "@/lib/drops/manage";
 import { DEPLOY_GRANT_SECONDS } from "@/lib/plans";
 import { suiteContext, apiRequest, dropRequest, TEST_BASE_URL } from "../support/context";
-import { accountWithKey, bearer } from "../support/accounts";
+import { accountWithKey } from "../support/accounts";
 
 // The agent tools of issue 13 in-process through the real MCP client: the preflight/upload flow
 // (preflight_files, upload_content, deploy by {sha256, size}), deploy_directory's one-time URL
@@ -24,28 +24,9 @@ const nextIp = () => `198.51.100.${++ipN}`;
 
 const t = suiteContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "50" });
 
-type Method = "GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS";
+const connect = (credential?: string, ip = nextIp()): Promise<Client> => connectInProcess("modern", { credential, ip });
 
-async function connect(credential?: string, ip = nextIp()): Promise<Client> {
-  const client = new Client({ name: "dropsite-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  const fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const req = new Request(input, init);
-    const headers = new Headers(req.headers);
-    headers.set("x-dropsite-socket-ip", ip);
-    const routed = new Request(req, { headers });
-    return mcpRoute[routed.method as Method](routed, { params: Promise.resolve({}) });
-  };
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${TEST_BASE_URL}/mcp`), { fetch, requestInit: credential ? { headers: bearer(credential) } : undefined }));
-  return client;
-}
-
-interface CallResult {
-  content: { type: string; text?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
-const text = (r: CallResult) => r.content.map((c) => c.text ?? "").join("\n");
+const text = resultText;
 async function ok<T>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
   const r = (await client.callTool({ name, arguments: args })) as CallResult;
   expect(r.isError ?? false, text(r)).toBe(false);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
+import { connectInProcess, resultText, type CallResult, type McpMode } from "../support/mcp";
 import * as mcpRoute from "@/app/mcp/route";
 import { MCP_BODY_CAP } from "@/lib/mcp/server";
 import { drops } from "@/lib/db/schema";
@@ -10,7 +11,7 @@ import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import * as deviceTokenRoute from "@/app/device/token/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
 import { suiteContext, apiRequest, clearOfMinuteEdge, dropRequest, TEST_BASE_URL } from "../support/context";
-import { accountWithKey, bearer } from "../support/accounts";
+import { accountWithKey } from "../support/accounts";
 
 // POST /mcp through the real @modelcontextprotocol/client (modern pinned and legacy default
 // mode), dispatched in-process into the route handler, plus hand-written protocol cases.
@@ -22,40 +23,12 @@ const nextIp = () => `198.51.100.${++ipN}`;
 
 const t = suiteContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE), MCP_ALLOWED_ORIGINS: `${AGENT_ORIGIN}, http://127.0.0.1:4444` });
 
-type Method = keyof typeof mcpRoute & ("GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS");
-
-/** A fetch that hands the Request to the route module's exported handler, no network. */
-function inProcessFetch(ip: string) {
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const req = new Request(input, init);
-    const headers = new Headers(req.headers);
-    headers.set("x-dropsite-socket-ip", ip);
-    const routed = new Request(req, { headers });
-    const handler = mcpRoute[routed.method as Method];
-    return handler(routed, { params: Promise.resolve({}) });
-  };
+async function connect(mode: McpMode, opts: { credential?: string; ip?: string } = {}): Promise<Client> {
+  return connectInProcess(mode, { credential: opts.credential, ip: opts.ip ?? nextIp() });
 }
 
-type Mode = "modern" | "legacy";
-
-async function connect(mode: Mode, opts: { credential?: string; ip?: string } = {}): Promise<Client> {
-  const client = new Client({ name: "dropsite-test", version: "1.0.0" }, mode === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
-  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_BASE_URL}/mcp`), {
-    fetch: inProcessFetch(opts.ip ?? nextIp()),
-    requestInit: opts.credential ? { headers: bearer(opts.credential) } : undefined,
-  });
-  await client.connect(transport);
-  return client;
-}
-
-interface CallResult {
-  content: { type: string; text?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
 const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallResult;
-const text = (r: CallResult) => r.content.map((c) => c.text ?? "").join("\n");
+const text = resultText;
 /**
  * The envelope of a failed call, as an agent reads it: the text names the code and the hint;
  * _meta carries the same envelope for programs; no structuredContent (SDK 1.x would refuse it).
@@ -72,7 +45,7 @@ const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-d
 
 const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "delete_drop", "get_limits", "device_authorize", "device_token"];
 
-describe.each<Mode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
+describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
     const client = await connect(mode);
     expect(client.getProtocolEra()).toBe(mode);
@@ -611,7 +584,7 @@ describe("Origin policy and CORS", () => {
 describe("device authorisation (RFC 8628)", () => {
   type Authorization = DeviceAuthorization;
 
-  it.each<Mode>(["modern", "legacy"])("over MCP (%s): pending, slow_down, approval, the key works once", async (mode) => {
+  it.each<McpMode>(["modern", "legacy"])("over MCP (%s): pending, slow_down, approval, the key works once", async (mode) => {
     const { account } = await accountWithKey(t.ctx, "pro");
     const agent = await connect(mode);
     const started = await call(agent, "device_authorize", {});
