@@ -184,6 +184,7 @@ function route(req: IncomingMessage, res: ServerResponse): boolean {
     req.url = parsed.pathname + parsed.search;
   }
   const action = resolveHost(req.headers.host, config());
+  hostKinds.set(req, action.kind === "app" ? "app" : "drop");
   if (action.kind !== "app") {
     void serveNode(req, res, action);
     return true;
@@ -370,7 +371,12 @@ function pathOnly(url: string): string {
   return q < 0 ? p : p.slice(0, q);
 }
 
+/** The host kind route() found for a request, so the request log does not resolve the Host again. */
+const hostKinds = new WeakMap<IncomingMessage, "app" | "drop">();
+
 function hostKind(req: IncomingMessage): "app" | "drop" {
+  const known = hostKinds.get(req);
+  if (known) return known;
   try {
     return resolveHost(req.headers.host, config()).kind === "app" ? "app" : "drop";
   } catch {
@@ -392,7 +398,6 @@ export function logRequest(req: IncomingMessage, res: ServerResponse): void {
   req.headers["x-request-id"] = id;
   res.setHeader("X-Request-Id", id);
   const method = req.method ?? "GET";
-  const host = hostKind(req);
   const path = logPath(req.url ?? "/");
   let done = false;
   const line = () => {
@@ -401,6 +406,7 @@ export function logRequest(req: IncomingMessage, res: ServerResponse): void {
     const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
     const status = res.headersSent ? res.statusCode : 0;
     const plane = answeredHere.has(res) ? "data" : "next";
+    const host = hostKind(req);
     console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, plane, ...(res.writableFinished ? {} : { aborted: true }) }));
   };
   res.once("finish", line);
