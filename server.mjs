@@ -7,7 +7,14 @@ import { createServer } from "node:http";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import next from "next";
+
+// Checked before any dependency loads, so an older Node stops with one line, not a stack trace.
+const [nodeMajor] = process.versions.node.split(".").map(Number);
+if (nodeMajor < 24) {
+  console.error(`dropsite needs Node.js 24 or newer (package.json engines); this is Node ${process.version}.`);
+  process.exit(1);
+}
+const { default: next } = await import("next");
 
 const dev = process.argv.includes("--dev");
 // As `next start` does: a start that is not --dev runs in production (and gets its checks).

@@ -4,8 +4,17 @@
 // lib/patterns.ts, lib/plans.ts, lib/schemas.ts) are bundled in; the packages they use stay
 // external and load from node_modules at run time: ignore, zod and tldts, all of them
 // `dependencies` of the package (a test of the CLI's import list keeps this true).
-import { build } from "esbuild";
 import path from "node:path";
+
+// A production install (`npm ci --omit=dev`) has no esbuild: the prepare script passes
+// --if-available and the CLI comes from the build stage (`npm run build`) instead.
+const esbuild = await import("esbuild").catch(() => null);
+if (!esbuild) {
+  if (!process.argv.includes("--if-available")) throw new Error("cli: esbuild is not installed (npm ci without --omit=dev)");
+  console.log("cli: esbuild is not installed (a production install); `npm run build` builds the CLI");
+  process.exit(0);
+}
+const { build } = esbuild;
 
 const root = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(root, "cli", "dist", "dropsite.mjs");
@@ -16,7 +25,7 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node24",
   packages: "external",
   banner: { js: "#!/usr/bin/env node" },
   tsconfig: path.join(root, "tsconfig.json"),

@@ -17,7 +17,7 @@ export const dataPlaneOptions = {
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node24",
   packages: "external",
   tsconfig: path.join(root, "tsconfig.json"),
   logLevel: "warning",

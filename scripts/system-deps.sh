@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# The Debian packages `npm test` (and `npm run bench`) need besides Node. Runs before every
-# `npm test` (the pretest script) and from .ci/run: when something is missing it installs it
-# with apt-get if it may (root, apt-get present), otherwise it names what to install and fails.
+# What `npm test` (and `npm run bench`) need besides the Node packages: Node.js 24 or newer and
+# some Debian packages. Before every `npm test` (the pretest script) it only checks, and names
+# what is missing and how to install it. With --install (.ci/run, as root) it installs the
+# missing Debian packages with apt-get instead.
 set -euo pipefail
+
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 24 ]; then
+  echo "system-deps: Node.js $(node -v) is older than 24 (package.json engines); install Node 24, or run \`source scripts/node24.sh\` to fetch it from the npm registry" >&2
+  exit 1
+fi
 
 # package name → the file or command that shows it is installed
 declare -A probe=(
@@ -28,7 +35,7 @@ done
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+if [ "${1:-}" = --install ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "system-deps: installing ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
