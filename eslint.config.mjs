@@ -2,7 +2,29 @@ import js from "@eslint/js";
 import nextPlugin from "@next/eslint-plugin-next";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
+import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
+
+// The layers of docs/architecture.md, lowest first: a folder may import its own layer and the
+// layers below it, never one above (so no two folders import each other).
+const LAYERS = [
+  ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts"],
+  ["lib/errors.ts", "lib/input.ts", "lib/schemas.ts", "lib/http.ts", "lib/csp.ts"],
+  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files"],
+  ["lib/context.ts", "lib/serve"],
+  ["lib/auth", "lib/billing", "lib/vanity", "lib/health.ts"],
+  ["lib/deploy"],
+  ["lib/drops", "lib/device"],
+  ["lib/mcp", "lib/openapi", "lib/plane"],
+  ["app", "cli", "proxy.ts", "scripts", "bench", "tests"],
+];
+const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>
+  layer.map((target) => ({
+    target: `./${target}`,
+    from: LAYERS.slice(i + 1).flat().map((f) => `./${f}`),
+    message: "imports a higher layer (docs/architecture.md)",
+  })),
+);
 
 export default tseslint.config(
   { ignores: [".next/**", "node_modules/**", "drizzle/**", ".data/**", "test-results/**", "next-env.d.ts", "bench/results/**", "cli/dist/**"] },
@@ -20,6 +42,21 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       // Adapters, route handlers and NextAuth callbacks are async because their interface returns a Promise.
       "@typescript-eslint/require-await": "off",
+    },
+  },
+  // No import cycles: each layer imports only the layers below it (docs/architecture.md).
+  {
+    plugins: { "import-x": importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      "import-x/resolver": undefined,
+      "import-x/resolver-next": [
+        importX.createNodeResolver({ extensions: [".ts", ".tsx", ".mjs", ".js"], tsconfig: { configFile: "tsconfig.json" } }),
+      ],
+    },
+    rules: {
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      "import-x/no-restricted-paths": ["error", { zones: layerZones }],
     },
   },
   {

@@ -1,4 +1,4 @@
-// Bundles the self-hosted data plane (lib/serve/node.ts) into .next/dropsite/data-plane.mjs,
+// Bundles the self-hosted data plane (lib/plane/node.ts) into .next/dropsite/data-plane.mjs,
 // the module server.mjs loads to answer drop hosts and the deploy-body routes before Next. Run
 // by `npm run build` after `next build`; server.mjs --dev runs it itself. Packages stay
 // external: they load from node_modules, the same copies Next's server uses (see
@@ -12,7 +12,7 @@ export const DATA_PLANE = path.join(root, ".next", "dropsite", "data-plane.mjs")
 
 /** The esbuild options of the data-plane bundle (the test builds with them too). */
 export const dataPlaneOptions = {
-  entryPoints: [path.join(root, "lib", "serve", "node.ts")],
+  entryPoints: [path.join(root, "lib", "plane", "node.ts")],
   outfile: DATA_PLANE,
   bundle: true,
   platform: "node",

@@ -9,7 +9,7 @@ import { collectYoungGarbage } from "./garbage";
 import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
-import { contentTypeFor } from "../drops/content-type";
+import { contentTypeFor } from "../files/content-type";
 
 // Content-addressed bytes. An account's files share one stored object per SHA-256
 // (`c/<scope>/<sha256>`); anonymous bytes get a scope of their own (per drop, or per preflight),

@@ -8,7 +8,7 @@ import { preflight, UPLOAD_TOKEN_HEADER } from "./uploads";
 
 // The dashboard's drop zone: the deploy flow of lib/deploy/request.ts as the session's account.
 // Kept apart from request.ts because the session comes from next-auth: the self-hosted data
-// plane (lib/serve/node.ts) runs the REST deploy flows outside Next and must not load it.
+// plane (lib/plane/node.ts) runs the REST deploy flows outside Next and must not load it.
 
 // POST /dashboard/upload: the dashboard's drop zone deploys as the session's account, through
 // the same guard, option checks, body reader and store as POST /deploy.

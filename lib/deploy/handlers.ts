@@ -4,7 +4,7 @@ import { appendFromRequest, deployFromGrant, deployFromRequest } from "./request
 import { receiveUpload } from "./uploads";
 
 // The handlers of the routes that receive deploy bytes, defined once. On Vercel the route.ts
-// files run them through routes(); self-hosted the data plane (lib/serve/node.ts) runs the same
+// files run them through routes(); self-hosted the data plane (lib/plane/node.ts) runs the same
 // objects through the same handle() before Next sees the request, so a body is read straight
 // from the socket instead of through the framework's copy of it.
 

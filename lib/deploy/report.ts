@@ -1,6 +1,7 @@
+import { LRUCache } from "lru-cache";
 import { Parser } from "htmlparser2";
 import type { AppContext } from "../context";
-import { contentTypeFor } from "../drops/content-type";
+import { contentTypeFor } from "../files/content-type";
 import { API_KEY_PATTERN } from "../patterns";
 import { LARGE_FILE_WARNING_BYTES } from "../plans";
 import type { DeployReport } from "../schemas";
@@ -416,20 +417,22 @@ export async function reportFor(
 
 // --- remembered scans ------------------------------------------------------------------------
 
-interface ScanCache {
-  /** By `scope:sha256`, least recently used first. */
-  entries: Map<string, { scan: ContentScan; bytes: number }>;
-  bytes: number;
-}
+type ScanCache = LRUCache<string, ContentScan>;
 
 const CACHE_KEY = Symbol.for("dropsite.reportScans");
 const cacheSlot = globalThis as unknown as Record<symbol, WeakMap<AppContext, ScanCache> | undefined>;
 
+/** Remembered scans by `scope:sha256`, bounded by count and by an estimate of their bytes. */
 function scanCache(ctx: AppContext): ScanCache {
   const all = (cacheSlot[CACHE_KEY] ??= new WeakMap());
   let c = all.get(ctx);
   if (!c) {
-    c = { entries: new Map(), bytes: 0 };
+    c = new LRUCache<string, ContentScan>({
+      max: SCAN_CACHE_ENTRIES,
+      maxSize: SCAN_CACHE_BYTES,
+      sizeCalculation: (scan, key) =>
+        256 + key.length * 2 + scan.refs.reduce((n, r) => n + 64 + r.length * 2, 0) + (scan.baseHref?.length ?? 0) * 2 + scan.secrets.length * 64,
+    });
     all.set(ctx, c);
   }
   return c;
@@ -437,28 +440,13 @@ function scanCache(ctx: AppContext): ScanCache {
 
 /** The remembered scan of a content of a scope, read as `kind` up to `scanned` bytes. */
 function recall(c: ScanCache, key: string, kind: TextKind, scanned: number): ContentScan | undefined {
-  const entry = c.entries.get(key);
-  if (!entry || entry.scan.kind !== kind || entry.scan.scanned !== scanned) return undefined;
-  c.entries.delete(key);
-  c.entries.set(key, entry);
-  return entry.scan;
+  const scan = c.get(key);
+  return scan && scan.kind === kind && scan.scanned === scanned ? scan : undefined;
 }
 
 function remember(c: ScanCache, key: string, scan: ContentScan): void {
-  const bytes = 256 + key.length * 2 + scan.refs.reduce((n, r) => n + 64 + r.length * 2, 0) + (scan.baseHref?.length ?? 0) * 2 + scan.secrets.length * 64;
-  if (bytes > SCAN_CACHE_BYTES) return;
-  const old = c.entries.get(key);
-  if (old) {
-    c.entries.delete(key);
-    c.bytes -= old.bytes;
-  }
-  c.entries.set(key, { scan, bytes });
-  c.bytes += bytes;
-  for (const [oldest, entry] of c.entries) {
-    if (c.entries.size <= SCAN_CACHE_ENTRIES && c.bytes <= SCAN_CACHE_BYTES) break;
-    c.entries.delete(oldest);
-    c.bytes -= entry.bytes;
-  }
+  // An entry larger than the whole budget is refused by the cache (not stored), as before.
+  c.set(key, scan);
 }
 
 interface StoredRow {

@@ -1,7 +1,13 @@
 import { ApiError } from "../errors";
-import type { AppContext } from "../context";
+import type { Env } from "../env";
 import { describeRate, ratePolicies, type LimitName, type LimitPolicy } from "./policy";
-import type { LimitResult } from "./types";
+import type { LimitResult, RateLimiter } from "./types";
+
+/** What a guard reads of the app context (lib/context.ts sits above this layer). */
+interface LimitContext {
+  env: Env;
+  limiter: RateLimiter;
+}
 
 // Guards over the policy table (lib/ratelimit/policy.ts). If the limiter's store is down the
 // request is let through (logged): an abuse guard must not take the service down with it.
@@ -20,7 +26,7 @@ export function rateLimited(p: LimitPolicy, result: LimitResult): ApiError {
 }
 
 /** Counts one hit of `name` for `subject`; throws 429 rate_limited with Retry-After when the budget is spent. */
-export async function enforceLimit(ctx: AppContext, name: LimitName, subject: string): Promise<void> {
+export async function enforceLimit(ctx: LimitContext, name: LimitName, subject: string): Promise<void> {
   const p = ratePolicies(ctx.env)[name];
   let result;
   try {
@@ -33,7 +39,7 @@ export async function enforceLimit(ctx: AppContext, name: LimitName, subject: st
 }
 
 /** Throws 429 when the budget of `name` for `subject` is already spent, without counting a hit. */
-export async function checkLimit(ctx: AppContext, name: LimitName, subject: string): Promise<void> {
+export async function checkLimit(ctx: LimitContext, name: LimitName, subject: string): Promise<void> {
   const p = ratePolicies(ctx.env)[name];
   let result;
   try {

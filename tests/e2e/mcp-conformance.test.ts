@@ -9,11 +9,12 @@ import expectedFailures from "./mcp-conformance-expected-failures.json";
 
 // POST /mcp of the BUILT app against third-party MCP tooling: the official conformance suite
 // (server-stateless scenario, revision 2026-07-28) and the MCP Inspector CLI in the modern era.
-// Both need Node ≥ 22, which the registry package node@22 provides through npx -p.
+// Both are pinned devDependencies and run on the Node the tests run on (24).
 
 const run = promisify(execFile);
-const CONFORMANCE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
-const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
+// Both tools are pinned devDependencies (package.json): the tested versions, installed by npm ci.
+const CONFORMANCE = path.resolve(import.meta.dirname, "../../node_modules/.bin/conformance");
+const INSPECTOR = path.resolve(import.meta.dirname, "../../node_modules/.bin/mcp-inspector");
 
 let app: RunningApp;
 let work: string;
@@ -37,11 +38,10 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-/** npx with Node 22 on the PATH; the exit code is returned, not thrown. */
-async function npx(packages: string[], args: string[], timeout = 240_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  const pkgArgs = ["node@22", ...packages].flatMap((p) => ["-p", p]);
+/** Runs a pinned tool's binary; the exit code is returned, not thrown. */
+async function tool(bin: string, args: string[], timeout = 240_000): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run("npx", ["-y", ...pkgArgs, ...args], {
+    const { stdout, stderr } = await run(bin, args, {
       cwd: work,
       timeout,
       maxBuffer: 32 * 1024 * 1024,
@@ -51,7 +51,7 @@ async function npx(packages: string[], args: string[], timeout = 240_000): Promi
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number | string; stdout?: string; stderr?: string; message: string };
-    if (typeof e.code !== "number") throw new Error(`npx ${packages.join(" ")} could not run: ${e.message}\n${e.stderr ?? ""}`, { cause: err });
+    if (typeof e.code !== "number") throw new Error(`${path.basename(bin)} could not run: ${e.message}\n${e.stderr ?? ""}`, { cause: err });
     return { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
   }
 }
@@ -74,7 +74,7 @@ describe("official MCP conformance suite: server-stateless, 2026-07-28", () => {
 
   beforeAll(async () => {
     const out = path.join(work, "conformance");
-    const r = await npx([CONFORMANCE], ["conformance", "server", "--url", mcpUrl, "--scenario", "server-stateless", "--spec-version", "2026-07-28", "-o", out]);
+    const r = await tool(CONFORMANCE, ["server", "--url", mcpUrl, "--scenario", "server-stateless", "--spec-version", "2026-07-28", "-o", out]);
     const file = await findFile(out, "checks.json").catch(() => undefined);
     if (!file) throw new Error(`the conformance suite wrote no checks.json (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
     checks = JSON.parse(await readFile(file, "utf8")) as Check[];
@@ -120,7 +120,7 @@ describe("official MCP conformance suite: server-stateless, 2026-07-28", () => {
 });
 
 describe("MCP Inspector CLI, modern era", () => {
-  const inspector = (...args: string[]) => npx([INSPECTOR], ["mcp-inspector", "--cli", mcpUrl, "--transport", "http", "--protocol-era", "modern", ...args]);
+  const inspector = (...args: string[]) => tool(INSPECTOR, ["--cli", mcpUrl, "--transport", "http", "--protocol-era", "modern", ...args]);
 
   it("tools/list shows the tools with their schemas", async () => {
     // --strict exits 6 on any error-severity schema portability problem.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatReport, runReliability, type ReliabilityReport } from "../../scripts/reliability";
+import { formatReport, runReliability, type ReliabilityReport } from "../support/reliability";
 
 // The short version of `npm run reliability`: the built app on a real PostgreSQL under a few
 // parallel clients for a few seconds, the database stopped and started again in the middle, and

@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatch } from "@/lib/serve/node";
+import { dispatch } from "@/lib/plane/node";
 import { resetEnv } from "@/lib/env";
 import { JSON_BODY_CAP } from "@/lib/http";
 import { freePort } from "../support/net";

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { build, type BuildOptions, type Metafile } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
 
-// The self-hosted data plane (lib/serve/node.ts) answers drop hosts and the deploy-body routes
+// The self-hosted data plane (lib/plane/node.ts) answers drop hosts and the deploy-body routes
 // without the framework. Bundled with the build's own options, it must not load Next or
 // next-auth: one import of lib/auth/session (say, through lib/deploy/request.ts) would pull them
 // into server.mjs's first module and every request through it.

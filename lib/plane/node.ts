@@ -6,8 +6,8 @@ import { env } from "../env";
 import { ApiError } from "../errors";
 import { handle, routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
-import { resolveHost, type HostConfig } from "./host";
-import { malformedPath, page, serveDropResult, type ServeResult } from "./serve";
+import { resolveHost, type HostConfig } from "../serve/host";
+import { malformedPath, page, serveDropResult, type ServeResult } from "../serve/serve";
 
 // The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
 // are answered here, by the same lib/serve function the Vercel serve route runs, with no
