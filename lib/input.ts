@@ -2,7 +2,7 @@ import { ApiError } from "./errors";
 
 // One validator for identifiers, free text and file paths, used at every entry point (REST
 // routes, MCP tools, server actions) before a value reaches the database or storage. The byte
-// limits are part of the contract (docs/limits.md): a value past them, or one with a NUL or
+// limits are stated in docs/decisions.md ("Input limits"): a value past them, or one with a NUL or
 // another control character, is refused as 400 (or 404 for an identifier in a URL) and never
 // reaches PostgreSQL, which cannot store NUL, or the file system, whose names end at 255 bytes.
 

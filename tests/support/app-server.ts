@@ -38,6 +38,8 @@ export interface StartOptions {
   port?: number;
   /** Reuse a data dir (default: a new temp dir, removed on stop). */
   dataDir?: string;
+  /** The app's folder (default: this checkout); a production install lives elsewhere. */
+  cwd?: string;
 }
 
 export async function startApp(vars: Record<string, string> = {}, opts: StartOptions = {}): Promise<RunningApp> {
@@ -48,7 +50,7 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
   const serveDomain = vars.SERVE_DOMAIN ?? `localhost:${port}`;
   let out = "";
   const proc = spawn(process.execPath, ["server.mjs"], {
-    cwd: path.resolve(import.meta.dirname, "../.."),
+    cwd: opts.cwd ?? path.resolve(import.meta.dirname, "../.."),
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", BASE_URL: baseUrl, SERVE_DOMAIN: serveDomain, DATA_DIR: dataDir, ...vars },
     stdio: ["ignore", "pipe", "pipe"],
   });
