@@ -24,7 +24,8 @@ export function CopyButton({ text, label = "Copy", className = "button small sec
       <button
         type="button"
         className={className}
-        aria-label={label}
+        // The name keeps the visible text in it (WCAG 2.5.3), also while it says "Copied".
+        aria-label={done ? `${label} (copied)` : label}
         data-testid={testId}
         onClick={() =>
           void copyText(text).then(() => {

@@ -275,7 +275,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
           <p className="secret" data-testid="new-key-secret">
             {secret}
           </p>
-          <CopyButton text={secret} label="Copy the API key" className="button small">
+          <CopyButton text={secret} label="Copy key" className="button small">
             Copy key
           </CopyButton>
         </div>
