@@ -3,11 +3,6 @@ import type { Page } from "playwright-core";
 // Every page a person sees, in the state they see it, for the accessibility tests
 // (tests/e2e/accessibility.test.ts runs axe on each at 1280 and 390 px and walks its focus
 // stops). A new page or state is one line here: a name, who looks at it, and how to get there.
-//
-// Not here: /docs/api, Scalar's interactive API reference (a third-party application rendered in
-// the browser). axe finds its theme's grey and orange text below 4.5:1, unnamed copy buttons,
-// 22 px sidebar toggles, a scroll region without keyboard access and no lang on its <html>;
-// docs/web.md says so. /docs carries the same reference in pages that do pass.
 
 /** What the test world made before the pages are opened. */
 export interface World {
@@ -38,6 +33,8 @@ export const PAGES: SeenPage[] = [
   { name: "landing after a deploy", as: "visitor", open: async (p, w) => (await p.goto(w.base), w.deployFromPage(p)) },
   { name: "login", as: "visitor", open: path("/login") },
   { name: "docs", as: "visitor", open: path("/docs") },
+  { name: "API reference", as: "visitor", open: async (p, w) => (await p.goto(`${w.base}/docs/api`), p.waitForLoadState("networkidle")) },
+  { name: "API reference, dark", as: "visitor", open: async (p, w) => (await p.emulateMedia({ colorScheme: "dark" }), await p.goto(`${w.base}/docs/api`), p.waitForLoadState("networkidle")) },
   { name: "app 404 (unknown path)", as: "visitor", open: path("/no-such-page") },
   { name: "drop-host 404", as: "visitor", open: (p, w) => p.goto(new URL("/no-such-file", w.dropUrl).href) },
   { name: "drop-host 400", as: "visitor", open: (p, w) => p.goto(new URL("/%zz", w.dropUrl).href) },
