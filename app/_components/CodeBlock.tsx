@@ -12,24 +12,34 @@ export function CodeBlock({ children, label = "this example" }: { children: stri
   );
 }
 
-/** Copies text to the clipboard; says so for two seconds. Works without clipboard permission too (selection fallback). */
-export function CopyButton({ text, label = "Copy", className = "button small secondary copy", testId }: { text: string; label?: string; className?: string; testId?: string }) {
+/**
+ * Copies text to the clipboard; says so for two seconds, on the button and to screen readers
+ * (a status line that is always there, so the change is announced). Works without clipboard
+ * permission too (selection fallback).
+ */
+export function CopyButton({ text, label = "Copy", className = "button small secondary copy", testId, children = "Copy" }: { text: string; label?: string; className?: string; testId?: string; children?: string }) {
   const [done, setDone] = useState(false);
   return (
-    <button
-      type="button"
-      className={className}
-      aria-label={label}
-      data-testid={testId}
-      onClick={() =>
-        void copyText(text).then(() => {
-          setDone(true);
-          setTimeout(() => setDone(false), 2000);
-        })
-      }
-    >
-      {done ? "Copied" : "Copy"}
-    </button>
+    <>
+      <button
+        type="button"
+        className={className}
+        // The name keeps the visible text in it (WCAG 2.5.3), also while it says "Copied".
+        aria-label={done ? `${label} (copied)` : label}
+        data-testid={testId}
+        onClick={() =>
+          void copyText(text).then(() => {
+            setDone(true);
+            setTimeout(() => setDone(false), 2000);
+          })
+        }
+      >
+        {done ? "Copied" : children}
+      </button>
+      <span className="visually-hidden" role="status">
+        {done ? "Copied to the clipboard." : ""}
+      </span>
+    </>
   );
 }
 

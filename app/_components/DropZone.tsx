@@ -276,6 +276,12 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
 
   const busy = phase.kind === "zipping" || phase.kind === "hashing" || phase.kind === "uploading" || phase.kind === "deploying";
   const percent = phase.kind === "uploading" && phase.total > 0 ? Math.round((phase.sent / phase.total) * 100) : 0;
+  const resultLink = useRef<HTMLAnchorElement>(null);
+  // The pick buttons are disabled while sending, which drops keyboard focus on the page body:
+  // then focus goes to the new URL, the next thing to act on.
+  useEffect(() => {
+    if (phase.kind === "done" && (document.activeElement === null || document.activeElement === document.body)) resultLink.current?.focus();
+  }, [phase]);
 
   return (
     <section className="dropzone-wrap" aria-labelledby={labelId}>
@@ -321,7 +327,10 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
           onChange={(e) => onPick(e.currentTarget)}
         />
       </div>
-      <div className="dropzone-status" aria-live="polite" data-testid="deploy-status">
+      <p className="visually-hidden" role="status" data-testid="deploy-announcement">
+        {announcement(phase, percent)}
+      </p>
+      <div className="dropzone-status" data-testid="deploy-status">
         {phase.kind === "review" && (
           <Review
             phase={phase}
@@ -330,11 +339,19 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
             onSend={(files) => void send(files)}
           />
         )}
-        {phase.kind === "zipping" && <p>Zipping {plural(phase.files, "file")}…</p>}
+        {phase.kind === "zipping" && (
+          <>
+            <span className="busy" aria-hidden="true" />
+            <p>Zipping {plural(phase.files, "file")}…</p>
+          </>
+        )}
         {phase.kind === "hashing" && (
-          <p data-testid="hash-progress">
-            Checking {plural(phase.files, "file")}… ({phase.done.toLocaleString("en-US")} done)
-          </p>
+          <>
+            <span className="busy" aria-hidden="true" />
+            <p data-testid="hash-progress">
+              Checking {plural(phase.files, "file")}… ({phase.done.toLocaleString("en-US")} done)
+            </p>
+          </>
         )}
         {phase.kind === "uploading" && (
           <div>
@@ -344,8 +361,13 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
             </span>
           </div>
         )}
-        {phase.kind === "deploying" && <p data-testid="deploying">Publishing {plural(phase.files, "file")}…</p>}
-        {phase.kind === "done" && <Deployed phase={phase} />}
+        {phase.kind === "deploying" && (
+          <>
+            <span className="busy" aria-hidden="true" />
+            <p data-testid="deploying">Publishing {plural(phase.files, "file")}…</p>
+          </>
+        )}
+        {phase.kind === "done" && <Deployed phase={phase} link={resultLink} />}
         {phase.kind === "error" && (
           <div className="error" role="alert">
             <p>
@@ -408,7 +430,30 @@ function Review({
   );
 }
 
-function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
+/**
+ * What a screen reader hears as a deploy goes: one short line per step (upload progress in
+ * quarters, not every percent), then the URL. Errors are alerts of their own.
+ */
+function announcement(phase: Phase, percent: number): string {
+  switch (phase.kind) {
+    case "review":
+      return "Check the files left out, then publish.";
+    case "zipping":
+      return `Zipping ${plural(phase.files, "file")}…`;
+    case "hashing":
+      return `Checking ${plural(phase.files, "file")}…`;
+    case "uploading":
+      return `Uploading ${plural(phase.files, "file")}: ${Math.floor(percent / 25) * 25}% sent.`;
+    case "deploying":
+      return `Publishing ${plural(phase.files, "file")}…`;
+    case "done":
+      return `Published at ${phase.url}`;
+    default:
+      return "";
+  }
+}
+
+function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; link: React.RefObject<HTMLAnchorElement | null> }) {
   const [qr, setQr] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
@@ -445,7 +490,7 @@ function Deployed({ phase }: { phase: Extract<Phase, { kind: "done" }> }) {
       <div className="result-main">
         <div>
           <p className="result-url">
-            <a href={phase.url} data-testid="deployed-url" target="_blank" rel="noopener">
+            <a href={phase.url} data-testid="deployed-url" target="_blank" rel="noopener" ref={link}>
               {phase.url}
             </a>
           </p>

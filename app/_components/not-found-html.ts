@@ -18,7 +18,7 @@ export function notFoundHtml(pathname: string): string {
 header,main{max-width:60rem;margin:0 auto;padding:1rem 1.25rem}header{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #e3e6ec;flex-wrap:wrap;gap:.5rem}
 nav{display:flex;gap:1.25rem}a{color:#3b5bdb}.brand{font-weight:700;text-decoration:none;color:#16181d;font-size:1.15rem}
 h1{font-size:1.8rem;margin:2rem 0 .5rem}code{font-family:ui-monospace,monospace;background:#f4f5f8;border-radius:4px;padding:.05rem .3rem;overflow-wrap:anywhere}
-.muted{color:#5b6270}
+.muted{color:#5b6270}:focus-visible{outline:3px solid #364fc7;outline-offset:2px}
 </style>
 </head>
 <body>

@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore, useTransition } from "react";
+import { useEffect, useId, useMemo, useRef, useState, useSyncExternalStore, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
-import { CopyButton, copyText } from "../_components/CodeBlock";
+import { CopyButton } from "../_components/CodeBlock";
 import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
 import { dateTime, dropState, relative } from "../_components/format";
 import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
@@ -26,6 +26,18 @@ function Problem({ failure }: { failure: Failure | null }) {
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * A polite status line that is always on the page, so what is put into it is announced: the
+ * outcome of an action whose button disappears with it (a revoked key, a deleted drop).
+ */
+function Said({ text, testId }: { text: string; testId?: string }) {
+  return (
+    <p className="visually-hidden" role="status" data-testid={testId}>
+      {text}
+    </p>
   );
 }
 
@@ -67,10 +79,18 @@ export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
   const router = useRouter();
   const [confirming, setConfirming] = useState<DropView | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
+  const [said, setSaid] = useState("");
   const [pending, start] = useTransition();
-  if (drops.length === 0) return <p className="muted">No drops yet. Deploy one from the home page, the API or an agent.</p>;
+  if (drops.length === 0)
+    return (
+      <>
+        <Said text={said} testId="drops-said" />
+        <p className="muted">No drops yet. Deploy one from the home page, the API or an agent.</p>
+      </>
+    );
   return (
     <>
+      <Said text={said} testId="drops-said" />
       <Problem failure={failure} />
       <div className="table-wrap">
         <table className="drops-table stack">
@@ -136,6 +156,7 @@ export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
             const r = await deleteDropAction(confirming.slug);
             setConfirming(null);
             setFailure(r.ok ? null : r);
+            setSaid(r.ok ? `Deleted ${confirming.name ?? confirming.slug}.` : "");
             router.refresh();
           })
         }
@@ -144,18 +165,53 @@ export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
   );
 }
 
-/** A modal confirmation (the native dialog): asking changes nothing on the page behind it. */
+/**
+ * A modal confirmation (the native dialog, showModal()): asking changes nothing on the page
+ * behind it, which is inert meanwhile. Focus starts on Cancel, Tab and Shift+Tab go round the
+ * dialog's buttons (never out to the browser's toolbar), Escape cancels, and on closing focus
+ * returns to what opened it when that is still on the page.
+ */
 export function ConfirmDialog({ open, title, body, confirm, busy, onCancel, onConfirm }: { open: boolean; title: string; body: string; confirm: string; busy: boolean; onCancel: () => void; onConfirm: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
+    if (open && !d.open) {
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      d.showModal();
+    }
     if (!open && d.open) d.close();
   }, [open]);
+  const trap = (e: React.KeyboardEvent<HTMLDialogElement>) => {
+    if (e.key !== "Tab") return;
+    const stops = [...e.currentTarget.querySelectorAll<HTMLElement>("button:not(:disabled), a[href], input:not(:disabled), [tabindex]:not([tabindex='-1'])")];
+    const first = stops[0];
+    const last = stops[stops.length - 1];
+    if (!first || !last) return;
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    }
+  };
   return (
-    <dialog ref={ref} className="confirm" onCancel={onCancel} aria-labelledby="confirm-title" data-testid="confirm-dialog">
-      <h2 id="confirm-title">{title}</h2>
+    <dialog
+      ref={ref}
+      className="confirm"
+      onCancel={onCancel}
+      onClose={() => {
+        if (opener.current?.isConnected) opener.current.focus();
+        opener.current = null;
+      }}
+      onKeyDown={trap}
+      aria-labelledby={titleId}
+      data-testid="confirm-dialog"
+    >
+      <h2 id={titleId}>{title}</h2>
       <p>{body}</p>
       <div className="row" style={{ justifyContent: "flex-end" }}>
         <button type="button" className="button secondary" onClick={onCancel}>
@@ -181,7 +237,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
   const router = useRouter();
   const [note, setNote] = useState("");
   const [secret, setSecret] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
+  const [said, setSaid] = useState("");
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, start] = useTransition();
   return (
@@ -195,7 +251,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
             const r = await mintKeyAction(note);
             if (r.ok) {
               setSecret(r.data.apiKey);
-              setCopied(false);
+              setSaid("API key minted: copy it now, it is shown once.");
               setNote("");
               setFailure(null);
             } else setFailure(r);
@@ -210,6 +266,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
         </button>
       </form>
       <Problem failure={failure} />
+      <Said text={said} testId="keys-said" />
       {secret && (
         <div className="notice" data-testid="new-key">
           <p>
@@ -218,13 +275,9 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
           <p className="secret" data-testid="new-key-secret">
             {secret}
           </p>
-          <button
-            type="button"
-            className="button small"
-            onClick={() => void copyText(secret).then(() => setCopied(true))}
-          >
-            {copied ? "Copied" : "Copy key"}
-          </button>
+          <CopyButton text={secret} label="Copy key" className="button small">
+            Copy key
+          </CopyButton>
         </div>
       )}
       {keys.length === 0 ? (
@@ -262,6 +315,7 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
                         start(async () => {
                           const r = await revokeKeyAction(k.keyId);
                           setFailure(r.ok ? null : r);
+                          setSaid(r.ok ? `Key ${k.prefix} revoked.` : "");
                           // The one-time secret of a key just revoked is no use to anyone.
                           if (r.ok && secret?.startsWith(k.prefix)) setSecret(null);
                           router.refresh();
@@ -487,11 +541,13 @@ export function ClaimTokenPanel() {
       <button type="submit" className="button" disabled={pending}>
         Claim drop
       </button>
-      {claimed && (
-        <p className="notice" role="status">
-          Claimed: <a href={claimed}>{claimed}</a> is now in your account.
-        </p>
-      )}
+      <div role="status">
+        {claimed && (
+          <p className="notice">
+            Claimed: <a href={claimed}>{claimed}</a> is now in your account.
+          </p>
+        )}
+      </div>
       <Problem failure={failure} />
     </form>
   );

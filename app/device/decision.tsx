@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition } from "react";
 import type { ActionResult } from "@/lib/auth/actions";
 import type { DeviceDecisionResult } from "@/lib/device/flow";
 import { decideDeviceAction } from "./actions";
@@ -13,10 +13,15 @@ export function DeviceDecision({ initialCode, known, account, claims }: { initia
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [busy, start] = useTransition();
   const decide = (approve: boolean) => start(async () => setOutcome(await decideDeviceAction(code, approve)));
+  // The buttons go away with the decision: focus moves to its outcome, which is read out.
+  const outcomeRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (outcome?.ok) outcomeRef.current?.focus();
+  }, [outcome]);
 
   if (outcome?.ok) {
     return (
-      <section className="card" role="status" data-testid="device-outcome">
+      <section className="card" role="status" data-testid="device-outcome" tabIndex={-1} ref={outcomeRef}>
         {outcome.data.status === "approved" ? (
           <>
             <p>

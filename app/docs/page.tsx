@@ -5,6 +5,7 @@ import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
 import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
+import { ScrollRegion } from "../_components/ScrollRegion";
 import { tools } from "@/lib/mcp/tools";
 
 export const dynamic = "force-dynamic";
@@ -356,11 +357,13 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
         <p>
           <code>GET /limits</code> answers the limits that apply to the caller (anonymous without a credential). The same table drives the checks:
         </p>
-        <div className="docs-scroll">
+        <ScrollRegion label="Limits per plan">
           <table>
             <thead>
               <tr>
-                <th></th>
+                <th scope="col">
+                  <span className="visually-hidden">Limit</span>
+                </th>
                 {tiers.map((t) => (
                   <th key={t}>{t}</th>
                 ))}
@@ -377,10 +380,10 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
         <Sub id="rate-limits" title="Rate limits">
           <p>Each limit counts one kind of request in a sliding window; every 429 carries <code>Retry-After</code>.</p>
-          <div className="docs-scroll">
+          <ScrollRegion label="Rate limits">
             <table>
               <thead>
                 <tr>
@@ -397,7 +400,7 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         </Sub>
       </Section>
 
