@@ -26,34 +26,49 @@ async function rowsOf<T>(db: Db, q: SQL): Promise<T[]> {
 /**
  * Pins contents of a scope (creating absent rows without bytes) and returns their rows, in one
  * statement whatever their number (the keys go as two arrays, see ./arrays).
+ *
+ * A content is its hash and its size. A size that no bytes ever matched (a row without bytes)
+ * binds nobody: a pin with another size replaces it, and its hold starts over from this pin's
+ * instead of being pushed further. A row with stored bytes keeps its size, which those bytes
+ * were verified to have, and its hold, unless `verified` says the caller holds bytes of this
+ * hash whose size it counted itself: then the row takes that size and drops its ref, so the
+ * caller stores the bytes anew. A caller without verified bytes compares the returned size with
+ * the one it declared.
  */
-export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date): Promise<PinnedContent[]> {
+export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date, verified = false): Promise<PinnedContent[]> {
   if (keys.length === 0) return [];
   const hold = holdUntil ? sql`${holdUntil.toISOString()}::timestamptz` : sql`null::timestamptz`;
+  // In SET, every column of contents names the row as it was before this statement.
+  const sameSize = sql`${contents}.size = excluded.size`;
+  const resizable = verified ? sql`true` : sql`${contents}.storage_ref is null`;
   const rows = await rowsOf<{ sha256: string; size: number | string | bigint; storage_ref: string | null }>(
     db,
     sql`insert into ${contents} (scope, sha256, size, pins, pinned_at, hold_until)
         select ${scope}, u.sha256, u.size, 1, ${now.toISOString()}::timestamptz, ${hold}
         from unnest(${sqlArray(keys.map((k) => k.sha256), "text")}, ${sqlArray(keys.map((k) => k.size), "bigint")}) as u(sha256, size)
-        on conflict (scope, sha256) do update set pins = ${contents}.pins + 1, pinned_at = excluded.pinned_at${
-          holdUntil ? sql`, hold_until = greatest(${contents}.hold_until, excluded.hold_until)` : sql``
-        }
+        on conflict (scope, sha256) do update set pins = ${contents}.pins + 1, pinned_at = excluded.pinned_at,
+          size = case when ${sameSize} or not (${resizable}) then ${contents}.size else excluded.size end,
+          storage_ref = case when ${sameSize} then ${contents}.storage_ref when ${resizable} then null else ${contents}.storage_ref end${
+            holdUntil
+              ? sql`, hold_until = case when ${sameSize} then greatest(${contents}.hold_until, excluded.hold_until) when ${resizable} then excluded.hold_until else ${contents}.hold_until end`
+              : sql``
+          }
         returning sha256, size, storage_ref`,
   );
   return rows.map((r) => ({ sha256: r.sha256, size: Number(r.size), storageRef: r.storage_ref }));
 }
 
-/** Records where the verified bytes of a content are stored. */
-export async function markContentStored(db: Db, scope: string, sha256: string, storageRef: string): Promise<void> {
-  await db.update(contents).set({ storageRef }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+/** Records where the verified bytes of a content are stored, and their size (which they, not a declaration, decide). */
+export async function markContentStored(db: Db, scope: string, sha256: string, storageRef: string, size: number): Promise<void> {
+  await db.update(contents).set({ storageRef, size }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
 }
 
-/** Records where the verified bytes of several contents are stored, in one statement (two arrays). */
-export async function markContentsStored(db: Db, scope: string, stored: Array<{ sha256: string; storageRef: string }>): Promise<void> {
+/** Records where the verified bytes of several contents are stored, and their sizes, in one statement (three arrays). */
+export async function markContentsStored(db: Db, scope: string, stored: Array<{ sha256: string; storageRef: string; size: number }>): Promise<void> {
   if (stored.length === 0) return;
   await db.execute(
-    sql`update ${contents} set storage_ref = u.ref
-        from unnest(${sqlArray(stored.map((s) => s.sha256), "text")}, ${sqlArray(stored.map((s) => s.storageRef), "text")}) as u(sha256, ref)
+    sql`update ${contents} set storage_ref = u.ref, size = u.size
+        from unnest(${sqlArray(stored.map((s) => s.sha256), "text")}, ${sqlArray(stored.map((s) => s.storageRef), "text")}, ${sqlArray(stored.map((s) => s.size), "bigint")}) as u(sha256, ref, size)
         where ${contents}.scope = ${scope} and ${contents}.sha256 = u.sha256`,
   );
 }

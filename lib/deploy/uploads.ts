@@ -13,6 +13,7 @@ import { optionalCaller, type Caller } from "../auth/caller";
 import { fileCapError, parseJsonStrict, tooLargeError } from "./body";
 import { normalizeFiles } from "./paths";
 import { accountScope, contentKey, verifyDirectUpload } from "./contents";
+import { oneSizePerHash } from "./hashes";
 import { tierOf } from "./store";
 import { preflightCaller } from "./grants";
 
@@ -88,14 +89,20 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   const scope = caller.account ? accountScope(caller.account.id) : preflightScope(grantId);
   const now = new Date(ctx.now());
   const expiresAt = new Date(now.getTime() + UPLOAD_GRANT_SECONDS * 1000);
-  const keys = [...new Map(entries.map(([, f]) => [f.sha256, f.size])).entries()].map(([sha256, size]) => ({ sha256, size }));
-  const rows = await withDb(async () => {
-    await insertUploadGrant(ctx.db, { id: grantId, scope, accountId: caller.account?.id ?? null, expiresAt });
-    // Held until the grant expires, so nothing the caller is told it has goes before its deploy.
-    const pinned = await pinContents(ctx.db, scope, keys, now, expiresAt);
-    await unpinContents(ctx.db, scope, keys.map((k) => k.sha256));
-    return pinned;
-  });
+  const keys = oneSizePerHash(entries).map(([sha256, size]) => ({ sha256, size }));
+  const rows = await withDb(() =>
+    ctx.db.transaction(async (tx) => {
+      await insertUploadGrant(tx, { id: grantId, scope, accountId: caller.account?.id ?? null, expiresAt });
+      // Held until the grant expires, so nothing the caller is told it has goes before its deploy.
+      const pinned = await pinContents(tx, scope, keys, now, expiresAt);
+      await unpinContents(tx, scope, keys.map((k) => k.sha256));
+      // Stored bytes decide a content's size: a preflight that says otherwise changes nothing.
+      const declared = new Map(keys.map((k) => [k.sha256, k.size]));
+      const wrong = pinned.filter((r) => r.size !== declared.get(r.sha256));
+      if (wrong.length > 0) throw storedSizeConflict(wrong);
+      return pinned;
+    }),
+  );
   const uploads = await mapLimit(
     rows.filter((r) => r.storageRef === null),
     TARGET_CONCURRENCY,
@@ -120,6 +127,15 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
     upload_token: token,
     expires_at: expiresAt.toISOString(),
   };
+}
+
+function storedSizeConflict(wrong: Array<{ sha256: string; size: number }>): ApiError {
+  const [first] = wrong;
+  const more = wrong.length > 1 ? ` (and ${wrong.length - 1} more)` : "";
+  return new ApiError("invalid_request", `The content ${first!.sha256} is stored with ${first!.size} bytes${more}; the preflight names it with another size.`, {
+    hint: "Send each file's real size: a hash names one content of one size.",
+    docs: "uploads",
+  });
 }
 
 /**
@@ -186,7 +202,8 @@ export async function uploadContent(ctx: AppContext, caller: Pick<Caller, "accou
   if (target.size !== bytes.byteLength) {
     throw new ApiError("invalid_request", `The content is ${bytes.byteLength} bytes; the preflight declared ${target.size}.`, { hint: MISMATCH_HINT, docs: "uploads" });
   }
-  return storeUpload(ctx, { ...target, sha256 }, new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), now);
+  // The bytes are in hand, hashed and counted: their size is the content's (see pinContents).
+  return storeUpload(ctx, { ...target, sha256, verified: true }, new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), now);
 }
 
 const MISMATCH_HINT = "Send the file's exact bytes; the target checks their size and SHA-256.";
@@ -195,18 +212,18 @@ const MISMATCH_HINT = "Send the file's exact bytes; the target checks their size
  * Streams one content into its scope, verified (size and SHA-256) on the way; a mismatch
  * stores nothing. Pinned for the upload; the hold keeps it until `holdUntil` (the grant's end).
  */
-async function storeUpload(ctx: AppContext, target: { scope: string; sha256: string; size: number; holdUntil: Date }, body: ReadableStream<Uint8Array> | null, now: Date): Promise<{ sha256: string; size: number }> {
+async function storeUpload(ctx: AppContext, target: { scope: string; sha256: string; size: number; holdUntil: Date; verified?: boolean }, body: ReadableStream<Uint8Array> | null, now: Date): Promise<{ sha256: string; size: number }> {
   const { scope, sha256, size } = target;
-  const [pinned] = await withDb(() => pinContents(ctx.db, scope, [{ sha256, size }], now, target.holdUntil));
+  const [pinned] = await withDb(() => pinContents(ctx.db, scope, [{ sha256, size }], now, target.holdUntil, target.verified));
   try {
     const { stream: verified, mismatch } = verifyStream(body, sha256, size);
     try {
-      if (pinned?.storageRef) {
+      if (pinned?.storageRef && pinned.size === size) {
         // Already stored: check the bytes all the same, store nothing.
         await verified.pipeTo(new WritableStream());
       } else {
         const ref = await ctx.storage.putStream(contentKey(scope, sha256), verified, "application/octet-stream");
-        await withDb(() => markContentStored(ctx.db, scope, sha256, ref));
+        await withDb(() => markContentStored(ctx.db, scope, sha256, ref, size));
       }
     } catch (err) {
       throw mismatch() ?? err;
