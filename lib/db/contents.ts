@@ -1,5 +1,5 @@
 import { and, eq, gt, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import { anyOf, sqlArray } from "./arrays";
+import { sqlArray } from "./arrays";
 import type { Db } from "./client";
 import { contents, files, uploadGrants, type ContentRow } from "./schema";
 
@@ -17,6 +17,16 @@ export interface ContentKey {
 }
 
 export type PinnedContent = Pick<ContentRow, "sha256" | "size" | "storageRef">;
+
+/**
+ * The rows of `shas` in a scope, locked in hash order (a subquery for `(scope, sha256) in (…)`).
+ * Every statement that writes several content rows takes their locks in this one order (the
+ * pin upsert inserts in it), so requests writing overlapping sets queue instead of deadlocking:
+ * found, parallel appends sharing contents in different orders answered 503 on a deadlock.
+ */
+function lockedInHashOrder(scope: string, shas: string[]): SQL {
+  return sql`select c.scope, c.sha256 from ${contents} c where c.scope = ${scope} and c.sha256 = any(${sqlArray([...new Set(shas)].sort(), "text")}) order by c.sha256 for update`;
+}
 
 /** Rows of a raw `db.execute` (every driver here answers {rows}). */
 async function rowsOf<T>(db: Db, q: SQL): Promise<T[]> {
@@ -37,6 +47,7 @@ async function rowsOf<T>(db: Db, q: SQL): Promise<T[]> {
  */
 export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date, verified = false): Promise<PinnedContent[]> {
   if (keys.length === 0) return [];
+  const ordered = [...keys].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
   const hold = holdUntil ? sql`${holdUntil.toISOString()}::timestamptz` : sql`null::timestamptz`;
   // In SET, every column of contents names the row as it was before this statement.
   const sameSize = sql`${contents}.size = excluded.size`;
@@ -45,7 +56,8 @@ export async function pinContents(db: Db, scope: string, keys: ContentKey[], now
     db,
     sql`insert into ${contents} (scope, sha256, size, pins, pinned_at, hold_until)
         select ${scope}, u.sha256, u.size, 1, ${now.toISOString()}::timestamptz, ${hold}
-        from unnest(${sqlArray(keys.map((k) => k.sha256), "text")}, ${sqlArray(keys.map((k) => k.size), "bigint")}) as u(sha256, size)
+        from unnest(${sqlArray(ordered.map((k) => k.sha256), "text")}, ${sqlArray(ordered.map((k) => k.size), "bigint")}) as u(sha256, size)
+        order by u.sha256
         on conflict (scope, sha256) do update set pins = ${contents}.pins + 1, pinned_at = excluded.pinned_at,
           size = case when ${sameSize} or not (${resizable}) then ${contents}.size else excluded.size end,
           storage_ref = case when ${sameSize} then ${contents}.storage_ref when ${resizable} then null else ${contents}.storage_ref end${
@@ -69,7 +81,8 @@ export async function markContentsStored(db: Db, scope: string, stored: Array<{ 
   await db.execute(
     sql`update ${contents} set storage_ref = u.ref, size = u.size
         from unnest(${sqlArray(stored.map((s) => s.sha256), "text")}, ${sqlArray(stored.map((s) => s.storageRef), "text")}, ${sqlArray(stored.map((s) => s.size), "bigint")}) as u(sha256, ref, size)
-        where ${contents}.scope = ${scope} and ${contents}.sha256 = u.sha256`,
+        where ${contents}.scope = ${scope} and ${contents}.sha256 = u.sha256
+          and (${contents}.scope, ${contents}.sha256) in (${lockedInHashOrder(scope, stored.map((s) => s.sha256))})`,
   );
 }
 
@@ -78,7 +91,7 @@ export async function unpinContents(db: Db, scope: string, shas: string[]): Prom
   await db
     .update(contents)
     .set({ pins: sql`greatest(${contents.pins} - 1, 0)` })
-    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas)));
+    .where(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`);
 }
 
 /**
@@ -90,7 +103,7 @@ export async function pinStoredContents(db: Db, scope: string, shas: string[], n
   return db
     .update(contents)
     .set({ pins: sql`${contents.pins} + 1`, pinnedAt: now })
-    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas), isNotNull(contents.storageRef)))
+    .where(and(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`, isNotNull(contents.storageRef)))
     .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
 }
 

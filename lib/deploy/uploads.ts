@@ -10,7 +10,7 @@ import { APP_UPLOAD_MAX_BYTES, isPaid, limits, UPLOAD_GRANT_SECONDS } from "../p
 import { preflightBodySchema, type PreflightResponse } from "../schemas";
 import { mapLimit } from "../storage/types";
 import { optionalCaller, type Caller } from "../auth/caller";
-import { fileCapError, parseJsonStrict, tooLargeError } from "./body";
+import { dropBytesError, fileCapError, parseJsonStrict, tooLargeError } from "./body";
 import { normalizeFiles } from "./paths";
 import { accountScope, contentKey, verifyDirectUpload } from "./contents";
 import { oneSizePerHash } from "./hashes";
@@ -81,6 +81,9 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   for (const [path, f] of entries) {
     if (f.size > tierLimits.fileBytes) throw tooLargeError(`The file ${JSON.stringify(path)} is ${f.size} bytes; the per-file limit is ${Math.round(tierLimits.fileBytes / 1048576)} MB.`, paid);
   }
+  // A preflight for more than one drop may hold is refused before anything is held.
+  const total = entries.reduce((n, [, f]) => n + f.size, 0);
+  if (total > tierLimits.dropBytes) throw dropBytesError(total, tierLimits.dropBytes, paid);
   // The same path rules as a deploy (normalisation, duplicates, file-and-folder clashes).
   normalizeFiles(entries.map(([path]) => ({ path, bytes: new Uint8Array(0) })));
 

@@ -149,6 +149,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       zip_bytes: l.zipBytes,
       body_bytes: l.bodyBytes,
       file_bytes: l.fileBytes,
+      drop_bytes: l.dropBytes,
       decompression_ratio: l.decompressionRatio,
       ttl_min_seconds: l.ttlMinSeconds,
       ttl_max_seconds: l.ttlMaxSeconds,

@@ -80,7 +80,7 @@ export const deploy = {
         post: {
           operationId: "deploy",
           summary: "Create a drop from HTML, a FilesBody or a zip",
-          description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
+          description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. A drop's files total at most ${mb(free.dropBytes)} (anonymous, free), ${mb(pro.dropBytes)} (paid), however they arrive (413). ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
           security: optionalCredential,
           requestParams: { query: z.object({ ttl, name }), header: z.object({ "X-Upload-Token": uploadToken }) },
           requestBody: deployBody,
@@ -92,7 +92,7 @@ export const deploy = {
         post: {
           operationId: "appendToDrop",
           summary: "Append files to a drop you own (subscribers)",
-          description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files per drop in total (413 past it).`,
+          description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files and ${mb(pro.dropBytes)} per drop in total (413 past either).`,
           security: anyCredential,
           requestParams: { path: slugPath },
           requestBody: deployBody,
