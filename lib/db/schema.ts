@@ -184,6 +184,12 @@ export const deployGrants = pgTable(
     /** SHA-256 hex of the token. */
     id: text("id").primaryKey(),
     accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    /**
+     * The API key that asked for the grant: the grant works only while that key is live, so a
+     * revocation ends it too. Null for an ID token (not revocable; it outlives no grant by
+     * more than its hour) and for anonymous callers.
+     */
+    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
     /** The ttl asked for (seconds, already checked for the plan); null: the plan's default. */
     ttlSeconds: integer("ttl_seconds"),
     name: text("name"),
