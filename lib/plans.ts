@@ -23,6 +23,12 @@ export interface TierLimits {
    * after appends: what a zip of the plan may unpack to, for drops built from uploads too.
    */
   dropBytes: number;
+  /**
+   * Bytes one caller (an account; an anonymous client address) may hold named by preflights
+   * and uploads that no drop uses yet, until the holds end (UPLOAD_GRANT_SECONDS): two drops'
+   * worth. Past it a preflight or upload answers 413.
+   */
+  heldBytes: number;
   ttlMinSeconds: number;
   /** null: no maximum. */
   ttlMaxSeconds: number | null;
@@ -46,6 +52,7 @@ const paidBase = {
   decompressionRatio: 4,
   fileBytes: 100 * MB,
   dropBytes: 400 * MB,
+  heldBytes: 800 * MB,
   ttlMinSeconds: 60,
   ttlMaxSeconds: null,
   ttlDefaultSeconds: null,
@@ -63,6 +70,7 @@ export const limits: Record<Tier, TierLimits> = {
     decompressionRatio: 4,
     fileBytes: 25 * MB,
     dropBytes: 100 * MB,
+    heldBytes: 200 * MB,
     ttlMinSeconds: 60,
     ttlMaxSeconds: 30 * DAY,
     ttlDefaultSeconds: 30 * DAY,
@@ -81,6 +89,7 @@ export const limits: Record<Tier, TierLimits> = {
     decompressionRatio: 4,
     fileBytes: 25 * MB,
     dropBytes: 100 * MB,
+    heldBytes: 200 * MB,
     ttlMinSeconds: 60,
     ttlMaxSeconds: 7 * DAY,
     ttlDefaultSeconds: 7 * DAY,

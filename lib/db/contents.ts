@@ -126,7 +126,26 @@ export async function expiredHolds(db: Db, now: Date, limit: number): Promise<Ar
     .limit(limit);
 }
 
-export async function insertUploadGrant(db: Db, grant: { id: string; scope: string; accountId: string | null; expiresAt: Date }): Promise<void> {
+/**
+ * Bytes a caller holds that no drop uses: contents held past `now` and referenced by no file,
+ * in the account's scope, or in the scopes of an anonymous holder's live upload grants.
+ */
+export async function heldBytes(db: Db, whose: { scope: string } | { holder: string }, now: Date): Promise<number> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const scopes =
+    "scope" in whose
+      ? sql`c.scope = ${whose.scope}`
+      : sql`c.scope in (select g.scope from ${uploadGrants} g where g.holder = ${whose.holder} and g.expires_at > ${at})`;
+  const [row] = await rowsOf<{ n: number | string | null }>(
+    db,
+    sql`select coalesce(sum(c.size), 0) as n from ${contents} c
+        where ${scopes} and c.hold_until > ${at}
+          and not exists (select 1 from ${files} f where f.scope = c.scope and f.sha256 = c.sha256)`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+export async function insertUploadGrant(db: Db, grant: { id: string; scope: string; accountId: string | null; holder: string | null; expiresAt: Date }): Promise<void> {
   await db.insert(uploadGrants).values(grant);
 }
 

@@ -214,8 +214,13 @@ export const uploadGrants = pgTable(
     id: text("id").primaryKey(),
     scope: text("scope").notNull(),
     accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    /**
+     * Whose held bytes an anonymous preflight counts against: the SHA-256 of the client
+     * address (the address itself is not stored). Null for accounts, counted by their scope.
+     */
+    holder: text("holder"),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),
   },
-  (t) => [index("upload_grants_expires_idx").on(t.expiresAt)],
+  (t) => [index("upload_grants_expires_idx").on(t.expiresAt), index("upload_grants_holder_idx").on(t.holder)],
 );

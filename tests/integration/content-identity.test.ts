@@ -104,7 +104,7 @@ describe("bytes are accepted only when hash and size both match", () => {
     const pre = preflightResponseSchema.parse(await (await preflight({ "big.bin": { sha256, size: declared } }, bearer(a.apiKey))).json());
     expect(pre.missing).toEqual([sha256]);
     // Without a token the bytes decide: they are stored with their own size.
-    expect(await uploadContent(t.ctx, { account: a.account }, { sha256, bytes: real })).toEqual({ sha256, size: real.byteLength });
+    expect(await uploadContent(t.ctx, { account: a.account }, { sha256, bytes: real }, "203.0.113.7")).toEqual({ sha256, size: real.byteLength });
     const [row] = await t.ctx.db.select().from(contents).where(eq(contents.sha256, sha256));
     expect({ size: row?.size, stored: row?.storageRef !== null }).toEqual({ size: real.byteLength, stored: true });
     // A deploy naming the hash with the declared size is refused; the real size deploys.
