@@ -150,6 +150,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       body_bytes: l.bodyBytes,
       file_bytes: l.fileBytes,
       drop_bytes: l.dropBytes,
+      held_bytes: l.heldBytes,
       decompression_ratio: l.decompressionRatio,
       ttl_min_seconds: l.ttlMinSeconds,
       ttl_max_seconds: l.ttlMaxSeconds,
