@@ -130,7 +130,7 @@ export function dropQuotaError(caller: Pick<Caller, "account">, owned: number, m
 }
 
 /** The bytes files will take once stored: inline, zip entries (their checked sizes) and references alike. */
-export function inputBytes(files: InputFile[]): number {
+function inputBytes(files: InputFile[]): number {
   return files.reduce((n, f) => n + (f.ref?.size ?? f.source?.size ?? f.bytes.byteLength), 0);
 }
 
