@@ -51,6 +51,15 @@ export function plainText(v: unknown, field: string, maxBytes: number): string {
   return v;
 }
 
+/**
+ * The one rule for integers in a query string: decimal digits only, at most 15 of them (every
+ * such number is exact in a double). `Number()` would also take "1e2", "0x10", "0b1", " 7" and
+ * "" (as 0); those are refused by every caller (400) instead.
+ */
+export function queryInteger(raw: string): number | undefined {
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+}
+
 /** A claim of an identity provider we store (sub, email): bounded plain text, or not accepted. */
 export function isStorableClaim(v: string): boolean {
   return isPlainText(v) && utf8Bytes(v) <= INPUT_LIMITS.claimBytes;

@@ -18,6 +18,17 @@ export interface TierLimits {
   /** Unpacked bytes of a zip may be at most this multiple of the archive. */
   decompressionRatio: number;
   fileBytes: number;
+  /**
+   * Total bytes of one drop's files, however they arrive (HTML, JSON, zip, references) and
+   * after appends: what a zip of the plan may unpack to, for drops built from uploads too.
+   */
+  dropBytes: number;
+  /**
+   * Bytes one caller (an account; an anonymous client address) may hold named by preflights
+   * and uploads that no drop uses yet, until the holds end (UPLOAD_GRANT_SECONDS): two drops'
+   * worth. Past it a preflight or upload answers 413.
+   */
+  heldBytes: number;
   ttlMinSeconds: number;
   /** null: no maximum. */
   ttlMaxSeconds: number | null;
@@ -40,6 +51,8 @@ const paidBase = {
   bodyBytes: 10 * MB,
   decompressionRatio: 4,
   fileBytes: 100 * MB,
+  dropBytes: 400 * MB,
+  heldBytes: 800 * MB,
   ttlMinSeconds: 60,
   ttlMaxSeconds: null,
   ttlDefaultSeconds: null,
@@ -56,6 +69,8 @@ export const limits: Record<Tier, TierLimits> = {
     bodyBytes: 10 * MB,
     decompressionRatio: 4,
     fileBytes: 25 * MB,
+    dropBytes: 100 * MB,
+    heldBytes: 200 * MB,
     ttlMinSeconds: 60,
     ttlMaxSeconds: 30 * DAY,
     ttlDefaultSeconds: 30 * DAY,
@@ -73,6 +88,8 @@ export const limits: Record<Tier, TierLimits> = {
     bodyBytes: 10 * MB,
     decompressionRatio: 4,
     fileBytes: 25 * MB,
+    dropBytes: 100 * MB,
+    heldBytes: 200 * MB,
     ttlMinSeconds: 60,
     ttlMaxSeconds: 7 * DAY,
     ttlDefaultSeconds: 7 * DAY,

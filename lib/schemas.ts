@@ -206,6 +206,8 @@ export const limitsResponseSchema = z.object({
     zip_bytes: z.int(),
     body_bytes: z.int(),
     file_bytes: z.int(),
+    drop_bytes: z.int().describe("Total bytes of one drop's files, however they arrive (bodies, zips, references, appends); 413 past it."),
+    held_bytes: z.int().describe("Bytes of preflighted or uploaded contents that no drop uses yet, that one caller may hold; 413 past it."),
     decompression_ratio: z.number(),
     ttl_min_seconds: z.int(),
     ttl_max_seconds: z.int().nullable().describe("null: no maximum."),

@@ -20,7 +20,7 @@ export function Pricing() {
               </p>
               <ul>
                 <li>{l.filesPerRequest} files per deploy</li>
-                <li>{l.zipBytes / MB} MB zips, {l.fileBytes / MB} MB per file</li>
+                <li>{l.zipBytes / MB} MB zips, {l.fileBytes / MB} MB per file, {l.dropBytes / MB} MB per drop</li>
                 <li>Drops {l.ttlDefaultSeconds === null ? "never expire by default" : `last ${days(l.ttlDefaultSeconds)} by default`}</li>
                 <li>Up to {l.maxDrops?.toLocaleString("en-US")} drops</li>
                 {l.namedDrops && <li>Named drops with stable URLs</li>}

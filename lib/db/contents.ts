@@ -1,5 +1,5 @@
 import { and, eq, gt, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import { anyOf, sqlArray } from "./arrays";
+import { sqlArray } from "./arrays";
 import type { Db } from "./client";
 import { contents, files, uploadGrants, type ContentRow } from "./schema";
 
@@ -18,6 +18,16 @@ export interface ContentKey {
 
 export type PinnedContent = Pick<ContentRow, "sha256" | "size" | "storageRef">;
 
+/**
+ * The rows of `shas` in a scope, locked in hash order (a subquery for `(scope, sha256) in (…)`).
+ * Every statement that writes several content rows takes their locks in this one order (the
+ * pin upsert inserts in it), so requests writing overlapping sets queue instead of deadlocking:
+ * found, parallel appends sharing contents in different orders answered 503 on a deadlock.
+ */
+function lockedInHashOrder(scope: string, shas: string[]): SQL {
+  return sql`select c.scope, c.sha256 from ${contents} c where c.scope = ${scope} and c.sha256 = any(${sqlArray([...new Set(shas)].sort(), "text")}) order by c.sha256 for update`;
+}
+
 /** Rows of a raw `db.execute` (every driver here answers {rows}). */
 async function rowsOf<T>(db: Db, q: SQL): Promise<T[]> {
   return ((await db.execute(q)) as { rows: T[] }).rows;
@@ -26,35 +36,53 @@ async function rowsOf<T>(db: Db, q: SQL): Promise<T[]> {
 /**
  * Pins contents of a scope (creating absent rows without bytes) and returns their rows, in one
  * statement whatever their number (the keys go as two arrays, see ./arrays).
+ *
+ * A content is its hash and its size. A size that no bytes ever matched (a row without bytes)
+ * binds nobody: a pin with another size replaces it, and its hold starts over from this pin's
+ * instead of being pushed further. A row with stored bytes keeps its size, which those bytes
+ * were verified to have, and its hold, unless `verified` says the caller holds bytes of this
+ * hash whose size it counted itself: then the row takes that size and drops its ref, so the
+ * caller stores the bytes anew. A caller without verified bytes compares the returned size with
+ * the one it declared.
  */
-export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date): Promise<PinnedContent[]> {
+export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date, verified = false): Promise<PinnedContent[]> {
   if (keys.length === 0) return [];
+  const ordered = [...keys].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
   const hold = holdUntil ? sql`${holdUntil.toISOString()}::timestamptz` : sql`null::timestamptz`;
+  // In SET, every column of contents names the row as it was before this statement.
+  const sameSize = sql`${contents}.size = excluded.size`;
+  const resizable = verified ? sql`true` : sql`${contents}.storage_ref is null`;
   const rows = await rowsOf<{ sha256: string; size: number | string | bigint; storage_ref: string | null }>(
     db,
     sql`insert into ${contents} (scope, sha256, size, pins, pinned_at, hold_until)
         select ${scope}, u.sha256, u.size, 1, ${now.toISOString()}::timestamptz, ${hold}
-        from unnest(${sqlArray(keys.map((k) => k.sha256), "text")}, ${sqlArray(keys.map((k) => k.size), "bigint")}) as u(sha256, size)
-        on conflict (scope, sha256) do update set pins = ${contents}.pins + 1, pinned_at = excluded.pinned_at${
-          holdUntil ? sql`, hold_until = greatest(${contents}.hold_until, excluded.hold_until)` : sql``
-        }
+        from unnest(${sqlArray(ordered.map((k) => k.sha256), "text")}, ${sqlArray(ordered.map((k) => k.size), "bigint")}) as u(sha256, size)
+        order by u.sha256
+        on conflict (scope, sha256) do update set pins = ${contents}.pins + 1, pinned_at = excluded.pinned_at,
+          size = case when ${sameSize} or not (${resizable}) then ${contents}.size else excluded.size end,
+          storage_ref = case when ${sameSize} then ${contents}.storage_ref when ${resizable} then null else ${contents}.storage_ref end${
+            holdUntil
+              ? sql`, hold_until = case when ${sameSize} then greatest(${contents}.hold_until, excluded.hold_until) when ${resizable} then excluded.hold_until else ${contents}.hold_until end`
+              : sql``
+          }
         returning sha256, size, storage_ref`,
   );
   return rows.map((r) => ({ sha256: r.sha256, size: Number(r.size), storageRef: r.storage_ref }));
 }
 
-/** Records where the verified bytes of a content are stored. */
-export async function markContentStored(db: Db, scope: string, sha256: string, storageRef: string): Promise<void> {
-  await db.update(contents).set({ storageRef }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+/** Records where the verified bytes of a content are stored, and their size (which they, not a declaration, decide). */
+export async function markContentStored(db: Db, scope: string, sha256: string, storageRef: string, size: number): Promise<void> {
+  await db.update(contents).set({ storageRef, size }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
 }
 
-/** Records where the verified bytes of several contents are stored, in one statement (two arrays). */
-export async function markContentsStored(db: Db, scope: string, stored: Array<{ sha256: string; storageRef: string }>): Promise<void> {
+/** Records where the verified bytes of several contents are stored, and their sizes, in one statement (three arrays). */
+export async function markContentsStored(db: Db, scope: string, stored: Array<{ sha256: string; storageRef: string; size: number }>): Promise<void> {
   if (stored.length === 0) return;
   await db.execute(
-    sql`update ${contents} set storage_ref = u.ref
-        from unnest(${sqlArray(stored.map((s) => s.sha256), "text")}, ${sqlArray(stored.map((s) => s.storageRef), "text")}) as u(sha256, ref)
-        where ${contents}.scope = ${scope} and ${contents}.sha256 = u.sha256`,
+    sql`update ${contents} set storage_ref = u.ref, size = u.size
+        from unnest(${sqlArray(stored.map((s) => s.sha256), "text")}, ${sqlArray(stored.map((s) => s.storageRef), "text")}, ${sqlArray(stored.map((s) => s.size), "bigint")}) as u(sha256, ref, size)
+        where ${contents}.scope = ${scope} and ${contents}.sha256 = u.sha256
+          and (${contents}.scope, ${contents}.sha256) in (${lockedInHashOrder(scope, stored.map((s) => s.sha256))})`,
   );
 }
 
@@ -63,7 +91,7 @@ export async function unpinContents(db: Db, scope: string, shas: string[]): Prom
   await db
     .update(contents)
     .set({ pins: sql`greatest(${contents.pins} - 1, 0)` })
-    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas)));
+    .where(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`);
 }
 
 /**
@@ -75,7 +103,7 @@ export async function pinStoredContents(db: Db, scope: string, shas: string[], n
   return db
     .update(contents)
     .set({ pins: sql`${contents.pins} + 1`, pinnedAt: now })
-    .where(and(eq(contents.scope, scope), anyOf(contents.sha256, shas), isNotNull(contents.storageRef)))
+    .where(and(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`, isNotNull(contents.storageRef)))
     .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
 }
 
@@ -98,7 +126,26 @@ export async function expiredHolds(db: Db, now: Date, limit: number): Promise<Ar
     .limit(limit);
 }
 
-export async function insertUploadGrant(db: Db, grant: { id: string; scope: string; accountId: string | null; expiresAt: Date }): Promise<void> {
+/**
+ * Bytes a caller holds that no drop uses: contents held past `now` and referenced by no file,
+ * in the account's scope, or in the scopes of an anonymous holder's live upload grants.
+ */
+export async function heldBytes(db: Db, whose: { scope: string } | { holder: string }, now: Date): Promise<number> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const scopes =
+    "scope" in whose
+      ? sql`c.scope = ${whose.scope}`
+      : sql`c.scope in (select g.scope from ${uploadGrants} g where g.holder = ${whose.holder} and g.expires_at > ${at})`;
+  const [row] = await rowsOf<{ n: number | string | null }>(
+    db,
+    sql`select coalesce(sum(c.size), 0) as n from ${contents} c
+        where ${scopes} and c.hold_until > ${at}
+          and not exists (select 1 from ${files} f where f.scope = c.scope and f.sha256 = c.sha256)`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+export async function insertUploadGrant(db: Db, grant: { id: string; scope: string; accountId: string | null; holder: string | null; expiresAt: Date }): Promise<void> {
   await db.insert(uploadGrants).values(grant);
 }
 

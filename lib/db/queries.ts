@@ -120,14 +120,16 @@ export async function replaceDropFiles(
   });
 }
 
-export type AppendOutcome = { ok: true; drop: DropRow } | { ok: false; reason: "gone" | "too_many"; total: number } | { ok: false; reason: "exists"; path: string };
+/** total: the drop's files (too_many) or bytes (too_large) when the append was refused. */
+export type AppendOutcome = { ok: true; drop: DropRow } | { ok: false; reason: "gone" | "too_many" | "too_large"; total: number } | { ok: false; reason: "exists"; path: string };
 
-/** Adds files to a drop under a row lock, so concurrent appends cannot pass `maxTotal`. */
-export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], maxTotal: number, now: Date): Promise<AppendOutcome> {
+/** Adds files to a drop under a row lock, so concurrent appends cannot pass its file or byte maximum. */
+export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], max: { files: number; bytes: number }, now: Date): Promise<AppendOutcome> {
   return db.transaction(async (tx): Promise<AppendOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { ok: false, reason: "gone", total: 0 };
-    if (locked.fileCount + rows.length > maxTotal) return { ok: false, reason: "too_many", total: locked.fileCount };
+    if (locked.fileCount + rows.length > max.files) return { ok: false, reason: "too_many", total: locked.fileCount };
+    if (locked.totalBytes + rows.reduce((n, r) => n + r.size, 0) > max.bytes) return { ok: false, reason: "too_large", total: locked.totalBytes };
     const clash = await tx
       .select({ path: files.path })
       .from(files)

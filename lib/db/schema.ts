@@ -184,6 +184,12 @@ export const deployGrants = pgTable(
     /** SHA-256 hex of the token. */
     id: text("id").primaryKey(),
     accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    /**
+     * The API key that asked for the grant: the grant works only while that key is live, so a
+     * revocation ends it too. Null for an ID token (not revocable; it outlives no grant by
+     * more than its hour) and for anonymous callers.
+     */
+    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
     /** The ttl asked for (seconds, already checked for the plan); null: the plan's default. */
     ttlSeconds: integer("ttl_seconds"),
     name: text("name"),
@@ -208,8 +214,13 @@ export const uploadGrants = pgTable(
     id: text("id").primaryKey(),
     scope: text("scope").notNull(),
     accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    /**
+     * Whose held bytes an anonymous preflight counts against: the SHA-256 of the client
+     * address (the address itself is not stored). Null for accounts, counted by their scope.
+     */
+    holder: text("holder"),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),
   },
-  (t) => [index("upload_grants_expires_idx").on(t.expiresAt)],
+  (t) => [index("upload_grants_expires_idx").on(t.expiresAt), index("upload_grants_holder_idx").on(t.holder)],
 );

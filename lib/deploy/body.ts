@@ -25,6 +25,15 @@ export function upgradeHint(paid: boolean): { hint?: string; upgrade?: boolean }
   return paid ? {} : { hint: "Paid plans raise this limit; see upgrade_url.", upgrade: true };
 }
 
+/** A drop past its plan's total bytes (every way of writing files checks it: deploys, zips, references, appends). */
+export function dropBytesError(bytes: number, max: number, paid: boolean, appending = false): ApiError {
+  const what = appending ? `Appending these files would make the drop ${bytes} bytes` : `These files are ${bytes} bytes`;
+  return new ApiError("payload_too_large", `${what}; a drop holds at most ${fmt(max)} (${max} bytes) on this plan.`, {
+    docs: "limits",
+    ...(paid ? { hint: "Split the content into several drops." } : { hint: "Split the content into several drops; paid plans hold more per drop (see upgrade_url).", upgrade: true }),
+  });
+}
+
 export function fileCapError(count: number, max: number, paid: boolean): ApiError {
   return new ApiError("file_cap_exceeded", `This request has ${count} files; the limit is ${max} per request.`, {
     docs: "limits",

@@ -6,7 +6,8 @@ import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES } from "../plans";
 import { mapLimit, type Storage } from "../storage/types";
 import { collectYoungGarbage } from "./garbage";
-import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type PinnedContent } from "../db/contents";
+import { oneSizePerHash } from "./hashes";
+import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type ContentKey, type PinnedContent } from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
 import { contentTypeFor } from "../files/content-type";
@@ -20,6 +21,8 @@ import { contentTypeFor } from "../files/content-type";
 const PUT_CONCURRENCY = 8;
 /** Direct uploads read back at once by one deploy. */
 const VERIFY_CONCURRENCY = 4;
+/** Stored objects of referenced contents whose size is checked at once by one deploy. */
+const SIZE_CHECK_CONCURRENCY = 8;
 /** Deferred entries (zip) inflated at once: Node's zlib runs them on its thread pool (4 threads). */
 const READ_CONCURRENCY = 4;
 /**
@@ -66,7 +69,7 @@ class ContentBatch {
   readonly pinned = new Set<string>();
   readonly refs = new Map<string, string | null>();
   /** Contents this deploy wrote that are not recorded as stored yet (see `record`). */
-  private readonly written: Array<{ sha256: string; storageRef: string }> = [];
+  private readonly written: Array<{ sha256: string; storageRef: string; size: number }> = [];
 
   constructor(
     private readonly ctx: AppContext,
@@ -88,7 +91,7 @@ class ContentBatch {
     if (!this.pinned.has(sha256)) {
       let rows: PinnedContent[];
       try {
-        rows = await pinContents(this.ctx.db, this.scope, [{ sha256, size }], new Date(this.ctx.now()));
+        rows = await pinContents(this.ctx.db, this.scope, [{ sha256, size }], new Date(this.ctx.now()), undefined, true);
       } catch (err) {
         throw upstreamUnavailable("database", err);
       }
@@ -104,7 +107,7 @@ class ContentBatch {
       throw upstreamUnavailable("file storage", err);
     }
     try {
-      await markContentsStored(this.ctx.db, this.scope, [{ sha256, storageRef }]);
+      await markContentsStored(this.ctx.db, this.scope, [{ sha256, storageRef, size }]);
     } catch (err) {
       throw upstreamUnavailable("database", err);
     }
@@ -120,7 +123,7 @@ class ContentBatch {
     const keys = [...items].filter(([sha]) => !this.pinned.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
     let rows: PinnedContent[];
     try {
-      rows = await pinContents(this.ctx.db, this.scope, keys, new Date(this.ctx.now()));
+      rows = await pinContents(this.ctx.db, this.scope, keys, new Date(this.ctx.now()), undefined, true);
     } catch (err) {
       throw upstreamUnavailable("database", err);
     }
@@ -132,7 +135,7 @@ class ContentBatch {
         PUT_CONCURRENCY,
         async (k) => {
           const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
-          this.written.push({ sha256: k.sha256, storageRef });
+          this.written.push({ sha256: k.sha256, storageRef, size: k.size });
           this.refs.set(k.sha256, storageRef);
         },
       );
@@ -260,12 +263,17 @@ async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: 
 
 /**
  * Pins the stored contents that files given by reference name (those not also sent inline).
- * A reference the scope has no stored bytes for, or with another size, is unusable: every pin
- * is released and the deploy answers 400 listing the unusable hashes (the envelope's `unusable`).
+ * A content is its hash and its size: every reference to a hash must name the size of its bytes
+ * (two sizes for one hash, or a size other than inline bytes of that hash, are 400), and a
+ * reference the scope has no stored bytes for, or whose row or stored object has another size,
+ * is unusable: every pin is released and the deploy answers 400 listing the unusable hashes
+ * (the envelope's `unusable`).
  */
 async function pinReferences(ctx: AppContext, scope: string, input: InputFile[], inline: Map<string, Uint8Array>): Promise<PinnedContent[]> {
-  const wanted = new Map<string, number>();
-  for (const f of input) if (f.ref && !inline.has(f.ref.sha256)) wanted.set(f.ref.sha256, f.ref.size);
+  const sizes = new Map(oneSizePerHash(input.flatMap((f): Array<[string, ContentKey]> => (f.ref ? [[f.path, f.ref]] : []))));
+  const inlineMismatch = [...sizes].filter(([sha, size]) => inline.has(sha) && inline.get(sha)!.byteLength !== size).map(([sha]) => sha);
+  if (inlineMismatch.length > 0) throw unusableReferences(inlineMismatch);
+  const wanted = new Map([...sizes].filter(([sha]) => !inline.has(sha)));
   if (wanted.size === 0) return [];
   let pinned: PinnedContent[];
   try {
@@ -273,22 +281,24 @@ async function pinReferences(ctx: AppContext, scope: string, input: InputFile[],
   } catch (err) {
     throw upstreamUnavailable("database", err);
   }
-  // Contents a client may have uploaded straight to storage: verified now, before any file uses them.
-  const unverified = ctx.storage.direct ? [...wanted].filter(([sha, size]) => size > APP_UPLOAD_MAX_BYTES && !pinned.some((p) => p.sha256 === sha)) : [];
-  if (unverified.length > 0) {
-    try {
+  try {
+    // Contents a client may have uploaded straight to storage: verified now, before any file uses them.
+    const unverified = ctx.storage.direct ? [...wanted].filter(([sha, size]) => size > APP_UPLOAD_MAX_BYTES && !pinned.some((p) => p.sha256 === sha)) : [];
+    if (unverified.length > 0) {
       const verified = (await mapLimit(unverified, VERIFY_CONCURRENCY, async ([sha]) => ((await verifyDirectUpload(ctx, scope, sha)) ? [sha] : []))).flat();
       pinned.push(...(await pinStoredContents(ctx.db, scope, verified, new Date(ctx.now()))));
-    } catch (err) {
-      await releaseContents(ctx, scope, pinned.map((p) => p.sha256), { purge: false });
-      throw upstreamUnavailable("file storage", err);
     }
-  }
-  const found = new Map(pinned.map((p) => [p.sha256, p]));
-  const unusable = [...wanted].filter(([sha, size]) => found.get(sha)?.size !== size).map(([sha]) => sha);
-  if (unusable.length > 0) {
+    // The stored objects themselves, before a drop goes live with them: each is the size its row says.
+    const sizeOk = await mapLimit(pinned, SIZE_CHECK_CONCURRENCY, async (p) => p.storageRef !== null && (await ctx.storage.size(p.storageRef)) === p.size);
+    pinned.forEach((p, i) => {
+      if (!sizeOk[i]) console.error(`[contents] stored object of ${scope}/${p.sha256} is not the ${p.size} bytes its row says; refused as a reference`);
+    });
+    const found = new Map(pinned.filter((_, i) => sizeOk[i]).map((p) => [p.sha256, p]));
+    const unusable = [...wanted].filter(([sha, size]) => found.get(sha)?.size !== size).map(([sha]) => sha);
+    if (unusable.length > 0) throw unusableReferences(unusable);
+  } catch (err) {
     await releaseContents(ctx, scope, pinned.map((p) => p.sha256), { purge: false });
-    throw unusableReferences(unusable);
+    throw err instanceof ApiError ? err : upstreamUnavailable("file storage", err);
   }
   return pinned;
 }
@@ -310,7 +320,7 @@ export async function verifyDirectUpload(ctx: AppContext, scope: string, sha256:
     await ctx.storage.delete(found.ref);
     return false;
   }
-  await markContentStored(ctx.db, scope, sha256, found.ref);
+  await markContentStored(ctx.db, scope, sha256, found.ref, row.size);
   return true;
 }
 

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { DEPLOY_GRANT_TOKEN_PATTERN } from "../patterns";
 import type { AppContext } from "../context";
-import { ApiError } from "../errors";
+import { ApiError, authRequired } from "../errors";
 import { withDb } from "../db/errors";
-import { findAccount } from "../db/accounts";
+import { findAccount, findLiveKey } from "../db/accounts";
 import { findDeployGrant, insertDeployGrant, purgeDeployGrants, returnDeployGrant, takeDeployGrant } from "../db/grants";
 import type { DeployGrantRow } from "../db/schema";
 import { sha256Hex } from "../ids";
@@ -51,6 +51,7 @@ export async function issueDeployGrant(ctx: AppContext, req: Request, caller: Ca
     insertDeployGrant(ctx.db, {
       id: sha256Hex(token),
       accountId: caller.account?.id ?? null,
+      apiKeyId: caller.via === "api_key" ? caller.credentialKey.slice("key:".length) : null,
       ttlSeconds: input.ttl ?? null,
       name: input.name ?? null,
       createdAt: new Date(now),
@@ -79,10 +80,19 @@ function unknownGrant(): ApiError {
   return new ApiError("not_found", "No such one-time deploy URL.", { hint: "Ask for a new one with the MCP tool deploy_directory.", docs: "deploy-once" });
 }
 
-/** The caller a grant deploys as: its account (as it is now), or anonymous. */
+/**
+ * The caller a grant deploys as: its account (as it is now), or anonymous. A grant an API key
+ * asked for lives only as long as that key: once it is revoked the grant answers as the revoked
+ * key would (401 auth_required), on its next request.
+ */
 async function grantCaller(ctx: AppContext, grant: DeployGrantRow): Promise<Caller> {
   if (grant.accountId === null) return anonymousCaller;
-  const accountId = grant.accountId;
+  const { accountId, apiKeyId } = grant;
+  if (apiKeyId !== null) {
+    const live = await withDb(() => findLiveKey(ctx.db, apiKeyId));
+    if (!live || live.account.id !== accountId) throw authRequired();
+    return { account: live.account, via: "deploy_grant", credentialKey: `grant:${grant.id}` };
+  }
   const account = await withDb(() => findAccount(ctx.db, accountId));
   if (!account) throw unknownGrant();
   return { account, via: "deploy_grant", credentialKey: `grant:${grant.id}` };

@@ -23,6 +23,7 @@ import type { Caller } from "../auth/caller";
 import type { InputFile } from "./paths";
 import { accountScope, anonymousDropScope, purgeUnused, releaseContents, storeContents } from "./contents";
 import { reportFor, scanWhileStoring } from "./report";
+import { dropBytesError } from "./body";
 
 // Creating, replacing and appending to drops. Contents are stored first (content-addressed,
 // see ./contents), pinned while the rows follow in one transaction. A failure at either step
@@ -128,7 +129,15 @@ export function dropQuotaError(caller: Pick<Caller, "account">, owned: number, m
       });
 }
 
+/** The bytes files will take once stored: inline, zip entries (their checked sizes) and references alike. */
+function inputBytes(files: InputFile[]): number {
+  return files.reduce((n, f) => n + (f.ref?.size ?? f.source?.size ?? f.bytes.byteLength), 0);
+}
+
 export async function createDrop(ctx: AppContext, caller: Caller, input: DeployInput): Promise<DeployResponse> {
+  const tier = tierOf(caller);
+  const bytes = inputBytes(input.files);
+  if (bytes > limits[tier].dropBytes) throw dropBytesError(bytes, limits[tier].dropBytes, isPaid(tier));
   if (input.name !== undefined && caller.account) return deployNamed(ctx, caller, { ...input, name: input.name });
   await checkDropQuota(ctx, caller);
   return insertNewDrop(ctx, caller, input);
@@ -244,15 +253,19 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
   if (!drop || drop.ownerId !== account.id || (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now())) throw absent();
   if (drop.fileCount + files.length > maxTotal) throw totalError(drop.fileCount, files.length, maxTotal);
+  const maxBytes = limits[tier].dropBytes;
+  const adding = inputBytes(files);
+  if (drop.totalBytes + adding > maxBytes) throw dropBytesError(drop.totalBytes + adding, maxBytes, true, true);
   // The drop's paths, for the report's references (read before storing: a failure changes nothing).
   const existing = await withDb(() => listDropFiles(ctx.db, drop.id, maxTotal));
   const now = new Date(ctx.now());
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files);
   const { rows } = stored;
   const report = reportFor(ctx, files, rows, existing.map((f) => f.path));
-  const outcome = await commitOrRelease(ctx, stored, () => appendDropFiles(ctx.db, drop.id, rows, maxTotal, now), (o) => o.ok);
+  const outcome = await commitOrRelease(ctx, stored, () => appendDropFiles(ctx.db, drop.id, rows, { files: maxTotal, bytes: maxBytes }, now), (o) => o.ok);
   if (!outcome.ok) {
     if (outcome.reason === "too_many") throw totalError(outcome.total, files.length, maxTotal);
+    if (outcome.reason === "too_large") throw dropBytesError(outcome.total + adding, maxBytes, true, true);
     if (outcome.reason === "exists") {
       throw new ApiError("invalid_request", `The drop already has a file at ${JSON.stringify(outcome.path)}.`, {
         hint: "Append adds new paths only; redeploy the named drop to replace content.",

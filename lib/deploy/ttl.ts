@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { queryInteger } from "../input";
 import type { TierLimits } from "../plans";
 
 /**
@@ -13,10 +14,10 @@ export const TTL_CEILING_SECONDS = 100 * 365 * 24 * 60 * 60;
  */
 export function resolveTtl(raw: string | null, limits: TierLimits, paid: boolean): number | null {
   if (raw === null) return limits.ttlDefaultSeconds;
-  if (!/^\d{1,12}$/.test(raw)) {
-    throw new ApiError("invalid_ttl", "ttl must be a whole number of seconds.", { hint: "For example ttl=3600 for one hour.", docs: "ttl" });
+  const ttl = queryInteger(raw);
+  if (ttl === undefined) {
+    throw new ApiError("invalid_ttl", "ttl must be a whole number of seconds, in decimal digits.", { hint: "For example ttl=3600 for one hour.", docs: "ttl" });
   }
-  const ttl = Number(raw);
   if (ttl < limits.ttlMinSeconds) {
     throw new ApiError("invalid_ttl", `ttl must be at least ${limits.ttlMinSeconds} seconds.`, { docs: "ttl" });
   }

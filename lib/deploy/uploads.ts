@@ -3,18 +3,21 @@ import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { withDb } from "../db/errors";
-import { findContent, findUploadGrant, insertUploadGrant, markContentStored, pinContents, unpinContents } from "../db/contents";
+import { findContent, findUploadGrant, heldBytes, insertUploadGrant, markContentStored, pinContents, unpinContents } from "../db/contents";
 import { readBodyCapped } from "../http";
 import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES, isPaid, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import { preflightBodySchema, type PreflightResponse } from "../schemas";
 import { mapLimit } from "../storage/types";
 import { optionalCaller, type Caller } from "../auth/caller";
-import { fileCapError, parseJsonStrict, tooLargeError } from "./body";
+import { dropBytesError, fileCapError, parseJsonStrict, tooLargeError } from "./body";
 import { normalizeFiles } from "./paths";
 import { accountScope, contentKey, verifyDirectUpload } from "./contents";
+import { oneSizePerHash } from "./hashes";
 import { tierOf } from "./store";
 import { preflightCaller } from "./grants";
+import { clientAddress } from "../ratelimit/address";
+import { enforceLimit } from "../ratelimit/guard";
 
 // The upload protocol: POST /deploy/preflight names the files by hash and size and answers
 // which contents are missing and where to PUT them; PUT /deploy/uploads/{token}/{sha256}
@@ -50,7 +53,7 @@ async function preflightFor(ctx: AppContext, caller: Pick<Caller, "account">, re
   const buf = await readBodyCapped(req, limits[tier].bodyBytes, () => tooLargeError("Preflight bodies are limited like JSON deploy bodies.", isPaid(tier)));
   const raw = parseJsonStrict(new TextDecoder().decode(buf), PREFLIGHT_HINT);
   if (!raw || typeof raw !== "object") throw invalidPreflight([], "expected an object");
-  return preflightFiles(ctx, caller, (raw as { files?: unknown }).files);
+  return preflightFiles(ctx, caller, (raw as { files?: unknown }).files, clientAddress(req, ctx.env));
 }
 
 const PREFLIGHT_HINT = 'Send {"files": {"index.html": {"sha256": "<64 hex>", "size": 12}}}.';
@@ -65,7 +68,9 @@ function invalidPreflight(path: PropertyKey[], message: string): ApiError {
  * from JSON) like a deploy's, holds the contents the caller's scope already has, and answers
  * the missing ones with their upload targets.
  */
-export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "account">, files: unknown): Promise<PreflightResponse> {
+export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "account">, files: unknown, address: string): Promise<PreflightResponse> {
+  // Anonymous preflights at the deploy rate per address, an account's per account (lib/ratelimit/policy.ts).
+  await (caller.account ? enforceLimit(ctx, "preflightAccount", caller.account.id) : enforceLimit(ctx, "preflight", address));
   const tier = tierOf(caller);
   const tierLimits = limits[tier];
   const paid = isPaid(tier);
@@ -80,6 +85,9 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   for (const [path, f] of entries) {
     if (f.size > tierLimits.fileBytes) throw tooLargeError(`The file ${JSON.stringify(path)} is ${f.size} bytes; the per-file limit is ${Math.round(tierLimits.fileBytes / 1048576)} MB.`, paid);
   }
+  // A preflight for more than one drop may hold is refused before anything is held.
+  const total = entries.reduce((n, [, f]) => n + f.size, 0);
+  if (total > tierLimits.dropBytes) throw dropBytesError(total, tierLimits.dropBytes, paid);
   // The same path rules as a deploy (normalisation, duplicates, file-and-folder clashes).
   normalizeFiles(entries.map(([path]) => ({ path, bytes: new Uint8Array(0) })));
 
@@ -88,14 +96,24 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   const scope = caller.account ? accountScope(caller.account.id) : preflightScope(grantId);
   const now = new Date(ctx.now());
   const expiresAt = new Date(now.getTime() + UPLOAD_GRANT_SECONDS * 1000);
-  const keys = [...new Map(entries.map(([, f]) => [f.sha256, f.size])).entries()].map(([sha256, size]) => ({ sha256, size }));
-  const rows = await withDb(async () => {
-    await insertUploadGrant(ctx.db, { id: grantId, scope, accountId: caller.account?.id ?? null, expiresAt });
-    // Held until the grant expires, so nothing the caller is told it has goes before its deploy.
-    const pinned = await pinContents(ctx.db, scope, keys, now, expiresAt);
-    await unpinContents(ctx.db, scope, keys.map((k) => k.sha256));
-    return pinned;
-  });
+  const keys = oneSizePerHash(entries).map(([sha256, size]) => ({ sha256, size }));
+  const holder = caller.account ? null : sha256Hex(address);
+  const rows = await withDb(() =>
+    ctx.db.transaction(async (tx) => {
+      await insertUploadGrant(tx, { id: grantId, scope, accountId: caller.account?.id ?? null, holder, expiresAt });
+      // Held until the grant expires, so nothing the caller is told it has goes before its deploy.
+      const pinned = await pinContents(tx, scope, keys, now, expiresAt);
+      await unpinContents(tx, scope, keys.map((k) => k.sha256));
+      // Stored bytes decide a content's size: a preflight that says otherwise changes nothing.
+      const declared = new Map(keys.map((k) => [k.sha256, k.size]));
+      const wrong = pinned.filter((r) => r.size !== declared.get(r.sha256));
+      if (wrong.length > 0) throw storedSizeConflict(wrong);
+      // What the caller now holds for no drop, this preflight's contents included.
+      const held = await heldBytes(tx, holder ? { holder } : { scope }, now);
+      if (held > tierLimits.heldBytes) throw heldBytesError(held, tierLimits.heldBytes, paid);
+      return pinned;
+    }),
+  );
   const uploads = await mapLimit(
     rows.filter((r) => r.storageRef === null),
     TARGET_CONCURRENCY,
@@ -122,6 +140,23 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   };
 }
 
+function heldBytesError(held: number, max: number, paid: boolean): ApiError {
+  return new ApiError("payload_too_large", `This would hold ${held} bytes of uploads that no drop uses; a caller may hold at most ${Math.round(max / 1048576)} MB (${max} bytes) on this plan.`, {
+    hint: `Deploy what you uploaded, or wait: uploads no deploy uses are let go after ${UPLOAD_GRANT_SECONDS / 60} minutes.${paid ? "" : " Paid plans hold more; see upgrade_url."}`,
+    docs: "uploads",
+    upgrade: !paid,
+  });
+}
+
+function storedSizeConflict(wrong: Array<{ sha256: string; size: number }>): ApiError {
+  const [first] = wrong;
+  const more = wrong.length > 1 ? ` (and ${wrong.length - 1} more)` : "";
+  return new ApiError("invalid_request", `The content ${first!.sha256} is stored with ${first!.size} bytes${more}; the preflight names it with another size.`, {
+    hint: "Send each file's real size: a hash names one content of one size.",
+    docs: "uploads",
+  });
+}
+
 /**
  * The content scope a deploy's files use: the account's, or for an anonymous caller with a
  * live upload token the preflight's; undefined: the drop's own (references are then unusable).
@@ -140,10 +175,12 @@ function absentTarget(): ApiError {
 }
 
 /** The live grant of an upload token and its content row of `sha256` (what a preflight named); throws not_found. */
-async function uploadTarget(ctx: AppContext, token: string, sha256: string, now: Date) {
+async function uploadTarget(ctx: AppContext, token: string, sha256: string, now: Date, address: string) {
   if (!UPLOAD_TOKEN_PATTERN.test(token) || !SHA256_HEX_PATTERN.test(sha256)) throw absentTarget();
   const grant = await withDb(() => findUploadGrant(ctx.db, sha256Hex(token), now));
   if (!grant) throw absentTarget();
+  // Anonymous uploads, per address (an account's are bounded by its preflights and held bytes).
+  if (grant.accountId === null) await enforceLimit(ctx, "upload", address);
   const row = await withDb(() => findContent(ctx.db, grant.scope, sha256));
   if (!row) throw absentTarget();
   return { scope: grant.scope, size: row.size, holdUntil: grant.expiresAt };
@@ -152,7 +189,7 @@ async function uploadTarget(ctx: AppContext, token: string, sha256: string, now:
 /** PUT /deploy/uploads/{token}/{sha256}: streams one content into storage, verified. */
 export async function receiveUpload(ctx: AppContext, req: Request, token: string, sha256: string): Promise<{ sha256: string; size: number }> {
   const now = new Date(ctx.now());
-  const target = await uploadTarget(ctx, token, sha256, now);
+  const target = await uploadTarget(ctx, token, sha256, now, clientAddress(req, ctx.env));
   const declared = req.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) !== target.size) {
     throw new ApiError("invalid_request", `The body is ${declared} bytes; this content is ${target.size} bytes.`, { docs: "uploads" });
@@ -165,7 +202,7 @@ export async function receiveUpload(ctx: AppContext, req: Request, token: string
  * like a PUT to its upload target. With an upload token it goes where that preflight's targets
  * go; without one an account's content goes into the account's scope, held like a preflight's.
  */
-export async function uploadContent(ctx: AppContext, caller: Pick<Caller, "account">, input: { sha256: string; bytes: Uint8Array; uploadToken?: string }): Promise<{ sha256: string; size: number }> {
+export async function uploadContent(ctx: AppContext, caller: Pick<Caller, "account">, input: { sha256: string; bytes: Uint8Array; uploadToken?: string }, address: string): Promise<{ sha256: string; size: number }> {
   const { sha256, bytes } = input;
   const tier = tierOf(caller);
   if (bytes.byteLength > limits[tier].fileBytes) {
@@ -177,16 +214,21 @@ export async function uploadContent(ctx: AppContext, caller: Pick<Caller, "accou
   const now = new Date(ctx.now());
   let target: { scope: string; size: number; holdUntil: Date };
   if (input.uploadToken !== undefined) {
-    target = await uploadTarget(ctx, input.uploadToken, sha256, now);
+    target = await uploadTarget(ctx, input.uploadToken, sha256, now, address);
   } else if (caller.account) {
-    target = { scope: accountScope(caller.account.id), size: bytes.byteLength, holdUntil: new Date(now.getTime() + UPLOAD_GRANT_SECONDS * 1000) };
+    const scope = accountScope(caller.account.id);
+    // Held like a preflight's contents, so bounded like them.
+    const held = (await withDb(() => heldBytes(ctx.db, { scope }, now))) + bytes.byteLength;
+    if (held > limits[tier].heldBytes) throw heldBytesError(held, limits[tier].heldBytes, isPaid(tier));
+    target = { scope, size: bytes.byteLength, holdUntil: new Date(now.getTime() + UPLOAD_GRANT_SECONDS * 1000) };
   } else {
     throw new ApiError("invalid_request", "Anonymous uploads need the upload_token of a preflight.", { hint: "Call the preflight first and pass its upload_token.", docs: "uploads" });
   }
   if (target.size !== bytes.byteLength) {
     throw new ApiError("invalid_request", `The content is ${bytes.byteLength} bytes; the preflight declared ${target.size}.`, { hint: MISMATCH_HINT, docs: "uploads" });
   }
-  return storeUpload(ctx, { ...target, sha256 }, new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), now);
+  // The bytes are in hand, hashed and counted: their size is the content's (see pinContents).
+  return storeUpload(ctx, { ...target, sha256, verified: true }, new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), now);
 }
 
 const MISMATCH_HINT = "Send the file's exact bytes; the target checks their size and SHA-256.";
@@ -195,18 +237,18 @@ const MISMATCH_HINT = "Send the file's exact bytes; the target checks their size
  * Streams one content into its scope, verified (size and SHA-256) on the way; a mismatch
  * stores nothing. Pinned for the upload; the hold keeps it until `holdUntil` (the grant's end).
  */
-async function storeUpload(ctx: AppContext, target: { scope: string; sha256: string; size: number; holdUntil: Date }, body: ReadableStream<Uint8Array> | null, now: Date): Promise<{ sha256: string; size: number }> {
+async function storeUpload(ctx: AppContext, target: { scope: string; sha256: string; size: number; holdUntil: Date; verified?: boolean }, body: ReadableStream<Uint8Array> | null, now: Date): Promise<{ sha256: string; size: number }> {
   const { scope, sha256, size } = target;
-  const [pinned] = await withDb(() => pinContents(ctx.db, scope, [{ sha256, size }], now, target.holdUntil));
+  const [pinned] = await withDb(() => pinContents(ctx.db, scope, [{ sha256, size }], now, target.holdUntil, target.verified));
   try {
     const { stream: verified, mismatch } = verifyStream(body, sha256, size);
     try {
-      if (pinned?.storageRef) {
+      if (pinned?.storageRef && pinned.size === size) {
         // Already stored: check the bytes all the same, store nothing.
         await verified.pipeTo(new WritableStream());
       } else {
         const ref = await ctx.storage.putStream(contentKey(scope, sha256), verified, "application/octet-stream");
-        await withDb(() => markContentStored(ctx.db, scope, sha256, ref));
+        await withDb(() => markContentStored(ctx.db, scope, sha256, ref, size));
       }
     } catch (err) {
       throw mismatch() ?? err;

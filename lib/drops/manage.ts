@@ -4,7 +4,7 @@ import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { withDb } from "../db/errors";
-import { isPlainText, slugOr404 } from "../input";
+import { isPlainText, queryInteger, slugOr404 } from "../input";
 import { CLAIM_TOKEN_PATTERN } from "../patterns";
 import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
@@ -31,11 +31,18 @@ export function toDrop(row: DropRow, ctx: AppContext): Drop {
 
 export function parseListQuery(params: URLSearchParams | Record<string, unknown>): { limit: number; offset: number } {
   const raw = params instanceof URLSearchParams ? Object.fromEntries(params) : params;
-  const clean = Object.fromEntries(Object.entries(raw).filter(([k, v]) => (k === "limit" || k === "offset") && v !== undefined && v !== ""));
-  const parsed = listQuerySchema.safeParse(clean);
-  if (!parsed.success) {
-    throw new ApiError("invalid_request", `limit must be 1 to 500 and offset 0 to ${MAX_OFFSET}.`, { docs: "list-drops" });
+  const invalid = () => new ApiError("invalid_request", `limit must be 1 to 500 and offset 0 to ${MAX_OFFSET}, in decimal digits.`, { docs: "list-drops" });
+  const clean: Record<string, number> = {};
+  for (const k of ["limit", "offset"] as const) {
+    const v = raw[k];
+    if (v === undefined) continue;
+    // Present but empty, or anything but decimal digits (1e2, 0x10, 0b1, -1, " 7"): refused.
+    const n = typeof v === "number" ? v : typeof v === "string" ? queryInteger(v) : undefined;
+    if (n === undefined) throw invalid();
+    clean[k] = n;
   }
+  const parsed = listQuerySchema.safeParse(clean);
+  if (!parsed.success) throw invalid();
   return parsed.data;
 }
 
@@ -142,6 +149,8 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       zip_bytes: l.zipBytes,
       body_bytes: l.bodyBytes,
       file_bytes: l.fileBytes,
+      drop_bytes: l.dropBytes,
+      held_bytes: l.heldBytes,
       decompression_ratio: l.decompressionRatio,
       ttl_min_seconds: l.ttlMinSeconds,
       ttl_max_seconds: l.ttlMaxSeconds,

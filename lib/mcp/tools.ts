@@ -25,6 +25,7 @@ import {
   type DeployResponse,
 } from "../schemas";
 import { forMcp } from "./hints";
+import { clientAddress } from "../ratelimit/address";
 import { authorizeDevice, pollDevice } from "../device/flow";
 import {
   appendFilesArgs,
@@ -214,7 +215,7 @@ export const tools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(_args, call) {
       const c = await caller(call);
-      const p = await preflightFiles(call.ctx, c, call.raw.files);
+      const p = await preflightFiles(call.ctx, c, call.raw.files, clientAddress(call.req, call.ctx.env));
       const total = Object.keys(call.raw.files as object).length;
       return {
         structured: p,
@@ -238,7 +239,7 @@ export const tools = [
       const c = await caller(call);
       const value = (call.raw as { content: unknown }).content;
       const [decoded] = decodeFilesMap({ content: value }, limits[tierOf(c)], isPaid(tierOf(c)));
-      const r = await uploadContent(call.ctx, c, { sha256: args.sha256, bytes: decoded!.bytes, uploadToken: args.upload_token });
+      const r = await uploadContent(call.ctx, c, { sha256: args.sha256, bytes: decoded!.bytes, uploadToken: args.upload_token }, clientAddress(call.req, call.ctx.env));
       return { structured: r, text: `Stored ${r.sha256} (${r.size} bytes). Deploy it as {"sha256": "${r.sha256}", "size": ${r.size}}.` };
     },
   }),
@@ -317,7 +318,7 @@ export const tools = [
       const ttlMax = l.limits.ttl_max_seconds === null ? "no maximum" : `max ${l.limits.ttl_max_seconds} s`;
       return {
         structured: l,
-        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
+        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file, ${l.limits.drop_bytes} bytes per drop in total; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
       };
     },
   }),

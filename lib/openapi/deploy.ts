@@ -56,12 +56,12 @@ export const deploy = {
         post: {
           operationId: "deployOnce",
           summary: "Deploy through a one-time deploy URL (MCP deploy_directory)",
-          description: `The bodies of POST /deploy. The token is the credential: the deploy is made as the caller it was issued to (an account, or anonymous with a claim_token), with the ttl and name given then. It works once, for ${DEPLOY_GRANT_SECONDS / 60} minutes: a second or late use answers 410 gone; a deploy refused for its input leaves it usable. Counts as a deploy for the rate limits (${rate.deploy.max} per ${rate.deploy.windowSeconds} seconds per client address).`,
+          description: `The bodies of POST /deploy. The token is the credential: the deploy is made as the caller it was issued to (an account, or anonymous with a claim_token), with the ttl and name given then. It works once, for ${DEPLOY_GRANT_SECONDS / 60} minutes, and only while the API key that asked for it is live (401 auth_required once it is revoked): a second or late use answers 410 gone; a deploy refused for its input leaves it usable. Counts as a deploy for the rate limits (${rate.deploy.max} per ${rate.deploy.windowSeconds} seconds per client address).`,
           security: [{}],
           requestParams: { path: grant, header: z.object({ "X-Upload-Token": uploadToken }) },
           requestBody: deployBody,
           responses: { 200: jsonResponse(S.deployResponseSchema) },
-          errors: ["invalid_request", "invalid_ttl", "invalid_zip", "file_cap_exceeded", "subscription_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: ["invalid_request", "invalid_ttl", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
         },
       },
       "/deploy/once/{token}/preflight": {
@@ -73,14 +73,14 @@ export const deploy = {
           requestParams: { path: grant },
           requestBody: jsonRequest(S.preflightBodySchema),
           responses: { 200: jsonResponse(S.preflightResponseSchema) },
-          errors: ["invalid_request", "file_cap_exceeded", "not_found", "gone", "payload_too_large", "upstream_unavailable"],
+          errors: ["invalid_request", "file_cap_exceeded", "auth_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
         },
       },
       "/deploy": {
         post: {
           operationId: "deploy",
           summary: "Create a drop from HTML, a FilesBody or a zip",
-          description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
+          description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. A drop's files total at most ${mb(free.dropBytes)} (anonymous, free), ${mb(pro.dropBytes)} (paid), however they arrive (413). ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
           security: optionalCredential,
           requestParams: { query: z.object({ ttl, name }), header: z.object({ "X-Upload-Token": uploadToken }) },
           requestBody: deployBody,
@@ -92,7 +92,7 @@ export const deploy = {
         post: {
           operationId: "appendToDrop",
           summary: "Append files to a drop you own (subscribers)",
-          description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files per drop in total (413 past it).`,
+          description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files and ${mb(pro.dropBytes)} per drop in total (413 past either).`,
           security: anyCredential,
           requestParams: { path: slugPath },
           requestBody: deployBody,
@@ -104,11 +104,11 @@ export const deploy = {
         post: {
           operationId: "preflightDeploy",
           summary: "Name a deploy's files by SHA-256 and size; learn which contents to upload, and where",
-          description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Send each target's method, url and headers as they are: where bytes live in Vercel Blob, contents over ${mb(APP_UPLOAD_MAX_BYTES)} get a target straight to Blob's API (a client token for that one content), checked by the service before a deploy may use it. Then deploy with {"sha256", "size"} values in the FilesBody.`,
+          description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Send each target's method, url and headers as they are: where bytes live in Vercel Blob, contents over ${mb(APP_UPLOAD_MAX_BYTES)} get a target straight to Blob's API (a client token for that one content), checked by the service before a deploy may use it. Then deploy with {"sha256", "size"} values in the FilesBody. A hash names one size (two sizes, or a size other than stored bytes of that hash, answer 400). Anonymous preflights count at the deploy rate per address (${rate.preflight.max} a minute), an account's at ${rate.preflightAccount.max} a minute; one caller holds at most ${mb(free.heldBytes)} (anonymous, free) or ${mb(pro.heldBytes)} (paid) of uploads no drop uses (413 past it).`,
           security: optionalCredential,
           requestBody: jsonRequest(S.preflightBodySchema),
           responses: { 200: jsonResponse(S.preflightResponseSchema) },
-          errors: ["invalid_request", "file_cap_exceeded", "auth_required", "payload_too_large", "upstream_unavailable"],
+          errors: ["invalid_request", "file_cap_exceeded", "auth_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
         },
       },
       "/deploy/uploads/{token}/{sha256}": {
@@ -125,7 +125,7 @@ export const deploy = {
           },
           requestBody: { required: true, content: { "application/octet-stream": { schema: z.string().meta({ contentMediaType: "application/octet-stream" }) } } },
           responses: { 201: jsonResponse(S.uploadResponseSchema) },
-          errors: ["invalid_request", "not_found", "payload_too_large", "upstream_unavailable"],
+          errors: ["invalid_request", "not_found", "payload_too_large", "rate_limited", "upstream_unavailable"],
         },
       },
     };

@@ -4,7 +4,7 @@ import type { Env } from "../env";
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
 // address, an account, a credential) in a sliding window.
 
-export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove";
+export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "preflight" | "preflightAccount" | "upload" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -22,6 +22,9 @@ export interface LimitPolicy {
    */
   retryAfter: "limiter" | "window";
 }
+
+/** Uploads one address may make per preflight it may make: the files of one anonymous or free request. */
+const UPLOADS_PER_PREFLIGHT = 100;
 
 /** How many refused (invalid) deploy attempts one address may make per deploy it may make. */
 export const INVALID_DEPLOY_FACTOR = 6;
@@ -53,6 +56,33 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "ip",
       counts: "one-time deploy URLs issued (MCP deploy_directory), per client address; using one counts as a deploy",
       what: "one-time deploy URLs from this address",
+      retryAfter: "limiter",
+    },
+    preflight: {
+      name: "preflight",
+      max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE,
+      windowSeconds: 60,
+      per: "ip",
+      counts: "anonymous preflights (POST /deploy/preflight, a one-time URL's preflight, MCP preflight_files), per client address, at the deploy rate",
+      what: "preflights from this address",
+      retryAfter: "limiter",
+    },
+    preflightAccount: {
+      name: "preflightAccount",
+      max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE * INVALID_DEPLOY_FACTOR,
+      windowSeconds: 60,
+      per: "account",
+      counts: "preflights of an account (REST, dashboard, one-time URLs, MCP preflight_files), per account",
+      what: "preflights for this account",
+      retryAfter: "limiter",
+    },
+    upload: {
+      name: "upload",
+      max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE * UPLOADS_PER_PREFLIGHT,
+      windowSeconds: 60,
+      per: "ip",
+      counts: "uploads (PUT to an upload target, MCP upload_content), per client address: a full preflight's worth per preflight allowed",
+      what: "uploads from this address",
       retryAfter: "limiter",
     },
     claim: {

@@ -294,8 +294,9 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
           if (!bytes) return STALE;
           body = range ? bytes.subarray(range.start, range.end + 1) : bytes;
         } else {
-          body = await ctx.storage.get(file.storageRef, range);
-          if (!body) return STALE;
+          const stream = await ctx.storage.get(file.storageRef, range);
+          if (!stream) return STALE;
+          body = stream.pipeThrough(exactLength(range ? range.end - range.start + 1 : file.size, file.storageRef));
         }
       } catch (err) {
         return storageFailure(err);
@@ -304,6 +305,31 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
   }
   headers["Content-Length"] = String(enc ? (body as Uint8Array).byteLength : range ? range.end - range.start + 1 : file.size);
   return { status, headers, body: req.method === "HEAD" ? null : body };
+}
+
+/**
+ * Passes exactly `length` bytes (the Content-Length already sent) and errors on a stream that
+ * runs past them or ends short: both listeners then end the connection instead of writing
+ * bytes the header did not announce, which a proxy reusing the connection would read as the
+ * start of the next response. Stored objects are checked against their rows when they are
+ * stored and referenced; this is the last line, for an object changed behind the app's back.
+ */
+function exactLength(length: number, ref: string): TransformStream<Uint8Array, Uint8Array> {
+  let seen = 0;
+  const mismatch = (what: string) => {
+    console.error(`[serve] stored object ${ref} is ${what} than its ${length} bytes; connection ended`);
+    return new Error(`stored object is ${what} than the Content-Length sent`);
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > length) controller.error(mismatch("longer"));
+      else controller.enqueue(chunk);
+    },
+    flush(controller) {
+      if (seen < length) controller.error(mismatch("shorter"));
+    },
+  });
 }
 
 /** Whether storage still has the bytes of a file (after compression came back empty). */

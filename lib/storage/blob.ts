@@ -96,6 +96,15 @@ export class BlobStorage implements Storage {
     return result.url;
   }
 
+  async size(ref: string): Promise<number | null> {
+    try {
+      return (await head(ref, { token: this.token })).size;
+    } catch (err) {
+      if (err instanceof BlobNotFoundError) return null;
+      throw err;
+    }
+  }
+
   async delete(ref: string): Promise<void> {
     await del(ref, { token: this.token });
   }

@@ -54,6 +54,16 @@ export class FsStorage implements Storage {
     await rm(this.resolve(ref), { force: true });
   }
 
+  async size(ref: string): Promise<number | null> {
+    try {
+      const s = await stat(this.resolve(ref));
+      return s.isFile() ? s.size : null;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+  }
+
   async get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {
     const full = this.resolve(ref);
     try {

@@ -39,6 +39,8 @@ export interface Storage {
    * stream failing (a size or hash check in a transform) fails the put; the caller then deletes.
    */
   putStream(key: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<string>;
+  /** The size in bytes of the object of ref, or null when it is absent. */
+  size(ref: string): Promise<number | null>;
   /** Removes the one object of ref; absent is fine. */
   delete(ref: string): Promise<void>;
   /** Removes every object whose key starts with prefix. */

@@ -66,7 +66,8 @@ describe("GET /drops and DELETE /drops/{slug}", () => {
     expect(page.drops.map((d: { slug: string }) => d.slug)).toEqual([slugs[1]]);
   });
 
-  it.each(["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=1.5"])("GET /drops?%s answers 400", async (q) => {
+  // Query integers are decimal digits only: Number() would read the found spellings as 100, 16, 1 and 0.
+  it.each(["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=1.5", "limit=1e2", "limit=0x10", "limit=0b1", "limit=", "offset=", "limit=+5", "limit=%2010", "offset=1e1"])("GET /drops?%s answers 400", async (q) => {
     const { apiKey } = await accountWithKey(t.ctx);
     await err(await dropsRoute.GET(apiRequest(`/drops?${q}`, { headers: bearer(apiKey) }), p({})), 400, "invalid_request");
   });

@@ -151,7 +151,7 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
     const keys = [{ sha256: "0".repeat(64), size: 2 ** 40 }, { sha256: "1".repeat(64), size: 0 }];
     const [t1, t2, t3] = [new Date("2026-01-01T00:00:00Z"), new Date("2026-01-02T00:00:00Z"), new Date("2026-01-03T00:00:00Z")];
     expect(await pinContents(db, scope, keys, t1, t3)).toEqual(keys.map((k) => ({ ...k, storageRef: null })));
-    await markContentsStored(db, scope, [{ sha256: keys[0]!.sha256, storageRef: "c/x/0" }]);
+    await markContentsStored(db, scope, [{ sha256: keys[0]!.sha256, storageRef: "c/x/0", size: keys[0]!.size }]);
     const again = await pinContents(db, scope, keys, t2, t2);
     expect(again.sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1))).toEqual([{ ...keys[0]!, storageRef: "c/x/0" }, { ...keys[1]!, storageRef: null }]);
     const rows = await db.select().from(contents).where(eq(contents.scope, scope));

@@ -12,7 +12,10 @@ import { decideDevice, findPendingDevice, type DeviceAuthorization } from "@/lib
 import { listDrops } from "@/lib/drops/manage";
 import { DEPLOY_GRANT_SECONDS } from "@/lib/plans";
 import { suiteContext, apiRequest, dropRequest, TEST_BASE_URL } from "../support/context";
-import { accountWithKey } from "../support/accounts";
+import { accountWithKey, bearer } from "../support/accounts";
+import * as keyRoute from "@/app/keys/[id]/route";
+import { countDrops } from "@/lib/db/queries";
+import { deployGrants } from "@/lib/db/schema";
 
 // The agent tools of issue 13 in-process through the real MCP client: the preflight/upload flow
 // (preflight_files, upload_content, deploy by {sha256, size}), deploy_directory's one-time URL
@@ -183,6 +186,28 @@ describe("deploy_directory: a one-time deploy URL", () => {
     // Used: its preflight is refused too.
     const late = await oncePreflightRoute.POST(apiRequest(`/deploy/once/${token}/preflight`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } }), { params: Promise.resolve({ token }) });
     expect(late.status).toBe(410);
+  });
+
+  it("found: a grant dies with the API key that asked for it: after its revocation the deploy and the preflight answer 401 auth_required and change nothing", async () => {
+    const a = await accountWithKey(t.ctx, "pro");
+    const agent = await connect(a.apiKey);
+    const g = await ok<Grant>(agent, "deploy_directory", {});
+    const spare = await ok<Grant>(agent, "deploy_directory", {});
+    await agent.close();
+    // A grant of a live key works (the spare one, to show the difference is the revocation).
+    expect((await once(tokenOf(spare.url), "<p>live key</p>", "text/html")).status).toBe(200);
+    const revoked = await keyRoute.DELETE(apiRequest(`/keys/${a.keyId}`, { method: "DELETE", headers: bearer(a.apiKey) }), { params: Promise.resolve({ id: a.keyId }) });
+    expect(revoked.status).toBe(200);
+    const token = tokenOf(g.url);
+    const before = { drops: await countDrops(t.ctx.db), grants: (await t.ctx.db.select().from(deployGrants)).sort((x, y) => (x.id < y.id ? -1 : 1)), stored: (await t.ctx.storage.list("")).sort() };
+    const res = await once(token, "<p>after revocation</p>", "text/html");
+    expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({ status: 401, code: "auth_required" });
+    const pre = await oncePreflightRoute.POST(
+      apiRequest(`/deploy/once/${token}/preflight`, { method: "POST", body: JSON.stringify({ files: { "index.html": ref("<p>x</p>") } }), headers: { "content-type": "application/json" } }),
+      { params: Promise.resolve({ token }) },
+    );
+    expect({ status: pre.status, code: ((await pre.json()) as { code: string }).code }).toEqual({ status: 401, code: "auth_required" });
+    expect({ drops: await countDrops(t.ctx.db), grants: (await t.ctx.db.select().from(deployGrants)).sort((x, y) => (x.id < y.id ? -1 : 1)), stored: (await t.ctx.storage.list("")).sort() }).toEqual(before);
   });
 
   it("checks the options when it is asked for: a name needs a paid plan, ttl its bounds; an expired URL is refused", async () => {

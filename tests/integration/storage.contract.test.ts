@@ -79,6 +79,16 @@ describe.each(implementations)("Storage contract: $name", ({ make }) => {
     expect(got?.equals(bytes)).toBe(true);
   });
 
+  it("answers the size of a stored object, 0 for an empty one, null for an absent one, the new size after an overwrite", async () => {
+    const ref = await storage.put(`${root}/sized.bin`, new Uint8Array(1234), "application/octet-stream");
+    expect(await storage.size(ref)).toBe(1234);
+    expect(await storage.size(await storage.put(`${root}/sized-empty.bin`, new Uint8Array(0), "application/octet-stream"))).toBe(0);
+    await storage.put(`${root}/sized.bin`, new Uint8Array(1310), "application/octet-stream");
+    expect(await storage.size(ref)).toBe(1310);
+    await storage.delete(ref);
+    expect(await storage.size(ref)).toBeNull();
+  });
+
   it("stores an empty file and reads it back empty", async () => {
     const ref = await storage.put(`${root}/empty.txt`, new Uint8Array(0), "text/plain");
     const got = await readAll(await storage.get(ref));
