@@ -6,7 +6,7 @@ import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
-import { dispatch } from "@/lib/serve/node";
+import { dispatch } from "@/lib/plane/node";
 import { contents, drops, files, uploadGrants } from "@/lib/db/schema";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { uploadContent } from "@/lib/deploy/uploads";
