@@ -538,3 +538,45 @@ describe("wrong passwords are limited per drop and client address", () => {
     expect((await unlockPost(a.slug, { password: PASSWORD, path: "/" }, { ip })).status).toBe(303);
   });
 });
+
+describe("MCP set_access and get_drop", () => {
+  it("protects and opens a drop, never echoing the password; get_drop reports access; bad arguments and other accounts change nothing", async () => {
+    const { connectInProcess } = await import("../support/mcp");
+    const owner = await accountWithKey(t.ctx);
+    const other = await accountWithKey(t.ctx);
+    const d = await createDrop(t.ctx, callerOf(owner.account), { files: SITE, ttl: null });
+    const client = await connectInProcess("modern", { ip: "203.0.113.50", credential: owner.apiKey });
+    const call = async (args: Record<string, unknown>, c = client) => (await c.callTool({ name: "set_access", arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text?: string }[] };
+    const set = await call({ slug: d.slug, mode: "password", password: PASSWORD });
+    expect(set.isError).toBe(false);
+    expect(set.structuredContent).toEqual({ slug: d.slug, mode: "password" });
+    expect(JSON.stringify(set)).not.toContain(PASSWORD);
+    const got = (await client.callTool({ name: "get_drop", arguments: { slug: d.slug } })) as { structuredContent?: Record<string, unknown>; content: { text?: string }[] };
+    expect(got.structuredContent?.access).toBe("password");
+    expect(got.content[0]?.text).toContain("access password");
+    expectLocked(await visit(d.slug, "/"), "after set_access");
+    const row = await findDropAccess(t.ctx.db, (await findDropBySlug(t.ctx.db, d.slug))!.id);
+    for (const args of [
+      { slug: d.slug, mode: "password" },
+      { slug: d.slug, mode: "password", password: "short" },
+      { slug: d.slug, mode: "password", password: 123456789 },
+      { slug: d.slug, mode: "open" },
+      { slug: d.slug, mode: "public", password: PASSWORD },
+    ]) {
+      const r = await call(args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.content[0]?.text).toContain("invalid_request");
+      expect(r.content[0]?.text).not.toContain(PASSWORD);
+    }
+    const otherClient = await connectInProcess("modern", { ip: "203.0.113.51", credential: other.apiKey });
+    const foreign = await call({ slug: d.slug, mode: "public" }, otherClient);
+    expect(foreign.isError).toBe(true);
+    expect(foreign.content[0]?.text).toContain("not_found");
+    expect(await findDropAccess(t.ctx.db, row!.id)).toEqual(row);
+    const open = await call({ slug: d.slug, mode: "public" });
+    expect(open.structuredContent).toEqual({ slug: d.slug, mode: "public" });
+    expect((await visit(d.slug, "/")).text).toContain(MARKER);
+    await client.close();
+    await otherClient.close();
+  });
+});
