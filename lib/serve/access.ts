@@ -117,7 +117,7 @@ export async function unlock(ctx: AppContext, m: Manifest, req: ServeRequest): P
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") return refused(400, "/", "Send the password with the form on this page.");
   const raw = req.readBody ? await req.readBody(ACCESS_UNLOCK_BODY_BYTES) : new Uint8Array(0);
-  if (raw === "too_large") return refused(413, "/", "The form sent more than this page accepts.", { Connection: "close" });
+  if (raw === "too_large") return refused(413, "/", "The form sent more than this page accepts.");
   let form: URLSearchParams;
   try {
     form = new URLSearchParams(new TextDecoder("utf-8", { fatal: true }).decode(raw));

@@ -120,8 +120,8 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, action: Retu
 
 /**
  * A small request body (the unlock form), at most `cap` bytes: a larger declared length is
- * refused before reading, and a body that passes the cap is dropped as it arrives (the answer
- * then closes the connection).
+ * refused before reading (Node drops it once the answer is out, as for any unread body), and a
+ * body that passes the cap is dropped as it arrives.
  */
 function readNodeBody(req: IncomingMessage, cap: number): Promise<Uint8Array | "too_large"> {
   const declared = req.headers["content-length"];
