@@ -122,7 +122,6 @@ export const dropSchema = z.object({
 export type Drop = z.infer<typeof dropSchema>;
 
 export const accessModeSchema = z.enum(["public", "password"]).describe("public: anyone with the URL; password: visitors who know the drop's password.");
-export type AccessMode = z.infer<typeof accessModeSchema>;
 
 /** Code points of the NFC form: what "characters" means for a password. */
 export const passwordChars = (s: string) => [...s.normalize("NFC")].length;
@@ -137,7 +136,6 @@ export const accessBodySchema = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("public") }),
   z.strictObject({ mode: z.literal("password"), password: accessPasswordSchema }),
 ]);
-export type AccessBody = z.infer<typeof accessBodySchema>;
 
 export const accessResponseSchema = z.object({ slug: z.string(), mode: accessModeSchema });
 export type AccessResponse = z.infer<typeof accessResponseSchema>;

@@ -75,6 +75,8 @@ export interface AccessFormState {
   mode: "public" | "password";
   saved: boolean;
   failure: Extract<ActionResult<unknown>, { ok: false }> | null;
+  /** Counts the saves tried, so the form can tell one answer from the next. */
+  round: number;
 }
 
 // The drop page's access form (a plain form: it works before the page's script runs).
@@ -86,5 +88,6 @@ export async function accessAction(prev: AccessFormState, form: FormData): Promi
     setAccess(ctx, caller.account, check(text, slug), mode === "password" ? { mode, password: typeof password === "string" ? password : undefined } : { mode }),
   );
   if (typeof slug === "string") revalidatePath(`/dashboard/drops/${slug}`);
-  return r.ok ? { mode: r.data.mode, saved: true, failure: null } : { mode: prev.mode, saved: false, failure: r };
+  const round = prev.round + 1;
+  return r.ok ? { mode: r.data.mode, saved: true, failure: null, round } : { mode: prev.mode, saved: false, failure: r, round };
 }

@@ -37,6 +37,9 @@ async function deploy(): Promise<string> {
 
 beforeAll(async () => {
   app = await startApp();
+  // The first requests open the database and load the login page's code: do it before the
+  // browser waits on them (a loaded machine can take longer than a navigation's timeout).
+  expect((await api("/login")).status).toBe(200);
   browser = await launchChromium();
   // The owner: the local-developer login, a key minted on the dashboard, two drops through the API.
   const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
@@ -84,9 +87,14 @@ describe("the owner", () => {
       await p.locator(".access-form .error[role=alert]").waitFor();
       await expect(p.locator(".access-form .error").textContent()).resolves.toContain("invalid_request");
       expect((await app.request(`${first}.${app.serveDomain}`, "/")).status).toBe(200);
+      // (Before the page's script has run, the refusal is a new page showing the drop's current mode.)
+      await p.getByLabel("Only visitors who know the password").check();
       await p.getByLabel(/^Password/).fill(PASSWORD);
       await p.getByRole("button", { name: "Save access" }).click();
       await p.getByTestId("access-status").filter({ hasText: "Saved: the drop is password-protected." }).waitFor();
+      // The form shows what was saved; the password field is empty again.
+      await expect(p.getByLabel("Only visitors who know the password").isChecked()).resolves.toBe(true);
+      await expect(p.getByLabel(/^Password/).inputValue()).resolves.toBe("");
       const r = await inspectPage(p, "drop-access");
       expect(r.problems).toEqual([]);
       expect(errors).toEqual([]);
