@@ -181,6 +181,24 @@ async function deploySite(port: number, site: Record<string, Uint8Array>): Promi
   return (JSON.parse(res.body) as { slug: string }).slug;
 }
 
+/** A drop of the key's account, protected with a password, and the cookie its unlock form sets. */
+async function protectedDrop(port: number, site: Record<string, Uint8Array>, key: string): Promise<{ slug: string; cookie: string }> {
+  const files = Object.fromEntries(Object.entries(site).map(([p, b]) => [p, { encoding: "base64", content: Buffer.from(b).toString("base64") }]));
+  const auth = { "content-type": "application/json", authorization: `Bearer ${key}` };
+  const res = await http(port, `localhost:${port}`, "/deploy", "POST", JSON.stringify({ files }), auth);
+  if (res.status !== 200) throw new Error(`deploy failed: ${res.status} ${res.body}`);
+  const { slug } = JSON.parse(res.body) as { slug: string };
+  const password = "bench password";
+  const access = await http(port, `localhost:${port}`, `/drops/${slug}/access`, "PUT", JSON.stringify({ mode: "password", password }), auth);
+  if (access.status !== 200) throw new Error(`protect failed: ${access.status} ${access.body}`);
+  const form = new URLSearchParams({ password, path: "/" }).toString();
+  const unlock = await http(port, `${slug}.localhost:${port}`, "/.well-known/dropsite/unlock", "POST", form, { "content-type": "application/x-www-form-urlencoded" });
+  const set = unlock.headers["set-cookie"];
+  const cookie = (Array.isArray(set) ? String(set[0]) : "").split(";")[0];
+  if (unlock.status !== 303 || !cookie) throw new Error(`unlock failed: ${unlock.status}`);
+  return { slug, cookie };
+}
+
 async function bulkRows(pg: PgServer, drops: number, filesPerDrop: number): Promise<void> {
   const { Pool } = await import("pg");
   const pool = new Pool({ connectionString: pg.url });
@@ -215,11 +233,14 @@ async function serveSections(work: string, rows: string[]) {
 
   let pg: PgServer | undefined;
   if (want("serve")) {
+    // An account for the protected drop, made in the app's store before it starts (PGlite is single-process).
+    const [ownerKey] = await makeAccounts(path.join(work, "data"), 1);
     const app = await startApp(path.join(work, "data"));
     const nginx = await startNginx(siteDir, path.join(work, "nginx"));
     const node = await startNodeStatic(siteDir);
     try {
       const slug = await deploySite(app.port, site);
+      const locked = await protectedDrop(app.port, site, ownerKey!);
       const appHost = `${slug}.localhost:${app.port}`;
       const nginxEtag = String((await http(nginx.port, "localhost", "/index.html")).headers.etag);
       const nodeEtag = String((await http(node.port, "localhost", "/index.html")).headers.etag);
@@ -238,6 +259,13 @@ async function serveSections(work: string, rows: string[]) {
         rows.push(`| ${name} | ${fmt(a)} | ${fmt(n)} | ${fmt(x)} | ${(a.rps / n.rps).toFixed(2)}× | ${(a.p99ms / n.p99ms).toFixed(2)}× | ${(a.rps / x.rps).toFixed(2)}× |`);
         console.error(rows.at(-1));
       }
+      // A password-protected drop, unlocked (its cookie checked on every request), and its lock page.
+      const unlocked = await measure(app.port, `${locked.slug}.localhost:${app.port}`, "/index.html", { Cookie: locked.cookie });
+      const lockPage = await measure(app.port, `${locked.slug}.localhost:${app.port}`, "/index.html");
+      rows.push(`| 10 KB page, password-protected, unlocked | ${fmt(unlocked)} | — | — | — | — | — |`);
+      // wrk counts every non-2xx/3xx answer as bad: here each one is the expected 401.
+      rows.push(`| the lock page (401) of the same drop | ${fmt({ ...lockPage, bad: 0 })} | — | — | — | — | — |`);
+      console.error(rows.at(-2), "\n", rows.at(-1));
     } finally {
       await app.stop();
       await nginx.stop();

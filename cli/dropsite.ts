@@ -25,6 +25,7 @@ import { limits } from "../lib/plans";
 import { listQuerySchema } from "../lib/schemas";
 import type {
   appendResponseSchema,
+  accessResponseSchema,
   claimResponseSchema,
   deleteDropResponseSchema,
   deployResponseSchema,
@@ -39,6 +40,7 @@ type AppendResponse = z.infer<typeof appendResponseSchema>;
 type ListDropsResponse = z.infer<typeof listDropsResponseSchema>;
 type DeleteDropResponse = z.infer<typeof deleteDropResponseSchema>;
 type ClaimResponse = z.infer<typeof claimResponseSchema>;
+type AccessResponse = z.infer<typeof accessResponseSchema>;
 type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 type PreflightResponse = z.infer<typeof preflightResponseSchema>;
@@ -79,6 +81,10 @@ const COMMANDS = {
   },
   list: { usage: "dropsite list [--limit N] [--offset N]", about: `Your drops, newest first (${LIST_LIMIT_TEXT}).` },
   delete: { usage: "dropsite delete <slug>", about: "Delete a drop and purge its files." },
+  access: {
+    usage: "dropsite access <slug> --password-stdin | --public",
+    about: "Protect a drop with a password read from stdin (one line; its line ending is not part of it), or make it public again. Every change signs out everyone who unlocked it.",
+  },
   claim: { usage: "dropsite claim <slug> <claim_token>", about: "Move an anonymous drop into your account (the token works once)." },
   limits: { usage: "dropsite limits", about: "The limits that apply to you (anonymous without a key)." },
   login: { usage: "dropsite login [--key sp_...]", about: "Check a key against the API and store it (prompts when --key is not given)." },
@@ -135,6 +141,8 @@ interface Flags {
   json: boolean;
   quiet: boolean;
   includeDotfiles: boolean;
+  passwordStdin: boolean;
+  public: boolean;
 }
 
 interface LocalFile {
@@ -563,6 +571,26 @@ async function cmdClaim(target: Target, args: string[], flags: Flags): Promise<v
   process.stdout.write(`Claimed ${res.slug}: ${res.url} (expires ${res.expires_at ?? "never"})\n`);
 }
 
+/** All of stdin, without one final line ending (\n or \r\n): the password of `access --password-stdin`. */
+async function readStdinSecret(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [slug] = args;
+  if (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public) throw new CliError(`usage: ${COMMANDS.access.usage}`, EXIT.usage);
+  const body = flags.public ? { mode: "public" } : { mode: "password", password: await readStdinSecret() };
+  const res = await apiCall<AccessResponse>(target.api, target.key, "PUT", `/drops/${encodeURIComponent(slug)}/access`, {
+    body: Buffer.from(JSON.stringify(body)),
+    headers: { "content-type": "application/json" },
+  });
+  if (flags.json) return print(res);
+  process.stdout.write(res.mode === "password" ? `${res.slug} is password-protected; earlier unlocks no longer work.\n` : `${res.slug} is public.\n`);
+}
+
 async function cmdLimits(target: Target, flags: Flags): Promise<void> {
   const res = await apiCall<LimitsResponse>(target.api, target.key, "GET", "/limits");
   if (flags.json) return print(res);
@@ -648,6 +676,8 @@ export async function main(argv: string[]): Promise<number> {
         offset: { type: "string" },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
+        "password-stdin": { type: "boolean", default: false },
+        public: { type: "boolean", default: false },
         quiet: { type: "boolean", short: "q", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -658,7 +688,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
-  const flags: Flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet), includeDotfiles: Boolean(values["include-dotfiles"]) };
+  const flags: Flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet), includeDotfiles: Boolean(values["include-dotfiles"]), passwordStdin: Boolean(values["password-stdin"]), public: Boolean(values.public) };
   const [command, ...args] = positionals;
   if (values.version) {
     process.stdout.write(`${VERSION}\n`);
@@ -681,6 +711,7 @@ export async function main(argv: string[]): Promise<number> {
       else if (command === "list") await cmdList(target, flags);
       else if (command === "delete") await cmdDelete(target, args, flags);
       else if (command === "claim") await cmdClaim(target, args, flags);
+      else if (command === "access") await cmdAccess(target, args, flags);
       else if (command === "limits") await cmdLimits(target, flags);
       else throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`, EXIT.usage);
     }

@@ -149,5 +149,6 @@ export function routeBodyCap(pathname: string): number | undefined {
   if (pathname === "/mcp") return largest((l) => l.bodyBytes) + 256 * 1024;
   if (pathname === "/billing/webhook") return 1024 * 1024;
   if (["/claim", "/keys", "/vanity", "/billing/checkout", "/billing/portal"].includes(pathname)) return JSON_BODY_CAP;
+  if (/^\/drops\/[^/]+\/access$/.test(pathname)) return JSON_BODY_CAP;
   return undefined;
 }

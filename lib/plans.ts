@@ -129,3 +129,13 @@ export const DEVICE_CLAIMS_MAX = 50;
 export function isPaid(tier: Tier): boolean {
   return tier === "pro" || tier === "team";
 }
+
+/** A protected drop's password: 8 to 128 characters (Unicode code points), on every plan. */
+export const ACCESS_PASSWORD_MIN_CHARS = 8;
+export const ACCESS_PASSWORD_MAX_CHARS = 128;
+
+/** How long a right password keeps a drop unlocked in one browser (its cookie's lifetime). */
+export const ACCESS_UNLOCK_SECONDS = 7 * DAY;
+
+/** The most bytes an unlock form post may carry (a password and the path to return to). */
+export const ACCESS_UNLOCK_BODY_BYTES = 4096;

@@ -5,7 +5,7 @@ import { z } from "zod";
 
 import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
-import { DEVICE_CLAIMS_MAX } from "./plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX } from "./plans";
 
 export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
@@ -121,7 +121,27 @@ export const dropSchema = z.object({
 });
 export type Drop = z.infer<typeof dropSchema>;
 
+export const accessModeSchema = z.enum(["public", "password"]).describe("public: anyone with the URL; password: visitors who know the drop's password.");
+
+/** Code points of the NFC form: what "characters" means for a password. */
+export const passwordChars = (s: string) => [...s.normalize("NFC")].length;
+
+export const accessPasswordSchema = z
+  .string()
+  .refine((s) => passwordChars(s) >= ACCESS_PASSWORD_MIN_CHARS && passwordChars(s) <= ACCESS_PASSWORD_MAX_CHARS, `must be ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters`)
+  .meta({ minLength: ACCESS_PASSWORD_MIN_CHARS, maxLength: ACCESS_PASSWORD_MAX_CHARS })
+  .describe(`The drop's password, ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`);
+
+export const accessBodySchema = z.discriminatedUnion("mode", [
+  z.strictObject({ mode: z.literal("public") }),
+  z.strictObject({ mode: z.literal("password"), password: accessPasswordSchema }),
+]);
+
+export const accessResponseSchema = z.object({ slug: z.string(), mode: accessModeSchema });
+export type AccessResponse = z.infer<typeof accessResponseSchema>;
+
 export const dropDetailSchema = dropSchema.extend({
+  access: accessModeSchema.describe("Who may see the drop's files: public, or password (visitors unlock it with its password)."),
   plan: planSchema.describe("The owning account's plan."),
   total_bytes: z.int().min(0),
   files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { runAsSession, type ActionResult } from "@/lib/auth/actions";
+import { setAccess } from "@/lib/access/set";
 import { mintKey, revokeApiKey } from "@/lib/auth/keys";
 import { claimDrop, deleteDrop } from "@/lib/drops/manage";
 import { startCheckout, openPortal } from "@/lib/billing/checkout";
@@ -67,4 +68,26 @@ export async function vanityAction(sub: unknown): Promise<ActionResult<{ sub: st
   const r = await runAsSession((ctx, caller) => claimVanity(ctx, caller.account, { sub: check(text, sub) }));
   revalidatePath("/dashboard");
   return r;
+}
+
+/** What the drop page's access form shows after a save. */
+export interface AccessFormState {
+  mode: "public" | "password";
+  saved: boolean;
+  failure: Extract<ActionResult<unknown>, { ok: false }> | null;
+  /** Counts the saves tried, so the form can tell one answer from the next. */
+  round: number;
+}
+
+// The drop page's access form (a plain form: it works before the page's script runs).
+export async function accessAction(prev: AccessFormState, form: FormData): Promise<AccessFormState> {
+  const slug = form.get("slug");
+  const mode = form.get("mode");
+  const password = form.get("password");
+  const r = await runAsSession((ctx, caller) =>
+    setAccess(ctx, caller.account, check(text, slug), mode === "password" ? { mode, password: typeof password === "string" ? password : undefined } : { mode }),
+  );
+  if (typeof slug === "string") revalidatePath(`/dashboard/drops/${slug}`);
+  const round = prev.round + 1;
+  return r.ok ? { mode: r.data.mode, saved: true, failure: null, round } : { mode: prev.mode, saved: false, failure: r, round };
 }

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { ScrollRegion } from "../_components/ScrollRegion";
 import { tools } from "@/lib/mcp/tools";
@@ -295,6 +295,19 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
           <code>replaced: true</code>). Names match <code>^[a-z0-9][a-z0-9-]{"{0,40}"}$</code>. Without a credential: 401; on the free plan: 402.
         </p>
         <CodeBlock>{`curl --data-binary @site.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" '${base}/deploy?name=docs'`}</CodeBlock>
+      </Section>
+
+      <Section id="access" title="Password-protected drops">
+        <p>
+          Any account can put a password on a drop it owns; every path of the drop (pages, assets, its 404 page, ranges, folder redirects, the vanity host) then answers 401 with a small password form
+          and nothing of the drop. The right password sets a cookie for that host only, good for {inDays(ACCESS_UNLOCK_SECONDS)} or until the password or mode changes. Passwords are{" "}
+          {ACCESS_PASSWORD_MIN_CHARS} to {ACCESS_PASSWORD_MAX_CHARS} characters, stored only as a salted scrypt hash; wrong passwords are limited to {describeRate(rates.unlock)} per drop and address.
+          Anonymous drops cannot be protected (claim them first). The slug itself still resolves: a protected drop answers 401 where an unknown one answers 404.
+        </p>
+        <CodeBlock>{`curl -X PUT -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' \\
+  ${base}/drops/<slug>/access --data '{"mode": "password", "password": "a long passphrase"}'
+curl -X PUT -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' \\
+  ${base}/drops/<slug>/access --data '{"mode": "public"}'`}</CodeBlock>
       </Section>
 
       <Section id="append" title="Append">

@@ -1,12 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import type { NextAuthOptions } from "next-auth";
 import { getServerSession } from "next-auth";
 import GoogleProvider from "next-auth/providers/google";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
 import { env, isLocalDeployment, type Env } from "../env";
+import { serverSecret } from "../secret";
 import { describeCause } from "../errors";
 import { getContext } from "../context";
 import { findAccount, upsertAccount } from "../db/accounts";
@@ -20,20 +18,6 @@ import type { Caller } from "./caller";
 
 export const GOOGLE_ISSUER = "https://accounts.google.com";
 export const DEV_ISSUER = "urn:dropsite:local-developer";
-
-function sessionSecret(e: Env): string {
-  if (e.NEXTAUTH_SECRET) return e.NEXTAUTH_SECRET;
-  if (!isLocalDeployment(e)) throw new Error("NEXTAUTH_SECRET is required when BASE_URL is not a localhost URL");
-  const file = path.resolve(e.DATA_DIR, "nextauth-secret");
-  try {
-    return readFileSync(file, "utf8").trim();
-  } catch {
-    mkdirSync(path.dirname(file), { recursive: true });
-    const secret = randomBytes(32).toString("base64url");
-    writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
-    return readFileSync(file, "utf8").trim();
-  }
-}
 
 export function loginProviders(e: Env = env()): Provider[] {
   const providers: Provider[] = [];
@@ -112,7 +96,7 @@ export function authOptions(): NextAuthOptions {
   process.env.NEXTAUTH_URL ??= e.NEXTAUTH_URL ?? e.BASE_URL;
   cached = {
     providers: loginProviders(e),
-    secret: sessionSecret(e),
+    secret: serverSecret(e),
     session: { strategy: "jwt", maxAge: 7 * 86400 },
     useSecureCookies: e.BASE_URL.startsWith("https://"),
     cookies: sessionCookies(e),

@@ -50,6 +50,12 @@ export const drops = pgTable(
     expiresAt: ts("expires_at"),
     /** When the cleanup job removes files and rows; null never. */
     purgeAt: ts("purge_at"),
+    /** Who may see the drop: everyone, or visitors who know its password (lib/access). */
+    accessMode: text("access_mode").$type<"public" | "password">().notNull().default("public"),
+    /** scrypt hash of the drop's password (salted, self-describing); null when public. */
+    accessPasswordHash: text("access_password_hash"),
+    /** Bumped by every access change; unlock cookies name it, so a change revokes them all. */
+    accessPolicyVersion: integer("access_policy_version").notNull().default(0),
   },
   (t) => [
     uniqueIndex("drops_slug_idx").on(t.slug),

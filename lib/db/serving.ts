@@ -8,9 +8,9 @@ import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 /** Which drop a drop host names: a slug, or a named drop behind a vanity sub. */
 export type DropKey = { slug: string } | { sub: string; name: string };
 
-export type ManifestDrop = Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt"> & {
+export type ManifestDrop = Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "accessMode" | "accessPolicyVersion"> & {
   claimable: boolean;
-  /** Changes with every replace, append, claim or ttl change of the drop. */
+  /** Changes with every replace, append, claim, ttl or access change of the drop. */
   version: string;
 };
 export type ManifestFile = Pick<FileRow, "path" | "size" | "sha256" | "contentType" | "storageRef">;
@@ -25,13 +25,25 @@ const dropColumns = {
   redeployCount: drops.redeployCount,
   fileCount: drops.fileCount,
   updatedAt: drops.updatedAt,
+  accessMode: drops.accessMode,
+  accessPolicyVersion: drops.accessPolicyVersion,
 };
 
-type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt">;
+type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt" | "accessMode" | "accessPolicyVersion">;
 
 function toDrop(r: DropCols): ManifestDrop {
-  const version = [r.id, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? ""].join(":");
-  return { id: r.id, slug: r.slug, ownerId: r.ownerId, expiresAt: r.expiresAt, purgeAt: r.purgeAt, claimable: Boolean(r.claimable), version };
+  const version = [r.id, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? "", r.accessMode, r.accessPolicyVersion].join(":");
+  return {
+    id: r.id,
+    slug: r.slug,
+    ownerId: r.ownerId,
+    expiresAt: r.expiresAt,
+    purgeAt: r.purgeAt,
+    claimable: Boolean(r.claimable),
+    accessMode: r.accessMode,
+    accessPolicyVersion: r.accessPolicyVersion,
+    version,
+  };
 }
 
 function where(key: DropKey): SQL | undefined {

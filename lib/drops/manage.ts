@@ -55,7 +55,8 @@ export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit
   return { total, drops: rows.map((r) => toDrop(r, ctx)) };
 }
 
-async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown): Promise<DropRow> {
+/** A drop of the account by slug; anything else (absent, anonymous, another account's) is 404. */
+export async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown): Promise<DropRow> {
   const absent = () => new ApiError("not_found", `No drop ${isPlainText(String(rawSlug)) ? String(rawSlug).slice(0, 100) : "with that slug"} in this account.`);
   const slug = slugOr404(rawSlug, absent);
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
@@ -75,6 +76,7 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
   });
   return {
     ...toDrop(drop, ctx),
+    access: drop.accessMode,
     plan: account.plan,
     total_bytes: drop.totalBytes,
     files: rows.map((r) => ({ path: r.path, size: r.size, content_type: r.contentType })),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
 import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
-import { deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, nameSchema, ttlSchema } from "../schemas";
+import { accessModeSchema, accessPasswordSchema, deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, nameSchema, ttlSchema } from "../schemas";
 
 // The MCP tools' argument schemas. They carry the rules an agent needs before it calls — files
 // per call by plan, path and base64 rules as patterns, the size of a whole call, ttl bounds —
@@ -117,6 +117,13 @@ export const listDropsArgs = z
 export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const deleteDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
+export const setAccessArgs = z
+  .strictObject({
+    slug,
+    mode: accessModeSchema,
+    password: accessPasswordSchema.optional().describe(`Required with mode "password": ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`),
+  })
+  .meta({ examples: [{ slug: "k3j9x2ab", mode: "password", password: "a long passphrase" }, { slug: "k3j9x2ab", mode: "public" }] });
 
 export const deviceAuthorizeArgs = z
   .strictObject({ claims: deviceAuthorizeBodySchema.shape.claims })

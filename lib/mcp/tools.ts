@@ -12,8 +12,9 @@ import { appendToDrop, tierOf } from "../deploy/store";
 import { preflightFiles, uploadContent } from "../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../deploy/grants";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
-import { isPaid, limits, type Tier } from "../plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid, limits, type Tier } from "../plans";
 import {
+  accessResponseSchema,
   appendResponseSchema,
   deleteDropResponseSchema,
   deployResponseSchema,
@@ -45,8 +46,10 @@ import {
   getDropArgs,
   getLimitsArgs,
   listDropsArgs,
+  setAccessArgs,
   TTL_RULE,
 } from "./schemas";
+import { setAccess } from "../access/set";
 
 // The MCP tools: thin adapters over the same lib/ services as the REST routes. A tool that runs
 // and fails (limits, plan gates, bad arguments, auth) answers a result with isError: true whose
@@ -288,7 +291,7 @@ export const tools = [
       const lines = d.files.map((f) => `- ${f.path} (${f.size} bytes, ${f.content_type})`);
       return {
         structured: d,
-        text: [`${d.url}${d.name ? ` (${d.name})` : ""} · plan ${d.plan} · ${d.file_count} files, ${d.total_bytes} bytes · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`, ...lines, ...(d.files_truncated ? ["(more files not listed)"] : [])].join("\n"),
+        text: [`${d.url}${d.name ? ` (${d.name})` : ""} · plan ${d.plan} · access ${d.access} · ${d.file_count} files, ${d.total_bytes} bytes · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`, ...lines, ...(d.files_truncated ? ["(more files not listed)"] : [])].join("\n"),
       };
     },
   }),
@@ -303,6 +306,25 @@ export const tools = [
       const c = await accountCaller(call);
       const r = await deleteDrop(call.ctx, c.account, args.slug);
       return { structured: r, text: `Deleted drop ${r.deleted}.` };
+    },
+  }),
+  tool({
+    name: "set_access",
+    title: "Protect a drop with a password, or make it public",
+    description:
+      `Set who may see one of the account's drops: mode "password" with a password (${ACCESS_PASSWORD_MIN_CHARS}–${ACCESS_PASSWORD_MAX_CHARS} characters) shows visitors a password form on every path until they enter it; mode "public" opens it to anyone with the URL. ` +
+      "Every call signs out every visitor who unlocked it before. Any plan; anonymous drops cannot be protected (claim them first). Requires a key. The password is never returned: tell your human what you set.",
+    input: setAccessArgs,
+    output: accessResponseSchema,
+    // It replaces the drop's policy and signs every visitor out: destructive, and not idempotent.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async run(args, call) {
+      const c = await accountCaller(call);
+      const r = await setAccess(call.ctx, c.account, args.slug, args.password === undefined ? { mode: args.mode } : { mode: args.mode, password: args.password });
+      return {
+        structured: r,
+        text: r.mode === "password" ? `Drop ${r.slug} is now password-protected; visitors see a password form. Earlier unlocks no longer work.` : `Drop ${r.slug} is now public: anyone with its URL can see it.`,
+      };
     },
   }),
   tool({

@@ -108,6 +108,7 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, action: Retu
           return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
         },
       },
+      readBody: (cap) => readNodeBody(req, cap),
     });
     write(req, res, r);
   } catch (err) {
@@ -115,6 +116,30 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, action: Retu
     if (!res.headersSent) write(req, res, page(500, "Something went wrong", "This drop cannot be served right now."));
     else res.destroy();
   }
+}
+
+/**
+ * A small request body (the unlock form), at most `cap` bytes: a larger declared length is
+ * refused before reading (Node drops it once the answer is out, as for any unread body), and a
+ * body that passes the cap is dropped as it arrives.
+ */
+function readNodeBody(req: IncomingMessage, cap: number): Promise<Uint8Array | "too_large"> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) return Promise.resolve("too_large");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let seen = 0;
+    req.on("data", (chunk: Buffer) => {
+      seen += chunk.byteLength;
+      if (seen > cap) {
+        chunks.length = 0;
+        resolve("too_large");
+      } else chunks.push(chunk);
+    });
+    req.once("end", () => resolve(seen > cap ? "too_large" : Buffer.concat(chunks)));
+    req.once("close", () => resolve("too_large"));
+    req.once("error", () => resolve("too_large"));
+  });
 }
 
 /** Cuts a chunked (or any undeclared) body at `cap`: answers 413 and drops the connection. */

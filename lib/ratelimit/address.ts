@@ -22,7 +22,12 @@ function valid(v: string | null | undefined): string | null {
   return isIP(s) ? s : null;
 }
 
-export function clientAddress(req: Request, e: AddressEnv): string {
+/** What clientAddress reads of a request: its headers (a web Request, or the serve path's request). */
+export interface WithHeaders {
+  headers: { get(name: string): string | null };
+}
+
+export function clientAddress(req: WithHeaders, e: AddressEnv): string {
   const socket = req.headers.get(SOCKET_HEADER)?.trim() || "unknown";
   if (!e.TRUST_PROXY) return socket;
   if (e.VERCEL) return valid(req.headers.get("x-real-ip")) ?? socket;

@@ -4,14 +4,14 @@ import type { Env } from "../env";
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
 // address, an account, a credential) in a sliding window.
 
-export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "preflight" | "preflightAccount" | "upload" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove";
+export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "preflight" | "preflightAccount" | "upload" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove" | "unlock";
 
 export interface LimitPolicy {
   name: LimitName;
   max: number;
   windowSeconds: number;
   /** Whose budget it is. */
-  per: "ip" | "account" | "credential";
+  per: "ip" | "account" | "credential" | "drop-ip";
   /** What one hit is, for people reading the table or the docs. */
   counts: string;
   /** Noun for the 429 message: "Too many <what>". */
@@ -119,6 +119,15 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "account",
       counts: "device approvals and denials on /device, per account (guards guessing of user codes)",
       what: "device approvals",
+      retryAfter: "limiter",
+    },
+    unlock: {
+      name: "unlock",
+      max: 10,
+      windowSeconds: 60,
+      per: "drop-ip",
+      counts: "wrong passwords posted to a protected drop's unlock form, per drop and client address",
+      what: "wrong passwords for this drop from this address",
       retryAfter: "limiter",
     },
     accountRoute: {

@@ -133,12 +133,13 @@ export function forgetManifest(ctx: AppContext, key: DropKey): void {
   forget(c, cacheKey(key));
 }
 
-type DropChange = "deploy" | "replace" | "append" | "delete" | "claim" | "expiry";
+type DropChange = "deploy" | "replace" | "append" | "delete" | "claim" | "expiry" | "access" | "protect";
 
 /**
  * Called by lib/drops after a change to a drop is committed: forgets its manifest in this
  * process and purges its responses from the CDN (on Vercel; elsewhere the purge is a no-op).
- * Deletion and expiry remove the cached responses outright; other changes mark them stale.
+ * Deletion, expiry and protection (a drop switched to a password) remove the cached responses
+ * outright, so the CDN cannot serve a stale copy while it revalidates; other changes mark them stale.
  */
 export async function dropChanged(ctx: AppContext, drop: { id: string; slug: string }, change: DropChange): Promise<void> {
   const c = caches(ctx);
@@ -150,7 +151,7 @@ export async function dropChanged(ctx: AppContext, drop: { id: string; slug: str
   if (change === "deploy") return;
   const tag = dropTag(drop.id);
   try {
-    if (change === "delete" || change === "expiry") await dangerouslyDeleteByTag(tag);
+    if (change === "delete" || change === "expiry" || change === "protect") await dangerouslyDeleteByTag(tag);
     else await invalidateByTag(tag);
   } catch (err) {
     console.error(`[serve] could not purge cache tag ${tag}:`, err instanceof Error ? err.message : err);

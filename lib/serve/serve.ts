@@ -5,6 +5,7 @@ import { errorResponse, methodNotAllowed } from "../errors";
 import { cacheable, compressedBytes, contentBytes, forgetManifest, getManifest, type Encoding, type Manifest } from "./cache";
 import type { HostAction } from "./host";
 import { parseRange } from "./range";
+import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
 
 // Serving a drop: a plain function from (host action, path, request headers) to a result, with
 // no dependency on Next. The self-hosted listener writes the result to the socket (node.ts); the
@@ -14,13 +15,18 @@ interface HeaderGetter {
   get(name: string): string | null;
 }
 
-interface ServeRequest {
+export interface ServeRequest {
   method: string;
   /** The request path as sent (still percent-encoded), without the query. */
   pathname: string;
   /** The query, with its "?", or "". */
   search?: string;
   headers: HeaderGetter;
+  /**
+   * Reads the request body, at most `cap` bytes ("too_large" past it, read no further). Only
+   * the unlock form of a protected drop has a body the serve path reads.
+   */
+  readBody?: (cap: number) => Promise<Uint8Array | "too_large">;
 }
 
 export interface ServeResult {
@@ -203,7 +209,8 @@ export async function serveDropResult(ctx: AppContext, action: HostAction, req: 
 }
 
 async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Promise<ServeResult | typeof STALE> {
-  if (req.method !== "GET" && req.method !== "HEAD") {
+  const unlocking = req.method === "POST" && req.pathname === UNLOCK_PATH;
+  if (req.method !== "GET" && req.method !== "HEAD" && !unlocking) {
     const res = errorResponse(methodNotAllowed(["GET", "HEAD"]));
     const body = new Uint8Array(await res.arrayBuffer());
     return { status: res.status, headers: { ...Object.fromEntries(res.headers), "Content-Length": String(body.byteLength) }, body };
@@ -219,12 +226,24 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
     return unavailablePage();
   }
   if (!m) return notFoundPage();
+  if (unlocking) return unlock(ctx, m, req);
+  if (isProtected(m)) {
+    // The gate: before any file is looked up, so a locked answer holds nothing of the drop.
+    if (!isUnlocked(ctx, m, req)) return lockPage(401, req.pathname + (req.search ?? ""));
+    const r = await serveFiles(ctx, m, path, req, false);
+    return r === STALE ? r : privateResult(r);
+  }
+  return serveFiles(ctx, m, path, req, true);
+}
+
+/** A drop's answer from its files; `shared`: CDNs may keep it (a public drop). */
+async function serveFiles(ctx: AppContext, m: Manifest, path: string, req: ServeRequest, shared: boolean): Promise<ServeResult | typeof STALE> {
   const now = ctx.now();
   if (m.drop.expiresAt && m.drop.expiresAt.getTime() <= now) return gonePage(m, now);
   const chosen = pick(m, path);
   if (!chosen) return notFoundPage();
-  void addCacheTag(m.tag).catch(() => undefined);
-  const cdn = cdnCacheControl(m, false, now);
+  if (shared) void addCacheTag(m.tag).catch(() => undefined);
+  const cdn = shared ? cdnCacheControl(m, false, now) : undefined;
   const robots: Record<string, string> = m.drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
   if ("redirect" in chosen) {
     // A path on this host only: never an absolute URL, so no request can redirect elsewhere.
@@ -263,7 +282,7 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
     "Accept-Ranges": "bytes",
     ...robots,
   };
-  const cdnFile = cdnCacheControl(m, immutable, now);
+  const cdnFile = shared ? cdnCacheControl(m, immutable, now) : undefined;
   if (cdnFile) headers["Vercel-CDN-Cache-Control"] = cdnFile;
   if (compressible) headers.Vary = "Accept-Encoding";
   if (enc) headers["Content-Encoding"] = enc;

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { strToU8, zipSync } from "fflate";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { registerSecret } from "../support/secrets";
 
 // The real command-line client as a child process against the built app: cli/dist/dropsite.mjs,
 // the package's bin, compiled from cli/dropsite.ts by `npm install` and `npm run build` (which
@@ -27,9 +28,10 @@ let proKey: string;
 let appVars: Record<string, string>;
 
 /** Runs the CLI with a clean environment: no inherited key, a private config dir. */
-function cli(args: string[], env: Record<string, string> = {}, configHome = path.join(work, "config-default")): Promise<RunResult> {
+function cli(args: string[], env: Record<string, string> = {}, configHome = path.join(work, "config-default"), stdin?: string): Promise<RunResult> {
   return runProgram(process.execPath, [CLI, ...args], {
     cwd: work,
+    stdin,
     env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: configHome, DROP_API_URL: app.baseUrl, ...env },
   });
 }
@@ -288,6 +290,44 @@ describe("dropsite login and logout", () => {
   });
 });
 
+describe("dropsite access", () => {
+  it("--password-stdin protects a drop with the password without its line ending; --public opens it; bad input changes nothing", async () => {
+    const site = await writeTree(path.join(work, "private-site"), { "index.html": "<h1>private page</h1>" });
+    const { slug } = json<{ slug: string }>(await cli(["deploy", site, "--json"], { DROP_API_KEY: proKey }));
+    const host = `${slug}.${app.serveDomain}`;
+    const password = "a cli passphrase";
+    registerSecret("drop password", password);
+    const set = await cli(["access", slug, "--password-stdin", "--json"], { DROP_API_KEY: proKey }, undefined, `${password}\r\n`);
+    expect(json(set)).toEqual({ slug, mode: "password" });
+    expect(set.stdout + set.stderr).not.toContain(password);
+    const locked = await visit(slug, "/");
+    expect(locked.status).toBe(401);
+    expect(locked.text).not.toContain("private page");
+    const unlock = (p: string) =>
+      app.request(host, "/.well-known/dropsite/unlock", { method: "POST", body: new URLSearchParams({ password: p, path: "/" }).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect((await unlock(`${password}\r\n`)).status).toBe(401);
+    const ok = await unlock(password);
+    expect(ok.status).toBe(303);
+    const cookie = String(ok.headers["set-cookie"]).split(";")[0]!;
+    expect((await app.request(host, "/", { headers: { cookie } })).text).toContain("private page");
+    // Plain "\n" is taken off too.
+    expect((await cli(["access", slug, "--password-stdin"], { DROP_API_KEY: proKey }, undefined, `${password}2\n`)).code).toBe(0);
+    expect((await unlock(`${password}2`)).status).toBe(303);
+    // Too short: the API's envelope and a non-zero exit; nothing changes.
+    const short = await cli(["access", slug, "--password-stdin", "--json"], { DROP_API_KEY: proKey }, undefined, "short\n");
+    expect(short.code).toBe(1);
+    expect(JSON.parse(short.stdout)).toMatchObject({ code: "invalid_request" });
+    expect((await unlock(`${password}2`)).status).toBe(303);
+    // Neither or both flags: usage.
+    expect((await cli(["access", slug], { DROP_API_KEY: proKey })).code).toBe(2);
+    expect((await cli(["access", slug, "--public", "--password-stdin"], { DROP_API_KEY: proKey }, undefined, "x")).code).toBe(2);
+    const open = await cli(["access", slug, "--public"], { DROP_API_KEY: proKey });
+    expect(open.code).toBe(0);
+    expect(open.stdout).toContain("is public");
+    expect((await visit(slug, "/")).text).toContain("private page");
+  });
+});
+
 describe("dropsite help and version", () => {
   it("--version prints package.json's version", async () => {
     const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
@@ -299,14 +339,14 @@ describe("dropsite help and version", () => {
 
   it("each command's --help is its own text, on stdout, exit 0", async () => {
     const seen = new Set<string>();
-    for (const command of ["deploy", "list", "delete", "claim", "limits", "login", "logout"]) {
+    for (const command of ["deploy", "list", "delete", "claim", "access", "limits", "login", "logout"]) {
       const r = await cli([command, "--help"]);
       expect(r.code, command).toBe(0);
       expect(r.stderr, command).toBe("");
       expect(r.stdout, command).toMatch(new RegExp(`^Usage: dropsite ${command}\\b`));
       seen.add(r.stdout);
     }
-    expect(seen.size).toBe(7);
+    expect(seen.size).toBe(8);
     const general = await cli(["--help"]);
     expect(general.stdout).toContain("dropsite deploy [dir|file.html|file.zip]");
     const bare = await cli([]);

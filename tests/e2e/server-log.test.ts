@@ -197,6 +197,82 @@ describe("one structured log line per request", () => {
   });
 });
 
+describe("a protected drop on the self-hosted data plane", () => {
+  it("locks every path, unlocks by the form, limits the body, and never logs the password or the unlock cookie", async () => {
+    const password = randomBytes(12).toString("hex");
+    const marker = randomBytes(8).toString("hex");
+    const deployed = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": `<p>${marker}</p>`, "a/index.html": marker, "big.txt": marker.repeat(100) } }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${proKey}` },
+    });
+    expect(deployed.status).toBe(200);
+    const { slug } = deployed.json() as { slug: string };
+    const host = `${slug}.${app.serveDomain}`;
+    const set = await app.request(appHost, `/drops/${slug}/access`, { method: "PUT", body: JSON.stringify({ mode: "password", password }), headers: { "content-type": "application/json", authorization: `Bearer ${proKey}` } });
+    expect(set.status).toBe(200);
+    expect(set.text).not.toContain(password);
+    for (const [p, headers, method] of [
+      ["/", {}, "GET"],
+      ["/a", {}, "GET"],
+      ["/big.txt", { range: "bytes=0-9" }, "GET"],
+      ["/", {}, "HEAD"],
+    ] as [string, Record<string, string>, string][]) {
+      const r = await app.request(host, p, { method, headers });
+      expect(r.status, p).toBe(401);
+      expect(r.text + JSON.stringify(r.headers), p).not.toContain(marker);
+      expect(r.headers.etag, p).toBeUndefined();
+      expect(r.headers.location, p).toBeUndefined();
+      expect(r.headers["cache-control"], p).toBe("private, no-store");
+    }
+    const form = (pw: string) => new URLSearchParams({ password: pw, path: "/a/" }).toString();
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      app.request(host, "/.well-known/dropsite/unlock", { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded", ...headers } });
+    const wrong = await post(form(`${password}x`));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers["set-cookie"]).toBeUndefined();
+    // Over the cap, declared or sent without a length (chunked): 413 and no cookie.
+    const big = `${form(password)}&pad=${"x".repeat(5000)}`;
+    expect((await post(big)).status).toBe(413);
+    const chunked = await rawUnlock(host, big);
+    expect(chunked.status).toBe(413);
+    expect(chunked.raw).not.toMatch(/set-cookie/i);
+    const ok = await post(form(password));
+    expect(ok.status).toBe(303);
+    expect(ok.headers.location).toBe("/a/");
+    const setCookie = String(ok.headers["set-cookie"]);
+    expect(setCookie).toMatch(/HttpOnly/);
+    const cookie = setCookie.split(";")[0]!;
+    const open = await app.request(host, "/a/", { headers: { cookie } });
+    expect(open.status).toBe(200);
+    expect(open.text).toContain(marker);
+    expect(open.headers["cache-control"]).toMatch(/^private/);
+    const line = await lineOf(ok.headers["x-request-id"]);
+    expect(line).toMatchObject({ method: "POST", host: "drop", path: "/.well-known/dropsite/unlock", status: 303, plane: "data" });
+    const output = app.output();
+    expect(output).not.toContain(password);
+    expect(output).not.toContain(cookie.split("=")[1]!);
+  });
+});
+
+/** POSTs a form to a drop host's unlock path with chunked encoding (no Content-Length). */
+function rawUnlock(host: string, body: string): Promise<{ status: number; raw: string }> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(app.port, "127.0.0.1");
+    let out = "";
+    sock.on("data", (d) => (out += d.toString()));
+    sock.on("close", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0), raw: out }));
+    sock.on("error", reject);
+    const chunk = Buffer.from(body);
+    sock.write(
+      [`POST /.well-known/dropsite/unlock HTTP/1.1`, `Host: ${host}`, "Content-Type: application/x-www-form-urlencoded", "Transfer-Encoding: chunked", "Connection: close", "", ""].join("\r\n"),
+    );
+    sock.write(`${chunk.byteLength.toString(16)}\r\n`);
+    sock.write(chunk);
+    sock.write("\r\n0\r\n\r\n");
+  });
+}
+
 /** Sends a request's head (a declared body that is never sent) and resolves the answer the server gives before any of it. */
 function headOnly(pathname: string, headers: Record<string, string>): Promise<HttpResult> {
   return new Promise((resolve, reject) => {

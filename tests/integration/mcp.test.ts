@@ -43,7 +43,7 @@ function failure(r: CallResult): Record<string, unknown> {
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
 
-const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "delete_drop", "get_limits", "device_authorize", "device_token"];
+const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "delete_drop", "set_access", "get_limits", "device_authorize", "device_token"];
 
 describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
@@ -91,6 +91,8 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     expect(byName.get_limits!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(byName.delete_drop!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     expect(byName.get_drop!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.set_access!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    expect(byName.set_access!.inputSchema.required).toEqual(["slug", "mode"]);
     for (const name of ["deploy_html", "deploy_files", "append_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
     expect(byName.deploy_named!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
     await client.close();

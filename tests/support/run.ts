@@ -9,13 +9,14 @@ export interface RunResult {
   stderr: string;
 }
 
-export function runProgram(command: string, args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<RunResult> {
+export function runProgram(command: string, args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
+    child.stdout?.on("data", (d) => (stdout += d));
+    child.stderr?.on("data", (d) => (stderr += d));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });

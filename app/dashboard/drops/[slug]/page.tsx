@@ -5,7 +5,8 @@ import { sessionCaller } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { getDrop } from "@/lib/drops/manage";
 import { ApiError } from "@/lib/errors";
-import { isPaid } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid } from "@/lib/plans";
+import { AccessPanel } from "../../access-panel";
 import { Header } from "../../../_components/Header";
 import { bytes, dateTime, dropState, relative } from "../../../_components/format";
 import { DropActions, Expiry, StateBadge } from "../../panels";
@@ -57,6 +58,8 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             </time>
             {drop.redeploy_count > 0 && <span className="muted"> · redeployed {drop.redeploy_count}×</span>}
           </dd>
+          <dt>Access</dt>
+          <dd>{drop.access === "password" ? "Password-protected" : "Public"}</dd>
           <dt>Size</dt>
           <dd>
             {drop.file_count} {drop.file_count === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
@@ -95,7 +98,9 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           </section>
           <section className="card preview" aria-labelledby="preview-title">
             <h2 id="preview-title">Preview</h2>
-            {live ? (
+            {live && drop.access === "password" ? (
+              <p className="muted">This drop is password-protected: open it in a new tab and enter its password to see it.</p>
+            ) : live ? (
               <iframe
                 src={drop.url}
                 title={`Preview of ${drop.url}`}
@@ -109,6 +114,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             )}
           </section>
         </div>
+        <AccessPanel slug={drop.slug} mode={drop.access} minChars={ACCESS_PASSWORD_MIN_CHARS} maxChars={ACCESS_PASSWORD_MAX_CHARS} />
         {drop.name && isPaid(caller.account.plan) && (
           <section className="card" aria-labelledby="redeploy-title">
             <h2 id="redeploy-title">Redeploy</h2>

@@ -1,0 +1,36 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { drops, type DropRow } from "./schema";
+
+// A drop's access policy: its mode, its password's hash, and the version every unlock cookie
+// names. Every change bumps the version in the same statement, so no cookie outlives a change.
+
+export type DropAccess = Pick<DropRow, "id" | "accessMode" | "accessPasswordHash" | "accessPolicyVersion">;
+
+/**
+ * Sets an owned drop's access and bumps its policy version, in one statement; undefined when
+ * the drop is gone or no longer the owner's.
+ */
+export async function setDropAccessRow(
+  db: Db,
+  dropId: string,
+  ownerId: string,
+  access: { mode: "public"; passwordHash: null } | { mode: "password"; passwordHash: string },
+): Promise<DropAccess | undefined> {
+  const [row] = await db
+    .update(drops)
+    .set({ accessMode: access.mode, accessPasswordHash: access.passwordHash, accessPolicyVersion: sql`${drops.accessPolicyVersion} + 1` })
+    .where(and(eq(drops.id, dropId), eq(drops.ownerId, ownerId)))
+    .returning({ id: drops.id, accessMode: drops.accessMode, accessPasswordHash: drops.accessPasswordHash, accessPolicyVersion: drops.accessPolicyVersion });
+  return row;
+}
+
+/** The current access policy of a drop (the unlock form checks against it, never a cached copy). */
+export async function findDropAccess(db: Db, dropId: string): Promise<DropAccess | undefined> {
+  const [row] = await db
+    .select({ id: drops.id, accessMode: drops.accessMode, accessPasswordHash: drops.accessPasswordHash, accessPolicyVersion: drops.accessPolicyVersion })
+    .from(drops)
+    .where(eq(drops.id, dropId))
+    .limit(1);
+  return row;
+}
