@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { runAsSession, type ActionResult } from "@/lib/auth/actions";
-import { setAccess } from "@/lib/access/set";
+import { setAccess } from "@/lib/drops/access";
 import { mintKey, revokeApiKey } from "@/lib/auth/keys";
 import { claimDrop, deleteDrop } from "@/lib/drops/manage";
 import { startCheckout, openPortal } from "@/lib/billing/checkout";

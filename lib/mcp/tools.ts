@@ -49,7 +49,7 @@ import {
   setAccessArgs,
   TTL_RULE,
 } from "./schemas";
-import { setAccess } from "../access/set";
+import { setAccess } from "../drops/access";
 
 // The MCP tools: thin adapters over the same lib/ services as the REST routes. A tool that runs
 // and fails (limits, plan gates, bad arguments, auth) answers a result with isError: true whose

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as accessRoute from "@/app/drops/[slug]/access/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import { accessCookie, hasAccess } from "@/lib/access/cookie";
-import { setAccess } from "@/lib/access/set";
+import { setAccess } from "@/lib/drops/access";
 import type { Caller } from "@/lib/auth/caller";
 import { anonymousCaller } from "@/lib/auth/caller";
 import { findDropAccess } from "@/lib/db/access";

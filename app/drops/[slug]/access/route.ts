@@ -1,6 +1,6 @@
 import { json, routes } from "@/lib/http";
 import { withAccount } from "@/lib/auth/route";
-import { readAccessBody, setAccess } from "@/lib/access/set";
+import { readAccessBody, setAccess } from "@/lib/drops/access";
 
 export const dynamic = "force-dynamic";
 

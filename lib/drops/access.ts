@@ -7,8 +7,8 @@ import { readJson } from "../http";
 import { z } from "zod";
 import { accessBodySchema, type AccessResponse } from "../schemas";
 import { dropChanged } from "../serve/cache";
-import { ownedDrop } from "../drops/manage";
-import { hashPassword } from "./password";
+import { ownedDrop } from "./manage";
+import { hashPassword } from "../access/password";
 
 // PUT /drops/{slug}/access and MCP set_access: make an owned drop public or password-protected.
 // Every plan may; anonymous drops have no owner and cannot be protected (404 like any drop that
