@@ -20,6 +20,15 @@ import { malformedPath, page, serveDropResult, type ServeResult } from "./serve"
 // Built by `npm run build` into .next/dropsite/data-plane.mjs (scripts/build-data-plane.mjs),
 // a bundle that must not load Next or next-auth (tests/unit/data-plane-bundle.test.ts).
 
+/**
+ * The options server.mjs creates its listener with. By default Node keeps only the first of
+ * repeated Authorization (and Host, Content-Type, …) headers, where the Fetch API joins them;
+ * joined here too, every path (the data plane and Next) hands the one credential parser,
+ * bearerCredential in lib/auth/caller.ts, what was sent, and it refuses two credentials with 401.
+ * Nothing else in the listener reads a credential.
+ */
+export const listenerOptions = { joinDuplicateHeaders: true } as const;
+
 let hostConfig: HostConfig | undefined;
 
 function config(): HostConfig {
@@ -163,10 +172,6 @@ const answeredHere = new WeakSet<ServerResponse>();
 function route(req: IncomingMessage, res: ServerResponse): boolean {
   // Only Vercel sets this; here it would make the proxy run (and buffer bodies), see proxy.ts.
   delete req.headers["x-vercel-id"];
-  // Node keeps only the first of repeated Authorization headers; the Fetch API joins them. Join
-  // them here too, so the one parser (bearerCredential) sees both and refuses them with 401.
-  const auths = authorizationHeaders(req);
-  if (auths.length > 1) req.headers.authorization = auths.join(", ");
   const url = req.url ?? "/";
   if (!url.startsWith("/")) {
     // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is ignored;
@@ -338,15 +343,6 @@ function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; d
     req.resume();
   };
   return { stream, discard };
-}
-
-function authorizationHeaders(req: IncomingMessage): string[] {
-  const out: string[] = [];
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "authorization") out.push(raw[i + 1]!);
-  }
-  return out;
 }
 
 /**

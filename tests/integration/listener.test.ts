@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatch } from "@/lib/serve/node";
+import { dispatch, listenerOptions } from "@/lib/serve/node";
 import { resetEnv } from "@/lib/env";
 import { JSON_BODY_CAP } from "@/lib/http";
 import { freePort } from "../support/net";
@@ -17,9 +17,10 @@ beforeAll(async () => {
   process.env.BASE_URL = "http://localhost:3000";
   process.env.SERVE_DOMAIN = "drops.localhost:3000";
   resetEnv();
-  server = createServer((req, res) => {
+  server = createServer(listenerOptions, (req, res) => {
     if (dispatch(req, res)) return;
     reachedNext++;
+    if (req.url === "/echo-authorization") return void res.writeHead(200, { "content-type": "text/plain" }).end(req.headers.authorization ?? "(none)");
     let n = 0;
     req.on("data", (c: Buffer) => (n += c.length));
     req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end(`${req.url} ${n}`));
@@ -36,7 +37,8 @@ function post(pathname: string, body: Buffer, chunked: boolean): Promise<{ statu
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { host: "localhost:3000" };
     if (!chunked) headers["content-length"] = body.length;
-    const req = request({ host: "127.0.0.1", port, path: pathname, method: "POST", headers }, (res) => {
+    // A connection of its own: one the listener hung up on after a 413 is never reused.
+    const req = request({ host: "127.0.0.1", port, path: pathname, method: "POST", headers, agent: false }, (res) => {
       let text = "";
       res.on("data", (c) => (text += c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
@@ -58,6 +60,14 @@ function raw(text: string): Promise<string> {
     sock.write(text);
   });
 }
+
+describe("repeated headers reach every path as sent", () => {
+  it("two Authorization headers arrive joined (the Fetch API's form), so the one credential parser sees both", async () => {
+    const res = await raw("GET /echo-authorization HTTP/1.1\r\nHost: localhost:3000\r\nAuthorization: Bearer sp_a\r\nAuthorization: Bearer sp_b\r\nConnection: close\r\n\r\n");
+    expect(res).toMatch(/^HTTP\/1\.1 200/);
+    expect(res).toContain("\r\nBearer sp_a, Bearer sp_b\r\n");
+  });
+});
 
 describe("bodies past the route's cap never reach the framework", () => {
   it("a chunked body over the cap is cut with 413; one under it passes whole", async () => {
