@@ -6,6 +6,7 @@ import { env } from "../env";
 import { ApiError } from "../errors";
 import { handle, routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
+import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
 import { resolveHost, type HostConfig } from "./host";
 import { malformedPath, page, serveDropResult, type ServeResult } from "./serve";
 
@@ -62,7 +63,10 @@ export function warmUp(): void {
 }
 
 function envelope(res: ServerResponse, status: number, code: string, error: string): void {
-  const body = JSON.stringify({ error, code });
+  send(res, status, JSON.stringify({ error, code }));
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body),
@@ -126,8 +130,17 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, action: Retu
   }
 }
 
+/**
+ * The 413 of a body past its route's cap, in the route's own error form: the REST envelope, or
+ * on /mcp the JSON-RPC error object an MCP client reads (the one lib/mcp/server.ts gives).
+ */
+function tooLarge(res: ServerResponse, pathname: string, cap: number, declared?: string): void {
+  if (pathname === "/mcp") return send(res, 413, jsonRpcErrorBody(TOO_LARGE, tooLargeMessage(cap)));
+  envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body${declared === undefined ? "" : `; this request declares ${declared}`}.`);
+}
+
 /** Cuts a chunked (or any undeclared) body at `cap`: answers 413 and drops the connection. */
-function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void {
+function capStream(req: IncomingMessage, res: ServerResponse, pathname: string, cap: number): void {
   let seen = 0;
   let over = false;
   const push = req.push.bind(req);
@@ -140,7 +153,7 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
         cutAtCap.add(req);
         // The rest of the body is dropped as it arrives; once the answer is out the connection is
         // closed (a body that never ends would hold it open otherwise).
-        if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`);
+        if (!res.headersSent) tooLarge(res, pathname, cap);
         if (res.writableEnded) hangUp(res);
         else res.once("finish", () => hangUp(res));
         return false;
@@ -206,10 +219,10 @@ function route(req: IncomingMessage, res: ServerResponse): boolean {
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) {
       // Answered before any byte of the body is read; Node then reads and discards what the
       // client still sends (nothing is kept), so the client can read this answer in peace.
-      envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body; this request declares ${declared}.`);
+      tooLarge(res, pathname, cap, declared);
       return true;
     }
-    if (declared === undefined) capStream(req, res, cap);
+    if (declared === undefined) capStream(req, res, pathname, cap);
   }
   const own = bodyRoute(req, pathname);
   if (own) {

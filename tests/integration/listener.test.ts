@@ -70,6 +70,19 @@ describe("repeated headers reach every path as sent", () => {
 });
 
 describe("bodies past the route's cap never reach the framework", () => {
+  it("on /mcp the refusal is a JSON-RPC error object with id null (declared or chunked), never the REST envelope", async () => {
+    const before = reachedNext;
+    const declared = await raw("POST /mcp HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/json\r\nContent-Length: 11534336\r\nConnection: close\r\n\r\n");
+    expect(declared).toMatch(/^HTTP\/1\.1 413/);
+    const body = JSON.parse(declared.slice(declared.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
+    expect(body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("bytes") } });
+    const chunked = await post("/mcp", Buffer.alloc(11 * 1024 * 1024, 32), true);
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.text)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    // The chunked one reached the stand-in for Next, cut: it read at most the cap.
+    expect(reachedNext - before).toBeLessThanOrEqual(1);
+  });
+
   it("a chunked body over the cap is cut with 413; one under it passes whole", async () => {
     const before = reachedNext;
     const ok = await post("/claim", Buffer.alloc(JSON_BODY_CAP, 1), true);

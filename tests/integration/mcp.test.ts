@@ -436,16 +436,35 @@ describe("JSON-RPC framing (both eras)", () => {
     expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } });
   });
 
-  it("a body over the cap answers 413 before anything is parsed", async () => {
+  it.each([
+    ["modern", modernHeaders("tools/call", "deploy_html")],
+    ["legacy", LEGACY_HEADERS],
+    ["no protocol headers", { "content-type": "application/json" }],
+  ])("a body over the cap answers 413 with a JSON-RPC error object, id null (%s)", async (_e, headers) => {
+    const before = await dropCount();
     const big = JSON.stringify(modernRequest("tools/call", { name: "deploy_html", arguments: { html: "x".repeat(MCP_BODY_CAP) } }));
-    const r = await post(big, modernHeaders("tools/call", "deploy_html"));
+    const r = await post(big, headers);
     expect(r.status).toBe(413);
+    expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining(`${MCP_BODY_CAP} bytes`) } });
+    expect(r.json).not.toHaveProperty("code");
+    expect(await dropCount()).toBe(before);
   });
 
-  it("a batch answers 400 -32600", async () => {
-    const r = await post([modernRequest("tools/list", {}, 1), modernRequest("tools/list", {}, 2)], modernHeaders("tools/list"));
+  it.each([
+    ["modern", modernHeaders("tools/call", "deploy_html")],
+    ["legacy", LEGACY_HEADERS],
+    ["2025-06-18", { ...LEGACY_HEADERS, "mcp-protocol-version": "2025-06-18" }],
+    ["no protocol headers", { "content-type": "application/json" }],
+  ])("a batch answers 400 -32600 saying batches are not supported, and runs nothing (%s)", async (_e, headers) => {
+    const before = await dropCount();
+    const deploy = modernRequest("tools/call", { name: "deploy_html", arguments: { html: "<h1>batched</h1>" } }, 1);
+    const r = await post([deploy, modernRequest("tools/list", {}, 2)], headers);
     expect(r.status).toBe(400);
-    expect(r.json.error?.code).toBe(-32600);
+    expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Batches are not supported/) } });
+    // An empty array is a batch too.
+    const empty = await post("  []", headers);
+    expect([empty.status, empty.json.error?.code]).toEqual([400, -32600]);
+    expect(await dropCount()).toBe(before);
   });
 
   it.each([
