@@ -7,6 +7,7 @@ import { ApiError } from "../errors";
 import { handle, routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
 import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
+import { SECRET_SEGMENT_PATTERN } from "../patterns";
 import { resolveHost, type HostConfig } from "./host";
 import { malformedPath, page, serveDropResult, type ServeResult } from "./serve";
 
@@ -359,12 +360,25 @@ function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; d
 }
 
 /**
- * The path of a request target without its query (absolute form included), and without the
- * upload token of PUT /deploy/uploads/{token}/{sha256}, which is a credential.
+ * The path of a request target without its query (absolute form included), with every segment
+ * that carries a secret token (SECRET_SEGMENT_PATTERN: upload tokens, one-time deploy grants,
+ * any key or claim token sent in a path) replaced by "(token)". One rule for every route, read
+ * on the decoded segment, so a percent-escaped token is masked too.
  */
-function logPath(url: string): string {
-  const p = pathOnly(url);
-  return p.startsWith("/deploy/uploads/") ? p.replace(/^\/deploy\/uploads\/[^/]*/, "/deploy/uploads/(token)") : p;
+export function logPath(url: string): string {
+  return pathOnly(url)
+    .split("/")
+    .map((segment) => (SECRET_SEGMENT_PATTERN.test(decodedSegment(segment)) ? "(token)" : segment))
+    .join("/");
+}
+
+function decodedSegment(segment: string): string {
+  if (!segment.includes("%")) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function pathOnly(url: string): string {
@@ -396,7 +410,7 @@ function hostKind(req: IncomingMessage): "app" | "drop" {
 /**
  * One structured line per request, written to stdout when the response is done (or the client
  * went away): {"msg":"request","method","host","path","status","ms","id","plane"}. The path
- * loses its query (and an upload target its token); no header is logged, so no credential,
+ * loses its query and every secret token in it (logPath); no header is logged, so no credential,
  * claim token or cookie ever reaches the log. "plane" says who answered: "data" (this module:
  * drop hosts, the deploy-body routes, and refusals before Next) or "next". The id is also sent
  * back as X-Request-Id (any id the client sent is replaced).

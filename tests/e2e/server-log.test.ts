@@ -210,6 +210,56 @@ describe("one structured log line per request", () => {
     expect(line).toMatchObject({ method: "PUT", path: `/deploy/uploads/(token)/${sha256}`, status: put.status, plane: "data" });
     expect(app.output()).not.toContain(token);
   });
+
+  it("masks every secret token in a path by one rule: one-time deploy grants and their preflight, escaped tokens, keys and claim tokens", async () => {
+    // A one-time deploy URL, from the MCP deploy_directory tool over HTTP.
+    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const issued = await app.request(appHost, "/mcp", {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "deploy_directory", arguments: {}, _meta: envelope } }),
+      headers: { "content-type": "application/json", accept: "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "deploy_directory", authorization: `Bearer ${apiKey}` },
+    });
+    expect(issued.status).toBe(200);
+    const grant = (issued.json() as { result: { structuredContent: { url: string; preflight_url: string } } }).result.structuredContent;
+    const grantToken = new URL(grant.url).pathname.split("/").at(-1)!;
+    expect(grantToken).toMatch(/^dg_[A-Za-z0-9_-]{43}$/);
+    expect(new URL(grant.preflight_url).pathname).toBe(`/deploy/once/${grantToken}/preflight`);
+
+    const bytes = Buffer.from("<p>granted</p>");
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const pre = await app.request(appHost, `/deploy/once/${grantToken}/preflight`, { method: "POST", body: JSON.stringify({ files: { "index.html": { sha256, size: bytes.byteLength } } }), headers: { "content-type": "application/json" } });
+    expect(pre.status).toBe(200);
+    const uploadToken = (pre.json() as { upload_token?: string }).upload_token;
+    const deployed = await app.request(appHost, `/deploy/once/${grantToken}`, { method: "POST", body: "<p>granted</p>", headers: { "content-type": "text/html" } });
+    expect(deployed.status).toBe(200);
+    // Used up: the refusal of a second use, and of a percent-escaped copy (which Next decodes), are logged masked too.
+    const again = await app.request(appHost, `/deploy/once/${grantToken}`, { method: "POST", body: "<p>again</p>", headers: { "content-type": "text/html" } });
+    expect(again.status).toBe(410);
+    const escapedAgain = await app.request(appHost, `/deploy/once/${escaped(grantToken)}`, { method: "POST", body: "<p>again</p>", headers: { "content-type": "text/html" } });
+    expect(escapedAgain.status).toBe(410);
+    // Secrets a client put in a path by mistake: a key, a claim token, a truncated grant.
+    const { claim_token: claimToken } = deployed.json() as { claim_token?: string };
+    const strays = [`/drops/${apiKey}`, `/drops/${claimToken ?? `ct_${"C".repeat(43)}`}`, `/deploy/once/${grantToken.slice(0, 20)}`];
+    const strayAnswers = await Promise.all(strays.map((p) => app.request(appHost, p)));
+
+    const lines = await Promise.all([pre, deployed, again, escapedAgain, ...strayAnswers].map((r) => lineOf(r.headers["x-request-id"])));
+    expect(lines.map((l) => l?.path)).toEqual([
+      "/deploy/once/(token)/preflight",
+      "/deploy/once/(token)",
+      "/deploy/once/(token)",
+      "/deploy/once/(token)",
+      "/drops/(token)",
+      "/drops/(token)",
+      "/deploy/once/(token)",
+    ]);
+    // Every kind of secret this suite used, grepped in the whole captured log.
+    const output = app.output();
+    const secrets = { apiKey, proKey, idToken, grantToken, grantPrefix: grantToken.slice(0, 20), uploadToken, claimToken };
+    for (const [kind, secret] of Object.entries(secrets)) {
+      if (secret) expect({ kind, leaked: output.includes(secret) }).toEqual({ kind, leaked: false });
+    }
+    expect(output).not.toMatch(/(?<![A-Za-z0-9_-])(sp|ct|ut|dg)_[A-Za-z0-9_-]{8}/);
+  });
 });
 
 /** Sends a request's head (a declared body that is never sent) and resolves the answer the server gives before any of it. */
