@@ -1,11 +1,7 @@
 import { ApiError } from "../errors";
-import type { TierLimits } from "../plans";
+import { TTL_CEILING_SECONDS, type TierLimits } from "../plans";
 
-/**
- * The longest ttl any plan accepts (100 years), even where the plan has no maximum: a date past
- * year 9999 has no RFC 3339 form, and the database refuses it.
- */
-export const TTL_CEILING_SECONDS = 100 * 365 * 24 * 60 * 60;
+export { TTL_CEILING_SECONDS };
 
 /**
  * Resolves the `ttl` query parameter for a tier: seconds, or null for "never expires".

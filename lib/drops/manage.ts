@@ -12,7 +12,7 @@ import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDr
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
 import { purgeUnused } from "../deploy/contents";
-import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
+import { claimBodySchema, LIST_LIMIT_MAX, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
 
@@ -34,7 +34,7 @@ export function parseListQuery(params: URLSearchParams | Record<string, unknown>
   const clean = Object.fromEntries(Object.entries(raw).filter(([k, v]) => (k === "limit" || k === "offset") && v !== undefined && v !== ""));
   const parsed = listQuerySchema.safeParse(clean);
   if (!parsed.success) {
-    throw new ApiError("invalid_request", `limit must be 1 to 500 and offset 0 to ${MAX_OFFSET}.`, { docs: "list-drops" });
+    throw new ApiError("invalid_request", `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}.`, { docs: "list-drops" });
   }
   return parsed.data;
 }
@@ -42,7 +42,7 @@ export function parseListQuery(params: URLSearchParams | Record<string, unknown>
 export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit: number; offset: number }): Promise<{ total: number; drops: Drop[] }> {
   // Callers other than the REST route (the dashboard's pages) may compute any offset: past the
   // int4 range there are no rows, so the page is empty rather than a database error.
-  const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), 500);
+  const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), LIST_LIMIT_MAX);
   const offset = Math.min(Math.max(0, Math.trunc(q.offset) || 0), MAX_OFFSET);
   const { total, rows } = await withDb(() => listOwnedDrops(ctx.db, account.id, limit, offset));
   return { total, drops: rows.map((r) => toDrop(r, ctx)) };

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors";
-import { limits, type Tier, type TierLimits } from "../plans";
+import { limits, TTL_CEILING_SECONDS, type Tier, type TierLimits } from "../plans";
 import { BODY_BYTES } from "./schemas";
 
 // Hints for agents on MCP. The REST services word their hints for HTTP callers (query strings,
@@ -57,7 +57,7 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
     }
     case "invalid_ttl": {
       const longer = plansWhere((l) => mine.ttlMaxSeconds !== null && (l.ttlMaxSeconds === null || l.ttlMaxSeconds > mine.ttlMaxSeconds));
-      const max = mine.ttlMaxSeconds === null ? "no maximum" : `at most ${mine.ttlMaxSeconds}`;
+      const max = `at most ${mine.ttlMaxSeconds ?? TTL_CEILING_SECONDS}`;
       return {
         hint: `ttl is whole seconds, at least ${mine.ttlMinSeconds}, ${max} on this plan (get_limits shows it).${longer.length ? ` The ${or(longer)} plan allows longer; see upgrade_url.` : ""}`,
         upgrade: longer.length > 0,

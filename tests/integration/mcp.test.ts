@@ -3,6 +3,8 @@ import type { Client } from "@modelcontextprotocol/client";
 import { connectInProcess, resultText, type CallResult, type McpMode } from "../support/mcp";
 import * as mcpRoute from "@/app/mcp/route";
 import { MCP_BODY_CAP } from "@/lib/mcp/server";
+import { LIST_LIMIT_MAX, MAX_OFFSET } from "@/lib/schemas";
+import { TTL_CEILING_SECONDS } from "@/lib/plans";
 import { drops } from "@/lib/db/schema";
 import { count } from "drizzle-orm";
 import { parseEnv } from "@/lib/env";
@@ -83,7 +85,8 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     for (const bad of ["/abs.html", "../x", "a/../b", "a//b", "a\\b", "C:/x", "a/", ""]) expect(pathRe.test(bad), bad).toBe(false);
     const ttl = (byName.deploy_html!.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; description?: string }>).ttl!;
     expect(ttl).toMatchObject({ minimum: 60 });
-    expect(ttl.maximum).toBeUndefined();
+    // The most any plan accepts (100 years); the description gives each plan its own maximum.
+    expect(ttl.maximum).toBe(TTL_CEILING_SECONDS);
     expect(ttl.description).toContain("free: 604800 (7 days)");
     expect(JSON.stringify(byName.deploy_files!.inputSchema)).toContain("[A-Za-z0-9+/]{4}");
     expect((byName.deploy_files!.inputSchema.properties as Record<string, { type?: string }>).ttl!.type).toBe("integer");
@@ -186,6 +189,15 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     expect(text(list)).toContain(d1.slug);
     const paged = await call(client, "list_drops", { limit: 1, offset: 1 });
     expect((paged.structuredContent as { drops: unknown[] }).drops).toHaveLength(1);
+    // The paging bounds are the API's (GET /drops): the last offset is a page (empty), one past it and a page past 500 are invalid_request.
+    const last = await call(client, "list_drops", { offset: MAX_OFFSET });
+    expect(last.isError, text(last)).toBeFalsy();
+    expect(last.structuredContent).toMatchObject({ total: 2, drops: [] });
+    for (const args of [{ offset: MAX_OFFSET + 1 }, { limit: LIST_LIMIT_MAX + 1 }, { limit: 0 }]) {
+      const refused = await call(client, "list_drops", args);
+      expect(refused.isError).toBe(true);
+      expect(failure(refused)).toMatchObject({ code: "invalid_request" });
+    }
 
     const appended = await call(client, "append_files", { slug: otherSlug, files: { "about.html": "<p>about</p>", "img/x.bin": { encoding: "base64", content: "AAEC" } } });
     expect(appended.isError, text(appended)).toBeFalsy();
