@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { limitNames } from "./errors";
 
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
@@ -136,6 +137,13 @@ export const errorEnvelopeSchema = z.object({
   upgrade_url: z.url().optional(),
   docs_url: z.url().optional(),
   unusable: z.array(z.string()).optional().describe("Deploys by reference: the hashes that cannot be used (never uploaded by this caller, expired, or of another size)."),
+  limit: z
+    .enum(limitNames)
+    .optional()
+    .describe("The limit the request reached, named as GET /limits reports it (limits.<name>)."),
+  allowed: z.number().optional().describe("That limit's value for the caller (bytes, files, seconds or a ratio)."),
+  plan: z.enum(["anonymous", "free", "pro", "team"]).optional().describe("The caller's plan, when the limit depends on it."),
+  field: z.string().optional().describe("The input that failed validation, as a dotted path (files.index.html, ttl)."),
 });
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---

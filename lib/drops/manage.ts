@@ -33,9 +33,7 @@ export function parseListQuery(params: URLSearchParams | Record<string, unknown>
   const raw = params instanceof URLSearchParams ? Object.fromEntries(params) : params;
   const clean = Object.fromEntries(Object.entries(raw).filter(([k, v]) => (k === "limit" || k === "offset") && v !== undefined && v !== ""));
   const parsed = listQuerySchema.safeParse(clean);
-  if (!parsed.success) {
-    throw new ApiError("invalid_request", `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}.`, { docs: "list-drops" });
-  }
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The query", { hint: `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}.`, docs: "list-drops" });
   return parsed.data;
 }
 
@@ -100,7 +98,7 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
 // POST /claim: a one-time token gives an anonymous drop to the caller's account.
 export async function claimDrop(ctx: AppContext, account: AccountRow, input: unknown) {
   const parsed = claimBodySchema.safeParse(input);
-  if (!parsed.success) throw new ApiError("invalid_request", "slug and claim_token must be strings.", { docs: "claiming" });
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The body", { hint: "slug and claim_token must be strings.", docs: "claiming" });
   const body = parsed.data;
   // Anything that cannot be a slug or a claim token is no claimable drop: nothing reaches the database.
   const slug = slugOr404(body.slug, claimNotFound);

@@ -266,6 +266,11 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
     const cap = await call(client, "deploy_files", { files: many });
     expect(failure(cap)).toMatchObject({ code: "file_cap_exceeded", upgrade_url: failure(gated).upgrade_url, hint: expect.stringContaining("900 files per call") });
+    // The facts travel as data: in _meta's envelope and as a text line.
+    expect(failure(cap)).toMatchObject({ limit: "files_per_request", allowed: 100 });
+    expect(text(cap)).toContain("Limit: files_per_request = 100");
+    expect(failure(ttl)).toMatchObject({ field: "ttl" });
+    expect(failure(ttlMax)).toMatchObject({ limit: "ttl_max_seconds", allowed: 604_800 });
 
     const badPath = await call(client, "deploy_files", { files: { "../evil.html": "x" } });
     expect(failure(badPath)).toMatchObject({ code: "invalid_request" });
@@ -291,7 +296,7 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     const client = await connect(mode, { credential: apiKey });
     const big = await call(client, "deploy_html", { html: "x".repeat(10 * 1024 * 1024 + 1) });
     const env = failure(big);
-    expect(env).toMatchObject({ code: "payload_too_large", hint: expect.stringContaining("10 MB") });
+    expect(env).toMatchObject({ code: "payload_too_large", hint: expect.stringContaining("10 MB"), limit: "body_bytes", allowed: 10 * 1024 * 1024 });
     expect(env.upgrade_url).toBeUndefined();
     await client.close();
   });
