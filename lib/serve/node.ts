@@ -9,7 +9,8 @@ import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } fr
 import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
 import { SECRET_SEGMENT_PATTERN } from "../patterns";
 import { resolveHost, type HostConfig } from "./host";
-import { malformedPath, page, serveDropResult, type ServeResult } from "./serve";
+import { DROP_HOST_HEADER, SERVE_PREFIX } from "./internal";
+import { malformedPath, notFoundPage, page, serveDropResult, type ServeResult } from "./serve";
 
 // The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
 // are answered here, by the same lib/serve function the Vercel serve route runs, with no
@@ -138,6 +139,24 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, action: Retu
 function tooLarge(res: ServerResponse, pathname: string, cap: number, declared?: string): void {
   if (pathname === "/mcp") return send(res, 413, jsonRpcErrorBody(TOO_LARGE, tooLargeMessage(cap)));
   envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body${declared === undefined ? "" : `; this request declares ${declared}`}.`);
+}
+
+/**
+ * The serve route behind Next (pages/api/serve-drop, where proxy.ts rewrites drop hosts): the
+ * same Node writer as the data plane, so both paths answer a drop with the same bytes and
+ * headers. Next hands the request with its original target (`next start`) or the rewritten one
+ * (Vercel); the internal prefix is removed either way. On the app host there is no drop to serve.
+ */
+export async function serveRewritten(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? "/";
+  if (url === SERVE_PREFIX || url.startsWith(`${SERVE_PREFIX}/`) || url.startsWith(`${SERVE_PREFIX}?`)) {
+    const rest = url.slice(SERVE_PREFIX.length);
+    req.url = rest.startsWith("/") ? rest : `/${rest}`;
+  }
+  const dropHost = req.headers[DROP_HOST_HEADER];
+  const action = resolveHost(typeof dropHost === "string" && dropHost !== "" ? dropHost : req.headers.host, config());
+  if (action.kind === "app") return write(req, res, notFoundPage());
+  await serveNode(req, res, action);
 }
 
 /** Cuts a chunked (or any undeclared) body at `cap`: answers 413 and drops the connection. */

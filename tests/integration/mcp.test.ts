@@ -11,7 +11,7 @@ import { parseEnv } from "@/lib/env";
 import { decideDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import * as deviceTokenRoute from "@/app/device/token/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { suiteContext, apiRequest, clearOfMinuteEdge, dropRequest, TEST_BASE_URL } from "../support/context";
 import { accountWithKey } from "../support/accounts";
 
@@ -43,7 +43,7 @@ function failure(r: CallResult): Record<string, unknown> {
   if (env.hint) expect(text(r)).toContain(`Hint: ${env.hint}`);
   return env;
 }
-const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
+const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/api/serve-drop${path}`));
 
 const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "delete_drop", "get_limits", "device_authorize", "device_token"];
 
