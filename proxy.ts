@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { FRAME_POLICY, OWN_POLICY_PATHS } from "./lib/csp";
 import { env } from "./lib/env";
 import { resolveHost } from "./lib/serve/host";
-import { SERVE_PREFIX, REWRITE_HEADER, rewriteToken } from "./lib/serve/internal";
+import { DROP_HOST_HEADER, SERVE_PREFIX, REWRITE_HEADER, rewriteToken } from "./lib/serve/internal";
 
 // The host dispatcher (Next 16's middleware). Drop hosts are rewritten, on every path, to the
 // internal serve route; on the app host that internal path does not exist. A request this
@@ -18,6 +18,7 @@ export function proxy(req: NextRequest): NextResponse {
     url.pathname = `${SERVE_PREFIX}${pathname}`;
     const headers = new Headers(req.headers);
     headers.set(REWRITE_HEADER, rewriteToken());
+    headers.set(DROP_HOST_HEADER, req.headers.get("host") ?? "");
     return NextResponse.rewrite(url, { request: { headers } });
   }
   if (pathname === SERVE_PREFIX || pathname.startsWith(`${SERVE_PREFIX}/`)) {

@@ -41,7 +41,7 @@ const app = next({ dev, hostname: "localhost", port });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const server = createServer((req, res) => {
+const server = createServer(plane.listenerOptions, (req, res) => {
   req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
   plane.logRequest(req, res);
   if (plane.dispatch(req, res)) return;

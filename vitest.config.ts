@@ -32,6 +32,7 @@ const hostedSuites = [
   "drop-bounds",
   "upload-limits",
   "access",
+  "error-details",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -501,7 +501,8 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   if (info.isDirectory()) {
     const outcome = await deployFolder(target, where, p, once?.preflight ?? "/deploy/preflight", flags);
     res = outcome.res;
-    unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
+    // Nothing to say about unchanged files when the server had none of them (a first deploy).
+    if (outcome.unchanged > 0) unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
   } else {
     const { body, contentType, description } = await deployBody(where);
     if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);

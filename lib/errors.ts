@@ -31,12 +31,32 @@ export type ErrorCode = keyof typeof errorStatus;
 export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
 /**
+ * The limits an error can be about: the names GET /limits reports them under (`limits.<name>`),
+ * so a program reads the value there and in `allowed` alike.
+ */
+export const limitNames = ["files_per_request", "files_per_drop", "zip_bytes", "body_bytes", "file_bytes", "decompression_ratio", "ttl_min_seconds", "ttl_max_seconds", "max_drops", "max_keys"] as const;
+export type LimitName = (typeof limitNames)[number];
+
+/**
  * Structured fields that some errors add to the envelope, each optional and named for its use,
- * so a program need not parse the message.
+ * so a program (and the MCP hints) need not parse the message: the facts an error carries.
  */
 export interface ErrorDetails {
   /** Deploys by reference: the content hashes that cannot be used. */
   unusable?: string[];
+  /** Which limit was reached (a key of GET /limits' `limits`). */
+  limit?: LimitName;
+  /** That limit's value for the caller (bytes, files or seconds, as GET /limits states it). */
+  allowed?: number;
+  /** The caller's plan, when the limit depends on it. */
+  plan?: "anonymous" | "free" | "pro" | "team";
+  /** The input that failed validation, as a dotted path ("files.index.html", "ttl"). */
+  field?: string;
+}
+
+/** What ApiError.fromZod reads of a failed zod parse (the first issue decides). */
+export interface ValidationFailure {
+  issues: readonly { message: string; path: readonly PropertyKey[] }[];
 }
 
 export interface ErrorEnvelope extends ErrorDetails {
@@ -77,6 +97,24 @@ export class ApiError extends Error {
     this.docs = options.docs;
     this.headers = options.headers ?? {};
     this.details = options.details ?? {};
+  }
+
+  /**
+   * The one translation of a failed zod parse into an API error: `<subject> is invalid at
+   * "<path>": <zod's message>.`, the path also in details.field. The code is invalid_request
+   * unless given (or chosen from the field, e.g. invalid_ttl for "ttl").
+   */
+  static fromZod(
+    failure: ValidationFailure,
+    subject: string,
+    options: ApiErrorOptions & { code?: ErrorCode | ((field: string) => ErrorCode | undefined); under?: readonly PropertyKey[] } = {},
+  ): ApiError {
+    const issue = failure.issues[0];
+    const { code, details, under = [], ...rest } = options;
+    const field = issue ? [...under, ...issue.path].map(String).join(".") : "";
+    const chosen = (typeof code === "function" ? code(field) : code) ?? "invalid_request";
+    const where = field ? ` at ${JSON.stringify(field)}` : "";
+    return new ApiError(chosen, `${subject} is invalid${where}: ${issue?.message ?? "invalid"}.`, { ...rest, details: { ...details, ...(field ? { field } : {}) } });
   }
 
   get status(): number {

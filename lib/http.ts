@@ -120,11 +120,7 @@ export async function readJson<T>(req: Request, schema: { safeParse(v: unknown):
     }
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? `${issue.path.map(String).join(".")}: ` : "";
-    throw new ApiError("invalid_request", `Invalid body: ${where}${issue?.message ?? "invalid"}.`);
-  }
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The body");
   return parsed.data;
 }
 

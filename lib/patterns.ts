@@ -9,15 +9,25 @@ export const VANITY_PATTERN = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
 /** Labels under the serve domain that are never drops, and subs no account can claim. */
 export const RESERVED_LABELS: ReadonlySet<string> = new Set(["www", "api", "app", "admin", "dashboard", "mail", "static", "assets", "cdn", "docs", "status", "blog"]);
 
+/**
+ * The prefixes of the service's secret tokens: API keys, claim tokens, upload tokens (in upload
+ * targets' paths) and one-time deploy grants (in /deploy/once/{token} and its preflight).
+ */
+const SECRET_PREFIXES = { apiKey: "sp", claimToken: "ct", uploadToken: "ut", deployGrant: "dg" } as const;
 /** The service's secret tokens: a prefix, `_` and 43 base64url characters (32 random bytes). */
 const secretToken = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`);
 /** An API key. */
-export const API_KEY_PATTERN = secretToken("sp");
+export const API_KEY_PATTERN = secretToken(SECRET_PREFIXES.apiKey);
 /** An anonymous drop's claim token. */
-export const CLAIM_TOKEN_PATTERN = secretToken("ct");
+export const CLAIM_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.claimToken);
 /** A preflight's upload token (the upload targets' URLs carry it). */
-export const UPLOAD_TOKEN_PATTERN = secretToken("ut");
+export const UPLOAD_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.uploadToken);
 /** A one-time deploy URL's token. */
-export const DEPLOY_GRANT_TOKEN_PATTERN = secretToken("dg");
+export const DEPLOY_GRANT_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.deployGrant);
+/**
+ * A path segment (decoded) that carries, or tries to carry, one of those secrets: any length
+ * after the prefix, since a mistyped or truncated token is still most of a secret.
+ */
+export const SECRET_SEGMENT_PATTERN = new RegExp(`^(?:${Object.values(SECRET_PREFIXES).join("|")})_`);
 /** A SHA-256 digest as 64 lowercase hex characters: contents, and key ids (the SHA-256 of the key). */
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;

@@ -126,6 +126,12 @@ export const DEPLOY_GRANT_SECONDS = 30 * 60;
 /** The most anonymous drops one device authorisation may ask to claim. */
 export const DEVICE_CLAIMS_MAX = 50;
 
+/**
+ * The longest ttl any plan accepts (100 years), even where the plan has no maximum: a date past
+ * year 9999 has no RFC 3339 form, and the database refuses it.
+ */
+export const TTL_CEILING_SECONDS = 100 * 365 * 24 * 60 * 60;
+
 export function isPaid(tier: Tier): boolean {
   return tier === "pro" || tier === "team";
 }

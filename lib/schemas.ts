@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { limitNames } from "./errors";
 
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
 import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX } from "./plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, TTL_CEILING_SECONDS } from "./plans";
 
 export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
@@ -56,7 +57,7 @@ export const filesBodySchema = z.object({
     .describe("Map from relative path (e.g. index.html, assets/app.js) to content."),
 });
 
-export const ttlSchema = z.int().min(60).describe("Lifetime in seconds (minimum 60).");
+export const ttlSchema = z.int().min(60).max(TTL_CEILING_SECONDS).describe(`Lifetime in seconds (60 to ${TTL_CEILING_SECONDS}; each plan may allow less).`);
 export const nameSchema = z.string().regex(NAME_PATTERN).describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
 
 const isoDate = z.iso.datetime({ offset: true });
@@ -156,15 +157,25 @@ export const errorEnvelopeSchema = z.object({
   upgrade_url: z.url().optional(),
   docs_url: z.url().optional(),
   unusable: z.array(z.string()).optional().describe("Deploys by reference: the hashes that cannot be used (never uploaded by this caller, expired, or of another size)."),
+  limit: z
+    .enum(limitNames)
+    .optional()
+    .describe("The limit the request reached, named as GET /limits reports it (limits.<name>)."),
+  allowed: z.number().optional().describe("That limit's value for the caller (bytes, files, seconds or a ratio)."),
+  plan: z.enum(["anonymous", "free", "pro", "team"]).optional().describe("The caller's plan, when the limit depends on it."),
+  field: z.string().optional().describe("The input that failed validation, as a dotted path (files.index.html, ttl)."),
 });
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---
 
 /** The largest offset a list accepts (PostgreSQL's int4 maximum; no account holds that many drops). */
 export const MAX_OFFSET = 2_147_483_647;
+/** The largest page of a list, and the page size when none is asked for. */
+export const LIST_LIMIT_MAX = 500;
+export const LIST_LIMIT_DEFAULT = 100;
 
 export const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100).describe("Page size, 1 to 500."),
+  limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT).describe(`Page size, 1 to ${LIST_LIMIT_MAX}.`),
   offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).describe(`Drops to skip, 0 to ${MAX_OFFSET}.`),
 });
 

@@ -27,8 +27,7 @@ export function getVanity(account: AccountRow): VanityResponse {
 export function parseVanitySub(body: unknown): string {
   const parsed = vanityBodySchema.safeParse(body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError("invalid_request", `Invalid sub: ${issue?.message ?? "invalid"}.`, {
+    throw ApiError.fromZod(parsed.error, "The body", {
       hint: "Pick 3 to 20 lowercase letters, digits or single hyphens, starting and ending with a letter or digit, e.g. acme or my-team.",
       docs: "vanity",
     });

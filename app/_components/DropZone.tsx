@@ -3,7 +3,7 @@
 import { zipForDeploy } from "@/lib/deploy/pack";
 import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
-import { describeSkip, ignoreFilesAmong, selectFiles, type Selection } from "@/lib/files/ignore";
+import { describeSkip, ignoreFilesAmong, selectFiles, type Selection, type Skipped } from "@/lib/files/ignore";
 import { deployByContent, sharedTopFolder, type HashedFile, type UploadProgress } from "@/lib/files/upload";
 import type { PreflightResponse } from "@/lib/schemas";
 import { CopyButton } from "./CodeBlock";
@@ -16,7 +16,8 @@ import { bytes, dateTime, relative } from "./format";
 // storage where the server says so) with one progress display of bytes and files, then deploys
 // by reference and says how many files were unchanged. A single .html file or a chosen .zip goes
 // as one request, as it is. What a folder deploy leaves out follows the one rule in
-// lib/files/ignore.ts; when anything is left out, the person sees it before anything is sent.
+// lib/files/ignore.ts; when anything is left out, the person sees it before anything is sent,
+// and the result lists it again beside what was published.
 // Anonymous deploys keep their claim token in localStorage, and the person can copy or
 // download it to claim the drop from anywhere.
 
@@ -44,6 +45,12 @@ interface DeployedFile {
   size?: number;
 }
 
+/** A picked file the deploy left out, with the reason in words (describeSkip). */
+interface LeftOutFile {
+  path: string;
+  why: string;
+}
+
 type Phase =
   | { kind: "idle" }
   | { kind: "review"; picked: PickedFile[]; ignoreFiles: Record<string, string>; includeDotfiles: boolean }
@@ -51,7 +58,7 @@ type Phase =
   | { kind: "hashing"; done: number; files: number }
   | { kind: "uploading"; sent: number; total: number; files: number; done?: number }
   | { kind: "deploying"; files: number }
-  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number; unchanged?: number; report?: ReturnType<typeof reportOf> }
+  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number; unchanged?: number; report?: ReturnType<typeof reportOf>; leftOut: LeftOutFile[] }
   | { kind: "error"; error: string; code?: string; hint?: string };
 
 async function readEntry(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
@@ -157,12 +164,14 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
   const folderInput = useRef<HTMLInputElement>(null);
   const labelId = useId();
   const deployUrl = name ? `${endpoint}?name=${encodeURIComponent(name)}` : endpoint;
+  // What the deploy in progress left out, for its result.
+  const leftOut = useRef<LeftOutFile[]>([]);
 
   const finish = useCallback((data: Record<string, unknown>, files: DeployedFile[], unchanged?: number) => {
     const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
     const expiresAt = typeof data.expires_at === "string" ? data.expires_at : null;
     if (claimToken) saveClaim({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString(), expires_at: expiresAt });
-    setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files, at: Date.now(), unchanged, report: reportOf(data.report) });
+    setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files, at: Date.now(), unchanged, report: reportOf(data.report), leftOut: leftOut.current });
   }, []);
 
   /** One request with the whole body: a single .html file, a chosen .zip, or the fallback zip. */
@@ -211,7 +220,8 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
   );
 
   const send = useCallback(
-    async (files: PickedFile[]) => {
+    async (files: PickedFile[], skipped: Skipped<PickedFile>[] = []) => {
+      leftOut.current = skipped.map((s) => ({ path: s.file.path, why: describeSkip(s) }));
       const only = files.length === 1 ? files[0]! : undefined;
       try {
         if (only && /\.zip$/i.test(only.file.name)) await sendWhole(files, only.file, "application/zip");
@@ -336,7 +346,7 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
             phase={phase}
             onToggle={(includeDotfiles) => setPhase({ ...phase, includeDotfiles })}
             onCancel={() => setPhase({ kind: "idle" })}
-            onSend={(files) => void send(files)}
+            onSend={(files, skipped) => void send(files, skipped)}
           />
         )}
         {phase.kind === "zipping" && (
@@ -390,7 +400,7 @@ function Review({
   phase: Extract<Phase, { kind: "review" }>;
   onToggle: (includeDotfiles: boolean) => void;
   onCancel: () => void;
-  onSend: (files: PickedFile[]) => void;
+  onSend: (files: PickedFile[], skipped: Skipped<PickedFile>[]) => void;
 }) {
   const sel: Selection<PickedFile> = selectFiles(phase.picked, phase.ignoreFiles, { includeDotfiles: phase.includeDotfiles });
   const size = sel.kept.reduce((n, f) => n + f.file.size, 0);
@@ -419,7 +429,7 @@ function Review({
         </p>
       )}
       <div className="row" style={{ justifyContent: "flex-start" }}>
-        <button type="button" className="button" disabled={sel.kept.length === 0} onClick={() => onSend(sel.kept)}>
+        <button type="button" className="button" disabled={sel.kept.length === 0} onClick={() => onSend(sel.kept, sel.skipped)}>
           Publish {plural(sel.kept.length, "file")}
         </button>
         <button type="button" className="button secondary" onClick={onCancel}>
@@ -542,6 +552,19 @@ function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; li
           ))}
         </ul>
       </details>
+      {phase.leftOut.length > 0 && (
+        <details open={phase.leftOut.length <= 12} data-testid="deployed-left-out">
+          <summary>{plural(phase.leftOut.length, "file")} left out</summary>
+          <ul className="file-list">
+            {phase.leftOut.slice(0, 50).map((f) => (
+              <li key={f.path}>
+                <code>{f.path}</code> <span className="muted">{f.why}</span>
+              </li>
+            ))}
+            {phase.leftOut.length > 50 && <li className="muted">and {plural(phase.leftOut.length - 50, "more file")}</li>}
+          </ul>
+        </details>
+      )}
       <DeployReportList report={phase.report} />
       {phase.claimToken && (
         <div className="claim-box" data-testid="claim-token-box">

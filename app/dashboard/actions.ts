@@ -16,10 +16,7 @@ import { claimBodySchema, mintKeyBodySchema } from "@/lib/schemas";
 
 function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError("invalid_request", `Invalid input${issue?.path.length ? ` (${issue.path.map(String).join(".")})` : ""}: ${issue?.message ?? "invalid"}.`);
-  }
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The input");
   return parsed.data;
 }
 

@@ -34,7 +34,7 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
   // Counted and inserted under the account's row lock: parallel mints cannot pass the cap.
   const inserted = await withDb(() => insertKeyCapped(ctx.db, { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) }, max));
   if (!inserted) {
-    throw new ApiError("invalid_request", `This account already has ${max} live keys.`, { hint: "Revoke a key you no longer use, then mint again.", docs: "keys" });
+    throw new ApiError("invalid_request", `This account already has ${max} live keys.`, { hint: "Revoke a key you no longer use, then mint again.", docs: "keys", details: { limit: "max_keys", allowed: max, plan: account.plan } });
   }
   return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note };
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { ApiError, type LimitName } from "../errors";
 import { readBodyCapped, readBodyChunksCapped } from "../http";
 import { filesBodySchema } from "../schemas";
 import { limits as planLimits, type TierLimits } from "../plans";
@@ -37,12 +37,14 @@ export function dropBytesError(bytes: number, max: number, paid: boolean, append
 export function fileCapError(count: number, max: number, paid: boolean): ApiError {
   return new ApiError("file_cap_exceeded", `This request has ${count} files; the limit is ${max} per request.`, {
     docs: "limits",
+    details: { limit: "files_per_request", allowed: max },
     ...(paid ? { hint: `Split the upload: deploy up to ${max} files, then add the rest with POST /deploy/{slug}.` } : upgradeHint(false)),
   });
 }
 
-export function tooLargeError(message: string, paid: boolean): ApiError {
-  return new ApiError("payload_too_large", message, { docs: "limits", ...upgradeHint(paid) });
+/** A 413 with the limit it is about (a key of GET /limits' `limits`) and that limit's value for the caller. */
+export function tooLargeError(message: string, paid: boolean, facts: { limit: LimitName; allowed: number }): ApiError {
+  return new ApiError("payload_too_large", message, { docs: "limits", ...upgradeHint(paid), details: facts });
 }
 
 /**
@@ -54,6 +56,7 @@ export function ratioError(message: string, ratio: number): ApiError {
   const most = Math.max(...Object.values(planLimits).map((l) => l.decompressionRatio));
   const plan = ratio < most ? `Paid plans allow up to ${most}x; see upgrade_url.` : `No plan lifts this: archives unpack to at most ${ratio}x their size on every plan.`;
   return new ApiError("payload_too_large", message, {
+    details: { limit: "decompression_ratio", allowed: ratio },
     hint: `${plan} Deploy the folder with the CLI (\`dropsite deploy ./site\` sends files, not a zip) or the preflight upload flow, or store the highly compressible entries uncompressed (\`zip -0\`, or \`zip -n .js:.json:.css:.html:.svg\`).`,
     upgrade: ratio < most,
     docs: "zip",
@@ -92,12 +95,7 @@ function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): In
   }
   const raw = parseJsonStrict(text, hint);
   const parsed = filesBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ApiError("invalid_request", `The body is not a FilesBody: ${parsed.error.issues[0]?.message ?? "invalid"}.`, {
-      hint: FILES_HINT,
-      docs: "deploy",
-    });
-  }
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The FilesBody", { hint: FILES_HINT, docs: "deploy" });
   return decodeFilesMap((raw as { files: unknown }).files, limits, paid);
 }
 
@@ -111,11 +109,7 @@ const FILES_HINT = 'Expected {"files": {"<path>": "<text>" | {"encoding": "base6
  */
 export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean): InputFile[] {
   const parsed = filesBodySchema.shape.files.safeParse(files);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? ` at ${JSON.stringify(issue.path.map(String).join("."))}` : "";
-    throw new ApiError("invalid_request", `The files map is invalid${where}: ${issue?.message ?? "invalid"}.`, { hint: FILES_HINT, docs: "deploy" });
-  }
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The files map", { hint: FILES_HINT, docs: "deploy" });
   const entries = Object.entries(files as Record<string, unknown>);
   if (entries.length === 0) throw new ApiError("invalid_request", "The files map is empty.", { docs: "deploy" });
   if (entries.length > limits.filesPerRequest) throw fileCapError(entries.length, limits.filesPerRequest, paid);
@@ -125,7 +119,7 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
     const ref = value as { sha256?: unknown; size?: unknown } | null;
     if (ref && typeof ref === "object" && typeof ref.sha256 === "string" && typeof ref.size === "number") {
       if (ref.size > limits.fileBytes) {
-        throw tooLargeError(`The file ${JSON.stringify(path)} is ${ref.size} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid);
+        throw tooLargeError(`The file ${JSON.stringify(path)} is ${ref.size} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid, { limit: "file_bytes", allowed: limits.fileBytes });
       }
       return { path, bytes: new Uint8Array(0), ref: { sha256: ref.sha256, size: ref.size } };
     }
@@ -145,7 +139,7 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
       bytes = new Uint8Array(Buffer.from(v.content, "base64"));
     }
     if (bytes.byteLength > limits.fileBytes) {
-      throw tooLargeError(`The file ${JSON.stringify(path)} is ${bytes.byteLength} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid);
+      throw tooLargeError(`The file ${JSON.stringify(path)} is ${bytes.byteLength} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid, { limit: "file_bytes", allowed: limits.fileBytes });
     }
     return { path, bytes };
   });
@@ -156,7 +150,7 @@ export async function readDeployFiles(req: Request, limits: TierLimits, paid: bo
   const form = bodyForm(req.headers.get("content-type"));
   const cap = form === "zip" ? limits.zipBytes : limits.bodyBytes;
   const what = form === "zip" ? "Zip archives" : "HTML and JSON bodies";
-  const tooLarge = () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid);
+  const tooLarge = () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid, { limit: form === "zip" ? "zip_bytes" : "body_bytes", allowed: cap });
   // A zip is kept as the chunks it arrived in (read by ranges, entry by entry); other bodies whole.
   const body = form === "zip" ? await readBodyChunksCapped(req, cap, tooLarge) : await readBodyCapped(req, cap, tooLarge);
   const length = body instanceof Uint8Array ? body.byteLength : body.length;
@@ -175,7 +169,7 @@ export async function readDeployFiles(req: Request, limits: TierLimits, paid: bo
       maxTotalBytes: length * limits.decompressionRatio,
       maxFileBytes: limits.fileBytes,
       tooManyFiles: (n) => fileCapError(n, limits.filesPerRequest, paid),
-      tooLarge: (m) => tooLargeError(m, paid),
+      tooLarge: (m) => tooLargeError(m, paid, { limit: "file_bytes", allowed: limits.fileBytes }),
       overRatio: (m) => ratioError(m, limits.decompressionRatio),
     });
   }

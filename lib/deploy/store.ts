@@ -120,12 +120,15 @@ export async function checkDropQuota(ctx: AppContext, caller: Pick<Caller, "acco
 }
 
 export function dropQuotaError(caller: Pick<Caller, "account">, owned: number, max: number): ApiError {
-  return isPaid(tierOf(caller))
-    ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, { hint: "Delete drops you no longer need.", docs: "limits" })
+  const tier = tierOf(caller);
+  const details = { limit: "max_drops", allowed: max, plan: tier } as const;
+  return isPaid(tier)
+    ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, { hint: "Delete drops you no longer need.", docs: "limits", details })
     : new ApiError("subscription_required", `Free accounts keep at most ${max} drops.`, {
         hint: "Delete drops you no longer need, or upgrade for more.",
         upgrade: true,
         docs: "limits",
+        details,
       });
 }
 
@@ -288,6 +291,7 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
 
 function totalError(current: number, adding: number, max: number): ApiError {
   return new ApiError("payload_too_large", `The drop has ${current} files; adding ${adding} would pass the limit of ${max} files per drop.`, {
+    details: { limit: "files_per_drop", allowed: max },
     hint: "Deploy the rest as another drop.",
     docs: "limits",
   });

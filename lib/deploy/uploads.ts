@@ -50,18 +50,13 @@ export async function preflightWithGrant(ctx: AppContext, req: Request, token: s
 /** A preflight's body, read under the caller's plan cap, then {@link preflightFiles}. */
 async function preflightFor(ctx: AppContext, caller: Pick<Caller, "account">, req: Request): Promise<PreflightResponse> {
   const tier = tierOf(caller);
-  const buf = await readBodyCapped(req, limits[tier].bodyBytes, () => tooLargeError("Preflight bodies are limited like JSON deploy bodies.", isPaid(tier)));
+  const buf = await readBodyCapped(req, limits[tier].bodyBytes, () => tooLargeError("Preflight bodies are limited like JSON deploy bodies.", isPaid(tier), { limit: "body_bytes", allowed: limits[tier].bodyBytes }));
   const raw = parseJsonStrict(new TextDecoder().decode(buf), PREFLIGHT_HINT);
-  if (!raw || typeof raw !== "object") throw invalidPreflight([], "expected an object");
+  if (!raw || typeof raw !== "object") throw new ApiError("invalid_request", "The preflight body is invalid: expected an object.", { hint: PREFLIGHT_HINT, docs: "uploads" });
   return preflightFiles(ctx, caller, (raw as { files?: unknown }).files, clientAddress(req, ctx.env));
 }
 
 const PREFLIGHT_HINT = 'Send {"files": {"index.html": {"sha256": "<64 hex>", "size": 12}}}.';
-
-function invalidPreflight(path: PropertyKey[], message: string): ApiError {
-  const where = path.length ? ` at ${JSON.stringify(path.map(String).join("."))}` : "";
-  return new ApiError("invalid_request", `The preflight body is invalid${where}: ${message}.`, { hint: PREFLIGHT_HINT, docs: "uploads" });
-}
 
 /**
  * The preflight of REST and of the MCP preflight_files tool: checks the files map (as parsed
@@ -75,15 +70,12 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   const tierLimits = limits[tier];
   const paid = isPaid(tier);
   const parsed = preflightBodySchema.shape.files.safeParse(files);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw invalidPreflight(["files", ...(issue?.path ?? [])], issue?.message ?? "invalid");
-  }
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The preflight body", { under: ["files"], hint: PREFLIGHT_HINT, docs: "uploads" });
   const entries = Object.entries(files as Record<string, { sha256: string; size: number }>);
   if (entries.length === 0) throw new ApiError("invalid_request", "The files map is empty.", { docs: "uploads" });
   if (entries.length > tierLimits.filesPerRequest) throw fileCapError(entries.length, tierLimits.filesPerRequest, paid);
   for (const [path, f] of entries) {
-    if (f.size > tierLimits.fileBytes) throw tooLargeError(`The file ${JSON.stringify(path)} is ${f.size} bytes; the per-file limit is ${Math.round(tierLimits.fileBytes / 1048576)} MB.`, paid);
+    if (f.size > tierLimits.fileBytes) throw tooLargeError(`The file ${JSON.stringify(path)} is ${f.size} bytes; the per-file limit is ${Math.round(tierLimits.fileBytes / 1048576)} MB.`, paid, { limit: "file_bytes", allowed: tierLimits.fileBytes });
   }
   // A preflight for more than one drop may hold is refused before anything is held.
   const total = entries.reduce((n, [, f]) => n + f.size, 0);
@@ -206,7 +198,7 @@ export async function uploadContent(ctx: AppContext, caller: Pick<Caller, "accou
   const { sha256, bytes } = input;
   const tier = tierOf(caller);
   if (bytes.byteLength > limits[tier].fileBytes) {
-    throw tooLargeError(`The content is ${bytes.byteLength} bytes; the per-file limit is ${Math.round(limits[tier].fileBytes / 1048576)} MB.`, isPaid(tier));
+    throw tooLargeError(`The content is ${bytes.byteLength} bytes; the per-file limit is ${Math.round(limits[tier].fileBytes / 1048576)} MB.`, isPaid(tier), { limit: "file_bytes", allowed: limits[tier].fileBytes });
   }
   if (sha256Hex(bytes) !== sha256) {
     throw new ApiError("invalid_request", `The content's SHA-256 is ${sha256Hex(bytes)}, not ${sha256}.`, { hint: MISMATCH_HINT, docs: "uploads" });

@@ -59,11 +59,7 @@ export interface DeviceAuthorization {
  */
 function claimsOf(input: unknown): DeviceClaim[] {
   const parsed = deviceAuthorizeBodySchema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? ` at ${issue.path.map(String).join(".")}` : "";
-    throw new ApiError("invalid_request", `Invalid device authorisation${where}: ${issue?.message ?? "invalid"}.`, { hint: 'Send {} or {"claims": [{"slug": "…", "claim_token": "ct_…"}]}.', docs: DEVICE_DOCS });
-  }
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The device authorisation", { hint: 'Send {} or {"claims": [{"slug": "…", "claim_token": "ct_…"}]}.', docs: DEVICE_DOCS });
   const bySlug = new Map<string, DeviceClaim>();
   for (const c of parsed.data.claims ?? []) {
     if (!isSlug(c.slug) || !CLAIM_TOKEN_PATTERN.test(c.claim_token)) {
@@ -176,7 +172,7 @@ async function issueKey(ctx: AppContext, row: DeviceCodeRow, now: number): Promi
   // Counted and inserted under the account's row lock, like POST /keys.
   const inserted = await withDb(() => insertKeyCapped(ctx.db, { id: key.keyId, accountId, prefix: key.prefix, note: "device authorisation", createdAt: new Date(now) }, limits[plan].maxKeys));
   if (!inserted) {
-    throw new ApiError("invalid_request", `This account already has ${limits[plan].maxKeys} live keys.`, { hint: "The user revokes a key on the dashboard; then start over with device_authorize.", docs: "keys" });
+    throw new ApiError("invalid_request", `This account already has ${limits[plan].maxKeys} live keys.`, { hint: "The user revokes a key on the dashboard; then start over with device_authorize.", docs: "keys", details: { limit: "max_keys", allowed: limits[plan].maxKeys, plan } });
   }
   return { access_token: key.apiKey, token_type: "Bearer", api_key: key.apiKey, key_id: key.keyId, account_id: accountId, plan, claims: claimed.claims.map(outcomeOf) };
 }

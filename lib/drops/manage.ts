@@ -12,7 +12,7 @@ import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDr
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
 import { purgeUnused } from "../deploy/contents";
-import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
+import { claimBodySchema, LIST_LIMIT_MAX, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
 
@@ -31,7 +31,7 @@ export function toDrop(row: DropRow, ctx: AppContext): Drop {
 
 export function parseListQuery(params: URLSearchParams | Record<string, unknown>): { limit: number; offset: number } {
   const raw = params instanceof URLSearchParams ? Object.fromEntries(params) : params;
-  const invalid = () => new ApiError("invalid_request", `limit must be 1 to 500 and offset 0 to ${MAX_OFFSET}, in decimal digits.`, { docs: "list-drops" });
+  const invalid = () => new ApiError("invalid_request", `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}, in decimal digits.`, { docs: "list-drops" });
   const clean: Record<string, number> = {};
   for (const k of ["limit", "offset"] as const) {
     const v = raw[k];
@@ -42,14 +42,14 @@ export function parseListQuery(params: URLSearchParams | Record<string, unknown>
     clean[k] = n;
   }
   const parsed = listQuerySchema.safeParse(clean);
-  if (!parsed.success) throw invalid();
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The query", { hint: `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}.`, docs: "list-drops" });
   return parsed.data;
 }
 
 export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit: number; offset: number }): Promise<{ total: number; drops: Drop[] }> {
   // Callers other than the REST route (the dashboard's pages) may compute any offset: past the
   // int4 range there are no rows, so the page is empty rather than a database error.
-  const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), 500);
+  const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), LIST_LIMIT_MAX);
   const offset = Math.min(Math.max(0, Math.trunc(q.offset) || 0), MAX_OFFSET);
   const { total, rows } = await withDb(() => listOwnedDrops(ctx.db, account.id, limit, offset));
   return { total, drops: rows.map((r) => toDrop(r, ctx)) };
@@ -109,7 +109,7 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
 // POST /claim: a one-time token gives an anonymous drop to the caller's account.
 export async function claimDrop(ctx: AppContext, account: AccountRow, input: unknown) {
   const parsed = claimBodySchema.safeParse(input);
-  if (!parsed.success) throw new ApiError("invalid_request", "slug and claim_token must be strings.", { docs: "claiming" });
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The body", { hint: "slug and claim_token must be strings.", docs: "claiming" });
   const body = parsed.data;
   // Anything that cannot be a slug or a claim token is no claimable drop: nothing reaches the database.
   const slug = slugOr404(body.slug, claimNotFound);

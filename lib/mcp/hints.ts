@@ -1,5 +1,5 @@
 import { ApiError } from "../errors";
-import { limits, type Tier, type TierLimits } from "../plans";
+import { limits, TTL_CEILING_SECONDS, type Tier, type TierLimits } from "../plans";
 import { BODY_BYTES } from "./schemas";
 
 // Hints for agents on MCP. The REST services word their hints for HTTP callers (query strings,
@@ -46,18 +46,18 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
         : { hint: split };
     }
     case "payload_too_large": {
-      if (/files per drop|per drop/.test(e.message)) return { hint: "This drop is full; deploy the rest as another drop." };
+      if (e.details.limit === "files_per_drop") return { hint: "This drop is full; deploy the rest as another drop." };
       const liftsBody = plansWhere((l) => l.bodyBytes > mine.bodyBytes);
       const liftsFile = plansWhere((l) => l.fileBytes > mine.fileBytes);
       const base =
         `One tool call carries at most ${Math.round(BODY_BYTES / MB)} MB, base64 included (a third larger than the bytes). ` +
         (mine.append ? "Split the site: deploy part of it, then add the rest with append_files." : "Send fewer or smaller files per call.");
-      const lifts = /per-file/.test(e.message) ? liftsFile : liftsBody;
+      const lifts = e.details.limit === "file_bytes" ? liftsFile : liftsBody;
       return lifts.length > 0 ? { hint: `${base} The ${or(lifts)} plan raises this limit; see upgrade_url.`, upgrade: true } : { hint: base };
     }
     case "invalid_ttl": {
       const longer = plansWhere((l) => mine.ttlMaxSeconds !== null && (l.ttlMaxSeconds === null || l.ttlMaxSeconds > mine.ttlMaxSeconds));
-      const max = mine.ttlMaxSeconds === null ? "no maximum" : `at most ${mine.ttlMaxSeconds}`;
+      const max = `at most ${mine.ttlMaxSeconds ?? TTL_CEILING_SECONDS}`;
       return {
         hint: `ttl is whole seconds, at least ${mine.ttlMinSeconds}, ${max} on this plan (get_limits shows it).${longer.length ? ` The ${or(longer)} plan allows longer; see upgrade_url.` : ""}`,
         upgrade: longer.length > 0,

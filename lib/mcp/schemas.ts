@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEPLOY_GRANT_SECONDS, limits, TTL_CEILING_SECONDS, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
 import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
-import { accessModeSchema, accessPasswordSchema, deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, nameSchema, ttlSchema } from "../schemas";
+import { accessModeSchema, accessPasswordSchema, deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, MAX_OFFSET, nameSchema, ttlSchema } from "../schemas";
 
 // The MCP tools' argument schemas. They carry the rules an agent needs before it calls — files
 // per call by plan, path and base64 rules as patterns, the size of a whole call, ttl bounds —
@@ -42,11 +42,11 @@ const SIZE_RULE =
   `A whole tool call may carry at most ${mb(BODY_BYTES)} (no plan raises this); base64 makes binary files a third larger, ` +
   `so about ${mb((BODY_BYTES * 3) / 4)} of binary content fits in one call.`;
 
-export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MIN}; maximum per plan — ${perPlan((t) => (limits[t].ttlMaxSeconds === null ? "no maximum" : `${limits[t].ttlMaxSeconds} (${days(limits[t].ttlMaxSeconds)})`))}. Default — ${perPlan((t) => (limits[t].ttlDefaultSeconds === null ? "never expires" : days(limits[t].ttlDefaultSeconds)))}.`;
+export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MIN}; maximum per plan — ${perPlan((t) => (limits[t].ttlMaxSeconds === null ? `${TTL_CEILING_SECONDS} (100 years)` : `${limits[t].ttlMaxSeconds} (${days(limits[t].ttlMaxSeconds)})`))}. Default — ${perPlan((t) => (limits[t].ttlDefaultSeconds === null ? "never expires" : days(limits[t].ttlDefaultSeconds)))}.`;
 
 export const FILES_RULE = `Files per call — ${perPlan((t) => String(limits[t].filesPerRequest))}.`;
 
-const ttl = ttlSchema.optional().meta({ description: TTL_RULE, minimum: TTL_MIN });
+const ttl = ttlSchema.optional().meta({ description: TTL_RULE, minimum: TTL_MIN, maximum: TTL_CEILING_SECONDS });
 
 const MAX_FILE_BYTES = Math.max(...tiers.map((t) => limits[t].fileBytes));
 const FILE_SIZE_RULE = `Per-file limit — ${perPlan((t) => mb(limits[t].fileBytes))}.`;
@@ -109,8 +109,8 @@ export const appendFilesArgs = z
 
 export const listDropsArgs = z
   .strictObject({
-    limit: z.int().min(1).max(500).optional().describe("Page size, 1 to 500 (default 100)."),
-    offset: z.int().min(0).max(1_000_000).optional().describe("Drops to skip (default 0)."),
+    limit: z.int().min(1).max(LIST_LIMIT_MAX).optional().describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
+    offset: z.int().min(0).max(MAX_OFFSET).optional().describe(`Drops to skip, 0 to ${MAX_OFFSET} (default 0).`),
   })
   .meta({ examples: [{}, { limit: 20, offset: 40 }] });
 

@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { AppContext } from "../context";
+import { ApiError } from "../errors";
+import { readBodyCapped } from "../http";
+import { BATCH_MESSAGE, INVALID_REQUEST, jsonRpcError, TOO_LARGE, tooLargeMessage } from "./jsonrpc";
 import { MCP_BODY_CAP } from "./schemas";
 import { callTool, findTool, toolDescriptors } from "./tools";
 
@@ -93,7 +96,40 @@ function acceptingJson(req: Request): Request {
   return new Request(req, { headers });
 }
 
+/**
+ * The framing checks of both eras, before either SDK entry reads the body: past MCP_BODY_CAP is
+ * 413 and a JSON array (a batch, which 2025-06-18 removed) is 400, each a JSON-RPC error with
+ * id null. Without this the legacy entry would read a batch as a request of an unknown
+ * protocol version (-32000), and the cap would answer in whichever form the entry chose.
+ * Answers the request to hand on (its body already read), or the refusal.
+ */
+async function framed(req: Request): Promise<Request | Response> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBodyCapped(req, MCP_BODY_CAP, () => new ApiError("payload_too_large", tooLargeMessage(MCP_BODY_CAP)));
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "payload_too_large") return jsonRpcError(413, TOO_LARGE, err.message);
+    throw err;
+  }
+  if (isBatch(bytes)) return jsonRpcError(400, INVALID_REQUEST, BATCH_MESSAGE);
+  return new Request(req.url, { method: req.method, headers: req.headers, body: bytes as Uint8Array<ArrayBuffer> });
+}
+
+/** A body whose JSON value is an array (what is not JSON at all is the SDK's -32700). */
+function isBatch(bytes: Uint8Array): boolean {
+  let i = 0;
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i++;
+  if (bytes[i] !== 0x5b) return false;
+  try {
+    return Array.isArray(JSON.parse(new TextDecoder().decode(bytes)));
+  } catch {
+    return false;
+  }
+}
+
 /** Handles one POST /mcp (the Origin policy is applied by the route before this). */
-export async function handleMcp(ctx: AppContext, req: Request): Promise<Response> {
+export async function handleMcp(ctx: AppContext, original: Request): Promise<Response> {
+  const req = await framed(original);
+  if (req instanceof Response) return req;
   return current.run(ctx, async () => ((await isLegacyRequest(req, undefined, { maxRequestBodySize: MCP_BODY_CAP })) ? legacy(req) : modern.fetch(req)));
 }

@@ -162,7 +162,7 @@ export const tools = [
       runDeploy(args, call, (tier) => {
         const bytes = new TextEncoder().encode(args.html);
         if (bytes.byteLength > limits[tier].bodyBytes) {
-          throw tooLargeError(`The html is ${bytes.byteLength} bytes; pages are limited to ${Math.round(limits[tier].bodyBytes / 1048576)} MB.`, isPaid(tier));
+          throw tooLargeError(`The html is ${bytes.byteLength} bytes; pages are limited to ${Math.round(limits[tier].bodyBytes / 1048576)} MB.`, isPaid(tier), { limit: "body_bytes", allowed: limits[tier].bodyBytes });
         }
         return [{ path: "index.html", bytes }];
       }),
@@ -442,14 +442,12 @@ export function findTool(name: string) {
 function argumentError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   const field = issue?.path[0];
-  const where = issue && issue.path.length ? `${issue.path.map(String).join(".")}: ` : "";
-  const message = `Invalid arguments: ${where}${issue?.message ?? "invalid"}.`;
-  if (field === "ttl") return new ApiError("invalid_ttl", message, { docs: "limits" });
-  if (field === "name") return new ApiError("invalid_name", message, { hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.", docs: "named-drops" });
+  if (field === "ttl") return ApiError.fromZod(error, "The arguments", { code: "invalid_ttl", docs: "limits" });
+  if (field === "name") return ApiError.fromZod(error, "The arguments", { code: "invalid_name", hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.", docs: "named-drops" });
   if (issue?.code === "unrecognized_keys" && issue.keys.includes("name")) {
-    return new ApiError("invalid_request", message, { hint: "To publish under a stable name, call deploy_named {name, files} (paid plans).", docs: "mcp" });
+    return ApiError.fromZod(error, "The arguments", { hint: "To publish under a stable name, call deploy_named {name, files} (paid plans).", docs: "mcp" });
   }
-  return new ApiError("invalid_request", message, { hint: "Check the arguments against the tool's inputSchema (tools/list).", docs: "mcp" });
+  return ApiError.fromZod(error, "The arguments", { hint: "Check the arguments against the tool's inputSchema (tools/list).", docs: "mcp" });
 }
 
 export interface ToolResult {
@@ -477,6 +475,7 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   if (retry) lines.push(`Retry after ${retry} seconds.`);
   if (env.upgrade_url) lines.push(`Upgrade: ${env.upgrade_url}`);
   if (env.docs_url) lines.push(`Docs: ${env.docs_url}`);
+  if (env.limit !== undefined && env.allowed !== undefined) lines.push(`Limit: ${env.limit} = ${env.allowed}${env.plan ? ` (plan ${env.plan})` : ""}`);
   if (env.unusable) lines.push(`Unusable hashes: ${env.unusable.slice(0, 50).join(", ")}${env.unusable.length > 50 ? ` and ${env.unusable.length - 50} more` : ""}`);
   return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }

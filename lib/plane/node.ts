@@ -6,8 +6,11 @@ import { env } from "../env";
 import { ApiError } from "../errors";
 import { handle, routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
+import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
+import { SECRET_SEGMENT_PATTERN } from "../patterns";
 import { resolveHost, type HostConfig } from "../serve/host";
-import { malformedPath, page, serveDropResult, type ServeResult } from "../serve/serve";
+import { DROP_HOST_HEADER, SERVE_PREFIX } from "../serve/internal";
+import { malformedPath, notFoundPage, page, serveDropResult, type ServeResult } from "../serve/serve";
 
 // The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
 // are answered here, by the same lib/serve function the Vercel serve route runs, with no
@@ -19,6 +22,15 @@ import { malformedPath, page, serveDropResult, type ServeResult } from "../serve
 // decode, an absolute-form target).
 // Built by `npm run build` into .next/dropsite/data-plane.mjs (scripts/build-data-plane.mjs),
 // a bundle that must not load Next or next-auth (tests/unit/data-plane-bundle.test.ts).
+
+/**
+ * The options server.mjs creates its listener with. By default Node keeps only the first of
+ * repeated Authorization (and Host, Content-Type, …) headers, where the Fetch API joins them;
+ * joined here too, every path (the data plane and Next) hands the one credential parser,
+ * bearerCredential in lib/auth/caller.ts, what was sent, and it refuses two credentials with 401.
+ * Nothing else in the listener reads a credential.
+ */
+export const listenerOptions = { joinDuplicateHeaders: true } as const;
 
 let hostConfig: HostConfig | undefined;
 
@@ -53,7 +65,10 @@ export function warmUp(): void {
 }
 
 function envelope(res: ServerResponse, status: number, code: string, error: string): void {
-  const body = JSON.stringify({ error, code });
+  send(res, status, JSON.stringify({ error, code }));
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body),
@@ -142,8 +157,35 @@ function readNodeBody(req: IncomingMessage, cap: number): Promise<Uint8Array | "
   });
 }
 
+/**
+ * The 413 of a body past its route's cap, in the route's own error form: the REST envelope, or
+ * on /mcp the JSON-RPC error object an MCP client reads (the one lib/mcp/server.ts gives).
+ */
+function tooLarge(res: ServerResponse, pathname: string, cap: number, declared?: string): void {
+  if (pathname === "/mcp") return send(res, 413, jsonRpcErrorBody(TOO_LARGE, tooLargeMessage(cap)));
+  envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body${declared === undefined ? "" : `; this request declares ${declared}`}.`);
+}
+
+/**
+ * The serve route behind Next (pages/api/serve-drop, where proxy.ts rewrites drop hosts): the
+ * same Node writer as the data plane, so both paths answer a drop with the same bytes and
+ * headers. Next hands the request with its original target (`next start`) or the rewritten one
+ * (Vercel); the internal prefix is removed either way. On the app host there is no drop to serve.
+ */
+export async function serveRewritten(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? "/";
+  if (url === SERVE_PREFIX || url.startsWith(`${SERVE_PREFIX}/`) || url.startsWith(`${SERVE_PREFIX}?`)) {
+    const rest = url.slice(SERVE_PREFIX.length);
+    req.url = rest.startsWith("/") ? rest : `/${rest}`;
+  }
+  const dropHost = req.headers[DROP_HOST_HEADER];
+  const action = resolveHost(typeof dropHost === "string" && dropHost !== "" ? dropHost : req.headers.host, config());
+  if (action.kind === "app") return write(req, res, notFoundPage());
+  await serveNode(req, res, action);
+}
+
 /** Cuts a chunked (or any undeclared) body at `cap`: answers 413 and drops the connection. */
-function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void {
+function capStream(req: IncomingMessage, res: ServerResponse, pathname: string, cap: number): void {
   let seen = 0;
   let over = false;
   const push = req.push.bind(req);
@@ -156,7 +198,7 @@ function capStream(req: IncomingMessage, res: ServerResponse, cap: number): void
         cutAtCap.add(req);
         // The rest of the body is dropped as it arrives; once the answer is out the connection is
         // closed (a body that never ends would hold it open otherwise).
-        if (!res.headersSent) envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body.`);
+        if (!res.headersSent) tooLarge(res, pathname, cap);
         if (res.writableEnded) hangUp(res);
         else res.once("finish", () => hangUp(res));
         return false;
@@ -188,10 +230,6 @@ const answeredHere = new WeakSet<ServerResponse>();
 function route(req: IncomingMessage, res: ServerResponse): boolean {
   // Only Vercel sets this; here it would make the proxy run (and buffer bodies), see proxy.ts.
   delete req.headers["x-vercel-id"];
-  // Node keeps only the first of repeated Authorization headers; the Fetch API joins them. Join
-  // them here too, so the one parser (bearerCredential) sees both and refuses them with 401.
-  const auths = authorizationHeaders(req);
-  if (auths.length > 1) req.headers.authorization = auths.join(", ");
   const url = req.url ?? "/";
   if (!url.startsWith("/")) {
     // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is ignored;
@@ -226,10 +264,10 @@ function route(req: IncomingMessage, res: ServerResponse): boolean {
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) {
       // Answered before any byte of the body is read; Node then reads and discards what the
       // client still sends (nothing is kept), so the client can read this answer in peace.
-      envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body; this request declares ${declared}.`);
+      tooLarge(res, pathname, cap, declared);
       return true;
     }
-    if (declared === undefined) capStream(req, res, cap);
+    if (declared === undefined) capStream(req, res, pathname, cap);
   }
   const own = bodyRoute(req, pathname);
   if (own) {
@@ -365,22 +403,26 @@ function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; d
   return { stream, discard };
 }
 
-function authorizationHeaders(req: IncomingMessage): string[] {
-  const out: string[] = [];
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "authorization") out.push(raw[i + 1]!);
-  }
-  return out;
+/**
+ * The path of a request target without its query (absolute form included), with every segment
+ * that carries a secret token (SECRET_SEGMENT_PATTERN: upload tokens, one-time deploy grants,
+ * any key or claim token sent in a path) replaced by "(token)". One rule for every route, read
+ * on the decoded segment, so a percent-escaped token is masked too.
+ */
+export function logPath(url: string): string {
+  return pathOnly(url)
+    .split("/")
+    .map((segment) => (SECRET_SEGMENT_PATTERN.test(decodedSegment(segment)) ? "(token)" : segment))
+    .join("/");
 }
 
-/**
- * The path of a request target without its query (absolute form included), and without the
- * upload token of PUT /deploy/uploads/{token}/{sha256}, which is a credential.
- */
-function logPath(url: string): string {
-  const p = pathOnly(url);
-  return p.startsWith("/deploy/uploads/") ? p.replace(/^\/deploy\/uploads\/[^/]*/, "/deploy/uploads/(token)") : p;
+function decodedSegment(segment: string): string {
+  if (!segment.includes("%")) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function pathOnly(url: string): string {
@@ -412,7 +454,7 @@ function hostKind(req: IncomingMessage): "app" | "drop" {
 /**
  * One structured line per request, written to stdout when the response is done (or the client
  * went away): {"msg":"request","method","host","path","status","ms","id","plane"}. The path
- * loses its query (and an upload target its token); no header is logged, so no credential,
+ * loses its query and every secret token in it (logPath); no header is logged, so no credential,
  * claim token or cookie ever reaches the log. "plane" says who answered: "data" (this module:
  * drop hosts, the deploy-body routes, and refusals before Next) or "next". The id is also sent
  * back as X-Request-Id (any id the client sent is replaced).

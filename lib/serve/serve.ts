@@ -63,6 +63,9 @@ export function page(status: number, title: string, text: string): ServeResult {
       "Cache-Control": REVALIDATE,
       "X-Content-Type-Options": "nosniff",
       "X-Robots-Tag": "noindex",
+      // As every text answer of a drop host: what a compressing server in front (Next's own, on
+      // `next start`) adds anyway, so both paths answer these pages alike.
+      Vary: "Accept-Encoding",
     },
     body,
   };

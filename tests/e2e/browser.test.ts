@@ -204,7 +204,7 @@ describe("the landing page", () => {
     await site.close();
   });
 
-  it("a folder deploy leaves out .git, ignored files and dotfiles, and shows what it left out before sending", async () => {
+  it("a folder deploy leaves out .git, ignored files and dotfiles, and shows what it left out before sending and in the result", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "dropsite-folder-"));
     const dir = path.join(root, "site");
     await mkdir(path.join(dir, ".git"), { recursive: true });
@@ -229,6 +229,11 @@ describe("the landing page", () => {
     await link.waitFor({ timeout: 30_000 });
     const host = new URL((await link.getAttribute("href"))!).host;
     await expect(page.getByTestId("deployed-files").textContent()).resolves.toMatch(/index\.html\s*15 B/);
+    // The result lists again what was left out, with the reason.
+    const leftOut = (await page.getByTestId("deployed-left-out").textContent()) ?? "";
+    expect(leftOut).toContain("4 files left out");
+    for (const left of ["site/.env", "site/.gitignore", "site/debug.log", "site/.git/HEAD"]) expect(leftOut).toContain(left);
+    expect(leftOut).toContain("dotfile (may hold secrets)");
     expect((await app.request(host, "/")).text).toBe("<h1>folder</h1>");
     expect((await app.request(host, "/sub/page.html")).status).toBe(200);
     for (const p of ["/.env", "/debug.log", "/.git/HEAD", "/.gitignore"]) expect((await app.request(host, p)).status).toBe(404);

@@ -219,7 +219,7 @@ describe("deploy and visit over HTTP", () => {
   });
 
   it("the internal serve path does not exist on the app host", async () => {
-    const res = await app.request(appHost, `/serve-drop/`);
+    const res = await app.request(appHost, `/api/serve-drop/`);
     expect(res.status).toBe(404);
   });
 

@@ -13,7 +13,7 @@ import { createContext } from "@/lib/context";
 import { parseEnv } from "@/lib/env";
 
 // The self-hosted listener (server.mjs) over real HTTP: it refuses a production misconfiguration
-// at start, turns two Authorization headers into one refused credential, and writes one JSON
+// at start, refuses two credentials on both of its paths (the data plane and Next), and writes one JSON
 // line per request that never carries a secret. It hands the deploy-body routes to the data
 // plane, which answers them as Next did.
 
@@ -46,18 +46,6 @@ afterAll(async () => {
   await oidc?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
-
-/** Sends a raw request (repeated headers included) and resolves the status of the answer. */
-function rawStatus(lines: string[], body = ""): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(app.port, "127.0.0.1");
-    let out = "";
-    sock.on("data", (d) => (out += d.toString()));
-    sock.on("close", () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0)));
-    sock.on("error", reject);
-    sock.write([...lines, "Connection: close", "", body].join("\r\n"));
-  });
-}
 
 interface LogLine {
   msg: string;
@@ -120,20 +108,47 @@ describe("start-up configuration", () => {
   }, 60_000);
 });
 
-describe("two Authorization headers", () => {
-  it("one valid key sent twice is one bad request: 401 on every route that reads credentials", async () => {
-    const one = await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${apiKey}` } });
-    expect(one.status).toBe(200);
-    const twice = (method: string, target: string, extra: string[] = [], body = "") =>
-      rawStatus([`${method} ${target} HTTP/1.1`, `Host: ${appHost}`, `Authorization: Bearer ${apiKey}`, `Authorization: Bearer ${apiKey}`, ...extra], body);
-    expect(await twice("GET", "/drops")).toBe(401);
-    expect(await twice("GET", "/keys")).toBe(401);
-    // POST /deploy used to act as the last key (200 either way before this).
-    const body = JSON.stringify({ files: { "index.html": "x" } });
-    expect(await twice("POST", "/deploy", ["Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`], body)).toBe(401);
-    // Nothing was deployed by the refused request.
-    const list = await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${apiKey}` } });
-    expect((list.json() as { total: number }).total).toBe(0);
+describe("two credentials are one bad request, on the data plane and behind Next alike", () => {
+  it("the same duplicate-header cases answer 401 auth_required on both paths and change nothing", async () => {
+    expect((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+    // A subscriber's drop to append to (the append route runs on both paths: plain slug → data plane, escaped → Next).
+    const auth = { "content-type": "application/json", authorization: `Bearer ${proKey}` };
+    const made = await app.request(appHost, "/deploy", { method: "POST", body: JSON.stringify({ files: { "index.html": "<h1>kept</h1>" } }), headers: auth });
+    expect(made.status).toBe(200);
+    const { slug } = made.json() as { slug: string };
+    const state = async () => ({
+      drops: ((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${proKey}` } })).json() as { total: number }).total,
+      anonDrops: ((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${apiKey}` } })).json() as { total: number }).total,
+      file: (await app.request(`${slug}.${app.serveDomain}`, "/x.html")).status,
+    });
+    const before = await state();
+    expect(before.file).toBe(404);
+
+    const cases: [string, string[]][] = [
+      ["one key sent twice", [`Authorization: Bearer ${proKey}`, `Authorization: Bearer ${proKey}`]],
+      ["a valid key, then another account's", [`Authorization: Bearer ${proKey}`, `Authorization: Bearer ${apiKey}`]],
+      ["a bad key, then a valid one", ["Authorization: Bearer sp_not-a-key", `Authorization: Bearer ${proKey}`]],
+      ["a valid key, then a bad one", [`Authorization: Bearer ${proKey}`, "Authorization: Bearer sp_not-a-key"]],
+      ["two credentials in one header", [`Authorization: Bearer ${proKey}, Bearer ${proKey}`]],
+      ["a key and an ID token", [`Authorization: Bearer ${proKey}`, `authorization: Bearer ${idToken}`]],
+    ];
+    const body = JSON.stringify({ files: { "x.html": "<p>x</p>" } });
+    const withBody = ["Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`];
+    const targets: [plane: "data" | "next", method: string, target: string, extra: string[], body: string][] = [
+      ["data", "POST", "/deploy", withBody, body],
+      ["data", "POST", `/deploy/${slug}`, withBody, body],
+      ["next", "POST", `/deploy/${escaped(slug)}`, withBody, body],
+      ["next", "POST", "/deploy/preflight", withBody, JSON.stringify({ files: { "x.html": { sha256: "a".repeat(64), size: 1 } } })],
+      ["next", "GET", "/drops", [], ""],
+    ];
+    for (const [name, credentials] of cases) {
+      for (const [plane, method, target, extra, sent] of targets) {
+        const res = await rawAnswer([`${method} ${target} HTTP/1.1`, `Host: ${appHost}`, ...credentials, ...extra.map((h) => (h.startsWith("Content-Length") ? `Content-Length: ${Buffer.byteLength(sent)}` : h))], sent);
+        expect({ name, target, status: res.status, code: res.code }).toEqual({ name, target, status: 401, code: "auth_required" });
+        expect({ name, target, plane: (await lineOf(res.id))?.plane }).toEqual({ name, target, plane });
+      }
+    }
+    expect(await state()).toEqual(before);
   });
 });
 
@@ -194,6 +209,56 @@ describe("one structured log line per request", () => {
     const line = await lineOf(put.headers["x-request-id"]);
     expect(line).toMatchObject({ method: "PUT", path: `/deploy/uploads/(token)/${sha256}`, status: put.status, plane: "data" });
     expect(app.output()).not.toContain(token);
+  });
+
+  it("masks every secret token in a path by one rule: one-time deploy grants and their preflight, escaped tokens, keys and claim tokens", async () => {
+    // A one-time deploy URL, from the MCP deploy_directory tool over HTTP.
+    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const issued = await app.request(appHost, "/mcp", {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "deploy_directory", arguments: {}, _meta: envelope } }),
+      headers: { "content-type": "application/json", accept: "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "deploy_directory", authorization: `Bearer ${apiKey}` },
+    });
+    expect(issued.status).toBe(200);
+    const grant = (issued.json() as { result: { structuredContent: { url: string; preflight_url: string } } }).result.structuredContent;
+    const grantToken = new URL(grant.url).pathname.split("/").at(-1)!;
+    expect(grantToken).toMatch(/^dg_[A-Za-z0-9_-]{43}$/);
+    expect(new URL(grant.preflight_url).pathname).toBe(`/deploy/once/${grantToken}/preflight`);
+
+    const bytes = Buffer.from("<p>granted</p>");
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const pre = await app.request(appHost, `/deploy/once/${grantToken}/preflight`, { method: "POST", body: JSON.stringify({ files: { "index.html": { sha256, size: bytes.byteLength } } }), headers: { "content-type": "application/json" } });
+    expect(pre.status).toBe(200);
+    const uploadToken = (pre.json() as { upload_token?: string }).upload_token;
+    const deployed = await app.request(appHost, `/deploy/once/${grantToken}`, { method: "POST", body: "<p>granted</p>", headers: { "content-type": "text/html" } });
+    expect(deployed.status).toBe(200);
+    // Used up: the refusal of a second use, and of a percent-escaped copy (which Next decodes), are logged masked too.
+    const again = await app.request(appHost, `/deploy/once/${grantToken}`, { method: "POST", body: "<p>again</p>", headers: { "content-type": "text/html" } });
+    expect(again.status).toBe(410);
+    const escapedAgain = await app.request(appHost, `/deploy/once/${escaped(grantToken)}`, { method: "POST", body: "<p>again</p>", headers: { "content-type": "text/html" } });
+    expect(escapedAgain.status).toBe(410);
+    // Secrets a client put in a path by mistake: a key, a claim token, a truncated grant.
+    const { claim_token: claimToken } = deployed.json() as { claim_token?: string };
+    const strays = [`/drops/${apiKey}`, `/drops/${claimToken ?? `ct_${"C".repeat(43)}`}`, `/deploy/once/${grantToken.slice(0, 20)}`];
+    const strayAnswers = await Promise.all(strays.map((p) => app.request(appHost, p)));
+
+    const lines = await Promise.all([pre, deployed, again, escapedAgain, ...strayAnswers].map((r) => lineOf(r.headers["x-request-id"])));
+    expect(lines.map((l) => l?.path)).toEqual([
+      "/deploy/once/(token)/preflight",
+      "/deploy/once/(token)",
+      "/deploy/once/(token)",
+      "/deploy/once/(token)",
+      "/drops/(token)",
+      "/drops/(token)",
+      "/deploy/once/(token)",
+    ]);
+    // Every kind of secret this suite used, grepped in the whole captured log.
+    const output = app.output();
+    const secrets = { apiKey, proKey, idToken, grantToken, grantPrefix: grantToken.slice(0, 20), uploadToken, claimToken };
+    for (const [kind, secret] of Object.entries(secrets)) {
+      if (secret) expect({ kind, leaked: output.includes(secret) }).toEqual({ kind, leaked: false });
+    }
+    expect(output).not.toMatch(/(?<![A-Za-z0-9_-])(sp|ct|ut|dg)_[A-Za-z0-9_-]{8}/);
   });
 });
 
@@ -290,15 +355,17 @@ function headOnly(pathname: string, headers: Record<string, string>): Promise<Ht
   });
 }
 
-/** Sends a raw request head (no body headers at all) and resolves the answer's status and request id. */
-function rawAnswer(lines: string[]): Promise<{ status: number; id: string | undefined }> {
+/** Sends a raw request (repeated headers included; no body headers unless given) and resolves the answer's status, request id and envelope code. */
+function rawAnswer(lines: string[], body = ""): Promise<{ status: number; id: string | undefined; code: string | undefined }> {
   return new Promise((resolve, reject) => {
     const sock = connect(app.port, "127.0.0.1");
     let out = "";
     sock.on("data", (d) => (out += d.toString()));
-    sock.on("close", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0), id: /\r\nx-request-id: ([^\r]+)/i.exec(out)?.[1] }));
+    sock.on("close", () =>
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0), id: /\r\nx-request-id: ([^\r]+)/i.exec(out)?.[1], code: /"code":"([a-z_]+)"/.exec(out)?.[1] }),
+    );
     sock.on("error", reject);
-    sock.write([...lines, "Connection: close", "", ""].join("\r\n"));
+    sock.write([...lines, "Connection: close", "", body].join("\r\n"));
   });
 }
 

@@ -8,7 +8,7 @@ import * as keyRoute from "@/app/keys/[id]/route";
 import * as limitsRoute from "@/app/limits/route";
 import * as claimRoute from "@/app/claim/route";
 import * as cronRoute from "@/app/cron/cleanup/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { findDropBySlug } from "@/lib/db/queries";
 import { files as fileRows, type DropRow } from "@/lib/db/schema";
 import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/contents";
@@ -35,7 +35,7 @@ function deployJson(files: Files, query = "", headers: Record<string, string> = 
 function append(slug: string, files: Files, headers: Record<string, string>) {
   return appendRoute.POST(apiRequest(`/deploy/${slug}`, { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...headers } }), p({ slug }));
 }
-const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
+const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/api/serve-drop${path}`));
 async function err(res: Response, status: number, code: string) {
   const body = await res.json();
   expect({ status: res.status, code: body.code }).toEqual({ status, code });

@@ -7,7 +7,7 @@ import { DELETE as dropDELETE } from "@/app/drops/[slug]/route";
 import { POST as mcpPOST } from "@/app/mcp/route";
 import { POST as claimPOST } from "@/app/claim/route";
 import { POST as webhookPOST } from "@/app/billing/webhook/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { crc32 } from "@/lib/deploy/zip";
 import { findDropBySlug } from "@/lib/db/queries";
 import { accounts } from "@/lib/db/schema";
@@ -34,7 +34,7 @@ function deploy(body: BodyInit, contentType: string, query = "", headers: Record
 }
 const deployJson = (files: unknown, query = "", headers: Record<string, string> = {}) => deploy(JSON.stringify({ files }), "application/json", query, headers);
 const deployZip = (archive: Uint8Array) => deploy(archive as BodyInit, "application/zip");
-const serve = (label: string, path = "/") => serveGET(dropRequest(label, `/serve-drop${path}`));
+const serve = (label: string, path = "/") => serveGET(dropRequest(label, `/api/serve-drop${path}`));
 
 async function ok(res: Response): Promise<{ slug: string; [k: string]: unknown }> {
   const body = await res.json();
@@ -316,7 +316,7 @@ describe("host header", () => {
   it("case, a trailing dot and the default port reach the same drop; IP and app hosts never serve drops", async () => {
     const d = await ok(await deployJson({ "index.html": "hosted" }));
     const [domain, port] = TEST_SERVE_DOMAIN.split(":");
-    const get = (host: string) => serveGET(new Request(`http://x/serve-drop/`, { headers: { host } }));
+    const get = (host: string) => serveGET(new Request(`http://x/api/serve-drop/`, { headers: { host } }));
     for (const host of [`${d.slug.toUpperCase()}.${domain!.toUpperCase()}:${port}`, `${d.slug}.${domain}.:${port}`]) {
       const res = await get(host);
       expect({ host, status: res.status }).toEqual({ host, status: 200 });

@@ -5,7 +5,7 @@ import * as portalRoute from "@/app/billing/portal/route";
 import * as meRoute from "@/app/billing/me/route";
 import * as webhookRoute from "@/app/billing/webhook/route";
 import * as deployRoute from "@/app/deploy/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { setContext } from "@/lib/context";
 import { findAccount, setPlan } from "@/lib/db/accounts";
 import { billingEvents } from "@/lib/db/schema";
@@ -440,7 +440,7 @@ describe("end to end: upgrade, named drops, downgrade", () => {
     await deliverOk(subscriptionEvent("customer.subscription.deleted", sub, nowSeconds(), "canceled"));
     expect(await me(apiKey)).toMatchObject({ plan: "free", activeSubscription: false });
 
-    const visit = await serveGET(dropRequest(drop.slug, "/serve-drop/"));
+    const visit = await serveGET(dropRequest(drop.slug, "/api/serve-drop/"));
     expect(visit.status).toBe(200);
     expect(await visit.text()).toContain("named x");
     await expectError(await deploy(apiKey, "?name=x", "<h1>again</h1>"), 402, "subscription_required");

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { dispatch } from "@/lib/plane/node";
 import { contents, drops, files, uploadGrants } from "@/lib/db/schema";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
@@ -208,7 +208,7 @@ describe("the serve path never writes past the Content-Length it sent", () => {
 
   it("the serve route's response errors instead of carrying more bytes than its Content-Length", async () => {
     const { slug, size } = await dropWithTamperedFile(INJECTED);
-    const res = await serveGET(dropRequest(slug, "/serve-drop/big.bin"));
+    const res = await serveGET(dropRequest(slug, "/api/serve-drop/big.bin"));
     expect({ status: res.status, length: res.headers.get("content-length") }).toEqual({ status: 200, length: String(size) });
     await expect(res.arrayBuffer()).rejects.toThrow();
   });

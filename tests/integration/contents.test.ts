@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { DELETE as dropDELETE } from "@/app/drops/[slug]/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { findDropBySlug } from "@/lib/db/queries";
 import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
@@ -29,7 +29,7 @@ async function deployJson(files: Record<string, string>, query = "", headers: Re
 }
 
 async function served(slug: string, path: string): Promise<{ status: number; text: string }> {
-  const res = await serveGET(dropRequest(slug, `/serve-drop${path}`));
+  const res = await serveGET(dropRequest(slug, `/api/serve-drop${path}`));
   return { status: res.status, text: await res.text() };
 }
 

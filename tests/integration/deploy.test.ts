@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { POST as deployPOST, GET as deployGET } from "@/app/deploy/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { deployResponseSchema } from "@/lib/schemas";
 import { suiteContext, clearOfMinuteEdge, clockedLimiter, freshLimiter, apiRequest, dropRequest } from "../support/context";
@@ -23,7 +23,7 @@ function deploy(body: string | Uint8Array | null, contentType: string | null, qu
 }
 
 async function serve(slug: string, path: string, headers: Record<string, string> = {}, method = "GET") {
-  return serveGET(dropRequest(slug, `/serve-drop${path}`, { headers, method }));
+  return serveGET(dropRequest(slug, `/api/serve-drop${path}`, { headers, method }));
 }
 
 async function expectError(res: Response, status: number, code: string) {

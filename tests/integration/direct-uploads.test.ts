@@ -4,7 +4,7 @@ import { put as clientPut } from "@vercel/blob/client";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
@@ -98,7 +98,7 @@ async function preflightFor(files: LocalFile[], headers: Record<string, string>)
 }
 
 async function servedBytes(slug: string, path: string): Promise<Buffer> {
-  const res = await serveGET(dropRequest(slug, `/serve-drop${path}`));
+  const res = await serveGET(dropRequest(slug, `/api/serve-drop${path}`));
   expect(res.status).toBe(200);
   return Buffer.from(await res.arrayBuffer());
 }

@@ -15,7 +15,7 @@ import { dashboardPageSchema } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { zip } from "../support/zips";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { isBase64, findDuplicateKey } from "@/lib/deploy/json";
 import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
@@ -71,7 +71,7 @@ describe("large base64 files", () => {
     const res = await deploy(JSON.stringify({ files: { "index.html": "<p>x</p>", "big.bin": { encoding: "base64", content: bytes.toString("base64") } } }), "application/json");
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(200);
-    const served = await serveGET(dropRequest(body.slug, "/serve-drop/big.bin"));
+    const served = await serveGET(dropRequest(body.slug, "/api/serve-drop/big.bin"));
     expect(served.status).toBe(200);
     expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
   });

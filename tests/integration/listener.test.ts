@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatch } from "@/lib/plane/node";
+import { dispatch, listenerOptions } from "@/lib/plane/node";
 import { resetEnv } from "@/lib/env";
 import { JSON_BODY_CAP } from "@/lib/http";
 import { freePort } from "../support/net";
@@ -17,9 +17,10 @@ beforeAll(async () => {
   process.env.BASE_URL = "http://localhost:3000";
   process.env.SERVE_DOMAIN = "drops.localhost:3000";
   resetEnv();
-  server = createServer((req, res) => {
+  server = createServer(listenerOptions, (req, res) => {
     if (dispatch(req, res)) return;
     reachedNext++;
+    if (req.url === "/echo-authorization") return void res.writeHead(200, { "content-type": "text/plain" }).end(req.headers.authorization ?? "(none)");
     let n = 0;
     req.on("data", (c: Buffer) => (n += c.length));
     req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end(`${req.url} ${n}`));
@@ -36,7 +37,8 @@ function post(pathname: string, body: Buffer, chunked: boolean): Promise<{ statu
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { host: "localhost:3000" };
     if (!chunked) headers["content-length"] = body.length;
-    const req = request({ host: "127.0.0.1", port, path: pathname, method: "POST", headers }, (res) => {
+    // A connection of its own: one the listener hung up on after a 413 is never reused.
+    const req = request({ host: "127.0.0.1", port, path: pathname, method: "POST", headers, agent: false }, (res) => {
       let text = "";
       res.on("data", (c) => (text += c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
@@ -59,7 +61,28 @@ function raw(text: string): Promise<string> {
   });
 }
 
+describe("repeated headers reach every path as sent", () => {
+  it("two Authorization headers arrive joined (the Fetch API's form), so the one credential parser sees both", async () => {
+    const res = await raw("GET /echo-authorization HTTP/1.1\r\nHost: localhost:3000\r\nAuthorization: Bearer sp_a\r\nAuthorization: Bearer sp_b\r\nConnection: close\r\n\r\n");
+    expect(res).toMatch(/^HTTP\/1\.1 200/);
+    expect(res).toContain("\r\nBearer sp_a, Bearer sp_b\r\n");
+  });
+});
+
 describe("bodies past the route's cap never reach the framework", () => {
+  it("on /mcp the refusal is a JSON-RPC error object with id null (declared or chunked), never the REST envelope", async () => {
+    const before = reachedNext;
+    const declared = await raw("POST /mcp HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/json\r\nContent-Length: 11534336\r\nConnection: close\r\n\r\n");
+    expect(declared).toMatch(/^HTTP\/1\.1 413/);
+    const body = JSON.parse(declared.slice(declared.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
+    expect(body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("bytes") } });
+    const chunked = await post("/mcp", Buffer.alloc(11 * 1024 * 1024, 32), true);
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.text)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    // The chunked one reached the stand-in for Next, cut: it read at most the cap.
+    expect(reachedNext - before).toBeLessThanOrEqual(1);
+  });
+
   it("a chunked body over the cap is cut with 413; one under it passes whole", async () => {
     const before = reachedNext;
     const ok = await post("/claim", Buffer.alloc(JSON_BODY_CAP, 1), true);

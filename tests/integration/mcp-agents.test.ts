@@ -7,7 +7,7 @@ import * as onceRoute from "@/app/deploy/once/[token]/route";
 import * as oncePreflightRoute from "@/app/deploy/once/[token]/preflight/route";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { decideDevice, findPendingDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import { listDrops } from "@/lib/drops/manage";
 import { DEPLOY_GRANT_SECONDS } from "@/lib/plans";
@@ -43,7 +43,7 @@ async function fails(client: Client, name: string, args: Record<string, unknown>
 }
 const sha = (s: string | Uint8Array) => createHash("sha256").update(s).digest("hex");
 const ref = (s: string) => ({ sha256: sha(s), size: Buffer.byteLength(s) });
-const visit = async (slug: string, path = "/") => (await serveGET(dropRequest(slug, `/serve-drop${path}`))).text();
+const visit = async (slug: string, path = "/") => (await serveGET(dropRequest(slug, `/api/serve-drop${path}`))).text();
 
 interface Preflight {
   missing: string[];

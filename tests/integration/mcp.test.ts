@@ -3,13 +3,15 @@ import type { Client } from "@modelcontextprotocol/client";
 import { connectInProcess, resultText, type CallResult, type McpMode } from "../support/mcp";
 import * as mcpRoute from "@/app/mcp/route";
 import { MCP_BODY_CAP } from "@/lib/mcp/server";
+import { LIST_LIMIT_MAX, MAX_OFFSET } from "@/lib/schemas";
+import { TTL_CEILING_SECONDS } from "@/lib/plans";
 import { drops } from "@/lib/db/schema";
 import { count } from "drizzle-orm";
 import { parseEnv } from "@/lib/env";
 import { decideDevice, type DeviceAuthorization } from "@/lib/device/flow";
 import * as deviceAuthorizeRoute from "@/app/device/authorize/route";
 import * as deviceTokenRoute from "@/app/device/token/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { suiteContext, apiRequest, clearOfMinuteEdge, dropRequest, TEST_BASE_URL } from "../support/context";
 import { accountWithKey } from "../support/accounts";
 
@@ -41,7 +43,7 @@ function failure(r: CallResult): Record<string, unknown> {
   if (env.hint) expect(text(r)).toContain(`Hint: ${env.hint}`);
   return env;
 }
-const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/serve-drop${path}`));
+const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/api/serve-drop${path}`));
 
 const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "delete_drop", "set_access", "get_limits", "device_authorize", "device_token"];
 
@@ -83,7 +85,8 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     for (const bad of ["/abs.html", "../x", "a/../b", "a//b", "a\\b", "C:/x", "a/", ""]) expect(pathRe.test(bad), bad).toBe(false);
     const ttl = (byName.deploy_html!.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; description?: string }>).ttl!;
     expect(ttl).toMatchObject({ minimum: 60 });
-    expect(ttl.maximum).toBeUndefined();
+    // The most any plan accepts (100 years); the description gives each plan its own maximum.
+    expect(ttl.maximum).toBe(TTL_CEILING_SECONDS);
     expect(ttl.description).toContain("free: 604800 (7 days)");
     expect(JSON.stringify(byName.deploy_files!.inputSchema)).toContain("[A-Za-z0-9+/]{4}");
     expect((byName.deploy_files!.inputSchema.properties as Record<string, { type?: string }>).ttl!.type).toBe("integer");
@@ -188,6 +191,15 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     expect(text(list)).toContain(d1.slug);
     const paged = await call(client, "list_drops", { limit: 1, offset: 1 });
     expect((paged.structuredContent as { drops: unknown[] }).drops).toHaveLength(1);
+    // The paging bounds are the API's (GET /drops): the last offset is a page (empty), one past it and a page past 500 are invalid_request.
+    const last = await call(client, "list_drops", { offset: MAX_OFFSET });
+    expect(last.isError, text(last)).toBeFalsy();
+    expect(last.structuredContent).toMatchObject({ total: 2, drops: [] });
+    for (const args of [{ offset: MAX_OFFSET + 1 }, { limit: LIST_LIMIT_MAX + 1 }, { limit: 0 }]) {
+      const refused = await call(client, "list_drops", args);
+      expect(refused.isError).toBe(true);
+      expect(failure(refused)).toMatchObject({ code: "invalid_request" });
+    }
 
     const appended = await call(client, "append_files", { slug: otherSlug, files: { "about.html": "<p>about</p>", "img/x.bin": { encoding: "base64", content: "AAEC" } } });
     expect(appended.isError, text(appended)).toBeFalsy();
@@ -256,6 +268,11 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
     const cap = await call(client, "deploy_files", { files: many });
     expect(failure(cap)).toMatchObject({ code: "file_cap_exceeded", upgrade_url: failure(gated).upgrade_url, hint: expect.stringContaining("900 files per call") });
+    // The facts travel as data: in _meta's envelope and as a text line.
+    expect(failure(cap)).toMatchObject({ limit: "files_per_request", allowed: 100 });
+    expect(text(cap)).toContain("Limit: files_per_request = 100");
+    expect(failure(ttl)).toMatchObject({ field: "ttl" });
+    expect(failure(ttlMax)).toMatchObject({ limit: "ttl_max_seconds", allowed: 604_800 });
 
     const badPath = await call(client, "deploy_files", { files: { "../evil.html": "x" } });
     expect(failure(badPath)).toMatchObject({ code: "invalid_request" });
@@ -281,7 +298,7 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     const client = await connect(mode, { credential: apiKey });
     const big = await call(client, "deploy_html", { html: "x".repeat(10 * 1024 * 1024 + 1) });
     const env = failure(big);
-    expect(env).toMatchObject({ code: "payload_too_large", hint: expect.stringContaining("10 MB") });
+    expect(env).toMatchObject({ code: "payload_too_large", hint: expect.stringContaining("10 MB"), limit: "body_bytes", allowed: 10 * 1024 * 1024 });
     expect(env.upgrade_url).toBeUndefined();
     await client.close();
   });
@@ -438,16 +455,35 @@ describe("JSON-RPC framing (both eras)", () => {
     expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } });
   });
 
-  it("a body over the cap answers 413 before anything is parsed", async () => {
+  it.each([
+    ["modern", modernHeaders("tools/call", "deploy_html")],
+    ["legacy", LEGACY_HEADERS],
+    ["no protocol headers", { "content-type": "application/json" }],
+  ])("a body over the cap answers 413 with a JSON-RPC error object, id null (%s)", async (_e, headers) => {
+    const before = await dropCount();
     const big = JSON.stringify(modernRequest("tools/call", { name: "deploy_html", arguments: { html: "x".repeat(MCP_BODY_CAP) } }));
-    const r = await post(big, modernHeaders("tools/call", "deploy_html"));
+    const r = await post(big, headers);
     expect(r.status).toBe(413);
+    expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining(`${MCP_BODY_CAP} bytes`) } });
+    expect(r.json).not.toHaveProperty("code");
+    expect(await dropCount()).toBe(before);
   });
 
-  it("a batch answers 400 -32600", async () => {
-    const r = await post([modernRequest("tools/list", {}, 1), modernRequest("tools/list", {}, 2)], modernHeaders("tools/list"));
+  it.each([
+    ["modern", modernHeaders("tools/call", "deploy_html")],
+    ["legacy", LEGACY_HEADERS],
+    ["2025-06-18", { ...LEGACY_HEADERS, "mcp-protocol-version": "2025-06-18" }],
+    ["no protocol headers", { "content-type": "application/json" }],
+  ])("a batch answers 400 -32600 saying batches are not supported, and runs nothing (%s)", async (_e, headers) => {
+    const before = await dropCount();
+    const deploy = modernRequest("tools/call", { name: "deploy_html", arguments: { html: "<h1>batched</h1>" } }, 1);
+    const r = await post([deploy, modernRequest("tools/list", {}, 2)], headers);
     expect(r.status).toBe(400);
-    expect(r.json.error?.code).toBe(-32600);
+    expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Batches are not supported/) } });
+    // An empty array is a batch too.
+    const empty = await post("  []", headers);
+    expect([empty.status, empty.json.error?.code]).toEqual([400, -32600]);
+    expect(await dropCount()).toBe(before);
   });
 
   it.each([

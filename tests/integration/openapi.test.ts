@@ -246,7 +246,7 @@ describe("the document", () => {
       // Not the public API: catch-alls, the internal serve route, and the browser's own
       // cookie-authenticated routes (next-auth, the dashboard's drop zone), and the pages of the
       // docs (the interactive reference at /docs/api).
-      .filter((p) => !p.includes("[") && !/^\/(serve-drop|api\/auth|dashboard|docs)(\/|$)/.test(p));
+      .filter((p) => !p.includes("[") && !/^\/(api\/auth|dashboard|docs)(\/|$)/.test(p));
     const documented = Object.keys(doc.paths as Json);
     for (const p of apiPaths) expect(documented, `app${p}/route.ts`).toContain(p);
     for (const p of documented) {

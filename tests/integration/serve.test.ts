@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
-import * as serveRoute from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
 
 let t: TestContext;
@@ -20,8 +20,7 @@ async function deployFiles(files: Record<string, string | { encoding: "base64"; 
 }
 
 function get(label: string, path: string, headers: Record<string, string> = {}, method = "GET"): Promise<Response> {
-  const handler = serveRoute[method as "GET"];
-  return handler(dropRequest(label, `/serve-drop${path}`, { headers, method }));
+  return serveGET(dropRequest(label, `/api/serve-drop${path}`, { headers, method }));
 }
 
 beforeAll(async () => {
@@ -254,8 +253,8 @@ describe("methods, hosts and expiry", () => {
     expect(res.headers.get("allow")).toBe("GET, HEAD");
   });
   it("the serve route on the app host is 404", async () => {
-    const req = new Request("http://localhost:3000/serve-drop/", { headers: { host: "localhost:3000" } });
-    const res = await serveRoute.GET(req);
+    const req = new Request("http://localhost:3000/api/serve-drop/", { headers: { host: "localhost:3000" } });
+    const res = await serveGET(req);
     expect(res.status).toBe(404);
   });
   it("an expired drop answers 410", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { findContent, pinContents, unpinContents } from "@/lib/db/contents";
@@ -44,7 +44,7 @@ function deploy(files: Record<string, unknown>, headers: Record<string, string> 
 }
 
 async function served(slug: string, path: string) {
-  const res = await serveGET(dropRequest(slug, `/serve-drop${path}`));
+  const res = await serveGET(dropRequest(slug, `/api/serve-drop${path}`));
   return { status: res.status, text: await res.text() };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as vanityRoute from "@/app/vanity/route";
 import * as deployRoute from "@/app/deploy/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { setPlan } from "@/lib/db/accounts";
 import { vanityClaimResponseSchema, vanityResponseSchema } from "@/lib/schemas";
 import { suiteContext, apiRequest, dropRequest } from "../support/context";
@@ -34,7 +34,7 @@ function deploy(apiKey: string, query: string, html: string) {
   ip++;
   return deployRoute.POST(apiRequest(`/deploy${query}`, { method: "POST", body: html, headers: { "content-type": "text/html", ...bearer(apiKey) }, ip: `198.20.${ip >> 8}.${ip & 255}` }), p({}));
 }
-const visit = (label: string, path = "/") => serveGET(dropRequest(label, `/serve-drop${path}`));
+const visit = (label: string, path = "/") => serveGET(dropRequest(label, `/api/serve-drop${path}`));
 
 describe("GET /vanity", () => {
   it("is null until the account claims a sub", async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { zipSync, type Zippable } from "fflate";
 import { beforeEach, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
-import { GET as serveGET } from "@/app/serve-drop/[[...path]]/route";
+import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { contents } from "@/lib/db/schema";
 import { zipForDeploy } from "@/lib/deploy/pack";
@@ -32,7 +32,7 @@ function deployZip(archive: Uint8Array, query = "", headers: Record<string, stri
 }
 
 async function served(slug: string, path: string): Promise<Uint8Array> {
-  const res = await serveGET(dropRequest(slug, `/serve-drop${path}`));
+  const res = await serveGET(dropRequest(slug, `/api/serve-drop${path}`));
   expect(res.status, path).toBe(200);
   return new Uint8Array(await res.arrayBuffer());
 }

@@ -41,6 +41,9 @@ export function registerSecretVars(vars: Record<string, string | undefined>): vo
 /** Fields of app responses that carry secrets. */
 const SECRET_FIELDS = ["apiKey", "claim_token", "upload_token", "device_code", "access_token"];
 
+/** The service's secret tokens (lib/patterns.ts): sp_ keys, ct_ claim, ut_ upload and dg_ deploy-grant tokens. */
+const SECRET_TOKEN = /(?<![A-Za-z0-9_-])(sp|ct|ut|dg)_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+
 /** Registers the secrets an app response hands out (JSON fields, session cookies). */
 export function registerResponseSecrets(headers: Record<string, string | string[] | undefined>, body: string): void {
   if (!runDir()) return;
@@ -50,6 +53,8 @@ export function registerResponseSecrets(headers: Record<string, string | string[
     const value = pair?.slice(pair.indexOf("=") + 1);
     if (/session|csrf/i.test(pair ?? "")) registerSecret("session cookie", value);
   }
+  // Every token of the service's own kinds, wherever it sits (a deploy grant's url, a command line, MCP results).
+  for (const m of body.matchAll(SECRET_TOKEN)) registerSecret(`${m[1]}_ token`, m[0]);
   if (!/^\s*[{[]/.test(body)) return;
   try {
     const walk = (v: unknown): void => {
