@@ -81,6 +81,8 @@ export const deployReportSchema = z
       .object({ missing_references: z.int().min(0), warnings: z.int().min(0) })
       .optional()
       .describe("Entries not listed because a list reached its cap."),
+    redirect_rules: z.int().min(0).optional().describe("Rules of the drop's _redirects after this write (0 without one). Always present on deploy and append answers."),
+    header_rules: z.int().min(0).optional().describe("Path blocks of the drop's _headers after this write (0 without one). Always present on deploy and append answers."),
   })
   .describe("What the deploy checked in the files: broken references and likely mistakes. Advisory: the deploy succeeded.");
 export type DeployReport = z.infer<typeof deployReportSchema>;

@@ -3,6 +3,7 @@ import { anyOf, sqlArray } from "./arrays";
 import { sqlState } from "./errors";
 import type { Db } from "./client";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
+import type { SiteRules } from "../rules/types";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
 
@@ -97,7 +98,7 @@ export async function replaceDropFiles(
   db: Db,
   dropId: string,
   rows: NewFile[],
-  patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null },
+  patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null; siteRules: SiteRules | null },
 ): Promise<{ oldBatches: string[]; oldContents: OldContent[]; drop: DropRow } | undefined> {
   return db.transaction(async (tx) => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
@@ -122,8 +123,11 @@ export async function replaceDropFiles(
 
 export type AppendOutcome = { ok: true; drop: DropRow } | { ok: false; reason: "gone" | "too_many"; total: number } | { ok: false; reason: "exists"; path: string };
 
-/** Adds files to a drop under a row lock, so concurrent appends cannot pass `maxTotal`. */
-export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], maxTotal: number, now: Date): Promise<AppendOutcome> {
+/**
+ * Adds files to a drop under a row lock, so concurrent appends cannot pass `maxTotal`. `rules`
+ * holds the rules of the rules files added, merged over the drop's (per file).
+ */
+export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], maxTotal: number, now: Date, rules: SiteRules | null = null): Promise<AppendOutcome> {
   return db.transaction(async (tx): Promise<AppendOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { ok: false, reason: "gone", total: 0 };
@@ -141,6 +145,7 @@ export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], m
         fileCount: sql`${drops.fileCount} + ${rows.length}`,
         totalBytes: sql`${drops.totalBytes} + ${rows.reduce((n, r) => n + r.size, 0)}`,
         updatedAt: now,
+        ...(rules ? { siteRules: sql`coalesce(${drops.siteRules}, '{}'::jsonb) || ${JSON.stringify(rules)}::jsonb` } : {}),
       })
       .where(eq(drops.id, dropId))
       .returning();

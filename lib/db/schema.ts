@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { SiteRules } from "../rules/types";
 
 // Metadata of accounts, drops and their files. Bytes live in Storage, addressed by files.storage_ref.
 
@@ -50,6 +51,11 @@ export const drops = pgTable(
     expiresAt: ts("expires_at"),
     /** When the cleanup job removes files and rows; null never. */
     purgeAt: ts("purge_at"),
+    /**
+     * The site rules of the drop's files (its root _redirects and _headers, parsed at deploy),
+     * written in the same transaction as the file rows; null when it has neither file.
+     */
+    siteRules: jsonb("site_rules").$type<SiteRules>(),
   },
   (t) => [
     uniqueIndex("drops_slug_idx").on(t.slug),
