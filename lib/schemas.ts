@@ -6,6 +6,7 @@ import { z } from "zod";
 import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 import { DEVICE_CLAIMS_MAX } from "./plans";
+import { REDIRECT_STATUSES } from "./rules/types";
 
 export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
@@ -123,11 +124,35 @@ export const dropSchema = z.object({
 });
 export type Drop = z.infer<typeof dropSchema>;
 
+export const siteRulesSchema = z
+  .object({
+    redirects: z.array(
+      z.object({
+        line: z.int().min(1).describe("Line of _redirects."),
+        from: z.string(),
+        to: z.string(),
+        status: z.union(REDIRECT_STATUSES.map((n) => z.literal(n))),
+        force: z.boolean().describe("Written with !: applies even when a file answers the path."),
+      }),
+    ),
+    headers: z.array(
+      z.object({
+        line: z.int().min(1).describe("Line of the path in _headers."),
+        path: z.string(),
+        headers: z.array(z.object({ name: z.string(), value: z.string() })),
+      }),
+    ),
+  })
+  .describe("The site rules the drop serves with, parsed from its _redirects and _headers at deploy, in file order.");
+
 export const dropDetailSchema = dropSchema.extend({
   plan: planSchema.describe("The owning account's plan."),
   total_bytes: z.int().min(0),
   files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),
   files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
+  redirect_rules: z.int().min(0).describe("Rules of the drop's _redirects (0 without one)."),
+  header_rules: z.int().min(0).describe("Path blocks of the drop's _headers (0 without one)."),
+  rules: siteRulesSchema,
 });
 export type DropDetail = z.infer<typeof dropDetailSchema>;
 
