@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { reportLines, rulesLine } from "@/lib/deploy/report-text";
 import { limits } from "@/lib/plans";
 import { compileRules, expandTarget, firstRedirect, headersFor } from "@/lib/rules/match";
 import { parseHeaders, parseRedirects, refusalMessage, type Parsed } from "@/lib/rules/parse";
@@ -236,5 +237,13 @@ describe("matching compiled rules", () => {
   it("no rules compile to nothing (the serve path skips rules)", () => {
     expect(compileRules(null)).toBeUndefined();
     expect(compileRules({ redirects: [], headers: [] })).toBeUndefined();
+  });
+});
+
+describe("the counts in text (CLI and MCP)", () => {
+  it("a report with rules says how many; one without says nothing about them", () => {
+    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 3, header_rules: 1 }, 10, "x")).toEqual(["Site rules: 3 redirect rules, 1 header rule."]);
+    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 }, 10, "x")).toEqual([]);
+    expect(rulesLine({ redirect_rules: 1, header_rules: 0 })).toBe("Site rules: 1 redirect rule, 0 header rules.");
   });
 });
