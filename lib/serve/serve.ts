@@ -195,8 +195,9 @@ function pick(m: Manifest, path: string): Chosen | undefined {
 }
 
 /**
- * With site rules, in this order: a forced rule (`!`) that matches; the file that answers the
- * path (exact, clean URL, folder redirect); the first other matching rule; 200.html; 404.html.
+ * With site rules: the first matching rule in file order, where a rule without `!` counts only
+ * when no file answers the path (exact, clean URL, folder redirect); else that file, 200.html,
+ * 404.html as without rules.
  * A 200 or 404 rewrite serves the target's file (exact, clean URL, folder index) or, when
  * there is none, the drop's 404. Rules are not applied again to a rewritten path.
  */
