@@ -153,9 +153,13 @@ export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], m
   });
 }
 
-export async function listOwnedDrops(db: Db, ownerId: string, limit: number, offset: number): Promise<{ total: number; rows: DropRow[] }> {
+/** A drop row without its site rules (lists never show them; they can be large). */
+type ListedDropRow = Omit<DropRow, "siteRules">;
+
+export async function listOwnedDrops(db: Db, ownerId: string, limit: number, offset: number): Promise<{ total: number; rows: ListedDropRow[] }> {
+  const { siteRules: _rules, ...listed } = getTableColumns(drops);
   const rows = await db
-    .select()
+    .select(listed)
     .from(drops)
     .where(eq(drops.ownerId, ownerId))
     .orderBy(desc(drops.createdAt), desc(drops.id))

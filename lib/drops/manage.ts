@@ -17,7 +17,7 @@ import { claimBodySchema, listQuerySchema, MAX_OFFSET, type Drop, type DropDetai
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
 
-export function toDrop(row: DropRow, ctx: AppContext): Drop {
+export function toDrop(row: Omit<DropRow, "siteRules">, ctx: AppContext): Drop {
   return {
     slug: row.slug,
     url: dropUrl(row.slug, ctx.env),
