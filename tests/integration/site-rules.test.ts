@@ -1,3 +1,4 @@
+import { createServer, request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
@@ -11,6 +12,8 @@ import { limits } from "@/lib/plans";
 import { deployResponseSchema, preflightResponseSchema } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
 import { apiRequest, dropRequest, suiteContext } from "../support/context";
+import { dispatch } from "@/lib/serve/node";
+import { freePort } from "../support/net";
 import { zip } from "../support/zips";
 
 // Site rules end to end: `_redirects` and `_headers` parsed at every way of writing files,
@@ -415,5 +418,38 @@ describe("attacks on the rules", () => {
     expect(res.status).toBe(404);
     const dots = await get(slug, "/w/..%2F..%2Fetc");
     expect(dots.status).toBe(404);
+  });
+});
+
+describe("the self-hosted listener serves the rules through the same function", () => {
+  it("redirects, rewrites and header rules over a socket", async () => {
+    const d = await deployOk(SITE);
+    const server = createServer((req, res) => {
+      if (!dispatch(req, res)) res.writeHead(599).end();
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+    const fetchRaw = (pathname: string) =>
+      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path: pathname, headers: { host: `${d.slug}.drops.localhost:3000` } }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    try {
+      const moved = await fetchRaw("/blog/2024/hello?x=1");
+      expect([moved.status, moved.headers.location]).toEqual([301, "/posts/hello?x=1"]);
+      const spa = await fetchRaw("/app/deep/route");
+      expect([spa.status, spa.body, spa.headers["cross-origin-embedder-policy"]]).toEqual([200, "<h1>spa shell</h1>", "require-corp"]);
+      const asset = await fetchRaw("/assets/app.js");
+      expect([asset.headers["cache-control"], asset.headers["access-control-allow-origin"], asset.headers["set-cookie"]]).toEqual(["public, max-age=600", "*", undefined]);
+      const hidden = await fetchRaw("/_headers");
+      expect(hidden.status).toBe(404);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
