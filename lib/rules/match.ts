@@ -3,15 +3,16 @@ import { captures, matchPattern, parsePattern, type Pattern } from "./pattern";
 import type { RedirectStatus, SiteRules } from "./types";
 
 // Site rules compiled once per cached manifest (lib/serve/cache.ts) and matched per request.
-// Rules are indexed by their first literal segment, so a request looks only at the rules that
-// can match its first segment (plus those starting with a placeholder or *), in file order.
+// Each rule is indexed by its last literal segment and that segment's position (`/old/p7` under
+// position 1, "p7"; `/blog/:year/:slug` under position 0, "blog"), so a request looks only at
+// the rules whose literal it has, plus those without any literal (`/*`, `/:a/:b`), in file order.
 
 interface Indexed<T> {
   items: T[];
-  /** Rule indexes by first literal segment ("" for the pattern "/"), ascending. */
-  byFirst: Map<string, number[]>;
-  /** Rules whose first segment is a placeholder or *, ascending. */
-  any: number[];
+  /** Per position: rule indexes by the literal there, ascending. */
+  byPosition: Map<string, number[]>[];
+  /** Rules without a literal segment, ascending. */
+  wild: number[];
 }
 
 export interface CompiledRedirect {
@@ -33,19 +34,23 @@ export interface CompiledRules {
 }
 
 function index<T extends { pattern: Pattern }>(items: T[]): Indexed<T> {
-  const byFirst = new Map<string, number[]>();
-  const any: number[] = [];
+  const byPosition: Map<string, number[]>[] = [];
+  const wild: number[] = [];
   items.forEach((r, i) => {
-    const first = r.pattern.segments[0];
-    const key = first === undefined ? (r.pattern.splat ? null : "") : "lit" in first ? first.lit : null;
-    if (key === null) any.push(i);
-    else {
-      const list = byFirst.get(key);
-      if (list) list.push(i);
-      else byFirst.set(key, [i]);
+    const segs = r.pattern.segments;
+    let p = segs.length - 1;
+    while (p >= 0 && !("lit" in segs[p]!)) p--;
+    if (p < 0) {
+      wild.push(i);
+      return;
     }
+    const lit = (segs[p] as { lit: string }).lit;
+    const at = (byPosition[p] ??= new Map());
+    const list = at.get(lit);
+    if (list) list.push(i);
+    else at.set(lit, [i]);
   });
-  return { items, byFirst, any };
+  return { items, byPosition, wild };
 }
 
 /** Compiles stored rules; undefined when the drop has none (the serve path then skips rules). */
@@ -73,13 +78,24 @@ export function compileRules(rules: SiteRules | null | undefined): CompiledRules
 
 /** Calls `visit` for each rule matching `segs`, in file order, until it returns true. */
 function eachMatch<T extends { pattern: Pattern }>(ix: Indexed<T>, segs: readonly string[], visit: (rule: T, values: Record<string, string>) => boolean): void {
-  const a = ix.byFirst.get(segs[0] ?? "") ?? [];
-  const b = ix.any;
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const k = j >= b.length || (i < a.length && a[i]! < b[j]!) ? a[i++]! : b[j++]!;
-    const rule = ix.items[k]!;
+  // The candidate lists: rules without a literal, and those whose literal the path has where
+  // they have it. Usually one or two short lists; merged by index to keep file order.
+  const lists: number[][] = ix.wild.length ? [ix.wild] : [];
+  const n = Math.min(segs.length, ix.byPosition.length);
+  for (let p = 0; p < n; p++) {
+    const list = ix.byPosition[p]?.get(segs[p]!);
+    if (list) lists.push(list);
+  }
+  // The pattern "/" has no segment and so no literal: it is in wild.
+  const heads = lists.map(() => 0);
+  for (;;) {
+    let best = -1;
+    for (let l = 0; l < lists.length; l++) {
+      const k = lists[l]![heads[l]!];
+      if (k !== undefined && (best === -1 || k < lists[best]![heads[best]!]!)) best = l;
+    }
+    if (best === -1) return;
+    const rule = ix.items[lists[best]![heads[best]!++]!]!;
     const values = matchPattern(rule.pattern, segs);
     if (values && visit(rule, values)) return;
   }

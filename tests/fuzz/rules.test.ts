@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { limits } from "@/lib/plans";
 import { compileRules, expandTarget, firstRedirect, headersFor } from "@/lib/rules/match";
 import { parseHeaders, parseRedirects, parseTarget, refusedHeader, type Parsed } from "@/lib/rules/parse";
-import { captures, parsePattern } from "@/lib/rules/pattern";
+import { captures, matchPattern, parsePattern, type Pattern } from "@/lib/rules/pattern";
 import { REDIRECT_STATUSES, type HeaderRule, type RedirectRule } from "@/lib/rules/types";
 import { check } from "../support/fuzz";
 
@@ -133,6 +133,33 @@ describe("the _headers parser", () => {
         expect(p.ok).toBe(true);
         const q = parseHeaders(`${block}\n  ${refused}: ${v}`, L);
         expect(q.ok ? null : q.refusal.line).toBe(pairs.length + 2);
+      }),
+    );
+  });
+});
+
+describe("the rule index", () => {
+  const seg = fc.constantFrom("a", "b", "c", ":p", ":q", "*");
+  const pattern = fc.array(seg, { maxLength: 4 }).map((ss) => {
+    const star = ss.indexOf("*");
+    const cut = star === -1 ? ss : ss.slice(0, star + 1);
+    const seen = new Set<string>();
+    return `/${cut.map((x) => (x.startsWith(":") ? (seen.has(x) ? "z" : (seen.add(x), x)) : x)).join("/")}`;
+  });
+  const path = fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 5 });
+
+  it("finds the same first redirect and the same headers as a scan of every rule in file order", () => {
+    return check(
+      fc.property(fc.array(fc.tuple(pattern, fc.boolean()), { minLength: 1, maxLength: 30 }), path, fc.boolean(), (rules, segs, fileAnswers) => {
+        const redirects: RedirectRule[] = rules.map(([from, force], i) => ({ line: i + 1, from, to: `/t${i}`, status: 301, force }));
+        const headers: HeaderRule[] = rules.map(([from], i) => ({ line: i + 1, path: from, headers: [["X-Rule", String(i)]] }));
+        const compiled = compileRules({ redirects, headers })!;
+        const patterns = rules.map(([from]) => parsePattern(from) as Pattern);
+        const matching = patterns.flatMap((p, i) => (matchPattern(p, segs) ? [i] : []));
+        const expected = matching.find((i) => rules[i]![1] || !fileAnswers);
+        const hit = firstRedirect(compiled, segs, () => fileAnswers);
+        expect(hit ? expandTarget(hit.rule.target, hit.values) : undefined).toBe(expected === undefined ? undefined : `/t${expected}`);
+        expect(headersFor(compiled, segs)?.get("x-rule")?.[1]).toBe(matching.length ? matching.join(", ") : undefined);
       }),
     );
   });
