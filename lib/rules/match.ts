@@ -31,7 +31,12 @@ export interface CompiledHeaderRule {
 export interface CompiledRules {
   redirects?: Indexed<CompiledRedirect>;
   headers?: Indexed<CompiledHeaderRule>;
+  /** The combined headers of recent paths (they depend on the path alone). */
+  headerCache?: Map<string, Map<string, [string, string]> | null>;
 }
+
+/** Paths whose combined headers are remembered per drop; the memory starts over when full. */
+const HEADER_CACHE_PATHS = 1024;
 
 function index<T extends { pattern: Pattern }>(items: T[]): Indexed<T> {
   const byPosition: Map<string, number[]>[] = [];
@@ -85,6 +90,14 @@ function eachMatch<T extends { pattern: Pattern }>(ix: Indexed<T>, segs: readonl
   for (let p = 0; p < n; p++) {
     const list = ix.byPosition[p]?.get(segs[p]!);
     if (list) lists.push(list);
+  }
+  if (lists.length === 1) {
+    for (const k of lists[0]!) {
+      const rule = ix.items[k]!;
+      const values = matchPattern(rule.pattern, segs);
+      if (values && visit(rule, values)) return;
+    }
+    return;
   }
   // The pattern "/" has no segment and so no literal: it is in wild.
   const heads = lists.map(() => 0);
@@ -142,8 +155,19 @@ export function expandTarget(t: Target, values: Record<string, string>): string 
  */
 export function headersFor(rules: CompiledRules, segs: readonly string[]): Map<string, [string, string]> | undefined {
   if (!rules.headers) return undefined;
+  const cache = (rules.headerCache ??= new Map<string, Map<string, [string, string]> | null>());
+  const key = segs.join("/");
+  const known = cache.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const out = combineHeaders(rules.headers, segs);
+  if (cache.size >= HEADER_CACHE_PATHS) cache.clear();
+  cache.set(key, out ?? null);
+  return out;
+}
+
+function combineHeaders(headers: Indexed<CompiledHeaderRule>, segs: readonly string[]): Map<string, [string, string]> | undefined {
   let out: Map<string, [string, string]> | undefined;
-  eachMatch(rules.headers, segs, (rule) => {
+  eachMatch(headers, segs, (rule) => {
     out ??= new Map();
     for (const [lower, name, value] of rule.headers) {
       const had = out.get(lower);
