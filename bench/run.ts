@@ -270,24 +270,26 @@ async function serveSections(work: string, rows: string[]) {
       if (probe.status !== 301) throw new Error(`the rules drop does not redirect: ${probe.status}`);
       const without: WrkResult[] = [];
       const withRules: WrkResult[] = [];
-      for (let i = 0; i < 2; i++) {
+      // Alternating pairs, so that a burst of load elsewhere on the machine hits both sides.
+      for (let i = 0; i < 3; i++) {
         without.push(await measure(app.port, plainHost, "/index.html"));
         withRules.push(await measure(app.port, ruledHost, "/index.html"));
       }
       const redirect = await measure(app.port, ruledHost, `/old/p${half - 1}`);
       const placeholder = await measure(app.port, ruledHost, `/fr/old${half - 1}`);
-      const best = (rs: WrkResult[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));
-      const w = best(without);
-      const r = best(withRules);
+      const ratios = withRules.map((r, i) => r.rps / without[i]!.rps);
+      const mid = ratios.indexOf(median(ratios));
+      const w = without[mid]!;
+      const r = withRules[mid]!;
       rows.push(
         "",
-        `Site rules: ${limits.free.redirectRules} redirect rules (${half} under a literal first segment, ${half} under a placeholder) and ${limits.free.headerRules} header rules; the better of two alternating runs each`,
+        `Site rules: ${limits.free.redirectRules} redirect rules (${half} under a literal first segment, ${half} under a placeholder) and ${limits.free.headerRules} header rules; three alternating pairs, the pair with the median ratio shown`,
         "",
         "| scenario | dropsite (built app) | ÷ the drop without rules |",
         "|---|---|---|",
       );
       rows.push(`| 10 KB page, drop without rules | ${fmt(w)} | 1.00× |`);
-      rows.push(`| 10 KB page, drop with the rules | ${fmt(r)} | ${(r.rps / w.rps).toFixed(2)}× |`);
+      rows.push(`| 10 KB page, drop with the rules | ${fmt(r)} | ${(r.rps / w.rps).toFixed(2)}× (pairs: ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.90×) |`);
       rows.push(`| 301 by the last literal rule | ${fmt(redirect)} | ${(redirect.rps / w.rps).toFixed(2)}× |`);
       rows.push(`| 302 by the last placeholder rule | ${fmt(placeholder)} | ${(placeholder.rps / w.rps).toFixed(2)}× |`);
       console.error(rows.slice(-4).join("\n"));
