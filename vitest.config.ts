@@ -33,6 +33,7 @@ const hostedSuites = [
   "upload-limits",
   "access",
   "error-details",
+  "site-rules",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -1,10 +1,11 @@
 // npm run bench – the serve path against a minimal Node static server and nginx, on the same
-// files, with one load generator (wrk, 64 connections); a 900-file zip deploy against `unzip -q`
+// files, with one load generator (wrk, 64 connections); a 10 KB page with and without the most
+// site rules a drop may have, and a redirect; a 900-file zip deploy against `unzip -q`
 // with the server's memory growth; a redeploy of 500 files with 3 changed through the CLI's
 // preflight flow against a full deploy. Not a test: numbers vary by machine; results are
 // recorded in docs/benchmarks.md. Needs the built app (`npm run build`), and the Debian
 // packages nginx and wrk (serve), PostgreSQL 15 (the large-database row) and unzip (zip).
-// BENCH_ONLY=serve,pg,zip,redeploy runs only the named sections.
+// BENCH_ONLY=serve,rules,pg,zip,redeploy runs only the named sections.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -20,12 +21,13 @@ import { freePort } from "../tests/support/net";
 import { accountWithKey } from "../tests/support/accounts";
 import { createContext } from "../lib/context";
 import { parseEnv } from "../lib/env";
+import { limits } from "../lib/plans";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DURATION = process.env.BENCH_SECONDS ?? "10";
 const CONNECTIONS = 64;
-const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,pg,zip,redeploy").split(",").map((x) => x.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,rules,pg,zip,redeploy").split(",").map((x) => x.trim()));
 const want = (section: string) => ONLY.has(section);
 
 interface WrkResult {
@@ -270,6 +272,57 @@ async function serveSections(work: string, rows: string[]) {
       await app.stop();
       await nginx.stop();
       await node.stop();
+    }
+  }
+
+  if (want("rules")) {
+    // The same 10 KB page from a drop with the most site rules a drop may have and from the
+    // same drop without rules, in one server, alternating twice; and a redirect beside them.
+    const app = await startApp(path.join(work, "data-rules"));
+    try {
+      const half = limits.free.redirectRules / 2;
+      const redirects = [
+        ...Array.from({ length: half }, (_, i) => `/old/p${i} /new/p${i} 301`),
+        ...Array.from({ length: half }, (_, i) => `/:lang/old${i} /:lang/new${i} 302`),
+      ].join("\n");
+      const headers = [
+        "/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp",
+        ...Array.from({ length: limits.free.headerRules - 1 }, (_, i) => `/s${i}/*\n  Cache-Control: public, max-age=${i + 60}`),
+      ].join("\n");
+      const enc = new TextEncoder();
+      const plain = await deploySite(app.port, { "index.html": page });
+      const ruled = await deploySite(app.port, { "index.html": page, _redirects: enc.encode(redirects), _headers: enc.encode(headers) });
+      const plainHost = `${plain}.localhost:${app.port}`;
+      const ruledHost = `${ruled}.localhost:${app.port}`;
+      const probe = await http(app.port, ruledHost, `/old/p${half - 1}`);
+      if (probe.status !== 301) throw new Error(`the rules drop does not redirect: ${probe.status}`);
+      const without: WrkResult[] = [];
+      const withRules: WrkResult[] = [];
+      // Alternating pairs, so that a burst of load elsewhere on the machine hits both sides.
+      for (let i = 0; i < 3; i++) {
+        without.push(await measure(app.port, plainHost, "/index.html"));
+        withRules.push(await measure(app.port, ruledHost, "/index.html"));
+      }
+      const redirect = await measure(app.port, ruledHost, `/old/p${half - 1}`);
+      const placeholder = await measure(app.port, ruledHost, `/fr/old${half - 1}`);
+      const ratios = withRules.map((r, i) => r.rps / without[i]!.rps);
+      const mid = ratios.indexOf(median(ratios));
+      const w = without[mid]!;
+      const r = withRules[mid]!;
+      rows.push(
+        "",
+        `Site rules: ${limits.free.redirectRules} redirect rules (${half} under a literal first segment, ${half} under a placeholder) and ${limits.free.headerRules} header rules; three alternating pairs, the pair with the median ratio shown`,
+        "",
+        "| scenario | dropsite (built app) | ÷ the drop without rules |",
+        "|---|---|---|",
+      );
+      rows.push(`| 10 KB page, drop without rules | ${fmt(w)} | 1.00× |`);
+      rows.push(`| 10 KB page, drop with the rules | ${fmt(r)} | ${(r.rps / w.rps).toFixed(2)}× (pairs: ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.90×) |`);
+      rows.push(`| 301 by the last literal rule | ${fmt(redirect)} | ${(redirect.rps / w.rps).toFixed(2)}× |`);
+      rows.push(`| 302 by the last placeholder rule | ${fmt(placeholder)} | ${(placeholder.rps / w.rps).toFixed(2)}× |`);
+      console.error(rows.slice(-4).join("\n"));
+    } finally {
+      await app.stop();
     }
   }
 

@@ -42,7 +42,14 @@ export interface TierLimits {
   vanity: boolean;
   /** Monthly price in USD, for the pricing table. */
   priceUsd: number | null;
+  /** Site rules: rules of a drop's `_redirects`, path blocks of its `_headers`, characters a line. */
+  redirectRules: number;
+  headerRules: number;
+  ruleLineChars: number;
 }
+
+/** The site-rule limits, the same on every plan (Cloudflare Pages allows 2,000 redirects too). */
+const siteRules = { redirectRules: 2_000, headerRules: 200, ruleLineChars: 1_000 } as const;
 
 const paidBase = {
   filesPerRequest: 900,
@@ -59,6 +66,7 @@ const paidBase = {
   maxKeys: 25,
   namedDrops: true,
   append: true,
+  ...siteRules,
 } as const;
 
 export const limits: Record<Tier, TierLimits> = {
@@ -80,6 +88,7 @@ export const limits: Record<Tier, TierLimits> = {
     append: false,
     vanity: false,
     priceUsd: null,
+    ...siteRules,
   },
   free: {
     filesPerRequest: 100,
@@ -99,6 +108,7 @@ export const limits: Record<Tier, TierLimits> = {
     append: false,
     vanity: false,
     priceUsd: 0,
+    ...siteRules,
   },
   pro: { ...paidBase, maxDrops: 5_000, vanity: false, priceUsd: 9 },
   team: { ...paidBase, maxDrops: 20_000, vanity: true, priceUsd: 29 },

@@ -7,6 +7,7 @@ import { limitNames } from "./errors";
 import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, TTL_CEILING_SECONDS } from "./plans";
+import { REDIRECT_STATUSES } from "./rules/types";
 
 export { NAME_PATTERN, VANITY_PATTERN };
 export const planSchema = z.enum(["free", "pro", "team"]);
@@ -82,6 +83,8 @@ export const deployReportSchema = z
       .object({ missing_references: z.int().min(0), warnings: z.int().min(0) })
       .optional()
       .describe("Entries not listed because a list reached its cap."),
+    redirect_rules: z.int().min(0).optional().describe("Rules of the drop's _redirects after this write (0 without one). Always present on deploy and append answers."),
+    header_rules: z.int().min(0).optional().describe("Path blocks of the drop's _headers after this write (0 without one). Always present on deploy and append answers."),
   })
   .describe("What the deploy checked in the files: broken references and likely mistakes. Advisory: the deploy succeeded.");
 export type DeployReport = z.infer<typeof deployReportSchema>;
@@ -141,12 +144,36 @@ export const accessBodySchema = z.discriminatedUnion("mode", [
 export const accessResponseSchema = z.object({ slug: z.string(), mode: accessModeSchema });
 export type AccessResponse = z.infer<typeof accessResponseSchema>;
 
+export const siteRulesSchema = z
+  .object({
+    redirects: z.array(
+      z.object({
+        line: z.int().min(1).describe("Line of _redirects."),
+        from: z.string(),
+        to: z.string(),
+        status: z.union(REDIRECT_STATUSES.map((n) => z.literal(n))),
+        force: z.boolean().describe("Written with !: applies even when a file answers the path."),
+      }),
+    ),
+    headers: z.array(
+      z.object({
+        line: z.int().min(1).describe("Line of the path in _headers."),
+        path: z.string(),
+        headers: z.array(z.object({ name: z.string(), value: z.string() })),
+      }),
+    ),
+  })
+  .describe("The site rules the drop serves with, parsed from its _redirects and _headers at deploy, in file order.");
+
 export const dropDetailSchema = dropSchema.extend({
   access: accessModeSchema.describe("Who may see the drop's files: public, or password (visitors unlock it with its password)."),
   plan: planSchema.describe("The owning account's plan."),
   total_bytes: z.int().min(0),
   files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),
   files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
+  redirect_rules: z.int().min(0).describe("Rules of the drop's _redirects (0 without one)."),
+  header_rules: z.int().min(0).describe("Path blocks of the drop's _headers (0 without one)."),
+  rules: siteRulesSchema,
 });
 export type DropDetail = z.infer<typeof dropDetailSchema>;
 

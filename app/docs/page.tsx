@@ -69,6 +69,7 @@ const limitRows: [string, (t: Tier) => string][] = [
   ["Named drops", (t) => yes(limits[t].namedDrops)],
   ["Append", (t) => yes(limits[t].append)],
   ["Vanity subdomain", (t) => yes(limits[t].vanity)],
+  ["Site rules (_redirects / _headers)", (t) => `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line`],
   ["Price", (t) => (limits[t].priceUsd === null ? "free, no account" : limits[t].priceUsd === 0 ? "free" : `$${limits[t].priceUsd}/month`)],
 ];
 
@@ -103,6 +104,7 @@ const toc: [string, string][] = [
   ["claiming", "Claiming anonymous drops"],
   ["named-drops", "Named drops"],
   ["append", "Append"],
+  ["site-rules", "Redirects and headers"],
   ["vanity", "Vanity hosts"],
   ["limits", "Limits"],
   ["plans", "Plans and billing"],
@@ -316,6 +318,66 @@ curl -X PUT -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: applicati
           redeploy a named drop to replace content). A drop holds at most {count(paid.filesPerDrop)} files; past that, 413. The response lists the files added and <code>total_files</code>.
         </p>
         <CodeBlock>{`curl --data-binary @more.zip -H 'content-type: application/zip' -H "authorization: Bearer $DROP_API_KEY" ${base}/deploy/<slug>`}</CodeBlock>
+      </Section>
+
+      <Section id="site-rules" title="Redirects and headers (_redirects, _headers)">
+        <p>
+          Put a <code>_redirects</code> and a <code>_headers</code> file at the root of a drop, in the syntax Netlify and Cloudflare Pages read. They are parsed when you deploy (every body
+          form, deploys by reference and appends), stored with the drop&apos;s files, and never served themselves (404). The deploy <code>report</code> counts them as{" "}
+          <code>redirect_rules</code> and <code>header_rules</code>; <code>get_drop</code>, the CLI and the drop&apos;s dashboard page show them. A line that does not parse, a header
+          that cannot be set, or a file past a limit ({num(paid.redirectRules)} redirect rules, {num(paid.headerRules)} header rules, {num(paid.ruleLineChars)} characters a line) refuses
+          the deploy with 400 <code>invalid_request</code> and an <code>error</code> such as <code>_redirects line 3: /a https://example.com 200 (…)</code>; nothing is dropped silently
+          and nothing changes.
+        </p>
+        <p>
+          <strong>
+            <code>_redirects</code>
+          </strong>
+          : one rule a line, <code>from to [status][!]</code>; <code>#</code> starts a comment. <code>from</code> is a path of the drop: literal segments, <code>:name</code> for one
+          segment, and <code>*</code> as the last segment for the rest (<code>:splat</code> in the target). A trailing slash does not matter; letter case does. <code>to</code> is a path of
+          the drop or, for redirects, an <code>http(s)</code> URL; placeholders fill in path segments, percent-encoded, and never the host. Statuses: 301 (the default), 302, 303, 307,
+          308; 200 serves the target&apos;s file at the requested URL (a rewrite, always within the drop); 404 serves the target&apos;s file with status 404. The request&apos;s query string is
+          kept unless the target has one. The first matching rule wins.
+        </p>
+        <p>
+          Order for each request: the first matching rule in file order, where a rule without <code>!</code> counts only when no file answers the path (the exact file,{" "}
+          <code>about.html</code> for <code>/about</code>, the folder redirect to <code>/about/</code>) and a rule forced with <code>!</code> counts always; else that file; else a root{" "}
+          <code>200.html</code> for extensionless paths; else your <code>404.html</code>. So a rule without <code>!</code> never hides a file. A rewrite is not matched against the rules
+          again, and a rewrite to a missing file serves the 404.
+        </p>
+        <p>
+          <strong>
+            <code>_headers</code>
+          </strong>
+          : a path pattern (the same patterns: <code>/*</code>, <code>/assets/*</code>, <code>/:lang/about</code>) on a line of its own, then its headers indented,{" "}
+          <code>Name: value</code>, one a line. Each path block is one rule. The headers of every matching block apply, in file order; a name set twice gets both values joined with{" "}
+          <code>, </code>. A rule&apos;s <code>Cache-Control</code> replaces the service&apos;s default (<code>no-store</code> or <code>private</code> also keeps the response out of the
+          CDN); <code>Vary</code> and <code>X-Robots-Tag</code> are added to the service&apos;s. Headers apply to files, rewrites, redirects, 304s and 404s of the drop. Refused, because they
+          would break HTTP or the service: <code>Content-Length</code>, <code>Transfer-Encoding</code>, <code>Content-Encoding</code>, <code>Content-Range</code>, hop-by-hop headers (
+          <code>Connection</code>, <code>Keep-Alive</code>, <code>Upgrade</code>, <code>TE</code>, <code>Trailer</code>), <code>Set-Cookie</code>, <code>ETag</code>, <code>Location</code>,
+          CDN cache controls and tags, <code>X-Dropsite-*</code>, and <code>X-Content-Type-Options</code> other than <code>nosniff</code>. Values are printable ASCII.
+        </p>
+        <Sub id="site-rules-examples" title="Examples">
+          <p>A single-page app under <code>/app/</code> (its client router handles every route), and moved pages:</p>
+          <CodeBlock label="the _redirects example">{`# _redirects
+/app/*             /app/index.html   200
+/blog/:year/:slug  /posts/:slug      301
+/news/*            /blog/:splat
+/docs              https://docs.example.com/  302
+/old-pricing       /pricing          308!`}</CodeBlock>
+          <p>Cross-origin isolation for WebAssembly threads (<code>SharedArrayBuffer</code>), CORS for fonts and data, and a long cache for a folder of hashed assets:</p>
+          <CodeBlock label="the _headers example">{`# _headers
+/*
+  Cross-Origin-Opener-Policy: same-origin
+  Cross-Origin-Embedder-Policy: require-corp
+  Content-Security-Policy: default-src 'self'
+
+/fonts/*
+  Access-Control-Allow-Origin: *
+
+/assets/*
+  Cache-Control: public, max-age=31536000, immutable`}</CodeBlock>
+        </Sub>
       </Section>
 
       <Section id="uploads" title="Uploads: send only what changed">

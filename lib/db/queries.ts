@@ -3,6 +3,7 @@ import { anyOf, sqlArray } from "./arrays";
 import { sqlState } from "./errors";
 import type { Db } from "./client";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
+import type { SiteRules } from "../rules/types";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
 
@@ -97,7 +98,7 @@ export async function replaceDropFiles(
   db: Db,
   dropId: string,
   rows: NewFile[],
-  patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null },
+  patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null; siteRules: SiteRules | null },
 ): Promise<{ oldBatches: string[]; oldContents: OldContent[]; drop: DropRow } | undefined> {
   return db.transaction(async (tx) => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
@@ -123,8 +124,11 @@ export async function replaceDropFiles(
 /** total: the drop's files (too_many) or bytes (too_large) when the append was refused. */
 export type AppendOutcome = { ok: true; drop: DropRow } | { ok: false; reason: "gone" | "too_many" | "too_large"; total: number } | { ok: false; reason: "exists"; path: string };
 
-/** Adds files to a drop under a row lock, so concurrent appends cannot pass its file or byte maximum. */
-export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], max: { files: number; bytes: number }, now: Date): Promise<AppendOutcome> {
+/**
+ * Adds files to a drop under a row lock, so concurrent appends cannot pass its file or byte
+ * maximum. `rules` holds the rules of the rules files added, merged over the drop's (per file).
+ */
+export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], max: { files: number; bytes: number }, now: Date, rules: SiteRules | null = null): Promise<AppendOutcome> {
   return db.transaction(async (tx): Promise<AppendOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { ok: false, reason: "gone", total: 0 };
@@ -143,6 +147,7 @@ export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], m
         fileCount: sql`${drops.fileCount} + ${rows.length}`,
         totalBytes: sql`${drops.totalBytes} + ${rows.reduce((n, r) => n + r.size, 0)}`,
         updatedAt: now,
+        ...(rules ? { siteRules: sql`coalesce(${drops.siteRules}, '{}'::jsonb) || ${JSON.stringify(rules)}::jsonb` } : {}),
       })
       .where(eq(drops.id, dropId))
       .returning();
@@ -150,9 +155,13 @@ export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], m
   });
 }
 
-export async function listOwnedDrops(db: Db, ownerId: string, limit: number, offset: number): Promise<{ total: number; rows: DropRow[] }> {
+/** A drop row without its site rules (lists never show them; they can be large). */
+type ListedDropRow = Omit<DropRow, "siteRules">;
+
+export async function listOwnedDrops(db: Db, ownerId: string, limit: number, offset: number): Promise<{ total: number; rows: ListedDropRow[] }> {
+  const { siteRules: _rules, ...listed } = getTableColumns(drops);
   const rows = await db
-    .select()
+    .select(listed)
     .from(drops)
     .where(eq(drops.ownerId, ownerId))
     .orderBy(desc(drops.createdAt), desc(drops.id))

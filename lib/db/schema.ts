@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { SiteRules } from "../rules/types";
 
 // Metadata of accounts, drops and their files. Bytes live in Storage, addressed by files.storage_ref.
 
@@ -56,6 +57,11 @@ export const drops = pgTable(
     accessPasswordHash: text("access_password_hash"),
     /** Bumped by every access change; unlock cookies name it, so a change revokes them all. */
     accessPolicyVersion: integer("access_policy_version").notNull().default(0),
+    /**
+     * The site rules of the drop's files (its root _redirects and _headers, parsed at deploy),
+     * written in the same transaction as the file rows; null when it has neither file.
+     */
+    siteRules: jsonb("site_rules").$type<SiteRules>(),
   },
   (t) => [
     uniqueIndex("drops_slug_idx").on(t.slug),

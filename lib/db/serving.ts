@@ -1,5 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import type { SiteRules } from "../rules/types";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 
 // The serve path's queries: a drop's whole manifest in one statement (so it is one snapshot,
@@ -58,9 +59,20 @@ export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDro
   return r ? toDrop(r) : undefined;
 }
 
-/** The drop a key names with all its files, in one statement; undefined when there is none. */
-export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: ManifestDrop; files: ManifestFile[] } | undefined> {
-  const cols = { ...dropColumns, path: files.path, size: files.size, sha256: files.sha256, contentType: files.contentType, storageRef: files.storageRef };
+/**
+ * The drop a key names with all its files and its site rules, in one statement; undefined when
+ * there is none. The rules (a drop's largest column, often null) come on the first row only.
+ */
+export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: ManifestDrop; files: ManifestFile[]; siteRules: SiteRules | null } | undefined> {
+  const cols = {
+    ...dropColumns,
+    path: files.path,
+    size: files.size,
+    sha256: files.sha256,
+    contentType: files.contentType,
+    storageRef: files.storageRef,
+    siteRules: sql<SiteRules | null>`case when row_number() over () = 1 then ${drops.siteRules} end`.mapWith(drops.siteRules),
+  };
   const base = db.select(cols).from(drops);
   const joined = "slug" in key ? base : base.innerJoin(accounts, eq(accounts.id, drops.ownerId));
   const rows = await joined.leftJoin(files, eq(files.dropId, drops.id)).where(where(key));
@@ -68,6 +80,7 @@ export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: Manife
   if (!first) return undefined;
   return {
     drop: toDrop(first),
+    siteRules: rows.find((r) => r.siteRules)?.siteRules ?? null,
     files: rows.flatMap((r) =>
       r.path === null || r.size === null || r.sha256 === null || r.contentType === null || r.storageRef === null
         ? []

@@ -33,9 +33,22 @@ function totals(report: DeployReport): { warnings: number; missing: number } {
 export function reportLines(report: DeployReport | undefined, max: number, whereAll: string): string[] {
   if (!report) return [];
   const t = totals(report);
-  if (t.warnings + t.missing === 0) return [];
+  const rules = rulesLine(report);
+  if (t.warnings + t.missing === 0) return rules ? [rules] : [];
   const entries = [...report.warnings.map((w) => `  warning ${warningLine(w)}`), ...report.missing_references.map((m) => `  missing ${missingLine(m)}`)];
   const shown = entries.slice(0, max);
   const more = t.warnings + t.missing - shown.length;
-  return [`Report: ${plural(t.warnings, "warning")}, ${plural(t.missing, "missing reference")}.`, ...shown, ...(more > 0 ? [`  … and ${more} more (${whereAll}).`] : [])];
+  return [
+    ...(rules ? [rules] : []),
+    `Report: ${plural(t.warnings, "warning")}, ${plural(t.missing, "missing reference")}.`,
+    ...shown,
+    ...(more > 0 ? [`  … and ${more} more (${whereAll}).`] : []),
+  ];
+}
+
+/** "Site rules: 3 redirect rules, 1 header rule." when the drop has any (from _redirects and _headers). */
+export function rulesLine(report: Pick<DeployReport, "redirect_rules" | "header_rules">): string | undefined {
+  const r = report.redirect_rules ?? 0;
+  const h = report.header_rules ?? 0;
+  return r + h > 0 ? `Site rules: ${plural(r, "redirect rule")}, ${plural(h, "header rule")}.` : undefined;
 }

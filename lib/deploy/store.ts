@@ -5,7 +5,8 @@ import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
 import { newClaimToken, newId, newSlug, sha256Hex } from "../ids";
-import { CLAIM_GRACE_SECONDS, isPaid, limits, type Tier } from "../plans";
+import { CLAIM_GRACE_SECONDS, isPaid, limits, type Tier, type TierLimits } from "../plans";
+import { ruleCounts, type SiteRules } from "../rules/types";
 import {
   appendDropFiles,
   countOwnedDrops,
@@ -24,6 +25,7 @@ import type { InputFile } from "./paths";
 import { accountScope, anonymousDropScope, purgeUnused, releaseContents, storeContents } from "./contents";
 import { reportFor, scanWhileStoring } from "./report";
 import { dropBytesError } from "./body";
+import { compileSiteRules, hasRuleFiles, requestBytes, rulesNeedStorage, storedBytes } from "./rules";
 
 // Creating, replacing and appending to drops. Contents are stored first (content-addressed,
 // see ./contents), pinned while the rows follow in one transaction. A failure at either step
@@ -151,6 +153,8 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const id = newId();
   const slug = newSlug();
   const anonymous = caller.account === null;
+  const tierLimits = limits[tierOf(caller)];
+  const early = await rulesBeforeStore(input.files, tierLimits);
   await input.beforeStore?.();
   const stored = await storeFiles(ctx, id, scopeFor(caller, id, input.scope), input.files);
   const { rows } = stored;
@@ -158,7 +162,9 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
   const claimToken = anonymous ? newClaimToken() : undefined;
   const maxOwned = maxOwnedDrops(caller);
+  let siteRules: SiteRules | null = null;
   await commitOrRelease(ctx, stored, async () => {
+    siteRules = await rulesAfterStore(ctx, early, input.files, rows, tierLimits);
     const capped = await insertDropWithFiles(
       ctx.db,
       {
@@ -173,6 +179,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
         updatedAt: now,
         expiresAt,
         purgeAt,
+        siteRules,
       },
       rows,
       maxOwned,
@@ -192,7 +199,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     response.replaced = false;
   }
   if (claimToken) response.claim_token = claimToken;
-  response.report = await report;
+  response.report = { ...(await report), ...ruleCounts(siteRules) };
   return response;
 }
 
@@ -218,15 +225,21 @@ async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput &
 
 async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input: DeployInput & { name: string }): Promise<DeployResponse> {
   const now = new Date(ctx.now());
+  const tierLimits = limits[tierOf(caller)];
+  const early = await rulesBeforeStore(input.files, tierLimits);
   await input.beforeStore?.();
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), input.files);
   const { rows } = stored;
   const report = reportFor(ctx, input.files, rows);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, false);
+  let siteRules: SiteRules | null = null;
   const result = await commitOrRelease(
     ctx,
     stored,
-    () => replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt }),
+    async () => {
+      siteRules = await rulesAfterStore(ctx, early, input.files, rows, tierLimits);
+      return replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt, siteRules });
+    },
     (r) => r !== undefined,
   );
   if (!result) throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
@@ -241,7 +254,7 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
     expires_at: expiresAt ? expiresAt.toISOString() : null,
     name: input.name,
     replaced: true,
-    report: await report,
+    report: { ...(await report), ...ruleCounts(siteRules) },
   };
 }
 
@@ -262,10 +275,16 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   // The drop's paths, for the report's references (read before storing: a failure changes nothing).
   const existing = await withDb(() => listDropFiles(ctx.db, drop.id, maxTotal));
   const now = new Date(ctx.now());
+  const early = await rulesBeforeStore(files, limits[tier]);
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files);
   const { rows } = stored;
   const report = reportFor(ctx, files, rows, existing.map((f) => f.path));
-  const outcome = await commitOrRelease(ctx, stored, () => appendDropFiles(ctx.db, drop.id, rows, { files: maxTotal, bytes: maxBytes }, now), (o) => o.ok);
+  const outcome = await commitOrRelease(
+    ctx,
+    stored,
+    async () => appendDropFiles(ctx.db, drop.id, rows, { files: maxTotal, bytes: maxBytes }, now, await rulesAfterStore(ctx, early, files, rows, limits[tier])),
+    (o) => o.ok,
+  );
   if (!outcome.ok) {
     if (outcome.reason === "too_many") throw totalError(outcome.total, files.length, maxTotal);
     if (outcome.reason === "too_large") throw dropBytesError(outcome.total + adding, maxBytes, true, true);
@@ -285,8 +304,22 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
     total_files: outcome.drop.fileCount,
     plan: account.plan,
     expires_at: outcome.drop.expiresAt ? outcome.drop.expiresAt.toISOString() : null,
-    report: await report,
+    report: { ...(await report), ...ruleCounts(outcome.drop.siteRules) },
   };
+}
+
+/** Rules not yet compiled because a rules file is given by reference (read once stored). */
+const AFTER_STORE = Symbol("rules after store");
+
+/** Compiles the site rules before any byte is stored, when the request holds their bytes. */
+async function rulesBeforeStore(files: InputFile[], tierLimits: TierLimits): Promise<SiteRules | null | typeof AFTER_STORE> {
+  if (!hasRuleFiles(files)) return null;
+  return rulesNeedStorage(files) ? AFTER_STORE : compileSiteRules(files, tierLimits, requestBytes);
+}
+
+/** The site rules of the write, compiling those that needed their stored bytes. */
+async function rulesAfterStore(ctx: AppContext, early: SiteRules | null | typeof AFTER_STORE, files: InputFile[], rows: NewFile[], tierLimits: TierLimits): Promise<SiteRules | null> {
+  return early === AFTER_STORE ? compileSiteRules(files, tierLimits, storedBytes(ctx, rows)) : early;
 }
 
 function totalError(current: number, adding: number, max: number): ApiError {

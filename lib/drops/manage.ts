@@ -8,6 +8,7 @@ import { isPlainText, queryInteger, slugOr404 } from "../input";
 import { CLAIM_TOKEN_PATTERN } from "../patterns";
 import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
+import { ruleCounts } from "../rules/types";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
@@ -16,7 +17,7 @@ import { claimBodySchema, LIST_LIMIT_MAX, listQuerySchema, MAX_OFFSET, type Drop
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
 
-export function toDrop(row: DropRow, ctx: AppContext): Drop {
+export function toDrop(row: Omit<DropRow, "siteRules">, ctx: AppContext): Drop {
   return {
     slug: row.slug,
     url: dropUrl(row.slug, ctx.env),
@@ -68,7 +69,7 @@ export async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: u
 /** At most this many files are listed by getDrop; file_count tells the whole number. */
 export const DROP_FILES_LISTED = 1000;
 
-/** One drop of the account with its files (path, size, type), for the MCP get_drop tool. */
+/** One drop of the account with its files (path, size, type) and site rules, for the MCP get_drop tool. */
 export async function getDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropDetail> {
   const drop = await ownedDrop(ctx, account, slug);
   const rows = await listDropFiles(ctx.db, drop.id, DROP_FILES_LISTED).catch((err) => {
@@ -81,6 +82,11 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
     total_bytes: drop.totalBytes,
     files: rows.map((r) => ({ path: r.path, size: r.size, content_type: r.contentType })),
     files_truncated: drop.fileCount > rows.length,
+    ...ruleCounts(drop.siteRules),
+    rules: {
+      redirects: drop.siteRules?.redirects ?? [],
+      headers: (drop.siteRules?.headers ?? []).map((h) => ({ line: h.line, path: h.path, headers: h.headers.map(([name, value]) => ({ name, value })) })),
+    },
   };
 }
 

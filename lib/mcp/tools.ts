@@ -7,7 +7,7 @@ import { guardAccountRoute } from "../auth/guard";
 import { decodeFilesMap, tooLargeError } from "../deploy/body";
 import { normalizeFiles, type InputFile } from "../deploy/paths";
 import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../deploy/request";
-import { reportLines } from "../deploy/report-text";
+import { reportLines, rulesLine } from "../deploy/report-text";
 import { appendToDrop, tierOf } from "../deploy/store";
 import { preflightFiles, uploadContent } from "../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../deploy/grants";
@@ -281,7 +281,7 @@ export const tools = [
   tool({
     name: "get_drop",
     title: "Show one drop",
-    description: "Show one of the account's drops by slug: URL, name, plan, expiry, and its files with sizes and content types (up to 1000). Requires a key.",
+    description: "Show one of the account's drops by slug: URL, name, plan, expiry, its files with sizes and content types (up to 1000), and its site rules (_redirects and _headers, with counts). Requires a key.",
     input: getDropArgs,
     output: dropDetailSchema,
     annotations: READS,
@@ -291,7 +291,12 @@ export const tools = [
       const lines = d.files.map((f) => `- ${f.path} (${f.size} bytes, ${f.content_type})`);
       return {
         structured: d,
-        text: [`${d.url}${d.name ? ` (${d.name})` : ""} · plan ${d.plan} · access ${d.access} · ${d.file_count} files, ${d.total_bytes} bytes · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`, ...lines, ...(d.files_truncated ? ["(more files not listed)"] : [])].join("\n"),
+        text: [
+          `${d.url}${d.name ? ` (${d.name})` : ""} · plan ${d.plan} · access ${d.access} · ${d.file_count} files, ${d.total_bytes} bytes · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`,
+          ...lines,
+          ...(d.files_truncated ? ["(more files not listed)"] : []),
+          ...[rulesLine(d)].filter((l) => l !== undefined),
+        ].join("\n"),
       };
     },
   }),

@@ -2,6 +2,8 @@ import { brotliCompress, constants as zlibConstants, gzip } from "node:zlib";
 import { promisify } from "node:util";
 import { dangerouslyDeleteByTag, invalidateByTag } from "@vercel/functions";
 import type { AppContext } from "../context";
+import { compileRules, type CompiledRules } from "../rules/match";
+import { RULE_FILES } from "../rules/types";
 import { findDropVersion, loadManifest, type DropKey, type ManifestDrop, type ManifestFile } from "../db/serving";
 
 // The serve path's memory: drop manifests (one database lookup per drop version, not per
@@ -26,6 +28,8 @@ export interface Manifest {
   files: Map<string, ManifestFile>;
   /** Cache tag of the drop at the CDN. */
   tag: string;
+  /** The drop's compiled _redirects and _headers; absent when it has none. */
+  rules?: CompiledRules;
 }
 
 interface ManifestEntry {
@@ -91,7 +95,14 @@ function forget(c: ServeCaches, k: string): void {
 async function load(ctx: AppContext, key: DropKey): Promise<Manifest | undefined> {
   const found = await loadManifest(ctx.db, key);
   if (!found) return undefined;
-  return { drop: found.drop, files: new Map(found.files.map((f) => [f.path, f])), tag: dropTag(found.drop.id) };
+  const files = new Map(found.files.map((f) => [f.path, f]));
+  // The rules files are read at deploy, never served.
+  files.delete(RULE_FILES.redirects);
+  files.delete(RULE_FILES.headers);
+  const manifest: Manifest = { drop: found.drop, files, tag: dropTag(found.drop.id) };
+  const rules = compileRules(found.siteRules);
+  if (rules) manifest.rules = rules;
+  return manifest;
 }
 
 /** The manifest of the drop a host names, from memory when it is fresh enough. */

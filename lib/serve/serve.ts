@@ -6,6 +6,8 @@ import { cacheable, compressedBytes, contentBytes, forgetManifest, getManifest, 
 import type { HostAction } from "./host";
 import { parseRange } from "./range";
 import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
+import { expandTarget, firstRedirect, headersFor, type CompiledRules } from "../rules/match";
+import { pathSegments } from "../rules/pattern";
 
 // Serving a drop: a plain function from (host action, path, request headers) to a result, with
 // no dependency on Next. The self-hosted listener writes the result to the socket (node.ts); the
@@ -181,15 +183,73 @@ function cdnCacheControl(m: Manifest, immutable: boolean, now: number): string |
  * redirect, a root 200.html for routes, the drop's 404.html. The deploy report reads it too.
  */
 export function resolvePath(has: (path: string) => boolean, path: string): { path: string; status: number } | { redirect: string } | undefined {
-  for (const c of candidatePaths(path)) if (has(c)) return { path: c, status: 200 };
-  if (path !== "" && !path.endsWith("/") && has(`${path}/index.html`)) return { redirect: `/${path}/` };
+  const own = fileFor(has, path);
+  if (own) return own;
   if (has("200.html") && extensionless(path.replace(/\/$/, ""))) return { path: "200.html", status: 200 };
   return has("404.html") ? { path: "404.html", status: 404 } : undefined;
 }
 
-function pick(m: Manifest, path: string): { file: ManifestFile; status: number } | { redirect: string } | undefined {
+/** The file that answers a path itself (exact, clean URL), or its folder's redirect: what shadows a rule. */
+function fileFor(has: (path: string) => boolean, path: string): { path: string; status: number } | { redirect: string } | undefined {
+  for (const c of candidatePaths(path)) if (has(c)) return { path: c, status: 200 };
+  if (path !== "" && !path.endsWith("/") && has(`${path}/index.html`)) return { redirect: `/${path}/` };
+  return undefined;
+}
+
+type Chosen = { file: ManifestFile; status: number } | { redirect: string } | { location: string; status: number };
+
+function pick(m: Manifest, path: string): Chosen | undefined {
   const chosen = resolvePath((p) => m.files.has(p), path);
   return chosen && "path" in chosen ? { file: m.files.get(chosen.path)!, status: chosen.status } : chosen;
+}
+
+/**
+ * With site rules: the first matching rule in file order, where a rule without `!` counts only
+ * when no file answers the path (exact, clean URL, folder redirect); else that file, 200.html,
+ * 404.html as without rules.
+ * A 200 or 404 rewrite serves the target's file (exact, clean URL, folder index) or, when
+ * there is none, the drop's 404. Rules are not applied again to a rewritten path.
+ */
+function pickWithRules(m: Manifest, rules: CompiledRules, path: string, segs: string[], search: string): Chosen | undefined {
+  const has = (p: string) => m.files.has(p);
+  const hit = firstRedirect(rules, segs, () => fileFor(has, path) !== undefined);
+  if (!hit) return pick(m, path);
+  const { rule, values } = hit;
+  const target = expandTarget(rule.target, values);
+  if (rule.status !== 200 && rule.status !== 404) {
+    if (rule.target.hasQuery || !search) return { location: target, status: rule.status };
+    const hash = target.indexOf("#");
+    return { location: hash === -1 ? target + search : target.slice(0, hash) + search + target.slice(hash), status: rule.status };
+  }
+  const cut = target.search(/[?#]/);
+  const to = dropPath(cut === -1 ? target : target.slice(0, cut));
+  if (to !== null) {
+    const names = to === "" || to.endsWith("/") ? candidatePaths(to) : [...candidatePaths(to), `${to}/index.html`];
+    const found = names.find(has);
+    if (found) return { file: m.files.get(found)!, status: rule.status };
+  }
+  const notFound = m.files.get("404.html");
+  return notFound ? { file: notFound, status: 404 } : undefined;
+}
+
+/**
+ * Sets the headers of the matching `_headers` rules on a response: a rule's header replaces the
+ * service's of the same name (Cache-Control included), except Vary and X-Robots-Tag, which are
+ * combined so compression and noindex hold. A rule that makes a response private or no-store
+ * also keeps it out of the CDN. The refused names never get here (./rules/parse).
+ */
+function applyRuleHeaders(headers: Record<string, string>, rule: Map<string, [string, string]>): void {
+  const keys = new Map(Object.keys(headers).map((k) => [k.toLowerCase(), k]));
+  for (const [lower, [name, value]] of rule) {
+    const existing = keys.get(lower);
+    if (existing && (lower === "vary" || lower === "x-robots-tag")) {
+      headers[existing] = `${headers[existing]}, ${value}`;
+      continue;
+    }
+    if (existing) delete headers[existing];
+    headers[name] = value;
+    if (lower === "cache-control" && /\b(no-store|private)\b/i.test(value)) delete headers["Vercel-CDN-Cache-Control"];
+  }
 }
 
 /** Encodes a drop path for a Location header: each segment percent-encoded, slashes kept. */
@@ -243,11 +303,29 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
 async function serveFiles(ctx: AppContext, m: Manifest, path: string, req: ServeRequest, shared: boolean): Promise<ServeResult | typeof STALE> {
   const now = ctx.now();
   if (m.drop.expiresAt && m.drop.expiresAt.getTime() <= now) return gonePage(m, now);
-  const chosen = pick(m, path);
+  // The access gate ran before this (serveOnce): a 401 gets none of the drop's rules or bytes.
+  if (!m.rules) return serveFile(ctx, m, pick(m, path), path, req, now, shared);
+  const segs = pathSegments(path);
+  const result = await serveFile(ctx, m, pickWithRules(m, m.rules, path, segs, req.search ?? ""), path, req, now, shared);
+  const extra = result === STALE ? undefined : headersFor(m.rules, segs);
+  if (extra && result !== STALE) applyRuleHeaders(result.headers, extra);
+  return result;
+}
+
+/** The response for what pick chose: a redirect, a file (ranges, compression, 304), or 404. */
+async function serveFile(ctx: AppContext, m: Manifest, chosen: Chosen | undefined, path: string, req: ServeRequest, now: number, shared: boolean): Promise<ServeResult | typeof STALE> {
   if (!chosen) return notFoundPage();
   if (shared) void addCacheTag(m.tag).catch(() => undefined);
   const cdn = shared ? cdnCacheControl(m, false, now) : undefined;
   const robots: Record<string, string> = m.drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
+  if ("location" in chosen) {
+    // A rule's target: a path on this host, or the URL a _redirects line names (3xx only).
+    return {
+      status: chosen.status,
+      headers: { Location: chosen.location, "Content-Length": "0", "Cache-Control": REVALIDATE, ...(cdn ? { "Vercel-CDN-Cache-Control": cdn } : {}), ...robots },
+      body: null,
+    };
+  }
   if ("redirect" in chosen) {
     // A path on this host only: never an absolute URL, so no request can redirect elsewhere.
     return {

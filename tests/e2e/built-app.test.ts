@@ -94,7 +94,7 @@ describe("deploy and visit over HTTP", () => {
     const body = res.json() as Record<string, unknown> & { slug: string };
     expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "report", "slug", "url"]);
     // The contract's fields, and the additive report: an index.html that references nothing is clean.
-    expect(body.report).toEqual({ missing_references: [], warnings: [] });
+    expect(body.report).toEqual({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 });
     expect(body.url).toBe(`http://${body.slug}.localhost:${app.port}/`);
     const page = await visit(body.slug, "/");
     expect(page.status).toBe(200);

@@ -139,7 +139,7 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
       scope: i % 2 ? null : "a-scope",
     }));
     await insertDropWithFiles(db, { id: id("drop2"), slug: id("slug").replace(/_/g, "-") }, []);
-    const replaced = await replaceDropFiles(db, drop.id, rows, { updatedAt: new Date(), expiresAt: null, purgeAt: null });
+    const replaced = await replaceDropFiles(db, drop.id, rows, { updatedAt: new Date(), expiresAt: null, purgeAt: null, siteRules: null });
     expect(replaced?.drop.fileCount).toBe(rows.length);
     const back = await db.select().from(files).where(eq(files.dropId, drop.id));
     const byPath = (xs: typeof rows) => [...xs].sort((a, b) => (a.path < b.path ? -1 : 1));

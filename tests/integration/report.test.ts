@@ -55,6 +55,8 @@ describe("POST /deploy answers with a report", () => {
     expect(d.report).toEqual({
       missing_references: [{ path: "index.html", ref: "img/missing.png" }],
       warnings: [{ path: "index.html", kind: "secret", secret_kind: "dropsite_api_key", message: expect.stringContaining("Line 1") }],
+      redirect_rules: 0,
+      header_rules: 0,
     });
     expect(d.raw).not.toContain(key);
     expect(d.raw).not.toContain(key.slice(3, 15));
@@ -62,14 +64,14 @@ describe("POST /deploy answers with a report", () => {
 
   it("a clean site has a report with two empty lists", async () => {
     const d = await deployOk({ "index.html": '<link rel="stylesheet" href="css/site.css"><a href="about">About</a><img srcset="a.png 1x, b.png 2x">', "css/site.css": "body{background:url(../a.png)}", "about.html": "", "a.png": "", "b.png": "" });
-    expect(d.report).toEqual({ missing_references: [], warnings: [] });
+    expect(d.report).toEqual({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 });
   });
 
   it("no false positives: absolute URLs, anchors, data: URLs, mailto:, query strings of present files", async () => {
     const html =
       '<a href="https://example.com/x">x</a><script src="//cdn.example.com/lib.js"></script><a href="#top">top</a>' +
       '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><a href="mailto:me@example.com">mail</a><link rel=stylesheet href="s.css?v=2">';
-    expect((await deployOk({ "index.html": html, "s.css": "" })).report).toEqual({ missing_references: [], warnings: [] });
+    expect((await deployOk({ "index.html": html, "s.css": "" })).report).toEqual({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 });
   });
 
   it("checks CSS url() and @import, srcset and module imports", async () => {
@@ -163,7 +165,7 @@ describe("POST /deploy/{slug} (append) answers with a report", () => {
     const body = appendResponseSchema.parse(await res.json());
     expect(res.status).toBe(200);
     // index.html is in the drop already: no no_index warning either.
-    expect(body.report).toEqual({ missing_references: [{ path: "about.html", ref: "img/team.png" }], warnings: [] });
+    expect(body.report).toEqual({ missing_references: [{ path: "about.html", ref: "img/team.png" }], warnings: [], redirect_rules: 0, header_rules: 0 });
   });
 
   it("an appended path that differs only by case from an existing one warns case_clash", async () => {
@@ -235,6 +237,8 @@ describe("deploys by reference", () => {
           { path: "app.js", ref: "./lib.js" },
         ],
         warnings: [{ path: "app.js", kind: "secret", secret_kind: "dropsite_api_key", message: expect.stringContaining("Line 1") }],
+        redirect_rules: 0,
+        header_rules: 0,
       });
       // Another account's deploy of the same bytes reads them itself: nothing is shared across scopes.
       const other = await accountWithKey(t.ctx, "free");
@@ -271,7 +275,7 @@ describe("the API description", () => {
   it("/openapi.json describes the report on deploy and append responses and unusable on the envelope", () => {
     const doc = openApiDocument(t.ctx.env) as { components: { schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }> } };
     const { DeployResponse, AppendResponse, ErrorEnvelope } = doc.components.schemas;
-    for (const s of [DeployResponse!, AppendResponse!]) expect(Object.keys(s.properties.report?.properties ?? {})).toEqual(["missing_references", "warnings", "left_off"]);
+    for (const s of [DeployResponse!, AppendResponse!]) expect(Object.keys(s.properties.report?.properties ?? {})).toEqual(["missing_references", "warnings", "left_off", "redirect_rules", "header_rules"]);
     expect(ErrorEnvelope!.properties.unusable).toBeDefined();
   });
 });

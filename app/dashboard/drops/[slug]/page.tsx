@@ -11,6 +11,7 @@ import { Header } from "../../../_components/Header";
 import { bytes, dateTime, dropState, relative } from "../../../_components/format";
 import { DropActions, Expiry, StateBadge } from "../../panels";
 import { DropZone } from "../../../_components/DropZone";
+import { plural, SiteRules } from "../../../_components/SiteRules";
 
 export const dynamic = "force-dynamic";
 
@@ -64,6 +65,10 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           <dd>
             {drop.file_count} {drop.file_count === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
           </dd>
+          <dt>Site rules</dt>
+          <dd data-testid="rule-counts">
+            {plural(drop.redirect_rules, "redirect rule")}, {plural(drop.header_rules, "header rule")}
+          </dd>
         </dl>
         <div className="drop-columns">
           <section className="card" aria-labelledby="files-title">
@@ -115,6 +120,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           </section>
         </div>
         <AccessPanel slug={drop.slug} mode={drop.access} minChars={ACCESS_PASSWORD_MIN_CHARS} maxChars={ACCESS_PASSWORD_MAX_CHARS} />
+        <SiteRules drop={drop} />
         {drop.name && isPaid(caller.account.plan) && (
           <section className="card" aria-labelledby="redeploy-title">
             <h2 id="redeploy-title">Redeploy</h2>
@@ -126,3 +132,4 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
     </>
   );
 }
+

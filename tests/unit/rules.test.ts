@@ -1,0 +1,249 @@
+import { describe, expect, it } from "vitest";
+import { reportLines, rulesLine } from "@/lib/deploy/report-text";
+import { limits } from "@/lib/plans";
+import { compileRules, expandTarget, firstRedirect, headersFor } from "@/lib/rules/match";
+import { parseHeaders, parseRedirects, refusalMessage, type Parsed } from "@/lib/rules/parse";
+import { matchPattern, parsePattern, pathSegments } from "@/lib/rules/pattern";
+import type { HeaderRule, RedirectRule } from "@/lib/rules/types";
+
+const L = limits.free;
+
+function ok<T>(p: Parsed<T>): T[] {
+  if (!p.ok) throw new Error(refusalMessage(p.refusal));
+  return p.rules;
+}
+
+function refused<T>(p: Parsed<T>): string {
+  if (p.ok) throw new Error("expected a refusal");
+  return refusalMessage(p.refusal);
+}
+
+describe("_redirects: from to [status][!]", () => {
+  it.each([
+    ["/a /b", 301, false],
+    ["/a /b 301", 301, false],
+    ["/a /b 302", 302, false],
+    ["/a /b 303", 303, false],
+    ["/a /b 307", 307, false],
+    ["/a /b 308", 308, false],
+    ["/a /b 200", 200, false],
+    ["/a /b 404", 404, false],
+    ["/a /b 200!", 200, true],
+    ["/a /b 301!", 301, true],
+    ["/a /b !", 301, true],
+    ["/a\t\t/b   302", 302, false],
+  ])("%j → status %i, force %s", (line, status, force) => {
+    expect(ok(parseRedirects(line, L))).toEqual([{ line: 1, from: "/a", to: "/b", status, force }]);
+  });
+
+  it("comments, blank lines, CRLF and a BOM are accepted; line numbers count every line", () => {
+    const rules = ok(parseRedirects("\uFEFF# moved pages\r\n\r\n/old /new 301 # trailing comment\r\n   \n/x/* /y/:splat\n", L));
+    expect(rules).toEqual([
+      { line: 3, from: "/old", to: "/new", status: 301, force: false },
+      { line: 5, from: "/x/*", to: "/y/:splat", status: 301, force: false },
+    ]);
+  });
+
+  it.each([
+    ["/a", "_redirects line 2: /a (a rule is: from to [status][!])"],
+    ["/a /b 305", "_redirects line 2: /a /b 305 (the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !)"],
+    ["/a /b 200!!", "_redirects line 2: /a /b 200!! (the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !)"],
+    ["/a /b 301 Country=us", "_redirects line 2: /a /b 301 Country=us (a rule is: from to [status][!]; conditions and query matching are not supported)"],
+    ["/a https://evil.example/x 200", "_redirects line 2: /a https://evil.example/x 200 (a 200 rewrite serves a path of this drop, never another host)"],
+    ["/a https://evil.example/x 404", "_redirects line 2: /a https://evil.example/x 404 (a 404 rewrite serves a path of this drop, never another host)"],
+    ["/a //evil.example/x", "_redirects line 2: /a //evil.example/x (a target is a path of this drop (/…) or an http(s) URL)"],
+    ["/a /\\evil.example", "_redirects line 2: /a /\\evil.example (a target has no backslash)"],
+    ["/a javascript:alert(1)", "_redirects line 2: /a javascript:alert(1) (a target is a path of this drop (/…) or an http(s) URL)"],
+    ["/a b", "_redirects line 2: /a b (a target is a path of this drop (/…) or an http(s) URL)"],
+    ["/:host/* https://:host.example/", "_redirects line 2: /:host/* https://:host.example/ (a placeholder cannot change the target's host)"],
+    ["/* https://example.com:splat", "_redirects line 2: /* https://example.com:splat (a placeholder cannot change the target's host)"],
+    ["/a /b/:id", "_redirects line 2: /a /b/:id (:id is not captured by the path)"],
+    ["/a /b/:splat", "_redirects line 2: /a /b/:splat (:splat needs a * in the path)"],
+    ["/a/*/b /c", "_redirects line 2: /a/*/b /c (* stands only for the last segment (/folder/*))"],
+    ["/a* /c", "_redirects line 2: /a* /c (* stands only for a whole last segment (/folder/*))"],
+    ["/:a/:a /c", "_redirects line 2: /:a/:a /c (:a appears twice)"],
+    ["/a?x=1 /c", "_redirects line 2: /a?x=1 /c (query and fragment matching are not supported)"],
+    ["https://other.example/a /c", "_redirects line 2: https://other.example/a /c (a rule matches paths of this drop; a host is not supported in the path)"],
+    ["a /c", "_redirects line 2: a /c (a path starts with /)"],
+    ["/a/../b /c", "_redirects line 2: /a/../b /c (a path segment cannot name a file)"],
+    ["/a /b\r 301", "_redirects line 2: /a /b\\u000d 301 (contains a control character)"],
+  ])("refuses %j naming the line", (line, message) => {
+    expect(refused(parseRedirects(`# first\n${line}\n/ok /fine`, L))).toBe(message);
+  });
+
+  it("refuses a file that is not UTF-8, naming the line", () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode("/a /b\n/c /d"), 0xff, 0x0a]);
+    expect(refused(parseRedirects(bytes, L))).toMatch(/^_redirects line 2: .* \(not UTF-8 text\)$/);
+  });
+
+  it(`takes ${L.redirectRules} rules and refuses the next, naming the limit`, () => {
+    const lines = Array.from({ length: L.redirectRules }, (_, i) => `/p${i} /q${i}`);
+    expect(ok(parseRedirects(lines.join("\n"), L))).toHaveLength(L.redirectRules);
+    const over = refused(parseRedirects([...lines, "/last /x"].join("\n"), L));
+    expect(over).toBe(`_redirects line ${L.redirectRules + 1}: /last /x (over the limit of ${L.redirectRules} redirect rules)`);
+  });
+
+  it(`takes lines of ${L.ruleLineChars} characters and refuses longer ones`, () => {
+    const at = `/a /${"b".repeat(L.ruleLineChars - 4)}`;
+    expect(at).toHaveLength(L.ruleLineChars);
+    expect(ok(parseRedirects(at, L))).toHaveLength(1);
+    expect(refused(parseRedirects(`${at}b`, L))).toMatch(new RegExp(`^_redirects line 1: .*… \\(longer than ${L.ruleLineChars} characters\\)$`));
+    // A long comment is a long line too.
+    expect(refused(parseRedirects(`#${"x".repeat(L.ruleLineChars)}`, L))).toContain("longer than");
+  });
+});
+
+describe("_headers: path blocks with indented Name: value lines", () => {
+  it("parses blocks, comments and repeated names", () => {
+    const rules = ok(parseHeaders("# isolation\n/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp\n\n/assets/*\n\tCache-Control: public, max-age=31536000, immutable\n  Link: </a.css>; rel=preload\n  Link: </b.css>; rel=preload\n/:lang/x\n  Content-Language: x\n", L));
+    expect(rules).toEqual([
+      { line: 2, path: "/*", headers: [["Cross-Origin-Opener-Policy", "same-origin"], ["Cross-Origin-Embedder-Policy", "require-corp"]] },
+      { line: 6, path: "/assets/*", headers: [["Cache-Control", "public, max-age=31536000, immutable"], ["Link", "</a.css>; rel=preload"], ["Link", "</b.css>; rel=preload"]] },
+      { line: 10, path: "/:lang/x", headers: [["Content-Language", "x"]] },
+    ] satisfies HeaderRule[]);
+  });
+
+  it.each(["Content-Length", "Transfer-Encoding", "Content-Encoding", "Connection", "Set-Cookie", "set-cookie", "ETag", "Location", "Vercel-CDN-Cache-Control", "X-Dropsite-Rewrite"])(
+    "refuses %s with its line",
+    (name) => {
+      expect(refused(parseHeaders(`/*\n  X-Frame-Options: DENY\n  ${name}: 1\n`, L))).toMatch(new RegExp(`^_headers line 3: ${name}: 1 \\(${name} cannot be set: .*\\)$`));
+    },
+  );
+
+  it("X-Content-Type-Options stays nosniff", () => {
+    expect(ok(parseHeaders("/*\n  X-Content-Type-Options: nosniff", L))).toHaveLength(1);
+    expect(refused(parseHeaders("/*\n  X-Content-Type-Options: sniff", L))).toBe("_headers line 2: X-Content-Type-Options: sniff (X-Content-Type-Options stays nosniff)");
+  });
+
+  it.each([
+    ["  X-A: 1", "_headers line 1: X-A: 1 (a header line needs a path line above it)"],
+    ["/a\n/b\n  X-A: 1", "_headers line 1: /a (a path needs at least one indented Name: value line below it)"],
+    ["/a\n  X-A: 1\n/b", "_headers line 3: /b (a path needs at least one indented Name: value line below it)"],
+    ["/a\n  X-A", "_headers line 2: X-A (a header line is Name: value)"],
+    ["/a\n  X A: 1", "_headers line 2: X A: 1 (a header name is letters, digits and -)"],
+    ["/a\n  X-A:", "_headers line 2: X-A: (the header has no value)"],
+    ["/a\n  X-A: café", "_headers line 2: X-A: café (a header value is printable ASCII (percent-encode URLs))"],
+    ["/a X-A: 1", "_headers line 1: /a X-A: 1 (a path line holds one path; header lines below it are indented)"],
+    ["https://x.example/*\n  X-A: 1", "_headers line 1: https://x.example/* (a rule matches paths of this drop; a host is not supported)"],
+    ["/a\n  X-A: 1\r\n  X-B: 2\rX-C: 3", "_headers line 3: X-B: 2\\u000dX-C: 3 (contains a control character)"],
+  ])("refuses %j", (text, message) => {
+    expect(refused(parseHeaders(text, L))).toBe(message);
+  });
+
+  it(`takes ${L.headerRules} path blocks and refuses the next, naming the limit`, () => {
+    const blocks = Array.from({ length: L.headerRules }, (_, i) => `/p${i}\n  X-N: ${i}`);
+    expect(ok(parseHeaders(blocks.join("\n"), L))).toHaveLength(L.headerRules);
+    expect(refused(parseHeaders([...blocks, "/last\n  X-N: x"].join("\n"), L))).toBe(
+      `_headers line ${2 * L.headerRules + 1}: /last (over the limit of ${L.headerRules} header rules)`,
+    );
+  });
+});
+
+describe("patterns", () => {
+  const m = (pattern: string, path: string) => {
+    const p = parsePattern(pattern);
+    if ("error" in p) throw new Error(p.error);
+    return matchPattern(p, pathSegments(path));
+  };
+  it.each([
+    ["/", "", {}],
+    ["/", "a", null],
+    ["/a", "a", {}],
+    ["/a", "a/", {}],
+    ["/a/", "a", {}],
+    ["/a", "A", null],
+    ["/a", "a/b", null],
+    ["/blog/:year/:slug", "blog/2024/hello", { year: "2024", slug: "hello" }],
+    ["/blog/:year/:slug", "blog/2024", null],
+    ["/news/*", "news", { splat: "" }],
+    ["/news/*", "news/a/b.html", { splat: "a/b.html" }],
+    ["/*", "", { splat: "" }],
+    ["/*", "x/y", { splat: "x/y" }],
+    ["/:lang/x", "fr/x", { lang: "fr" }],
+    ["/caf%C3%A9", "café", {}],
+  ])("%s against %j", (pattern, path, expected) => {
+    expect(m(pattern, path)).toEqual(expected);
+  });
+});
+
+describe("matching compiled rules", () => {
+  const rules = (redirects: Omit<RedirectRule, "line">[], headers: Omit<HeaderRule, "line">[] = []) =>
+    compileRules({ redirects: redirects.map((r, i) => ({ ...r, line: i + 1 })), headers: headers.map((h, i) => ({ ...h, line: i + 1 })) })!;
+
+  it("first match wins, across indexed and wildcard rules, in file order", () => {
+    const c = rules([
+      { from: "/a/x", to: "/1", status: 301, force: false },
+      { from: "/:any/y", to: "/2", status: 301, force: false },
+      { from: "/a/*", to: "/3", status: 301, force: false },
+      { from: "/*", to: "/4", status: 301, force: false },
+    ]);
+    const to = (path: string) => {
+      const hit = firstRedirect(c, pathSegments(path), () => false);
+      return hit && expandTarget(hit.rule.target, hit.values);
+    };
+    expect([to("a/x"), to("a/y"), to("a/z"), to("b/z"), to("")]).toEqual(["/1", "/2", "/3", "/4", "/4"]);
+  });
+
+  it("a rule without ! yields to a file; a forced rule does not", () => {
+    const c = rules([
+      { from: "/page", to: "/soft", status: 301, force: false },
+      { from: "/page", to: "/hard", status: 301, force: true },
+    ]);
+    expect(firstRedirect(c, ["page"], () => false)?.rule.target.parts).toEqual([{ text: "/soft" }]);
+    expect(firstRedirect(c, ["page"], () => true)?.rule.target.parts).toEqual([{ text: "/hard" }]);
+  });
+
+  it("placeholder values are percent-encoded: no CR, LF, second header or other host", () => {
+    const c = rules([
+      { from: "/r/*", to: "/:splat", status: 302, force: false },
+      { from: "/x/:v/*", to: "https://example.com/:v/:splat?a=1", status: 302, force: false },
+    ]);
+    const target = (segs: string[]) => {
+      const hit = firstRedirect(c, segs, () => false)!;
+      return expandTarget(hit.rule.target, hit.values);
+    };
+    expect(target(["r", "a\r\nSet-Cookie: x=1"])).toBe("/a%0D%0ASet-Cookie%3A%20x%3D1");
+    expect(target(["r", "\\evil.example"])).toBe("/%5Cevil.example");
+    expect(target(["r", "evil.example", "p"])).toBe("/evil.example/p");
+    expect(target(["x", "@evil.example", "q"])).toBe("https://example.com/%40evil.example/q?a=1");
+    expect(target(["x", "..", "q"])).toBe("https://example.com/../q?a=1");
+  });
+
+  it("an empty splat cannot make a path target start with //", () => {
+    const c = rules([{ from: "/old/*", to: "/:splat/evil.example", status: 302, force: false }]);
+    const hit = firstRedirect(c, ["old"], () => false)!;
+    expect(expandTarget(hit.rule.target, hit.values)).toBe("/%2Fevil.example");
+  });
+
+  it("headers of every matching rule are combined in file order", () => {
+    const c = rules(
+      [],
+      [
+        { path: "/*", headers: [["X-Frame-Options", "DENY"], ["Link", "</a>"]] },
+        { path: "/assets/*", headers: [["Cache-Control", "public, max-age=60"], ["link", "</b>"]] },
+        { path: "/:lang/x", headers: [["Content-Language", "any"]] },
+        { path: "/other", headers: [["X-Other", "1"]] },
+      ],
+    );
+    expect(Object.fromEntries(headersFor(c, ["assets", "x"])!)).toEqual({
+      "x-frame-options": ["X-Frame-Options", "DENY"],
+      link: ["Link", "</a>, </b>"],
+      "cache-control": ["Cache-Control", "public, max-age=60"],
+      "content-language": ["Content-Language", "any"],
+    });
+    expect([...headersFor(c, ["other"])!.keys()]).toEqual(["x-frame-options", "link", "x-other"]);
+  });
+
+  it("no rules compile to nothing (the serve path skips rules)", () => {
+    expect(compileRules(null)).toBeUndefined();
+    expect(compileRules({ redirects: [], headers: [] })).toBeUndefined();
+  });
+});
+
+describe("the counts in text (CLI and MCP)", () => {
+  it("a report with rules says how many; one without says nothing about them", () => {
+    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 3, header_rules: 1 }, 10, "x")).toEqual(["Site rules: 3 redirect rules, 1 header rule."]);
+    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 }, 10, "x")).toEqual([]);
+    expect(rulesLine({ redirect_rules: 1, header_rules: 0 })).toBe("Site rules: 1 redirect rule, 0 header rules.");
+  });
+});
