@@ -345,7 +345,7 @@ export const tools = [
       const ttlMax = l.limits.ttl_max_seconds === null ? "no maximum" : `max ${l.limits.ttl_max_seconds} s`;
       return {
         structured: l,
-        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file, ${l.limits.drop_bytes} bytes per drop in total; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
+        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file, ${l.limits.drop_bytes} bytes per drop in total; ${l.limits.redirect_rules} redirect rules and ${l.limits.header_rules} header rules per drop; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
       };
     },
   }),

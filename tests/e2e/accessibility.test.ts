@@ -33,9 +33,11 @@ async function newContext(): Promise<BrowserContext> {
 }
 
 /** Deploys an account drop through the API with the account's ID token; its slug and URL. */
-async function deployAs(sub: string, html: string): Promise<{ slug: string; url: string }> {
+async function deployAs(sub: string, html: string, rules?: { _redirects: string; _headers: string }): Promise<{ slug: string; url: string }> {
   const token = await oidc.mintIdToken({ sub, email: `${sub}@example.test` });
-  const res = await fetch(`${app.baseUrl}/deploy`, { method: "POST", body: html, headers: { authorization: `Bearer ${token}`, "content-type": "text/html" } });
+  const body = rules ? JSON.stringify({ files: { "index.html": html, ...rules } }) : html;
+  const type = rules ? "application/json" : "text/html";
+  const res = await fetch(`${app.baseUrl}/deploy`, { method: "POST", body, headers: { authorization: `Bearer ${token}`, "content-type": type } });
   expect(res.status).toBe(200);
   return (await res.json()) as { slug: string; url: string };
 }
@@ -46,6 +48,10 @@ beforeAll(async () => {
   app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret }, { port });
   browser = await launchChromium();
   const drop = await deployAs("ada", site("Ada's site"));
+  const ruled = await deployAs("ada", site("Ada's app"), {
+    _redirects: "/old /new 301\n/app/* /index.html 200\n",
+    _headers: "/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp\n",
+  });
   visitor = await newContext();
   member = await newContext();
   // Log in once through the OpenID provider's own pages; the member context keeps the session.
@@ -64,6 +70,7 @@ beforeAll(async () => {
     base: app.baseUrl,
     slug: drop.slug,
     dropUrl: drop.url,
+    rulesSlug: ruled.slug,
     deviceCode: async () => {
       const res = await fetch(`${app.baseUrl}/device/authorize`, { method: "POST" });
       expect(res.status).toBe(200);

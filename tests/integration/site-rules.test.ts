@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
+import { GET as limitsGET } from "@/app/limits/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { serveGET } from "../support/serve";
 import { countDrops } from "@/lib/db/queries";
@@ -274,6 +275,11 @@ describe("refusals name the file, the line and the rule, and change nothing", ()
     expect(r).toMatchObject({ status: 400, code: "invalid_request", error: message });
     expect(r.docs_url).toMatch(/\/docs#site-rules$/);
     expect(await countDrops(t.ctx.db)).toBe(before);
+  });
+
+  it("GET /limits reports the rule limits of the plan table", async () => {
+    const body = (await (await limitsGET(apiRequest("/limits"), noParams)).json()) as { limits: Record<string, number> };
+    expect(body.limits).toMatchObject({ redirect_rules: L.redirectRules, header_rules: L.headerRules, rule_line_chars: L.ruleLineChars });
   });
 
   it(`${L.redirectRules} redirect rules deploy; one more is refused naming the limit`, async () => {

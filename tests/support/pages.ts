@@ -12,6 +12,8 @@ export interface World {
   slug: string;
   /** Its public URL, http://<slug>.localhost:<port>/ */
   dropUrl: string;
+  /** A drop of the same account with a _redirects and a _headers file (its page lists the rules). */
+  rulesSlug: string;
   /** A fresh device authorisation's user code (each call starts a new one). */
   deviceCode(): Promise<string>;
   /** Deploys one small page from the landing page's drop zone and waits for the result. */
@@ -44,6 +46,7 @@ export const PAGES: SeenPage[] = [
   { name: "dashboard, delete confirmation", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.getByRole("button", { name: `Delete ${w.slug}` }).click(), p.getByTestId("confirm-dialog").waitFor()) },
   { name: "dashboard, claim refused", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.fill("#claim-drop", w.slug), await p.fill("#claim-token", "not-the-token"), await p.getByRole("button", { name: "Claim drop" }).click(), p.locator(".error[role=alert]").waitFor()) },
   { name: "drop page", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.slug}`) },
+  { name: "drop page with site rules", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.rulesSlug}`) },
   { name: "drop page, delete confirmation", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard/drops/${w.slug}`), await p.getByRole("button", { name: "Delete" }).click(), p.getByTestId("confirm-dialog").waitFor()) },
   { name: "app 404 (unknown drop)", as: "member", open: path("/dashboard/drops/nosuchdrop") },
   { name: "device approval", as: "member", open: async (p, w) => p.goto(`${w.base}/device?code=${await w.deviceCode()}`) },
