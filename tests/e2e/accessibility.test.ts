@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
-import { launchChromium, VIEWPORTS } from "../support/browser";
+import { launchChromium, loginWithProvider, VIEWPORTS } from "../support/browser";
 import { axeViolations, focusStop, hasFocus, tabTo, type FocusStop } from "../support/a11y";
 import { PAGES, type World } from "../support/pages";
 
@@ -56,15 +56,7 @@ beforeAll(async () => {
   member = await newContext();
   // Log in once through the OpenID provider's own pages; the member context keeps the session.
   const page = await member.newPage();
-  await page.goto(`${app.baseUrl}/login`);
-  await page.getByRole("button", { name: /Continue with/ }).click();
-  await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
-  await page.fill('input[name="login"]', "ada");
-  await page.fill('input[name="password"]', "any password");
-  await page.click("button.login-submit");
-  await page.waitForLoadState("domcontentloaded");
-  if (page.url().includes("/interaction/")) await page.click("button.login-submit");
-  await page.waitForURL(`${app.baseUrl}/dashboard`);
+  await loginWithProvider(page, app.baseUrl, "ada");
   await page.close();
   world = {
     base: app.baseUrl,

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { startStripeStandin, type StripeStandin } from "../support/stripe-standin";
-import { inspectPage, launchChromium, scriptErrors, VIEWPORTS } from "../support/browser";
+import { inspectPage, launchChromium, loginWithProvider, scriptErrors, VIEWPORTS } from "../support/browser";
 import { limits } from "@/lib/plans";
 import Stripe from "stripe";
 
@@ -293,15 +293,7 @@ describe("an account in the browser", () => {
     expect(short.status).toBe(200);
     shortSlug = (await short.json()).slug;
 
-    await page.goto(`${app.baseUrl}/login`);
-    await page.getByRole("button", { name: /Continue with/ }).click();
-    await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
-    await page.fill('input[name="login"]', "alice");
-    await page.fill('input[name="password"]', "correct horse");
-    await page.click("button.login-submit");
-    await page.waitForLoadState("domcontentloaded");
-    if (page.url().includes("/interaction/")) await page.click("button.login-submit");
-    await page.waitForURL(`${app.baseUrl}/dashboard`);
+    await loginWithProvider(page, app.baseUrl, "alice");
     await expect(page.getByText("alice@example.test").count()).resolves.toBeGreaterThan(0);
     await page.getByTestId(`drop-${apiSlug}`).waitFor();
     // The session cookie is httpOnly and scoped to the app host.

@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
-import { launchChromium } from "../support/browser";
+import { launchChromium, loginWithProvider } from "../support/browser";
 
 // The built app with real Chromium: (1) the device flow end to end — an agent asks over MCP,
 // a person logs in through the OpenID provider and approves on /device, the agent's poll gets
@@ -72,15 +72,7 @@ describe("device authorisation in the browser", () => {
     expect(text(pending)).toMatch(/^Error \(authorization_pending\)/m);
 
     // The person logs in through the provider's real redirect flow, then opens the agent's link.
-    await page.goto(`${app.baseUrl}/login`);
-    await page.getByRole("button", { name: /Continue with/ }).click();
-    await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
-    await page.fill('input[name="login"]', "dora");
-    await page.fill('input[name="password"]', "correct horse");
-    await page.click("button.login-submit");
-    await page.waitForLoadState("domcontentloaded");
-    if (page.url().includes("/interaction/")) await page.click("button.login-submit");
-    await page.waitForURL(`${app.baseUrl}/dashboard`);
+    await loginWithProvider(page, app.baseUrl, "dora");
     await page.goto(a.verification_uri_complete);
     await expect(page.locator("#device-code").inputValue()).resolves.toBe(a.user_code);
     const asked = await page.getByTestId("device-claims").textContent();

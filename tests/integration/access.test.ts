@@ -18,27 +18,17 @@ import { claimVanity } from "@/lib/vanity";
 import { accountWithKey, bearer } from "../support/accounts";
 import { apiRequest, clearOfMinuteEdge, dropRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context";
 import { registerSecret } from "../support/secrets";
+import { cdnRecorder } from "../support/cdn";
 
 // Private drops: PUT /drops/{slug}/access, the one gate of the serve path, the unlock form and
 // its cookie, the wrong-password limit, and the CDN purge when a drop becomes protected.
 
 const t = suiteContext({}, { freshLimiter: true });
 
-type Call = [string, ...unknown[]];
-const REQUEST_CONTEXT = Symbol.for("@vercel/request-context");
-const calls: Call[] = [];
-const recorder = {
-  get: () => ({
-    addCacheTag: async (tag: string) => void calls.push(["addCacheTag", tag]),
-    purge: {
-      invalidateByTag: async (tag: string) => void calls.push(["invalidateByTag", tag]),
-      dangerouslyDeleteByTag: async (tag: string) => void calls.push(["dangerouslyDeleteByTag", tag]),
-    },
-  }),
-};
-const g = globalThis as unknown as Record<symbol, unknown>;
-beforeAll(() => void (g[REQUEST_CONTEXT] = recorder));
-afterAll(() => void delete g[REQUEST_CONTEXT]);
+const cdn = cdnRecorder();
+const { calls } = cdn;
+beforeAll(() => cdn.install());
+afterAll(() => cdn.uninstall());
 afterEach(() => void calls.splice(0));
 
 const MARKER = "SECRET-MARKER-7f3a9c";

@@ -14,24 +14,14 @@ import { serveDrop } from "@/lib/serve/serve";
 import { accountWithKey } from "../support/accounts";
 import { makeTestContext, TEST_BASE_URL, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
 import { startPgServer, type PgServer } from "../support/pg-server";
+import { cdnRecorder } from "../support/cdn";
 
 // The manifest cache and the CDN purge: every change is visible at once in the process that
 // made it and recorded as a purge of the drop's tag; a second instance on the same PostgreSQL
 // sees it within the revalidation window.
 
-type Call = [string, ...unknown[]];
-const REQUEST_CONTEXT = Symbol.for("@vercel/request-context");
-const calls: Call[] = [];
-const recorder = {
-  get: () => ({
-    addCacheTag: async (tag: string) => void calls.push(["addCacheTag", tag]),
-    purge: {
-      invalidateByTag: async (tag: string) => void calls.push(["invalidateByTag", tag]),
-      dangerouslyDeleteByTag: async (tag: string) => void calls.push(["dangerouslyDeleteByTag", tag]),
-    },
-  }),
-};
-const g = globalThis as unknown as Record<symbol, unknown>;
+const cdn = cdnRecorder();
+const { calls } = cdn;
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const files = (m: Record<string, string>) => Object.entries(m).map(([p, c]) => ({ path: p, bytes: enc(c) }));
@@ -47,10 +37,10 @@ describe("in the process that changes a drop", () => {
   let t: TestContext;
   beforeAll(async () => {
     t = await makeTestContext();
-    g[REQUEST_CONTEXT] = recorder;
+    cdn.install();
   });
   afterAll(async () => {
-    delete g[REQUEST_CONTEXT];
+    cdn.uninstall();
     await t.close();
   });
   afterEach(() => void calls.splice(0));

@@ -73,3 +73,20 @@ export async function inspectPage(page: Page, name: string): Promise<{ problems:
   if (original) await page.setViewportSize(original);
   return { problems, screenshots: saved };
 }
+
+/**
+ * Logs in through the test OpenID provider's own pages (tests/support/oidc.ts: any password
+ * works): the app's login button, the provider's login form, its consent when it asks, and back
+ * to the dashboard.
+ */
+export async function loginWithProvider(page: Page, baseUrl: string, login: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByRole("button", { name: /Continue with/ }).click();
+  await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
+  await page.fill('input[name="login"]', login);
+  await page.fill('input[name="password"]', "correct horse");
+  await page.click("button.login-submit");
+  await page.waitForLoadState("domcontentloaded");
+  if (page.url().includes("/interaction/")) await page.click("button.login-submit");
+  await page.waitForURL(`${baseUrl}/dashboard`);
+}
