@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { randomUUID } from "node:crypto";
-import { Readable } from "node:stream";
 import { getContext } from "../context";
-import { env } from "../env";
-import { ApiError } from "../errors";
-import { handle, routeBodyCap, type Handler, type RouteHandlers } from "../http";
+import { routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
 import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
-import { SECRET_SEGMENT_PATTERN } from "../patterns";
-import { resolveHost, type HostConfig } from "../serve/host";
+import { resolveHost } from "../serve/host";
 import { DROP_HOST_HEADER, SERVE_PREFIX } from "../serve/internal";
-import { malformedPath, notFoundPage, page, serveDropResult, type ServeResult } from "../serve/serve";
+import { malformedPath, notFoundPage, page, serveDropResult } from "../serve/serve";
+import { cutAtCap, envelope, hangUp, readNodeBody, runHandler, send, write } from "./adapter";
+import { config } from "./config";
+import { answeredHere, hostKinds } from "./log";
+
+export { logPath, logRequest } from "./log";
 
 // The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
 // are answered here, by the same lib/serve function the Vercel serve route runs, with no
@@ -22,6 +22,8 @@ import { malformedPath, notFoundPage, page, serveDropResult, type ServeResult } 
 // decode, an absolute-form target).
 // Built by `npm run build` into .next/dropsite/data-plane.mjs (scripts/build-data-plane.mjs),
 // a bundle that must not load Next or next-auth (tests/unit/data-plane-bundle.test.ts).
+// This file is the dispatcher; ./adapter.ts turns Node's request and response into the web
+// types the handlers and the serve function use, ./log.ts writes the request log.
 
 /**
  * The options server.mjs creates its listener with. By default Node keeps only the first of
@@ -31,16 +33,6 @@ import { malformedPath, notFoundPage, page, serveDropResult, type ServeResult } 
  * Nothing else in the listener reads a credential.
  */
 export const listenerOptions = { joinDuplicateHeaders: true } as const;
-
-let hostConfig: HostConfig | undefined;
-
-function config(): HostConfig {
-  if (!hostConfig) {
-    const e = env();
-    hostConfig = { serveDomain: e.SERVE_DOMAIN, appHost: new URL(e.BASE_URL).host };
-  }
-  return hostConfig;
-}
 
 /**
  * Throws the configuration error env() raises (EnvError, naming each variable), so server.mjs
@@ -62,47 +54,6 @@ export function warmUp(): void {
     (ctx) => console.log(JSON.stringify({ msg: "context", db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) })),
     (err) => console.error("[serve] could not open the context at start:", err instanceof Error ? err.message : err),
   );
-}
-
-function envelope(res: ServerResponse, status: number, code: string, error: string): void {
-  send(res, status, JSON.stringify({ error, code }));
-}
-
-function send(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, {
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(body),
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-  });
-  res.end(body);
-}
-
-/**
- * Closes a connection whose request body is refused: a FIN once the answer is out (so the
- * client reads it before any reset), and a hard close shortly after if the client keeps sending.
- */
-function hangUp(res: ServerResponse): void {
-  const socket = res.socket;
-  if (!socket) return;
-  socket.end();
-  setTimeout(() => socket.destroy(), 2000).unref();
-}
-
-function write(req: IncomingMessage, res: ServerResponse, r: ServeResult): void {
-  res.writeHead(r.status, r.headers);
-  const body = r.body;
-  if (body === null || req.method === "HEAD") {
-    res.end();
-    if (body instanceof ReadableStream) void body.cancel().catch(() => undefined);
-  } else if (body instanceof Uint8Array) {
-    res.end(body);
-  } else {
-    const stream = Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>);
-    stream.on("error", () => res.destroy());
-    res.on("close", () => stream.destroy());
-    stream.pipe(res);
-  }
 }
 
 async function serveNode(req: IncomingMessage, res: ServerResponse, action: ReturnType<typeof resolveHost>): Promise<void> {
@@ -134,30 +85,6 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, action: Retu
 }
 
 /**
- * A small request body (the unlock form), at most `cap` bytes: a larger declared length is
- * refused before reading (Node drops it once the answer is out, as for any unread body), and a
- * body that passes the cap is dropped as it arrives.
- */
-function readNodeBody(req: IncomingMessage, cap: number): Promise<Uint8Array | "too_large"> {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) return Promise.resolve("too_large");
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let seen = 0;
-    req.on("data", (chunk: Buffer) => {
-      seen += chunk.byteLength;
-      if (seen > cap) {
-        chunks.length = 0;
-        resolve("too_large");
-      } else chunks.push(chunk);
-    });
-    req.once("end", () => resolve(seen > cap ? "too_large" : Buffer.concat(chunks)));
-    req.once("close", () => resolve("too_large"));
-    req.once("error", () => resolve("too_large"));
-  });
-}
-
-/**
  * The 413 of a body past its route's cap, in the route's own error form: the REST envelope, or
  * on /mcp the JSON-RPC error object an MCP client reads (the one lib/mcp/server.ts gives).
  */
@@ -184,30 +111,6 @@ export async function serveRewritten(req: IncomingMessage, res: ServerResponse):
   await serveNode(req, res, action);
 }
 
-/** Cuts a chunked (or any undeclared) body at `cap`: answers 413 and drops the connection. */
-function capStream(req: IncomingMessage, res: ServerResponse, pathname: string, cap: number): void {
-  let seen = 0;
-  let over = false;
-  const push = req.push.bind(req);
-  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
-    if (over) return false;
-    if (chunk !== null && chunk !== undefined) {
-      seen += (chunk as Uint8Array).byteLength ?? 0;
-      if (seen > cap) {
-        over = true;
-        cutAtCap.add(req);
-        // The rest of the body is dropped as it arrives; once the answer is out the connection is
-        // closed (a body that never ends would hold it open otherwise).
-        if (!res.headersSent) tooLarge(res, pathname, cap);
-        if (res.writableEnded) hangUp(res);
-        else res.once("finish", () => hangUp(res));
-        return false;
-      }
-    }
-    return push(chunk, encoding);
-  };
-}
-
 /**
  * Takes the request when it is the data plane's (or refused before Next); false hands it on to
  * Next unchanged (but with an origin-form URL).
@@ -223,9 +126,6 @@ export function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
   if (taken) answeredHere.add(res);
   return taken;
 }
-
-/** Responses the data plane gave (the request log's "plane"); the others went to Next. */
-const answeredHere = new WeakSet<ServerResponse>();
 
 function route(req: IncomingMessage, res: ServerResponse): boolean {
   // Only Vercel sets this; here it would make the proxy run (and buffer bodies), see proxy.ts.
@@ -306,176 +206,26 @@ function bodyRoute(req: IncomingMessage, pathname: string): { handler: Handler<R
   return undefined;
 }
 
-/** Runs a route handler through handle() (errors render the one envelope) and writes its Response. */
-async function runHandler(req: IncomingMessage, res: ServerResponse, handler: Handler<Record<string, string>>, params: Record<string, string>): Promise<void> {
-  const body = nodeBody(req);
-  try {
-    // Every header as sent (and as the listener set x-dropsite-socket-ip and x-request-id). Next
-    // also fills in X-Forwarded-For with the socket address when absent; with TRUST_PROXY that
-    // entry and no entry give the same client address (lib/ratelimit/address.ts), so it is not.
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined) continue;
-      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-      else headers.set(name, value);
+/** Cuts a chunked (or any undeclared) body at `cap`: answers 413 and drops the connection. */
+function capStream(req: IncomingMessage, res: ServerResponse, pathname: string, cap: number): void {
+  let seen = 0;
+  let over = false;
+  const push = req.push.bind(req);
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (over) return false;
+    if (chunk !== null && chunk !== undefined) {
+      seen += (chunk as Uint8Array).byteLength ?? 0;
+      if (seen > cap) {
+        over = true;
+        cutAtCap.add(req);
+        // The rest of the body is dropped as it arrives; once the answer is out the connection is
+        // closed (a body that never ends would hold it open otherwise).
+        if (!res.headersSent) tooLarge(res, pathname, cap);
+        if (res.writableEnded) hangUp(res);
+        else res.once("finish", () => hangUp(res));
+        return false;
+      }
     }
-    // What Next hands a route handler: the app's origin and the request's path and query.
-    const url = new URL(`${new URL(env().BASE_URL).origin}${req.url ?? "/"}`);
-    const request = new Request(url, { method: req.method, headers, body: body.stream, duplex: "half" } as RequestInit & { duplex: "half" });
-    const response = await handle(handler, request, params);
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (res.headersSent || res.destroyed) return;
-    response.headers.forEach((value, name) => {
-      if (name !== "set-cookie") res.setHeader(name, value);
-    });
-    const cookies = response.headers.getSetCookie();
-    if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
-    res.setHeader("Content-Length", bytes.byteLength);
-    res.writeHead(response.status);
-    res.end(bytes);
-  } catch (err) {
-    console.error("[deploy] data plane failed:", err instanceof Error ? err.message : err);
-    if (!res.headersSent) envelope(res, 500, "internal_error", "Something went wrong on our side.");
-    else res.destroy();
-  } finally {
-    // A body the handler did not read to its end is read and dropped, as Node does for a request
-    // nobody reads, so a kept-alive connection can carry the next request.
-    body.discard();
-  }
-}
-
-/** Requests whose body capStream cut at the route's cap. */
-const cutAtCap = new WeakSet<IncomingMessage>();
-
-/**
- * The request body as a web stream over the Node stream, each chunk handed on as the Node
- * Buffer's own bytes. Readable.toWeb copies every chunk (to detach it from a pool), and so does
- * Next's adapter; holding a 25 MB zip as it arrives must cost 25 MB, not twice that. The Node
- * stream is paused while the web stream holds a chunk nobody read yet.
- */
-function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; discard: () => void } {
-  let ended = false;
-  let dropped = false;
-  const onData = (chunk: Buffer) => {
-    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    if ((controller.desiredSize ?? 0) <= 0) req.pause();
+    return push(chunk, encoding);
   };
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const fail = () =>
-    controller.error(
-      cutAtCap.has(req)
-        ? new ApiError("payload_too_large", "The body is larger than this route accepts.")
-        : new ApiError("invalid_request", "The connection closed before the request body ended."),
-    );
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-        req.on("data", onData);
-        req.once("end", () => {
-          ended = true;
-          if (dropped) return;
-          // A body cut at the route's cap (capStream drops its end too) is never one to act on.
-          if (cutAtCap.has(req)) fail();
-          else controller.close();
-        });
-        req.once("close", () => {
-          if (ended || dropped) return;
-          dropped = true;
-          fail();
-        });
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        discard();
-      },
-    },
-    { highWaterMark: 1 },
-  );
-  const discard = () => {
-    if (ended || dropped) return;
-    dropped = true;
-    req.off("data", onData);
-    req.resume();
-  };
-  return { stream, discard };
-}
-
-/**
- * The path of a request target without its query (absolute form included), with every segment
- * that carries a secret token (SECRET_SEGMENT_PATTERN: upload tokens, one-time deploy grants,
- * any key or claim token sent in a path) replaced by "(token)". One rule for every route, read
- * on the decoded segment, so a percent-escaped token is masked too.
- */
-export function logPath(url: string): string {
-  return pathOnly(url)
-    .split("/")
-    .map((segment) => (SECRET_SEGMENT_PATTERN.test(decodedSegment(segment)) ? "(token)" : segment))
-    .join("/");
-}
-
-function decodedSegment(segment: string): string {
-  if (!segment.includes("%")) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-function pathOnly(url: string): string {
-  let p = url;
-  if (!p.startsWith("/")) {
-    try {
-      p = new URL(p).pathname;
-    } catch {
-      return "(not a path)";
-    }
-  }
-  const q = p.indexOf("?");
-  return q < 0 ? p : p.slice(0, q);
-}
-
-/** The host kind route() found for a request, so the request log does not resolve the Host again. */
-const hostKinds = new WeakMap<IncomingMessage, "app" | "drop">();
-
-function hostKind(req: IncomingMessage): "app" | "drop" {
-  const known = hostKinds.get(req);
-  if (known) return known;
-  try {
-    return resolveHost(req.headers.host, config()).kind === "app" ? "app" : "drop";
-  } catch {
-    return "app";
-  }
-}
-
-/**
- * One structured line per request, written to stdout when the response is done (or the client
- * went away): {"msg":"request","method","host","path","status","ms","id","plane"}. The path
- * loses its query and every secret token in it (logPath); no header is logged, so no credential,
- * claim token or cookie ever reaches the log. "plane" says who answered: "data" (this module:
- * drop hosts, the deploy-body routes, and refusals before Next) or "next". The id is also sent
- * back as X-Request-Id (any id the client sent is replaced).
- */
-export function logRequest(req: IncomingMessage, res: ServerResponse): void {
-  const started = process.hrtime.bigint();
-  const id = randomUUID();
-  req.headers["x-request-id"] = id;
-  res.setHeader("X-Request-Id", id);
-  const method = req.method ?? "GET";
-  const path = logPath(req.url ?? "/");
-  let done = false;
-  const line = () => {
-    if (done) return;
-    done = true;
-    const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
-    const status = res.headersSent ? res.statusCode : 0;
-    const plane = answeredHere.has(res) ? "data" : "next";
-    const host = hostKind(req);
-    console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, plane, ...(res.writableFinished ? {} : { aborted: true }) }));
-  };
-  res.once("finish", line);
-  res.once("close", line);
 }

@@ -1,0 +1,172 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { env } from "../env";
+import { ApiError } from "../errors";
+import { handle, type Handler } from "../http";
+import type { ServeResult } from "../serve/serve";
+
+// The Node-to-Fetch adapter of the data plane: Node's request and response on one side, the
+// web types the route handlers (lib/http handle()) and the serve function speak on the other,
+// with no framework copy of a body's bytes.
+
+export function envelope(res: ServerResponse, status: number, code: string, error: string): void {
+  send(res, status, JSON.stringify({ error, code }));
+}
+
+export function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  });
+  res.end(body);
+}
+
+/**
+ * Closes a connection whose request body is refused: a FIN once the answer is out (so the
+ * client reads it before any reset), and a hard close shortly after if the client keeps sending.
+ */
+export function hangUp(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.end();
+  setTimeout(() => socket.destroy(), 2000).unref();
+}
+
+export function write(req: IncomingMessage, res: ServerResponse, r: ServeResult): void {
+  res.writeHead(r.status, r.headers);
+  const body = r.body;
+  if (body === null || req.method === "HEAD") {
+    res.end();
+    if (body instanceof ReadableStream) void body.cancel().catch(() => undefined);
+  } else if (body instanceof Uint8Array) {
+    res.end(body);
+  } else {
+    const stream = Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>);
+    stream.on("error", () => res.destroy());
+    res.on("close", () => stream.destroy());
+    stream.pipe(res);
+  }
+}
+
+/**
+ * A small request body (the unlock form), at most `cap` bytes: a larger declared length is
+ * refused before reading (Node drops it once the answer is out, as for any unread body), and a
+ * body that passes the cap is dropped as it arrives.
+ */
+export function readNodeBody(req: IncomingMessage, cap: number): Promise<Uint8Array | "too_large"> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > cap) return Promise.resolve("too_large");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let seen = 0;
+    req.on("data", (chunk: Buffer) => {
+      seen += chunk.byteLength;
+      if (seen > cap) {
+        chunks.length = 0;
+        resolve("too_large");
+      } else chunks.push(chunk);
+    });
+    req.once("end", () => resolve(seen > cap ? "too_large" : Buffer.concat(chunks)));
+    req.once("close", () => resolve("too_large"));
+    req.once("error", () => resolve("too_large"));
+  });
+}
+
+/** Runs a route handler through handle() (errors render the one envelope) and writes its Response. */
+export async function runHandler(req: IncomingMessage, res: ServerResponse, handler: Handler<Record<string, string>>, params: Record<string, string>): Promise<void> {
+  const body = nodeBody(req);
+  try {
+    // Every header as sent (and as the listener set x-dropsite-socket-ip and x-request-id). Next
+    // also fills in X-Forwarded-For with the socket address when absent; with TRUST_PROXY that
+    // entry and no entry give the same client address (lib/ratelimit/address.ts), so it is not.
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      else headers.set(name, value);
+    }
+    // What Next hands a route handler: the app's origin and the request's path and query.
+    const url = new URL(`${new URL(env().BASE_URL).origin}${req.url ?? "/"}`);
+    const request = new Request(url, { method: req.method, headers, body: body.stream, duplex: "half" } as RequestInit & { duplex: "half" });
+    const response = await handle(handler, request, params);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (res.headersSent || res.destroyed) return;
+    response.headers.forEach((value, name) => {
+      if (name !== "set-cookie") res.setHeader(name, value);
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
+    res.setHeader("Content-Length", bytes.byteLength);
+    res.writeHead(response.status);
+    res.end(bytes);
+  } catch (err) {
+    console.error("[deploy] data plane failed:", err instanceof Error ? err.message : err);
+    if (!res.headersSent) envelope(res, 500, "internal_error", "Something went wrong on our side.");
+    else res.destroy();
+  } finally {
+    // A body the handler did not read to its end is read and dropped, as Node does for a request
+    // nobody reads, so a kept-alive connection can carry the next request.
+    body.discard();
+  }
+}
+
+/** Requests whose body capStream cut at the route's cap. */
+export const cutAtCap = new WeakSet<IncomingMessage>();
+
+/**
+ * The request body as a web stream over the Node stream, each chunk handed on as the Node
+ * Buffer's own bytes. Readable.toWeb copies every chunk (to detach it from a pool), and so does
+ * Next's adapter; holding a 25 MB zip as it arrives must cost 25 MB, not twice that. The Node
+ * stream is paused while the web stream holds a chunk nobody read yet.
+ */
+function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; discard: () => void } {
+  let ended = false;
+  let dropped = false;
+  const onData = (chunk: Buffer) => {
+    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    if ((controller.desiredSize ?? 0) <= 0) req.pause();
+  };
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const fail = () =>
+    controller.error(
+      cutAtCap.has(req)
+        ? new ApiError("payload_too_large", "The body is larger than this route accepts.")
+        : new ApiError("invalid_request", "The connection closed before the request body ended."),
+    );
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        req.on("data", onData);
+        req.once("end", () => {
+          ended = true;
+          if (dropped) return;
+          // A body cut at the route's cap (capStream drops its end too) is never one to act on.
+          if (cutAtCap.has(req)) fail();
+          else controller.close();
+        });
+        req.once("close", () => {
+          if (ended || dropped) return;
+          dropped = true;
+          fail();
+        });
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        discard();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  const discard = () => {
+    if (ended || dropped) return;
+    dropped = true;
+    req.off("data", onData);
+    req.resume();
+  };
+  return { stream, discard };
+}

@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { SECRET_SEGMENT_PATTERN } from "../patterns";
+import { resolveHost } from "../serve/host";
+import { config } from "./config";
+
+// The request log of the self-hosted listener: one JSON line per request (the format is in
+// docs/decisions.md), written by server.mjs through logRequest.
+
+/** Responses the data plane gave (the request log's "plane"); the others went to Next. */
+export const answeredHere = new WeakSet<ServerResponse>();
+
+/**
+ * The path of a request target without its query (absolute form included), with every segment
+ * that carries a secret token (SECRET_SEGMENT_PATTERN: upload tokens, one-time deploy grants,
+ * any key or claim token sent in a path) replaced by "(token)". One rule for every route, read
+ * on the decoded segment, so a percent-escaped token is masked too.
+ */
+export function logPath(url: string): string {
+  return pathOnly(url)
+    .split("/")
+    .map((segment) => (SECRET_SEGMENT_PATTERN.test(decodedSegment(segment)) ? "(token)" : segment))
+    .join("/");
+}
+
+function decodedSegment(segment: string): string {
+  if (!segment.includes("%")) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function pathOnly(url: string): string {
+  let p = url;
+  if (!p.startsWith("/")) {
+    try {
+      p = new URL(p).pathname;
+    } catch {
+      return "(not a path)";
+    }
+  }
+  const q = p.indexOf("?");
+  return q < 0 ? p : p.slice(0, q);
+}
+
+/** The host kind route() found for a request, so the request log does not resolve the Host again. */
+export const hostKinds = new WeakMap<IncomingMessage, "app" | "drop">();
+
+function hostKind(req: IncomingMessage): "app" | "drop" {
+  const known = hostKinds.get(req);
+  if (known) return known;
+  try {
+    return resolveHost(req.headers.host, config()).kind === "app" ? "app" : "drop";
+  } catch {
+    return "app";
+  }
+}
+
+/**
+ * One structured line per request, written to stdout when the response is done (or the client
+ * went away): {"msg":"request","method","host","path","status","ms","id","plane"}. The path
+ * loses its query and every secret token in it (logPath); no header is logged, so no credential,
+ * claim token or cookie ever reaches the log. "plane" says who answered: "data" (this module:
+ * drop hosts, the deploy-body routes, and refusals before Next) or "next". The id is also sent
+ * back as X-Request-Id (any id the client sent is replaced).
+ */
+export function logRequest(req: IncomingMessage, res: ServerResponse): void {
+  const started = process.hrtime.bigint();
+  const id = randomUUID();
+  req.headers["x-request-id"] = id;
+  res.setHeader("X-Request-Id", id);
+  const method = req.method ?? "GET";
+  const path = logPath(req.url ?? "/");
+  let done = false;
+  const line = () => {
+    if (done) return;
+    done = true;
+    const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+    const status = res.headersSent ? res.statusCode : 0;
+    const plane = answeredHere.has(res) ? "data" : "next";
+    const host = hostKind(req);
+    console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, plane, ...(res.writableFinished ? {} : { aborted: true }) }));
+  };
+  res.once("finish", line);
+  res.once("close", line);
+}
