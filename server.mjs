@@ -2,7 +2,7 @@
 // `npm run build`): drop hosts, and the app host's deploy and upload bodies, are answered there
 // without the framework; everything else goes to Next's request handler. The listener also records each client's socket address, in a
 // header no client can set, for abuse limits when TRUST_PROXY is off, and writes one JSON line
-// per request to stdout (lib/plane/node.ts logRequest; the format is in docs/decisions.md).
+// per request to stdout (lib/plane/log.ts logRequest; the format is in docs/decisions.md).
 import { createServer } from "node:http";
 import { existsSync } from "node:fs";
 import path from "node:path";
