@@ -12,7 +12,7 @@ process.env.DROPSITE_TEST_RUN_DIR ??= path.join(tmpdir(), `dropsite-test-run-${p
 // Two projects: every suite on the embedded defaults, and the deploy/serve/account suites again
 // on the hosted stack (a real PostgreSQL server through node-postgres, the Vercel Blob adapter
 // against the Blob stand-in).
-const hostedSuites = ["deploy", "serve", "accounts", "billing", "vanity", "attacks", "mcp", "hostile-input", "caps", "contents", "uploads", "direct-uploads", "report", "mcp-agents", "zips"].map((s) => `tests/integration/${s}.test.ts`);
+const hostedSuites = ["deploy", "serve", "accounts", "billing", "vanity", "attacks", "mcp", "hostile-input", "caps", "contents", "uploads", "direct-uploads", "report", "mcp-agents", "zips", "versions", "idempotency", "versions-mcp"].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },

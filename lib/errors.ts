@@ -37,6 +37,8 @@ export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 export interface ErrorDetails {
   /** Deploys by reference: the content hashes that cannot be used. */
   unusable?: string[];
+  /** A stale If-Match (409 conflict): the drop's live version now. */
+  live_version?: number;
 }
 
 export interface ErrorEnvelope extends ErrorDetails {

@@ -29,6 +29,8 @@ export interface TierLimits {
   namedDrops: boolean;
   append: boolean;
   vanity: boolean;
+  /** Versions of a drop kept for rollback (the live one included); the cleanup job prunes older ones. */
+  versionsKept: number;
   /** Monthly price in USD, for the pricing table. */
   priceUsd: number | null;
 }
@@ -46,6 +48,7 @@ const paidBase = {
   maxKeys: 25,
   namedDrops: true,
   append: true,
+  versionsKept: 100,
 } as const;
 
 export const limits: Record<Tier, TierLimits> = {
@@ -64,6 +67,7 @@ export const limits: Record<Tier, TierLimits> = {
     namedDrops: false,
     append: false,
     vanity: false,
+    versionsKept: 5,
     priceUsd: null,
   },
   free: {
@@ -81,6 +85,7 @@ export const limits: Record<Tier, TierLimits> = {
     namedDrops: false,
     append: false,
     vanity: false,
+    versionsKept: 5,
     priceUsd: 0,
   },
   pro: { ...paidBase, maxDrops: 5_000, vanity: false, priceUsd: 9 },
@@ -105,6 +110,9 @@ export const UPLOAD_GRANT_SECONDS = 60 * 60;
 
 /** How long the one-time deploy URL of deploy_directory (POST /deploy/once/{token}) may be used. */
 export const DEPLOY_GRANT_SECONDS = 30 * 60;
+
+/** How long an Idempotency-Key's first answer is kept for replay (per caller and key). */
+export const IDEMPOTENCY_SECONDS = 24 * 60 * 60;
 
 /** The most anonymous drops one device authorisation may ask to claim. */
 export const DEVICE_CLAIMS_MAX = 50;

@@ -95,6 +95,8 @@ export const deployResponseSchema = z.object({
   replaced: z.boolean().optional(),
   claim_token: z.string().optional().describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
   report: deployReportSchema.optional(),
+  version: z.int().min(1).describe("The drop's live version after this deploy (1 for a new drop)."),
+  unchanged: z.boolean().optional().describe("true when the files equal the live version's (same paths and hashes): nothing was written and version is the live one."),
 });
 export type DeployResponse = z.infer<typeof deployResponseSchema>;
 
@@ -106,6 +108,7 @@ export const appendResponseSchema = z.object({
   plan: planSchema,
   expires_at: isoDate.nullable(),
   report: deployReportSchema.optional().describe("References are checked against the whole drop; the other checks cover the files added."),
+  version: z.int().min(1).describe("The new live version: the previous live version's files plus these."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;
 
@@ -126,6 +129,7 @@ export const dropDetailSchema = dropSchema.extend({
   total_bytes: z.int().min(0),
   files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),
   files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
+  live_version: z.int().min(1).describe("The version served; files, file_count and total_bytes are that version's."),
 });
 export type DropDetail = z.infer<typeof dropDetailSchema>;
 
@@ -136,6 +140,7 @@ export const errorEnvelopeSchema = z.object({
   upgrade_url: z.url().optional(),
   docs_url: z.url().optional(),
   unusable: z.array(z.string()).optional().describe("Deploys by reference: the hashes that cannot be used (never uploaded by this caller, expired, or of another size)."),
+  live_version: z.int().optional().describe("409 conflict of a stale If-Match: the drop's live version now."),
 });
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---
@@ -157,6 +162,47 @@ export const listDropsResponseSchema = z.object({
 });
 
 export const deleteDropResponseSchema = z.object({ deleted: z.string().describe("Slug of the deleted drop.") });
+
+export const ifMatchHeaderSchema = z
+  .string()
+  .regex(/^\s*"[1-9][0-9]{0,9}"\s*$/)
+  .describe('The live version the write expects, in double quotes (e.g. "3"); when another version is live: 409 conflict with live_version. Named deploys and appends only.');
+
+export const idempotencyKeyHeaderSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/)
+  .describe("1 to 255 printable characters. The same request with the same key from the same caller within 24 hours replays the first answer (Idempotent-Replayed: true); another request with it, or a retry while the first runs, is 409 conflict.");
+
+export const versionKinds = ["deploy", "replace", "append"] as const;
+
+export const dropVersionSchema = z.object({
+  version: z.int().min(1),
+  created_at: isoDate,
+  file_count: z.int().min(0),
+  total_bytes: z.int().min(0),
+  kind: z.enum(versionKinds).describe("The write that made the version: the first deploy, a named replace, or an append."),
+  live: z.boolean().describe("true for the version the drop serves."),
+});
+
+export const versionsListSchema = z.object({
+  total: z.int().describe("Retained versions of the drop, not only this page."),
+  live_version: z.int().min(1),
+  versions: z.array(dropVersionSchema).describe("Newest first."),
+});
+export type VersionsList = z.infer<typeof versionsListSchema>;
+
+export const rollbackBodySchema = z.object({
+  version: z.int().describe("A retained version of the drop (older or newer than the live one)."),
+});
+
+export const rollbackResponseSchema = z.object({
+  slug: z.string(),
+  url: z.url(),
+  live_version: z.int().min(1),
+});
+export type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
 
 export const claimBodySchema = z.object({
   slug: z.string().min(1).max(100).describe("The drop's slug (20 lowercase base32 characters)."),
@@ -216,6 +262,7 @@ export const limitsResponseSchema = z.object({
     append: z.boolean(),
     vanity: z.boolean(),
     deploys_per_minute: z.int(),
+    versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
   }),
 });
 export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
@@ -223,6 +270,7 @@ export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 export const cleanupResponseSchema = z.object({
   purged: z.int(),
   slugs: z.array(z.string()),
+  versions_pruned: z.int().describe("Versions removed beyond each plan's versionsKept."),
 });
 
 // --- Device authorisation (RFC 8628) ---

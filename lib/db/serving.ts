@@ -10,8 +10,10 @@ export type DropKey = { slug: string } | { sub: string; name: string };
 
 export type ManifestDrop = Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt"> & {
   claimable: boolean;
-  /** Changes with every replace, append, claim or ttl change of the drop. */
+  /** Changes with every replace, append, rollback, claim or ttl change of the drop. */
   version: string;
+  /** The drop version served (the files are that version's). */
+  liveVersion: number;
 };
 export type ManifestFile = Pick<FileRow, "path" | "size" | "sha256" | "contentType" | "storageRef">;
 
@@ -25,13 +27,14 @@ const dropColumns = {
   redeployCount: drops.redeployCount,
   fileCount: drops.fileCount,
   updatedAt: drops.updatedAt,
+  liveVersion: drops.liveVersion,
 };
 
-type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt">;
+type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt" | "liveVersion">;
 
 function toDrop(r: DropCols): ManifestDrop {
-  const version = [r.id, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? ""].join(":");
-  return { id: r.id, slug: r.slug, ownerId: r.ownerId, expiresAt: r.expiresAt, purgeAt: r.purgeAt, claimable: Boolean(r.claimable), version };
+  const version = [r.id, r.liveVersion, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? ""].join(":");
+  return { id: r.id, slug: r.slug, ownerId: r.ownerId, expiresAt: r.expiresAt, purgeAt: r.purgeAt, claimable: Boolean(r.claimable), version, liveVersion: r.liveVersion };
 }
 
 function where(key: DropKey): SQL | undefined {
@@ -46,12 +49,12 @@ export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDro
   return r ? toDrop(r) : undefined;
 }
 
-/** The drop a key names with all its files, in one statement; undefined when there is none. */
+/** The drop a key names with all the files of its live version, in one statement; undefined when there is none. */
 export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: ManifestDrop; files: ManifestFile[] } | undefined> {
   const cols = { ...dropColumns, path: files.path, size: files.size, sha256: files.sha256, contentType: files.contentType, storageRef: files.storageRef };
   const base = db.select(cols).from(drops);
   const joined = "slug" in key ? base : base.innerJoin(accounts, eq(accounts.id, drops.ownerId));
-  const rows = await joined.leftJoin(files, eq(files.dropId, drops.id)).where(where(key));
+  const rows = await joined.leftJoin(files, and(eq(files.dropId, drops.id), eq(files.version, drops.liveVersion))).where(where(key));
   const first = rows[0];
   if (!first) return undefined;
   return {

@@ -48,7 +48,7 @@ export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit
   return { total, drops: rows.map((r) => toDrop(r, ctx)) };
 }
 
-async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown): Promise<DropRow> {
+export async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown): Promise<DropRow> {
   const absent = () => new ApiError("not_found", `No drop ${isPlainText(String(rawSlug)) ? String(rawSlug).slice(0, 100) : "with that slug"} in this account.`);
   const slug = slugOr404(rawSlug, absent);
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
@@ -63,7 +63,7 @@ export const DROP_FILES_LISTED = 1000;
 /** One drop of the account with its files (path, size, type), for the MCP get_drop tool. */
 export async function getDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropDetail> {
   const drop = await ownedDrop(ctx, account, slug);
-  const rows = await listDropFiles(ctx.db, drop.id, DROP_FILES_LISTED).catch((err) => {
+  const rows = await listDropFiles(ctx.db, drop.id, drop.liveVersion, DROP_FILES_LISTED).catch((err) => {
     throw upstreamUnavailable("database", err);
   });
   return {
@@ -72,6 +72,7 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
     total_bytes: drop.totalBytes,
     files: rows.map((r) => ({ path: r.path, size: r.size, content_type: r.contentType })),
     files_truncated: drop.fileCount > rows.length,
+    live_version: drop.liveVersion,
   };
 }
 
@@ -152,6 +153,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       append: l.append,
       vanity: l.vanity,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
+      versions_kept: l.versionsKept,
     },
   };
 }

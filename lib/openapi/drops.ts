@@ -1,11 +1,20 @@
 import * as S from "../schemas";
-import { anyCredential, jsonResponse, slugPath, type Resource } from "./operation";
+import { z } from "zod";
+import { limits } from "../plans";
+import { anyCredential, jsonRequest, jsonResponse, slugPath, type Resource } from "./operation";
 
-// An account's drops: GET /drops and DELETE /drops/{slug}.
+// An account's drops: GET /drops, GET and DELETE /drops/{slug}, a drop's versions and rollback.
 
 export const drops = {
   tag: "drops",
-  schemas: { DropList: S.listDropsResponseSchema, DeletedDrop: S.deleteDropResponseSchema },
+  schemas: {
+    DropList: S.listDropsResponseSchema,
+    DeletedDrop: S.deleteDropResponseSchema,
+    DropDetail: S.dropDetailSchema,
+    VersionList: S.versionsListSchema,
+    RollbackBody: S.rollbackBodySchema,
+    Rollback: S.rollbackResponseSchema,
+  },
   paths: () => ({
     "/drops": {
       get: {
@@ -18,6 +27,15 @@ export const drops = {
       },
     },
     "/drops/{slug}": {
+      get: {
+        operationId: "getDrop",
+        summary: "One of your drops, with its live version's files",
+        description: "Another account's drop, and an anonymous one, answer 404 exactly as an absent drop.",
+        security: anyCredential,
+        requestParams: { path: slugPath },
+        responses: { 200: jsonResponse(S.dropDetailSchema) },
+        errors: ["auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+      },
       delete: {
         operationId: "deleteDrop",
         summary: "Delete a drop and purge its files",
@@ -26,6 +44,30 @@ export const drops = {
         requestParams: { path: slugPath },
         responses: { 200: jsonResponse(S.deleteDropResponseSchema) },
         errors: ["auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+      },
+    },
+    "/drops/{slug}/versions": {
+      get: {
+        operationId: "listVersions",
+        summary: "The drop's retained versions, newest first",
+        description: `Every deploy, named replace and append makes a version. The newest ${limits.free.versionsKept} (free) or ${limits.pro.versionsKept} (pro and team) are kept, the live one always.`,
+        security: anyCredential,
+        requestParams: { path: slugPath, query: S.listQuerySchema },
+        responses: { 200: jsonResponse(S.versionsListSchema) },
+        errors: ["invalid_request", "auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+      },
+    },
+    "/drops/{slug}/rollback": {
+      post: {
+        operationId: "rollbackDrop",
+        summary: "Make a retained version live (rollback or rollfore)",
+        description:
+          "A pointer move, no bytes copied; this instance serves the version at once, others within seconds. The next write makes a new version from the live one. An unknown or pruned version answers 404.",
+        security: anyCredential,
+        requestParams: { path: slugPath, header: z.object({ "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }) },
+        requestBody: jsonRequest(S.rollbackBodySchema),
+        responses: { 200: jsonResponse(S.rollbackResponseSchema) },
+        errors: ["invalid_request", "auth_required", "not_found", "conflict", "rate_limited", "upstream_unavailable"],
       },
     },
   }),
