@@ -34,6 +34,9 @@ const hostedSuites = [
   "access",
   "error-details",
   "site-rules",
+  "versions",
+  "idempotency",
+  "versions-mcp",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

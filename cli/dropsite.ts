@@ -33,6 +33,8 @@ import type {
   limitsResponseSchema,
   listDropsResponseSchema,
   preflightResponseSchema,
+  rollbackResponseSchema,
+  versionsListSchema,
 } from "../lib/schemas";
 
 type DeployResponse = z.infer<typeof deployResponseSchema>;
@@ -42,6 +44,8 @@ type DeleteDropResponse = z.infer<typeof deleteDropResponseSchema>;
 type ClaimResponse = z.infer<typeof claimResponseSchema>;
 type AccessResponse = z.infer<typeof accessResponseSchema>;
 type LimitsResponse = z.infer<typeof limitsResponseSchema>;
+type VersionsList = z.infer<typeof versionsListSchema>;
+type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
 type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 type PreflightResponse = z.infer<typeof preflightResponseSchema>;
 
@@ -66,7 +70,7 @@ const LIST_LIMIT_TEXT = `limit ${LIST_LIMIT.unwrap().minValue}-${LIST_LIMIT.unwr
 /** Each command's usage line and what it does, for `dropsite <command> --help`. */
 const COMMANDS = {
   deploy: {
-    usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--grant URL]",
+    usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--grant URL]",
     about: `Deploy a folder (default .), an .html/.htm file or a .zip.
   A folder is deployed by content: only files the server does not have yet are uploaded, and
   the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
@@ -75,11 +79,15 @@ const COMMANDS = {
   --name N       redeploy the named drop in place: same URL (subscribers)
   --ttl S        lifetime in seconds (at least ${TTL_MIN_SECONDS}; plan maximums apply)
   --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)
+  --if-version V with --name or --append: write only while version V is live (else 409
+                 conflict naming the live version; nothing changes)
   --grant URL    deploy through a one-time deploy URL (the MCP tool deploy_directory gives one):
                  as the account (or anonymous caller) it was issued to, with its ttl and name;
                  no key needed, and none is sent. Folders still upload only missing files.`,
   },
   list: { usage: "dropsite list [--limit N] [--offset N]", about: `Your drops, newest first (${LIST_LIMIT_TEXT}).` },
+  versions: { usage: "dropsite versions <slug> [--limit N] [--offset N]", about: `A drop's retained versions, newest first, with the live one marked (${LIST_LIMIT_TEXT}).` },
+  rollback: { usage: "dropsite rollback <slug> <version>", about: "Make a retained version of a drop live again (older or newer): served at once, no upload." },
   delete: { usage: "dropsite delete <slug>", about: "Delete a drop and purge its files." },
   access: {
     usage: "dropsite access <slug> --password-stdin | --public",
@@ -135,6 +143,7 @@ interface Flags {
   name?: string;
   ttl?: string;
   append?: string;
+  ifVersion?: string;
   grant?: string;
   limit?: string;
   offset?: string;
@@ -421,7 +430,14 @@ interface LocalHashedFile extends HashedFile {
  * the server which contents it lacks (POST /deploy/preflight), uploads only those, in parallel
  * with one progress display, then deploys a FilesBody of {sha256, size} references.
  */
-async function deployFolder(target: Target, dir: string, endpoint: string, preflightPath: string, flags: Flags): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
+async function deployFolder(
+  target: Target,
+  dir: string,
+  endpoint: string,
+  preflightPath: string,
+  flags: Flags,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
   const files = await collectFiles(dir, { includeDotfiles: flags.includeDotfiles });
   if (files.length === 0) throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
   const strip = sharedTopFolder(files.map((f) => f.rel));
@@ -450,7 +466,7 @@ async function deployFolder(target: Target, dir: string, endpoint: string, prefl
           parseAnswer<unknown>(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
         },
         deploy: (body, uploadToken) =>
-          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, "x-upload-token": uploadToken } }),
+          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken } }),
       },
       (p) => {
         bar ??= progress("Uploading", p.totalBytes, { quiet: flags.quiet, unit: "bytes" });
@@ -483,6 +499,12 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
   if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
   if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
+  const extraHeaders: Record<string, string> = {};
+  if (flags.ifVersion !== undefined) {
+    if (!flags.name && !flags.append) throw new CliError("--if-version goes with --name or --append: a new drop has no version to match", EXIT.usage);
+    if (!/^[1-9]\d{0,9}$/.test(flags.ifVersion)) throw new CliError(`--if-version must be a version number (1, 2, …), got ${JSON.stringify(flags.ifVersion)}`, EXIT.usage);
+    extraHeaders["if-match"] = `"${flags.ifVersion}"`;
+  }
   const where = args[0] ?? ".";
   const query = new URLSearchParams();
   if (flags.ttl) query.set("ttl", flags.ttl);
@@ -499,7 +521,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   let res: DeployResponse | AppendResponse;
   let unchangedLine: string | undefined;
   if (info.isDirectory()) {
-    const outcome = await deployFolder(target, where, p, once?.preflight ?? "/deploy/preflight", flags);
+    const outcome = await deployFolder(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
     res = outcome.res;
     // Nothing to say about unchanged files when the server had none of them (a first deploy).
     if (outcome.unchanged > 0) unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
@@ -510,7 +532,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     try {
       res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
         body,
-        headers: { "content-type": contentType },
+        headers: { "content-type": contentType, ...extraHeaders },
         onUpload: (sent) => bar.update(sent),
       });
     } catch (err) {
@@ -523,8 +545,10 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   if (flags.json) return print(res);
   const lines: string[] = [];
   if ("total_files" in res) lines.push(`Added ${res.files.length} files to ${res.slug} (${res.total_files} in total)`);
+  else if (res.unchanged) lines.push(`Unchanged: the files equal the live version${res.name ? ` of ${res.name}` : ""}; nothing was written`);
   else lines.push(`${res.replaced ? "Replaced" : "Deployed"} ${res.files.length} file${res.files.length === 1 ? "" : "s"}${res.name ? ` as ${res.name}` : ""}`);
   lines.push(`URL:     ${res.url}`);
+  lines.push(`Version: ${res.version}`);
   lines.push(`Expires: ${res.expires_at ?? "never"}`);
   if ("claim_token" in res && res.claim_token) {
     lines.push(`Claim token: ${res.claim_token}`);
@@ -552,6 +576,33 @@ async function cmdList(target: Target, flags: Flags): Promise<void> {
   process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join("\n")}\n`);
   const shown = Number(flags.offset ?? 0) + res.drops.length;
   if (res.total > shown) process.stdout.write(`(${shown} of ${res.total}; use --offset ${shown} for more)\n`);
+}
+
+async function cmdVersions(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [slug] = args;
+  if (args.length !== 1 || slug === undefined) throw new CliError(`usage: ${COMMANDS.versions.usage}`, EXIT.usage);
+  const q = new URLSearchParams({ limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue), offset: flags.offset ?? "0" });
+  const res = await apiCall<VersionsList>(target.api, target.key, "GET", `/drops/${encodeURIComponent(slug)}/versions?${q.toString()}`);
+  if (flags.json) return print(res);
+  const rows = res.versions.map((v) => [String(v.version), v.live ? "live" : "", v.kind, String(v.file_count), formatBytes(v.total_bytes), v.created_at]);
+  const head = ["VERSION", "LIVE", "KIND", "FILES", "SIZE", "CREATED"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ");
+  process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join("\n")}\n`);
+  const shown = Number(flags.offset ?? 0) + res.versions.length;
+  if (res.total > shown) process.stdout.write(`(${shown} of ${res.total}; use --offset ${shown} for more)\n`);
+}
+
+async function cmdRollback(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [slug, version] = args;
+  if (args.length !== 2 || slug === undefined || version === undefined) throw new CliError(`usage: ${COMMANDS.rollback.usage}`, EXIT.usage);
+  if (!/^\d{1,10}$/.test(version)) throw new CliError(`The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`, EXIT.usage);
+  const body = Buffer.from(JSON.stringify({ version: Number(version) }));
+  const res = await apiCall<RollbackResponse>(target.api, target.key, "POST", `/drops/${encodeURIComponent(slug)}/rollback`, { body, headers: { "content-type": "application/json" } });
+  if (flags.json) return print(res);
+  process.stdout.write(`${res.url} now serves version ${res.live_version}\n`);
 }
 
 async function cmdDelete(target: Target, args: string[], flags: Flags): Promise<void> {
@@ -672,6 +723,7 @@ export async function main(argv: string[]): Promise<number> {
         name: { type: "string" },
         ttl: { type: "string" },
         append: { type: "string" },
+        "if-version": { type: "string" },
         grant: { type: "string" },
         limit: { type: "string" },
         offset: { type: "string" },
@@ -689,7 +741,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
-  const flags: Flags = { ...values, json: Boolean(values.json), quiet: Boolean(values.quiet), includeDotfiles: Boolean(values["include-dotfiles"]), passwordStdin: Boolean(values["password-stdin"]), public: Boolean(values.public) };
+  const flags: Flags = { ...values, ifVersion: values["if-version"], json: Boolean(values.json), quiet: Boolean(values.quiet), includeDotfiles: Boolean(values["include-dotfiles"]), passwordStdin: Boolean(values["password-stdin"]), public: Boolean(values.public) };
   const [command, ...args] = positionals;
   if (values.version) {
     process.stdout.write(`${VERSION}\n`);
@@ -710,6 +762,8 @@ export async function main(argv: string[]): Promise<number> {
       const target = await resolveTarget(flags);
       if (command === "deploy") await cmdDeploy(target, args, flags);
       else if (command === "list") await cmdList(target, flags);
+      else if (command === "versions") await cmdVersions(target, args, flags);
+      else if (command === "rollback") await cmdRollback(target, args, flags);
       else if (command === "delete") await cmdDelete(target, args, flags);
       else if (command === "claim") await cmdClaim(target, args, flags);
       else if (command === "access") await cmdAccess(target, args, flags);
@@ -729,6 +783,7 @@ export async function main(argv: string[]): Promise<number> {
     if (d.upgrade_url) lines.push(`Upgrade: ${d.upgrade_url}`);
     if (d.docs_url) lines.push(`Docs: ${d.docs_url}`);
     if (d.unusable) lines.push(`Unusable hashes: ${d.unusable.join(", ")}`);
+    if (d.live_version) lines.push(`Live version: ${d.live_version} (dropsite versions lists them)`);
     if (d.retry_after) lines.push(`Retry after ${d.retry_after} s.`);
     process.stderr.write(`${lines.join("\n")}\n`);
     if (flags.json) print({ error: err.message, ...d });

@@ -52,6 +52,8 @@ export interface ErrorDetails {
   plan?: "anonymous" | "free" | "pro" | "team";
   /** The input that failed validation, as a dotted path ("files.index.html", "ttl"). */
   field?: string;
+  /** A stale If-Match (409 conflict): the drop's live version now. */
+  live_version?: number;
 }
 
 /** What ApiError.fromZod reads of a failed zod parse (the first issue decides). */

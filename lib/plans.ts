@@ -40,6 +40,8 @@ export interface TierLimits {
   namedDrops: boolean;
   append: boolean;
   vanity: boolean;
+  /** Versions of a drop kept for rollback (the live one included); the cleanup job prunes older ones. */
+  versionsKept: number;
   /** Monthly price in USD, for the pricing table. */
   priceUsd: number | null;
   /** Site rules: rules of a drop's `_redirects`, path blocks of its `_headers`, characters a line. */
@@ -67,6 +69,7 @@ const paidBase = {
   namedDrops: true,
   append: true,
   ...siteRules,
+  versionsKept: 100,
 } as const;
 
 export const limits: Record<Tier, TierLimits> = {
@@ -87,6 +90,7 @@ export const limits: Record<Tier, TierLimits> = {
     namedDrops: false,
     append: false,
     vanity: false,
+    versionsKept: 5,
     priceUsd: null,
     ...siteRules,
   },
@@ -107,6 +111,7 @@ export const limits: Record<Tier, TierLimits> = {
     namedDrops: false,
     append: false,
     vanity: false,
+    versionsKept: 5,
     priceUsd: 0,
     ...siteRules,
   },
@@ -132,6 +137,9 @@ export const UPLOAD_GRANT_SECONDS = 60 * 60;
 
 /** How long the one-time deploy URL of deploy_directory (POST /deploy/once/{token}) may be used. */
 export const DEPLOY_GRANT_SECONDS = 30 * 60;
+
+/** How long an Idempotency-Key's first answer is kept for replay (per caller and key). */
+export const IDEMPOTENCY_SECONDS = 24 * 60 * 60;
 
 /** The most anonymous drops one device authorisation may ask to claim. */
 export const DEVICE_CLAIMS_MAX = 50;

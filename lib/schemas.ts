@@ -99,6 +99,8 @@ export const deployResponseSchema = z.object({
   replaced: z.boolean().optional(),
   claim_token: z.string().optional().describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
   report: deployReportSchema.optional(),
+  version: z.int().min(1).describe("The drop's live version after this deploy (1 for a new drop)."),
+  unchanged: z.boolean().optional().describe("true when the files equal the live version's (same paths and hashes): nothing was written and version is the live one."),
 });
 export type DeployResponse = z.infer<typeof deployResponseSchema>;
 
@@ -110,6 +112,7 @@ export const appendResponseSchema = z.object({
   plan: planSchema,
   expires_at: isoDate.nullable(),
   report: deployReportSchema.optional().describe("References are checked against the whole drop; the other checks cover the files added."),
+  version: z.int().min(1).describe("The new live version: the previous live version's files plus these."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;
 
@@ -174,6 +177,7 @@ export const dropDetailSchema = dropSchema.extend({
   redirect_rules: z.int().min(0).describe("Rules of the drop's _redirects (0 without one)."),
   header_rules: z.int().min(0).describe("Path blocks of the drop's _headers (0 without one)."),
   rules: siteRulesSchema,
+  live_version: z.int().min(1).describe("The version served; files, file_count and total_bytes are that version's."),
 });
 export type DropDetail = z.infer<typeof dropDetailSchema>;
 
@@ -191,6 +195,7 @@ export const errorEnvelopeSchema = z.object({
   allowed: z.number().optional().describe("That limit's value for the caller (bytes, files, seconds or a ratio)."),
   plan: z.enum(["anonymous", "free", "pro", "team"]).optional().describe("The caller's plan, when the limit depends on it."),
   field: z.string().optional().describe("The input that failed validation, as a dotted path (files.index.html, ttl)."),
+  live_version: z.int().optional().describe("409 conflict of a stale If-Match: the drop's live version now."),
 });
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---
@@ -215,6 +220,47 @@ export const listDropsResponseSchema = z.object({
 });
 
 export const deleteDropResponseSchema = z.object({ deleted: z.string().describe("Slug of the deleted drop.") });
+
+export const ifMatchHeaderSchema = z
+  .string()
+  .regex(/^\s*"[1-9][0-9]{0,9}"\s*$/)
+  .describe('The live version the write expects, in double quotes (e.g. "3"); when another version is live: 409 conflict with live_version. Named deploys and appends only.');
+
+export const idempotencyKeyHeaderSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/)
+  .describe("1 to 255 printable characters. The same request with the same key from the same caller within 24 hours replays the first answer (Idempotent-Replayed: true); another request with it, or a retry while the first runs, is 409 conflict.");
+
+export const versionKinds = ["deploy", "replace", "append"] as const;
+
+export const dropVersionSchema = z.object({
+  version: z.int().min(1),
+  created_at: isoDate,
+  file_count: z.int().min(0),
+  total_bytes: z.int().min(0),
+  kind: z.enum(versionKinds).describe("The write that made the version: the first deploy, a named replace, or an append."),
+  live: z.boolean().describe("true for the version the drop serves."),
+});
+
+export const versionsListSchema = z.object({
+  total: z.int().describe("Retained versions of the drop, not only this page."),
+  live_version: z.int().min(1),
+  versions: z.array(dropVersionSchema).describe("Newest first."),
+});
+export type VersionsList = z.infer<typeof versionsListSchema>;
+
+export const rollbackBodySchema = z.object({
+  version: z.int().describe("A retained version of the drop (older or newer than the live one)."),
+});
+
+export const rollbackResponseSchema = z.object({
+  slug: z.string(),
+  url: z.url(),
+  live_version: z.int().min(1),
+});
+export type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
 
 export const claimBodySchema = z.object({
   slug: z.string().min(1).max(100).describe("The drop's slug (20 lowercase base32 characters)."),
@@ -279,6 +325,7 @@ export const limitsResponseSchema = z.object({
     append: z.boolean(),
     vanity: z.boolean(),
     deploys_per_minute: z.int(),
+    versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
   }),
 });
 export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
@@ -286,6 +333,7 @@ export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 export const cleanupResponseSchema = z.object({
   purged: z.int(),
   slugs: z.array(z.string()),
+  versions_pruned: z.int().describe("Versions removed beyond each plan's versionsKept."),
 });
 
 // --- Device authorisation (RFC 8628) ---

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { ScrollRegion } from "../_components/ScrollRegion";
 import { tools } from "@/lib/mcp/tools";
@@ -40,7 +40,7 @@ const errorAdvice: Record<ErrorCode, string> = {
   subscription_required: "The feature needs a paid plan (named drops, append, longer lifetimes, vanity hosts, more drops). Follow upgrade_url.",
   not_found: "Nothing there, or it belongs to another account. Check the slug or key id.",
   method_not_allowed: "The path exists but not with this method; the Allow header lists the methods it answers.",
-  conflict: "The vanity subdomain is taken, or your account already has one.",
+  conflict: "The vanity subdomain is taken or your account already has one; or a write sent If-Match with a version that is no longer live (read live_version, check what changed, retry); or an Idempotency-Key was reused for another request or is still in flight (see Retry-After).",
   gone: "The drop expired, or the claim window of an anonymous drop has closed. Deploy again.",
   payload_too_large: `The body is over its cap (zip ${mb(free.zipBytes)} free / ${mb(paid.zipBytes)} paid, HTML and JSON ${mb(paid.bodyBytes)}), a zip unpacks past ${paid.decompressionRatio}x its size, a file is over the per-file cap, a drop's files would pass its total (${mb(free.dropBytes)} free / ${mb(paid.dropBytes)} paid), or an append would pass ${count(paid.filesPerDrop)} files per drop.`,
   rate_limited: "Too many requests; wait the number of seconds in Retry-After, then retry.",
@@ -378,6 +378,32 @@ curl -X PUT -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: applicati
 /assets/*
   Cache-Control: public, max-age=31536000, immutable`}</CodeBlock>
         </Sub>
+      </Section>
+
+      <Section id="versions" title="Versions and rollback">
+        <p>
+          Every write that changes a drop&apos;s files (the first deploy, a named replace, an append) makes a new version, numbered 1, 2, 3… per drop; the drop serves its live version, and
+          deploy and append answers carry <code>version</code>. <code>GET /drops/&lt;slug&gt;/versions</code> lists the retained versions newest first; <code>POST /drops/&lt;slug&gt;/rollback</code>{" "}
+          with <code>{`{"version": N}`}</code> makes any retained version live again (older or newer), without copying a byte. The newest {anon.versionsKept} versions are kept on the free plan
+          and {paid.versionsKept} on paid plans, the live one always; older ones are pruned by the cleanup job. An unknown or pruned version answers 404.
+        </p>
+        <CodeBlock>{`curl -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>/versions
+curl -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' -d '{"version": 1}' ${base}/drops/<slug>/rollback`}</CodeBlock>
+      </Section>
+
+      <Section id="idempotency" title="Safe retries: If-Match and Idempotency-Key">
+        <p>
+          A named redeploy (<code>POST /deploy?name=…</code>) or an append may send <code>If-Match: &quot;N&quot;</code>: when version N is no longer live the answer is 409{" "}
+          <code>conflict</code> with <code>live_version</code>, and nothing changes; a malformed header is 400. A redeploy whose files equal the live version&apos;s (same paths and hashes) answers{" "}
+          <code>unchanged: true</code> with the live <code>version</code> and creates nothing.
+        </p>
+        <p>
+          <code>POST /deploy</code>, <code>POST /deploy/&lt;slug&gt;</code> and <code>POST /drops/&lt;slug&gt;/rollback</code> accept <code>Idempotency-Key</code> (1 to 255 printable
+          characters). The same request with the same key from the same caller (account, or address when anonymous) within {IDEMPOTENCY_SECONDS / 3600} hours replays the first answer with{" "}
+          <code>Idempotent-Replayed: true</code> and writes nothing; another request with the key is 409 <code>conflict</code>, and so is a retry while the first is still running (with{" "}
+          <code>Retry-After</code>). MCP write tools take <code>idempotency_key</code>.
+        </p>
+        <CodeBlock>{`curl -H "authorization: Bearer $DROP_API_KEY" -H 'If-Match: "3"' -H "Idempotency-Key: $(uuidgen)" --data-binary @site.zip -H 'content-type: application/zip' '${base}/deploy?name=docs'`}</CodeBlock>
       </Section>
 
       <Section id="uploads" title="Uploads: send only what changed">

@@ -4,14 +4,13 @@ import { sqlState } from "./errors";
 import type { Db } from "./client";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 import type { SiteRules } from "../rules/types";
+import { commitWrite, copyVersionFiles, nextVersion, sameFiles, type Tx } from "./versions";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
 
 export type NewDrop = typeof drops.$inferInsert;
 export type NewFile = typeof files.$inferInsert;
 
-
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /**
  * Locks the owner's account row and counts its drops, inside a transaction: parallel inserts
@@ -39,19 +38,26 @@ async function insertFiles(tx: Pick<Db, "execute">, rows: NewFile[]): Promise<vo
   await tx.execute(sql`insert into ${files} (${names}) select * from unnest(${arrays})`);
 }
 
+/** A file row as a write passes it: the version is the write's. */
+export type WriteFile = Omit<NewFile, "version">;
+
+const atVersion = (rows: WriteFile[], version: number): NewFile[] => rows.map((r) => ({ ...r, version }));
+const bytesOf = (rows: WriteFile[]) => rows.reduce((n, r) => n + r.size, 0);
+
 /**
- * Inserts a drop and its files in one transaction. With `maxOwned`, an owned drop is inserted
- * only while its account has fewer drops (checked under the account's row lock); otherwise
- * nothing is written and the account's current count is returned as `{ capped }`.
+ * Inserts a drop and its files (version 1) in one transaction. With `maxOwned`, an owned drop
+ * is inserted only while its account has fewer drops (checked under the account's row lock);
+ * otherwise nothing is written and the account's current count is returned as `{ capped }`.
  */
-export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: NewFile[], maxOwned: number | null = null): Promise<{ capped: number } | undefined> {
+export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: WriteFile[], maxOwned: number | null = null): Promise<{ capped: number } | undefined> {
   return db.transaction(async (tx) => {
     if (drop.ownerId && maxOwned !== null) {
       const owned = await ownedDropsLocked(tx, drop.ownerId);
       if (owned >= maxOwned) return { capped: owned };
     }
-    await tx.insert(drops).values(drop);
-    await insertFiles(tx, rows);
+    await tx.insert(drops).values({ ...drop, liveVersion: 1, fileCount: rows.length, totalBytes: bytesOf(rows) });
+    await insertFiles(tx, atVersion(rows, 1));
+    await commitWrite(tx, { dropId: drop.id, kind: "deploy", version: 1, fileCount: rows.length, totalBytes: bytesOf(rows), now: drop.updatedAt ?? new Date(), siteRules: drop.siteRules ?? null });
     return undefined;
   });
 }
@@ -90,68 +96,84 @@ export function isUniqueViolation(err: unknown): boolean {
   return sqlState(err) === "23505";
 }
 
+export type ReplaceOutcome =
+  | { ok: true; drop: DropRow; unchanged: boolean }
+  | { ok: false; reason: "gone" }
+  | { ok: false; reason: "stale"; live: number };
+
 /**
- * Swaps a drop's files for new ones in one transaction and returns the batches the old files
- * were stored in (for the caller to delete once the swap is committed).
+ * Makes new files the drop's next version, live, in one transaction under the drop's row lock
+ * (the previous versions and their rows stay). With `ifMatch`, only while that version is live.
+ * Files equal to the live version's (paths and hashes) change nothing: `unchanged`.
  */
 export async function replaceDropFiles(
   db: Db,
   dropId: string,
-  rows: NewFile[],
+  rows: WriteFile[],
   patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null; siteRules: SiteRules | null },
-): Promise<{ oldBatches: string[]; oldContents: OldContent[]; drop: DropRow } | undefined> {
-  return db.transaction(async (tx) => {
+  ifMatch: number | null = null,
+): Promise<ReplaceOutcome> {
+  return db.transaction(async (tx): Promise<ReplaceOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
-    if (!locked) return undefined;
-    const old = await tx.selectDistinct({ batch: files.batch, scope: files.scope, sha256: files.sha256 }).from(files).where(eq(files.dropId, dropId));
-    await tx.delete(files).where(eq(files.dropId, dropId));
-    await insertFiles(tx, rows);
-    const [drop] = await tx
-      .update(drops)
-      .set({
-        fileCount: rows.length,
-        totalBytes: rows.reduce((n, r) => n + r.size, 0),
-        redeployCount: sql`${drops.redeployCount} + 1`,
-        ...patch,
-      })
-      .where(eq(drops.id, dropId))
-      .returning();
-    const oldBatches = [...new Set(old.filter((o) => o.scope === null).map((o) => o.batch))];
-    return { oldBatches, oldContents: old.map((o) => ({ scope: o.scope, sha256: o.sha256 })), drop: drop as DropRow };
+    if (!locked) return { ok: false, reason: "gone" };
+    if (ifMatch !== null && ifMatch !== locked.liveVersion) return { ok: false, reason: "stale", live: locked.liveVersion };
+    if (await sameFiles(tx, dropId, locked.liveVersion, rows)) return { ok: true, drop: locked, unchanged: true };
+    const version = await nextVersion(tx, dropId);
+    await insertFiles(tx, atVersion(rows, version));
+    const drop = await commitWrite(tx, {
+      dropId,
+      kind: "replace",
+      version,
+      fileCount: rows.length,
+      totalBytes: bytesOf(rows),
+      now: patch.updatedAt,
+      siteRules: patch.siteRules,
+      patch: { expiresAt: patch.expiresAt, purgeAt: patch.purgeAt, redeployCount: sql`${drops.redeployCount} + 1` },
+    });
+    return { ok: true, drop, unchanged: false };
   });
 }
 
 /** total: the drop's files (too_many) or bytes (too_large) when the append was refused. */
-export type AppendOutcome = { ok: true; drop: DropRow } | { ok: false; reason: "gone" | "too_many" | "too_large"; total: number } | { ok: false; reason: "exists"; path: string };
+export type AppendOutcome =
+  | { ok: true; drop: DropRow }
+  | { ok: false; reason: "gone" | "too_many" | "too_large"; total: number }
+  | { ok: false; reason: "exists"; path: string }
+  | { ok: false; reason: "stale"; live: number };
 
 /**
- * Adds files to a drop under a row lock, so concurrent appends cannot pass its file or byte
- * maximum. `rules` holds the rules of the rules files added, merged over the drop's (per file).
+ * Adds files to a drop as its next version (the live version's files plus these) under a row
+ * lock, so concurrent appends cannot pass its file or byte maximum. With `ifMatch`, only while
+ * that version is live. `rules` holds the rules of the rules files added, merged over the live
+ * version's (per file).
  */
-export async function appendDropFiles(db: Db, dropId: string, rows: NewFile[], max: { files: number; bytes: number }, now: Date, rules: SiteRules | null = null): Promise<AppendOutcome> {
+export async function appendDropFiles(
+  db: Db,
+  dropId: string,
+  rows: WriteFile[],
+  max: { files: number; bytes: number },
+  now: Date,
+  rules: SiteRules | null = null,
+  ifMatch: number | null = null,
+): Promise<AppendOutcome> {
   return db.transaction(async (tx): Promise<AppendOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { ok: false, reason: "gone", total: 0 };
+    if (ifMatch !== null && ifMatch !== locked.liveVersion) return { ok: false, reason: "stale", live: locked.liveVersion };
     if (locked.fileCount + rows.length > max.files) return { ok: false, reason: "too_many", total: locked.fileCount };
-    if (locked.totalBytes + rows.reduce((n, r) => n + r.size, 0) > max.bytes) return { ok: false, reason: "too_large", total: locked.totalBytes };
+    if (locked.totalBytes + bytesOf(rows) > max.bytes) return { ok: false, reason: "too_large", total: locked.totalBytes };
     const clash = await tx
       .select({ path: files.path })
       .from(files)
-      .where(and(eq(files.dropId, dropId), anyOf(files.path, rows.map((r) => r.path))))
+      .where(and(eq(files.dropId, dropId), eq(files.version, locked.liveVersion), anyOf(files.path, rows.map((r) => r.path))))
       .limit(1);
     if (clash[0]) return { ok: false, reason: "exists", path: clash[0].path };
-    await insertFiles(tx, rows);
-    const [drop] = await tx
-      .update(drops)
-      .set({
-        fileCount: sql`${drops.fileCount} + ${rows.length}`,
-        totalBytes: sql`${drops.totalBytes} + ${rows.reduce((n, r) => n + r.size, 0)}`,
-        updatedAt: now,
-        ...(rules ? { siteRules: sql`coalesce(${drops.siteRules}, '{}'::jsonb) || ${JSON.stringify(rules)}::jsonb` } : {}),
-      })
-      .where(eq(drops.id, dropId))
-      .returning();
-    return { ok: true, drop: drop as DropRow };
+    const version = await nextVersion(tx, dropId);
+    await copyVersionFiles(tx, dropId, locked.liveVersion, version);
+    await insertFiles(tx, atVersion(rows, version));
+    const siteRules = rules ? { ...(locked.siteRules ?? {}), ...rules } : locked.siteRules;
+    const drop = await commitWrite(tx, { dropId, kind: "append", version, fileCount: locked.fileCount + rows.length, totalBytes: locked.totalBytes + bytesOf(rows), now, siteRules });
+    return { ok: true, drop };
   });
 }
 
@@ -170,9 +192,14 @@ export async function listOwnedDrops(db: Db, ownerId: string, limit: number, off
   return { total: await countOwnedDrops(db, ownerId), rows };
 }
 
-/** The files of a drop by path, at most `limit` of them. */
-export async function listDropFiles(db: Db, dropId: string, limit: number): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
-  return db.select({ path: files.path, size: files.size, contentType: files.contentType }).from(files).where(eq(files.dropId, dropId)).orderBy(asc(files.path)).limit(limit);
+/** The files of a drop's version (its live one, for callers that read a drop) by path, at most `limit` of them. */
+export async function listDropFiles(db: Db, dropId: string, version: number, limit: number): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
+  return db
+    .select({ path: files.path, size: files.size, contentType: files.contentType })
+    .from(files)
+    .where(and(eq(files.dropId, dropId), eq(files.version, version)))
+    .orderBy(asc(files.path))
+    .limit(limit);
 }
 
 /** The content a file row referenced: scope null for rows stored per batch before contents existed. */

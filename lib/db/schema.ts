@@ -62,6 +62,8 @@ export const drops = pgTable(
      * written in the same transaction as the file rows; null when it has neither file.
      */
     siteRules: jsonb("site_rules").$type<SiteRules>(),
+    /** The version served (drop_versions); file_count and total_bytes are that version's. */
+    liveVersion: integer("live_version").notNull().default(1),
   },
   (t) => [
     uniqueIndex("drops_slug_idx").on(t.slug),
@@ -92,10 +94,57 @@ export const files = pgTable(
      * existed, whose bytes live under `${dropId}/${batch}/`.
      */
     scope: text("scope"),
+    /** The drop version the row belongs to: every version has all its file rows. */
+    version: integer("version").notNull().default(1),
   },
-  (t) => [primaryKey({ columns: [t.dropId, t.path] }), index("files_scope_sha_idx").on(t.scope, t.sha256)],
+  (t) => [primaryKey({ columns: [t.dropId, t.version, t.path] }), index("files_scope_sha_idx").on(t.scope, t.sha256)],
 );
 export type FileRow = typeof files.$inferSelect;
+
+/**
+ * The versions of a drop: one immutable row per write that changed its files (numbered per
+ * drop from 1). drops.live_version names the one served; a rollback moves that pointer. The
+ * cleanup job prunes the oldest beyond the plan's versionsKept (never the live one).
+ */
+export const dropVersions = pgTable(
+  "drop_versions",
+  {
+    dropId: text("drop_id")
+      .notNull()
+      .references(() => drops.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    kind: text("kind").$type<"deploy" | "replace" | "append">().notNull(),
+    fileCount: integer("file_count").notNull(),
+    totalBytes: bigint("total_bytes", { mode: "number" }).notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    /** The version's site rules (its _redirects and _headers, parsed); a rollback makes them live. */
+    siteRules: jsonb("site_rules").$type<SiteRules>(),
+  },
+  (t) => [primaryKey({ columns: [t.dropId, t.version] })],
+);
+export type DropVersionRow = typeof dropVersions.$inferSelect;
+
+/**
+ * Idempotency keys of writes, per caller (an account id, or `ip:<address>` when anonymous):
+ * the first request's fingerprint and, once it finished, its answer, replayed for 24 hours.
+ * The insert of the row is the lock: one request with a key runs, the others wait or replay.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    caller: text("caller").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 hex of method, path, query, Content-Type, If-Match and body bytes. */
+    fingerprint: text("fingerprint").notNull(),
+    /** Null while the first request is in flight. */
+    status: integer("status"),
+    body: text("body"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.caller, t.key] }), index("idempotency_keys_expires_idx").on(t.expiresAt)],
+);
+export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
 
 /**
  * Content-addressed bytes: one stored object per SHA-256 within a scope (an account, or an

@@ -11,8 +11,10 @@ export type DropKey = { slug: string } | { sub: string; name: string };
 
 export type ManifestDrop = Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "accessMode" | "accessPolicyVersion"> & {
   claimable: boolean;
-  /** Changes with every replace, append, claim, ttl or access change of the drop. */
+  /** Changes with every replace, append, rollback, claim, ttl or access change of the drop. */
   version: string;
+  /** The drop version served (the files are that version's). */
+  liveVersion: number;
 };
 export type ManifestFile = Pick<FileRow, "path" | "size" | "sha256" | "contentType" | "storageRef">;
 
@@ -28,12 +30,13 @@ const dropColumns = {
   updatedAt: drops.updatedAt,
   accessMode: drops.accessMode,
   accessPolicyVersion: drops.accessPolicyVersion,
+  liveVersion: drops.liveVersion,
 };
 
-type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt" | "accessMode" | "accessPolicyVersion">;
+type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt" | "accessMode" | "accessPolicyVersion" | "liveVersion">;
 
 function toDrop(r: DropCols): ManifestDrop {
-  const version = [r.id, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? "", r.accessMode, r.accessPolicyVersion].join(":");
+  const version = [r.id, r.liveVersion, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? "", r.accessMode, r.accessPolicyVersion].join(":");
   return {
     id: r.id,
     slug: r.slug,
@@ -44,6 +47,7 @@ function toDrop(r: DropCols): ManifestDrop {
     accessMode: r.accessMode,
     accessPolicyVersion: r.accessPolicyVersion,
     version,
+    liveVersion: r.liveVersion,
   };
 }
 
@@ -60,7 +64,7 @@ export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDro
 }
 
 /**
- * The drop a key names with all its files and its site rules, in one statement; undefined when
+ * The drop a key names with all the files of its live version and its site rules, in one statement; undefined when
  * there is none. The rules (a drop's largest column, often null) come on the first row only.
  */
 export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: ManifestDrop; files: ManifestFile[]; siteRules: SiteRules | null } | undefined> {
@@ -75,7 +79,7 @@ export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: Manife
   };
   const base = db.select(cols).from(drops);
   const joined = "slug" in key ? base : base.innerJoin(accounts, eq(accounts.id, drops.ownerId));
-  const rows = await joined.leftJoin(files, eq(files.dropId, drops.id)).where(where(key));
+  const rows = await joined.leftJoin(files, and(eq(files.dropId, drops.id), eq(files.version, drops.liveVersion))).where(where(key));
   const first = rows[0];
   if (!first) return undefined;
   return {

@@ -2,15 +2,17 @@ import { getContext } from "../context";
 import { json, type RouteHandlers } from "../http";
 import { appendFromRequest, deployFromGrant, deployFromRequest } from "./request";
 import { receiveUpload } from "./uploads";
+import { idempotent } from "../idempotency";
 
 // The handlers of the routes that receive deploy bytes, defined once. On Vercel the route.ts
 // files run them through routes(); self-hosted the data plane (lib/plane/node.ts) runs the same
 // objects through the same handle() before Next sees the request, so a body is read straight
-// from the socket instead of through the framework's copy of it.
+// from the socket instead of through the framework's copy of it. Writes that accept an
+// Idempotency-Key are wrapped here (lib/idempotency.ts), so both paths honour it.
 
 /** POST /deploy – create a drop from HTML, a FilesBody or a zip. */
 export const deployHandlers: RouteHandlers = {
-  POST: async (req) => json(await deployFromRequest(await getContext(), req)),
+  POST: idempotent(async (req) => json(await deployFromRequest(await getContext(), req))),
 };
 
 /** POST /deploy/once/{token} – the bodies of POST /deploy, through a one-time grant (MCP deploy_directory). */
@@ -20,7 +22,7 @@ export const deployOnceHandlers: RouteHandlers<{ token: string }> = {
 
 /** POST /deploy/{slug} – append files to a drop (subscribers). */
 export const appendHandlers: RouteHandlers<{ slug: string }> = {
-  POST: async (req, { slug }) => json(await appendFromRequest(await getContext(), req, slug)),
+  POST: idempotent(async (req, { slug }) => json(await appendFromRequest(await getContext(), req, slug))),
 };
 
 /** PUT /deploy/uploads/{token}/{sha256} – the raw bytes of one content, checked and stored. */

@@ -55,20 +55,46 @@ export interface DeployOptions {
   name: string | null;
   /** The X-Upload-Token of a preflight (anonymous deploys by reference). */
   uploadToken?: string | null;
+  /** The If-Match header as sent (named deploys): `"<version>"`. */
+  ifMatch?: string | null;
+}
+
+/** The largest version If-Match may name (PostgreSQL int4). */
+const MAX_VERSION = 2_147_483_647;
+
+/**
+ * Parses `If-Match: "<version>"` (a quoted decimal version number) into the version; null when
+ * the header is absent. Anything else is 400 invalid_request.
+ */
+export function parseIfMatch(header: string | null | undefined): number | null {
+  if (header === null || header === undefined) return null;
+  const m = /^"([1-9][0-9]{0,9})"$/.exec(header.trim());
+  const version = m ? Number(m[1]) : NaN;
+  if (!(version >= 1 && version <= MAX_VERSION)) {
+    throw new ApiError("invalid_request", 'If-Match must be a version in double quotes, e.g. If-Match: "3".', {
+      hint: "GET /drops/{slug}/versions gives the live version.",
+      docs: "versions",
+    });
+  }
+  return version;
 }
 
 /** Checks query options against the caller's plan before any body is read. */
-export function checkDeployOptions(caller: Caller, opts: DeployOptions): { ttl: number | null; name?: string } {
+export function checkDeployOptions(caller: Caller, opts: DeployOptions): { ttl: number | null; name?: string; ifMatch: number | null } {
   const tier = tierOf(caller);
   const paid = isPaid(tier);
   const ttl = resolveTtl(opts.ttl, limits[tier], paid);
-  if (opts.name === null) return { ttl };
+  const ifMatch = parseIfMatch(opts.ifMatch);
+  if (opts.name === null) {
+    if (ifMatch !== null) throw new ApiError("invalid_request", "If-Match applies to named deploys (?name=) and appends: a new drop has no version to match.", { docs: "versions" });
+    return { ttl, ifMatch };
+  }
   if (!caller.account) throw authRequired();
   if (!NAME_PATTERN.test(opts.name)) {
     throw new ApiError("invalid_name", `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41).`, { docs: "named-drops" });
   }
   if (!paid) throw subscriptionRequired("Named drops");
-  return { ttl, name: opts.name };
+  return { ttl, name: opts.name, ifMatch };
 }
 
 /** Deploys already-parsed files for a caller (REST and MCP share this). */
@@ -93,7 +119,7 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
   return guardedDeploy(ctx, req, async (quota) => {
     const query = new URL(req.url).searchParams;
     const caller = await optionalCaller(ctx, req);
-    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota);
+    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER), ifMatch: req.headers.get("if-match") }, quota);
   });
 }
 
@@ -116,5 +142,6 @@ export async function appendFromRequest(ctx: AppContext, req: Request, slug: str
   await guardAccountRoute(ctx, caller);
   const tier = tierOf(caller);
   if (!isPaid(tier)) throw subscriptionRequired("Appends");
-  return withBodySlot(req, async () => appendToDrop(ctx, caller, slug, await readDeployFiles(req, limits[tier], true)));
+  const ifMatch = parseIfMatch(req.headers.get("if-match"));
+  return withBodySlot(req, async () => appendToDrop(ctx, caller, slug, await readDeployFiles(req, limits[tier], true), ifMatch));
 }

@@ -16,21 +16,22 @@ import {
   isUniqueViolation,
   listDropFiles,
   replaceDropFiles,
-  type NewFile,
+  type WriteFile,
 } from "../db/queries";
 import type { DropRow } from "../db/schema";
 import type { AppendResponse, DeployResponse } from "../schemas";
 import type { Caller } from "../auth/caller";
 import type { InputFile } from "./paths";
-import { accountScope, anonymousDropScope, purgeUnused, releaseContents, storeContents } from "./contents";
+import { accountScope, anonymousDropScope, releaseContents, storeContents } from "./contents";
 import { reportFor, scanWhileStoring } from "./report";
 import { dropBytesError } from "./body";
 import { compileSiteRules, hasRuleFiles, requestBytes, rulesNeedStorage, storedBytes } from "./rules";
 
 // Creating, replacing and appending to drops. Contents are stored first (content-addressed,
 // see ./contents), pinned while the rows follow in one transaction. A failure at either step
-// purges what only this deploy stored, so no half drop is visible or left behind, and a
-// replaced drop's contents no file uses any more go only after commit. Every response carries
+// purges what only this deploy stored, so no half drop is visible or left behind. Each write
+// makes a new version of the drop (lib/db/versions.ts); a replaced version keeps its contents
+// until the cleanup job prunes it. Every response carries
 // the deploy report (./report), made while the rows are committed (it only reads stored bytes
 // and never rejects; on a failed deploy it is dropped).
 
@@ -44,7 +45,7 @@ const CONTENT_BATCH = "c";
 interface StoredFiles {
   scope: string;
   pinned: string[];
-  rows: NewFile[];
+  rows: WriteFile[];
 }
 
 /** Stores the contents of files in the scope and returns the drop's file rows. */
@@ -52,15 +53,6 @@ async function storeFiles(ctx: AppContext, dropId: string, scope: string, files:
   const stored = await storeContents(ctx, scope, files, scanWhileStoring(ctx, scope, files));
   const rows = stored.files.map((f) => ({ dropId, path: f.path, size: f.size, sha256: f.sha256, contentType: f.contentType, storageRef: f.storageRef, batch: CONTENT_BATCH, scope }));
   return { scope, pinned: stored.pinned, rows };
-}
-
-/** Removes bytes of a drop's older batches (rows written before contents existed); never throws. */
-async function discardPrefix(ctx: AppContext, prefix: string): Promise<void> {
-  try {
-    await ctx.storage.deletePrefix(prefix);
-  } catch (err) {
-    console.error("[deploy] could not remove bytes", prefix, err);
-  }
 }
 
 /**
@@ -95,6 +87,8 @@ export interface DeployInput {
   scope?: string;
   /** Runs once every check has passed, just before the first byte is stored (the deploy rate budget). */
   beforeStore?: () => Promise<void>;
+  /** If-Match of a named redeploy: replace only while this version is live. */
+  ifMatch?: number | null;
 }
 
 function lifetimes(now: Date, ttl: number | null, anonymous: boolean): { expiresAt: Date | null; purgeAt: Date | null } {
@@ -193,6 +187,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     files: rows.map((r) => r.path),
     plan: caller.account?.plan ?? "free",
     expires_at: expiresAt ? expiresAt.toISOString() : null,
+    version: 1,
   };
   if (input.name !== undefined) {
     response.name = input.name;
@@ -209,6 +204,8 @@ async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput &
   const lookup = () =>
     withDb(() => findDropByOwnerName(ctx.db, account.id, input.name));
   let existing = await lookup();
+  // If-Match names a version of a drop that exists: without one, there is nothing it matches.
+  if (!existing && input.ifMatch != null) throw staleError(input.name, null);
   if (!existing) {
     await checkDropQuota(ctx, caller);
     try {
@@ -227,6 +224,8 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
   const now = new Date(ctx.now());
   const tierLimits = limits[tierOf(caller)];
   const early = await rulesBeforeStore(input.files, tierLimits);
+  // A stale If-Match is refused before any byte is stored (and again under the drop's lock).
+  if (input.ifMatch != null && input.ifMatch !== drop.liveVersion) throw staleError(drop.slug, drop.liveVersion);
   await input.beforeStore?.();
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), input.files);
   const { rows } = stored;
@@ -238,28 +237,42 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
     stored,
     async () => {
       siteRules = await rulesAfterStore(ctx, early, input.files, rows, tierLimits);
-      return replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt, siteRules });
+      return replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt, siteRules }, input.ifMatch ?? null);
     },
-    (r) => r !== undefined,
+    (r) => r.ok,
   );
-  if (!result) throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
-  await dropChanged(ctx, drop, "replace");
-  for (const old of result.oldBatches) if (old !== CONTENT_BATCH) await discardPrefix(ctx, `${drop.id}/${old}/`);
-  await purgeUnused(ctx, result.oldContents).catch((err) => console.error("[deploy] could not purge replaced contents", drop.id, err));
-  return {
+  if (!result.ok) {
+    if (result.reason === "stale") throw staleError(drop.slug, result.live);
+    throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
+  }
+  if (!result.unchanged) await dropChanged(ctx, drop, "replace");
+  const live = result.drop;
+  const response: DeployResponse = {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),
     files: rows.map((r) => r.path),
     plan: caller.account!.plan,
-    expires_at: expiresAt ? expiresAt.toISOString() : null,
+    expires_at: live.expiresAt ? live.expiresAt.toISOString() : null,
     name: input.name,
-    replaced: true,
+    replaced: !result.unchanged,
     report: { ...(await report), ...ruleCounts(siteRules) },
+    version: live.liveVersion,
   };
+  if (result.unchanged) response.unchanged = true;
+  return response;
+}
+
+/** 409 conflict for an If-Match that names a version other than the live one (`live` null: no such drop). */
+export function staleError(what: string, live: number | null): ApiError {
+  return new ApiError("conflict", live === null ? `If-Match names a version, but ${what} has none yet.` : `${what} is at version ${live}, not the one If-Match names.`, {
+    hint: "Read the drop's live version (GET /drops/{slug}/versions), check what changed, and send If-Match with it.",
+    docs: "versions",
+    details: live === null ? {} : { live_version: live },
+  });
 }
 
 // POST /deploy/{slug}: subscribers add files to a drop they own.
-export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string, files: InputFile[]): Promise<AppendResponse> {
+export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string, files: InputFile[], ifMatch: number | null = null): Promise<AppendResponse> {
   const account = caller.account;
   if (!account) throw new ApiError("auth_required", "Appending needs an account credential.", { docs: "authentication" });
   const tier = tierOf(caller);
@@ -268,12 +281,13 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   slugOr404(slug, absent);
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
   if (!drop || drop.ownerId !== account.id || (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now())) throw absent();
+  if (ifMatch !== null && ifMatch !== drop.liveVersion) throw staleError(drop.slug, drop.liveVersion);
   if (drop.fileCount + files.length > maxTotal) throw totalError(drop.fileCount, files.length, maxTotal);
   const maxBytes = limits[tier].dropBytes;
   const adding = inputBytes(files);
   if (drop.totalBytes + adding > maxBytes) throw dropBytesError(drop.totalBytes + adding, maxBytes, true, true);
   // The drop's paths, for the report's references (read before storing: a failure changes nothing).
-  const existing = await withDb(() => listDropFiles(ctx.db, drop.id, maxTotal));
+  const existing = await withDb(() => listDropFiles(ctx.db, drop.id, drop.liveVersion, maxTotal));
   const now = new Date(ctx.now());
   const early = await rulesBeforeStore(files, limits[tier]);
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files);
@@ -282,10 +296,11 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   const outcome = await commitOrRelease(
     ctx,
     stored,
-    async () => appendDropFiles(ctx.db, drop.id, rows, { files: maxTotal, bytes: maxBytes }, now, await rulesAfterStore(ctx, early, files, rows, limits[tier])),
+    async () => appendDropFiles(ctx.db, drop.id, rows, { files: maxTotal, bytes: maxBytes }, now, await rulesAfterStore(ctx, early, files, rows, limits[tier]), ifMatch),
     (o) => o.ok,
   );
   if (!outcome.ok) {
+    if (outcome.reason === "stale") throw staleError(drop.slug, outcome.live);
     if (outcome.reason === "too_many") throw totalError(outcome.total, files.length, maxTotal);
     if (outcome.reason === "too_large") throw dropBytesError(outcome.total + adding, maxBytes, true, true);
     if (outcome.reason === "exists") {
@@ -305,6 +320,7 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
     plan: account.plan,
     expires_at: outcome.drop.expiresAt ? outcome.drop.expiresAt.toISOString() : null,
     report: { ...(await report), ...ruleCounts(outcome.drop.siteRules) },
+    version: outcome.drop.liveVersion,
   };
 }
 
@@ -318,7 +334,7 @@ async function rulesBeforeStore(files: InputFile[], tierLimits: TierLimits): Pro
 }
 
 /** The site rules of the write, compiling those that needed their stored bytes. */
-async function rulesAfterStore(ctx: AppContext, early: SiteRules | null | typeof AFTER_STORE, files: InputFile[], rows: NewFile[], tierLimits: TierLimits): Promise<SiteRules | null> {
+async function rulesAfterStore(ctx: AppContext, early: SiteRules | null | typeof AFTER_STORE, files: InputFile[], rows: WriteFile[], tierLimits: TierLimits): Promise<SiteRules | null> {
   return early === AFTER_STORE ? compileSiteRules(files, tierLimits, storedBytes(ctx, rows)) : early;
 }
 

@@ -5,15 +5,20 @@ import { deleteDropRow, dueForPurge } from "../db/queries";
 import { purgeUnused } from "../deploy/contents";
 import { bytelessContents, endExpiredHolds, expiredHolds } from "../db/contents";
 import { purgeDeployGrants } from "../db/grants";
-import { DEPLOY_GRANT_SECONDS } from "../plans";
+import { purgeExpiredIdempotencyKeys } from "../db/idempotency";
+import { DEPLOY_GRANT_SECONDS, limits, type Tier } from "../plans";
+import { dropsWithManyVersions, pruneVersions } from "../db/versions";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
+// Versions beyond the plan's versionsKept are pruned, then the contents only they used.
 // Idempotent and safe to run twice at once: deleting an absent prefix or row is a no-op.
 
 export interface CleanupResult {
   purged: number;
   slugs: string[];
+  /** Versions pruned (beyond each plan's versionsKept), over all drops. */
+  versions_pruned: number;
 }
 
 export async function runCleanup(ctx: AppContext, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<CleanupResult> {
@@ -44,12 +49,32 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     }
     if (due.length < batchSize) break;
   }
+  const pruned = await pruneOldVersions(ctx, batchSize * maxBatches);
   await purgeExpiredUploads(ctx, now, batchSize * maxBatches);
   // Contents rows left without bytes by a request or purge cut off midway (docs/reliability.md).
   await purgeUnused(ctx, await bytelessContents(ctx.db, now, batchSize * maxBatches));
   // One-time deploy URLs are kept a while past expiry for their "expired" answer.
   await purgeDeployGrants(ctx.db, new Date(now.getTime() - DEPLOY_GRANT_SECONDS * 1000));
-  return { purged: slugs.length, slugs };
+  await purgeExpiredIdempotencyKeys(ctx.db, now);
+  return { purged: slugs.length, slugs, versions_pruned: pruned };
+}
+
+/**
+ * Prunes versions beyond the plan's versionsKept (the owner's plan as it is now; anonymous for
+ * drops without an owner), then purges the contents and older batches only they used.
+ */
+async function pruneOldVersions(ctx: AppContext, limit: number): Promise<number> {
+  const fewest = Math.min(...Object.values(limits).map((l) => l.versionsKept));
+  let pruned = 0;
+  for (const drop of await dropsWithManyVersions(ctx.db, fewest, limit)) {
+    const tier: Tier = drop.plan ?? "anonymous";
+    const out = await pruneVersions(ctx.db, drop.id, limits[tier].versionsKept);
+    if (out.pruned.length === 0) continue;
+    pruned += out.pruned.length;
+    for (const batch of out.batches) await ctx.storage.deletePrefix(`${drop.id}/${batch}/`);
+    await purgeUnused(ctx, out.contents);
+  }
+  return pruned;
 }
 
 /** Uploads of preflights whose hold has passed and that no deploy used: bytes, then rows. */

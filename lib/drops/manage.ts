@@ -72,7 +72,7 @@ export const DROP_FILES_LISTED = 1000;
 /** One drop of the account with its files (path, size, type) and site rules, for the MCP get_drop tool. */
 export async function getDrop(ctx: AppContext, account: AccountRow, slug: string): Promise<DropDetail> {
   const drop = await ownedDrop(ctx, account, slug);
-  const rows = await listDropFiles(ctx.db, drop.id, DROP_FILES_LISTED).catch((err) => {
+  const rows = await listDropFiles(ctx.db, drop.id, drop.liveVersion, DROP_FILES_LISTED).catch((err) => {
     throw upstreamUnavailable("database", err);
   });
   return {
@@ -87,6 +87,7 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
       redirects: drop.siteRules?.redirects ?? [],
       headers: (drop.siteRules?.headers ?? []).map((h) => ({ line: h.line, path: h.path, headers: h.headers.map(([name, value]) => ({ name, value })) })),
     },
+    live_version: drop.liveVersion,
   };
 }
 
@@ -172,6 +173,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       append: l.append,
       vanity: l.vanity,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
+      versions_kept: l.versionsKept,
     },
   };
 }

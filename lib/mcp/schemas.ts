@@ -81,15 +81,22 @@ const uploadToken = z
 
 const slug = z.string().min(1).max(100).describe("The slug of the drop: the first label of its URL (list_drops shows them).");
 
+/** Checked in the tool (1–255 printable characters), so a bad key is an isError result, not -32602. */
+const idempotencyKey = z
+  .string()
+  .optional()
+  .describe("Optional, 1 to 255 printable characters (e.g. a UUID): a retry of this call with the same key and the same arguments within 24 hours returns the first result and writes nothing.");
+
 export const deployHtmlArgs = z
   .strictObject({
     html: z.string().min(1).describe(`The page to publish, served as index.html: a complete HTML document (inline CSS and JS are fine). ${SIZE_RULE}`),
     ttl,
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ html: "<!doctype html><title>Hello</title><h1>Hello, world</h1>" }, { html: "<h1>Launch party</h1>", ttl: 3600 }] });
 
 export const deployFilesArgs = z
-  .strictObject({ files, ttl, upload_token: uploadToken })
+  .strictObject({ files, ttl, upload_token: uploadToken, idempotency_key: idempotencyKey })
   .meta({ examples: [{ files: { "index.html": '<link rel="stylesheet" href="style.css"><h1>Hi</h1>', "style.css": "h1 { color: teal }", "img/dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } }] });
 
 export const deployNamedArgs = z
@@ -97,6 +104,7 @@ export const deployNamedArgs = z
     name: nameSchema.meta({ description: `The alias (paid plans): ${NAME_PATTERN.source}. The first deploy of a name creates the drop; the next ones replace all its files and keep its URL.` }),
     files,
     ttl,
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ name: "blog", files: { "index.html": "<h1>My blog</h1>" } }] });
 
@@ -104,6 +112,7 @@ export const appendFilesArgs = z
   .strictObject({
     slug,
     files: files.meta({ description: `New files to add to the drop (paid plans); paths it already has are refused. ${FILES_RULE} ${SIZE_RULE}` }),
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", files: { "about.html": "<h1>About</h1>" } }] });
 
@@ -115,6 +124,22 @@ export const listDropsArgs = z
   .meta({ examples: [{}, { limit: 20, offset: 40 }] });
 
 export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
+
+export const listVersionsArgs = z
+  .strictObject({
+    slug,
+    limit: z.int().min(1).max(500).optional().describe("Page size, 1 to 500 (default 100)."),
+    offset: z.int().min(0).max(1_000_000).optional().describe("Versions to skip (default 0)."),
+  })
+  .meta({ examples: [{ slug: "k3j9x2ab" }] });
+
+export const rollbackDropArgs = z
+  .strictObject({
+    slug,
+    version: z.int().describe("A retained version of the drop (list_versions), older or newer than the live one."),
+    idempotency_key: idempotencyKey,
+  })
+  .meta({ examples: [{ slug: "k3j9x2ab", version: 2 }] });
 export const deleteDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
 export const setAccessArgs = z

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppContext } from "../context";
@@ -12,6 +13,8 @@ import { appendToDrop, tierOf } from "../deploy/store";
 import { preflightFiles, uploadContent } from "../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../deploy/grants";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
+import { listDropVersions, rollbackToVersion } from "../drops/versions";
+import { idempotencyCaller, parseIdempotencyKey, runIdempotent } from "../idempotency";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid, limits, type Tier } from "../plans";
 import {
   accessResponseSchema,
@@ -22,7 +25,9 @@ import {
   limitsResponseSchema,
   listDropsResponseSchema,
   preflightResponseSchema,
+  rollbackResponseSchema,
   uploadResponseSchema,
+  versionsListSchema,
   type DeployResponse,
 } from "../schemas";
 import { forMcp } from "./hints";
@@ -46,6 +51,8 @@ import {
   getDropArgs,
   getLimitsArgs,
   listDropsArgs,
+  listVersionsArgs,
+  rollbackDropArgs,
   setAccessArgs,
   TTL_RULE,
 } from "./schemas";
@@ -92,8 +99,8 @@ const REPORT_TEXT_ENTRIES = 10;
 const REPORT_WHERE = "structuredContent.report lists them";
 
 function deployText(ctx: AppContext, d: DeployResponse): string {
-  const lines = [`Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url}`];
-  if (d.name) lines.push(`Named drop "${d.name}"${d.replaced ? " (content replaced, same URL)" : ""}.`);
+  const lines = [d.unchanged ? `Unchanged: the files equal the live version ${d.version} of ${d.url}; nothing was written.` : `Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url} (version ${d.version})`];
+  if (d.name) lines.push(`Named drop "${d.name}"${d.replaced ? " (content replaced, same URL; the previous version is kept for rollback_drop)" : ""}.`);
   lines.push(d.expires_at ? `Expires at ${d.expires_at}.` : "Never expires.");
   if (d.claim_token) lines.push(CLAIM_TEXT(ctx.env.BASE_URL, d));
   lines.push(...reportLines(d.report, REPORT_TEXT_ENTRIES, REPORT_WHERE));
@@ -204,7 +211,7 @@ export const tools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE)].join("\n") };
+      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}; version ${r.version}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE)].join("\n") };
     },
   }),
   tool({
@@ -298,6 +305,34 @@ export const tools = [
           ...[rulesLine(d)].filter((l) => l !== undefined),
         ].join("\n"),
       };
+    },
+  }),
+  tool({
+    name: "list_versions",
+    title: "List a drop's versions",
+    description: "List the retained versions of one of the account's drops, newest first: number, time, file count, size, kind (deploy, replace, append) and which one is live. Requires a key.",
+    input: listVersionsArgs,
+    output: versionsListSchema,
+    annotations: READS,
+    async run(args, call) {
+      const c = await accountCaller(call);
+      const v = await listDropVersions(call.ctx, c.account, args.slug, { limit: args.limit ?? 100, offset: args.offset ?? 0 });
+      const lines = v.versions.map((x) => `- version ${x.version}${x.live ? " (live)" : ""}: ${x.kind} at ${x.created_at} · ${x.file_count} files, ${x.total_bytes} bytes`);
+      return { structured: v, text: [`${v.total} retained version${v.total === 1 ? "" : "s"}; live version ${v.live_version}.`, ...lines].join("\n") };
+    },
+  }),
+  tool({
+    name: "rollback_drop",
+    title: "Roll a drop back (or forward) to a version",
+    description: "Make a retained version of one of the account's drops live again (list_versions shows them): a pointer move, served at once. Works forwards too. Requires a key. An unknown or pruned version answers not_found.",
+    input: rollbackDropArgs,
+    output: rollbackResponseSchema,
+    // Replaces what the drop serves; the same call twice leaves the same version live.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args, call) {
+      const c = await accountCaller(call);
+      const r = await rollbackToVersion(call.ctx, c.account, args.slug, args.version);
+      return { structured: r, text: `${r.url} now serves version ${r.live_version}.` };
     },
   }),
   tool({
@@ -485,13 +520,32 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }
 
+/**
+ * A write tool called with idempotency_key: runs once per caller and key (lib/idempotency.ts);
+ * the same tool with the same arguments replays the first result, other arguments are a conflict.
+ * A failed run stores nothing, so a retry runs again.
+ */
+async function runOnce(
+  name: string,
+  key: string,
+  call: ToolCall,
+  run: () => Promise<{ structured: Record<string, unknown>; text: string }>,
+): Promise<{ structured: Record<string, unknown>; text: string }> {
+  const { idempotency_key: _key, ...args } = call.raw;
+  const fingerprint = createHash("sha256").update(`mcp\n${name}\n${JSON.stringify(args)}`).digest("hex");
+  const answer = await runIdempotent(call.ctx, { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint }, async () => ({ status: 200, body: JSON.stringify(await run()) }));
+  return JSON.parse(answer.body) as { structured: Record<string, unknown>; text: string };
+}
+
 /** Runs a known tool; every failure becomes an isError result. */
 export async function callTool(def: (typeof tools)[number], call: ToolCall): Promise<ToolResult> {
   try {
     const parsed = def.input.safeParse(call.raw);
     if (!parsed.success) throw argumentError(parsed.error);
     // Each entry of `tools` is typed by its own schemas; the union call is safe because args came from that tool's own input schema.
-    const out = await (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(parsed.data, call);
+    const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(parsed.data, call);
+    const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
+    const out = key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, run);
     return { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
   } catch (err) {
     // The caller's plan decides which advice is true; an unusable credential is advised as anonymous.

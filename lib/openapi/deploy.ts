@@ -82,10 +82,13 @@ export const deploy = {
           summary: "Create a drop from HTML, a FilesBody or a zip",
           description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. A drop's files total at most ${mb(free.dropBytes)} (anonymous, free), ${mb(pro.dropBytes)} (paid), however they arrive (413). ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
           security: optionalCredential,
-          requestParams: { query: z.object({ ttl, name }), header: z.object({ "X-Upload-Token": uploadToken }) },
+          requestParams: {
+            query: z.object({ ttl, name }),
+            header: z.object({ "X-Upload-Token": uploadToken, "If-Match": S.ifMatchHeaderSchema.optional(), "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }),
+          },
           requestBody: deployBody,
           responses: { 200: jsonResponse(S.deployResponseSchema) },
-          errors: ["invalid_request", "invalid_ttl", "invalid_name", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: ["invalid_request", "invalid_ttl", "invalid_name", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "conflict", "payload_too_large", "rate_limited", "upstream_unavailable"],
         },
       },
       "/deploy/{slug}": {
@@ -94,10 +97,10 @@ export const deploy = {
           summary: "Append files to a drop you own (subscribers)",
           description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files and ${mb(pro.dropBytes)} per drop in total (413 past either).`,
           security: anyCredential,
-          requestParams: { path: slugPath },
+          requestParams: { path: slugPath, header: z.object({ "If-Match": S.ifMatchHeaderSchema.optional(), "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }) },
           requestBody: deployBody,
           responses: { 200: jsonResponse(S.appendResponseSchema) },
-          errors: ["invalid_request", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "not_found", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: ["invalid_request", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "not_found", "conflict", "payload_too_large", "rate_limited", "upstream_unavailable"],
         },
       },
       "/deploy/preflight": {

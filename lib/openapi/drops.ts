@@ -1,13 +1,24 @@
 import * as S from "../schemas";
+import { z } from "zod";
 import { describeRate } from "../ratelimit/policy";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS } from "../plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, limits } from "../plans";
 import { anyCredential, jsonRequest, jsonResponse, slugPath, type Resource } from "./operation";
 
-// An account's drops: GET /drops, GET and DELETE /drops/{slug}, PUT /drops/{slug}/access.
+// An account's drops: GET /drops, GET and DELETE /drops/{slug}, PUT /drops/{slug}/access, a
+// drop's versions and rollback.
 
 export const drops = {
   tag: "drops",
-  schemas: { DropList: S.listDropsResponseSchema, DropDetail: S.dropDetailSchema, DeletedDrop: S.deleteDropResponseSchema, AccessBody: S.accessBodySchema, Access: S.accessResponseSchema },
+  schemas: {
+    DropList: S.listDropsResponseSchema,
+    DeletedDrop: S.deleteDropResponseSchema,
+    DropDetail: S.dropDetailSchema,
+    AccessBody: S.accessBodySchema,
+    Access: S.accessResponseSchema,
+    VersionList: S.versionsListSchema,
+    RollbackBody: S.rollbackBodySchema,
+    Rollback: S.rollbackResponseSchema,
+  },
   paths: (ctx) => ({
     "/drops": {
       get: {
@@ -22,8 +33,8 @@ export const drops = {
     "/drops/{slug}": {
       get: {
         operationId: "getDrop",
-        summary: "One of your drops, with its files and access mode",
-        description: "What the MCP tool get_drop returns. Another account's drop, and an anonymous drop, answer 404 not_found.",
+        summary: "One of your drops, with its live version's files and its access mode",
+        description: "What the MCP tool get_drop returns. Another account's drop, and an anonymous drop, answer 404 not_found exactly as an absent drop.",
         security: anyCredential,
         requestParams: { path: slugPath },
         responses: { 200: jsonResponse(S.dropDetailSchema) },
@@ -52,6 +63,30 @@ export const drops = {
         requestBody: jsonRequest(S.accessBodySchema),
         responses: { 200: jsonResponse(S.accessResponseSchema) },
         errors: ["invalid_request", "payload_too_large", "auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+      },
+    },
+    "/drops/{slug}/versions": {
+      get: {
+        operationId: "listVersions",
+        summary: "The drop's retained versions, newest first",
+        description: `Every deploy, named replace and append makes a version. The newest ${limits.free.versionsKept} (free) or ${limits.pro.versionsKept} (pro and team) are kept, the live one always.`,
+        security: anyCredential,
+        requestParams: { path: slugPath, query: S.listQuerySchema },
+        responses: { 200: jsonResponse(S.versionsListSchema) },
+        errors: ["invalid_request", "auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+      },
+    },
+    "/drops/{slug}/rollback": {
+      post: {
+        operationId: "rollbackDrop",
+        summary: "Make a retained version live (rollback or rollfore)",
+        description:
+          "A pointer move, no bytes copied; this instance serves the version at once, others within seconds. The next write makes a new version from the live one. An unknown or pruned version answers 404.",
+        security: anyCredential,
+        requestParams: { path: slugPath, header: z.object({ "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }) },
+        requestBody: jsonRequest(S.rollbackBodySchema),
+        responses: { 200: jsonResponse(S.rollbackResponseSchema) },
+        errors: ["invalid_request", "auth_required", "not_found", "conflict", "rate_limited", "upstream_unavailable"],
       },
     },
   }),

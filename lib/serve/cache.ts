@@ -130,7 +130,7 @@ export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manife
   try {
     return await work;
   } finally {
-    c.loading.delete(k);
+    if (c.loading.get(k) === work) c.loading.delete(k);
   }
 }
 
@@ -144,7 +144,7 @@ export function forgetManifest(ctx: AppContext, key: DropKey): void {
   forget(c, cacheKey(key));
 }
 
-type DropChange = "deploy" | "replace" | "append" | "delete" | "claim" | "expiry" | "access" | "protect";
+type DropChange = "deploy" | "replace" | "append" | "rollback" | "delete" | "claim" | "expiry" | "access" | "protect";
 
 /**
  * Called by lib/drops after a change to a drop is committed: forgets its manifest in this
@@ -159,6 +159,9 @@ export async function dropChanged(ctx: AppContext, drop: { id: string; slug: str
   for (const [k, entry] of c.manifests) {
     if (k.startsWith("v:") && (entry.manifest === undefined || entry.manifest.drop.id === drop.id)) forget(c, k);
   }
+  // A load that started before the change may have read the old version: later lookups must
+  // not join it (they start their own), so the change takes effect at once in this process.
+  for (const k of c.loading.keys()) if (k === cacheKey({ slug: drop.slug }) || k.startsWith("v:")) c.loading.delete(k);
   if (change === "deploy") return;
   const tag = dropTag(drop.id);
   try {

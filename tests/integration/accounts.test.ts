@@ -124,7 +124,7 @@ describe("plans on POST /deploy", () => {
     }
   });
 
-  it("a named redeploy replaces content atomically, keeps slug and URL, counts redeploys, drops old bytes", async () => {
+  it("a named redeploy replaces content atomically, keeps slug and URL, counts redeploys, keeps the old version's bytes", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
     const first = await (await deployJson({ "index.html": "v1", "old.txt": "old" }, "?name=site", bearer(apiKey))).json();
     deployResponseSchema.parse(first);
@@ -134,7 +134,8 @@ describe("plans on POST /deploy", () => {
     expect(second).toMatchObject({ slug: first.slug, url: first.url, name: "site", replaced: true, files: ["index.html"] });
     expect(await (await visit(first.slug)).text()).toBe("v2");
     expect((await visit(first.slug, "/old.txt")).status).toBe(404);
-    expect(await bytesOf(row!)).toHaveLength(1);
+    // The replaced version is retained for a rollback (docs/contract.md, versions): its bytes stay.
+    expect(await bytesOf(row!)).toHaveLength(3);
     const list = await (await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({}))).json();
     expect(list.drops.find((d: { slug: string }) => d.slug === first.slug)).toMatchObject({ name: "site", redeploy_count: 1, file_count: 1 });
   });

@@ -68,8 +68,8 @@ describe("content-addressed storage", () => {
     }
     expect(await served(first.slug, "/page-2.html")).toEqual({ status: 200, text: "<p>new 2</p>" });
     expect(await served(first.slug, "/page-9.html")).toEqual({ status: 200, text: "<p>page 9</p>" });
-    // The three replaced contents are purged; 60 remain for the account.
-    expect(await t.ctx.storage.list(`c/${accountScope(pro.account.id)}/`)).toHaveLength(60);
+    // The three replaced contents stay while version 1 is retained (for a rollback): 63 for the account.
+    expect(await t.ctx.storage.list(`c/${accountScope(pro.account.id)}/`)).toHaveLength(63);
   });
 
   it("identical files are stored once per account, never shared across accounts or anonymous drops", async () => {

@@ -45,7 +45,7 @@ function failure(r: CallResult): Record<string, unknown> {
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/api/serve-drop${path}`));
 
-const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "delete_drop", "set_access", "get_limits", "device_authorize", "device_token"];
+const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "list_versions", "rollback_drop", "delete_drop", "set_access", "get_limits", "device_authorize", "device_token"];
 
 describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
@@ -74,7 +74,7 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     }
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
     expect(byName.deploy_html!.inputSchema.required).toEqual(["html"]);
-    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "ttl", "upload_token"]);
+    expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual(["files", "idempotency_key", "ttl", "upload_token"]);
     expect(byName.deploy_named!.inputSchema.required).toEqual(["name", "files"]);
     // The rules, with the numbers of lib/plans.ts.
     const files = (byName.deploy_files!.inputSchema.properties as Record<string, { maxProperties?: number; description?: string; propertyNames?: { pattern: string } }>).files!;
@@ -98,6 +98,8 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     expect(byName.set_access!.inputSchema.required).toEqual(["slug", "mode"]);
     for (const name of ["deploy_html", "deploy_files", "append_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
     expect(byName.deploy_named!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
+    expect(byName.rollback_drop!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+    for (const name of ["deploy_html", "deploy_files", "deploy_named", "append_files", "rollback_drop"]) expect(Object.keys(byName[name]!.inputSchema.properties ?? {}), name).toContain("idempotency_key");
     await client.close();
   });
 

@@ -8,6 +8,7 @@ import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { serveGET } from "../support/serve";
 import { countDrops } from "@/lib/db/queries";
 import { getDrop } from "@/lib/drops/manage";
+import { rollbackToVersion } from "@/lib/drops/versions";
 import { sha256Hex } from "@/lib/ids";
 import { limits } from "@/lib/plans";
 import { deployResponseSchema, preflightResponseSchema } from "@/lib/schemas";
@@ -386,6 +387,31 @@ describe("rules given by reference, appended, replaced", () => {
     const third = await deployOk({ "index.html": "3", "c.html": "c", _redirects: "/a /c 307" }, bearer(a.apiKey), "?name=site");
     expect(third.report).toMatchObject({ redirect_rules: 1 });
     expect((await get(first.slug, "/a")).headers.get("location")).toBe("/c");
+  });
+
+  it("the rules are the version's: a rollback serves the old version's rules, a rollfore the new one's", async () => {
+    const a = await accountWithKey(t.ctx, "pro");
+    const v1 = await deployOk({ "index.html": "1", "b.html": "b", _redirects: "/a /b 302", _headers: "/*\n  X-Site: one" }, bearer(a.apiKey), "?name=versions");
+    const v2 = await deployOk({ "index.html": "2", "c.html": "c", _redirects: "/a /c 307" }, bearer(a.apiKey), "?name=versions");
+    expect(v2.version).toBe(2);
+    const at = async () => {
+      const res = await get(v1.slug, "/a");
+      return { status: res.status, location: res.headers.get("location"), site: res.headers.get("x-site") };
+    };
+    expect(await at()).toEqual({ status: 307, location: "/c", site: null });
+    await rollbackToVersion(t.ctx, a.account, v1.slug, 1);
+    expect(await at()).toEqual({ status: 302, location: "/b", site: "one" });
+    const detail = await getDrop(t.ctx, a.account, v1.slug);
+    expect({ live: detail.live_version, redirects: detail.redirect_rules, headers: detail.header_rules }).toEqual({ live: 1, redirects: 1, headers: 1 });
+    await rollbackToVersion(t.ctx, a.account, v1.slug, 2);
+    expect(await at()).toEqual({ status: 307, location: "/c", site: null });
+    // The next write builds on the live version's rules: an append keeps version 2's redirect.
+    const appended = await appendPOST(
+      apiRequest(`/deploy/${v1.slug}`, { method: "POST", body: JSON.stringify({ files: { _headers: "/*\n  X-Site: three" } }), headers: { "content-type": "application/json", ...bearer(a.apiKey) } }),
+      { params: Promise.resolve({ slug: v1.slug }) },
+    );
+    expect(appended.status).toBe(200);
+    expect(await at()).toEqual({ status: 307, location: "/c", site: "three" });
   });
 });
 

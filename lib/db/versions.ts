@@ -1,0 +1,143 @@
+import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { SiteRules } from "../rules/types";
+import type { Db } from "./client";
+import { accounts, dropVersions, drops, files, type AccountRow, type DropRow, type DropVersionRow } from "./schema";
+
+// Drop versions: every write that changes a drop's files adds one immutable version (its file
+// rows carry the number); drops.live_version points at the one served. Rollback moves the
+// pointer. Pruning removes the oldest versions beyond what the plan keeps, never the live one.
+
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export type VersionKind = DropVersionRow["kind"];
+
+/** What a write did to a drop: a new version (deploy, replace, append) or a pointer move (rollback). */
+export interface DropWrite {
+  dropId: string;
+  kind: VersionKind | "rollback";
+  /** The version that becomes live (new for deploy, replace and append; retained for rollback). */
+  version: number;
+  fileCount: number;
+  totalBytes: number;
+  now: Date;
+  /** The site rules of the version that becomes live (a rollback takes the target's own). */
+  siteRules?: SiteRules | null;
+  /** Other columns of the drop the write sets (lifetimes, the redeploy count). */
+  patch?: { expiresAt?: Date | null; purgeAt?: Date | null; redeployCount?: SQL };
+}
+
+/**
+ * THE place where a write to a drop happens, inside the write's transaction (under the drop's
+ * row lock): records a new version (unless it is a rollback) and moves the live pointer. Every
+ * deploy, replace, append and rollback goes through here, and only these; a hook that must see
+ * every write in the same transaction (the webhooks outbox) belongs here.
+ */
+export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
+  const siteRules = w.siteRules ?? null;
+  if (w.kind !== "rollback") {
+    await tx.insert(dropVersions).values({ dropId: w.dropId, version: w.version, kind: w.kind, fileCount: w.fileCount, totalBytes: w.totalBytes, createdAt: w.now, siteRules });
+  }
+  // drops.site_rules is the live version's copy, read by the serve path's manifest in one statement.
+  const [row] = await tx
+    .update(drops)
+    .set({ liveVersion: w.version, fileCount: w.fileCount, totalBytes: w.totalBytes, updatedAt: w.now, siteRules, ...w.patch })
+    .where(eq(drops.id, w.dropId))
+    .returning();
+  return row as DropRow;
+}
+
+/** The number the next version of a locked drop gets: one more than any it ever had. */
+export async function nextVersion(tx: Tx, dropId: string): Promise<number> {
+  const [row] = await tx.select({ n: sql<number>`coalesce(max(${dropVersions.version}), 0)::int` }).from(dropVersions).where(eq(dropVersions.dropId, dropId));
+  return (row?.n ?? 0) + 1;
+}
+
+/** A drop's retained versions, newest first, and how many there are. */
+export async function listVersions(db: Db, dropId: string, limit: number, offset: number): Promise<{ total: number; rows: DropVersionRow[] }> {
+  const rows = await db.select().from(dropVersions).where(eq(dropVersions.dropId, dropId)).orderBy(desc(dropVersions.version)).limit(limit).offset(offset);
+  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(dropVersions).where(eq(dropVersions.dropId, dropId));
+  return { total: count?.n ?? 0, rows };
+}
+
+export type RollbackOutcome = { ok: true; drop: DropRow } | { ok: false; reason: "gone" | "no_version" };
+
+/** Makes a retained version live (under the drop's row lock): a pointer move, no rows copied. */
+export async function rollbackDrop(db: Db, dropId: string, version: number, now: Date): Promise<RollbackOutcome> {
+  return db.transaction(async (tx): Promise<RollbackOutcome> => {
+    const [locked] = await tx.select({ id: drops.id }).from(drops).where(eq(drops.id, dropId)).for("update");
+    if (!locked) return { ok: false, reason: "gone" };
+    const [target] = await tx
+      .select()
+      .from(dropVersions)
+      .where(and(eq(dropVersions.dropId, dropId), eq(dropVersions.version, version)))
+      .limit(1);
+    if (!target) return { ok: false, reason: "no_version" };
+    const drop = await commitWrite(tx, { dropId, kind: "rollback", version, fileCount: target.fileCount, totalBytes: target.totalBytes, now, siteRules: target.siteRules });
+    return { ok: true, drop };
+  });
+}
+
+/** Drops with more than `atLeast` versions (candidates for pruning), with the owner's plan (null: no owner). */
+export async function dropsWithManyVersions(db: Db, atLeast: number, limit: number): Promise<Array<{ id: string; plan: AccountRow["plan"] | null }>> {
+  return db
+    .select({ id: drops.id, plan: accounts.plan })
+    .from(drops)
+    .leftJoin(accounts, eq(accounts.id, drops.ownerId))
+    .where(sql`(select count(*) from ${dropVersions} where ${dropVersions.dropId} = ${drops.id}) > ${atLeast}`)
+    .limit(limit);
+}
+
+/** What a pruned version's file rows referenced: contents, or batches of rows older than contents. */
+export interface PrunedRefs {
+  contents: Array<{ scope: string | null; sha256: string }>;
+  /** Batches of rows without a scope that no retained version of the drop uses any more. */
+  batches: string[];
+}
+
+/**
+ * Removes the versions of a drop beyond `keep` (the live one always stays: the newest keep-1
+ * others beside it), under the drop's row lock, and returns what their files referenced.
+ */
+export async function pruneVersions(db: Db, dropId: string, keep: number): Promise<PrunedRefs & { pruned: number[] }> {
+  return db.transaction(async (tx) => {
+    const [locked] = await tx.select({ live: drops.liveVersion }).from(drops).where(eq(drops.id, dropId)).for("update");
+    if (!locked) return { pruned: [], contents: [], batches: [] };
+    const all = await tx.select({ version: dropVersions.version }).from(dropVersions).where(eq(dropVersions.dropId, dropId)).orderBy(desc(dropVersions.version));
+    const others = all.map((v) => v.version).filter((v) => v !== locked.live);
+    const pruned = others.slice(Math.max(0, keep - 1));
+    if (pruned.length === 0) return { pruned, contents: [], batches: [] };
+    const refs = await tx
+      .selectDistinct({ scope: files.scope, sha256: files.sha256, batch: files.batch })
+      .from(files)
+      .where(and(eq(files.dropId, dropId), inArray(files.version, pruned)));
+    await tx.delete(files).where(and(eq(files.dropId, dropId), inArray(files.version, pruned)));
+    await tx.delete(dropVersions).where(and(eq(dropVersions.dropId, dropId), inArray(dropVersions.version, pruned)));
+    const oldBatches = [...new Set(refs.filter((r) => r.scope === null).map((r) => r.batch))];
+    const stillUsed =
+      oldBatches.length === 0
+        ? []
+        : await tx
+            .selectDistinct({ batch: files.batch })
+            .from(files)
+            .where(and(eq(files.dropId, dropId), inArray(files.batch, oldBatches)));
+    const used = new Set(stillUsed.map((r) => r.batch));
+    return { pruned, contents: refs.map((r) => ({ scope: r.scope, sha256: r.sha256 })), batches: oldBatches.filter((b) => !used.has(b)) };
+  });
+}
+
+/** Whether `rows` (path and hash) are exactly the files of a locked drop's version. */
+export async function sameFiles(tx: Tx, dropId: string, version: number, rows: Array<{ path: string; sha256: string }>): Promise<boolean> {
+  const live = await tx.select({ path: files.path, sha256: files.sha256 }).from(files).where(and(eq(files.dropId, dropId), eq(files.version, version)));
+  if (live.length !== rows.length) return false;
+  const want = new Map(live.map((f) => [f.path, f.sha256]));
+  return rows.every((r) => want.get(r.path) === r.sha256);
+}
+
+/** Copies a version's file rows into a new version of the same drop (an append's base). */
+export async function copyVersionFiles(tx: Tx, dropId: string, from: number, to: number): Promise<void> {
+  await tx.execute(
+    sql`insert into ${files} (drop_id, version, path, size, sha256, content_type, storage_ref, batch, scope)
+        select drop_id, ${to}::int, path, size, sha256, content_type, storage_ref, batch, scope from ${files}
+        where drop_id = ${dropId} and version = ${from}::int`,
+  );
+}
