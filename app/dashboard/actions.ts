@@ -6,10 +6,11 @@ import { runAsSession, type ActionResult } from "@/lib/auth/actions";
 import { setAccess } from "@/lib/drops/access";
 import { mintKey, revokeApiKey } from "@/lib/auth/keys";
 import { claimDrop, deleteDrop } from "@/lib/drops/manage";
+import { rollbackToVersion } from "@/lib/drops/versions";
 import { startCheckout, openPortal } from "@/lib/billing/checkout";
 import { claimVanity } from "@/lib/vanity";
 import { ApiError } from "@/lib/errors";
-import { claimBodySchema, mintKeyBodySchema } from "@/lib/schemas";
+import { claimBodySchema, mintKeyBodySchema, rollbackBodySchema } from "@/lib/schemas";
 
 // Server actions of the dashboard: each one checks its arguments with zod (a server action is
 // a public endpoint; anything can arrive) and calls the same lib/ service as its API route.
@@ -25,6 +26,16 @@ const text = z.string().max(1000);
 export async function deleteDropAction(slug: unknown): Promise<ActionResult<{ deleted: string }>> {
   const r = await runAsSession((ctx, caller) => deleteDrop(ctx, caller.account, check(text, slug)));
   revalidatePath("/dashboard");
+  return r;
+}
+
+export async function rollbackAction(slug: unknown, version: unknown): Promise<ActionResult<{ live_version: number }>> {
+  const r = await runAsSession(async (ctx, caller) => {
+    const s = check(text, slug);
+    const body = check(rollbackBodySchema, { version });
+    return { live_version: (await rollbackToVersion(ctx, caller.account, s, body.version)).live_version };
+  });
+  if (r.ok) revalidatePath(`/dashboard/drops/${String(slug)}`);
   return r;
 }
 

@@ -7,8 +7,8 @@ import type { ActionResult } from "@/lib/auth/actions";
 import { NAME_PATTERN } from "@/lib/patterns";
 import { CopyButton } from "../_components/CodeBlock";
 import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
-import { dateTime, dropState, relative } from "../_components/format";
-import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, vanityAction } from "./actions";
+import { bytes, dateTime, dropState, relative } from "../_components/format";
+import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, rollbackAction, vanityAction } from "./actions";
 
 type Failure = Extract<ActionResult<unknown>, { ok: false }>;
 
@@ -171,9 +171,28 @@ export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
  * dialog's buttons (never out to the browser's toolbar), Escape cancels, and on closing focus
  * returns to what opened it when that is still on the page.
  */
-export function ConfirmDialog({ open, title, body, confirm, busy, onCancel, onConfirm }: { open: boolean; title: string; body: string; confirm: string; busy: boolean; onCancel: () => void; onConfirm: () => void }) {
+export function ConfirmDialog({
+  open,
+  title,
+  body,
+  confirm,
+  busy,
+  onCancel,
+  onConfirm,
+  testId = "confirm-dialog",
+}: {
+  open: boolean;
+  title: string;
+  body: string;
+  confirm: string;
+  busy: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+  testId?: string;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLElement | null>(null);
+  // One page may hold several dialogs (a drop's delete and rollback): each names itself by its own heading.
   const titleId = useId();
   useEffect(() => {
     const d = ref.current;
@@ -209,7 +228,7 @@ export function ConfirmDialog({ open, title, body, confirm, busy, onCancel, onCo
       }}
       onKeyDown={trap}
       aria-labelledby={titleId}
-      data-testid="confirm-dialog"
+      data-testid={testId}
     >
       <h2 id={titleId}>{title}</h2>
       <p>{body}</p>
@@ -584,6 +603,86 @@ export function DropActions({ slug, url, name }: { slug: string; url: string; na
             setConfirming(false);
             if (r.ok) router.push("/dashboard");
             else setFailure(r);
+          })
+        }
+      />
+    </>
+  );
+}
+
+export interface VersionView {
+  version: number;
+  created_at: string;
+  file_count: number;
+  total_bytes: number;
+  kind: "deploy" | "replace" | "append";
+  live: boolean;
+}
+
+/** A drop's retained versions, newest first, each with a Rollback button behind a confirmation dialog. */
+export function VersionsPanel({ slug, url, versions, now }: { slug: string; url: string; versions: VersionView[]; now: number }) {
+  const router = useRouter();
+  const [target, setTarget] = useState<VersionView | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [pending, start] = useTransition();
+  return (
+    <>
+      <div className="table-wrap">
+        <table className="files-table" data-testid="drop-versions">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Time</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Files</th>
+              <th scope="col">Size</th>
+              <th scope="col">
+                <span className="visually-hidden">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {versions.map((v) => (
+              <tr key={v.version} aria-current={v.live ? "true" : undefined}>
+                <td>
+                  {v.version}
+                  {v.live && <span className="muted"> (live)</span>}
+                </td>
+                <td>
+                  <time dateTime={v.created_at} title={dateTime(v.created_at)}>
+                    {relative(v.created_at, now)}
+                  </time>
+                </td>
+                <td>{v.kind}</td>
+                <td className="num">{v.file_count}</td>
+                <td className="num">{bytes(v.total_bytes)}</td>
+                <td>
+                  {!v.live && (
+                    <button type="button" className="button small secondary" onClick={() => setTarget(v)} aria-label={`Roll back to version ${v.version}`}>
+                      Rollback
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Problem failure={failure} />
+      <ConfirmDialog
+        open={target !== null}
+        title={`Serve version ${target?.version ?? ""}?`}
+        body={`${host(url)} serves version ${target?.version ?? ""} at once (${target?.file_count ?? 0} files). The other versions stay, so you can switch back.`}
+        confirm="Confirm rollback"
+        testId="rollback-dialog"
+        busy={pending}
+        onCancel={() => setTarget(null)}
+        onConfirm={() =>
+          start(async () => {
+            const r = target ? await rollbackAction(slug, target.version) : null;
+            setTarget(null);
+            if (r && !r.ok) setFailure(r);
+            else router.refresh();
           })
         }
       />

@@ -351,6 +351,10 @@ describe("an account in the browser", () => {
     expect(new URL(src).origin).toBe(`http://${apiSlug}.localhost:${app.port}`);
     expect(new URL(src).origin).not.toBe(app.baseUrl);
     await expect(page.frameLocator('[data-testid="drop-preview"]').locator("h1").textContent()).resolves.toBe("from the API");
+    // The versions of the drop: one, live, so no Rollback button.
+    await expect(page.getByTestId("drop-versions").locator("tbody tr").count()).resolves.toBe(1);
+    await expect(page.getByTestId("drop-versions").textContent()).resolves.toMatch(/1 \(live\).*deploy.*21 B/);
+    await expect(page.getByTestId("drop-versions").getByRole("button", { name: /Roll back/ }).count()).resolves.toBe(0);
     await page.getByRole("button", { name: "Copy the URL" }).click();
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(src);
     await inspect("drop-page");
@@ -456,6 +460,27 @@ describe("an account in the browser", () => {
     const third = await drop("<h1>version three</h1>");
     expect(third).toBe(first);
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version three</h1>");
+
+    // Its versions, newest first, each older one with a Rollback button behind a modal dialog.
+    await page.reload();
+    const table = page.getByTestId("drop-versions");
+    await expect(table.locator("tbody tr").count()).resolves.toBe(3);
+    await expect(table.locator("tbody tr").first().textContent()).resolves.toMatch(/^3 \(live\)/);
+    await table.getByRole("button", { name: "Roll back to version 1" }).click();
+    const dialog = page.getByTestId("rollback-dialog");
+    await dialog.waitFor();
+    await expect(page.getByRole("dialog", { name: "Serve version 1?" }).count()).resolves.toBe(1);
+    await expect(dialog.evaluate((d) => d.matches(":modal") && d.contains(document.activeElement))).resolves.toBe(true);
+    await expect(dialog.getByRole("heading").textContent()).resolves.toBe("Serve version 1?");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version three</h1>");
+    await table.getByRole("button", { name: "Roll back to version 1" }).click();
+    await dialog.getByRole("button", { name: "Confirm rollback" }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="drop-versions"] tbody tr:last-child')?.textContent?.startsWith("1 (live)"));
+    await expect(table.getByRole("button", { name: "Roll back to version 3" }).count()).resolves.toBe(1);
+    expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version one</h1>");
+    await inspect("drop-page-versions");
   });
 
   it("the dashboard redeploys a folder by content: the second time every file is unchanged", async () => {
@@ -496,7 +521,8 @@ describe("an account in the browser", () => {
     await page.getByText("Your subdomain:").waitFor();
     const res = await app.request(`alice-co--my-site.localhost:${app.port}`, "/");
     expect(res.status).toBe(200);
-    expect(res.text).toBe("<h1>version three</h1>");
+    // The drop was rolled back to version 1 on its page: the vanity host serves that version too.
+    expect(res.text).toBe("<h1>version one</h1>");
     expect((await app.request(`alice-co--nope.localhost:${app.port}`, "/")).status).toBe(404);
     await inspect("dashboard-team");
   });

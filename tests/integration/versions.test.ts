@@ -434,6 +434,9 @@ describe("pruning keeps the plan's versionsKept", () => {
 });
 
 describe("the migration", () => {
+  // A drop's site rules before versions existed become version 1's.
+  const RULES = { redirects: [{ line: 1, from: "/a", to: "/b", status: 301, force: false }], headers: [] };
+
   it("makes existing drops' files version 1, live", async () => {
     if (t.hosted) return; // one database engine suffices: the SQL is the same
     const dir = await mkdtemp(path.join(tmpdir(), "dropsite-migrate-"));
@@ -443,10 +446,12 @@ describe("the migration", () => {
       const journalPath = path.join(folder, "meta", "_journal.json");
       const journal = JSON.parse(await readFile(journalPath, "utf8")) as { entries: Array<{ tag: string }> };
       const full = structuredClone(journal);
-      journal.entries = journal.entries.filter((e) => e.tag < "0004");
+      // Everything before the versions migration, then the versions migration itself.
+      const versionsTag = journal.entries.find((e) => e.tag.endsWith("_versions"))!.tag;
+      journal.entries = journal.entries.filter((e) => e.tag < versionsTag);
       await writeFile(journalPath, JSON.stringify(journal));
       const before = await openDb({ dataDir: path.join(dir, "data"), migrationsFolder: folder });
-      await before.db.execute(sql`insert into drops (id, slug, file_count, total_bytes, redeploy_count) values ('d1', 'old-drop', 2, 30, 3)`);
+      await before.db.execute(sql`insert into drops (id, slug, file_count, total_bytes, redeploy_count, site_rules) values ('d1', 'old-drop', 2, 30, 3, ${JSON.stringify(RULES)}::jsonb)`);
       await before.db.execute(
         sql`insert into files (drop_id, path, size, sha256, content_type, storage_ref, batch) values ('d1', 'index.html', 10, ${"a".repeat(64)}, 'text/html', 'r1', 'b'), ('d1', 'x.css', 20, ${"b".repeat(64)}, 'text/css', 'r2', 'b')`,
       );
@@ -455,7 +460,7 @@ describe("the migration", () => {
       const after = await openDb({ dataDir: path.join(dir, "data"), migrationsFolder: folder });
       try {
         const versions = await after.db.select().from(dropVersions).where(eq(dropVersions.dropId, "d1"));
-        expect(versions.map((v) => [v.version, v.kind, v.fileCount, v.totalBytes])).toEqual([[1, "replace", 2, 30]]);
+        expect(versions.map((v) => [v.version, v.kind, v.fileCount, v.totalBytes, v.siteRules])).toEqual([[1, "replace", 2, 30, RULES]]);
         const rows = await after.db.select({ version: files.version }).from(files).where(eq(files.dropId, "d1"));
         expect(rows).toEqual([{ version: 1 }, { version: 1 }]);
         const [live] = await after.db.select({ v: drops.liveVersion }).from(drops).where(eq(drops.id, "d1"));

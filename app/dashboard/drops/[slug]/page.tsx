@@ -4,12 +4,13 @@ import { notFound, redirect } from "next/navigation";
 import { sessionCaller } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { getDrop } from "@/lib/drops/manage";
+import { listDropVersions } from "@/lib/drops/versions";
 import { ApiError } from "@/lib/errors";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid } from "@/lib/plans";
 import { AccessPanel } from "../../access-panel";
 import { Header } from "../../../_components/Header";
 import { bytes, dateTime, dropState, relative } from "../../../_components/format";
-import { DropActions, Expiry, StateBadge } from "../../panels";
+import { DropActions, Expiry, StateBadge, VersionsPanel } from "../../panels";
 import { DropZone } from "../../../_components/DropZone";
 import { plural, SiteRules } from "../../../_components/SiteRules";
 
@@ -28,6 +29,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
     if (err instanceof ApiError && err.code === "not_found") notFound();
     throw err;
   });
+  const versions = await listDropVersions(ctx, caller.account, drop.slug, { limit: 100, offset: 0 });
   const now = ctx.now();
   const live = dropState(drop.expires_at, now) === "live";
   return (
@@ -121,6 +123,13 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
         </div>
         <AccessPanel slug={drop.slug} mode={drop.access} minChars={ACCESS_PASSWORD_MIN_CHARS} maxChars={ACCESS_PASSWORD_MAX_CHARS} />
         <SiteRules drop={drop} />
+        <section className="card" aria-labelledby="versions-title">
+          <h2 id="versions-title">Versions</h2>
+          <p className="muted">
+            Live: version {versions.live_version}. {versions.total} {versions.total === 1 ? "version is" : "versions are"} kept; a rollback serves an older (or newer) one at once.
+          </p>
+          <VersionsPanel slug={drop.slug} url={drop.url} versions={versions.versions} now={now} />
+        </section>
         {drop.name && isPaid(caller.account.plan) && (
           <section className="card" aria-labelledby="redeploy-title">
             <h2 id="redeploy-title">Redeploy</h2>
