@@ -128,15 +128,15 @@ export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k
 export const listVersionsArgs = z
   .strictObject({
     slug,
-    limit: z.int().min(1).max(500).optional().describe("Page size, 1 to 500 (default 100)."),
-    offset: z.int().min(0).max(1_000_000).optional().describe("Versions to skip (default 0)."),
+    limit: z.int().min(1).max(LIST_LIMIT_MAX).optional().describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
+    offset: z.int().min(0).max(MAX_OFFSET).optional().describe(`Versions to skip, 0 to ${MAX_OFFSET} (default 0).`),
   })
   .meta({ examples: [{ slug: "k3j9x2ab" }] });
 
 export const rollbackDropArgs = z
   .strictObject({
     slug,
-    version: z.int().describe("A retained version of the drop (list_versions), older or newer than the live one."),
+    version: z.int().min(1).max(MAX_OFFSET).describe(`A retained version of the drop (list_versions), older or newer than the live one: 1 to ${MAX_OFFSET}.`),
     idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", version: 2 }] });

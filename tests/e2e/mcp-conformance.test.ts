@@ -128,7 +128,7 @@ describe("MCP Inspector CLI, modern era", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/^(Warning|Error): tool/m);
     const out = JSON.parse(r.stdout) as { tools: { name: string; inputSchema: { type: string }; annotations?: Record<string, boolean> }[] };
-    expect(out.tools.map((x) => x.name).sort()).toEqual(["append_files", "delete_drop", "deploy_directory", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops", "preflight_files", "upload_content"]);
+    expect(out.tools.map((x) => x.name).sort()).toEqual(["append_files", "delete_drop", "deploy_directory", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops", "list_versions", "preflight_files", "rollback_drop", "set_access", "upload_content"]);
     expect(out.tools.every((x) => x.inputSchema.type === "object")).toBe(true);
     expect(out.tools.find((x) => x.name === "list_drops")?.annotations?.readOnlyHint).toBe(true);
   }, 300_000);
