@@ -141,9 +141,13 @@ describe("with the keyboard alone", () => {
 
     const announced = await recordTexts(page, "deploy-announcement");
     const choose = page.getByRole("button", { name: "Choose files" });
+    // Wait for the chooser before any key is pressed: Playwright turns on its interception of file
+    // dialogs when the wait starts, and a dialog opened before that is never reported.
+    const chooserShown = page.waitForEvent("filechooser");
     await tabTo(page, choose, { back: true });
     expect((await focusStop(page))?.ring).toBe(true);
-    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Enter")]);
+    await page.keyboard.press("Enter");
+    const chooser = await chooserShown;
     await chooser.setFiles({ name: "index.html", mimeType: "text/html", buffer: Buffer.from(site("By keyboard")) });
     const link = page.getByTestId("deployed-url");
     await link.waitFor({ timeout: 30_000 });

@@ -92,8 +92,9 @@ describe("deploy and visit over HTTP", () => {
     const res = await deploy("<h1>Hello from curl</h1>", "text/html");
     expect(res.status).toBe(200);
     const body = res.json() as Record<string, unknown> & { slug: string };
-    expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "report", "slug", "url"]);
+    expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "report", "slug", "url", "version"]);
     // The contract's fields, and the additive report: an index.html that references nothing is clean.
+    expect(body.version).toBe(1);
     expect(body.report).toEqual({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 });
     expect(body.url).toBe(`http://${body.slug}.localhost:${app.port}/`);
     const page = await visit(body.slug, "/");

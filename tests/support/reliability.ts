@@ -436,15 +436,23 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
       // 1. Files per drop.
       {
         const rows = await q<{ id: string; slug: string; file_count: number; n: string }>(
-          "select d.id, d.slug, d.file_count, (select count(*) from files f where f.drop_id = d.id) as n from drops d",
+          // The live version's rows: every version keeps all its own file rows.
+          "select d.id, d.slug, d.file_count, (select count(*) from files f where f.drop_id = d.id and f.version = d.live_version) as n from drops d",
         );
         const v: string[] = [];
         for (const r of rows) {
           if (Number(r.n) > filesCap) v.push(`drop ${r.slug} has ${r.n} files (cap ${filesCap})`);
-          if (Number(r.n) !== r.file_count) v.push(`drop ${r.slug}: file_count ${r.file_count} but ${r.n} file rows`);
+          if (Number(r.n) !== r.file_count) v.push(`drop ${r.slug}: file_count ${r.file_count} but ${r.n} file rows in its live version`);
+        }
+        // Every retained version has exactly the file rows it says it has.
+        const versions = await q<{ slug: string; version: number; file_count: number; n: string }>(
+          "select d.slug, v.version, v.file_count, (select count(*) from files f where f.drop_id = v.drop_id and f.version = v.version) as n from drop_versions v join drops d on d.id = v.drop_id",
+        );
+        for (const r of versions) {
+          if (Number(r.n) !== r.file_count) v.push(`drop ${r.slug} version ${r.version}: file_count ${r.file_count} but ${r.n} file rows`);
         }
         const big = rows.find((r) => r.slug === bigSlug);
-        invariants.push({ name: "files per drop ≤ 10,000 (and file_count = file rows)", checked: `${rows.length} drops; the drop appended towards the cap ends with ${big?.n ?? "?"} files`, violations: v });
+        invariants.push({ name: "files per drop ≤ 10,000 (and file_count = file rows, per version)", checked: `${rows.length} drops, ${versions.length} versions; the drop appended towards the cap ends with ${big?.n ?? "?"} files`, violations: v });
       }
 
       // 2. One drop per account and name.
