@@ -232,11 +232,26 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
       for (let i = 0; i < 2; i++) named.push({ owner, name: `site-${i}`, stable: true, attempted: new Set() });
       for (let i = 0; i < 2; i++) named.push({ owner, name: `tmp-${i}`, stable: false, attempted: new Set() });
     }
+    // Writes sent twice with one Idempotency-Key, as a client retries after a timeout: the retry
+    // must replay the first answer (Idempotent-Replayed: true, the same body) and write nothing.
+    const retries = { total: 0, replayed: 0, violations: [] as string[] };
+    const sendTwice = async (route: string, pathname: string, o: { method: string; headers: Record<string, string>; body: string }) => {
+      const headers = { ...o.headers, "idempotency-key": `rel-${randomBytes(8).toString("hex")}` };
+      const first = await send(route, true, appHost, pathname, { ...o, headers });
+      const again = await send(`${route} (retried)`, true, appHost, pathname, { ...o, headers });
+      if (first.status !== 200) return first;
+      retries.total++;
+      if (again.status === 200 && again.headers["idempotent-replayed"] === "true" && again.body.equals(first.body)) retries.replayed++;
+      // While the database is down the retry may not be answered at all; anything else is wrong.
+      else if (again.status !== 503) retries.violations.push(`${route} ${pathname}: retry answered ${again.status} (replayed: ${String(again.headers["idempotent-replayed"])})`);
+      return first;
+    };
     const redeploy = async (n: Named) => {
       const version = randomBytes(6).toString("hex");
       n.attempted.add(version);
       const files = Object.fromEntries(VERSIONED_PATHS.map((p) => [p, versionedBody(version, p)]));
-      const r = await send("POST /deploy?name (redeploy)", true, appHost, `/deploy?name=${n.name}`, { method: "POST", headers: { ...auth(n.owner), "content-type": "application/json" }, body: jsonBody(files) });
+      const o = { method: "POST", headers: { ...auth(n.owner), "content-type": "application/json" }, body: jsonBody(files) };
+      const r = Math.random() < 0.3 ? await sendTwice("POST /deploy?name (redeploy)", `/deploy?name=${n.name}`, o) : await send("POST /deploy?name (redeploy)", true, appHost, `/deploy?name=${n.name}`, o);
       if (r.status === 200) n.slug = jsonOf<{ slug: string }>(r).slug;
       return r;
     };
@@ -350,6 +365,24 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
             if (v.size === 1) versions.push([...v][0]!);
           }
           if (versions.length === 2 && versions[0] !== versions[1]) pageLoads.straddled++;
+        },
+      ],
+      [
+        6,
+        async () => {
+          // Roll a stable named drop back (or forward) to another retained version, retried once.
+          const n = pick(named.filter((x) => x.stable && x.slug));
+          if (!n?.slug) return;
+          const list = await send("GET /drops/{slug}/versions", true, appHost, `/drops/${n.slug}/versions?limit=5`, { headers: auth(n.owner) });
+          if (list.status !== 200) return;
+          const v = jsonOf<{ live_version: number; versions: Array<{ version: number }> }>(list);
+          const target = pick(v.versions.filter((x) => x.version !== v.live_version));
+          if (!target) return;
+          await sendTwice("POST /drops/{slug}/rollback", `/drops/${n.slug}/rollback`, {
+            method: "POST",
+            headers: { ...auth(n.owner), "content-type": "application/json" },
+            body: JSON.stringify({ version: target.version }),
+          });
         },
       ],
       [
@@ -569,6 +602,13 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
           violations: v,
         });
       }
+
+      // An idempotent retry replays the first answer.
+      invariants.push({
+        name: "an idempotent retry (redeploys, rollbacks) replays the first answer and writes nothing",
+        checked: `${retries.total} answered writes retried with their key (${retries.replayed} replayed)`,
+        violations: retries.violations,
+      });
 
       // 6. Behaviour while the database was down, and recovery.
       {
