@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotoc
 import { strToU8, zipSync } from "fflate";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { TOOL_NAMES } from "../support/tools";
 
 // POST /mcp of the BUILT app, over HTTP, through every official TypeScript client an agent runs
 // today: the SDK 1.x client (what most desktop and IDE assistants ship; it validates
@@ -116,7 +117,7 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
   it("lists the tools", async () => {
     const s = await connect(flavour);
     const names = (await s.listTools()).map((t) => t.name).sort();
-    expect(names).toEqual(["append_files", "delete_drop", "deploy_directory", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops", "list_versions", "preflight_files", "rollback_drop", "set_access", "upload_content"]);
+    expect(names).toEqual(TOOL_NAMES);
     await s.close();
   });
 

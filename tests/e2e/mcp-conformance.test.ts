@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { startApp, type RunningApp } from "../support/app-server";
 import expectedFailures from "./mcp-conformance-expected-failures.json";
+import { TOOL_NAMES } from "../support/tools";
 
 // POST /mcp of the BUILT app against third-party MCP tooling: the official conformance suite
 // (server-stateless scenario, revision 2026-07-28) and the MCP Inspector CLI in the modern era.
@@ -128,7 +129,7 @@ describe("MCP Inspector CLI, modern era", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/^(Warning|Error): tool/m);
     const out = JSON.parse(r.stdout) as { tools: { name: string; inputSchema: { type: string }; annotations?: Record<string, boolean> }[] };
-    expect(out.tools.map((x) => x.name).sort()).toEqual(["append_files", "delete_drop", "deploy_directory", "deploy_files", "deploy_html", "deploy_named", "device_authorize", "device_token", "get_drop", "get_limits", "list_drops", "list_versions", "preflight_files", "rollback_drop", "set_access", "upload_content"]);
+    expect(out.tools.map((x) => x.name).sort()).toEqual(TOOL_NAMES);
     expect(out.tools.every((x) => x.inputSchema.type === "object")).toBe(true);
     expect(out.tools.find((x) => x.name === "list_drops")?.annotations?.readOnlyHint).toBe(true);
   }, 300_000);

@@ -1,4 +1,3 @@
-import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
@@ -6,13 +5,12 @@ import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { serveGET } from "../support/serve";
-import { dispatch } from "@/lib/plane/node";
 import { contents, drops, files, uploadGrants } from "@/lib/db/schema";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { uploadContent } from "@/lib/deploy/uploads";
 import { sha256Hex } from "@/lib/ids";
 import { preflightResponseSchema } from "@/lib/schemas";
-import { freePort } from "../support/net";
+import { startDataPlane, type RunningPlane } from "../support/plane";
 import { suiteContext, apiRequest, dropRequest, TEST_SERVE_DOMAIN } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
@@ -80,19 +78,13 @@ async function pipelined(port: number, host: string, paths: string[]): Promise<B
   });
 }
 
-let server: Server;
+let plane: RunningPlane;
 let port: number;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (!dispatch(req, res)) res.writeHead(404).end();
-  });
-  port = await freePort();
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+  plane = await startDataPlane();
+  port = plane.port;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => plane.close());
 
 describe("bytes are accepted only when hash and size both match", () => {
   it("found: upload_content without a token after a preflight with a wrong size; the declared size no longer references the bytes", async () => {

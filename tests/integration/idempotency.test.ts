@@ -1,16 +1,15 @@
-import { createServer, request, type Server } from "node:http";
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
 import { serveGET } from "../support/serve";
 import { countDrops, findDropBySlug } from "@/lib/db/queries";
-import { dispatch } from "@/lib/plane/node";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { IDEMPOTENCY_SECONDS } from "@/lib/plans";
 import { suiteContext, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
-import { freePort } from "../support/net";
+import { startDataPlane, type RunningPlane } from "../support/plane";
 
 // Idempotency-Key on POST /deploy, POST /deploy/{slug} and POST /drops/{slug}/rollback: the
 // same request with the same key from the same caller within 24 hours replays the first answer
@@ -157,19 +156,14 @@ describe("POST /deploy/{slug} and POST /drops/{slug}/rollback with Idempotency-K
   });
 });
 
-describe("the data plane (lib/serve/node.ts) honours Idempotency-Key on POST /deploy", () => {
-  let server: Server;
+describe("the data plane (lib/plane/node.ts) honours Idempotency-Key on POST /deploy", () => {
+  let plane: RunningPlane;
   let port: number;
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      if (!dispatch(req, res)) res.writeHead(404).end();
-    });
-    port = await freePort();
-    await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+    plane = await startDataPlane();
+    port = plane.port;
   });
-  afterAll(async () => {
-    await new Promise((r) => server.close(r));
-  });
+  afterAll(() => plane.close());
 
   function post(body: string, key: string): Promise<{ status: number; replayed: string | undefined; text: string }> {
     return new Promise((resolve, reject) => {

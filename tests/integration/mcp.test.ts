@@ -14,6 +14,7 @@ import * as deviceTokenRoute from "@/app/device/token/route";
 import { serveGET } from "../support/serve";
 import { suiteContext, apiRequest, clearOfMinuteEdge, dropRequest, TEST_BASE_URL } from "../support/context";
 import { accountWithKey } from "../support/accounts";
+import { TOOL_NAMES } from "../support/tools";
 
 // POST /mcp through the real @modelcontextprotocol/client (modern pinned and legacy default
 // mode), dispatched in-process into the route handler, plus hand-written protocol cases.
@@ -45,7 +46,6 @@ function failure(r: CallResult): Record<string, unknown> {
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/api/serve-drop${path}`));
 
-const TOOL_NAMES = ["deploy_html", "deploy_files", "deploy_named", "append_files", "preflight_files", "upload_content", "deploy_directory", "list_drops", "get_drop", "list_versions", "rollback_drop", "delete_drop", "set_access", "get_limits", "device_authorize", "device_token"];
 
 describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (mode) => {
   it("connects in the expected era", async () => {
@@ -60,7 +60,7 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
   it("lists the tools with titles, 2020-12 schemas, examples and truthful annotations", async () => {
     const client = await connect(mode);
     const { tools } = await client.listTools();
-    expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
+    expect(tools.map((x) => x.name).sort()).toEqual(TOOL_NAMES);
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description!.length, tool.name).toBeGreaterThan(60);

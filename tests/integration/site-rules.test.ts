@@ -1,4 +1,4 @@
-import { createServer, request } from "node:http";
+import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
@@ -14,8 +14,7 @@ import { limits } from "@/lib/plans";
 import { deployResponseSchema, preflightResponseSchema } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
 import { apiRequest, dropRequest, suiteContext } from "../support/context";
-import { dispatch } from "@/lib/plane/node";
-import { freePort } from "../support/net";
+import { startDataPlane } from "../support/plane";
 import { zip } from "../support/zips";
 
 // Site rules end to end: `_redirects` and `_headers` parsed at every way of writing files,
@@ -456,11 +455,8 @@ describe("attacks on the rules", () => {
 describe("the self-hosted listener serves the rules through the same function", () => {
   it("redirects, rewrites and header rules over a socket", async () => {
     const d = await deployOk(SITE);
-    const server = createServer((req, res) => {
-      if (!dispatch(req, res)) res.writeHead(599).end();
-    });
-    const port = await freePort();
-    await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+    const plane = await startDataPlane();
+    const { port } = plane;
     const fetchRaw = (pathname: string) =>
       new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
         const req = request({ host: "127.0.0.1", port, path: pathname, headers: { host: `${d.slug}.drops.localhost:3000` } }, (res) => {
@@ -481,7 +477,7 @@ describe("the self-hosted listener serves the rules through the same function", 
       const hidden = await fetchRaw("/_headers");
       expect(hidden.status).toBe(404);
     } finally {
-      await new Promise((r) => server.close(r));
+      await plane.close();
     }
   });
 });
