@@ -53,6 +53,8 @@ const envSchema = z.object({
   VERCEL_BLOB_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "VERCEL_BLOB_API_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "UPSTASH_REDIS_REST_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
+  /** A Redis server of one's own for the rate limits (redis:// or rediss://); wins over Upstash. */
+  REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), "REDIS_URL must be a redis:// or rediss:// URL"),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO: optionalString,
