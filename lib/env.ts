@@ -111,6 +111,15 @@ const envSchema = z.object({
     .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")
     .min(1, "RATE_LIMIT_DEPLOYS_PER_MINUTE must be at least 1")
     .default(10),
+  /**
+   * A CDN in front of a self-hosted install: drop responses also carry CDN-Cache-Control and
+   * Cache-Tag (the drop's tag), with the bounds of Vercel-CDN-Cache-Control.
+   */
+  CDN_CACHE: bool.default(false),
+  /** Receives a POST of {"tags": [...]} for every change to a drop, before the change answers. */
+  CDN_PURGE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "CDN_PURGE_URL must be an http(s) URL"),
+  /** Sent as `Authorization: Bearer <token>` with each purge (e.g. a Cloudflare API token). */
+  CDN_PURGE_TOKEN: optionalString,
   /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
   SERVE_CACHE_BYTES: z.coerce
     .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })
