@@ -42,6 +42,10 @@ async function createStorage(e: Env): Promise<Storage> {
 }
 
 async function createLimiter(e: Env): Promise<RateLimiter> {
+  if (e.REDIS_URL) {
+    const { RedisRateLimiter } = await import("./ratelimit/redis");
+    return new RedisRateLimiter(e.REDIS_URL);
+  }
   if (e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN) {
     const { UpstashRateLimiter } = await import("./ratelimit/upstash");
     return new UpstashRateLimiter(e.UPSTASH_REDIS_REST_URL, e.UPSTASH_REDIS_REST_TOKEN);

@@ -53,6 +53,8 @@ const envSchema = z.object({
   VERCEL_BLOB_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "VERCEL_BLOB_API_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "UPSTASH_REDIS_REST_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
+  /** A Redis server of one's own for the rate limits (redis:// or rediss://); wins over Upstash. */
+  REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), "REDIS_URL must be a redis:// or rediss:// URL"),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO: optionalString,
@@ -109,6 +111,22 @@ const envSchema = z.object({
     .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")
     .min(1, "RATE_LIMIT_DEPLOYS_PER_MINUTE must be at least 1")
     .default(10),
+  /**
+   * A CDN in front of a self-hosted install: drop responses also carry CDN-Cache-Control and
+   * Cache-Tag (the drop's tag), with the bounds of Vercel-CDN-Cache-Control.
+   */
+  CDN_CACHE: bool.default(false),
+  /** Receives a POST of {"tags": [...]} for every change to a drop, before the change answers. */
+  CDN_PURGE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "CDN_PURGE_URL must be an http(s) URL"),
+  /** Sent as `Authorization: Bearer <token>` with each purge (e.g. a Cloudflare API token). */
+  CDN_PURGE_TOKEN: optionalString,
+  /**
+   * Workers `npm start` runs on one port (node:cluster); above 1 needs DATABASE_URL (the
+   * embedded PGlite is one process's).
+   */
+  WEB_CONCURRENCY: optionalString
+    .refine((v) => v === undefined || /^[1-9][0-9]{0,2}$/.test(v), "WEB_CONCURRENCY must be a positive whole number (the workers of npm start), e.g. 2")
+    .transform((v) => (v === undefined ? 1 : Number(v))),
   /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
   SERVE_CACHE_BYTES: z.coerce
     .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })
@@ -131,6 +149,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const env = result.data;
   if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
     throw new EnvError("Invalid configuration:\n  UPSTASH_REDIS_REST_TOKEN: required when UPSTASH_REDIS_REST_URL is set");
+  }
+  if (env.WEB_CONCURRENCY > 1 && !env.DATABASE_URL) {
+    throw new EnvError(
+      `Invalid configuration:\n  WEB_CONCURRENCY: ${env.WEB_CONCURRENCY} workers need a database they can share: set DATABASE_URL (PostgreSQL). ` +
+        "The embedded PGlite belongs to one process; without DATABASE_URL run one worker (unset WEB_CONCURRENCY or set it to 1).",
+    );
   }
   const shared = sharedRegistrableDomain(env);
   if (shared && env.NODE_ENV === "production" && !env.SERVE_DOMAIN_PUBLIC_SUFFIX) {

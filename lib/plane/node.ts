@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getContext } from "../context";
+import { env } from "../env";
 import { routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
 import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
@@ -40,6 +41,19 @@ export const listenerOptions = { joinDuplicateHeaders: true } as const;
  */
 export function checkConfig(): void {
   config();
+}
+
+/**
+ * How server.mjs runs: the number of workers (WEB_CONCURRENCY, checked by checkConfig) and, with
+ * more than one, a warning when the rate limits would be counted per worker.
+ */
+export function clusterPlan(): { workers: number; warning?: string } {
+  const e = env();
+  const workers = e.WEB_CONCURRENCY;
+  if (workers > 1 && !e.REDIS_URL && !e.UPSTASH_REDIS_REST_URL) {
+    return { workers, warning: `Rate limits are counted per worker (${workers} workers allow ${workers} times each budget): set REDIS_URL to share them.` };
+  }
+  return { workers };
 }
 
 /**
