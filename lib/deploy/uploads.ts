@@ -118,7 +118,7 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
       // upload that no deploy has used yet is checked now (the target never overwrites); an
       // anonymous preflight's scope is new, so it holds none.
       if (caller.account && (await verifyDirectUpload(ctx, scope, r.sha256))) return null;
-      return { sha256: r.sha256, ...(await direct.target(contentKey(scope, r.sha256), r.size, expiresAt)) };
+      return { sha256: r.sha256, ...(await direct.target(contentKey(scope, r.sha256), r.size, expiresAt, r.sha256)) };
     },
   ).catch((err: unknown) => {
     throw err instanceof ApiError ? err : upstreamUnavailable("file storage", err);
