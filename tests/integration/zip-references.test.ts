@@ -8,17 +8,21 @@ import { zipSync } from "fflate";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
+import { POST as oncePOST } from "@/app/deploy/once/[token]/route";
+import { POST as oncePreflightPOST } from "@/app/deploy/once/[token]/preflight/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { deployZipByReference, type HashedFile, type UploadTransport } from "@/lib/files/upload";
 import { APP_UPLOAD_MAX_BYTES, limits } from "@/lib/plans";
 import { preflightResponseSchema, type DeployResponse, type PreflightResponse } from "@/lib/schemas";
-import { dropRequest, freshLimiter, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { apiRequest, dropRequest, freshLimiter, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startS3Server, type S3Server } from "../support/s3-server";
 import { bomb, text, zip, zipWithSymlink } from "../support/zips";
 import { freePort } from "../support/net";
+import { issueDeployGrant } from "@/lib/deploy/grants";
+import { anonymousCaller } from "@/lib/auth/caller";
 import { runProgram } from "../support/run";
 
 // Zips by reference ({"zip": {sha256, size}} in the preflight and the deploy body): the archive
@@ -42,6 +46,8 @@ async function app(url: string, init: RequestInit): Promise<Response> {
   if (upload && init.method === "PUT") return uploadPUT(req, { params: Promise.resolve({ token: upload[1]!, sha256: upload[2]! }) });
   if (u.pathname === "/deploy/preflight") return preflightPOST(req, { params: Promise.resolve({}) });
   if (u.pathname === "/deploy") return deployPOST(req, { params: Promise.resolve({}) });
+  const once = /^\/deploy\/once\/([^/]+)(\/preflight)?$/.exec(u.pathname);
+  if (once && init.method === "POST") return (once[2] ? oncePreflightPOST : oncePOST)(req, { params: Promise.resolve({ token: once[1]! }) });
   throw new Error(`the test harness has no route for ${init.method} ${u.pathname}`);
 }
 
@@ -310,6 +316,23 @@ describe("dropsite deploy site.zip over 4 MB goes by reference (the real CLI, cl
     expect(appBodies.map((b) => b.path)).toEqual(["/deploy/preflight", "/deploy"]);
     expect(Math.max(...appBodies.map((b) => b.bytes))).toBeLessThanOrEqual(APP_UPLOAD_MAX_BYTES);
     expect(Buffer.compare(await served(res.slug, "/video.bin"), media)).toBe(0);
+  });
+
+  it("deploy_directory's curl command sends site.zip by reference (a POSIX shell, curl, sed, awk); no body to the app over 4 MB", { timeout: 120_000 }, async () => {
+    const g = await issueDeployGrant(t.ctx, apiRequest("/mcp", { method: "POST" }), anonymousCaller, { dir: "site" });
+    expect(g.commands.curl).toContain(`${g.url}/preflight`);
+    expect(g.commands.curl).not.toContain("application/zip");
+    const media = randomBytes(6 * MB);
+    await writeFile(path.join(work, "site.zip"), zipSync({ "index.html": text("<h1>from curl</h1>"), "media.bin": [media, { level: 0 }] }));
+    appBodies.length = 0;
+    const r = await runProgram("sh", ["-c", g.commands.curl.replaceAll(TEST_BASE_URL, api)], { cwd: work, env: { PATH: process.env.PATH ?? "", NODE_ENV: "production" } });
+    expect(r.code, r.stderr).toBe(0);
+    const res = JSON.parse(r.stdout) as DeployResponse;
+    expect(res.claim_token).toBeTruthy();
+    expect(appBodies.map((b) => b.path)).toEqual([`/deploy/once/${g.url.split("/").pop()}/preflight`, `/deploy/once/${g.url.split("/").pop()}`]);
+    expect(Math.max(...appBodies.map((b) => b.bytes))).toBeLessThanOrEqual(APP_UPLOAD_MAX_BYTES);
+    expect((await served(res.slug, "/")).toString()).toBe("<h1>from curl</h1>");
+    expect(Buffer.compare(await served(res.slug, "/media.bin"), media)).toBe(0);
   });
 });
 
