@@ -20,7 +20,7 @@ import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN } from "../lib/patterns";
 import { reportLines } from "../lib/deploy/report-text";
-import { deployByContent, sharedTopFolder, type HashedFile } from "../lib/files/upload";
+import { deployByContent, deployZipByReference, sharedTopFolder, zipByReference, type HashedFile } from "../lib/files/upload";
 import { limits } from "../lib/plans";
 import { listQuerySchema } from "../lib/schemas";
 import type {
@@ -403,6 +403,17 @@ function parseAnswer<T>(res: HttpAnswer): T {
   return body as T;
 }
 
+/**
+ * The answer of an upload target: the app's (JSON), Vercel Blob's (JSON) or an S3 bucket's (an
+ * empty 200, or an XML <Error> with a Code and a Message). Throws on an error answer.
+ */
+function checkUpload(res: HttpAnswer): void {
+  if (res.status < 300) return;
+  const xml = /<Code>([^<]*)<\/Code>[\s\S]*?<Message>([^<]*)<\/Message>/.exec(res.text);
+  if (xml) throw new CliError(`Storage refused the upload: ${xml[2]}`, EXIT.api, { status: res.status, code: `storage_${xml[1]}` });
+  parseAnswer<unknown>(res);
+}
+
 /** One API call; the answer is the server's response type (`T`, from lib/schemas.ts). */
 async function apiCall<T>(api: string, key: string | undefined, method: string, p: string, opts: CallOptions = {}): Promise<T> {
   const headers = { ...(opts.headers ?? {}) };
@@ -463,7 +474,7 @@ async function deployFolder(
         read: (file) => readFile(file.abs),
         upload: async (u, file, onSent) => {
           // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
-          parseAnswer<unknown>(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
+          checkUpload(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
         },
         deploy: (body, uploadToken) =>
           apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken } }),
@@ -479,6 +490,35 @@ async function deployFolder(
     return { res: outcome.result, unchanged: outcome.unchanged, total: hashed.length };
   } catch (err) {
     bar?.abort();
+    throw err;
+  }
+}
+
+/**
+ * Deploys a zip file by reference (docs/uploads.md, "Zips by reference"): preflight its hash and
+ * size, upload it to its target (straight to storage where the server's store allows), deploy
+ * `{"zip": {sha256, size}}`. No request body to the app is then larger than 4 MB.
+ */
+async function deployZipFile(target: Target, file: string, endpoint: string, preflightPath: string, flags: Flags, extraHeaders: Record<string, string>): Promise<DeployResponse | AppendResponse> {
+  const bytes = await readFile(file);
+  const zip: HashedFile = { path: path.basename(file), sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.byteLength };
+  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${zip.path} (${formatBytes(zip.size)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
+  const json = { "content-type": "application/json" };
+  const bar = progress("Uploading", zip.size, { quiet: flags.quiet, unit: "bytes" });
+  try {
+    const res = await deployZipByReference<HashedFile, DeployResponse | AppendResponse>(
+      zip,
+      {
+        preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, { body: Buffer.from(body), headers: json }),
+        upload: async (u, _file, onSent) => checkUpload(await httpCall(u.method, u.url, { body: bytes, headers: u.headers, onUpload: onSent })),
+        deploy: (body, uploadToken) => apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken } }),
+      },
+      (sent) => bar.update(Math.min(sent, zip.size)),
+    );
+    bar.done();
+    return res;
+  } catch (err) {
+    bar.abort();
     throw err;
   }
 }
@@ -525,6 +565,8 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     res = outcome.res;
     // Nothing to say about unchanged files when the server had none of them (a first deploy).
     if (outcome.unchanged > 0) unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
+  } else if (path.extname(where).toLowerCase() === ".zip" && zipByReference(info.size)) {
+    res = await deployZipFile(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
   } else {
     const { body, contentType, description } = await deployBody(where);
     if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);

@@ -51,6 +51,21 @@ const envSchema = z.object({
    * Default Vercel's; tests point it at a local stand-in.
    */
   VERCEL_BLOB_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "VERCEL_BLOB_API_URL must be an http(s) URL"),
+  /**
+   * An S3-compatible bucket for drop bytes (AWS S3, R2, MinIO, Garage); wins over
+   * BLOB_READ_WRITE_TOKEN. The rest of S3_* say where it is and how to sign in.
+   */
+  S3_BUCKET: optionalString,
+  /** The S3 API endpoint (R2: https://<account>.r2.cloudflarestorage.com); absent, AWS's for S3_REGION. */
+  S3_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "S3_ENDPOINT must be an http(s) URL"),
+  S3_REGION: optionalString,
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  /** Bucket in the URL path instead of the host name (MinIO, Garage and most self-hosted stores). */
+  S3_FORCE_PATH_STYLE: z
+    .enum(["1", "0", "true", "false", ""], { error: "S3_FORCE_PATH_STYLE must be 1, 0, true or false" })
+    .optional()
+    .transform((v) => v === "1" || v === "true"),
   UPSTASH_REDIS_REST_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "UPSTASH_REDIS_REST_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   /** A Redis server of one's own for the rate limits (redis:// or rediss://); wins over Upstash. */
@@ -155,6 +170,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       `Invalid configuration:\n  WEB_CONCURRENCY: ${env.WEB_CONCURRENCY} workers need a database they can share: set DATABASE_URL (PostgreSQL). ` +
         "The embedded PGlite belongs to one process; without DATABASE_URL run one worker (unset WEB_CONCURRENCY or set it to 1).",
     );
+  }
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    throw new EnvError("Invalid configuration:\n  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither (the SDK's default credentials)");
   }
   const shared = sharedRegistrableDomain(env);
   if (shared && env.NODE_ENV === "production" && !env.SERVE_DOMAIN_PUBLIC_SUFFIX) {

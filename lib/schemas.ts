@@ -24,22 +24,38 @@ export const fileValueSchema = z.union([
   }),
 ]);
 
-/** POST /deploy/preflight: the hash and size of each file to deploy. */
-export const preflightBodySchema = z.object({
-  files: z.record(
-    z.string(),
-    z.strictObject({
-      sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the file's bytes, lowercase hex."),
-      size: z.int().min(0).describe("Size in bytes."),
-    }),
-  ),
-});
+/** A zip archive by reference: its SHA-256 and size (the preflight's `zip`, and a deploy body's). */
+export const zipReferenceSchema = z
+  .strictObject({
+    sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the archive's bytes, lowercase hex."),
+    size: z.int().min(0).describe("Size of the archive in bytes (at most the plan's zip limit)."),
+  })
+  .describe("A zip archive by reference: preflight it, PUT its bytes to the target, then deploy {\"zip\": {sha256, size}} with the same X-Upload-Token.");
+
+/** POST /deploy/preflight: the hash and size of each file to deploy, or of one zip archive. */
+export const preflightBodySchema = z
+  .object({
+    files: z
+      .record(
+        z.string(),
+        z.strictObject({
+          sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the file's bytes, lowercase hex."),
+          size: z.int().min(0).describe("Size in bytes."),
+        }),
+      )
+      .optional(),
+    zip: zipReferenceSchema.optional(),
+  })
+  .describe("Exactly one of files (a deploy's files by hash) or zip (one archive, unpacked by the deploy).");
+
+/** A deploy body naming a zip archive uploaded after a preflight. */
+export const zipBodySchema = z.strictObject({ zip: zipReferenceSchema });
 
 export const uploadTargetSchema = z.object({
   sha256: z.string(),
-  url: z.string().describe("Where to PUT the raw bytes: the app's upload route, or, for contents over 4 MB when bytes live in Vercel Blob, Blob's own API."),
+  url: z.string().describe("Where to PUT the raw bytes: the app's upload route, or, for contents over 4 MB when bytes live in Vercel Blob or an S3 bucket, the store itself (Blob's API, a presigned S3 URL)."),
   method: z.literal("PUT"),
-  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT, as they are (a storage target's carry its client token)."),
+  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT, as they are (a Blob target's carry its client token, an S3 target's the x-amz-checksum-sha256 its signature binds)."),
 });
 
 export const preflightResponseSchema = z.object({

@@ -202,7 +202,7 @@ export const deployGrantSchema = z.object({
   preflight_url: z.string().describe("POST the files' hashes here first to upload only what is missing (the CLI does this)."),
   commands: z.object({
     zip: z.string().describe("Zips the folder into site.zip (dotfiles and node_modules left out)."),
-    curl: z.string().describe("Sends site.zip to the one-time URL."),
+    curl: z.string().describe("Sends site.zip to the one-time URL: as the body of one POST, or, where the server keeps bytes in Vercel Blob or S3, by reference (preflight, PUT straight to storage, deploy), so no request body to the app is over 4 MB."),
     npx: z.string().describe("Deploys the folder with the dropsite CLI through the one-time URL."),
   }),
 });
