@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppContext } from "../context";
@@ -14,7 +13,7 @@ import { preflightFiles, uploadContent } from "../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../deploy/grants";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
 import { listDropVersions, rollbackToVersion } from "../drops/versions";
-import { idempotencyCaller, parseIdempotencyKey, runIdempotent } from "../idempotency";
+import { idempotencyCaller, parseIdempotencyKey, runIdempotent, toolCallFingerprint } from "../idempotency";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid, limits, type Tier } from "../plans";
 import {
   accessResponseSchema,
@@ -267,7 +266,7 @@ export const tools = [
     async run(args, call) {
       const c = await caller(call);
       checkDeployOptions(c, { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
-      const g = await issueDeployGrant(call.ctx, call.req, c, args);
+      const g = await issueDeployGrant(call.ctx, call.req, c, { dir: args.dir, ttl: args.ttl, name: args.name });
       return { structured: g, text: grantText(g) };
     },
   }),
@@ -531,8 +530,7 @@ async function runOnce(
   call: ToolCall,
   run: () => Promise<{ structured: Record<string, unknown>; text: string }>,
 ): Promise<{ structured: Record<string, unknown>; text: string }> {
-  const { idempotency_key: _key, ...args } = call.raw;
-  const fingerprint = createHash("sha256").update(`mcp\n${name}\n${JSON.stringify(args)}`).digest("hex");
+  const fingerprint = toolCallFingerprint(call.ctx.env, name, call.raw);
   const answer = await runIdempotent(call.ctx, { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint }, async () => ({ status: 200, body: JSON.stringify(await run()) }));
   return JSON.parse(answer.body) as { structured: Record<string, unknown>; text: string };
 }
