@@ -30,6 +30,7 @@ import {
   type DeployResponse,
 } from "../schemas";
 import { forMcp } from "./hints";
+import { previewToolMeta, QR_META_KEY, qrModules } from "./preview";
 import { clientAddress } from "../ratelimit/address";
 import { authorizeDevice, pollDevice } from "../device/flow";
 import {
@@ -82,6 +83,8 @@ interface ToolDef<I extends z.ZodType, O extends z.ZodType> {
   input: I;
   output: O;
   annotations: Annotations;
+  /** Whether a host with MCP Apps shows the deploy preview (lib/mcp/preview.ts) beside the result. */
+  preview?: true;
   run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string }>;
 }
 
@@ -164,6 +167,7 @@ export const tools = [
     input: deployHtmlArgs,
     output: deployResponseSchema,
     annotations: CREATES,
+    preview: true,
     run: (args, call) =>
       runDeploy(args, call, (tier) => {
         const bytes = new TextEncoder().encode(args.html);
@@ -183,6 +187,7 @@ export const tools = [
     input: deployFilesArgs,
     output: deployResponseSchema,
     annotations: CREATES,
+    preview: true,
     run: (args, call) => runDeploy(args, call, rawFiles(call)),
   }),
   tool({
@@ -195,6 +200,7 @@ export const tools = [
     output: deployResponseSchema,
     // Replacing a named drop's content discards the previous version; the same call twice gives the same site.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    preview: true,
     run: (args, call) => runDeploy(args, call, rawFiles(call)),
   }),
   tool({
@@ -469,6 +475,7 @@ export function toolDescriptors(): Tool[] {
     inputSchema: jsonSchema(t.input, "input") as Tool["inputSchema"],
     outputSchema: jsonSchema(t.output, "output"),
     annotations: { title: t.title, ...t.annotations },
+    ...("preview" in t && t.preview ? { _meta: previewToolMeta() } : {}),
   }));
   return descriptors;
 }
@@ -544,7 +551,10 @@ export async function callTool(def: (typeof tools)[number], call: ToolCall): Pro
     const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(parsed.data, call);
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
     const out = key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, run);
-    return { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
+    const result: ToolResult = { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
+    // The preview's QR code travels with the result, for the view only (text and structuredContent stay as they were).
+    if ("preview" in def && def.preview && typeof out.structured.url === "string") result._meta = { [QR_META_KEY]: qrModules(out.structured.url) };
+    return result;
   } catch (err) {
     // The caller's plan decides which advice is true; an unusable credential is advised as anonymous.
     const tier = await caller(call).then(tierOf, () => "anonymous" as const);

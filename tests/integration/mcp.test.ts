@@ -347,7 +347,7 @@ async function post(body: unknown, headers: Record<string, string> = LEGACY_HEAD
 const modernRequest = (method: string, params: Record<string, unknown> = {}, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } });
 
 describe("modern era (2026-07-28) on the wire", () => {
-  it("server/discover lists the supported revision, tool capability and serverInfo in _meta", async () => {
+  it("server/discover lists the supported revision, tool and resource capabilities and serverInfo in _meta", async () => {
     const r = await post(modernRequest("server/discover", {}, "d1"), modernHeaders("server/discover"));
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json");
@@ -355,7 +355,7 @@ describe("modern era (2026-07-28) on the wire", () => {
     expect(r.json.result).toMatchObject({
       resultType: "complete",
       supportedVersions: ["2026-07-28"],
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       cacheScope: "public",
       _meta: { "io.modelcontextprotocol/serverInfo": { name: "dropsite", version: "1.0.0" } },
     });
@@ -429,7 +429,7 @@ describe("modern era (2026-07-28) on the wire", () => {
     expect(r.json).toMatchObject({ id: 9, error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2099-01-01" } } });
   });
 
-  it.each(["initialize", "ping", "logging/setLevel", "resources/list", "no/such/method"])("%s with a modern envelope answers 404 -32601", async (method) => {
+  it.each(["initialize", "ping", "logging/setLevel", "prompts/list", "no/such/method"])("%s with a modern envelope answers 404 -32601", async (method) => {
     const r = await post(modernRequest(method, {}, 11), modernHeaders(method));
     expect(r.status).toBe(404);
     expect(r.json).toMatchObject({ id: 11, error: { code: -32601 } });
