@@ -46,6 +46,9 @@ export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MI
 
 export const FILES_RULE = `Files per call — ${perPlan((t) => String(limits[t].filesPerRequest))}.`;
 
+/** How many versions of a drop are kept for rollback_drop, per plan (the live one included). */
+export const VERSIONS_RULE = `Versions kept per drop, the live one included — ${perPlan((t) => String(limits[t].versionsKept))}; older ones are pruned.`;
+
 const ttl = ttlSchema.optional().meta({ description: TTL_RULE, minimum: TTL_MIN, maximum: TTL_CEILING_SECONDS });
 
 const MAX_FILE_BYTES = Math.max(...tiers.map((t) => limits[t].fileBytes));

@@ -96,7 +96,9 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     expect(byName.get_drop!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.set_access!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
     expect(byName.set_access!.inputSchema.required).toEqual(["slug", "mode"]);
-    for (const name of ["deploy_html", "deploy_files", "append_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    for (const name of ["deploy_html", "deploy_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    // A repeated append adds nothing (its paths exist by then and are refused).
+    expect(byName.append_files!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true });
     expect(byName.deploy_named!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
     expect(byName.rollback_drop!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
     for (const name of ["deploy_html", "deploy_files", "deploy_named", "append_files", "rollback_drop"]) expect(Object.keys(byName[name]!.inputSchema.properties ?? {}), name).toContain("idempotency_key");
