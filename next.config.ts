@@ -1,6 +1,7 @@
 import type { NextConfig } from "next";
 import { env } from "./lib/env";
 import { SCALAR_BUNDLE } from "./lib/openapi/reference";
+import { APP_BUNDLE } from "./lib/mcp/preview";
 
 // Reading the configuration here makes a malformed variable fail the build and the start.
 env();
@@ -15,8 +16,9 @@ const nextConfig: NextConfig = {
   // drizzle-orm and @vercel/functions load from node_modules, so Next's server and the data-plane
   // bundle (server.mjs) share one copy of each.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws", "oidc-provider", "drizzle-orm", "@vercel/functions"],
-  // The reference page and its script route read Scalar's browser bundle from node_modules.
-  outputFileTracingIncludes: { "/docs/api": [SCALAR_BUNDLE], "/docs/api/scalar.js": [SCALAR_BUNDLE] },
+  // The reference page and its script route read Scalar's browser bundle from node_modules; /mcp
+  // inlines the MCP Apps SDK's browser build into the deploy preview (lib/mcp/preview.ts).
+  outputFileTracingIncludes: { "/docs/api": [SCALAR_BUNDLE], "/docs/api/scalar.js": [SCALAR_BUNDLE], "/mcp": [APP_BUNDLE] },
   experimental: {
     // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it
     // above the largest body any plan accepts (100 MB zip) so our own cap decides and answers 413.

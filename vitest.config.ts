@@ -38,6 +38,7 @@ const hostedSuites = [
   "idempotency",
   "versions-mcp",
   "zip-references",
+  "mcp-idempotency",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

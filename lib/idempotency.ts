@@ -1,11 +1,13 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { getContext, type AppContext } from "./context";
+import type { Env } from "./env";
+import { derivedKey } from "./secret";
 import { optionalCaller } from "./auth/caller";
 import { withDb } from "./db/errors";
 import { claimIdempotencyKey, findIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey } from "./db/idempotency";
 import { ApiError } from "./errors";
 import { handle, JSON_BODY_CAP, routeBodyCap, type Handler } from "./http";
-import { IDEMPOTENCY_SECONDS } from "./plans";
+import { IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_SECONDS } from "./plans";
 import { clientAddress } from "./ratelimit/address";
 
 // Writes that are safe to retry: a request with an Idempotency-Key runs once per caller and key
@@ -25,8 +27,8 @@ const IN_FLIGHT_RETRY_SECONDS = 1;
 
 /** 1–255 printable ASCII characters (space to tilde); anything else is 400 invalid_request. */
 export function parseIdempotencyKey(raw: unknown): string {
-  if (typeof raw !== "string" || raw.length < 1 || raw.length > 255 || !/^[\x20-\x7e]+$/.test(raw)) {
-    throw new ApiError("invalid_request", "An idempotency key is 1 to 255 printable ASCII characters.", {
+  if (typeof raw !== "string" || raw.length < 1 || raw.length > IDEMPOTENCY_KEY_MAX_CHARS || !/^[\x20-\x7e]+$/.test(raw)) {
+    throw new ApiError("invalid_request", `An idempotency key is 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters.`, {
       hint: "Use a random UUID per logical write, and the same one when retrying it.",
       docs: "idempotency",
     });
@@ -90,6 +92,26 @@ export async function runIdempotent(
     }
     return { status: found.status, body: found.body, replayed: true };
   }
+}
+
+/** JSON with every object's keys sorted: the same arguments in another order are the same call. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * The same MCP tool call for idempotency: the tool's name and its arguments (in any key order),
+ * without idempotency_key itself. Keyed with a secret derived from the server's, so the stored
+ * fingerprint tells nothing of the arguments (set_access carries a password).
+ */
+export function toolCallFingerprint(e: Env, tool: string, args: Record<string, unknown>): string {
+  const { idempotency_key: _key, ...rest } = args;
+  return createHmac("sha256", derivedKey("idempotency-tool-call", e)).update(`mcp\n${tool}\n${canonicalJson(rest)}`).digest("hex");
 }
 
 /** Who a key belongs to: the account, or the client address when anonymous. */

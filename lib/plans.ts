@@ -140,6 +140,8 @@ export const DEPLOY_GRANT_SECONDS = 30 * 60;
 
 /** How long an Idempotency-Key's first answer is kept for replay (per caller and key). */
 export const IDEMPOTENCY_SECONDS = 24 * 60 * 60;
+/** The longest idempotency key (Idempotency-Key header, MCP idempotency_key), in printable ASCII characters. */
+export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 
 /** The most anonymous drops one device authorisation may ask to claim. */
 export const DEVICE_CLAIMS_MAX = 50;

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors";
-import { limits, TTL_CEILING_SECONDS, type Tier, type TierLimits } from "../plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, IDEMPOTENCY_KEY_MAX_CHARS, limits, TTL_CEILING_SECONDS, type Tier, type TierLimits } from "../plans";
 import { BODY_BYTES } from "./schemas";
 
 // Hints for agents on MCP. The REST services word their hints for HTTP callers (query strings,
@@ -19,12 +19,18 @@ const or = (names: string[]) => (names.length <= 1 ? names.join("") : `${names.s
 interface Advice {
   hint?: string;
   upgrade?: boolean;
+  /** The message in MCP's words, when the service's names an HTTP header. */
+  message?: string;
 }
 
 /** What an agent on the `tier` plan can do about an error with this code; undefined: keep the service's hint. */
 function advice(e: ApiError, tier: Tier): Advice | undefined {
   const mine = limits[tier];
   if (e.docs === "uploads") return uploadAdvice(e);
+  if (e.docs === "idempotency") return idempotencyAdvice(e);
+  if (e.docs === "access" && e.code === "invalid_request") {
+    return { hint: `Call set_access with {slug, mode: "password", password} (a password of ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters) or {slug, mode: "public"}.` };
+  }
   switch (e.code) {
     case "auth_required":
       return {
@@ -64,12 +70,21 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
       };
     }
     case "not_found":
+      if (e.docs === "versions") return { hint: "Call list_versions {slug} for the retained versions of this drop; a pruned version cannot come back." };
       return { hint: "Call list_drops for the slugs of this account's drops; drops of other accounts are not visible." };
     case "rate_limited":
       return { hint: `Wait for the time in "Retry after", then call again. No plan raises this abuse guard.` };
     default:
       return undefined;
   }
+}
+
+/** Idempotency failures, told in terms of the idempotency_key argument rather than the REST header. */
+function idempotencyAdvice(e: ApiError): Advice {
+  const message = e.message.replaceAll("Idempotency-Key", "idempotency_key").replace("a different request", "a different call (another tool or other arguments)");
+  if (e.code === "invalid_request") return { message, hint: `Pass idempotency_key as 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters (a fresh UUID per write), or leave it out.` };
+  if (e.headers["Retry-After"]) return { message, hint: "The first call with this idempotency_key is still running: wait, then call again with the same arguments and key to get its result." };
+  return { message, hint: "Use a new idempotency_key for a new write; reuse a key only to retry the identical call (same tool, same arguments)." };
 }
 
 /** Upload failures, told in the tools of the preflight flow. */
@@ -85,5 +100,5 @@ function uploadAdvice(e: ApiError): Advice | undefined {
 export function forMcp(e: ApiError, tier: Tier): ApiError {
   const a = advice(e, tier);
   if (!a) return e;
-  return new ApiError(e.code, e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers, details: e.details });
+  return new ApiError(e.code, a.message ?? e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers, details: e.details });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEPLOY_GRANT_SECONDS, limits, TTL_CEILING_SECONDS, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_SECONDS, limits, TTL_CEILING_SECONDS, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
 import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
 import { accessModeSchema, accessPasswordSchema, deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, MAX_OFFSET, nameSchema, ttlSchema } from "../schemas";
 
@@ -46,6 +46,9 @@ export const TTL_RULE = `ttl is the lifetime in whole seconds, at least ${TTL_MI
 
 export const FILES_RULE = `Files per call — ${perPlan((t) => String(limits[t].filesPerRequest))}.`;
 
+/** How many versions of a drop are kept for rollback_drop, per plan (the live one included). */
+export const VERSIONS_RULE = `Versions kept per drop, the live one included — ${perPlan((t) => String(limits[t].versionsKept))}; older ones are pruned.`;
+
 const ttl = ttlSchema.optional().meta({ description: TTL_RULE, minimum: TTL_MIN, maximum: TTL_CEILING_SECONDS });
 
 const MAX_FILE_BYTES = Math.max(...tiers.map((t) => limits[t].fileBytes));
@@ -81,11 +84,21 @@ const uploadToken = z
 
 const slug = z.string().min(1).max(100).describe("The slug of the drop: the first label of its URL (list_drops shows them).");
 
-/** Checked in the tool (1–255 printable characters), so a bad key is an isError result, not -32602. */
+/**
+ * Published with its bounds, but checked in the tool (lib/idempotency.ts parseIdempotencyKey):
+ * a bad key is an isError result with code invalid_request, never -32602.
+ */
 const idempotencyKey = z
   .string()
   .optional()
-  .describe("Optional, 1 to 255 printable characters (e.g. a UUID): a retry of this call with the same key and the same arguments within 24 hours returns the first result and writes nothing.");
+  .meta({
+    description:
+      `Optional, 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters (e.g. a fresh UUID per write): a retry of this call with the same key and the same arguments within ${IDEMPOTENCY_SECONDS / 3600} hours ` +
+      "returns the first result and writes nothing; the same key with other arguments is refused with code conflict. Keys belong to the API key's account (anonymous: to the client address).",
+    minLength: 1,
+    maxLength: IDEMPOTENCY_KEY_MAX_CHARS,
+    pattern: "^[\\x20-\\x7E]+$",
+  });
 
 export const deployHtmlArgs = z
   .strictObject({
@@ -140,13 +153,14 @@ export const rollbackDropArgs = z
     idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", version: 2 }] });
-export const deleteDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
+export const deleteDropArgs = z.strictObject({ slug, idempotency_key: idempotencyKey }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
 export const setAccessArgs = z
   .strictObject({
     slug,
     mode: accessModeSchema,
     password: accessPasswordSchema.optional().describe(`Required with mode "password": ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`),
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", mode: "password", password: "a long passphrase" }, { slug: "k3j9x2ab", mode: "public" }] });
 
@@ -165,6 +179,7 @@ export const preflightFilesArgs = z
       description: `Map from relative path to the file's {sha256, size}, for every file of the deploy (unchanged ones too). ${FILES_RULE} ${PATHS_RULE}`,
       ...pathKeys,
     }),
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ files: { "index.html": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 } } }] });
 
@@ -177,6 +192,7 @@ export const uploadContentArgs = z
       .max(100)
       .optional()
       .describe(`The upload_token of preflight_files (required without an API key). Uploads no deploy uses are kept ${minutes(UPLOAD_GRANT_SECONDS)}.`),
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", content: "test", upload_token: "ut_…from preflight_files" }] });
 
@@ -190,6 +206,7 @@ export const deployDirectoryArgs = z
     dir: z.string().min(1).max(1024).optional().describe("The local folder to publish, as the shell should see it (default: the current folder)."),
     ttl,
     name: nameSchema.optional().meta({ description: `Paid plans: publish under this name (the first deploy creates it; later ones replace all its files). ${NAME_PATTERN.source}.` }),
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ dir: "./dist" }, { dir: "site", ttl: 86400 }, { dir: "public", name: "docs" }] });
 

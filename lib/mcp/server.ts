@@ -6,6 +6,7 @@ import { readBodyCapped } from "../http";
 import { BATCH_MESSAGE, INVALID_REQUEST, jsonRpcError, TOO_LARGE, tooLargeMessage } from "./jsonrpc";
 import { MCP_BODY_CAP } from "./schemas";
 import { callTool, findTool, toolDescriptors } from "./tools";
+import { PREVIEW_URI, previewResource, readPreview } from "./preview";
 
 export { MCP_BODY_CAP };
 
@@ -31,11 +32,18 @@ const PUBLIC_CACHE = { ttlMs: 300_000, cacheScope: "public" } as const;
 
 function buildServer(ctx: AppContext, req: Request): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    // resources: the MCP Apps preview of the deploy tools (lib/mcp/preview.ts), the one resource.
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
-    cacheHints: { "tools/list": PUBLIC_CACHE, "server/discover": PUBLIC_CACHE },
+    cacheHints: { "tools/list": PUBLIC_CACHE, "server/discover": PUBLIC_CACHE, "resources/list": PUBLIC_CACHE, "resources/read": PUBLIC_CACHE },
   });
   server.setRequestHandler("tools/list", () => ({ tools: toolDescriptors() }));
+  server.setRequestHandler("resources/list", () => ({ resources: [previewResource(ctx.env)] }));
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+  server.setRequestHandler("resources/read", async (request) => {
+    if (request.params.uri !== PREVIEW_URI) throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Unknown resource: ${request.params.uri}. Resources: ${PREVIEW_URI}.`, { uri: request.params.uri });
+    return readPreview(ctx.env);
+  });
   server.setRequestHandler("tools/call", async (request) => {
     const { name, arguments: args } = request.params;
     const def = findTool(name);

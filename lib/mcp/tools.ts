@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppContext } from "../context";
@@ -14,8 +13,9 @@ import { preflightFiles, uploadContent } from "../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../deploy/grants";
 import { deleteDrop, describeLimits, getDrop, listDrops } from "../drops/manage";
 import { listDropVersions, rollbackToVersion } from "../drops/versions";
-import { idempotencyCaller, parseIdempotencyKey, runIdempotent } from "../idempotency";
+import { idempotencyCaller, parseIdempotencyKey, runIdempotent, toolCallFingerprint } from "../idempotency";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid, limits, type Tier } from "../plans";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../schemas";
 import {
   accessResponseSchema,
   appendResponseSchema,
@@ -31,6 +31,7 @@ import {
   type DeployResponse,
 } from "../schemas";
 import { forMcp } from "./hints";
+import { previewToolMeta, QR_META_KEY, qrModules } from "./preview";
 import { clientAddress } from "../ratelimit/address";
 import { authorizeDevice, pollDevice } from "../device/flow";
 import {
@@ -55,6 +56,7 @@ import {
   rollbackDropArgs,
   setAccessArgs,
   TTL_RULE,
+  VERSIONS_RULE,
 } from "./schemas";
 import { setAccess } from "../drops/access";
 
@@ -83,6 +85,8 @@ interface ToolDef<I extends z.ZodType, O extends z.ZodType> {
   input: I;
   output: O;
   annotations: Annotations;
+  /** Whether a host with MCP Apps shows the deploy preview (lib/mcp/preview.ts) beside the result. */
+  preview?: true;
   run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string }>;
 }
 
@@ -165,6 +169,7 @@ export const tools = [
     input: deployHtmlArgs,
     output: deployResponseSchema,
     annotations: CREATES,
+    preview: true,
     run: (args, call) =>
       runDeploy(args, call, (tier) => {
         const bytes = new TextEncoder().encode(args.html);
@@ -184,18 +189,22 @@ export const tools = [
     input: deployFilesArgs,
     output: deployResponseSchema,
     annotations: CREATES,
+    preview: true,
     run: (args, call) => runDeploy(args, call, rawFiles(call)),
   }),
   tool({
     name: "deploy_named",
     title: "Publish or replace a named site",
     description:
-      "Publish files under a stable name (paid plans, needs a key). The first call with a name creates the drop; later calls with the same name replace ALL its files and keep its URL. " +
+      "Publish files under a stable name (paid plans, needs a key). The first call with a name creates the drop; later calls with the same name replace ALL its files and keep its URL " +
+      "(each replace is a new version; list_versions and rollback_drop bring an earlier one back; files equal to the live version change nothing). " +
       "Files as in deploy_files.",
     input: deployNamedArgs,
     output: deployResponseSchema,
-    // Replacing a named drop's content discards the previous version; the same call twice gives the same site.
+    // Replacing a named drop's content changes what its URL serves (the previous version stays for
+    // rollback_drop, within the plan's versions kept); the same call twice is unchanged the second time.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    preview: true,
     run: (args, call) => runDeploy(args, call, rawFiles(call)),
   }),
   tool({
@@ -204,7 +213,8 @@ export const tools = [
     description: "Add new files to one of the account's drops (paid plans, needs a key), e.g. the rest of a site too large for one call. Existing paths are refused, never overwritten. Returns the added paths and the new total.",
     input: appendFilesArgs,
     output: appendResponseSchema,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    // A repeat of the same call adds nothing: its paths exist by then, and existing paths are refused.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     async run(args, call) {
       const c = await accountCaller(call);
       const tier = tierOf(c);
@@ -267,20 +277,20 @@ export const tools = [
     async run(args, call) {
       const c = await caller(call);
       checkDeployOptions(c, { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
-      const g = await issueDeployGrant(call.ctx, call.req, c, args);
+      const g = await issueDeployGrant(call.ctx, call.req, c, { dir: args.dir, ttl: args.ttl, name: args.name });
       return { structured: g, text: grantText(g) };
     },
   }),
   tool({
     name: "list_drops",
     title: "List my drops",
-    description: "List the drops of the account whose API key is sent, newest first, with URL, name, file count and expiry. Pages with limit (1–500, default 100) and offset. Requires a key.",
+    description: `List the drops of the account whose API key is sent, newest first, with URL, name, file count and expiry. Pages with limit (1–${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}) and offset. Requires a key.`,
     input: listDropsArgs,
     output: listDropsResponseSchema,
     annotations: READS,
     async run(args, call) {
       const c = await accountCaller(call);
-      const page = await listDrops(call.ctx, c.account, { limit: args.limit ?? 100, offset: args.offset ?? 0 });
+      const page = await listDrops(call.ctx, c.account, { limit: args.limit ?? LIST_LIMIT_DEFAULT, offset: args.offset ?? 0 });
       const lines = page.drops.map((d) => `- ${d.slug}${d.name ? ` (${d.name})` : ""}: ${d.url} · ${d.file_count} files · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`);
       return { structured: page, text: [`${page.total} drop${page.total === 1 ? "" : "s"} in this account; showing ${page.drops.length}.`, ...lines].join("\n") };
     },
@@ -310,13 +320,13 @@ export const tools = [
   tool({
     name: "list_versions",
     title: "List a drop's versions",
-    description: "List the retained versions of one of the account's drops, newest first: number, time, file count, size, kind (deploy, replace, append) and which one is live. Requires a key.",
+    description: `List the retained versions of one of the account's drops, newest first: number, time, file count, size, kind (deploy, replace, append) and which one is live; rollback_drop makes one live. ${VERSIONS_RULE} Requires a key.`,
     input: listVersionsArgs,
     output: versionsListSchema,
     annotations: READS,
     async run(args, call) {
       const c = await accountCaller(call);
-      const v = await listDropVersions(call.ctx, c.account, args.slug, { limit: args.limit ?? 100, offset: args.offset ?? 0 });
+      const v = await listDropVersions(call.ctx, c.account, args.slug, { limit: args.limit ?? LIST_LIMIT_DEFAULT, offset: args.offset ?? 0 });
       const lines = v.versions.map((x) => `- version ${x.version}${x.live ? " (live)" : ""}: ${x.kind} at ${x.created_at} · ${x.file_count} files, ${x.total_bytes} bytes`);
       return { structured: v, text: [`${v.total} retained version${v.total === 1 ? "" : "s"}; live version ${v.live_version}.`, ...lines].join("\n") };
     },
@@ -324,7 +334,7 @@ export const tools = [
   tool({
     name: "rollback_drop",
     title: "Roll a drop back (or forward) to a version",
-    description: "Make a retained version of one of the account's drops live again (list_versions shows them): a pointer move, served at once. Works forwards too. Requires a key. An unknown or pruned version answers not_found.",
+    description: `Make a retained version of one of the account's drops live again (list_versions shows them): a pointer move, served at once. Works forwards too; the next deploy_named or append_files builds on the live version. ${VERSIONS_RULE} Requires a key. An unknown or pruned version answers not_found.`,
     input: rollbackDropArgs,
     output: rollbackResponseSchema,
     // Replaces what the drop serves; the same call twice leaves the same version live.
@@ -380,7 +390,7 @@ export const tools = [
       const ttlMax = l.limits.ttl_max_seconds === null ? "no maximum" : `max ${l.limits.ttl_max_seconds} s`;
       return {
         structured: l,
-        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file, ${l.limits.drop_bytes} bytes per drop in total; ${l.limits.redirect_rules} redirect rules and ${l.limits.header_rules} header rules per drop; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.deploys_per_minute} deploys per minute.`,
+        text: `Plan: ${l.plan}. Up to ${l.limits.files_per_request} files per deploy, ${l.limits.body_bytes} bytes per call, ${l.limits.file_bytes} bytes per file, ${l.limits.drop_bytes} bytes per drop in total; ${l.limits.redirect_rules} redirect rules and ${l.limits.header_rules} header rules per drop; ttl min ${l.limits.ttl_min_seconds} s, ${ttlMax}; named drops and append_files: ${l.limits.named_drops ? "yes" : "no"}; ${l.limits.versions_kept} versions kept per drop; ${l.limits.deploys_per_minute} deploys per minute.`,
       };
     },
   }),
@@ -470,6 +480,7 @@ export function toolDescriptors(): Tool[] {
     inputSchema: jsonSchema(t.input, "input") as Tool["inputSchema"],
     outputSchema: jsonSchema(t.output, "output"),
     annotations: { title: t.title, ...t.annotations },
+    ...("preview" in t && t.preview ? { _meta: previewToolMeta() } : {}),
   }));
   return descriptors;
 }
@@ -483,6 +494,7 @@ function argumentError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   const field = issue?.path[0];
   if (field === "ttl") return ApiError.fromZod(error, "The arguments", { code: "invalid_ttl", docs: "limits" });
+  if (field === "password" || field === "mode") return ApiError.fromZod(error, "The arguments", { docs: "access" });
   if (field === "name") return ApiError.fromZod(error, "The arguments", { code: "invalid_name", hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.", docs: "named-drops" });
   if (issue?.code === "unrecognized_keys" && issue.keys.includes("name")) {
     return ApiError.fromZod(error, "The arguments", { hint: "To publish under a stable name, call deploy_named {name, files} (paid plans).", docs: "mcp" });
@@ -531,8 +543,7 @@ async function runOnce(
   call: ToolCall,
   run: () => Promise<{ structured: Record<string, unknown>; text: string }>,
 ): Promise<{ structured: Record<string, unknown>; text: string }> {
-  const { idempotency_key: _key, ...args } = call.raw;
-  const fingerprint = createHash("sha256").update(`mcp\n${name}\n${JSON.stringify(args)}`).digest("hex");
+  const fingerprint = toolCallFingerprint(call.ctx.env, name, call.raw);
   const answer = await runIdempotent(call.ctx, { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint }, async () => ({ status: 200, body: JSON.stringify(await run()) }));
   return JSON.parse(answer.body) as { structured: Record<string, unknown>; text: string };
 }
@@ -546,7 +557,10 @@ export async function callTool(def: (typeof tools)[number], call: ToolCall): Pro
     const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(parsed.data, call);
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
     const out = key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, run);
-    return { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
+    const result: ToolResult = { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
+    // The preview's QR code travels with the result, for the view only (text and structuredContent stay as they were).
+    if ("preview" in def && def.preview && typeof out.structured.url === "string") result._meta = { [QR_META_KEY]: qrModules(out.structured.url) };
+    return result;
   } catch (err) {
     // The caller's plan decides which advice is true; an unusable credential is advised as anonymous.
     const tier = await caller(call).then(tierOf, () => "anonymous" as const);

@@ -70,6 +70,8 @@ interface Session {
   listTools(): Promise<{ name: string }[]>;
   call(name: string, args: Record<string, unknown>): Promise<Result>;
   close(): Promise<void>;
+  /** resources/list's URIs and the text of resources/read of the first one. */
+  resources(): Promise<{ uris: string[]; mimeType?: string; text: string }>;
 }
 
 type Flavour = "sdk-1.x" | "client-2.x modern" | "client-2.x auto" | "client-2.x legacy";
@@ -85,6 +87,11 @@ async function connect(flavour: Flavour, key?: string): Promise<Session> {
       // callTool, not request(): it is the path that validates structuredContent against outputSchema.
       call: async (name, args) => (await client.callTool({ name, arguments: args })) as Result,
       close: () => client.close(),
+      resources: async () => {
+        const uris = (await client.listResources()).resources.map((r) => r.uri);
+        const c = (await client.readResource({ uri: uris[0]! })).contents[0] as { mimeType?: string; text: string };
+        return { uris, mimeType: c.mimeType, text: c.text };
+      },
     };
   }
   const mode = flavour === "client-2.x modern" ? { pin: "2026-07-28" } : flavour === "client-2.x auto" ? ("auto" as const) : ("legacy" as const);
@@ -95,6 +102,11 @@ async function connect(flavour: Flavour, key?: string): Promise<Session> {
     listTools: async () => (await client.listTools()).tools,
     call: async (name, args) => (await client.callTool({ name, arguments: args })) as Result,
     close: () => client.close(),
+    resources: async () => {
+      const uris = (await client.listResources()).resources.map((r) => r.uri);
+      const c = (await client.readResource({ uri: uris[0]! })).contents[0] as { mimeType?: string; text: string };
+      return { uris, mimeType: c.mimeType, text: c.text };
+    },
   };
 }
 
@@ -118,6 +130,30 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     const s = await connect(flavour);
     const names = (await s.listTools()).map((t) => t.name).sort();
     expect(names).toEqual(TOOL_NAMES);
+    await s.close();
+  });
+
+  it("the deploy preview: listed and read from the built app (the App bundle inlined), linked from deploy_html", async () => {
+    const s = await connect(flavour);
+    const r = await s.resources();
+    expect(r.uris).toEqual(["ui://dropsite/deploy-preview.html"]);
+    expect(r.mimeType).toBe("text/html;profile=mcp-app");
+    expect(r.text).toContain("const ExtApps={");
+    expect(r.text).toContain('<iframe id="frame"');
+    const tools = (await s.listTools()) as { name: string; _meta?: { ui?: { resourceUri?: string } } }[];
+    expect(tools.find((x) => x.name === "deploy_html")?._meta?.ui?.resourceUri).toBe("ui://dropsite/deploy-preview.html");
+    await s.close();
+  });
+
+  it("idempotency_key: a retry replays the first deploy; other arguments conflict; a bad key is an isError result", async () => {
+    const s = await connect(flavour, proKey);
+    const key = `e2e-${flavour}`;
+    const first = await s.call("deploy_html", { html: `<p>${flavour} once</p>`, idempotency_key: key });
+    expect(first.isError ?? false, text(first)).toBe(false);
+    const again = await s.call("deploy_html", { html: `<p>${flavour} once</p>`, idempotency_key: key });
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    expectFailure(await s.call("deploy_html", { html: "<p>other</p>", idempotency_key: key }), "conflict", /idempotency_key/);
+    expectFailure(await s.call("delete_drop", { slug: "x", idempotency_key: "k".repeat(256) }), "invalid_request", /idempotency_key/);
     await s.close();
   });
 

@@ -96,7 +96,9 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     expect(byName.get_drop!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.set_access!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
     expect(byName.set_access!.inputSchema.required).toEqual(["slug", "mode"]);
-    for (const name of ["deploy_html", "deploy_files", "append_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    for (const name of ["deploy_html", "deploy_files"]) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    // A repeated append adds nothing (its paths exist by then and are refused).
+    expect(byName.append_files!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true });
     expect(byName.deploy_named!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
     expect(byName.rollback_drop!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
     for (const name of ["deploy_html", "deploy_files", "deploy_named", "append_files", "rollback_drop"]) expect(Object.keys(byName[name]!.inputSchema.properties ?? {}), name).toContain("idempotency_key");
@@ -347,7 +349,7 @@ async function post(body: unknown, headers: Record<string, string> = LEGACY_HEAD
 const modernRequest = (method: string, params: Record<string, unknown> = {}, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } });
 
 describe("modern era (2026-07-28) on the wire", () => {
-  it("server/discover lists the supported revision, tool capability and serverInfo in _meta", async () => {
+  it("server/discover lists the supported revision, tool and resource capabilities and serverInfo in _meta", async () => {
     const r = await post(modernRequest("server/discover", {}, "d1"), modernHeaders("server/discover"));
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json");
@@ -355,7 +357,7 @@ describe("modern era (2026-07-28) on the wire", () => {
     expect(r.json.result).toMatchObject({
       resultType: "complete",
       supportedVersions: ["2026-07-28"],
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       cacheScope: "public",
       _meta: { "io.modelcontextprotocol/serverInfo": { name: "dropsite", version: "1.0.0" } },
     });
@@ -429,7 +431,7 @@ describe("modern era (2026-07-28) on the wire", () => {
     expect(r.json).toMatchObject({ id: 9, error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2099-01-01" } } });
   });
 
-  it.each(["initialize", "ping", "logging/setLevel", "resources/list", "no/such/method"])("%s with a modern envelope answers 404 -32601", async (method) => {
+  it.each(["initialize", "ping", "logging/setLevel", "prompts/list", "no/such/method"])("%s with a modern envelope answers 404 -32601", async (method) => {
     const r = await post(modernRequest(method, {}, 11), modernHeaders(method));
     expect(r.status).toBe(404);
     expect(r.json).toMatchObject({ id: 11, error: { code: -32601 } });

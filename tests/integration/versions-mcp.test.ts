@@ -78,3 +78,27 @@ describe("MCP idempotency_key", () => {
     expect(await served(slug)).toBe("v2");
   });
 });
+
+describe("the version and access tools speak in tools and the plan's numbers", () => {
+  it("descriptions carry versions kept per plan; errors' hints name the tool to call", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const agent = await connect(apiKey);
+    const tools = (await agent.listTools()).tools;
+    for (const name of ["list_versions", "rollback_drop"]) {
+      expect(tools.find((x) => x.name === name)?.description, name).toContain("Versions kept per drop, the live one included — anonymous and free: 5; pro and team: 100");
+    }
+    expect(tools.find((x) => x.name === "list_drops")?.description).toContain("limit (1–500, default 100)");
+    expect(resultText(await call(agent, "get_limits", {}))).toContain("100 versions kept per drop");
+
+    const slug = ((await call(agent, "deploy_named", { name: "hinted", files: { "index.html": "v1" } })).structuredContent as { slug: string }).slug;
+    const pruned = await call(agent, "rollback_drop", { slug, version: 7 });
+    expect(errorCode(pruned)).toBe("not_found");
+    expect(resultText(pruned)).toMatch(/^Hint: Call list_versions \{slug\}/m);
+    expect(resultText(pruned)).not.toContain("GET /drops");
+    for (const args of [{ slug, mode: "password", password: "short" }, { slug, mode: "password" }, { slug, mode: "hidden" }]) {
+      const r = await call(agent, "set_access", args);
+      expect(errorCode(r), JSON.stringify(args)).toBe("invalid_request");
+      expect(resultText(r), JSON.stringify(args)).toMatch(/^Hint: Call set_access with \{slug, mode: "password", password\} \(a password of 8 to 128 characters\) or \{slug, mode: "public"\}\./m);
+    }
+  });
+});

@@ -1,4 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as mcpRoute from "@/app/mcp/route";
 import { bearer } from "./accounts";
 import { TEST_BASE_URL } from "./context";
@@ -42,3 +44,38 @@ export interface CallResult {
 
 /** The text an agent reads from a result. */
 export const resultText = (r: CallResult) => r.content.map((c) => c.text ?? "").join("\n");
+
+/** The two official TypeScript clients agents run: the SDK 1.x client and the 2.x client (modern era). */
+export type ClientFlavour = "sdk-1.x" | "client-2.x";
+export const CLIENT_FLAVOURS: ClientFlavour[] = ["sdk-1.x", "client-2.x"];
+
+/** What a test needs of a connected client, whichever package it comes from. */
+export interface Agent {
+  call(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  listTools(): Promise<{ name: string; _meta?: Record<string, unknown> }[]>;
+  close(): Promise<void>;
+}
+
+/** Connects either official client in-process (callTool: the path where SDK 1.x validates structuredContent). */
+export async function connectAgent(flavour: ClientFlavour, opts: { ip: string; credential?: string }): Promise<Agent> {
+  if (flavour === "client-2.x") {
+    const client = await connectInProcess("modern", opts);
+    return {
+      call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallResult,
+      listTools: async () => (await client.listTools()).tools,
+      close: () => client.close(),
+    };
+  }
+  const client = new Client1({ name: "dropsite-test-1x", version: "1.0.0" });
+  await client.connect(
+    new Transport1(new URL(`${TEST_BASE_URL}/mcp`), {
+      fetch: inProcessFetch(opts.ip),
+      requestInit: opts.credential ? { headers: bearer(opts.credential) } : undefined,
+    }),
+  );
+  return {
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallResult,
+    listTools: async () => (await client.listTools()).tools,
+    close: () => client.close(),
+  };
+}
