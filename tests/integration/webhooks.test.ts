@@ -1,5 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { count, eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -22,11 +25,13 @@ import { runCleanup } from "@/lib/drops/lifecycle";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/patterns";
 import { limits, WEBHOOK_RETRY_SECONDS } from "@/lib/plans";
 import { isRefusedAddress } from "@/lib/webhooks/address";
-import { deliverDue } from "@/lib/webhooks/deliver";
+import { deliverDue, startWebhookWorker } from "@/lib/webhooks/deliver";
 import { openSecret } from "@/lib/webhooks/secret";
 import { accountWithKey, bearer } from "../support/accounts";
 import { apiRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context";
 import { registerSecret } from "../support/secrets";
+import { connectInProcess, resultText, type CallResult } from "../support/mcp";
+import { runProgram } from "../support/run";
 
 // Webhooks: the outbox written in each change's transaction, delivery signed by the Standard
 // Webhooks scheme to a local receiver that verifies with the standardwebhooks package, retries,
@@ -443,6 +448,20 @@ describe("events and their delivery", () => {
     expect(n?.n).toBe(N);
   });
 
+  it("the app process's worker (started by server.mjs through the data plane's warmUp) delivers within 10 s of the change", async () => {
+    const acc = await subscribed();
+    const stop = startWebhookWorker(t.ctx);
+    try {
+      const started = Date.now();
+      expect((await deploy(acc.apiKey, { "index.html": "worker" })).status).toBe(200);
+      while (receiver.received.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 50));
+      expect(receiver.received.map((r) => r.payload.type)).toEqual(["drop.deployed"]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      stop();
+    }
+  });
+
   it("GET /cron/webhooks delivers what is due (the Vercel path), with the cron secret only", async () => {
     const acc = await subscribed();
     await deploy(acc.apiKey, { "index.html": "x" });
@@ -492,5 +511,115 @@ describe("the outbox is the change's own transaction", () => {
     const rows = await t.ctx.db.select({ type: events.type }).from(events).where(eq(events.accountId, acc.account.id));
     expect(rows.map((r) => r.type)).toEqual(["drop.deployed"]);
     expect(d.status).toBe(200);
+  });
+});
+
+describe("MCP add_webhook, list_webhooks, remove_webhook", () => {
+  const tool = async (credential: string | undefined, name: string, args: Record<string, unknown>) => {
+    const client = await connectInProcess("modern", { credential, ip: `198.51.100.${(++ip % 250) + 1}` });
+    try {
+      return (await client.callTool({ name, arguments: args })) as CallResult;
+    } finally {
+      await client.close();
+    }
+  };
+  const code = (r: CallResult) => (r._meta?.["dev.dropsite/error"] as { code: string } | undefined)?.code;
+
+  it("adds (secret once, in the result), lists without secrets, removes; other accounts and bad input are refused", async () => {
+    const acc = await accountWithKey(t.ctx, "pro");
+    const added = await tool(acc.apiKey, "add_webhook", { url: receiver.url, events: ["drop.deployed"] });
+    expect(added.isError).toBe(false);
+    const w = added.structuredContent as { id: string; url: string; events: string[]; secret: string };
+    registerSecret("webhook secret", w.secret);
+    expect(w).toMatchObject({ url: receiver.url, events: ["drop.deployed"], secret: expect.stringMatching(/^whsec_/) });
+    expect(resultText(added)).toContain(w.secret);
+    const listed = await tool(acc.apiKey, "list_webhooks", {});
+    expect(listed.structuredContent).toEqual({ webhooks: [{ id: w.id, url: receiver.url, events: ["drop.deployed"] }] });
+    expect(JSON.stringify(listed)).not.toContain("whsec_");
+
+    const other = await accountWithKey(t.ctx, "pro");
+    expect(code(await tool(other.apiKey, "remove_webhook", { id: w.id }))).toBe("not_found");
+    expect(code(await tool(acc.apiKey, "add_webhook", { url: receiver.url, events: ["drop.nope"] }))).toBe("invalid_request");
+    expect(code(await tool(undefined, "list_webhooks", {}))).toBe("auth_required");
+    expect(code(await withPrivate(false, () => tool(acc.apiKey, "add_webhook", { url: "https://169.254.169.254/" })))).toBe("invalid_request");
+
+    const removed = await tool(acc.apiKey, "remove_webhook", { id: w.id });
+    expect(removed.structuredContent).toEqual({ deleted: w.id });
+    expect(code(await tool(acc.apiKey, "remove_webhook", { id: w.id }))).toBe("not_found");
+    expect((await tool(acc.apiKey, "list_webhooks", {})).structuredContent).toEqual({ webhooks: [] });
+  });
+});
+
+describe("dropsite webhooks add|list|rm|deliveries", () => {
+  // The command-line client (cli/dist/dropsite.mjs) against this suite's route modules on loopback.
+  const CLI = path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs");
+  let api: Server;
+  let base = "";
+  let work = "";
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), "dropsite-whcli-"));
+    api = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        void (async () => {
+          const url = new URL(req.url ?? "/", base);
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+          headers.set("x-dropsite-socket-ip", "203.0.113.60");
+          const request = new Request(url, { method: req.method, headers, body: chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined });
+          const m = /^\/webhooks\/([^/]+)(\/deliveries)?$/.exec(url.pathname);
+          let answer: Response;
+          if (url.pathname === "/webhooks") answer = await (req.method === "POST" ? webhooksRoute.POST : webhooksRoute.GET)(request, noParams);
+          else if (m && m[2]) answer = await deliveriesRoute.GET(request, idParams(m[1]!));
+          else if (m) answer = await webhookRoute.DELETE(request, idParams(m[1]!));
+          else answer = new Response("{}", { status: 404 });
+          res.writeHead(answer.status, Object.fromEntries(answer.headers));
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        })();
+      });
+    });
+    await new Promise<void>((r) => api.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => api.close(r));
+    await rm(work, { recursive: true, force: true });
+  });
+  const cli = (args: string[], key: string) =>
+    runProgram(process.execPath, [CLI, ...args], { cwd: work, env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config"), DROP_API_URL: base, DROP_API_KEY: key } });
+
+  it("adds (printing the secret once), lists, shows deliveries and removes; bad input exits 1 or 2", async () => {
+    const acc = await accountWithKey(t.ctx, "pro");
+    const added = await cli(["webhooks", "add", receiver.url, "--events", "drop.deployed,drop.deleted", "--json"], acc.apiKey);
+    expect(added.code, added.stderr).toBe(0);
+    const w = JSON.parse(added.stdout) as { id: string; secret: string; events: string[] };
+    registerSecret("webhook secret", w.secret);
+    receiver.secret = w.secret;
+    expect(w.events).toEqual(["drop.deployed", "drop.deleted"]);
+    const list = await cli(["webhooks", "list"], acc.apiKey);
+    expect(list.stdout).toMatch(/ID\s+EVENTS\s+URL/);
+    expect(list.stdout).toContain(`${w.id}  drop.deployed,drop.deleted  ${receiver.url}`);
+    expect(list.stdout).not.toContain("whsec_");
+
+    await deploy(acc.apiKey, { "index.html": "cli" });
+    await drain();
+    const log = await cli(["webhooks", "deliveries", w.id], acc.apiKey);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toMatch(/TIME\s+EVENT\s+TYPE\s+ATTEMPT\s+RESULT/);
+    expect(log.stdout).toMatch(/msg_[a-z2-7]{24}\s+drop\.deployed\s+1\s+200/);
+
+    const bad = await cli(["webhooks", "add", receiver.url, "--events", "drop.nope", "--json"], acc.apiKey);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ code: "invalid_request", status: 400 });
+    expect((await cli(["webhooks", "add"], acc.apiKey)).code).toBe(2);
+    expect((await cli(["webhooks", "frobnicate"], acc.apiKey)).code).toBe(2);
+
+    const other = await accountWithKey(t.ctx, "pro");
+    expect((await cli(["webhooks", "rm", w.id], other.apiKey)).code).toBe(1);
+    const rm1 = await cli(["webhooks", "rm", w.id], acc.apiKey);
+    expect(rm1.code, rm1.stderr).toBe(0);
+    expect(rm1.stdout).toContain(`Removed webhook ${w.id}`);
+    expect((await cli(["webhooks", "list"], acc.apiKey)).stdout).toContain("No webhooks.");
   });
 });
