@@ -39,6 +39,7 @@ const hostedSuites = [
   "versions-mcp",
   "zip-references",
   "mcp-idempotency",
+  "webhooks",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -18,7 +18,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
 import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
-import { API_KEY_PATTERN } from "../lib/patterns";
+import { API_KEY_PATTERN, WEBHOOK_EVENT_TYPES } from "../lib/patterns";
 import { reportLines } from "../lib/deploy/report-text";
 import { deployByContent, deployZipByReference, sharedTopFolder, zipByReference, type HashedFile } from "../lib/files/upload";
 import { limits } from "../lib/plans";
@@ -35,6 +35,10 @@ import type {
   preflightResponseSchema,
   rollbackResponseSchema,
   versionsListSchema,
+  webhookCreatedSchema,
+  webhookDeletedSchema,
+  webhookDeliveriesSchema,
+  webhooksListSchema,
 } from "../lib/schemas";
 
 type DeployResponse = z.infer<typeof deployResponseSchema>;
@@ -46,6 +50,10 @@ type AccessResponse = z.infer<typeof accessResponseSchema>;
 type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 type VersionsList = z.infer<typeof versionsListSchema>;
 type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
+type WebhookCreated = z.infer<typeof webhookCreatedSchema>;
+type WebhookList = z.infer<typeof webhooksListSchema>;
+type WebhookDeleted = z.infer<typeof webhookDeletedSchema>;
+type WebhookDeliveries = z.infer<typeof webhookDeliveriesSchema>;
 type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 type PreflightResponse = z.infer<typeof preflightResponseSchema>;
 
@@ -95,6 +103,15 @@ const COMMANDS = {
   },
   claim: { usage: "dropsite claim <slug> <claim_token>", about: "Move an anonymous drop into your account (the token works once)." },
   limits: { usage: "dropsite limits", about: "The limits that apply to you (anonymous without a key)." },
+  webhooks: {
+    usage: "dropsite webhooks add <url> [--events E,E] | list | rm <id> | deliveries <id>",
+    about: `Your account's webhooks: signed POSTs of every change (docs/webhooks.md).
+  add <url>        add one (https, public address); prints its signing secret once
+  --events E,E     with add: only these events (default all: ${WEBHOOK_EVENT_TYPES.join(", ")})
+  list             your webhooks
+  rm <id>          remove one
+  deliveries <id>  its latest delivery attempts, newest first`,
+  },
   login: { usage: "dropsite login [--key sp_...]", about: "Check a key against the API and store it (prompts when --key is not given)." },
   logout: { usage: "dropsite logout", about: "Forget the stored key (it keeps working until revoked on the dashboard)." },
 } as const;
@@ -147,6 +164,8 @@ interface Flags {
   grant?: string;
   limit?: string;
   offset?: string;
+  /** webhooks add: comma-separated event names. */
+  events?: string;
   json: boolean;
   quiet: boolean;
   includeDotfiles: boolean;
@@ -647,6 +666,53 @@ async function cmdRollback(target: Target, args: string[], flags: Flags): Promis
   process.stdout.write(`${res.url} now serves version ${res.live_version}\n`);
 }
 
+async function cmdWebhooks(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [sub, arg] = args;
+  const usage = () => new CliError(`usage: ${COMMANDS.webhooks.usage}`, EXIT.usage);
+  if (sub === "add") {
+    if (args.length !== 2 || arg === undefined) throw usage();
+    const events = flags.events?.split(",").map((e) => e.trim()).filter(Boolean);
+    const body = Buffer.from(JSON.stringify({ url: arg, ...(events ? { events } : {}) }));
+    const res = await apiCall<WebhookCreated>(target.api, target.key, "POST", "/webhooks", { body, headers: { "content-type": "application/json" } });
+    if (flags.json) return print(res);
+    process.stdout.write(`Added webhook ${res.id}: ${res.url}\nEvents: ${res.events.join(", ")}\nSigning secret (shown once; verify deliveries with it): ${res.secret}\n`);
+    return;
+  }
+  if (sub === "list") {
+    if (args.length !== 1) throw usage();
+    const res = await apiCall<WebhookList>(target.api, target.key, "GET", "/webhooks");
+    if (flags.json) return print(res);
+    if (res.webhooks.length === 0) return void process.stdout.write("No webhooks.\n");
+    const all = (e: string[]) => (e.length === WEBHOOK_EVENT_TYPES.length ? "all" : e.join(","));
+    table(["ID", "EVENTS", "URL"], res.webhooks.map((w) => [w.id, all(w.events), w.url]));
+    return;
+  }
+  if (sub === "rm") {
+    if (args.length !== 2 || arg === undefined) throw usage();
+    const res = await apiCall<WebhookDeleted>(target.api, target.key, "DELETE", `/webhooks/${encodeURIComponent(arg)}`);
+    if (flags.json) return print(res);
+    process.stdout.write(`Removed webhook ${res.deleted}\n`);
+    return;
+  }
+  if (sub === "deliveries") {
+    if (args.length !== 2 || arg === undefined) throw usage();
+    const res = await apiCall<WebhookDeliveries>(target.api, target.key, "GET", `/webhooks/${encodeURIComponent(arg)}/deliveries`);
+    if (flags.json) return print(res);
+    if (res.deliveries.length === 0) return void process.stdout.write("No deliveries yet.\n");
+    table(["TIME", "EVENT", "TYPE", "ATTEMPT", "RESULT"], res.deliveries.map((d) => [d.created_at, d.event_id, d.type, String(d.attempt), d.error ?? String(d.status_code)]));
+    return;
+  }
+  throw usage();
+}
+
+/** Prints rows under a header, columns padded (the last one not). */
+function table(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ");
+  process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join("\n")}\n`);
+}
+
 async function cmdDelete(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
   const [slug] = args;
@@ -769,6 +835,7 @@ export async function main(argv: string[]): Promise<number> {
         grant: { type: "string" },
         limit: { type: "string" },
         offset: { type: "string" },
+        events: { type: "string" },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },
@@ -810,6 +877,7 @@ export async function main(argv: string[]): Promise<number> {
       else if (command === "claim") await cmdClaim(target, args, flags);
       else if (command === "access") await cmdAccess(target, args, flags);
       else if (command === "limits") await cmdLimits(target, flags);
+      else if (command === "webhooks") await cmdWebhooks(target, args, flags);
       else throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`, EXIT.usage);
     }
     return EXIT.ok;

@@ -121,6 +121,12 @@ const envSchema = z.object({
     }
     return out;
   }),
+  /**
+   * Lifts the webhook URL rules (https only; no loopback, private, link-local, multicast or
+   * metadata address, at creation and at every delivery): for receivers on a private network
+   * of a self-hosted server, and for tests. Nothing else lifts them.
+   */
+  WEBHOOKS_ALLOW_PRIVATE: bool.default(false),
   RATE_LIMIT_DEPLOYS_PER_MINUTE: z.coerce
     .number({ error: "RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number" })
     .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")

@@ -4,7 +4,7 @@ import { limitNames } from "./errors";
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
-import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
+import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN, WEBHOOK_EVENT_TYPES } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, TTL_CEILING_SECONDS } from "./plans";
 import { REDIRECT_STATUSES } from "./rules/types";
@@ -337,6 +337,7 @@ export const limitsResponseSchema = z.object({
     ttl_default_seconds: z.int().nullable().describe("null: no expiry unless ttl is given."),
     max_drops: z.int().nullable().describe("null: not limited."),
     max_keys: z.int(),
+    max_webhooks: z.int().describe("Webhooks per account (0 without an account)."),
     named_drops: z.boolean(),
     append: z.boolean(),
     vanity: z.boolean(),
@@ -345,6 +346,60 @@ export const limitsResponseSchema = z.object({
   }),
 });
 export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
+
+// --- Webhooks ---
+
+export const webhookEventSchema = z.enum(WEBHOOK_EVENT_TYPES);
+
+export const webhookBodySchema = z.object({
+  url: z.string().max(2048).describe("Where events are POSTed: https, resolving to public addresses only (unless the server sets WEBHOOKS_ALLOW_PRIVATE=1)."),
+  events: z
+    .array(webhookEventSchema)
+    .min(1)
+    .max(WEBHOOK_EVENT_TYPES.length * 2)
+    .optional()
+    .describe(`The event types to receive; omitted means all ${WEBHOOK_EVENT_TYPES.length}.`),
+});
+
+export const webhookInfoSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(webhookEventSchema),
+});
+
+export const webhookCreatedSchema = webhookInfoSchema.extend({
+  secret: z.string().describe("whsec_…: the signing secret of the Standard Webhooks scheme, shown only in this answer."),
+});
+
+export const webhooksListSchema = z.object({ webhooks: z.array(webhookInfoSchema) });
+
+export const webhookDeletedSchema = z.object({ deleted: z.string() });
+
+export const webhookDeliveriesSchema = z.object({
+  deliveries: z.array(
+    z.object({
+      event_id: z.string().describe("The event's id: the webhook-id header, the same on every retry."),
+      type: webhookEventSchema,
+      status_code: z.int().nullable().describe("The receiver's HTTP status; null when it gave none."),
+      error: z.string().nullable().describe("Why the attempt failed (refused address, timeout, network, a non-2xx status); null on success."),
+      attempt: z.int().describe("1 for the first attempt."),
+      created_at: z.string().describe("When the attempt was made (RFC 3339)."),
+    }),
+  ),
+});
+
+export const deliveryPassSchema = z.object({
+  attempted: z.int().describe("Delivery attempts made by this pass."),
+  delivered: z.int().describe("Of those, the ones a receiver accepted (2xx)."),
+});
+
+/** The body POSTed to a webhook. */
+export const webhookPayloadSchema = z.object({
+  id: z.string(),
+  type: webhookEventSchema,
+  created_at: z.string(),
+  data: z.object({ slug: z.string().optional(), url: z.string().optional(), version: z.int().optional() }).catchall(z.unknown()),
+});
 
 export const cleanupResponseSchema = z.object({
   purged: z.int(),

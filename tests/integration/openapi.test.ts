@@ -137,7 +137,8 @@ describe("the document", () => {
     const expected = [
       "POST /deploy", "POST /deploy/{slug}", "GET /drops", "DELETE /drops/{slug}", "POST /keys", "GET /keys", "DELETE /keys/{id}",
       "GET /limits", "POST /claim", "GET /billing/me", "POST /billing/checkout", "POST /billing/portal", "POST /billing/webhook",
-      "GET /vanity", "POST /vanity", "POST /mcp", "GET /cron/cleanup",
+      "GET /vanity", "POST /vanity", "POST /mcp", "GET /cron/cleanup", "GET /cron/webhooks",
+      "POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries",
     ];
     for (const e of expected) {
       const [method, p] = e.split(" ") as [string, string];
