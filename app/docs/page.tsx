@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, DOMAIN_TXT_GRACE_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
 import { CodeBlock } from "../_components/CodeBlock";
 import { ScrollRegion } from "../_components/ScrollRegion";
 import { tools } from "@/lib/mcp/tools";
@@ -69,6 +69,7 @@ const limitRows: [string, (t: Tier) => string][] = [
   ["Named drops", (t) => yes(limits[t].namedDrops)],
   ["Append", (t) => yes(limits[t].append)],
   ["Vanity subdomain", (t) => yes(limits[t].vanity)],
+  ["Custom domains", (t) => (limits[t].maxDomains === 0 ? "no" : num(limits[t].maxDomains))],
   ["Site rules (_redirects / _headers)", (t) => `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line`],
   ["Price", (t) => (limits[t].priceUsd === null ? "free, no account" : limits[t].priceUsd === 0 ? "free" : `$${limits[t].priceUsd}/month`)],
 ];
@@ -106,6 +107,7 @@ const toc: [string, string][] = [
   ["append", "Append"],
   ["site-rules", "Redirects and headers"],
   ["vanity", "Vanity hosts"],
+  ["domains", "Custom domains"],
   ["limits", "Limits"],
   ["plans", "Plans and billing"],
   ["errors", "Errors"],
@@ -453,6 +455,19 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
           drops then also serve at <code>{`${scheme}://<sub>--<name>.${serve}/`}</code>. First come, first served: a taken sub answers 409 <code>conflict</code>; other plans answer 402.{" "}
           <code>GET /vanity</code> shows yours.
         </p>
+      </Section>
+
+      <Section id="domains" title="Custom domains">
+        <p>
+          On the Team plan (up to {limits.team.maxDomains} per account), serve a drop at your own hostname: <code>{`POST /domains {"hostname": "docs.example.com", "slug": "<slug>"}`}</code>{" "}
+          answers the two DNS records to publish: a TXT record at <code>_dropsite-challenge.&lt;hostname&gt;</code> holding the given value (proof that the name is yours) and a CNAME from the
+          hostname to the drop&apos;s own host. Then <code>POST /domains/&lt;hostname&gt;/verify</code>: once the TXT record is seen the domain is <code>active</code> and the drop&apos;s live
+          version is served there, with its password, redirects and headers. A named drop keeps its domain across replaces and rollbacks. Remove the TXT record and the domain goes back to{" "}
+          <code>pending</code> after {DOMAIN_TXT_GRACE_SECONDS / 86_400} days. <code>GET /domains</code> lists yours, <code>DELETE /domains/&lt;hostname&gt;</code> removes one. The
+          service&apos;s own hosts, IP addresses, single labels, wildcards and ports are refused (400); a hostname another account holds answers 409.
+        </p>
+        <CodeBlock>{`curl -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"hostname":"docs.example.com","slug":"<slug>"}' ${base}/domains
+npx dropsite domains verify docs.example.com`}</CodeBlock>
       </Section>
 
       <Section id="limits" title="Limits">
