@@ -1,4 +1,7 @@
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serveRewritten } from "@/lib/plane/node";
+import { DROP_HOST_HEADER, SERVE_PREFIX } from "@/lib/serve/internal";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -29,6 +32,8 @@ import { startDataPlane, type RunningPlane } from "../support/plane";
 import { registerSecret } from "../support/secrets";
 import { serveGET } from "../support/serve";
 import { startVercelStandin } from "../support/vercel-standin";
+import { connectInProcess, resultText, type CallResult } from "../support/mcp";
+import type { Client } from "@modelcontextprotocol/client";
 
 // Custom domains: POST/GET/DELETE /domains and verify against a local DNS server whose TXT
 // records the test sets; serving on `Host: <hostname>` (the serve route and the data plane);
@@ -289,6 +294,28 @@ describe("serving on a custom domain", () => {
     expect(await (await visit(hostname)).text()).toBe("<p>v1</p>");
   });
 
+  it("the serve route behind Next (pages/api/serve-drop, where proxy.ts rewrites) serves an active domain and the 404 page for an unknown one", async () => {
+    const { hostname } = await activeDomain("<p>next path</p>");
+    const server = createServer((req, res) => void serveRewritten(req, res));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as AddressInfo;
+    const get = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path: `${SERVE_PREFIX}/`, headers: { host: "internal.example", [DROP_HOST_HEADER]: host } }, (res) => {
+          let body = "";
+          res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject).end();
+      });
+    try {
+      expect(await get(`${hostname}:443`)).toEqual({ status: 200, body: "<p>next path</p>" });
+      expect((await get("unknown.example.org")).status).toBe(404);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it("the data plane serves an active domain on its Host header and the 404 page for a pending one", async () => {
     const { owner, hostname } = await activeDomain("<p>plane</p>");
     const pending = freshHost();
@@ -362,6 +389,39 @@ describe("TLS", () => {
     await add(owner.apiKey, { hostname: pending, slug: await deploy(owner.apiKey, "", "x") });
     for (const d of [pending, "unknown.example.org", "", "127.0.0.1", `${"a".repeat(300)}.com`]) await expectError(await tlsAllowed(d), 404, "not_found");
     await expectError(await tlsRoute.GET(apiRequest("/domains/tls-allowed"), p({})), 404, "not_found");
+  });
+});
+
+describe("MCP add_domain, verify_domain, list_domains, remove_domain", () => {
+  const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallResult;
+  const errorCode = (r: CallResult) => (r._meta?.["dev.dropsite/error"] as { code: string } | undefined)?.code;
+
+  it("mirror the REST answers, with the DNS records in the text", async () => {
+    const { apiKey } = await team();
+    const slug = await deploy(apiKey, "", "<p>via mcp</p>");
+    const agent = await connectInProcess("modern", { credential: apiKey, ip: "198.51.100.77" });
+    const hostname = freshHost();
+    const added = await call(agent, "add_domain", { hostname: hostname.toUpperCase(), slug });
+    const d = domainSchema.strict().parse(added.structuredContent);
+    expect(d).toMatchObject({ hostname, slug, status: "pending" });
+    expect(resultText(added)).toContain(d.verification.value);
+    expect(resultText(added)).toContain(`CNAME ${hostname}`);
+    const pending = await call(agent, "verify_domain", { hostname });
+    expect(pending.structuredContent).toMatchObject({ status: "pending" });
+    expect(resultText(pending)).toContain("no TXT record found");
+    dns.setTxt(d.verification.name, [d.verification.value]);
+    const active = await call(agent, "verify_domain", { hostname });
+    expect(active.structuredContent).toMatchObject({ status: "active", vercel: { verified: true, misconfigured: true } });
+    expect(resultText(active)).not.toContain(vercel.token);
+    expect((await call(agent, "list_domains", {})).structuredContent).toEqual(await (await list(apiKey)).json());
+    expect(await (await visit(hostname)).text()).toBe("<p>via mcp</p>");
+    expect((await call(agent, "remove_domain", { hostname })).structuredContent).toEqual({ deleted: hostname });
+    expect((await visit(hostname)).status).toBe(404);
+    expect(errorCode(await call(agent, "remove_domain", { hostname }))).toBe("not_found");
+    expect(errorCode(await call(agent, "add_domain", { hostname: "10.0.0.1", slug }))).toBe("invalid_request");
+    const free = await accountWithKey(t.ctx, "free");
+    const freeAgent = await connectInProcess("modern", { credential: free.apiKey, ip: "198.51.100.78" });
+    expect(errorCode(await call(freeAgent, "add_domain", { hostname: freshHost(), slug }))).toBe("subscription_required");
   });
 });
 

@@ -1,6 +1,7 @@
 // The MCP tools the server lists, sorted: one statement of the surface that every MCP suite
 // (in-process, the official clients against the built app, the Inspector CLI) checks.
 export const TOOL_NAMES = [
+  "add_domain",
   "append_files",
   "delete_drop",
   "deploy_directory",
@@ -11,10 +12,13 @@ export const TOOL_NAMES = [
   "device_token",
   "get_drop",
   "get_limits",
+  "list_domains",
   "list_drops",
   "list_versions",
   "preflight_files",
+  "remove_domain",
   "rollback_drop",
   "set_access",
   "upload_content",
+  "verify_domain",
 ] as const;
