@@ -8,13 +8,13 @@ import tseslint from "typescript-eslint";
 // The layers of docs/architecture.md, lowest first: a folder may import its own layer and the
 // layers below it, never one above (so no two folders import each other).
 export const LAYERS = [
-  ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts"],
+  ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts", "lib/hostname.ts"],
   ["lib/errors.ts", "lib/input.ts", "lib/schemas.ts", "lib/http.ts", "lib/csp.ts", "lib/secret.ts", "lib/rules"],
   ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access"],
   ["lib/context.ts", "lib/serve"],
   ["lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts", "lib/webhooks"],
   ["lib/deploy"],
-  ["lib/drops", "lib/device"],
+  ["lib/drops", "lib/device", "lib/domains"],
   ["lib/mcp", "lib/openapi", "lib/plane"],
   ["app", "pages", "cli", "proxy.ts", "scripts", "bench", "tests"],
 ];

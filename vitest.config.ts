@@ -40,6 +40,7 @@ const hostedSuites = [
   "zip-references",
   "mcp-idempotency",
   "webhooks",
+  "domains",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -29,6 +29,10 @@ import type {
   claimResponseSchema,
   deleteDropResponseSchema,
   deployResponseSchema,
+  domainDeleteResponseSchema,
+  domainSchema,
+  domainsListSchema,
+  domainVerifyResponseSchema,
   errorEnvelopeSchema,
   limitsResponseSchema,
   listDropsResponseSchema,
@@ -55,6 +59,10 @@ type WebhookList = z.infer<typeof webhooksListSchema>;
 type WebhookDeleted = z.infer<typeof webhookDeletedSchema>;
 type WebhookDeliveries = z.infer<typeof webhookDeliveriesSchema>;
 type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+type DomainInfo = z.infer<typeof domainSchema>;
+type DomainsList = z.infer<typeof domainsListSchema>;
+type DomainVerify = z.infer<typeof domainVerifyResponseSchema>;
+type DomainDelete = z.infer<typeof domainDeleteResponseSchema>;
 type PreflightResponse = z.infer<typeof preflightResponseSchema>;
 
 const DEFAULT_API = "http://localhost:3000";
@@ -100,6 +108,15 @@ const COMMANDS = {
   access: {
     usage: "dropsite access <slug> --password-stdin | --public",
     about: "Protect a drop with a password read from stdin (one line; its line ending is not part of it), or make it public again. Every change signs out everyone who unlocked it.",
+  },
+  domains: {
+    usage: "dropsite domains add <hostname> <slug> | list | verify <hostname> | rm <hostname>",
+    about: `Custom domains (Team plan, up to ${limits.team.maxDomains}): serve a drop at your own hostname.
+  add     prints the two DNS records to publish: a TXT record proving the name is yours, and
+          a CNAME pointing the name at the drop
+  verify  looks the TXT record up: active (served) once it holds the value; else pending
+  list    your domains and their status
+  rm      stop serving the drop at that hostname (the drop stays)`,
   },
   claim: { usage: "dropsite claim <slug> <claim_token>", about: "Move an anonymous drop into your account (the token works once)." },
   limits: { usage: "dropsite limits", about: "The limits that apply to you (anonymous without a key)." },
@@ -751,6 +768,54 @@ async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<
   process.stdout.write(res.mode === "password" ? `${res.slug} is password-protected; earlier unlocks no longer work.\n` : `${res.slug} is public.\n`);
 }
 
+function domainRecords(d: DomainInfo): string {
+  return [`  TXT    ${d.verification.name}  "${d.verification.value}"`, `  CNAME  ${d.hostname}  ${d.target.value}`].join("\n");
+}
+
+async function cmdDomains(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [sub, ...rest] = args;
+  const usage = () => new CliError(`usage: ${COMMANDS.domains.usage}`, EXIT.usage);
+  const json = { "content-type": "application/json" };
+  if (sub === "add") {
+    const [hostname, slug] = rest;
+    if (rest.length !== 2 || hostname === undefined || slug === undefined) throw usage();
+    const d = await apiCall<DomainInfo>(target.api, target.key, "POST", "/domains", { body: Buffer.from(JSON.stringify({ hostname, slug })), headers: json });
+    if (flags.json) return print(d);
+    process.stdout.write(`Added ${d.hostname} for ${d.slug} (${d.status}). Publish these DNS records, then run: dropsite domains verify ${d.hostname}\n${domainRecords(d)}\n`);
+  } else if (sub === "list" || sub === "ls") {
+    if (rest.length !== 0) throw usage();
+    const res = await apiCall<DomainsList>(target.api, target.key, "GET", "/domains");
+    if (flags.json) return print(res);
+    if (res.domains.length === 0) return void process.stdout.write("No custom domains.\n");
+    const rows = res.domains.map((d) => [d.hostname, d.slug, d.status]);
+    const head = ["HOSTNAME", "SLUG", "STATUS"];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+    const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ");
+    process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join("\n")}\n`);
+  } else if (sub === "verify") {
+    const [hostname] = rest;
+    if (rest.length !== 1 || hostname === undefined) throw usage();
+    const d = await apiCall<DomainVerify>(target.api, target.key, "POST", `/domains/${encodeURIComponent(hostname)}/verify`);
+    if (flags.json) return print(d);
+    if (d.status === "active") {
+      process.stdout.write(`${d.hostname} is active: it serves ${d.slug}.\n`);
+      if (d.vercel?.misconfigured) process.stdout.write(`Vercel does not see the CNAME yet:\n${domainRecords(d)}\n`);
+      return;
+    }
+    const found = d.checks.map((c) => (c.error ? `the look-up failed (${c.error})` : c.found.length ? `found ${c.found.map((v) => JSON.stringify(v)).join(", ")}` : "no TXT record yet"));
+    process.stdout.write(`${d.hostname} is pending: ${found.join("; ")}. DNS changes can take minutes; publish:\n${domainRecords(d)}\n`);
+  } else if (sub === "rm" || sub === "remove") {
+    const [hostname] = rest;
+    if (rest.length !== 1 || hostname === undefined) throw usage();
+    const res = await apiCall<DomainDelete>(target.api, target.key, "DELETE", `/domains/${encodeURIComponent(hostname)}`);
+    if (flags.json) return print(res);
+    process.stdout.write(`Removed ${res.deleted}\n`);
+  } else {
+    throw usage();
+  }
+}
+
 async function cmdLimits(target: Target, flags: Flags): Promise<void> {
   const res = await apiCall<LimitsResponse>(target.api, target.key, "GET", "/limits");
   if (flags.json) return print(res);
@@ -878,6 +943,7 @@ export async function main(argv: string[]): Promise<number> {
       else if (command === "access") await cmdAccess(target, args, flags);
       else if (command === "limits") await cmdLimits(target, flags);
       else if (command === "webhooks") await cmdWebhooks(target, args, flags);
+      else if (command === "domains") await cmdDomains(target, args, flags);
       else throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`, EXIT.usage);
     }
     return EXIT.ok;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isIP } from "node:net";
 import { getDomain } from "tldts";
 
 // The one reader of process.env. Every variable the service understands is declared here;
@@ -148,6 +149,31 @@ const envSchema = z.object({
   WEB_CONCURRENCY: optionalString
     .refine((v) => v === undefined || /^[1-9][0-9]{0,2}$/.test(v), "WEB_CONCURRENCY must be a positive whole number (the workers of npm start), e.g. 2")
     .transform((v) => (v === undefined ? 1 : Number(v))),
+  /**
+   * DNS servers for the custom domains' TXT look-ups, comma-separated ip[:port] as
+   * dns.setServers takes them ([v6]:port for IPv6 with a port); unset: the system's.
+   */
+  DNS_SERVERS: optionalString.transform((v, c) => {
+    const out: string[] = [];
+    for (const item of v === undefined ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) {
+      const m = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/.exec(item) ?? /^([0-9a-fA-F:]+)$/.exec(item);
+      const ip = m ? (m[1] ?? m[2]) : undefined;
+      const port = m?.[3] === undefined ? undefined : Number(m[3]);
+      if (!ip || isIP(ip) === 0 || (port !== undefined && (port < 1 || port > 65535))) {
+        c.addIssue({ code: "custom", message: `DNS_SERVERS: "${item}" is not an address like 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53` });
+        return z.NEVER;
+      }
+      out.push(item);
+    }
+    return out;
+  }),
+  /** A Vercel access token: with VERCEL_PROJECT_ID set, verified custom domains are added to that project (TLS). */
+  VERCEL_TOKEN: optionalString,
+  VERCEL_PROJECT_ID: optionalString,
+  /** The Vercel team that owns the project, when it is a team's. */
+  VERCEL_TEAM_ID: optionalString,
+  /** The Vercel REST API base; default https://api.vercel.com (tests point it at a local stand-in). */
+  VERCEL_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v), "VERCEL_API_URL must be an http(s) URL with no path, e.g. https://api.vercel.com"),
   /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
   SERVE_CACHE_BYTES: z.coerce
     .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })

@@ -42,6 +42,8 @@ export interface TierLimits {
   namedDrops: boolean;
   append: boolean;
   vanity: boolean;
+  /** Custom domains an account may hold (POST /domains); 0: not on this plan. */
+  maxDomains: number;
   /** Versions of a drop kept for rollback (the live one included); the cleanup job prunes older ones. */
   versionsKept: number;
   /** Monthly price in USD, for the pricing table. */
@@ -93,6 +95,7 @@ export const limits: Record<Tier, TierLimits> = {
     namedDrops: false,
     append: false,
     vanity: false,
+    maxDomains: 0,
     versionsKept: 5,
     priceUsd: null,
     ...siteRules,
@@ -115,12 +118,13 @@ export const limits: Record<Tier, TierLimits> = {
     namedDrops: false,
     append: false,
     vanity: false,
+    maxDomains: 0,
     versionsKept: 5,
     priceUsd: 0,
     ...siteRules,
   },
-  pro: { ...paidBase, maxDrops: 5_000, maxWebhooks: 10, vanity: false, priceUsd: 9 },
-  team: { ...paidBase, maxDrops: 20_000, maxWebhooks: 25, vanity: true, priceUsd: 29 },
+  pro: { ...paidBase, maxDrops: 5_000, maxWebhooks: 10, vanity: false, maxDomains: 0, priceUsd: 9 },
+  team: { ...paidBase, maxDrops: 20_000, maxWebhooks: 25, vanity: true, maxDomains: 50, priceUsd: 29 },
 };
 
 /** The deploy report warns about files larger than this (large_file): slow for visitors on any plan. */
@@ -159,6 +163,9 @@ export const TTL_CEILING_SECONDS = 100 * 365 * 24 * 60 * 60;
 export function isPaid(tier: Tier): boolean {
   return tier === "pro" || tier === "team";
 }
+
+/** A custom domain whose TXT record the cleanup job has not seen for this long goes back to pending. */
+export const DOMAIN_TXT_GRACE_SECONDS = 7 * DAY;
 
 /** A protected drop's password: 8 to 128 characters (Unicode code points), on every plan. */
 export const ACCESS_PASSWORD_MIN_CHARS = 8;

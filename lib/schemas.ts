@@ -6,7 +6,7 @@ import { limitNames } from "./errors";
 
 import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN, WEBHOOK_EVENT_TYPES } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, TTL_CEILING_SECONDS } from "./plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, DOMAIN_TXT_GRACE_SECONDS, TTL_CEILING_SECONDS } from "./plans";
 import { REDIRECT_STATUSES } from "./rules/types";
 
 export { NAME_PATTERN, VANITY_PATTERN };
@@ -341,6 +341,7 @@ export const limitsResponseSchema = z.object({
     named_drops: z.boolean(),
     append: z.boolean(),
     vanity: z.boolean(),
+    max_domains: z.int().describe("Custom domains the account may hold (0: not on this plan)."),
     deploys_per_minute: z.int(),
     versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
   }),
@@ -405,6 +406,7 @@ export const cleanupResponseSchema = z.object({
   purged: z.int(),
   slugs: z.array(z.string()),
   versions_pruned: z.int().describe("Versions removed beyond each plan's versionsKept."),
+  domains_pending: z.array(z.string()).describe(`Custom domains sent back to pending: their TXT record was gone for ${DOMAIN_TXT_GRACE_SECONDS / 86_400} days.`),
 });
 
 // --- Device authorisation (RFC 8628) ---
@@ -486,6 +488,55 @@ export const vanityClaimResponseSchema = z.object({
   sub: z.string(),
   serve_base: z.string().describe("Shape https://<sub>--<name>.<serve_domain>/"),
 });
+
+// --- Custom domains (Team plan) ---
+
+export const domainBodySchema = z.object({
+  hostname: z.string().max(1000).describe("The name to serve the drop at, e.g. docs.example.com; normalised (lowercase, no trailing dot, IDN as punycode)."),
+  slug: z.string().max(200).describe("The slug of one of the account's drops; a named drop keeps its domain across replaces and rollbacks."),
+});
+
+export const domainSchema = z.object({
+  hostname: z.string().describe("The normal form: lowercase ASCII (punycode for internationalised names), no trailing dot."),
+  slug: z.string(),
+  status: z.enum(["pending", "active"]).describe("active: the TXT record was seen and the drop is served at the hostname."),
+  verification: z.object({
+    type: z.literal("TXT"),
+    name: z.string().describe("_dropsite-challenge.<hostname>"),
+    value: z.string().describe("The value the TXT record must hold."),
+  }),
+  target: z.object({ type: z.literal("CNAME"), value: z.string().describe("Where to point the hostname: the drop's own host.") }),
+  created_at: isoDate,
+  verified_at: isoDate.nullable().describe("When the domain last became active; null while it never was."),
+});
+
+export const domainsListSchema = z.object({ domains: z.array(domainSchema) });
+
+export const domainCheckSchema = z.object({
+  type: z.literal("TXT"),
+  name: z.string(),
+  ok: z.boolean().describe("Whether a TXT record at name holds the verification value."),
+  found: z.array(z.string()).describe("The TXT values found at name (none when it has no record)."),
+  error: z.string().optional().describe("Why the look-up failed, when it did (e.g. SERVFAIL, a timeout)."),
+});
+
+export const domainVercelSchema = z.object({
+  verified: z.boolean().describe("Vercel's own verification of the domain on the project."),
+  misconfigured: z.boolean().nullable().describe("Vercel's view of the DNS records (true: not pointed at Vercel yet); null when it did not say."),
+  verification: z.array(z.object({ type: z.string(), domain: z.string(), value: z.string(), reason: z.string() })).optional().describe("Challenges Vercel asks for before it serves the domain."),
+});
+
+export const domainVerifyResponseSchema = domainSchema.extend({
+  checks: z.array(domainCheckSchema).describe("What the look-up found."),
+  vercel: domainVercelSchema.optional().describe("What Vercel reports once the domain is added to the project (only when the service runs with a Vercel project)."),
+});
+
+export const domainDeleteResponseSchema = z.object({ deleted: z.string() });
+
+export type DomainInfo = z.infer<typeof domainSchema>;
+export type DomainVerifyResponse = z.infer<typeof domainVerifyResponseSchema>;
+export type DomainCheck = z.infer<typeof domainCheckSchema>;
+export type DomainVercel = z.infer<typeof domainVercelSchema>;
 
 // --- MCP (stateless JSON-RPC 2.0) ---
 

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS, type Tier } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, DOMAIN_TXT_GRACE_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS, type Tier } from "@/lib/plans";
 import { WEBHOOK_EVENTS } from "@/lib/patterns";
 import { CodeBlock } from "../_components/CodeBlock";
 import { ScrollRegion } from "../_components/ScrollRegion";
@@ -71,6 +71,7 @@ const limitRows: [string, (t: Tier) => string][] = [
   ["Named drops", (t) => yes(limits[t].namedDrops)],
   ["Append", (t) => yes(limits[t].append)],
   ["Vanity subdomain", (t) => yes(limits[t].vanity)],
+  ["Custom domains", (t) => (limits[t].maxDomains === 0 ? "no" : num(limits[t].maxDomains))],
   ["Site rules (_redirects / _headers)", (t) => `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line`],
   ["Price", (t) => (limits[t].priceUsd === null ? "free, no account" : limits[t].priceUsd === 0 ? "free" : `$${limits[t].priceUsd}/month`)],
 ];
@@ -109,6 +110,7 @@ const toc: [string, string][] = [
   ["site-rules", "Redirects and headers"],
   ["vanity", "Vanity hosts"],
   ["webhooks", "Webhooks"],
+  ["domains", "Custom domains"],
   ["limits", "Limits"],
   ["plans", "Plans and billing"],
   ["errors", "Errors"],
@@ -488,6 +490,19 @@ const event = wh.verify(rawBody, req.headers); // throws when the signature or t
         <CodeBlock>{`from standardwebhooks.webhooks import Webhook
 wh = Webhook(os.environ["DROPSITE_WEBHOOK_SECRET"])  # whsec_...
 event = wh.verify(raw_body, request.headers)  # raises on a bad signature or timestamp`}</CodeBlock>
+      </Section>
+
+      <Section id="domains" title="Custom domains">
+        <p>
+          On the Team plan (up to {limits.team.maxDomains} per account), serve a drop at your own hostname: <code>{`POST /domains {"hostname": "docs.example.com", "slug": "<slug>"}`}</code>{" "}
+          answers the two DNS records to publish: a TXT record at <code>_dropsite-challenge.&lt;hostname&gt;</code> holding the given value (proof that the name is yours) and a CNAME from the
+          hostname to the drop&apos;s own host. Then <code>POST /domains/&lt;hostname&gt;/verify</code>: once the TXT record is seen the domain is <code>active</code> and the drop&apos;s live
+          version is served there, with its password, redirects and headers. A named drop keeps its domain across replaces and rollbacks. Remove the TXT record and the domain goes back to{" "}
+          <code>pending</code> after {DOMAIN_TXT_GRACE_SECONDS / 86_400} days. <code>GET /domains</code> lists yours, <code>DELETE /domains/&lt;hostname&gt;</code> removes one. The
+          service&apos;s own hosts, IP addresses, single labels, wildcards and ports are refused (400); a hostname another account holds answers 409.
+        </p>
+        <CodeBlock>{`curl -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"hostname":"docs.example.com","slug":"<slug>"}' ${base}/domains
+npx dropsite domains verify docs.example.com`}</CodeBlock>
       </Section>
 
       <Section id="limits" title="Limits">

@@ -1,13 +1,16 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import type { SiteRules } from "../rules/types";
-import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
+import { accounts, domains, drops, files, type DropRow, type FileRow } from "./schema";
 
 // The serve path's queries: a drop's whole manifest in one statement (so it is one snapshot,
 // never a mix of two versions), and the drop row alone to revalidate a cached manifest.
 
-/** Which drop a drop host names: a slug, or a named drop behind a vanity sub. */
-export type DropKey = { slug: string } | { sub: string; name: string };
+/**
+ * Which drop a drop host names: a slug, a named drop behind a vanity sub, or the drop an active
+ * custom domain points at (by slug, and only while the domain's account owns that drop).
+ */
+export type DropKey = { slug: string } | { sub: string; name: string } | { domain: string };
 
 export type ManifestDrop = Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "accessMode" | "accessPolicyVersion"> & {
   claimable: boolean;
@@ -52,13 +55,21 @@ function toDrop(r: DropCols): ManifestDrop {
 }
 
 function where(key: DropKey): SQL | undefined {
-  return "slug" in key ? eq(drops.slug, key.slug) : and(eq(accounts.vanitySub, key.sub), eq(drops.name, key.name));
+  if ("slug" in key) return eq(drops.slug, key.slug);
+  if ("domain" in key) return and(eq(domains.hostname, key.domain), eq(domains.status, "active"));
+  return and(eq(accounts.vanitySub, key.sub), eq(drops.name, key.name));
+}
+
+/** The join a key needs before its where: the owner's account (vanity), the domain row (custom). */
+function joinFor<Q extends { innerJoin: (table: typeof accounts | typeof domains, on: SQL | undefined) => Q }>(q: Q, key: DropKey): Q {
+  if ("slug" in key) return q;
+  if ("domain" in key) return q.innerJoin(domains, and(eq(domains.slug, drops.slug), eq(domains.accountId, drops.ownerId)));
+  return q.innerJoin(accounts, eq(accounts.id, drops.ownerId));
 }
 
 /** The drop row a key names (for revalidation), or undefined. */
 export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDrop | undefined> {
-  const q = db.select(dropColumns).from(drops);
-  const rows = "slug" in key ? await q.where(where(key)).limit(1) : await q.innerJoin(accounts, eq(accounts.id, drops.ownerId)).where(where(key)).limit(1);
+  const rows = await joinFor(db.select(dropColumns).from(drops).$dynamic(), key).where(where(key)).limit(1);
   const r = rows[0];
   return r ? toDrop(r) : undefined;
 }
@@ -77,8 +88,7 @@ export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: Manife
     storageRef: files.storageRef,
     siteRules: sql<SiteRules | null>`case when row_number() over () = 1 then ${drops.siteRules} end`.mapWith(drops.siteRules),
   };
-  const base = db.select(cols).from(drops);
-  const joined = "slug" in key ? base : base.innerJoin(accounts, eq(accounts.id, drops.ownerId));
+  const joined = joinFor(db.select(cols).from(drops).$dynamic(), key);
   const rows = await joined.leftJoin(files, and(eq(files.dropId, drops.id), eq(files.version, drops.liveVersion))).where(where(key));
   const first = rows[0];
   if (!first) return undefined;

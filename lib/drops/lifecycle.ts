@@ -8,6 +8,7 @@ import { purgeDeployGrants } from "../db/grants";
 import { purgeExpiredIdempotencyKeys } from "../db/idempotency";
 import { DEPLOY_GRANT_SECONDS, limits, type Tier } from "../plans";
 import { dropsWithManyVersions, pruneVersions } from "../db/versions";
+import { recheckDomains } from "../domains/recheck";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
@@ -19,6 +20,8 @@ export interface CleanupResult {
   slugs: string[];
   /** Versions pruned (beyond each plan's versionsKept), over all drops. */
   versions_pruned: number;
+  /** Custom domains sent back to pending: their TXT record was gone for DOMAIN_TXT_GRACE_SECONDS. */
+  domains_pending: string[];
 }
 
 export async function runCleanup(ctx: AppContext, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<CleanupResult> {
@@ -56,7 +59,8 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
   // One-time deploy URLs are kept a while past expiry for their "expired" answer.
   await purgeDeployGrants(ctx.db, new Date(now.getTime() - DEPLOY_GRANT_SECONDS * 1000));
   await purgeExpiredIdempotencyKeys(ctx.db, now);
-  return { purged: slugs.length, slugs, versions_pruned: pruned };
+  const domainsPending = await recheckDomains(ctx, batchSize * maxBatches);
+  return { purged: slugs.length, slugs, versions_pruned: pruned, domains_pending: domainsPending };
 }
 
 /**

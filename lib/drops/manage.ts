@@ -173,6 +173,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       named_drops: l.namedDrops,
       append: l.append,
       vanity: l.vanity,
+      max_domains: l.maxDomains,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
       versions_kept: l.versionsKept,
     },

@@ -172,6 +172,13 @@ export const setAccessArgs = z
   })
   .meta({ examples: [{ slug: "k3j9x2ab", mode: "password", password: "a long passphrase" }, { slug: "k3j9x2ab", mode: "public" }] });
 
+const domainHostname = z.string().max(1000).describe("The hostname, e.g. docs.example.com (any case; internationalised names as typed or as punycode).");
+export const addDomainArgs = z
+  .strictObject({ hostname: domainHostname, slug })
+  .meta({ examples: [{ hostname: "docs.example.com", slug: "k3j9x2ab" }] });
+export const domainArgs = z.strictObject({ hostname: domainHostname }).meta({ examples: [{ hostname: "docs.example.com" }] });
+export const listDomainsArgs = z.strictObject({}).meta({ examples: [{}] });
+
 export const deviceAuthorizeArgs = z
   .strictObject({ claims: deviceAuthorizeBodySchema.shape.claims })
   .meta({ examples: [{}, { claims: [{ slug: "k3j9x2abcdefghjkmnpq", claim_token: "ct_…the claim_token of that deploy" }] }] });

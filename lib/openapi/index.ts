@@ -6,6 +6,7 @@ import { billing } from "./billing";
 import { claim } from "./claim";
 import { deploy } from "./deploy";
 import { device } from "./device";
+import { domains } from "./domains";
 import { drops } from "./drops";
 import { errorComponents, errorSchemas, operationErrors } from "./errors";
 import { keys } from "./keys";
@@ -25,7 +26,7 @@ type Json = Record<string, unknown>;
 
 const OPENAPI_VERSION = "1.0.0";
 
-const resources: Resource[] = [deploy, drops, claim, keys, webhooks, limitsResource, device, billing, vanity, mcp, operations];
+const resources: Resource[] = [deploy, drops, claim, keys, webhooks, limitsResource, device, billing, vanity, domains, mcp, operations];
 
 const tagDescriptions: Record<string, string> = {
   deploy: "Create drops and add files to them.",
@@ -35,6 +36,7 @@ const tagDescriptions: Record<string, string> = {
   account: "What the caller may do, and signing agents in without a key.",
   billing: "Plans and payment.",
   vanity: "Vanity subdomains (Team plan).",
+  domains: "Custom domains verified by DNS (Team plan).",
   mcp: "The Model Context Protocol endpoint for agents.",
   operations: "For operators: health, the cleanup job, this document.",
 };

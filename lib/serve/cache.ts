@@ -65,7 +65,9 @@ function caches(ctx: AppContext): ServeCaches {
 }
 
 export function cacheKey(key: DropKey): string {
-  return "slug" in key ? `s:${key.slug}` : `v:${key.sub}--${key.name}`;
+  if ("slug" in key) return `s:${key.slug}`;
+  if ("domain" in key) return `d:${key.domain}`;
+  return `v:${key.sub}--${key.name}`;
 }
 
 export function dropTag(dropId: string): string {
@@ -144,6 +146,32 @@ export function forgetManifest(ctx: AppContext, key: DropKey): void {
   forget(c, cacheKey(key));
 }
 
+/** Keys that name a drop through something else (a vanity sub and name, a custom domain). */
+function indirect(k: string): boolean {
+  return k.startsWith("v:") || k.startsWith("d:");
+}
+
+/**
+ * Called by lib/domains after a custom domain is created, activated, returned to pending or
+ * deleted: forgets what this process knows of the hostname (another instance notices within
+ * MANIFEST_REVALIDATE_MS, as for drops). A domain that stops serving a drop (`dropId`) also
+ * purges the drop's cached responses at the CDN, so its copies on that hostname go too.
+ */
+export async function domainChanged(ctx: AppContext, hostname: string, stopped?: { dropId: string }): Promise<void> {
+  const c = caches(ctx);
+  c.generation++;
+  const k = cacheKey({ domain: hostname });
+  forget(c, k);
+  c.loading.delete(k);
+  if (!stopped) return;
+  const tag = dropTag(stopped.dropId);
+  try {
+    await dangerouslyDeleteByTag(tag);
+  } catch (err) {
+    console.error(`[serve] could not purge cache tag ${tag}:`, err instanceof Error ? err.message : err);
+  }
+}
+
 type DropChange = "deploy" | "replace" | "append" | "rollback" | "delete" | "claim" | "expiry" | "access" | "protect";
 
 /**
@@ -158,11 +186,11 @@ export async function dropChanged(ctx: AppContext, drop: { id: string; slug: str
   c.generation++;
   forget(c, cacheKey({ slug: drop.slug }));
   for (const [k, entry] of c.manifests) {
-    if (k.startsWith("v:") && (entry.manifest === undefined || entry.manifest.drop.id === drop.id)) forget(c, k);
+    if (indirect(k) && (entry.manifest === undefined || entry.manifest.drop.id === drop.id)) forget(c, k);
   }
   // A load that started before the change may have read the old version: later lookups must
   // not join it (they start their own), so the change takes effect at once in this process.
-  for (const k of c.loading.keys()) if (k === cacheKey({ slug: drop.slug }) || k.startsWith("v:")) c.loading.delete(k);
+  for (const k of c.loading.keys()) if (k === cacheKey({ slug: drop.slug }) || indirect(k)) c.loading.delete(k);
   if (change === "deploy") return;
   const tag = dropTag(drop.id);
   try {

@@ -1,3 +1,4 @@
+import { normalizeHostname, withoutPort } from "../hostname";
 import { NAME_PATTERN, RESERVED_LABELS, VANITY_PATTERN } from "../patterns";
 
 // Host → action, as a pure function: the proxy and the serve route both call it.
@@ -6,6 +7,8 @@ export type HostAction =
   | { kind: "app"; reason: string }
   | { kind: "drop"; slug: string; reason: string }
   | { kind: "vanity"; sub: string; name: string; reason: string }
+  /** A host outside the service's own that could be a custom domain: served when one is active. */
+  | { kind: "custom"; hostname: string; reason: string }
   | { kind: "invalid-drop-host"; reason: string };
 
 export interface HostConfig {
@@ -33,7 +36,7 @@ export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig)
   if (!host) return { kind: "app", reason: "no host header" };
   if (host === app) return { kind: "app", reason: "app host" };
   const suffix = `.${serve}`;
-  if (!host.endsWith(suffix)) return { kind: "app", reason: "not under the serve domain" };
+  if (!host.endsWith(suffix)) return outsideHost(host, app, serve);
   const label = host.slice(0, -suffix.length);
   if (label.includes(".")) return { kind: "invalid-drop-host", reason: "more than one label under the serve domain" };
   if (RESERVED_LABELS.has(label)) return { kind: "app", reason: `reserved label ${label}` };
@@ -48,4 +51,18 @@ export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig)
     return { kind: "invalid-drop-host", reason: "malformed vanity host" };
   }
   return { kind: "drop", slug: label, reason: "drop host" };
+}
+
+/**
+ * A host neither the app's nor under the serve domain: a custom domain when it could be one
+ * (matched with or without a port), else the app's (an IP address, localhost, a single label:
+ * what health checks and a TLS terminator in front of the app call it by).
+ */
+function outsideHost(host: string, app: string, serve: string): HostAction {
+  const name = withoutPort(host);
+  if (name === withoutPort(app) || name === withoutPort(serve)) return { kind: "app", reason: "the app host on another port" };
+  if (name.endsWith(`.${withoutPort(serve)}`)) return { kind: "invalid-drop-host", reason: "a drop host on another port" };
+  const r = normalizeHostname(name);
+  if (!r.ok) return { kind: "app", reason: `not under the serve domain and not a custom domain: ${r.reason}` };
+  return { kind: "custom", hostname: r.hostname, reason: "custom domain" };
 }

@@ -277,7 +277,7 @@ const STALE = Symbol("stale manifest");
 
 export async function serveDropResult(ctx: AppContext, action: HostAction, req: ServeRequest): Promise<ServeResult> {
   if (action.kind === "app" || action.kind === "invalid-drop-host") return notFoundPage();
-  const key: DropKey = action.kind === "drop" ? { slug: action.slug } : { sub: action.sub, name: action.name };
+  const key: DropKey = action.kind === "drop" ? { slug: action.slug } : action.kind === "custom" ? { domain: action.hostname } : { sub: action.sub, name: action.name };
   const first = await serveOnce(ctx, key, req);
   if (first !== STALE) return first;
   // Another instance changed the drop since this one cached its manifest: look again, once.

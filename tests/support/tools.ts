@@ -1,6 +1,7 @@
 // The MCP tools the server lists, sorted: one statement of the surface that every MCP suite
 // (in-process, the official clients against the built app, the Inspector CLI) checks.
 export const TOOL_NAMES = [
+  "add_domain",
   "add_webhook",
   "append_files",
   "delete_drop",
@@ -12,12 +13,15 @@ export const TOOL_NAMES = [
   "device_token",
   "get_drop",
   "get_limits",
+  "list_domains",
   "list_drops",
   "list_versions",
   "list_webhooks",
   "preflight_files",
+  "remove_domain",
   "remove_webhook",
   "rollback_drop",
   "set_access",
   "upload_content",
+  "verify_domain",
 ] as const;
