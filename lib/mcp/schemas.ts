@@ -159,10 +159,12 @@ export const addWebhookArgs = z
   .strictObject({
     url: webhookBodySchema.shape.url,
     events: webhookBodySchema.shape.events,
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ url: "https://ci.example.com/dropsite" }, { url: "https://hooks.example.com/drops", events: ["drop.deployed", "drop.replaced"] }] });
 export const listWebhooksArgs = z.strictObject({}).meta({ examples: [{}] });
-export const removeWebhookArgs = z.strictObject({ id: z.string().min(1).max(64).describe("The webhook's id (wh_…), from add_webhook or list_webhooks.") }).meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
+export const removeWebhookArgs = z
+  .strictObject({ id: z.string().min(1).max(64).describe("The webhook's id (wh_…), from add_webhook or list_webhooks."), idempotency_key: idempotencyKey }).meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
 export const setAccessArgs = z
   .strictObject({
     slug,
@@ -174,9 +176,9 @@ export const setAccessArgs = z
 
 const domainHostname = z.string().max(1000).describe("The hostname, e.g. docs.example.com (any case; internationalised names as typed or as punycode).");
 export const addDomainArgs = z
-  .strictObject({ hostname: domainHostname, slug })
+  .strictObject({ hostname: domainHostname, slug, idempotency_key: idempotencyKey })
   .meta({ examples: [{ hostname: "docs.example.com", slug: "k3j9x2ab" }] });
-export const domainArgs = z.strictObject({ hostname: domainHostname }).meta({ examples: [{ hostname: "docs.example.com" }] });
+export const domainArgs = z.strictObject({ hostname: domainHostname, idempotency_key: idempotencyKey }).meta({ examples: [{ hostname: "docs.example.com" }] });
 export const listDomainsArgs = z.strictObject({}).meta({ examples: [{}] });
 
 export const deviceAuthorizeArgs = z

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { countDrops, findDropBySlug } from "@/lib/db/queries";
-import { deployGrants, dropVersions, uploadGrants } from "@/lib/db/schema";
+import { deployGrants, dropVersions, uploadGrants, webhooks } from "@/lib/db/schema";
 import { TOOL_NAMES } from "../support/tools";
 import { suiteContext } from "../support/context";
 import { accountWithKey } from "../support/accounts";
@@ -14,14 +14,30 @@ import { CLIENT_FLAVOURS, connectAgent, resultText, type Agent, type CallResult 
 // (never a JSON-RPC -32602), and writes nothing. Keys belong to the account, or to the client
 // address when anonymous.
 
-const t = suiteContext({}, { freshLimiter: true });
+const t = suiteContext({ WEBHOOKS_ALLOW_PRIVATE: "1" }, { freshLimiter: true });
 let ipN = 0;
 const nextIp = () => `203.0.113.${++ipN}`;
 const errorCode = (r: CallResult) => (r._meta?.["dev.dropsite/error"] as { code: string } | undefined)?.code;
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
 /** The tools that write, each with idempotency_key; device_token and device_authorize are left out on purpose (docs/decisions.md). */
-const WRITE_TOOLS = ["append_files", "delete_drop", "deploy_directory", "deploy_files", "deploy_html", "deploy_named", "preflight_files", "rollback_drop", "set_access", "upload_content"];
+const WRITE_TOOLS = [
+  "add_domain",
+  "add_webhook",
+  "append_files",
+  "delete_drop",
+  "deploy_directory",
+  "deploy_files",
+  "deploy_html",
+  "deploy_named",
+  "preflight_files",
+  "remove_domain",
+  "remove_webhook",
+  "rollback_drop",
+  "set_access",
+  "upload_content",
+  "verify_domain",
+];
 
 /** Ten sequential calls (an agent retrying after timeouts): every one succeeds with the first result. */
 async function tenTimes(agent: Agent, name: string, args: Record<string, unknown>): Promise<CallResult> {
@@ -186,10 +202,29 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
     await expectConflict(agent, "deploy_directory", { dir: "other", idempotency_key: "dir" });
   });
 
+  it("add_webhook and remove_webhook: ten calls with one key add one webhook (its secret replayed) and remove it once; other arguments conflict", async () => {
+    const { agent, account } = await pro(flavour);
+    const hooks = async () => (await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n;
+    const added = await tenTimes(agent, "add_webhook", { url: "http://127.0.0.1:9/hook", idempotency_key: "hook" });
+    const { id, secret } = added.structuredContent as { id: string; secret: string };
+    expect(secret).toMatch(/^whsec_/);
+    expect(await hooks()).toBe(1);
+    await expectConflict(agent, "add_webhook", { url: "http://127.0.0.1:9/other", idempotency_key: "hook" });
+    expect(await hooks()).toBe(1);
+    const removed = await tenTimes(agent, "remove_webhook", { id, idempotency_key: "unhook" });
+    expect(removed.structuredContent).toEqual({ deleted: id });
+    expect(await hooks()).toBe(0);
+  });
+
   it("an out-of-range key is an isError result with invalid_request on every write tool, and writes nothing", async () => {
     const { agent } = await pro(flavour);
     const slug = ((await agent.call("deploy_named", { name: "bounds", files: { "index.html": "v1" } })).structuredContent as { slug: string }).slug;
     const args: Record<string, Record<string, unknown>> = {
+      add_domain: { hostname: "docs.example.test", slug },
+      add_webhook: { url: "https://hooks.example.com/drops" },
+      remove_domain: { hostname: "docs.example.test" },
+      remove_webhook: { id: "wh_abcdefghijklmnopqrstuvwx" },
+      verify_domain: { hostname: "docs.example.test" },
       append_files: { slug, files: { "x.html": "x" } },
       delete_drop: { slug },
       deploy_directory: {},
