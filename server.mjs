@@ -46,6 +46,9 @@ if (workers > 1 && cluster.isPrimary) {
     console.error("WEB_CONCURRENCY above 1 is for `npm start`; the development server runs one process.");
     process.exit(1);
   }
+  // Migrations once, before the workers start together; if the database cannot be reached yet,
+  // each worker opens it later as a single process does (answering 503 until then).
+  await plane.migrateDatabase().catch((err) => console.error("[db] could not apply the migrations before starting the workers:", err instanceof Error ? err.message : err));
   runPrimary(workers, warning);
 } else {
   await runWorker();

@@ -7,10 +7,11 @@
 // packages nginx and wrk (serve), PostgreSQL 15 (the large-database row) and unzip (zip).
 // A drop with 100 versions against a drop with one, and the time from a rollback to the first
 // byte of the old version, in the app that took it and in a second app on the same PostgreSQL.
-// BENCH_ONLY=serve,rules,pg,versions,zip,redeploy runs only the named sections.
+// BENCH_ONLY=serve,rules,workers,pg,versions,zip,redeploy runs only the named sections (workers:
+// npm start with WEB_CONCURRENCY=2 beside one worker, on PostgreSQL).
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -29,7 +30,7 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DURATION = process.env.BENCH_SECONDS ?? "10";
 const CONNECTIONS = 64;
-const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,rules,pg,versions,zip,redeploy").split(",").map((x) => x.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,rules,workers,pg,versions,zip,redeploy").split(",").map((x) => x.trim()));
 const want = (section: string) => ONLY.has(section);
 
 interface WrkResult {
@@ -73,14 +74,21 @@ async function wrk(port: number, host: string, pathname: string, headers: Record
 
 async function startApp(dataDir: string, vars: Record<string, string> = {}, port?: number): Promise<{ port: number; proc: ChildProcess; stop: () => Promise<void> }> {
   port ??= await freePort();
+  // With WEB_CONCURRENCY (the workers section, either count) the log goes to a file, read for
+  // every worker's "ready" line.
+  const workers = Number(vars.WEB_CONCURRENCY ?? 1);
+  const logFile = vars.WEB_CONCURRENCY !== undefined ? path.join(dataDir, "..", `server-${port}.log`) : undefined;
+  const out = logFile ? openSync(logFile, "w") : "ignore";
   const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "server.mjs"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, BASE_URL: `http://localhost:${port}`, SERVE_DOMAIN: `localhost:${port}`, RATE_LIMIT_DEPLOYS_PER_MINUTE: "100000", ...vars },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", out, "inherit"],
   });
+  if (typeof out === "number") closeSync(out);
   for (let i = 0; ; i++) {
     try {
-      if ((await http(port, `localhost:${port}`, "/limits")).status === 200) break;
+      const ready = !logFile || (readFileSync(logFile, "utf8").match(/> dropsite ready on/g)?.length ?? 0) >= workers;
+      if (ready && (await http(port, `localhost:${port}`, "/limits")).status === 200) break;
     } catch {
       /* not yet */
     }
@@ -326,6 +334,34 @@ async function serveSections(work: string, rows: string[]) {
     } finally {
       await app.stop();
     }
+  }
+
+  if (want("workers")) {
+    // npm start with WEB_CONCURRENCY=2 beside one worker, both on PostgreSQL (workers need a
+    // shared database), the same drop and load; wrk runs on the same machine and shares its cores.
+    pg = await startPgServer();
+    const results: Record<string, WrkResult[]> = {};
+    try {
+      for (const count of [1, 2]) {
+        const app = await startApp(path.join(work, `data-workers-${count}`), { DATABASE_URL: pg.url, WEB_CONCURRENCY: String(count) });
+        try {
+          const slug = await deploySite(app.port, site);
+          const host = `${slug}.localhost:${app.port}`;
+          results[count] = [await measure(app.port, host, "/index.html"), await measure(app.port, host, "/photo.jpg")];
+        } finally {
+          await app.stop();
+        }
+      }
+    } finally {
+      await pg.stop();
+    }
+    const [one, two] = [results[1]!, results[2]!];
+    rows.push("", `npm start on PostgreSQL, wrk -t2 -c${CONNECTIONS} -d${DURATION}s after a 1 s warm-up (wrk on the same ${cpus().length} cores)`, "");
+    rows.push("| scenario | 1 worker | WEB_CONCURRENCY=2 | 2 workers ÷ 1 (req/s) |", "|---|---|---|---|");
+    for (const [i, name] of ["10 KB page", "1 MB asset"].entries()) {
+      rows.push(`| ${name} | ${fmt(one[i]!)} | ${fmt(two[i]!)} | ${(two[i]!.rps / one[i]!.rps).toFixed(2)}× |`);
+    }
+    console.error(rows.slice(-2).join("\n"));
   }
 
   if (want("pg") && process.env.BENCH_SKIP_PG !== "1") {

@@ -147,7 +147,8 @@ const envSchema = z.object({
    * embedded PGlite is one process's).
    */
   WEB_CONCURRENCY: optionalString
-    .refine((v) => v === undefined || /^[1-9][0-9]{0,2}$/.test(v), "WEB_CONCURRENCY must be a positive whole number (the workers of npm start), e.g. 2")
+    .refine((v) => v === undefined || /^[1-9][0-9]*$/.test(v), "WEB_CONCURRENCY must be a positive whole number (the workers of npm start), e.g. 2")
+    .refine((v) => v === undefined || !/^[1-9][0-9]*$/.test(v) || Number(v) <= 256, "WEB_CONCURRENCY must be at most 256")
     .transform((v) => (v === undefined ? 1 : Number(v))),
   /**
    * DNS servers for the custom domains' TXT look-ups, comma-separated ip[:port] as

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getContext } from "../context";
+import { openDb } from "../db/client";
 import { env } from "../env";
 import { routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
@@ -55,6 +56,16 @@ export function clusterPlan(): { workers: number; warning?: string } {
     return { workers, warning: `Rate limits are counted per worker (${workers} workers allow ${workers} times each budget): set REDIS_URL to share them.` };
   }
   return { workers };
+}
+
+/**
+ * Applies the database migrations once, in the cluster's primary before it starts workers, so N
+ * workers starting together do not race to migrate one PostgreSQL database.
+ */
+export async function migrateDatabase(): Promise<void> {
+  const e = env();
+  const handle = await openDb({ databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR });
+  await handle.close();
 }
 
 /**

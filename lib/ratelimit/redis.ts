@@ -76,6 +76,7 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly runner: ScriptRunner;
   private readonly limiters = new Map<string, Ratelimit>();
   private opening: Promise<unknown> | undefined;
+  private waiting: Promise<void> | undefined;
   /** The connection failed since it was last ready: hits fail at once until it is back. */
   private down = false;
 
@@ -114,9 +115,9 @@ export class RedisRateLimiter implements RateLimiter {
   private async connected(): Promise<Client> {
     if (this.client.isReady) return this.client;
     if (this.down) throw new Error("Redis rate limiter is not connected");
-    // The first hit opens the connection and waits for it (bounded by the library's timeout).
+    // The first hits open the connection and wait for it together (bounded by the library's timeout).
     this.opening ??= this.client.connect().catch(() => undefined);
-    await new Promise<void>((resolve, reject) => {
+    this.waiting ??= new Promise<void>((resolve, reject) => {
       const onReady = () => {
         this.client.off("error", onError);
         resolve();
@@ -127,7 +128,10 @@ export class RedisRateLimiter implements RateLimiter {
       };
       this.client.once("ready", onReady);
       this.client.once("error", onError);
+    }).finally(() => {
+      this.waiting = undefined;
     });
+    await this.waiting;
     return this.client;
   }
 

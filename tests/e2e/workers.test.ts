@@ -120,6 +120,28 @@ describe("two workers on PostgreSQL", () => {
     }
   }, 180_000);
 
+  it("on a database never migrated, both workers start and open it", async () => {
+    const { Pool } = await import("pg");
+    const admin = new Pool({ connectionString: pg.url });
+    await admin.query("create database fresh_workers");
+    await admin.end();
+    const freshDb = new URL(pg.url);
+    freshDb.pathname = "/fresh_workers";
+    const freshDir = await mkdtemp(path.join(tmpdir(), "dropsite-workers-fresh-"));
+    const { app } = await startWorkers({ DATABASE_URL: freshDb.toString(), REDIS_URL: redis.url }, freshDir);
+    try {
+      const deadline = Date.now() + 30_000;
+      while ((app.output().match(/"msg":"context","db":"postgres"/g)?.length ?? 0) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(app.output().match(/"msg":"context","db":"postgres"/g)).toHaveLength(2);
+      expect(app.output()).not.toContain("could not open the context");
+      expect(app.output()).not.toContain("could not apply the migrations");
+      expect((await fresh(app, `localhost:${app.port}`, "/limits")).status).toBe(200);
+    } finally {
+      await app.stop();
+      await rm(freshDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   describe("with REDIS_URL", () => {
     let app: RunningApp;
     let pids: number[];
