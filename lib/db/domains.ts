@@ -2,6 +2,7 @@ import { and, asc, eq, lt, or, isNull, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { accounts, domains, type DomainRow } from "./schema";
 import type { Tx } from "./versions";
+import { recordEvent } from "./events";
 
 // Queries of custom domains (lib/domains). The serve path reads active domains through
 // ./serving.ts (the manifest join), not here.
@@ -44,15 +45,23 @@ export async function deleteDomainRow(db: Db, accountId: string, hostname: strin
 
 /**
  * THE place a domain becomes active, inside the caller's transaction: its TXT record was seen.
- * Returns the row, or undefined when the domain is gone (deleted meanwhile). A hook that must
- * see every activation in the same transaction (the `domain.verified` webhook event) belongs here.
+ * Returns the row, or undefined when the domain is gone (deleted meanwhile). A domain that was
+ * pending records its `domain.verified` event (the outbox) in the same transaction; one that was
+ * active already only has its verification refreshed.
  */
 export async function activateDomain(tx: Tx, hostname: string, accountId: string, now: Date): Promise<DomainRow | undefined> {
+  const [before] = await tx
+    .select({ status: domains.status })
+    .from(domains)
+    .where(and(eq(domains.hostname, hostname), eq(domains.accountId, accountId)))
+    .for("update");
+  if (!before) return undefined;
   const [row] = await tx
     .update(domains)
     .set({ status: "active", verifiedAt: sql`case when ${domains.status} = 'active' then ${domains.verifiedAt} else ${now} end`, lastSeenAt: now })
     .where(and(eq(domains.hostname, hostname), eq(domains.accountId, accountId)))
     .returning();
+  if (row && before.status !== "active") await recordEvent(tx, { accountId, type: "domain.verified", data: { slug: row.slug, domain: row.hostname }, now });
   return row;
 }
 

@@ -31,6 +31,8 @@ import { startPgServer, type PgServer } from "../support/pg-server";
 import { startDataPlane, type RunningPlane } from "../support/plane";
 import { registerSecret } from "../support/secrets";
 import { serveGET } from "../support/serve";
+import { events } from "@/lib/db/schema";
+import { and, eq } from "drizzle-orm";
 import { startVercelStandin } from "../support/vercel-standin";
 import { connectInProcess, resultText, type CallResult } from "../support/mcp";
 import type { Client } from "@modelcontextprotocol/client";
@@ -92,6 +94,17 @@ async function activeDomain(html = "<h1>on my domain</h1>", name?: string) {
   expect((await (await verify(owner.apiKey, hostname)).json()).status).toBe("active");
   return { owner, slug, hostname };
 }
+
+describe("the domain.verified event", () => {
+  it("is recorded once, in the verification's transaction, when a pending domain becomes active; a verify of an active domain records none", async () => {
+    const { owner, slug, hostname } = await activeDomain();
+    const recorded = () => t.ctx.db.select().from(events).where(and(eq(events.accountId, owner.account.id), eq(events.type, "domain.verified")));
+    const first = await recorded();
+    expect(first.map((e) => e.data)).toEqual([{ slug, domain: hostname }]);
+    expect((await (await verify(owner.apiKey, hostname)).json()).status).toBe("active");
+    expect(await recorded()).toEqual(first);
+  });
+});
 
 describe("POST /domains", () => {
   it("answers 201 with the pending domain, the TXT record to publish and the CNAME target", async () => {
