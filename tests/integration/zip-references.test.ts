@@ -9,6 +9,7 @@ import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { POST as oncePOST } from "@/app/deploy/once/[token]/route";
+import * as dropsRoute from "@/app/drops/[slug]/route";
 import { POST as oncePreflightPOST } from "@/app/deploy/once/[token]/preflight/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
@@ -235,6 +236,24 @@ describe("zips by reference on a direct-upload store (S3 on s3rver; Blob stand-i
     }
     // a's own reference still deploys.
     expect((await trA.deploy(JSON.stringify({ zip: { sha256: small.sha256, size: small.size } }), pre.upload_token)).files).toEqual(["index.html"]);
+  });
+
+  it("deleting a drop removes at once the contents only it referenced, although their preflight's hold has not passed", { timeout: 60_000 }, async () => {
+    await freshLimiter(t);
+    const a = await accountWithKey(t.ctx, "free");
+    const big = randomBytes(5 * MB);
+    const sha = createHash("sha256").update(big).digest("hex");
+    const tr = transport(bearer(a.apiKey));
+    const pre = await tr.preflight(JSON.stringify({ files: { "index.html": { sha256: sha, size: big.length } } }));
+    await send(pre.uploads[0]!.url, { method: "PUT", headers: pre.uploads[0]!.headers, body: new Uint8Array(big) });
+    const res = await tr.deploy(JSON.stringify({ files: { "index.html": { sha256: sha, size: big.length } } }), pre.upload_token);
+    const key = contentKey(accountScope(a.account.id), sha);
+    expect(await t.ctx.storage.direct!.stat(key)).toMatchObject({ size: big.length });
+    const started = Date.now();
+    const del = await dropsRoute.DELETE(new Request(`${TEST_BASE_URL}/drops/${res.slug}`, { method: "DELETE", headers: { ...bearer(a.apiKey), "x-dropsite-socket-ip": "198.51.100.77" } }), { params: Promise.resolve({ slug: res.slug }) });
+    expect(del.status).toBeLessThan(300);
+    expect(await t.ctx.storage.direct!.stat(key)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("wrong bytes sent straight to storage (a store that skips checksums takes them) are refused at deploy, 400 unusable, and deleted", { timeout: 60_000 }, async () => {
