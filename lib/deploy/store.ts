@@ -1,5 +1,6 @@
 import { ApiError } from "../errors";
 import { databaseError, withDb } from "../db/errors";
+import { endHolds } from "../db/contents";
 import { isSlug, slugOr404 } from "../input";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
@@ -67,6 +68,9 @@ async function commitOrRelease<T>(ctx: AppContext, stored: StoredFiles, step: ()
     await releaseContents(ctx, stored.scope, stored.pinned, { purge: true });
     throw err instanceof ApiError ? err : databaseError(err);
   }
+  // A preflight's hold bridges its upload and its deploy: once files reference the contents it
+  // is over, so deleting the drop later purges what only it used at once, not an hour on.
+  if (ok(result)) await withDb(() => endHolds(ctx.db, stored.scope, stored.pinned)).catch(() => undefined);
   await releaseContents(ctx, stored.scope, stored.pinned, { purge: !ok(result) });
   return result;
 }

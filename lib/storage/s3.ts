@@ -10,7 +10,7 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
-  S3ServiceException,
+  type S3ServiceException,
   UploadPartCommand,
   type CompletedPart,
 } from "@aws-sdk/client-s3";
@@ -145,9 +145,10 @@ export class S3Storage implements Storage {
       if (range && !res.ContentRange?.startsWith(`bytes ${range.start}-${range.end}/`)) return stream.pipeThrough(sliceStream(range.start, range.end));
       return stream;
     } catch (err) {
-      if (isNotFound(err)) return null;
+      // NoSuchKey only: a missing bucket (NoSuchBucket, also 404) is a configuration fault, thrown.
+      if ((err as { name?: unknown } | null)?.name === "NoSuchKey") return null;
       // An empty object has no byte 0: S3 answers 416 to any range of it.
-      if (range && err instanceof S3ServiceException && err.$metadata.httpStatusCode === 416) return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+      if (range && statusOf(err) === 416) return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
       throw err;
     }
   }
@@ -191,7 +192,12 @@ export class S3Storage implements Storage {
   }
 }
 
+/** The HTTP status of an S3 service error (read by shape: Next may load the SDK more than once, so instanceof could fail). */
+function statusOf(err: unknown): number | undefined {
+  return (err as Partial<Pick<S3ServiceException, "$metadata">> | null)?.$metadata?.httpStatusCode;
+}
+
 function isNotFound(err: unknown): boolean {
-  if (!(err instanceof S3ServiceException)) return false;
-  return err.name === "NoSuchKey" || err.name === "NotFound" || err.$metadata.httpStatusCode === 404;
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === "NoSuchKey" || name === "NotFound" || statusOf(err) === 404;
 }

@@ -474,9 +474,11 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
     expect((await readAll(await storage.get(ref)))?.toString()).toBe("up");
   });
 
-  it("throws on a bucket that does not exist", async () => {
+  it("throws on a bucket that does not exist (a configuration fault, not an absent object)", async () => {
     const storage = s3Storage({ bucket: "no-such-bucket", maxAttempts: 1 });
     await expect(storage.put(`${root()}/x`, Buffer.from("x"), "text/plain")).rejects.toThrow();
+    await expect(storage.get(`${root()}/x`)).rejects.toThrow(/bucket/i);
+    await expect(storage.list(`${root()}/`)).rejects.toThrow();
   });
 });
 

@@ -9,6 +9,7 @@ import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { POST as oncePOST } from "@/app/deploy/once/[token]/route";
+import * as dropsRoute from "@/app/drops/[slug]/route";
 import { POST as oncePreflightPOST } from "@/app/deploy/once/[token]/preflight/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
@@ -237,6 +238,24 @@ describe("zips by reference on a direct-upload store (S3 on s3rver; Blob stand-i
     expect((await trA.deploy(JSON.stringify({ zip: { sha256: small.sha256, size: small.size } }), pre.upload_token)).files).toEqual(["index.html"]);
   });
 
+  it("deleting a drop removes at once the contents only it referenced, although their preflight's hold has not passed", { timeout: 60_000 }, async () => {
+    await freshLimiter(t);
+    const a = await accountWithKey(t.ctx, "free");
+    const big = randomBytes(5 * MB);
+    const sha = createHash("sha256").update(big).digest("hex");
+    const tr = transport(bearer(a.apiKey));
+    const pre = await tr.preflight(JSON.stringify({ files: { "index.html": { sha256: sha, size: big.length } } }));
+    await send(pre.uploads[0]!.url, { method: "PUT", headers: pre.uploads[0]!.headers, body: new Uint8Array(big) });
+    const res = await tr.deploy(JSON.stringify({ files: { "index.html": { sha256: sha, size: big.length } } }), pre.upload_token);
+    const key = contentKey(accountScope(a.account.id), sha);
+    expect(await t.ctx.storage.direct!.stat(key)).toMatchObject({ size: big.length });
+    const started = Date.now();
+    const del = await dropsRoute.DELETE(new Request(`${TEST_BASE_URL}/drops/${res.slug}`, { method: "DELETE", headers: { ...bearer(a.apiKey), "x-dropsite-socket-ip": "198.51.100.77" } }), { params: Promise.resolve({ slug: res.slug }) });
+    expect(del.status).toBeLessThan(300);
+    expect(await t.ctx.storage.direct!.stat(key)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("wrong bytes sent straight to storage (a store that skips checksums takes them) are refused at deploy, 400 unusable, and deleted", { timeout: 60_000 }, async () => {
     await freshLimiter(t);
     const right = archive(zipSync({ "index.html": text("<h1>right</h1>"), "big.bin": [randomBytes(5 * MB), { level: 0 }] }));
@@ -278,6 +297,49 @@ async function listen(): Promise<{ server: Server; api: string }> {
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
   return { server, api: `http://127.0.0.1:${port}` };
 }
+
+describe.skipIf(process.env.TEST_STACK === "hosted")("an S3 outage: 503 with Retry-After while the bucket is down, nothing half-written, everything works after", () => {
+  let t: TestContext;
+  let s3: S3Server;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    t = await makeTestContext(s3.vars);
+    await freshLimiter(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await s3?.close();
+  });
+
+  it("deploys (posted zip, zip by reference, files) and reads answer 503 + Retry-After during the outage, and succeed after it", { timeout: 120_000 }, async () => {
+    const before = await deployZipByReference(archive(zip({ "index.html": "<h1>before</h1>", "a.css": "a{}" })), transport({}));
+    const media = randomBytes(5 * MB);
+    const zipFile = archive(zipSync({ "index.html": text("<h1>during</h1>"), "big.bin": [media, { level: 0 }] }));
+    const tr = transport({});
+    const pre = await tr.preflight(JSON.stringify({ zip: { sha256: zipFile.sha256, size: zipFile.size } }));
+    await tr.upload(pre.uploads[0]!, zipFile, () => undefined);
+    const [drops, rows] = [await countDrops(t.ctx.db), await countFiles(t.ctx.db)];
+    await s3.stop();
+    try {
+      const answers = [
+        await app(`${TEST_BASE_URL}/deploy`, { method: "POST", body: zip({ "index.html": "<h1>posted</h1>" }) as BodyInit, headers: { "content-type": "application/zip" } }),
+        await app(`${TEST_BASE_URL}/deploy`, { method: "POST", body: JSON.stringify({ zip: { sha256: zipFile.sha256, size: zipFile.size } }), headers: { "content-type": "application/json", "x-upload-token": pre.upload_token } }),
+        await app(`${TEST_BASE_URL}/deploy`, { method: "POST", body: JSON.stringify({ files: { "index.html": "<h1>json</h1>" } }), headers: { "content-type": "application/json" } }),
+        await serveGET(dropRequest(before.slug, "/api/serve-drop/a.css")),
+      ];
+      for (const res of answers) expect({ status: res.status, retryAfter: res.headers.get("retry-after") }).toEqual({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
+      expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db)]).toEqual([drops, rows]);
+    } finally {
+      await s3.start();
+    }
+    // After: the drop from before serves, the uploaded archive still deploys by reference, new deploys work.
+    expect((await served(before.slug, "/a.css")).toString()).toBe("a{}");
+    const res = await tr.deploy(JSON.stringify({ zip: { sha256: zipFile.sha256, size: zipFile.size } }), pre.upload_token);
+    expect((await served(res.slug, "/")).toString()).toBe("<h1>during</h1>");
+    expect(Buffer.compare(await served(res.slug, "/big.bin"), media)).toBe(0);
+    expect(await postZip(zip({ "index.html": "<h1>after</h1>" }))).toEqual({ status: 200 });
+  });
+});
 
 describe("dropsite deploy site.zip over 4 MB goes by reference (the real CLI, cli/dist/dropsite.mjs)", () => {
   let t: TestContext;
