@@ -37,6 +37,7 @@ const hostedSuites = [
   "versions",
   "idempotency",
   "versions-mcp",
+  "oauth",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

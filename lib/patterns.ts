@@ -31,3 +31,8 @@ export const DEPLOY_GRANT_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.deployGran
 export const SECRET_SEGMENT_PATTERN = new RegExp(`^(?:${Object.values(SECRET_PREFIXES).join("|")})_`);
 /** A SHA-256 digest as 64 lowercase hex characters: contents, and key ids (the SHA-256 of the key). */
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;
+
+/** The key id of a client connected through OAuth: oauth_ and the client id (GET /keys, DELETE /keys/{id}). */
+export const OAUTH_KEY_ID_PATTERN = /^oauth_[A-Za-z0-9_-]{1,128}$/;
+/** Any key id DELETE /keys/{id} takes: an API key's SHA-256, or a connected client's. */
+export const KEY_ID_PATTERN = /^(?:[0-9a-f]{64}|oauth_[A-Za-z0-9_-]{1,128})$/;
