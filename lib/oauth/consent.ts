@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { MCP_SCOPE, mcpResource } from "./paths";
-import { OAUTH_COOKIES, oauthProvider } from "./provider";
+import { OAUTH_COOKIES, OIDC_SCOPES, oauthProvider } from "./provider";
 
 // The person's side of an authorization request: the dashboard's consent page loads the
 // pending interaction (only in the browser that started it: its interaction cookie names it),
@@ -66,13 +66,13 @@ export async function decideConsent(ctx: AppContext, uid: string, cookieValue: s
   } else {
     const clientId = String(interaction.params.client_id ?? "");
     const grant = new provider.Grant({ accountId, clientId });
-    // What the request asks that no grant covers yet (the provider's own account), and always
-    // the MCP resource's one scope.
-    const { missingOIDCScope, missingResourceScopes } = interaction.prompt.details;
-    if (missingOIDCScope?.length) grant.addOIDCScope(missingOIDCScope.join(" "));
-    for (const [indicator, scopes] of Object.entries(missingResourceScopes ?? {})) {
-      if (indicator === mcpResource(ctx)) grant.addResourceScope(indicator, scopes.join(" "));
-    }
+    // The scopes the request asks for (the provider drops unknown ones before this), and always
+    // the MCP resource's one scope. At a login prompt the details name no scopes yet, so the
+    // request's own parameter counts.
+    const { missingOIDCScope } = interaction.prompt.details;
+    const requested = typeof interaction.params.scope === "string" ? interaction.params.scope.split(" ").filter(Boolean) : [];
+    const scopes = new Set([...requested, ...(missingOIDCScope ?? [])].filter((x) => OIDC_SCOPES.includes(x)));
+    if (scopes.size > 0) grant.addOIDCScope([...scopes].join(" "));
     grant.addResourceScope(mcpResource(ctx), MCP_SCOPE);
     const grantId = await grant.save();
     interaction.result = { login: { accountId }, consent: { grantId } };

@@ -16,6 +16,9 @@ import { CONSENT_PATH, MCP_SCOPE, OAUTH_ROUTES, mcpResource, issuerOf } from "./
 // up on each /mcp request, so revocation is immediate. The person logs in and consents on the
 // dashboard (app/dashboard/connect/[uid]).
 
+/** The scopes the provider knows (the grant of a consent carries those the request asked for). */
+export const OIDC_SCOPES: readonly string[] = ["openid", "offline_access", MCP_SCOPE];
+
 export const OAUTH_COOKIES = { session: "dropsite_oauth_session", interaction: "dropsite_oauth_interaction", resume: "dropsite_oauth_resume" } as const;
 
 /** Lifetimes, seconds. */
@@ -77,8 +80,9 @@ function configuration(ctx: AppContext, keys: ServerKeys): Configuration {
       short: { httpOnly: true, sameSite: "lax", signed: true },
     },
     claims: { openid: ["sub"] },
-    // OpenID scopes only; "mcp" is the MCP resource's scope (getResourceServerInfo).
-    scopes: ["openid", "offline_access"],
+    // "mcp" is the MCP resource's scope (getResourceServerInfo); it is listed here too because
+    // clients register with it (client metadata `scope`, which the provider checks against this).
+    scopes: [...OIDC_SCOPES],
     responseTypes: ["code"],
     pkce: { required: () => true },
     clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", id_token_signed_response_alg: "RS256" },

@@ -3,7 +3,9 @@ import { and, eq } from "drizzle-orm";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
-import { CookieJar, freePort, pkcePair, startOauthServer, type OauthServer } from "../support/oauth";
+import { auth } from "@modelcontextprotocol/client";
+import { ConnectorProvider, CookieJar, pkcePair } from "../support/oauth";
+import { freePort, startOauthServer, type OauthServer } from "../support/oauth-server";
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
 import { oauthModels } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/ids";
@@ -37,7 +39,7 @@ async function register(body: Record<string, unknown> = {}): Promise<Response> {
   return fetch(url("/api/oauth/register"), {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "Test Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], ...body }),
+    body: JSON.stringify({ client_name: "Test Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], scope: "mcp", ...body }),
   });
 }
 
@@ -163,6 +165,10 @@ describe("discovery", () => {
 describe("registration", () => {
   it("a public client registers with token_endpoint_auth_method none", async () => {
     const res = await register();
+    // Without a scope and naming only authorization_code, it still gets the refresh grant.
+    const bare = await register({ scope: undefined, grant_types: ["authorization_code"] });
+    expect(bare.status).toBe(201);
+    expect(((await bare.json()) as { grant_types: string[] }).grant_types).toEqual(["authorization_code", "refresh_token"]);
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ client_name: "Test Agent", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
@@ -268,6 +274,32 @@ describe("authorization code with PKCE", () => {
     expect(second.status).toBe(400);
     expect(second.json.error).toBe("invalid_grant");
     expectChallenge(await rawMcp(first.json.access_token as string));
+  });
+});
+
+describe("the official client's OAuth provider interface", () => {
+  it("client 2.x discovers from BASE_URL/mcp, registers, and after consent exchanges the code and lists the account's drops", async () => {
+    const { account } = await accountWithKey(t.ctx);
+    const serverUrl = new URL(url("/mcp"));
+    const provider = new ConnectorProvider(REDIRECT, "SDK Agent");
+    expect(await auth(provider, { serverUrl })).toBe("REDIRECT");
+    const at = provider.authorizationUrl!;
+    expect(`${at.origin}${at.pathname}`).toBe(url("/api/oauth/authorize"));
+    expect(at.searchParams.get("resource")).toBe(url("/mcp"));
+    // The browser's leg, by hand: the consent page's request, the decision, the way back.
+    const jar = new CookieJar();
+    const first = await fetch(at, { redirect: "manual" });
+    jar.take(first);
+    const uid = /\/dashboard\/connect\/([^/?]+)$/.exec(first.headers.get("location")!)![1]!;
+    const back = await decide({ jar, uid, verifier: "" }, account.id, true);
+    const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
+    await transport.finishAuth(back.searchParams);
+    const client = new Client({ name: "sdk-agent", version: "1.0.0" });
+    await client.connect(transport);
+    const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as { isError?: boolean; structuredContent?: { drops: unknown[] } };
+    expect(listed.isError).toBeFalsy();
+    expect(listed.structuredContent?.drops).toEqual([]);
+    await client.close();
   });
 });
 

@@ -1,64 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { handleOauth } from "@/lib/oauth/handler";
-import * as mcpRoute from "@/app/mcp/route";
-import * as resourceRoute from "@/app/.well-known/oauth-protected-resource/mcp/route";
-import { freePort } from "./net";
+import type { OAuthClientMetadata, OAuthClientProvider, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
+import { registerSecret } from "./secrets";
 
-// The app's OAuth surface on a loopback port, as the built app routes it: /api/oauth/* and the
-// RFC 8414 metadata to the authorization server's Node handler (pages/api/oauth), /mcp and the
-// protected-resource metadata to their route modules. A tiny cookie jar plays the browser.
+// An OAuth client's small parts for tests: PKCE pairs, a cookie jar playing the browser, and
+// registering a public client with the app's authorization server.
 
-export interface OauthServer {
-  port: number;
-  baseUrl: string;
-  close(): Promise<void>;
-}
-
-async function toWeb(req: IncomingMessage, base: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-  headers.set("x-dropsite-socket-ip", "127.0.0.1");
-  const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-  return new Request(new URL(req.url ?? "/", base), { method: req.method, headers, body });
-}
-
-async function fromWeb(res: ServerResponse, r: Response): Promise<void> {
-  res.statusCode = r.status;
-  r.headers.forEach((v, k) => res.setHeader(k, v));
-  res.end(Buffer.from(await r.arrayBuffer()));
-}
-
-type Method = "GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS";
-
-export async function startOauthServer(port: number): Promise<OauthServer> {
-  const baseUrl = `http://localhost:${port}`;
-  const server = createServer({ joinDuplicateHeaders: true }, (req, res) => {
-    const path = new URL(req.url ?? "/", baseUrl).pathname;
-    void (async () => {
-      if (path.startsWith("/api/oauth/") || path === "/.well-known/oauth-authorization-server") return handleOauth(req, res);
-      const route = path === "/mcp" ? mcpRoute : path === "/.well-known/oauth-protected-resource/mcp" ? resourceRoute : undefined;
-      if (!route) return void res.writeHead(404).end();
-      return fromWeb(res, await route[(req.method ?? "GET") as Method](await toWeb(req, baseUrl), { params: Promise.resolve({}) }));
-    })().catch((err: unknown) => {
-      console.error(err);
-      res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
-  return {
-    port,
-    baseUrl,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
-
-export { freePort };
 
 /** A PKCE pair (RFC 7636, S256). */
 export function pkcePair(): { verifier: string; challenge: string } {
@@ -86,3 +32,62 @@ export class CookieJar {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
 }
+
+/** Registers a public client (RFC 7591) and answers its client_id. */
+export async function registerClient(base: string, name: string, redirectUri: string): Promise<string> {
+  const res = await fetch(`${base}/api/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: name, redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+  });
+  if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+/** The authorization URL of a code request with PKCE S256 for the MCP resource. */
+export function authorizationUrl(base: string, clientId: string, redirectUri: string, challenge: string): string {
+  const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", scope: "mcp", state: "st4te", resource: `${base}/mcp` });
+  return `${base}/api/oauth/authorize?${q}`;
+}
+
+/** The connector's side: what a platform keeps per user, in memory. */
+export class ConnectorProvider implements OAuthClientProvider {
+  authorizationUrl: URL | undefined;
+  private info: StoredOAuthClientInformation | undefined;
+  private stored: StoredOAuthTokens | undefined;
+  private verifier = "";
+  constructor(
+    private readonly redirect: string,
+    private readonly name = "E2E Connector",
+  ) {}
+  get redirectUrl(): string {
+    return this.redirect;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.info = info;
+  }
+  tokens() {
+    return this.stored;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    registerSecret("oauth access token", tokens.access_token);
+    if (tokens.refresh_token) registerSecret("oauth refresh token", tokens.refresh_token);
+    this.stored = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
