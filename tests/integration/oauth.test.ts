@@ -183,6 +183,20 @@ describe("registration", () => {
     expect(await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"))).toHaveLength(before.length);
   });
 
+  it("registrations are bounded per client address: 429 rate_limited with Retry-After, and nothing stored", async () => {
+    const from = { "x-dropsite-socket-ip": "198.51.100.77", "content-type": "application/json" };
+    const body = JSON.stringify({ client_name: "Flood", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
+    for (let i = 0; i < 50; i++) expect((await fetch(url("/api/oauth/register"), { method: "POST", headers: from, body })).status).toBe(201);
+    const before = await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"));
+    const refused = await fetch(url("/api/oauth/register"), { method: "POST", headers: from, body });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: string }).error).toBe("rate_limited");
+    expect(await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"))).toHaveLength(before.length);
+    // Another address is not affected.
+    expect((await register()).status).toBe(201);
+  });
+
   it.each([["https://agent.example.com/cb"], ["http://localhost:8080/cb"], ["http://[::1]:9/cb"], ["http://127.0.0.1/cb"]])("redirect URI %s is accepted", async (uri) => {
     expect((await register({ redirect_uris: [uri] })).status).toBe(201);
   });
