@@ -18,6 +18,9 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws", "oidc-provider", "drizzle-orm", "@vercel/functions"],
   // The reference page and its script route read Scalar's browser bundle from node_modules; /mcp
   // inlines the MCP Apps SDK's browser build into the deploy preview (lib/mcp/preview.ts).
+  // The OAuth authorization server's RFC 8414 metadata is answered by its Node handler
+  // (pages/api/oauth, lib/oauth/handler.ts).
+  rewrites: async () => [{ source: "/.well-known/oauth-authorization-server", destination: "/api/oauth/metadata" }],
   outputFileTracingIncludes: { "/docs/api": [SCALAR_BUNDLE], "/docs/api/scalar.js": [SCALAR_BUNDLE], "/mcp": [APP_BUNDLE] },
   experimental: {
     // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it

@@ -41,6 +41,7 @@ const hostedSuites = [
   "mcp-idempotency",
   "webhooks",
   "domains",
+  "oauth",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -49,3 +49,7 @@ export const WEBHOOK_EVENTS = {
 } as const;
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];
+/** The key id of a client connected through OAuth: oauth_ and the client id (GET /keys, DELETE /keys/{id}). */
+export const OAUTH_KEY_ID_PATTERN = /^oauth_[A-Za-z0-9_-]{1,128}$/;
+/** Any key id DELETE /keys/{id} takes: an API key's SHA-256, or a connected client's. */
+export const KEY_ID_PATTERN = /^(?:[0-9a-f]{64}|oauth_[A-Za-z0-9_-]{1,128})$/;

@@ -4,7 +4,7 @@ import { limitNames } from "./errors";
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
-import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN, WEBHOOK_EVENT_TYPES } from "./patterns";
+import { API_KEY_PATTERN, KEY_ID_PATTERN, NAME_PATTERN, OAUTH_KEY_ID_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN, WEBHOOK_EVENT_TYPES } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, DOMAIN_TXT_GRACE_SECONDS, TTL_CEILING_SECONDS } from "./plans";
 import { REDIRECT_STATUSES } from "./rules/types";
@@ -307,15 +307,34 @@ export const mintKeyResponseSchema = z.object({
 
 export const apiKeyInfoSchema = z.object({
   keyId: z.string().regex(SHA256_HEX_PATTERN),
+  kind: z.literal("api_key"),
   prefix: z.string().describe("First 10 characters of the key."),
   note: z.string(),
   createdAt: isoDate,
   lastUsedAt: isoDate.nullable(),
 });
 
-export const keysListSchema = z.object({ keys: z.array(apiKeyInfoSchema) });
+/** A client connected through OAuth (an MCP connector), listed beside the API keys. */
+export const oauthClientInfoSchema = z.object({
+  keyId: z.string().regex(OAUTH_KEY_ID_PATTERN).describe("oauth_ and the client id; DELETE /keys/{id} revokes the client's grants and tokens."),
+  kind: z.literal("oauth"),
+  client_name: z.string().describe("The name the client registered."),
+  client_uri: z.string().nullable(),
+  createdAt: isoDate.describe("When this account first authorised the client."),
+});
 
-export const revokeKeyResponseSchema = z.object({ revoked: z.string().regex(SHA256_HEX_PATTERN) });
+export const keysListSchema = z.object({ keys: z.array(z.discriminatedUnion("kind", [apiKeyInfoSchema, oauthClientInfoSchema])) });
+
+/** RFC 9728 metadata of the MCP endpoint as an OAuth protected resource. */
+export const protectedResourceMetadataSchema = z.object({
+  resource: z.string().describe("BASE_URL/mcp: the URL an OAuth client (a connector) adds, and the audience of its tokens."),
+  authorization_servers: z.array(z.string()).describe("[BASE_URL]: this app is the authorization server; its RFC 8414 metadata is at /.well-known/oauth-authorization-server."),
+  scopes_supported: z.array(z.string()),
+  resource_name: z.string().optional(),
+  resource_documentation: z.string().optional(),
+});
+
+export const revokeKeyResponseSchema = z.object({ revoked: z.string().regex(KEY_ID_PATTERN) });
 
 export const limitsResponseSchema = z.object({
   plan: z.enum(["anonymous", "free", "pro", "team"]).describe("anonymous without a credential."),

@@ -1,5 +1,5 @@
 // Minimal type declarations for `oidc-provider` 9.x (the package ships no types and
-// @types/oidc-provider lags behind). Only the surface the test harness uses is declared.
+// @types/oidc-provider lags behind). Only the surface the test harness and lib/oauth use is declared.
 declare module "oidc-provider" {
   import type { IncomingMessage, ServerResponse } from "node:http";
   import type { JWK } from "jose";
@@ -35,7 +35,66 @@ declare module "oidc-provider" {
   export interface Client {
     clientId: string;
     redirectUris?: string[];
+    clientName?: string;
+    clientUri?: string;
+    grantTypeAllowed(type: string): boolean;
+    metadata(): Record<string, unknown>;
   }
+
+  export interface AdapterPayload {
+    accountId?: string;
+    clientId?: string;
+    grantId?: string;
+    uid?: string;
+    userCode?: string;
+    consumed?: number;
+    exp?: number;
+    [key: string]: unknown;
+  }
+
+  export interface Adapter {
+    upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void>;
+    find(id: string): Promise<AdapterPayload | undefined>;
+    findByUid(uid: string): Promise<AdapterPayload | undefined>;
+    findByUserCode(userCode: string): Promise<AdapterPayload | undefined>;
+    consume(id: string): Promise<void>;
+    destroy(id: string): Promise<void>;
+    revokeByGrantId(grantId: string): Promise<void>;
+  }
+
+  export interface AccessToken {
+    jti: string;
+    accountId: string;
+    clientId: string;
+    grantId: string;
+    aud?: string | string[];
+    scope?: string;
+    exp: number;
+  }
+
+  export interface Interaction {
+    uid: string;
+    exp: number;
+    returnTo: string;
+    prompt: { name: string; reasons: string[]; details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } & Record<string, unknown> };
+    params: Record<string, unknown> & { client_id?: string };
+    session?: { accountId?: string; uid?: string };
+    result?: Record<string, unknown>;
+    save(ttl: number): Promise<string>;
+  }
+
+  export interface ResourceServer {
+    scope: string;
+    audience?: string;
+    accessTokenTTL?: number;
+    accessTokenFormat?: "opaque" | "jwt";
+  }
+
+  export const errors: {
+    InvalidTarget: new (description?: string) => Error;
+    InvalidRedirectUri: new (description?: string) => Error;
+    InvalidClientMetadata: new (description?: string) => Error;
+  };
 
   export interface Grant {
     jti?: string;
@@ -105,7 +164,19 @@ declare module "oidc-provider" {
       introspection?: { enabled?: boolean };
       revocation?: { enabled?: boolean };
       userinfo?: { enabled?: boolean };
+      registration?: { enabled?: boolean; initialAccessToken?: boolean };
+      resourceIndicators?: {
+        enabled?: boolean;
+        defaultResource?: (ctx: KoaContextWithOIDC, client: Client, oneOf?: string[]) => string | string[] | undefined | Promise<string | string[] | undefined>;
+        useGrantedResource?: (ctx: KoaContextWithOIDC, model: unknown) => boolean | Promise<boolean>;
+        getResourceServerInfo?: (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => ResourceServer | Promise<ResourceServer>;
+      };
     };
+    adapter?: (name: string) => Adapter;
+    extraClientMetadata?: { properties: string[]; validator?: (ctx: KoaContextWithOIDC, key: string, value: unknown, metadata: Record<string, unknown>) => void | Promise<void> };
+    interactions?: { url?: (ctx: KoaContextWithOIDC, interaction: Interaction) => string | Promise<string> };
+    issueRefreshToken?: (ctx: KoaContextWithOIDC, client: Client, code: unknown) => boolean | Promise<boolean>;
+    renderError?: (ctx: KoaContextWithOIDC & { type: string; body: string }, out: Record<string, string>, error: Error) => void | Promise<void>;
     findAccount?: FindAccount;
     jwks?: { keys: JWK[] };
     pkce?: { required?: (ctx: KoaContextWithOIDC, client: Client) => boolean };
@@ -120,8 +191,11 @@ declare module "oidc-provider" {
     proxy: boolean;
     readonly Grant: GrantConstructor;
     readonly Client: { find(id: string): Promise<Client | undefined> };
+    readonly Interaction: { find(id: string): Promise<Interaction | undefined> };
+    readonly AccessToken: { find(value: string): Promise<AccessToken | undefined> };
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     urlFor(name: string, opt?: Record<string, unknown>): string;
+    use(middleware: (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void>): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, opts?: { mergeWithLastSubmission?: boolean }): Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): this;

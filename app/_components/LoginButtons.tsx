@@ -9,7 +9,7 @@ export interface ProviderInfo {
   type: string;
 }
 
-export function LoginButtons({ providers }: { providers: ProviderInfo[] }) {
+export function LoginButtons({ providers, callbackUrl = "/dashboard" }: { providers: ProviderInfo[]; callbackUrl?: string }) {
   const [email, setEmail] = useState("");
   return (
     <div className="login-options">
@@ -17,7 +17,7 @@ export function LoginButtons({ providers }: { providers: ProviderInfo[] }) {
         .filter((p) => p.type !== "credentials")
         .map((p) => (
           <p key={p.id}>
-            <button type="button" className="button" onClick={() => void signIn(p.id, { callbackUrl: "/dashboard" })}>
+            <button type="button" className="button" onClick={() => void signIn(p.id, { callbackUrl })}>
               Continue with {p.id === "google" ? "Google" : p.name}
             </button>
           </p>
@@ -30,7 +30,7 @@ export function LoginButtons({ providers }: { providers: ProviderInfo[] }) {
             className="card"
             onSubmit={(e) => {
               e.preventDefault();
-              void signIn(p.id, { email, callbackUrl: "/dashboard" });
+              void signIn(p.id, { email, callbackUrl });
             }}
           >
             <h2>Local developer login</h2>

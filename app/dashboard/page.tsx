@@ -9,7 +9,7 @@ import { isPaid, limits } from "@/lib/plans";
 import { publicScheme } from "@/lib/env";
 import { dashboardPageSchema } from "@/lib/schemas";
 import { Header } from "../_components/Header";
-import { ClaimTokenPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
+import { ClaimTokenPanel, ConnectedClientsPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
 
 export const dynamic = "force-dynamic";
 
@@ -68,7 +68,8 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         <section className="card" aria-labelledby="keys-title">
           <h2 id="keys-title">API keys</h2>
           <p className="muted">Keys act for this whole account. Up to {limits[account.plan].maxKeys} live keys.</p>
-          <KeysPanel keys={keys.keys} />
+          <KeysPanel keys={keys.keys.filter((k) => k.kind === "api_key")} />
+          <ConnectedClientsPanel clients={keys.keys.filter((k) => k.kind === "oauth")} />
         </section>
         <section className="card" aria-labelledby="vanity-title">
           <h2 id="vanity-title">Vanity subdomain</h2>

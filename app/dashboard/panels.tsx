@@ -252,6 +252,56 @@ export interface KeyView {
   lastUsedAt: string | null;
 }
 
+export interface ConnectedClientView {
+  keyId: string;
+  client_name: string;
+  createdAt: string;
+}
+
+/** Agents connected through OAuth (MCP connectors), beside the API keys; revoking ends their access at once. */
+export function ConnectedClientsPanel({ clients }: { clients: ConnectedClientView[] }) {
+  const router = useRouter();
+  const [said, setSaid] = useState("");
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [pending, start] = useTransition();
+  return (
+    <>
+      <h3 id="connected-title">Connected agents</h3>
+      <Problem failure={failure} />
+      <Said text={said} testId="clients-said" />
+      {clients.length === 0 ? (
+        <p className="muted">No agents connected through OAuth. An agent platform connects by adding this server&apos;s /mcp URL; you approve it here.</p>
+      ) : (
+        <ul className="plain" aria-labelledby="connected-title">
+          {clients.map((c) => (
+            <li key={c.keyId} className="row" style={{ justifyContent: "flex-start" }} data-testid={`client-${c.keyId}`}>
+              <span>
+                <strong>{c.client_name}</strong> <span className="muted">since {day(c.createdAt)}</span>
+              </span>
+              <button
+                type="button"
+                className="button small secondary"
+                aria-label={`Revoke ${c.client_name}`}
+                disabled={pending}
+                onClick={() =>
+                  start(async () => {
+                    const r = await revokeKeyAction(c.keyId);
+                    setFailure(r.ok ? null : r);
+                    setSaid(r.ok ? `${c.client_name} disconnected.` : "");
+                    router.refresh();
+                  })
+                }
+              >
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
 export function KeysPanel({ keys }: { keys: KeyView[] }) {
   const router = useRouter();
   const [note, setNote] = useState("");

@@ -5,8 +5,14 @@ import { LoginButtons } from "../_components/LoginButtons";
 
 export const dynamic = "force-dynamic";
 
-export default async function Login() {
-  if (await sessionCaller()) redirect("/dashboard");
+/** Where to go after logging in: a path of this app (an OAuth consent page resumes so), else the dashboard. */
+function destination(next: string | undefined): string {
+  return next && /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?$/.test(next) && !next.includes("//") ? next : "/dashboard";
+}
+
+export default async function Login({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+  const next = destination((await searchParams).next);
+  if (await sessionCaller()) redirect(next);
   const providers = loginChoices();
   return (
     <>
@@ -17,7 +23,7 @@ export default async function Login() {
         {providers.length === 0 ? (
           <p className="error">No login provider is configured on this server. Set GOOGLE_CLIENT_ID/SECRET or OIDC_ISSUER/CLIENT_ID/CLIENT_SECRET.</p>
         ) : (
-          <LoginButtons providers={providers} />
+          <LoginButtons providers={providers} callbackUrl={next} />
         )}
       </main>
     </>

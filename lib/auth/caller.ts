@@ -7,14 +7,17 @@ import { API_KEY_PATTERN } from "../patterns";
 import { isStorableClaim } from "../input";
 import { withDb } from "../db/errors";
 import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
+import { findAccount } from "../db/accounts";
+import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
 
-// Who is calling. A Bearer credential is an sp_ API key or an identity-provider ID token;
-// unknown, revoked and malformed credentials are indistinguishable (401 auth_required).
+// Who is calling. A Bearer credential is an sp_ API key, an identity-provider ID token or an
+// OAuth access token of the MCP resource (lib/oauth); unknown, revoked and malformed credentials
+// are indistinguishable (401 auth_required).
 
 export interface Caller {
   account: AccountRow | null;
   /** How the caller proved who they are. */
-  via: "anonymous" | "api_key" | "id_token" | "session" | "deploy_grant";
+  via: "anonymous" | "api_key" | "id_token" | "session" | "deploy_grant" | "oauth";
   /** Stable key for per-credential rate limits. */
   credentialKey: string;
 }
@@ -47,6 +50,11 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
     });
     return found ? { account: found.account, via: "api_key", credentialKey: `key:${keyId}` } : null;
   }
+  if (isOauthAccessToken(credential)) {
+    const token = await withDb(() => verifyAccessToken(ctx, credential));
+    const account = token ? await withDb(() => findAccount(ctx.db, token.accountId)) : undefined;
+    return account && token ? { account, via: "oauth", credentialKey: `oauth:${token.grantId}` } : null;
+  }
   if (!looksLikeJwt(credential)) return null;
   let identity;
   try {
@@ -58,6 +66,11 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
   if (!identity || !isStorableClaim(identity.subject) || (identity.email !== null && !isStorableClaim(identity.email))) return null;
   const account = await withDb(() => upsertAccount(ctx.db, { id: `acc_${newId().replace(/-/g, "")}`, issuer: identity.issuer, subject: identity.subject, email: identity.email }));
   return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };
+}
+
+/** An OAuth access token by its form (neither an API key nor a JWT). */
+export function isOauthAccessToken(credential: string): boolean {
+  return !credential.startsWith("sp_") && ACCESS_TOKEN_PATTERN.test(credential);
 }
 
 /** Routes that also work anonymously: no Authorization header → anonymous; a bad one → 401. */

@@ -9,6 +9,7 @@ import { limits } from "../plans";
 import { insertKeyCapped, listLiveKeys, revokeKey } from "../db/accounts";
 import type { Caller } from "./caller";
 import { enforceLimit } from "../ratelimit/guard";
+import { listConnectedClients, OAUTH_KEY_ID_PATTERN, revokeConnectedClient } from "../oauth/clients";
 
 // API keys: sp_ + 43 base64url characters (32 random bytes), shown once. Only the SHA-256 is
 // stored; it is also the key id. The prefix (first 10 characters) tells keys apart.
@@ -42,21 +43,30 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
 export async function listKeys(ctx: AppContext, caller: Caller) {
   const account = caller.account;
   if (!account) throw authRequired();
-  const rows = await withDb(() => listLiveKeys(ctx.db, account.id));
+  const [rows, clients] = await withDb(() => Promise.all([listLiveKeys(ctx.db, account.id), listConnectedClients(ctx, account.id)]));
   return {
-    keys: rows.map((k) => ({
-      keyId: k.id,
-      prefix: k.prefix,
-      note: k.note,
-      createdAt: k.createdAt.toISOString(),
-      lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
-    })),
+    keys: [
+      ...rows.map((k) => ({
+        keyId: k.id,
+        kind: "api_key" as const,
+        prefix: k.prefix,
+        note: k.note,
+        createdAt: k.createdAt.toISOString(),
+        lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
+      })),
+      // Clients connected through OAuth (MCP connectors), revocable the same way.
+      ...clients,
+    ],
   };
 }
 
 export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unknown) {
   const account = caller.account;
   if (!account) throw authRequired();
+  if (typeof keyId === "string" && OAUTH_KEY_ID_PATTERN.test(keyId)) {
+    if (!(await withDb(() => revokeConnectedClient(ctx, account.id, keyId)))) throw new ApiError("not_found", "No such key in this account.");
+    return { revoked: keyId };
+  }
   if (typeof keyId !== "string" || !SHA256_HEX_PATTERN.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
   const ok = await withDb(() => revokeKey(ctx.db, account.id, keyId, new Date(ctx.now())));
   if (!ok) throw new ApiError("not_found", "No such key in this account.");

@@ -305,6 +305,38 @@ export const apiKeys = pgTable(
 );
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
+/**
+ * The OAuth authorization server's storage (oidc-provider models, lib/oauth): registered
+ * clients, grants, authorization codes, access and refresh tokens, interactions, and the
+ * server's own signing and cookie keys (model "ServerKeys", generated once). One row per model
+ * instance; the columns beside the payload are what the server looks rows up by. Rows of an
+ * account go with it.
+ */
+export const oauthModels = pgTable(
+  "oauth_models",
+  {
+    model: text("model").notNull(),
+    id: text("id").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    grantId: text("grant_id"),
+    uid: text("uid"),
+    userCode: text("user_code"),
+    accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: text("client_id"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at"),
+    consumedAt: ts("consumed_at"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.model, t.id] }),
+    index("oauth_models_grant_idx").on(t.grantId),
+    index("oauth_models_uid_idx").on(t.uid),
+    index("oauth_models_account_idx").on(t.accountId, t.model),
+    index("oauth_models_expires_idx").on(t.expiresAt),
+  ],
+);
+export type OauthModelRow = typeof oauthModels.$inferSelect;
+
 /** Stripe events already applied, by event id: a replay changes nothing. */
 export const billingEvents = pgTable("billing_events", {
   id: text("id").primaryKey(),

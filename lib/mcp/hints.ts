@@ -36,7 +36,8 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
       return {
         hint:
           "This tool needs an API key: configure your MCP client to send Authorization: Bearer sp_… on this server. " +
-          "No key yet? Call device_authorize, show the user the verification URL, then call device_token until it returns the key.",
+          "No key yet? Call device_authorize, show the user the verification URL, then call device_token until it returns the key. " +
+          "Clients with MCP OAuth support (agent platforms' connectors) sign the user in instead: the server's OAuth resource metadata is at /.well-known/oauth-protected-resource/mcp.",
       };
     case "subscription_required": {
       const on = plansWhere((l) => l.namedDrops && l.append);

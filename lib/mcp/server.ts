@@ -7,6 +7,8 @@ import { BATCH_MESSAGE, INVALID_REQUEST, jsonRpcError, TOO_LARGE, tooLargeMessag
 import { MCP_BODY_CAP } from "./schemas";
 import { callTool, findTool, toolDescriptors } from "./tools";
 import { PREVIEW_URI, previewResource, readPreview } from "./preview";
+import { bearerCredential, callerFromCredential, isOauthAccessToken } from "../auth/caller";
+import { invalidTokenChallenge } from "../oauth/resource";
 
 export { MCP_BODY_CAP };
 
@@ -135,8 +137,23 @@ function isBatch(bytes: Uint8Array): boolean {
   }
 }
 
+/**
+ * An OAuth access token that is not accepted (expired, revoked, for another resource) is
+ * answered at the HTTP level, before any JSON-RPC: 401 with the challenge naming the resource
+ * metadata, which is what makes an OAuth client refresh or start the authorization flow (MCP
+ * authorization, RFC 6750). API keys and ID tokens keep their tool-level auth_required answer,
+ * and no credential at all stays anonymous.
+ */
+async function refusedAccessToken(ctx: AppContext, req: Request): Promise<Response | undefined> {
+  const credential = bearerCredential(req);
+  if (typeof credential !== "string" || !isOauthAccessToken(credential)) return undefined;
+  return (await callerFromCredential(ctx, credential)) ? undefined : invalidTokenChallenge(ctx);
+}
+
 /** Handles one POST /mcp (the Origin policy is applied by the route before this). */
 export async function handleMcp(ctx: AppContext, original: Request): Promise<Response> {
+  const refused = await refusedAccessToken(ctx, original);
+  if (refused) return refused;
   const req = await framed(original);
   if (req instanceof Response) return req;
   return current.run(ctx, async () => ((await isLegacyRequest(req, undefined, { maxRequestBodySize: MCP_BODY_CAP })) ? legacy(req) : modern.fetch(req)));

@@ -16,6 +16,7 @@ import type { DocContext, Resource } from "./operation";
 import { operations } from "./operations";
 import { vanity } from "./vanity";
 import { webhooks } from "./webhooks";
+import { MCP_SCOPE, OAUTH_ROUTES } from "../oauth/paths";
 
 // The OpenAPI 3.1 document of the service (GET /openapi.json). Each resource module beside this
 // file declares its operations with the zod schemas of lib/schemas.ts that validate requests and
@@ -87,6 +88,18 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", bearerFormat: "sp_ API key", description: "An API key: sp_ followed by 43 base64url characters. Account-wide; mint it with an ID token." },
           idToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An identity-provider ID token (RS256; issuer and audience checked; at most one hour old). The only credential that can mint keys." },
+          mcpOAuth: {
+            type: "oauth2",
+            description: "OAuth 2.1 for /mcp only (hosted agent platforms): dynamic registration, authorization code with PKCE S256, refresh tokens. Access tokens are bound to the account that approved and to the resource BASE_URL/mcp.",
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${base}${OAUTH_ROUTES.authorization}`,
+                tokenUrl: `${base}${OAUTH_ROUTES.token}`,
+                refreshUrl: `${base}${OAUTH_ROUTES.token}`,
+                scopes: { [MCP_SCOPE]: "Use the MCP tools as the account." },
+              },
+            },
+          },
           cronSecret: { type: "http", scheme: "bearer", description: "The CRON_SECRET of the deployment (Vercel Cron sends it)." },
         },
       },

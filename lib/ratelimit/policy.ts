@@ -4,7 +4,7 @@ import type { Env } from "../env";
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
 // address, an account, a credential) in a sliding window.
 
-export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "preflight" | "preflightAccount" | "upload" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove" | "unlock";
+export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "preflight" | "preflightAccount" | "upload" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove" | "unlock" | "oauthRegister";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -119,6 +119,15 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "account",
       counts: "device approvals and denials on /device, per account (guards guessing of user codes)",
       what: "device approvals",
+      retryAfter: "limiter",
+    },
+    oauthRegister: {
+      name: "oauthRegister",
+      max: 50,
+      windowSeconds: 3600,
+      per: "ip",
+      counts: "OAuth client registrations (POST /api/oauth/register, the MCP connectors' dynamic registration), per client address",
+      what: "OAuth client registrations from this address",
       retryAfter: "limiter",
     },
     unlock: {

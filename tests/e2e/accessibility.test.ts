@@ -5,6 +5,7 @@ import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { launchChromium, loginWithProvider, VIEWPORTS } from "../support/browser";
 import { axeViolations, focusStop, hasFocus, tabTo, type FocusStop } from "../support/a11y";
 import { PAGES, type World } from "../support/pages";
+import { authorizationUrl, pkcePair, registerClient } from "../support/oauth";
 
 // WCAG 2.2 AA in a real browser. Every page a person sees (the list is tests/support/pages.ts)
 // passes axe-core's WCAG 2.0/2.1/2.2 A and AA rules at 1280 and 390 px with no violation of any
@@ -67,6 +68,11 @@ beforeAll(async () => {
       const res = await fetch(`${app.baseUrl}/device/authorize`, { method: "POST" });
       expect(res.status).toBe(200);
       return ((await res.json()) as { user_code: string }).user_code;
+    },
+    oauthAuthorizeUrl: async () => {
+      const redirect = "http://127.0.0.1:9/callback";
+      const clientId = await registerClient(app.baseUrl, "Accessibility Agent", redirect);
+      return authorizationUrl(app.baseUrl, clientId, redirect, pkcePair().challenge);
     },
     deployFromPage: async (p) => {
       await p.getByTestId("file-input").setInputFiles({ name: "index.html", mimeType: "text/html", buffer: Buffer.from(site("Dropped")) });

@@ -313,7 +313,7 @@ describe("keys with an API key credential", () => {
   it("lists keys (without secrets), cannot mint, revokes instantly", async () => {
     const { apiKey, keyId, account } = await accountWithKey(t.ctx);
     const list = await (await keysRoute.GET(apiRequest("/keys", { headers: bearer(apiKey) }), p({}))).json();
-    expect(list.keys).toEqual([{ keyId, prefix: apiKey.slice(0, 10), note: "test", createdAt: expect.any(String), lastUsedAt: expect.any(String) }]);
+    expect(list.keys).toEqual([{ keyId, kind: "api_key", prefix: apiKey.slice(0, 10), note: "test", createdAt: expect.any(String), lastUsedAt: expect.any(String) }]);
     expect(JSON.stringify(list)).not.toContain(apiKey);
     await err(await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: bearer(apiKey) }), p({})), 401, "auth_required");
     const other = await accountWithKey(t.ctx);

@@ -16,6 +16,8 @@ export interface World {
   rulesSlug: string;
   /** A fresh device authorisation's user code (each call starts a new one). */
   deviceCode(): Promise<string>;
+  /** A fresh OAuth authorization URL of a newly registered client (opening it leads to the consent page). */
+  oauthAuthorizeUrl(): Promise<string>;
   /** Deploys one small page from the landing page's drop zone and waits for the result. */
   deployFromPage(page: Page): Promise<void>;
 }
@@ -50,5 +52,7 @@ export const PAGES: SeenPage[] = [
   { name: "drop page, delete confirmation", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard/drops/${w.slug}`), await p.getByRole("button", { name: "Delete" }).click(), p.getByTestId("confirm-dialog").waitFor()) },
   { name: "app 404 (unknown drop)", as: "member", open: path("/dashboard/drops/nosuchdrop") },
   { name: "device approval", as: "member", open: async (p, w) => p.goto(`${w.base}/device?code=${await w.deviceCode()}`) },
+  { name: "OAuth consent", as: "member", open: async (p, w) => (await p.goto(await w.oauthAuthorizeUrl()), p.getByRole("heading", { name: /^Connect Accessibility Agent\?/ }).waitFor()) },
+  { name: "OAuth consent, request gone", as: "member", open: path("/dashboard/connect/no-such-request") },
   { name: "device approval, approved", as: "member", open: async (p, w) => (await p.goto(`${w.base}/device?code=${await w.deviceCode()}`), await p.getByRole("button", { name: "Approve" }).click(), p.getByTestId("device-outcome").waitFor()) },
 ];

@@ -1,0 +1,23 @@
+import { cookies } from "next/headers";
+import { sessionCaller } from "@/lib/auth/session";
+import { getContext } from "@/lib/context";
+import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
+import { CONSENT_PATH } from "@/lib/oauth/paths";
+
+export const dynamic = "force-dynamic";
+
+// POST /dashboard/connect/<uid>/decide – the consent form's answer (decision=approve|deny), from
+// the browser that started the request (its interaction cookie, SameSite=Lax, is required) and
+// logged in: 303 to the authorization endpoint, which sends the browser on to the client with a
+// code or error=access_denied. Anything else goes back to the page, which says why.
+export async function POST(req: Request, { params }: { params: Promise<{ uid: string }> }): Promise<Response> {
+  const { uid } = await params;
+  const ctx = await getContext();
+  const back = new URL(`${CONSENT_PATH}/${encodeURIComponent(uid)}`, ctx.env.BASE_URL);
+  const caller = await sessionCaller();
+  const form = await req.formData().catch(() => null);
+  const decision = form?.get("decision");
+  if (!caller || (decision !== "approve" && decision !== "deny") || req.headers.get("sec-fetch-site") === "cross-site") return Response.redirect(back, 303);
+  const to = await decideConsent(ctx, uid, (await cookies()).get(INTERACTION_COOKIE)?.value, caller.account.id, decision === "approve");
+  return Response.redirect(to ? new URL(to, ctx.env.BASE_URL) : back, 303);
+}
