@@ -12,7 +12,7 @@ export const LAYERS = [
   ["lib/errors.ts", "lib/input.ts", "lib/schemas.ts", "lib/http.ts", "lib/csp.ts", "lib/secret.ts", "lib/rules"],
   ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access"],
   ["lib/context.ts", "lib/serve"],
-  ["lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts"],
+  ["lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts", "lib/webhooks"],
   ["lib/deploy"],
   ["lib/drops", "lib/device"],
   ["lib/mcp", "lib/openapi", "lib/plane"],

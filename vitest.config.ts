@@ -37,7 +37,9 @@ const hostedSuites = [
   "versions",
   "idempotency",
   "versions-mcp",
+  "zip-references",
   "mcp-idempotency",
+  "webhooks",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -5,7 +5,9 @@
 // preflight flow against a full deploy. Not a test: numbers vary by machine; results are
 // recorded in docs/benchmarks.md. Needs the built app (`npm run build`), and the Debian
 // packages nginx and wrk (serve), PostgreSQL 15 (the large-database row) and unzip (zip).
-// BENCH_ONLY=serve,rules,pg,zip,redeploy runs only the named sections.
+// A drop with 100 versions against a drop with one, and the time from a rollback to the first
+// byte of the old version, in the app that took it and in a second app on the same PostgreSQL.
+// BENCH_ONLY=serve,rules,pg,versions,zip,redeploy runs only the named sections.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -27,7 +29,7 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DURATION = process.env.BENCH_SECONDS ?? "10";
 const CONNECTIONS = 64;
-const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,rules,pg,zip,redeploy").split(",").map((x) => x.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,rules,pg,versions,zip,redeploy").split(",").map((x) => x.trim()));
 const want = (section: string) => ONLY.has(section);
 
 interface WrkResult {
@@ -345,6 +347,110 @@ async function serveSections(work: string, rows: string[]) {
   }
 }
 
+// --- versions ----------------------------------------------------------------------------------
+
+/** Deploys (or replaces) the key's named drop with one page; returns its slug and version. */
+async function deployNamed(port: number, key: string, name: string, page: Uint8Array): Promise<{ slug: string; version: number }> {
+  const files = { "index.html": { encoding: "base64", content: Buffer.from(page).toString("base64") } };
+  const res = await http(port, `localhost:${port}`, `/deploy?name=${name}`, "POST", JSON.stringify({ files }), { "content-type": "application/json", authorization: `Bearer ${key}` });
+  if (res.status !== 200) throw new Error(`deploy failed: ${res.status} ${res.body}`);
+  return JSON.parse(res.body) as { slug: string; version: number };
+}
+
+/**
+ * Rolls the drop to `version` through `writer`, then asks `reader` for the page until it answers
+ * `expected`: milliseconds from sending the rollback to the first byte of the right answer.
+ */
+async function rollbackToFirstByte(writer: number, reader: number, key: string, slug: string, version: number, expected: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await http(writer, `localhost:${writer}`, `/drops/${slug}/rollback`, "POST", JSON.stringify({ version }), { "content-type": "application/json", authorization: `Bearer ${key}` });
+  if (res.status !== 200) throw new Error(`rollback failed: ${res.status} ${res.body}`);
+  for (;;) {
+    const page = await http(reader, `${slug}.localhost:${reader}`, "/index.html");
+    if (page.body === expected) return performance.now() - t0;
+    if (performance.now() - t0 > 60_000) throw new Error(`the rollback never showed: ${page.status} ${page.body.slice(0, 200)}`);
+  }
+}
+
+async function versionsSection(work: string, rows: string[]) {
+  const pageOf = (v: number) => new TextEncoder().encode(`<!doctype html><title>v${v}</title>${"<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>".repeat(160)}`.slice(0, 10 * 1024));
+  const dataDir = path.join(work, "data-versions");
+  const [key] = await makeAccounts(dataDir, 1);
+  const app = await startApp(dataDir);
+  try {
+    const one = await deployNamed(app.port, key!, "one-version", pageOf(1));
+    let hundred = { slug: "", version: 0 };
+    for (let v = 1; v <= limits.pro.versionsKept; v++) hundred = await deployNamed(app.port, key!, "hundred-versions", pageOf(v));
+    if (hundred.version !== limits.pro.versionsKept) throw new Error(`expected version ${limits.pro.versionsKept}, got ${hundred.version}`);
+    const oneHost = `${one.slug}.localhost:${app.port}`;
+    const hundredHost = `${hundred.slug}.localhost:${app.port}`;
+    const single: WrkResult[] = [];
+    const many: WrkResult[] = [];
+    for (let i = 0; i < 3; i++) {
+      single.push(await measure(app.port, oneHost, "/index.html"));
+      many.push(await measure(app.port, hundredHost, "/index.html"));
+    }
+    const ratios = many.map((r, i) => r.rps / single[i]!.rps);
+    const mid = ratios.indexOf(median(ratios));
+    // Rollbacks in the same process: back to version 1 and forward to the last, ten times each.
+    const first = new TextDecoder().decode(pageOf(1));
+    const last = new TextDecoder().decode(pageOf(hundred.version));
+    const inProcess: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      inProcess.push(await rollbackToFirstByte(app.port, app.port, key!, hundred.slug, 1, first));
+      inProcess.push(await rollbackToFirstByte(app.port, app.port, key!, hundred.slug, hundred.version, last));
+    }
+    rows.push(
+      "",
+      `Versions: a named drop replaced ${hundred.version} times (the pro plan keeps ${limits.pro.versionsKept} versions) against a named drop with one version, the same 10 KB page; three alternating pairs, the pair with the median ratio shown`,
+      "",
+      "| scenario | result |",
+      "|---|---|",
+      `| 10 KB page, drop with 1 version | ${fmt(single[mid]!)} |`,
+      `| 10 KB page, drop with ${hundred.version} versions | ${fmt(many[mid]!)}, ${ratios[mid]!.toFixed(2)}× (pairs: ${ratios.map((x) => x.toFixed(2)).join(", ")}; target within 5%) |`,
+      `| rollback → first byte of the old version, same process (20 rollbacks) | median ${median(inProcess).toFixed(1)} ms, max ${Math.max(...inProcess).toFixed(1)} ms |`,
+    );
+    console.error(rows.slice(-3).join("\n"));
+  } finally {
+    await app.stop();
+  }
+
+  if (process.env.BENCH_SKIP_PG === "1") return;
+  // Two processes on one PostgreSQL: the rollback goes to one, the reader asks the other.
+  const pg = await startPgServer();
+  const vars = { DATABASE_URL: pg.url };
+  // One data directory: the bytes are on its disk (shared storage), the rows in PostgreSQL.
+  const shared = path.join(work, "data-versions-pg");
+  const [pgKey] = await makeAccounts(shared, 1, vars);
+  const a = await startApp(shared, vars);
+  const b = await startApp(shared, vars);
+  try {
+    const v1 = await deployNamed(a.port, pgKey!, "two-processes", pageOf(1));
+    const v2 = await deployNamed(a.port, pgKey!, "two-processes", pageOf(2));
+    const pages = [new TextDecoder().decode(pageOf(1)), new TextDecoder().decode(pageOf(2))];
+    // B has the drop's manifest in its cache before each rollback, as a busy server would.
+    const across: number[] = [];
+    const same: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await http(b.port, `${v1.slug}.localhost:${b.port}`, "/index.html");
+      across.push(await rollbackToFirstByte(a.port, b.port, pgKey!, v1.slug, 1, pages[0]!));
+      await http(b.port, `${v1.slug}.localhost:${b.port}`, "/index.html");
+      across.push(await rollbackToFirstByte(a.port, b.port, pgKey!, v1.slug, v2.version, pages[1]!));
+      same.push(await rollbackToFirstByte(a.port, a.port, pgKey!, v1.slug, 1, pages[0]!));
+      same.push(await rollbackToFirstByte(a.port, a.port, pgKey!, v1.slug, v2.version, pages[1]!));
+    }
+    rows.push(
+      `| rollback → first byte, PostgreSQL, same process (10 rollbacks) | median ${median(same).toFixed(1)} ms, max ${Math.max(...same).toFixed(1)} ms |`,
+      `| rollback → first byte, PostgreSQL, read from a second process (10 rollbacks) | median ${median(across).toFixed(1)} ms, max ${Math.max(...across).toFixed(1)} ms |`,
+    );
+    console.error(rows.slice(-2).join("\n"));
+  } finally {
+    await a.stop();
+    await b.stop();
+    await pg.stop();
+  }
+}
+
 // --- deploys -----------------------------------------------------------------------------------
 
 const MB = 1024 * 1024;
@@ -578,6 +684,7 @@ async function main() {
   const loadBefore = load();
   try {
     await serveSections(work, rows);
+    if (want("versions")) await versionsSection(work, rows);
     if (want("zip")) await zipSection(work, rows);
     if (want("redeploy")) await redeploySection(work, rows);
   } finally {

@@ -18,9 +18,9 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
 import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
-import { API_KEY_PATTERN } from "../lib/patterns";
+import { API_KEY_PATTERN, WEBHOOK_EVENT_TYPES } from "../lib/patterns";
 import { reportLines } from "../lib/deploy/report-text";
-import { deployByContent, sharedTopFolder, type HashedFile } from "../lib/files/upload";
+import { deployByContent, deployZipByReference, sharedTopFolder, zipByReference, type HashedFile } from "../lib/files/upload";
 import { limits } from "../lib/plans";
 import { listQuerySchema } from "../lib/schemas";
 import type {
@@ -35,6 +35,10 @@ import type {
   preflightResponseSchema,
   rollbackResponseSchema,
   versionsListSchema,
+  webhookCreatedSchema,
+  webhookDeletedSchema,
+  webhookDeliveriesSchema,
+  webhooksListSchema,
 } from "../lib/schemas";
 
 type DeployResponse = z.infer<typeof deployResponseSchema>;
@@ -46,6 +50,10 @@ type AccessResponse = z.infer<typeof accessResponseSchema>;
 type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 type VersionsList = z.infer<typeof versionsListSchema>;
 type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
+type WebhookCreated = z.infer<typeof webhookCreatedSchema>;
+type WebhookList = z.infer<typeof webhooksListSchema>;
+type WebhookDeleted = z.infer<typeof webhookDeletedSchema>;
+type WebhookDeliveries = z.infer<typeof webhookDeliveriesSchema>;
 type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 type PreflightResponse = z.infer<typeof preflightResponseSchema>;
 
@@ -95,6 +103,15 @@ const COMMANDS = {
   },
   claim: { usage: "dropsite claim <slug> <claim_token>", about: "Move an anonymous drop into your account (the token works once)." },
   limits: { usage: "dropsite limits", about: "The limits that apply to you (anonymous without a key)." },
+  webhooks: {
+    usage: "dropsite webhooks add <url> [--events E,E] | list | rm <id> | deliveries <id>",
+    about: `Your account's webhooks: signed POSTs of every change (docs/webhooks.md).
+  add <url>        add one (https, public address); prints its signing secret once
+  --events E,E     with add: only these events (default all: ${WEBHOOK_EVENT_TYPES.join(", ")})
+  list             your webhooks
+  rm <id>          remove one
+  deliveries <id>  its latest delivery attempts, newest first`,
+  },
   login: { usage: "dropsite login [--key sp_...]", about: "Check a key against the API and store it (prompts when --key is not given)." },
   logout: { usage: "dropsite logout", about: "Forget the stored key (it keeps working until revoked on the dashboard)." },
 } as const;
@@ -147,6 +164,8 @@ interface Flags {
   grant?: string;
   limit?: string;
   offset?: string;
+  /** webhooks add: comma-separated event names. */
+  events?: string;
   json: boolean;
   quiet: boolean;
   includeDotfiles: boolean;
@@ -403,6 +422,17 @@ function parseAnswer<T>(res: HttpAnswer): T {
   return body as T;
 }
 
+/**
+ * The answer of an upload target: the app's (JSON), Vercel Blob's (JSON) or an S3 bucket's (an
+ * empty 200, or an XML <Error> with a Code and a Message). Throws on an error answer.
+ */
+function checkUpload(res: HttpAnswer): void {
+  if (res.status < 300) return;
+  const xml = /<Code>([^<]*)<\/Code>[\s\S]*?<Message>([^<]*)<\/Message>/.exec(res.text);
+  if (xml) throw new CliError(`Storage refused the upload: ${xml[2]}`, EXIT.api, { status: res.status, code: `storage_${xml[1]}` });
+  parseAnswer<unknown>(res);
+}
+
 /** One API call; the answer is the server's response type (`T`, from lib/schemas.ts). */
 async function apiCall<T>(api: string, key: string | undefined, method: string, p: string, opts: CallOptions = {}): Promise<T> {
   const headers = { ...(opts.headers ?? {}) };
@@ -463,7 +493,7 @@ async function deployFolder(
         read: (file) => readFile(file.abs),
         upload: async (u, file, onSent) => {
           // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
-          parseAnswer<unknown>(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
+          checkUpload(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
         },
         deploy: (body, uploadToken) =>
           apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken } }),
@@ -479,6 +509,35 @@ async function deployFolder(
     return { res: outcome.result, unchanged: outcome.unchanged, total: hashed.length };
   } catch (err) {
     bar?.abort();
+    throw err;
+  }
+}
+
+/**
+ * Deploys a zip file by reference (docs/uploads.md, "Zips by reference"): preflight its hash and
+ * size, upload it to its target (straight to storage where the server's store allows), deploy
+ * `{"zip": {sha256, size}}`. No request body to the app is then larger than 4 MB.
+ */
+async function deployZipFile(target: Target, file: string, endpoint: string, preflightPath: string, flags: Flags, extraHeaders: Record<string, string>): Promise<DeployResponse | AppendResponse> {
+  const bytes = await readFile(file);
+  const zip: HashedFile = { path: path.basename(file), sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.byteLength };
+  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${zip.path} (${formatBytes(zip.size)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
+  const json = { "content-type": "application/json" };
+  const bar = progress("Uploading", zip.size, { quiet: flags.quiet, unit: "bytes" });
+  try {
+    const res = await deployZipByReference<HashedFile, DeployResponse | AppendResponse>(
+      zip,
+      {
+        preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, { body: Buffer.from(body), headers: json }),
+        upload: async (u, _file, onSent) => checkUpload(await httpCall(u.method, u.url, { body: bytes, headers: u.headers, onUpload: onSent })),
+        deploy: (body, uploadToken) => apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken } }),
+      },
+      (sent) => bar.update(Math.min(sent, zip.size)),
+    );
+    bar.done();
+    return res;
+  } catch (err) {
+    bar.abort();
     throw err;
   }
 }
@@ -525,6 +584,8 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     res = outcome.res;
     // Nothing to say about unchanged files when the server had none of them (a first deploy).
     if (outcome.unchanged > 0) unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
+  } else if (path.extname(where).toLowerCase() === ".zip" && zipByReference(info.size)) {
+    res = await deployZipFile(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
   } else {
     const { body, contentType, description } = await deployBody(where);
     if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
@@ -603,6 +664,53 @@ async function cmdRollback(target: Target, args: string[], flags: Flags): Promis
   const res = await apiCall<RollbackResponse>(target.api, target.key, "POST", `/drops/${encodeURIComponent(slug)}/rollback`, { body, headers: { "content-type": "application/json" } });
   if (flags.json) return print(res);
   process.stdout.write(`${res.url} now serves version ${res.live_version}\n`);
+}
+
+async function cmdWebhooks(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [sub, arg] = args;
+  const usage = () => new CliError(`usage: ${COMMANDS.webhooks.usage}`, EXIT.usage);
+  if (sub === "add") {
+    if (args.length !== 2 || arg === undefined) throw usage();
+    const events = flags.events?.split(",").map((e) => e.trim()).filter(Boolean);
+    const body = Buffer.from(JSON.stringify({ url: arg, ...(events ? { events } : {}) }));
+    const res = await apiCall<WebhookCreated>(target.api, target.key, "POST", "/webhooks", { body, headers: { "content-type": "application/json" } });
+    if (flags.json) return print(res);
+    process.stdout.write(`Added webhook ${res.id}: ${res.url}\nEvents: ${res.events.join(", ")}\nSigning secret (shown once; verify deliveries with it): ${res.secret}\n`);
+    return;
+  }
+  if (sub === "list") {
+    if (args.length !== 1) throw usage();
+    const res = await apiCall<WebhookList>(target.api, target.key, "GET", "/webhooks");
+    if (flags.json) return print(res);
+    if (res.webhooks.length === 0) return void process.stdout.write("No webhooks.\n");
+    const all = (e: string[]) => (e.length === WEBHOOK_EVENT_TYPES.length ? "all" : e.join(","));
+    table(["ID", "EVENTS", "URL"], res.webhooks.map((w) => [w.id, all(w.events), w.url]));
+    return;
+  }
+  if (sub === "rm") {
+    if (args.length !== 2 || arg === undefined) throw usage();
+    const res = await apiCall<WebhookDeleted>(target.api, target.key, "DELETE", `/webhooks/${encodeURIComponent(arg)}`);
+    if (flags.json) return print(res);
+    process.stdout.write(`Removed webhook ${res.deleted}\n`);
+    return;
+  }
+  if (sub === "deliveries") {
+    if (args.length !== 2 || arg === undefined) throw usage();
+    const res = await apiCall<WebhookDeliveries>(target.api, target.key, "GET", `/webhooks/${encodeURIComponent(arg)}/deliveries`);
+    if (flags.json) return print(res);
+    if (res.deliveries.length === 0) return void process.stdout.write("No deliveries yet.\n");
+    table(["TIME", "EVENT", "TYPE", "ATTEMPT", "RESULT"], res.deliveries.map((d) => [d.created_at, d.event_id, d.type, String(d.attempt), d.error ?? String(d.status_code)]));
+    return;
+  }
+  throw usage();
+}
+
+/** Prints rows under a header, columns padded (the last one not). */
+function table(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ");
+  process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join("\n")}\n`);
 }
 
 async function cmdDelete(target: Target, args: string[], flags: Flags): Promise<void> {
@@ -727,6 +835,7 @@ export async function main(argv: string[]): Promise<number> {
         grant: { type: "string" },
         limit: { type: "string" },
         offset: { type: "string" },
+        events: { type: "string" },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },
@@ -768,6 +877,7 @@ export async function main(argv: string[]): Promise<number> {
       else if (command === "claim") await cmdClaim(target, args, flags);
       else if (command === "access") await cmdAccess(target, args, flags);
       else if (command === "limits") await cmdLimits(target, flags);
+      else if (command === "webhooks") await cmdWebhooks(target, args, flags);
       else throw new CliError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`, EXIT.usage);
     }
     return EXIT.ok;

@@ -34,6 +34,12 @@ export async function createContext(e: Env, overrides: ContextOverrides = {}): P
 }
 
 async function createStorage(e: Env): Promise<Storage> {
+  // S3_BUCKET wins over BLOB_READ_WRITE_TOKEN (an install moving off Vercel Blob may keep both).
+  if (e.S3_BUCKET) {
+    const { S3Storage } = await import("./storage/s3");
+    const credentials = e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY } : undefined;
+    return new S3Storage({ bucket: e.S3_BUCKET, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, credentials, forcePathStyle: e.S3_FORCE_PATH_STYLE });
+  }
   if (e.BLOB_READ_WRITE_TOKEN) {
     const { BlobStorage } = await import("./storage/blob");
     return new BlobStorage(e.BLOB_READ_WRITE_TOKEN, { apiUrl: e.VERCEL_BLOB_API_URL });
@@ -42,6 +48,10 @@ async function createStorage(e: Env): Promise<Storage> {
 }
 
 async function createLimiter(e: Env): Promise<RateLimiter> {
+  if (e.REDIS_URL) {
+    const { RedisRateLimiter } = await import("./ratelimit/redis");
+    return new RedisRateLimiter(e.REDIS_URL);
+  }
   if (e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN) {
     const { UpstashRateLimiter } = await import("./ratelimit/upstash");
     return new UpstashRateLimiter(e.UPSTASH_REDIS_REST_URL, e.UPSTASH_REDIS_REST_TOKEN);

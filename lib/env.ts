@@ -51,8 +51,25 @@ const envSchema = z.object({
    * Default Vercel's; tests point it at a local stand-in.
    */
   VERCEL_BLOB_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "VERCEL_BLOB_API_URL must be an http(s) URL"),
+  /**
+   * An S3-compatible bucket for drop bytes (AWS S3, R2, MinIO, Garage); wins over
+   * BLOB_READ_WRITE_TOKEN. The rest of S3_* say where it is and how to sign in.
+   */
+  S3_BUCKET: optionalString,
+  /** The S3 API endpoint (R2: https://<account>.r2.cloudflarestorage.com); absent, AWS's for S3_REGION. */
+  S3_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "S3_ENDPOINT must be an http(s) URL"),
+  S3_REGION: optionalString,
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  /** Bucket in the URL path instead of the host name (MinIO, Garage and most self-hosted stores). */
+  S3_FORCE_PATH_STYLE: z
+    .enum(["1", "0", "true", "false", ""], { error: "S3_FORCE_PATH_STYLE must be 1, 0, true or false" })
+    .optional()
+    .transform((v) => v === "1" || v === "true"),
   UPSTASH_REDIS_REST_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "UPSTASH_REDIS_REST_URL must be an http(s) URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
+  /** A Redis server of one's own for the rate limits (redis:// or rediss://); wins over Upstash. */
+  REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), "REDIS_URL must be a redis:// or rediss:// URL"),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO: optionalString,
@@ -104,11 +121,33 @@ const envSchema = z.object({
     }
     return out;
   }),
+  /**
+   * Lifts the webhook URL rules (https only; no loopback, private, link-local, multicast or
+   * metadata address, at creation and at every delivery): for receivers on a private network
+   * of a self-hosted server, and for tests. Nothing else lifts them.
+   */
+  WEBHOOKS_ALLOW_PRIVATE: bool.default(false),
   RATE_LIMIT_DEPLOYS_PER_MINUTE: z.coerce
     .number({ error: "RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number" })
     .int("RATE_LIMIT_DEPLOYS_PER_MINUTE must be a whole number")
     .min(1, "RATE_LIMIT_DEPLOYS_PER_MINUTE must be at least 1")
     .default(10),
+  /**
+   * A CDN in front of a self-hosted install: drop responses also carry CDN-Cache-Control and
+   * Cache-Tag (the drop's tag), with the bounds of Vercel-CDN-Cache-Control.
+   */
+  CDN_CACHE: bool.default(false),
+  /** Receives a POST of {"tags": [...]} for every change to a drop, before the change answers. */
+  CDN_PURGE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "CDN_PURGE_URL must be an http(s) URL"),
+  /** Sent as `Authorization: Bearer <token>` with each purge (e.g. a Cloudflare API token). */
+  CDN_PURGE_TOKEN: optionalString,
+  /**
+   * Workers `npm start` runs on one port (node:cluster); above 1 needs DATABASE_URL (the
+   * embedded PGlite is one process's).
+   */
+  WEB_CONCURRENCY: optionalString
+    .refine((v) => v === undefined || /^[1-9][0-9]{0,2}$/.test(v), "WEB_CONCURRENCY must be a positive whole number (the workers of npm start), e.g. 2")
+    .transform((v) => (v === undefined ? 1 : Number(v))),
   /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
   SERVE_CACHE_BYTES: z.coerce
     .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })
@@ -131,6 +170,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const env = result.data;
   if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
     throw new EnvError("Invalid configuration:\n  UPSTASH_REDIS_REST_TOKEN: required when UPSTASH_REDIS_REST_URL is set");
+  }
+  if (env.WEB_CONCURRENCY > 1 && !env.DATABASE_URL) {
+    throw new EnvError(
+      `Invalid configuration:\n  WEB_CONCURRENCY: ${env.WEB_CONCURRENCY} workers need a database they can share: set DATABASE_URL (PostgreSQL). ` +
+        "The embedded PGlite belongs to one process; without DATABASE_URL run one worker (unset WEB_CONCURRENCY or set it to 1).",
+    );
+  }
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    throw new EnvError("Invalid configuration:\n  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither (the SDK's default credentials)");
   }
   const shared = sharedRegistrableDomain(env);
   if (shared && env.NODE_ENV === "production" && !env.SERVE_DOMAIN_PUBLIC_SUFFIX) {

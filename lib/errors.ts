@@ -34,7 +34,7 @@ export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
  * The limits an error can be about: the names GET /limits reports them under (`limits.<name>`),
  * so a program reads the value there and in `allowed` alike.
  */
-export const limitNames = ["files_per_request", "files_per_drop", "zip_bytes", "body_bytes", "file_bytes", "decompression_ratio", "ttl_min_seconds", "ttl_max_seconds", "max_drops", "max_keys"] as const;
+export const limitNames = ["files_per_request", "files_per_drop", "zip_bytes", "body_bytes", "file_bytes", "decompression_ratio", "ttl_min_seconds", "ttl_max_seconds", "max_drops", "max_keys", "max_webhooks"] as const;
 export type LimitName = (typeof limitNames)[number];
 
 /**

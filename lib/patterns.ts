@@ -31,3 +31,21 @@ export const DEPLOY_GRANT_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.deployGran
 export const SECRET_SEGMENT_PATTERN = new RegExp(`^(?:${Object.values(SECRET_PREFIXES).join("|")})_`);
 /** A SHA-256 digest as 64 lowercase hex characters: contents, and key ids (the SHA-256 of the key). */
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;
+
+/**
+ * The event types an account's webhooks receive, and what causes each: the one table the
+ * outbox (lib/db/events.ts), the schemas, the docs and the MCP texts read.
+ */
+export const WEBHOOK_EVENTS = {
+  "drop.deployed": "a new drop was deployed",
+  "drop.replaced": "a drop's files were replaced (a redeploy)",
+  "drop.appended": "files were added to a drop",
+  "drop.rolled_back": "a retained version of a drop was made live again",
+  "drop.deleted": "a drop was deleted",
+  "drop.expired": "an expired drop was removed by the cleanup job",
+  "drop.claimed": "an anonymous drop was claimed into the account",
+  "drop.access_changed": "a drop's access (public or password) was changed",
+  "domain.verified": "a custom domain was verified",
+} as const;
+export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];

@@ -37,6 +37,8 @@ export interface TierLimits {
   /** null: not limited (anonymous drops belong to nobody). */
   maxDrops: number | null;
   maxKeys: number;
+  /** Webhooks per account (0: none; anonymous callers have no account). */
+  maxWebhooks: number;
   namedDrops: boolean;
   append: boolean;
   vanity: boolean;
@@ -87,6 +89,7 @@ export const limits: Record<Tier, TierLimits> = {
     ttlDefaultSeconds: 30 * DAY,
     maxDrops: null,
     maxKeys: 0,
+    maxWebhooks: 0,
     namedDrops: false,
     append: false,
     vanity: false,
@@ -108,6 +111,7 @@ export const limits: Record<Tier, TierLimits> = {
     ttlDefaultSeconds: 7 * DAY,
     maxDrops: 100,
     maxKeys: 25,
+    maxWebhooks: 2,
     namedDrops: false,
     append: false,
     vanity: false,
@@ -115,8 +119,8 @@ export const limits: Record<Tier, TierLimits> = {
     priceUsd: 0,
     ...siteRules,
   },
-  pro: { ...paidBase, maxDrops: 5_000, vanity: false, priceUsd: 9 },
-  team: { ...paidBase, maxDrops: 20_000, vanity: true, priceUsd: 29 },
+  pro: { ...paidBase, maxDrops: 5_000, maxWebhooks: 10, vanity: false, priceUsd: 9 },
+  team: { ...paidBase, maxDrops: 20_000, maxWebhooks: 25, vanity: true, priceUsd: 29 },
 };
 
 /** The deploy report warns about files larger than this (large_file): slow for visitors on any plan. */
@@ -165,3 +169,15 @@ export const ACCESS_UNLOCK_SECONDS = 7 * DAY;
 
 /** The most bytes an unlock form post may carry (a password and the path to return to). */
 export const ACCESS_UNLOCK_BODY_BYTES = 4096;
+
+/**
+ * Webhook deliveries: each attempt waits at most WEBHOOK_TIMEOUT_SECONDS for the receiver; after
+ * a failed attempt n the next waits WEBHOOK_RETRY_SECONDS[n-1] (exponential, x4 from 30 seconds,
+ * capped at 8 hours: about 27 hours in all), and after the last the delivery is failed for good.
+ */
+export const WEBHOOK_TIMEOUT_SECONDS = 10;
+export const WEBHOOK_RETRY_SECONDS = [30, 120, 480, 1_920, 7_680, 28_800, 28_800, 28_800] as const;
+/** How often the self-hosted worker looks for due deliveries (the first attempt starts within this). */
+export const WEBHOOK_POLL_SECONDS = 2;
+/** Attempts of the delivery log GET /webhooks/{id}/deliveries shows (newest first). */
+export const WEBHOOK_LOG_SHOWN = 100;

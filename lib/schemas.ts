@@ -4,7 +4,7 @@ import { limitNames } from "./errors";
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
-import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN } from "./patterns";
+import { API_KEY_PATTERN, NAME_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN, WEBHOOK_EVENT_TYPES } from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, TTL_CEILING_SECONDS } from "./plans";
 import { REDIRECT_STATUSES } from "./rules/types";
@@ -24,22 +24,38 @@ export const fileValueSchema = z.union([
   }),
 ]);
 
-/** POST /deploy/preflight: the hash and size of each file to deploy. */
-export const preflightBodySchema = z.object({
-  files: z.record(
-    z.string(),
-    z.strictObject({
-      sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the file's bytes, lowercase hex."),
-      size: z.int().min(0).describe("Size in bytes."),
-    }),
-  ),
-});
+/** A zip archive by reference: its SHA-256 and size (the preflight's `zip`, and a deploy body's). */
+export const zipReferenceSchema = z
+  .strictObject({
+    sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the archive's bytes, lowercase hex."),
+    size: z.int().min(0).describe("Size of the archive in bytes (at most the plan's zip limit)."),
+  })
+  .describe("A zip archive by reference: preflight it, PUT its bytes to the target, then deploy {\"zip\": {sha256, size}} with the same X-Upload-Token.");
+
+/** POST /deploy/preflight: the hash and size of each file to deploy, or of one zip archive. */
+export const preflightBodySchema = z
+  .object({
+    files: z
+      .record(
+        z.string(),
+        z.strictObject({
+          sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the file's bytes, lowercase hex."),
+          size: z.int().min(0).describe("Size in bytes."),
+        }),
+      )
+      .optional(),
+    zip: zipReferenceSchema.optional(),
+  })
+  .describe("Exactly one of files (a deploy's files by hash) or zip (one archive, unpacked by the deploy).");
+
+/** A deploy body naming a zip archive uploaded after a preflight. */
+export const zipBodySchema = z.strictObject({ zip: zipReferenceSchema });
 
 export const uploadTargetSchema = z.object({
   sha256: z.string(),
-  url: z.string().describe("Where to PUT the raw bytes: the app's upload route, or, for contents over 4 MB when bytes live in Vercel Blob, Blob's own API."),
+  url: z.string().describe("Where to PUT the raw bytes: the app's upload route, or, for contents over 4 MB when bytes live in Vercel Blob or an S3 bucket, the store itself (Blob's API, a presigned S3 URL)."),
   method: z.literal("PUT"),
-  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT, as they are (a storage target's carry its client token)."),
+  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT, as they are (a Blob target's carry its client token, an S3 target's the x-amz-checksum-sha256 its signature binds)."),
 });
 
 export const preflightResponseSchema = z.object({
@@ -321,6 +337,7 @@ export const limitsResponseSchema = z.object({
     ttl_default_seconds: z.int().nullable().describe("null: no expiry unless ttl is given."),
     max_drops: z.int().nullable().describe("null: not limited."),
     max_keys: z.int(),
+    max_webhooks: z.int().describe("Webhooks per account (0 without an account)."),
     named_drops: z.boolean(),
     append: z.boolean(),
     vanity: z.boolean(),
@@ -329,6 +346,60 @@ export const limitsResponseSchema = z.object({
   }),
 });
 export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
+
+// --- Webhooks ---
+
+export const webhookEventSchema = z.enum(WEBHOOK_EVENT_TYPES);
+
+export const webhookBodySchema = z.object({
+  url: z.string().max(2048).describe("Where events are POSTed: https, resolving to public addresses only (unless the server sets WEBHOOKS_ALLOW_PRIVATE=1)."),
+  events: z
+    .array(webhookEventSchema)
+    .min(1)
+    .max(WEBHOOK_EVENT_TYPES.length * 2)
+    .optional()
+    .describe(`The event types to receive; omitted means all ${WEBHOOK_EVENT_TYPES.length}.`),
+});
+
+export const webhookInfoSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(webhookEventSchema),
+});
+
+export const webhookCreatedSchema = webhookInfoSchema.extend({
+  secret: z.string().describe("whsec_…: the signing secret of the Standard Webhooks scheme, shown only in this answer."),
+});
+
+export const webhooksListSchema = z.object({ webhooks: z.array(webhookInfoSchema) });
+
+export const webhookDeletedSchema = z.object({ deleted: z.string() });
+
+export const webhookDeliveriesSchema = z.object({
+  deliveries: z.array(
+    z.object({
+      event_id: z.string().describe("The event's id: the webhook-id header, the same on every retry."),
+      type: webhookEventSchema,
+      status_code: z.int().nullable().describe("The receiver's HTTP status; null when it gave none."),
+      error: z.string().nullable().describe("Why the attempt failed (refused address, timeout, network, a non-2xx status); null on success."),
+      attempt: z.int().describe("1 for the first attempt."),
+      created_at: z.string().describe("When the attempt was made (RFC 3339)."),
+    }),
+  ),
+});
+
+export const deliveryPassSchema = z.object({
+  attempted: z.int().describe("Delivery attempts made by this pass."),
+  delivered: z.int().describe("Of those, the ones a receiver accepted (2xx)."),
+});
+
+/** The body POSTed to a webhook. */
+export const webhookPayloadSchema = z.object({
+  id: z.string(),
+  type: webhookEventSchema,
+  created_at: z.string(),
+  data: z.object({ slug: z.string().optional(), url: z.string().optional(), version: z.int().optional() }).catchall(z.unknown()),
+});
 
 export const cleanupResponseSchema = z.object({
   purged: z.int(),

@@ -4,7 +4,7 @@ import { zipForDeploy } from "@/lib/deploy/pack";
 import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { describeSkip, ignoreFilesAmong, selectFiles, type Selection, type Skipped } from "@/lib/files/ignore";
-import { deployByContent, sharedTopFolder, type HashedFile, type UploadProgress } from "@/lib/files/upload";
+import { deployByContent, deployZipByReference, sharedTopFolder, zipByReference, type HashedFile, type UploadProgress } from "@/lib/files/upload";
 import type { PreflightResponse } from "@/lib/schemas";
 import { CopyButton } from "./CodeBlock";
 import { DeployReportList, reportOf } from "./DeployReport";
@@ -14,8 +14,9 @@ import { bytes, dateTime, relative } from "./format";
 // client does (lib/files/upload.ts, docs/uploads.md): the browser hashes each file (Web Crypto
 // SHA-256), preflights, uploads only the contents the server lacks (in parallel, straight to
 // storage where the server says so) with one progress display of bytes and files, then deploys
-// by reference and says how many files were unchanged. A single .html file or a chosen .zip goes
-// as one request, as it is. What a folder deploy leaves out follows the one rule in
+// by reference and says how many files were unchanged. A single .html file or a chosen .zip up
+// to 4 MB goes as one request, as it is; a larger .zip goes by reference (preflight, upload to
+// its target, deploy {"zip": {sha256, size}}), so no request body to the app is over 4 MB. What a folder deploy leaves out follows the one rule in
 // lib/files/ignore.ts; when anything is left out, the person sees it before anything is sent,
 // and the result lists it again beside what was published.
 // Anonymous deploys keep their claim token in localStorage, and the person can copy or
@@ -185,6 +186,28 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
     [deployUrl, finish],
   );
 
+  /** A chosen .zip over 4 MB: hash it, preflight it, upload it to its target (straight to storage where the server says so), deploy it by reference. */
+  const sendZipByReference = useCallback(
+    async (files: PickedFile[], zipFile: File) => {
+      setPhase({ kind: "hashing", done: 0, files: 1 });
+      const zip: LocalFile = { path: zipFile.name, sha256: await sha256Of(zipFile), size: zipFile.size, file: zipFile };
+      const data = await deployZipByReference<LocalFile, Record<string, unknown>>(
+        zip,
+        {
+          preflight: (body) => postJson<PreflightResponse>(preflightEndpoint, body),
+          upload: async (target, f, onSent) => void (await xhrSend(target.method, target.url, target.headers, f.file, onSent)),
+          deploy: (body, uploadToken) => {
+            setPhase({ kind: "deploying", files: 1 });
+            return postJson<Record<string, unknown>>(deployUrl, body, { "x-upload-token": uploadToken });
+          },
+        },
+        (sent) => setPhase({ kind: "uploading", sent: Math.min(sent, zip.size), total: zip.size, files: 1 }),
+      );
+      finish(data, sizesOf(Array.isArray(data.files) ? data.files.map(String) : [], files));
+    },
+    [deployUrl, preflightEndpoint, finish],
+  );
+
   /** Deploy by content: hash, preflight, upload what is missing, deploy by reference. */
   const sendByContent = useCallback(
     async (files: PickedFile[]) => {
@@ -224,7 +247,8 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
       leftOut.current = skipped.map((s) => ({ path: s.file.path, why: describeSkip(s) }));
       const only = files.length === 1 ? files[0]! : undefined;
       try {
-        if (only && /\.zip$/i.test(only.file.name)) await sendWhole(files, only.file, "application/zip");
+        if (only && /\.zip$/i.test(only.file.name) && zipByReference(only.file.size) && typeof crypto !== "undefined" && crypto.subtle) await sendZipByReference(files, only.file);
+        else if (only && /\.zip$/i.test(only.file.name)) await sendWhole(files, only.file, "application/zip");
         else if (only && /\.html?$/i.test(only.file.name)) await sendWhole(files, only.file, "text/html");
         else if (typeof crypto !== "undefined" && crypto.subtle) await sendByContent(files);
         else {
@@ -241,7 +265,7 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
         else setPhase({ kind: "error", error: err instanceof Error ? err.message : String(err) });
       }
     },
-    [sendWhole, sendByContent],
+    [sendWhole, sendByContent, sendZipByReference],
   );
 
   const pick = useCallback(

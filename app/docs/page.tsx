@@ -3,7 +3,8 @@ import type { ReactNode } from "react";
 import { env } from "@/lib/env";
 import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, type Tier } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS, type Tier } from "@/lib/plans";
+import { WEBHOOK_EVENTS } from "@/lib/patterns";
 import { CodeBlock } from "../_components/CodeBlock";
 import { ScrollRegion } from "../_components/ScrollRegion";
 import { tools } from "@/lib/mcp/tools";
@@ -66,6 +67,7 @@ const limitRows: [string, (t: Tier) => string][] = [
   ["Default lifetime", (t) => seconds(limits[t].ttlDefaultSeconds, "never expires")],
   ["Drops per account", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxDrops))],
   ["Live API keys", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxKeys))],
+  ["Webhooks", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxWebhooks))],
   ["Named drops", (t) => yes(limits[t].namedDrops)],
   ["Append", (t) => yes(limits[t].append)],
   ["Vanity subdomain", (t) => yes(limits[t].vanity)],
@@ -106,6 +108,7 @@ const toc: [string, string][] = [
   ["append", "Append"],
   ["site-rules", "Redirects and headers"],
   ["vanity", "Vanity hosts"],
+  ["webhooks", "Webhooks"],
   ["limits", "Limits"],
   ["plans", "Plans and billing"],
   ["errors", "Errors"],
@@ -453,6 +456,38 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
           drops then also serve at <code>{`${scheme}://<sub>--<name>.${serve}/`}</code>. First come, first served: a taken sub answers 409 <code>conflict</code>; other plans answer 402.{" "}
           <code>GET /vanity</code> shows yours.
         </p>
+      </Section>
+
+      <Section id="webhooks" title="Webhooks">
+        <p>
+          An account can have webhooks ({free.maxWebhooks} on free, {paid.maxWebhooks} on pro, {limits.team.maxWebhooks} on team): <code>POST /webhooks</code> with{" "}
+          <code>{`{"url": "https://…", "events": [...]}`}</code> answers 201 with <code>id</code>, <code>url</code>, <code>events</code> and the signing <code>secret</code> (shown only
+          then); <code>GET /webhooks</code> lists them, <code>DELETE /webhooks/&lt;id&gt;</code> removes one, and <code>GET /webhooks/&lt;id&gt;/deliveries</code> shows its latest attempts
+          (event id, type, status code or error, attempt, time). Without <code>events</code> a webhook receives all of them:
+        </p>
+        <ul>
+          {Object.entries(WEBHOOK_EVENTS).map(([type, what]) => (
+            <li key={type}>
+              <code>{type}</code>: {what}
+            </li>
+          ))}
+        </ul>
+        <p>
+          Each event is POSTed as JSON <code>{`{"id", "type", "created_at", "data": {"slug", "url", "version", …}}`}</code>, signed by the Standard Webhooks scheme: headers{" "}
+          <code>webhook-id</code> (the event id, the same on every retry: deduplicate on it), <code>webhook-timestamp</code> and <code>webhook-signature</code> (
+          <code>v1,&lt;base64 HMAC-SHA256&gt;</code>). Any 2xx within {WEBHOOK_TIMEOUT_SECONDS} seconds is a delivery; anything else is retried with exponential backoff (first after{" "}
+          {WEBHOOK_RETRY_SECONDS[0]} seconds) for about {Math.round(WEBHOOK_RETRY_SECONDS.reduce((a, b) => a + b, 0) / 3600)} hours. Events are written in the same transaction as the
+          change, so none is lost and none is sent for a change that did not happen. Webhook URLs must be https and resolve to public addresses (checked at creation and at every
+          delivery); a self-hoster sets <code>WEBHOOKS_ALLOW_PRIVATE=1</code> for receivers on a private network.
+        </p>
+        <p>Verify with the <code>standardwebhooks</code> package (Node, then Python), on the raw body:</p>
+        <CodeBlock>{`import { Webhook } from "standardwebhooks";
+const wh = new Webhook(process.env.DROPSITE_WEBHOOK_SECRET); // whsec_...
+// In your handler, with the body as the exact string received:
+const event = wh.verify(rawBody, req.headers); // throws when the signature or timestamp is wrong`}</CodeBlock>
+        <CodeBlock>{`from standardwebhooks.webhooks import Webhook
+wh = Webhook(os.environ["DROPSITE_WEBHOOK_SECRET"])  # whsec_...
+event = wh.verify(raw_body, request.headers)  # raises on a bad signature or timestamp`}</CodeBlock>
       </Section>
 
       <Section id="limits" title="Limits">

@@ -86,6 +86,17 @@ export async function markContentsStored(db: Db, scope: string, stored: Array<{ 
   );
 }
 
+/** Ends the holds of contents (a zip archive its deploy has unpacked: nothing needs it any more). */
+export async function endHolds(db: Db, scope: string, shas: string[]): Promise<void> {
+  if (shas.length === 0) return;
+  await db.update(contents).set({ holdUntil: null }).where(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`);
+}
+
+/** Records that a content's stored bytes are gone (they did not verify and were deleted): a preflight then asks for them again. */
+export async function forgetContentBytes(db: Db, scope: string, sha256: string): Promise<void> {
+  await db.update(contents).set({ storageRef: null }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+}
+
 export async function unpinContents(db: Db, scope: string, shas: string[]): Promise<void> {
   if (shas.length === 0) return;
   await db

@@ -4,6 +4,7 @@ import { sqlState } from "./errors";
 import type { Db } from "./client";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 import type { SiteRules } from "../rules/types";
+import { recordEvent } from "./events";
 import { commitWrite, copyVersionFiles, nextVersion, sameFiles, type Tx } from "./versions";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
@@ -211,21 +212,23 @@ export interface OldContent {
 /**
  * Deletes a drop's row (its files go with it) under the drop's row lock, which appends and
  * replaces also take, and returns the contents its files referenced, for the caller to purge.
- * Undefined when the drop was already gone.
+ * Undefined when the drop was already gone. Records drop.deleted, or drop.expired when the
+ * cleanup job purges it, for the owner's webhooks in the same transaction.
  */
-export async function deleteDropRow(db: Db, dropId: string): Promise<OldContent[] | undefined> {
+export async function deleteDropRow(db: Db, dropId: string, why: "deleted" | "expired", now: Date): Promise<OldContent[] | undefined> {
   return db.transaction(async (tx) => {
-    const [locked] = await tx.select({ id: drops.id }).from(drops).where(eq(drops.id, dropId)).for("update");
+    const [locked] = await tx.select({ id: drops.id, slug: drops.slug, ownerId: drops.ownerId, version: drops.liveVersion }).from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return undefined;
     const old = await tx.selectDistinct({ scope: files.scope, sha256: files.sha256 }).from(files).where(eq(files.dropId, dropId));
     await tx.delete(drops).where(eq(drops.id, dropId));
+    await recordEvent(tx, { accountId: locked.ownerId, type: why === "deleted" ? "drop.deleted" : "drop.expired", data: { slug: locked.slug, version: locked.version }, now });
     return old;
   });
 }
 
 /**
  * Gives an unclaimed drop to an account if the token hash still matches: one caller wins. With
- * `maxOwned`, only while the account has fewer drops (under its row lock).
+ * `maxOwned`, only while the account has fewer drops (under its row lock). Records drop.claimed.
  */
 export async function claimDropRow(
   db: Db,
@@ -244,6 +247,8 @@ export async function claimDropRow(
       .set({ ...patch, claimTokenHash: null })
       .where(and(eq(drops.id, dropId), eq(drops.claimTokenHash, tokenHash), isNull(drops.ownerId)))
       .returning();
+    // drop.claimed goes to the claiming account (before, the drop belonged to nobody).
+    if (row) await recordEvent(tx, { accountId: row.ownerId, type: "drop.claimed", data: { slug: row.slug, version: row.liveVersion }, now: patch.updatedAt });
     return row;
   });
 }

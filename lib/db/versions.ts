@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { SiteRules } from "../rules/types";
 import type { Db } from "./client";
+import { recordEvent } from "./events";
 import { accounts, dropVersions, drops, files, type AccountRow, type DropRow, type DropVersionRow } from "./schema";
 
 // Drop versions: every write that changes a drop's files adds one immutable version (its file
@@ -28,9 +29,9 @@ export interface DropWrite {
 
 /**
  * THE place where a write to a drop happens, inside the write's transaction (under the drop's
- * row lock): records a new version (unless it is a rollback) and moves the live pointer. Every
- * deploy, replace, append and rollback goes through here, and only these; a hook that must see
- * every write in the same transaction (the webhooks outbox) belongs here.
+ * row lock): records a new version (unless it is a rollback), moves the live pointer and records
+ * the write's event for the account's webhooks (the outbox). Every deploy, replace, append and
+ * rollback goes through here, and only these.
  */
 export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
   const siteRules = w.siteRules ?? null;
@@ -43,8 +44,13 @@ export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
     .set({ liveVersion: w.version, fileCount: w.fileCount, totalBytes: w.totalBytes, updatedAt: w.now, siteRules, ...w.patch })
     .where(eq(drops.id, w.dropId))
     .returning();
-  return row as DropRow;
+  const drop = row as DropRow;
+  await recordEvent(tx, { accountId: drop.ownerId, type: writeEvents[w.kind], data: { slug: drop.slug, version: w.version }, now: w.now });
+  return drop;
 }
+
+/** The event each kind of write records (the outbox, lib/db/events.ts). */
+const writeEvents = { deploy: "drop.deployed", replace: "drop.replaced", append: "drop.appended", rollback: "drop.rolled_back" } as const;
 
 /** The number the next version of a locked drop gets: one more than any it ever had. */
 export async function nextVersion(tx: Tx, dropId: string): Promise<number> {

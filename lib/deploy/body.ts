@@ -1,6 +1,6 @@
 import { ApiError, type LimitName } from "../errors";
 import { readBodyCapped, readBodyChunksCapped } from "../http";
-import { filesBodySchema } from "../schemas";
+import { filesBodySchema, zipBodySchema } from "../schemas";
 import { limits as planLimits, type TierLimits } from "../plans";
 import { normalizeFiles, type InputFile } from "./paths";
 import { openZip } from "./zip";
@@ -85,7 +85,17 @@ export function parseJsonStrict(text: string, hint?: string): unknown {
   return raw;
 }
 
-function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): InputFile[] {
+/** The plan's zip limit passed, by a posted archive or one named by reference. */
+export function zipTooLarge(cap: number, paid: boolean): ApiError {
+  return tooLargeError(`Zip archives are limited to ${fmt(cap)} on this plan.`, paid, { limit: "zip_bytes", allowed: cap });
+}
+
+/** A deploy body that names a zip archive uploaded after a preflight (`{"zip": {sha256, size}}`), to unpack from storage. */
+export interface ZipReference {
+  zip: { sha256: string; size: number };
+}
+
+function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): InputFile[] | ZipReference {
   const hint = 'Send {"files": {"index.html": "<h1>Hi</h1>"}} with Content-Type: application/json.';
   let text: string;
   try {
@@ -94,6 +104,12 @@ function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): In
     throw new ApiError("invalid_request", "The body is not valid UTF-8 JSON.", { hint, docs: "deploy" });
   }
   const raw = parseJsonStrict(text, hint);
+  if (raw && typeof raw === "object" && "zip" in raw) {
+    const zip = zipBodySchema.safeParse(raw);
+    if (!zip.success) throw ApiError.fromZod(zip.error, "The zip reference", { hint: 'Send {"zip": {"sha256": "<64 hex>", "size": <bytes>}} after a preflight of the same zip.', docs: "uploads" });
+    if (zip.data.zip.size > limits.zipBytes) throw zipTooLarge(limits.zipBytes, paid);
+    return zip.data;
+  }
   const parsed = filesBodySchema.safeParse(raw);
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "The FilesBody", { hint: FILES_HINT, docs: "deploy" });
   return decodeFilesMap((raw as { files: unknown }).files, limits, paid);
@@ -145,12 +161,14 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
   });
 }
 
-/** Reads and validates a deploy body; nothing past the cap is ever read. */
-export async function readDeployFiles(req: Request, limits: TierLimits, paid: boolean): Promise<InputFile[]> {
+/**
+ * Reads and validates a deploy body; nothing past the cap is ever read. A JSON body may name a
+ * zip archive by reference instead (the caller unpacks it from storage with {@link openZipBody}).
+ */
+export async function readDeployFiles(req: Request, limits: TierLimits, paid: boolean): Promise<InputFile[] | ZipReference> {
   const form = bodyForm(req.headers.get("content-type"));
   const cap = form === "zip" ? limits.zipBytes : limits.bodyBytes;
-  const what = form === "zip" ? "Zip archives" : "HTML and JSON bodies";
-  const tooLarge = () => tooLargeError(`${what} are limited to ${fmt(cap)} on this plan.`, paid, { limit: form === "zip" ? "zip_bytes" : "body_bytes", allowed: cap });
+  const tooLarge = () => (form === "zip" ? zipTooLarge(cap, paid) : tooLargeError(`HTML and JSON bodies are limited to ${fmt(cap)} on this plan.`, paid, { limit: "body_bytes", allowed: cap }));
   // A zip is kept as the chunks it arrived in (read by ranges, entry by entry); other bodies whole.
   const body = form === "zip" ? await readBodyChunksCapped(req, cap, tooLarge) : await readBodyCapped(req, cap, tooLarge);
   const length = body instanceof Uint8Array ? body.byteLength : body.length;
@@ -160,18 +178,24 @@ export async function readDeployFiles(req: Request, limits: TierLimits, paid: bo
       docs: "deploy",
     });
   }
-  let files: InputFile[];
-  if (body instanceof Uint8Array) {
-    files = form === "html" ? [{ path: "index.html", bytes: body }] : decodeFilesBody(body, limits, paid);
-  } else {
-    files = openZip(body.chunks, {
-      maxFiles: limits.filesPerRequest,
-      maxTotalBytes: length * limits.decompressionRatio,
-      maxFileBytes: limits.fileBytes,
-      tooManyFiles: (n) => fileCapError(n, limits.filesPerRequest, paid),
-      tooLarge: (m) => tooLargeError(m, paid, { limit: "file_bytes", allowed: limits.fileBytes }),
-      overRatio: (m) => ratioError(m, limits.decompressionRatio),
-    });
-  }
+  if (!(body instanceof Uint8Array)) return openZipBody(body.chunks, length, limits, paid);
+  if (form === "html") return [{ path: "index.html", bytes: body }];
+  const decoded = decodeFilesBody(body, limits, paid);
+  return Array.isArray(decoded) ? normalizeFiles(decoded) : decoded;
+}
+
+/**
+ * Opens a zip archive (the chunks of a posted body, or of an archive read from storage) under
+ * the plan's rules: entries, per-file size, the decompression ratio of its `length`, and paths.
+ */
+export function openZipBody(chunks: readonly Uint8Array[], length: number, limits: TierLimits, paid: boolean): InputFile[] {
+  const files = openZip(chunks, {
+    maxFiles: limits.filesPerRequest,
+    maxTotalBytes: length * limits.decompressionRatio,
+    maxFileBytes: limits.fileBytes,
+    tooManyFiles: (n) => fileCapError(n, limits.filesPerRequest, paid),
+    tooLarge: (m) => tooLargeError(m, paid, { limit: "file_bytes", allowed: limits.fileBytes }),
+    overRatio: (m) => ratioError(m, limits.decompressionRatio),
+  });
   return normalizeFiles(files);
 }

@@ -70,10 +70,32 @@ export async function issueDeployGrant(ctx: AppContext, req: Request, caller: Ca
     commands: {
       // Dotfiles (.env, .git) and node_modules stay out, as the CLI and the drop zone leave them out.
       zip: `(cd ${dir} && zip -qr - . -x '.*' '*/.*' 'node_modules/*' '*/node_modules/*') > site.zip`,
-      curl: `curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${url}`,
+      // Where the store takes direct uploads (Vercel Blob, S3), the zip goes by reference, so no
+      // request body to a function is over 4 MB; else it is the body of one POST.
+      curl: ctx.storage.direct ? zipByReferenceScript(url) : `curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${url}`,
       npx: `npx dropsite deploy ${dir} --grant ${url}`,
     },
   };
+}
+
+/**
+ * A POSIX shell script (curl, sed, awk, and sha256sum or shasum) that deploys site.zip through a
+ * one-time URL by reference (docs/uploads.md, "Zips by reference"): preflight {"zip": {sha256,
+ * size}}, PUT the archive to the target it answers, with the target's headers as they are, then
+ * deploy {"zip": …} with the upload token. Header values of targets hold no quotes or braces
+ * (client tokens, base64 checksums), which the extraction relies on.
+ */
+function zipByReferenceScript(url: string): string {
+  return [
+    `sha=$( (sha256sum site.zip 2>/dev/null || shasum -a 256 site.zip) | cut -d' ' -f1)`,
+    `size=$(wc -c < site.zip | tr -d ' ')`,
+    `ref="{\\"zip\\":{\\"sha256\\":\\"$sha\\",\\"size\\":$size}}"`,
+    `pre=$(curl -sS --fail -H 'content-type: application/json' --data "$ref" ${url}/preflight)`,
+    `put=$(printf '%s' "$pre" | sed -n 's/.*"url":"\\([^"]*\\)".*/\\1/p')`,
+    `tok=$(printf '%s' "$pre" | sed -n 's/.*"upload_token":"\\([^"]*\\)".*/\\1/p')`,
+    `{ [ -z "$put" ] || printf '%s\\n' "$pre" | sed -n 's/.*"headers":{\\([^}]*\\)}.*/\\1/p' | awk -F'","' '{for(i=1;i<=NF;i++){h=$i; gsub(/^"|"$/,"",h); sub(/":"/,": ",h); print h}}' | { set --; while IFS= read -r h; do set -- "$@" -H "$h"; done; curl -sS --fail -X PUT "$@" --data-binary @site.zip "$put" >/dev/null; }; }`,
+    `curl --fail -H 'content-type: application/json' -H "x-upload-token: $tok" --data "$ref" ${url}`,
+  ].join(" &&\n");
 }
 
 function unknownGrant(): ApiError {

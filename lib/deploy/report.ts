@@ -446,7 +446,15 @@ function recall(c: ScanCache, key: string, kind: TextKind, scanned: number): Con
 
 function remember(c: ScanCache, key: string, scan: ContentScan): void {
   // An entry larger than the whole budget is refused by the cache (not stored), as before.
-  c.set(key, scan);
+  // The references are copied out of the decoded file: V8 makes a substring a view of the
+  // string it was cut from, so a remembered reference would keep the whole file's text alive
+  // (a zip deploy's memory then grew with every text file it scanned).
+  c.set(key, { ...scan, refs: scan.refs.map(ownString), baseHref: scan.baseHref === null ? null : ownString(scan.baseHref) });
+}
+
+/** A copy of a string that shares no memory with the string it may have been cut from. */
+function ownString(s: string): string {
+  return Buffer.from(s, "utf8").toString("utf8");
 }
 
 interface StoredRow {

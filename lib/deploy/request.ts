@@ -12,6 +12,7 @@ import { appendToDrop, createDrop, tierOf } from "./store";
 import { resolveTtl } from "./ttl";
 import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { withDeployGrant } from "./grants";
+import { withZipReference } from "./zipref";
 import { guardAccountRoute } from "../auth/guard";
 
 /** The per-address deploy budget of one request, spent just before its files are stored. */
@@ -110,7 +111,11 @@ export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployO
 export function deployBody(ctx: AppContext, req: Request, caller: Caller, opts: DeployOptions, quota: DeployQuota): Promise<DeployResponse> {
   checkDeployOptions(caller, opts);
   const tier = tierOf(caller);
-  return withBodySlot(req, async () => deployFiles(ctx, caller, opts, await readDeployFiles(req, limits[tier], isPaid(tier)), quota));
+  return withBodySlot(req, async () => {
+    const body = await readDeployFiles(req, limits[tier], isPaid(tier));
+    if (!Array.isArray(body)) return withZipReference(ctx, caller, opts.uploadToken, body.zip, limits[tier], isPaid(tier), (files) => deployFiles(ctx, caller, opts, files, quota));
+    return deployFiles(ctx, caller, opts, body, quota);
+  });
 }
 
 // POST /deploy, from request to DeployResponse. Cheap checks (rate, credential, query) come
@@ -143,5 +148,9 @@ export async function appendFromRequest(ctx: AppContext, req: Request, slug: str
   const tier = tierOf(caller);
   if (!isPaid(tier)) throw subscriptionRequired("Appends");
   const ifMatch = parseIfMatch(req.headers.get("if-match"));
-  return withBodySlot(req, async () => appendToDrop(ctx, caller, slug, await readDeployFiles(req, limits[tier], true), ifMatch));
+  return withBodySlot(req, async () => {
+    const body = await readDeployFiles(req, limits[tier], true);
+    if (!Array.isArray(body)) return withZipReference(ctx, caller, null, body.zip, limits[tier], true, (files) => appendToDrop(ctx, caller, slug, files, ifMatch));
+    return appendToDrop(ctx, caller, slug, body, ifMatch);
+  });
 }

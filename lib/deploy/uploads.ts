@@ -7,10 +7,10 @@ import { findContent, findUploadGrant, heldBytes, insertUploadGrant, markContent
 import { readBodyCapped } from "../http";
 import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES, isPaid, limits, UPLOAD_GRANT_SECONDS } from "../plans";
-import { preflightBodySchema, type PreflightResponse } from "../schemas";
+import { preflightBodySchema, zipReferenceSchema, type PreflightResponse } from "../schemas";
 import { mapLimit } from "../storage/types";
 import { optionalCaller, type Caller } from "../auth/caller";
-import { dropBytesError, fileCapError, parseJsonStrict, tooLargeError } from "./body";
+import { dropBytesError, fileCapError, parseJsonStrict, tooLargeError, zipTooLarge } from "./body";
 import { normalizeFiles } from "./paths";
 import { accountScope, contentKey, verifyDirectUpload } from "./contents";
 import { oneSizePerHash } from "./hashes";
@@ -53,10 +53,29 @@ async function preflightFor(ctx: AppContext, caller: Pick<Caller, "account">, re
   const buf = await readBodyCapped(req, limits[tier].bodyBytes, () => tooLargeError("Preflight bodies are limited like JSON deploy bodies.", isPaid(tier), { limit: "body_bytes", allowed: limits[tier].bodyBytes }));
   const raw = parseJsonStrict(new TextDecoder().decode(buf), PREFLIGHT_HINT);
   if (!raw || typeof raw !== "object") throw new ApiError("invalid_request", "The preflight body is invalid: expected an object.", { hint: PREFLIGHT_HINT, docs: "uploads" });
+  if ("zip" in raw) {
+    if ("files" in raw) throw new ApiError("invalid_request", "The preflight names files or a zip, not both.", { hint: PREFLIGHT_HINT, docs: "uploads" });
+    return preflightZip(ctx, caller, raw.zip, clientAddress(req, ctx.env));
+  }
   return preflightFiles(ctx, caller, (raw as { files?: unknown }).files, clientAddress(req, ctx.env));
 }
 
-const PREFLIGHT_HINT = 'Send {"files": {"index.html": {"sha256": "<64 hex>", "size": 12}}}.';
+const PREFLIGHT_HINT = 'Send {"files": {"index.html": {"sha256": "<64 hex>", "size": 12}}}, or {"zip": {"sha256": "<64 hex>", "size": 12345}} for one zip archive.';
+
+/**
+ * A preflight of one zip archive (`{"zip": {sha256, size}}`): the plan's zip limit applies to
+ * its size as to a posted zip's body (the limit exactly passes); its bytes go to the target
+ * (straight to storage when over 4 MB and the store takes direct uploads), and a deploy of
+ * `{"zip": {sha256, size}}` unpacks it under a posted zip's rules.
+ */
+export async function preflightZip(ctx: AppContext, caller: Pick<Caller, "account">, zip: unknown, address: string): Promise<PreflightResponse> {
+  await (caller.account ? enforceLimit(ctx, "preflightAccount", caller.account.id) : enforceLimit(ctx, "preflight", address));
+  const parsed = zipReferenceSchema.safeParse(zip);
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The zip reference", { under: ["zip"], hint: PREFLIGHT_HINT, docs: "uploads" });
+  const tier = tierOf(caller);
+  if (parsed.data.size > limits[tier].zipBytes) throw zipTooLarge(limits[tier].zipBytes, isPaid(tier));
+  return grantUploads(ctx, caller, [parsed.data], address);
+}
 
 /**
  * The preflight of REST and of the MCP preflight_files tool: checks the files map (as parsed
@@ -69,7 +88,7 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   const tier = tierOf(caller);
   const tierLimits = limits[tier];
   const paid = isPaid(tier);
-  const parsed = preflightBodySchema.shape.files.safeParse(files);
+  const parsed = preflightBodySchema.shape.files.unwrap().safeParse(files);
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "The preflight body", { under: ["files"], hint: PREFLIGHT_HINT, docs: "uploads" });
   const entries = Object.entries(files as Record<string, { sha256: string; size: number }>);
   if (entries.length === 0) throw new ApiError("invalid_request", "The files map is empty.", { docs: "uploads" });
@@ -82,13 +101,22 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
   if (total > tierLimits.dropBytes) throw dropBytesError(total, tierLimits.dropBytes, paid);
   // The same path rules as a deploy (normalisation, duplicates, file-and-folder clashes).
   normalizeFiles(entries.map(([path]) => ({ path, bytes: new Uint8Array(0) })));
+  return grantUploads(ctx, caller, oneSizePerHash(entries).map(([sha256, size]) => ({ sha256, size })), address);
+}
 
+/**
+ * A preflight's grant: an upload token, the contents held until it expires (what the caller
+ * holds for no drop bounded by its plan), and an upload target for each content without bytes.
+ */
+async function grantUploads(ctx: AppContext, caller: Pick<Caller, "account">, keys: Array<{ sha256: string; size: number }>, address: string): Promise<PreflightResponse> {
+  const tier = tierOf(caller);
+  const tierLimits = limits[tier];
+  const paid = isPaid(tier);
   const token = `ut_${randomBytes(32).toString("base64url")}`;
   const grantId = sha256Hex(token);
   const scope = caller.account ? accountScope(caller.account.id) : preflightScope(grantId);
   const now = new Date(ctx.now());
   const expiresAt = new Date(now.getTime() + UPLOAD_GRANT_SECONDS * 1000);
-  const keys = oneSizePerHash(entries).map(([sha256, size]) => ({ sha256, size }));
   const holder = caller.account ? null : sha256Hex(address);
   const rows = await withDb(() =>
     ctx.db.transaction(async (tx) => {
@@ -118,7 +146,7 @@ export async function preflightFiles(ctx: AppContext, caller: Pick<Caller, "acco
       // upload that no deploy has used yet is checked now (the target never overwrites); an
       // anonymous preflight's scope is new, so it holds none.
       if (caller.account && (await verifyDirectUpload(ctx, scope, r.sha256))) return null;
-      return { sha256: r.sha256, ...(await direct.target(contentKey(scope, r.sha256), r.size, expiresAt)) };
+      return { sha256: r.sha256, ...(await direct.target(contentKey(scope, r.sha256), r.size, expiresAt, r.sha256)) };
     },
   ).catch((err: unknown) => {
     throw err instanceof ApiError ? err : upstreamUnavailable("file storage", err);

@@ -34,7 +34,7 @@ export async function setAccess(ctx: AppContext, account: AccountRow, slug: unkn
   const drop = await ownedDrop(ctx, account, slug);
   const passwordHash = body.mode === "password" ? await hashPassword(body.password) : null;
   const access = passwordHash === null ? { mode: "public" as const, passwordHash } : { mode: "password" as const, passwordHash };
-  const row = await withDb(() => setDropAccessRow(ctx.db, drop.id, account.id, access));
+  const row = await withDb(() => setDropAccessRow(ctx.db, drop.id, account.id, access, new Date(ctx.now())));
   if (!row) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   // A drop that becomes protected leaves the CDN before this answers: no cached copy outlives it.
   await dropChanged(ctx, drop, body.mode === "password" ? "protect" : "access");

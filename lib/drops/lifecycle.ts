@@ -40,7 +40,7 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     if (due.length === 0) break;
     for (const drop of due) {
       await ctx.storage.deletePrefix(`${drop.id}/`);
-      const old = await deleteDropRow(ctx.db, drop.id);
+      const old = await deleteDropRow(ctx.db, drop.id, "expired", now);
       await dropChanged(ctx, drop, "expiry");
       if (old) {
         slugs.push(drop.slug);

@@ -102,7 +102,7 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
-  const old = await withDb(() => deleteDropRow(ctx.db, drop.id));
+  const old = await withDb(() => deleteDropRow(ctx.db, drop.id, "deleted", new Date(ctx.now())));
   // A parallel delete of the same drop removed the row first: only one request deletes it.
   if (!old) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   await dropChanged(ctx, drop, "delete");
@@ -169,6 +169,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       ttl_default_seconds: l.ttlDefaultSeconds,
       max_drops: l.maxDrops,
       max_keys: l.maxKeys,
+      max_webhooks: l.maxWebhooks,
       named_drops: l.namedDrops,
       append: l.append,
       vanity: l.vanity,

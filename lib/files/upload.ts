@@ -181,3 +181,28 @@ export async function deployByContent<F extends HashedFile, R>(
   }
   return { result, unchanged: files.filter((f) => !missing.has(f.sha256)).length, uploaded: targets.length + inline.size, inline: inline.size };
 }
+
+/**
+ * Whether a zip goes by reference (`{"zip": {sha256, size}}`: preflight, upload to the target,
+ * deploy) rather than as the deploy body: when it is larger than a function's request limit.
+ * The target then points straight at storage where the store takes direct uploads.
+ */
+export function zipByReference(size: number): boolean {
+  return size > APP_UPLOAD_MAX_BYTES;
+}
+
+/**
+ * Deploys one zip archive by reference: preflight `{"zip": {sha256, size}}`, upload the archive
+ * to its target unless the caller's scope already has it, then deploy `{"zip": {sha256, size}}`
+ * with the upload token. The zip is the one "file" of the transport.
+ */
+export async function deployZipByReference<F extends HashedFile, R>(zip: F, transport: UploadTransport<F, R>, onSent: (bytes: number) => void = () => undefined): Promise<R> {
+  const ref = JSON.stringify({ zip: { sha256: zip.sha256, size: zip.size } });
+  const pre = await transport.preflight(ref);
+  for (const target of pre.uploads) {
+    if (target.sha256 !== zip.sha256) throw new Error(`The server asked for a content this deploy does not have (${target.sha256}).`);
+    await transport.upload(target, zip, onSent);
+  }
+  onSent(zip.size);
+  return transport.deploy(ref, pre.upload_token);
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_SECONDS, limits, TTL_CEILING_SECONDS, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
 import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
-import { accessModeSchema, accessPasswordSchema, deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, MAX_OFFSET, nameSchema, ttlSchema } from "../schemas";
+import { accessModeSchema, accessPasswordSchema, deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, MAX_OFFSET, nameSchema, ttlSchema, webhookBodySchema } from "../schemas";
 
 // The MCP tools' argument schemas. They carry the rules an agent needs before it calls — files
 // per call by plan, path and base64 rules as patterns, the size of a whole call, ttl bounds —
@@ -155,6 +155,14 @@ export const rollbackDropArgs = z
   .meta({ examples: [{ slug: "k3j9x2ab", version: 2 }] });
 export const deleteDropArgs = z.strictObject({ slug, idempotency_key: idempotencyKey }).meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
+export const addWebhookArgs = z
+  .strictObject({
+    url: webhookBodySchema.shape.url,
+    events: webhookBodySchema.shape.events,
+  })
+  .meta({ examples: [{ url: "https://ci.example.com/dropsite" }, { url: "https://hooks.example.com/drops", events: ["drop.deployed", "drop.replaced"] }] });
+export const listWebhooksArgs = z.strictObject({}).meta({ examples: [{}] });
+export const removeWebhookArgs = z.strictObject({ id: z.string().min(1).max(64).describe("The webhook's id (wh_…), from add_webhook or list_webhooks.") }).meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
 export const setAccessArgs = z
   .strictObject({
     slug,
@@ -219,7 +227,7 @@ export const deployGrantSchema = z.object({
   preflight_url: z.string().describe("POST the files' hashes here first to upload only what is missing (the CLI does this)."),
   commands: z.object({
     zip: z.string().describe("Zips the folder into site.zip (dotfiles and node_modules left out)."),
-    curl: z.string().describe("Sends site.zip to the one-time URL."),
+    curl: z.string().describe("Sends site.zip to the one-time URL: as the body of one POST, or, where the server keeps bytes in Vercel Blob or S3, by reference (preflight, PUT straight to storage, deploy), so no request body to the app is over 4 MB."),
     npx: z.string().describe("Deploys the folder with the dropsite CLI through the one-time URL."),
   }),
 });

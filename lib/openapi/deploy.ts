@@ -17,13 +17,17 @@ const deployBody: ZodOpenApiRequestBodyObject = {
   content: {
     "text/html": { schema: z.string(), example: "<!doctype html><h1>Hello</h1>" },
     "application/json": {
-      schema: S.filesBodySchema,
+      schema: z.union([S.filesBodySchema, S.zipBodySchema]),
       examples: {
         text: { summary: "Text files", value: { files: { "index.html": "<h1>Hello</h1>", "assets/app.js": "console.log('hi')" } } },
         binary: { summary: "A binary file, base64", value: { files: { "index.html": "<img src=dot.png>", "dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } } },
         reference: {
           summary: "A file by reference to content uploaded after POST /deploy/preflight",
           value: { files: { "index.html": "<script src=app.js></script>", "app.js": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 } } },
+        },
+        zip: {
+          summary: "A zip archive by reference, uploaded after POST /deploy/preflight with {\"zip\": {sha256, size}}; unpacked like a posted zip",
+          value: { zip: { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 31457280 } },
         },
       },
     },
@@ -37,6 +41,7 @@ export const deploy = {
   tag: "deploy",
   schemas: {
     FilesBody: S.filesBodySchema,
+    ZipBody: S.zipBodySchema,
     DeployResponse: S.deployResponseSchema,
     AppendResponse: S.appendResponseSchema,
     PreflightBody: S.preflightBodySchema,
@@ -107,7 +112,7 @@ export const deploy = {
         post: {
           operationId: "preflightDeploy",
           summary: "Name a deploy's files by SHA-256 and size; learn which contents to upload, and where",
-          description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Send each target's method, url and headers as they are: where bytes live in Vercel Blob, contents over ${mb(APP_UPLOAD_MAX_BYTES)} get a target straight to Blob's API (a client token for that one content), checked by the service before a deploy may use it. Then deploy with {"sha256", "size"} values in the FilesBody. A hash names one size (two sizes, or a size other than stored bytes of that hash, answer 400). Anonymous preflights count at the deploy rate per address (${rate.preflight.max} a minute), an account's at ${rate.preflightAccount.max} a minute; one caller holds at most ${mb(free.heldBytes)} (anonymous, free) or ${mb(pro.heldBytes)} (paid) of uploads no drop uses (413 past it).`,
+          description: `Checks paths and caps exactly as a deploy. Answers the hashes this caller has no stored bytes for, each with a PUT target. Dedup is per account and never crosses accounts; an anonymous caller's targets and uploads belong to this preflight (send upload_token as X-Upload-Token on the deploy) and expire after ${UPLOAD_GRANT_SECONDS / 60} minutes unless a deploy uses them. Send each target's method, url and headers as they are: where bytes live in Vercel Blob or an S3 bucket, contents over ${mb(APP_UPLOAD_MAX_BYTES)} get a target straight to the store (a Blob client token, or a presigned S3 PUT with the size and SHA-256 signed, for that one content), checked by the service before a deploy may use it. Then deploy with {"sha256", "size"} values in the FilesBody. A zip archive goes the same way: preflight {"zip": {"sha256", "size"}} (the plan's zip limit applies: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, the limit itself passes), PUT it to its target, then deploy {"zip": {"sha256", "size"}}, unpacked under a posted zip's rules; so no request body to a function exceeds ${mb(APP_UPLOAD_MAX_BYTES)}. A hash names one size (two sizes, or a size other than stored bytes of that hash, answer 400). Anonymous preflights count at the deploy rate per address (${rate.preflight.max} a minute), an account's at ${rate.preflightAccount.max} a minute; one caller holds at most ${mb(free.heldBytes)} (anonymous, free) or ${mb(pro.heldBytes)} (paid) of uploads no drop uses (413 past it).`,
           security: optionalCredential,
           requestBody: jsonRequest(S.preflightBodySchema),
           responses: { 200: jsonResponse(S.preflightResponseSchema) },

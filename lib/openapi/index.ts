@@ -14,6 +14,7 @@ import { mcp } from "./mcp";
 import type { DocContext, Resource } from "./operation";
 import { operations } from "./operations";
 import { vanity } from "./vanity";
+import { webhooks } from "./webhooks";
 
 // The OpenAPI 3.1 document of the service (GET /openapi.json). Each resource module beside this
 // file declares its operations with the zod schemas of lib/schemas.ts that validate requests and
@@ -24,12 +25,13 @@ type Json = Record<string, unknown>;
 
 const OPENAPI_VERSION = "1.0.0";
 
-const resources: Resource[] = [deploy, drops, claim, keys, limitsResource, device, billing, vanity, mcp, operations];
+const resources: Resource[] = [deploy, drops, claim, keys, webhooks, limitsResource, device, billing, vanity, mcp, operations];
 
 const tagDescriptions: Record<string, string> = {
   deploy: "Create drops and add files to them.",
   drops: "An account's drops, and claiming anonymous ones.",
   keys: "API keys (sp_…) of an account.",
+  webhooks: "Signed notifications of an account's changes (Standard Webhooks).",
   account: "What the caller may do, and signing agents in without a key.",
   billing: "Plans and payment.",
   vanity: "Vanity subdomains (Team plan).",

@@ -2,11 +2,11 @@ import { z } from "zod";
 import * as S from "../schemas";
 import { jsonResponse, noCredential, type Resource } from "./operation";
 
-// For operators: GET /healthz, the cron job GET /cron/cleanup, and this document.
+// For operators: GET /healthz, the cron jobs GET /cron/cleanup and GET /cron/webhooks, and this document.
 
 export const operations = {
   tag: "operations",
-  schemas: { Health: S.healthResponseSchema, CleanupResult: S.cleanupResponseSchema },
+  schemas: { Health: S.healthResponseSchema, CleanupResult: S.cleanupResponseSchema, DeliveryPass: S.deliveryPassSchema },
   paths: () => ({
     "/healthz": {
       get: {
@@ -31,6 +31,16 @@ export const operations = {
         description: "Guarded by CRON_SECRET, sent as a Bearer credential. Answers 404 when CRON_SECRET is not configured. Idempotent.",
         security: [{ cronSecret: [] }],
         responses: { 200: jsonResponse(S.cleanupResponseSchema) },
+        errors: ["auth_required", "not_found", "upstream_unavailable"],
+      },
+    },
+    "/cron/webhooks": {
+      get: {
+        operationId: "deliverWebhooks",
+        summary: "Deliver due webhook events (cron job, Vercel)",
+        description: "Guarded by CRON_SECRET, sent as a Bearer credential. Answers 404 when CRON_SECRET is not configured. Self-hosted, the app process delivers by itself.",
+        security: [{ cronSecret: [] }],
+        responses: { 200: jsonResponse(S.deliveryPassSchema) },
         errors: ["auth_required", "not_found", "upstream_unavailable"],
       },
     },

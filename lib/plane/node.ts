@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getContext } from "../context";
+import { env } from "../env";
 import { routeBodyCap, type Handler, type RouteHandlers } from "../http";
 import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } from "../deploy/handlers";
 import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
@@ -8,6 +9,7 @@ import { DROP_HOST_HEADER, SERVE_PREFIX } from "../serve/internal";
 import { malformedPath, notFoundPage, page, serveDropResult } from "../serve/serve";
 import { cutAtCap, envelope, hangUp, readNodeBody, runHandler, send, write } from "./adapter";
 import { config } from "./config";
+import { startWebhookWorker } from "../webhooks/deliver";
 import { answeredHere, hostKinds } from "./log";
 
 export { logPath, logRequest } from "./log";
@@ -43,15 +45,32 @@ export function checkConfig(): void {
 }
 
 /**
+ * How server.mjs runs: the number of workers (WEB_CONCURRENCY, checked by checkConfig) and, with
+ * more than one, a warning when the rate limits would be counted per worker.
+ */
+export function clusterPlan(): { workers: number; warning?: string } {
+  const e = env();
+  const workers = e.WEB_CONCURRENCY;
+  if (workers > 1 && !e.REDIS_URL && !e.UPSTASH_REDIS_REST_URL) {
+    return { workers, warning: `Rate limits are counted per worker (${workers} workers allow ${workers} times each budget): set REDIS_URL to share them.` };
+  }
+  return { workers };
+}
+
+/**
  * Opens the app's context (database and its migrations, storage) as soon as the server listens,
  * so the first request does not wait seconds for it; logs one line when it is open:
  * {"msg":"context","db","ms"}. A failure is only logged: requests open it again (and answer 503
- * while the database cannot be reached).
+ * while the database cannot be reached). Then starts the webhook delivery worker of this process
+ * (lib/webhooks/deliver.ts; on Vercel GET /cron/webhooks runs the same passes).
  */
 export function warmUp(): void {
   const started = performance.now();
   getContext().then(
-    (ctx) => console.log(JSON.stringify({ msg: "context", db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) })),
+    (ctx) => {
+      console.log(JSON.stringify({ msg: "context", db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) }));
+      startWebhookWorker(ctx);
+    },
     (err) => console.error("[serve] could not open the context at start:", err instanceof Error ? err.message : err),
   );
 }

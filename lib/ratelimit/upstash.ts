@@ -25,18 +25,11 @@ export class UpstashRateLimiter implements RateLimiter {
   }
 
   async hit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
-    const res = await this.limiterFor(max, windowSeconds).limit(key);
-    // On timeout the library answers success with reason "timeout"; report it as a failure
-    // instead of silently letting the request through.
-    if (res.reason === "timeout") throw new Error(`Upstash rate limiter did not answer within ${this.timeoutMs} ms`);
-    if (res.success) return { ok: true, retryAfter: 0, remaining: res.remaining };
-    return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: res.remaining };
+    return limitResult(await this.limiterFor(max, windowSeconds).limit(key), "Upstash", this.timeoutMs);
   }
 
   async peek(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
-    const res = await this.limiterFor(max, windowSeconds).getRemaining(key);
-    if (res.remaining > 0) return { ok: true, retryAfter: 0, remaining: res.remaining };
-    return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: 0 };
+    return remainingResult(await this.limiterFor(max, windowSeconds).getRemaining(key));
   }
 
   private limiterFor(max: number, windowSeconds: number): Ratelimit {
@@ -54,4 +47,19 @@ export class UpstashRateLimiter implements RateLimiter {
     }
     return limiter;
   }
+}
+
+/** A hit's answer from @upstash/ratelimit's `limit` (this path and ./redis.ts). */
+export function limitResult(res: Awaited<ReturnType<Ratelimit["limit"]>>, store: string, timeoutMs: number): LimitResult {
+  // On timeout the library answers success with reason "timeout"; report it as a failure
+  // instead of silently letting the request through.
+  if (res.reason === "timeout") throw new Error(`${store} rate limiter did not answer within ${timeoutMs} ms`);
+  if (res.success) return { ok: true, retryAfter: 0, remaining: res.remaining };
+  return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: res.remaining };
+}
+
+/** A peek's answer from @upstash/ratelimit's `getRemaining`. */
+export function remainingResult(res: Awaited<ReturnType<Ratelimit["getRemaining"]>>): LimitResult {
+  if (res.remaining > 0) return { ok: true, retryAfter: 0, remaining: res.remaining };
+  return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: 0 };
 }

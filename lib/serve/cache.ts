@@ -148,7 +148,8 @@ type DropChange = "deploy" | "replace" | "append" | "rollback" | "delete" | "cla
 
 /**
  * Called by lib/drops after a change to a drop is committed: forgets its manifest in this
- * process and purges its responses from the CDN (on Vercel; elsewhere the purge is a no-op).
+ * process and purges its responses from the CDN: on Vercel by tag (elsewhere a no-op), and at
+ * CDN_PURGE_URL when it is set (a CDN in front of a self-hosted install).
  * Deletion, expiry and protection (a drop switched to a password) remove the cached responses
  * outright, so the CDN cannot serve a stale copy while it revalidates; other changes mark them stale.
  */
@@ -169,6 +170,30 @@ export async function dropChanged(ctx: AppContext, drop: { id: string; slug: str
     else await invalidateByTag(tag);
   } catch (err) {
     console.error(`[serve] could not purge cache tag ${tag}:`, err instanceof Error ? err.message : err);
+  }
+  if (ctx.env.CDN_PURGE_URL) await purgeAt(ctx.env.CDN_PURGE_URL, ctx.env.CDN_PURGE_TOKEN, [tag]);
+}
+
+/** How long a change waits for the CDN's purge endpoint before it answers anyway. */
+const PURGE_TIMEOUT_MS = 5000;
+
+/**
+ * POSTs {"tags": [...]} to CDN_PURGE_URL (the shape of Cloudflare's purge by tag; a small
+ * worker can translate it for any other CDN). Awaited by the change, so its response comes after
+ * the purge; a failure is logged on one line and does not fail the change, which is committed.
+ */
+async function purgeAt(url: string, token: string | undefined, tags: string[]): Promise<void> {
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ tags }),
+      signal: AbortSignal.timeout(PURGE_TIMEOUT_MS),
+    });
+    await res.body?.cancel();
+    if (!res.ok) console.error(`[serve] CDN purge of ${tags.join(",")} answered ${res.status}`);
+  } catch (err) {
+    console.error(`[serve] CDN purge of ${tags.join(",")} failed:`, err instanceof Error ? err.message : err);
   }
 }
 

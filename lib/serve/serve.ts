@@ -170,6 +170,21 @@ function etagMatches(header: string | null, etag: string): boolean {
 
 // --- serving -----------------------------------------------------------------------------
 
+/**
+ * The CDN headers of a public drop's response: Vercel's always (other hosts ignore it), and with
+ * CDN_CACHE the standard CDN-Cache-Control and the drop's Cache-Tag for any CDN in front. None
+ * once the drop is about to expire: no CDN keeps a response past `expires_at`.
+ */
+function cdnHeaders(ctx: AppContext, m: Manifest, immutable: boolean, now: number): Record<string, string> {
+  const value = cdnCacheControl(m, immutable, now);
+  if (!value) return {};
+  if (!ctx.env.CDN_CACHE) return { "Vercel-CDN-Cache-Control": value };
+  return { "Vercel-CDN-Cache-Control": value, "CDN-Cache-Control": value, "Cache-Tag": m.tag };
+}
+
+/** The CDN headers a response may carry; a rule that makes it private or no-store removes them. */
+const CDN_HEADERS = ["Vercel-CDN-Cache-Control", "CDN-Cache-Control", "Cache-Tag"];
+
 function cdnCacheControl(m: Manifest, immutable: boolean, now: number): string | undefined {
   const left = m.drop.expiresAt ? Math.floor((m.drop.expiresAt.getTime() - now) / 1000) : Infinity;
   const fresh = Math.min(immutable ? 31_536_000 : CDN_MAX_SECONDS, left);
@@ -248,7 +263,7 @@ function applyRuleHeaders(headers: Record<string, string>, rule: Map<string, [st
     }
     if (existing) delete headers[existing];
     headers[name] = value;
-    if (lower === "cache-control" && /\b(no-store|private)\b/i.test(value)) delete headers["Vercel-CDN-Cache-Control"];
+    if (lower === "cache-control" && /\b(no-store|private)\b/i.test(value)) for (const h of CDN_HEADERS) delete headers[h];
   }
 }
 
@@ -316,13 +331,13 @@ async function serveFiles(ctx: AppContext, m: Manifest, path: string, req: Serve
 async function serveFile(ctx: AppContext, m: Manifest, chosen: Chosen | undefined, path: string, req: ServeRequest, now: number, shared: boolean): Promise<ServeResult | typeof STALE> {
   if (!chosen) return notFoundPage();
   if (shared) void addCacheTag(m.tag).catch(() => undefined);
-  const cdn = shared ? cdnCacheControl(m, false, now) : undefined;
+  const cdn = shared ? cdnHeaders(ctx, m, false, now) : {};
   const robots: Record<string, string> = m.drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
   if ("location" in chosen) {
     // A rule's target: a path on this host, or the URL a _redirects line names (3xx only).
     return {
       status: chosen.status,
-      headers: { Location: chosen.location, "Content-Length": "0", "Cache-Control": REVALIDATE, ...(cdn ? { "Vercel-CDN-Cache-Control": cdn } : {}), ...robots },
+      headers: { Location: chosen.location, "Content-Length": "0", "Cache-Control": REVALIDATE, ...cdn, ...robots },
       body: null,
     };
   }
@@ -330,7 +345,7 @@ async function serveFile(ctx: AppContext, m: Manifest, chosen: Chosen | undefine
     // A path on this host only: never an absolute URL, so no request can redirect elsewhere.
     return {
       status: 308,
-      headers: { Location: encodePath(chosen.redirect) + (req.search ?? ""), "Content-Length": "0", "Cache-Control": REVALIDATE, ...(cdn ? { "Vercel-CDN-Cache-Control": cdn } : {}), ...robots },
+      headers: { Location: encodePath(chosen.redirect) + (req.search ?? ""), "Content-Length": "0", "Cache-Control": REVALIDATE, ...cdn, ...robots },
       body: null,
     };
   }
@@ -362,9 +377,8 @@ async function serveFile(ctx: AppContext, m: Manifest, chosen: Chosen | undefine
     ETag: etag,
     "Accept-Ranges": "bytes",
     ...robots,
+    ...(shared ? cdnHeaders(ctx, m, immutable, now) : {}),
   };
-  const cdnFile = shared ? cdnCacheControl(m, immutable, now) : undefined;
-  if (cdnFile) headers["Vercel-CDN-Cache-Control"] = cdnFile;
   if (compressible) headers.Vary = "Accept-Encoding";
   if (enc) headers["Content-Encoding"] = enc;
   if (status === 200 && etagMatches(req.headers.get("if-none-match"), etag)) {

@@ -1,6 +1,6 @@
 import { BlobNotFoundError, del, head, list, put } from "@vercel/blob";
 import { generateClientTokenFromReadWriteToken } from "@vercel/blob/client";
-import { assertScopedPrefix, mapLimit, type ByteRange, type DirectUploads, type Storage } from "./types";
+import { assertScopedPrefix, mapLimit, sliceStream, type ByteRange, type DirectUploads, type Storage } from "./types";
 
 // Vercel Blob (production). Objects are public blobs named by their key, without a random suffix,
 // so a key always maps to the same URL, which is the ref the database records. Reads are a plain
@@ -152,18 +152,4 @@ export class BlobStorage implements Storage {
     } while (cursor);
     return out;
   }
-}
-
-/** Passes bytes start..end (inclusive) of a stream through and drops the rest. */
-function sliceStream(start: number, end: number): TransformStream<Uint8Array, Uint8Array> {
-  let offset = 0;
-  return new TransformStream({
-    transform(chunk, controller) {
-      const from = Math.max(start - offset, 0);
-      const to = Math.min(end + 1 - offset, chunk.byteLength);
-      offset += chunk.byteLength;
-      if (to > from) controller.enqueue(chunk.subarray(from, to));
-      if (offset > end) controller.terminate();
-    },
-  });
 }

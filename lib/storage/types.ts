@@ -16,12 +16,15 @@ export interface DirectUploadTarget {
 }
 
 /**
- * Storage that clients can write to without the app in between (Vercel Blob). What a client
+ * Storage that clients can write to without the app in between (Vercel Blob, S3). What a client
  * writes is not trusted: the app reads it back and checks it before any file references it.
  */
 export interface DirectUploads {
-  /** A target that writes exactly `key`, at most `size` bytes, never over an existing object, until `validUntil`. */
-  target(key: string, size: number, validUntil: Date): Promise<DirectUploadTarget>;
+  /**
+   * A target that writes exactly `key`, at most `size` bytes, until `validUntil`; where the store
+   * can, bound to exactly `size` bytes of SHA-256 `sha256` (hex), or never over an existing object.
+   */
+  target(key: string, size: number, validUntil: Date, sha256: string): Promise<DirectUploadTarget>;
   /** The ref and size of the object under key (written by a client), or null when there is none. */
   stat(key: string): Promise<{ ref: string; size: number } | null>;
 }
@@ -76,4 +79,18 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   if (failure) throw failure.err;
   return out;
+}
+
+/** Passes bytes start..end (inclusive) of a stream through and drops the rest. */
+export function sliceStream(start: number, end: number): TransformStream<Uint8Array, Uint8Array> {
+  let offset = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      const from = Math.max(start - offset, 0);
+      const to = Math.min(end + 1 - offset, chunk.byteLength);
+      offset += chunk.byteLength;
+      if (to > from) controller.enqueue(chunk.subarray(from, to));
+      if (offset > end) controller.terminate();
+    },
+  });
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { POST as portalPOST } from "@/app/billing/portal/route";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { limits } from "@/lib/plans";
 import { ratePolicies } from "@/lib/ratelimit/policy";
+import { RedisRateLimiter } from "@/lib/ratelimit/redis";
 import { UpstashRateLimiter } from "@/lib/ratelimit/upstash";
 import { freePort } from "../support/pg-server";
 import { suiteContext, freshLimiter, apiRequest } from "../support/context";
@@ -118,9 +119,14 @@ describe("POST /billing/portal", () => {
 });
 
 describe("rate limiter store down", () => {
-  it("deploys and account routes go through (the guard fails open) and the outage is logged on one line", async () => {
-    // The real Upstash client against a port nothing listens on.
-    t.ctx.limiter = new UpstashRateLimiter(`http://127.0.0.1:${await freePort()}`, "token", { timeoutMs: 500 });
+  it.each([
+    // The real Upstash client, and the real redis client, against a port nothing listens on.
+    { store: "Upstash", make: (port: number) => new UpstashRateLimiter(`http://127.0.0.1:${port}`, "token", { timeoutMs: 500 }) },
+    { store: "Redis", make: (port: number) => new RedisRateLimiter(`redis://127.0.0.1:${port}`, { timeoutMs: 500 }) },
+  ])("$store: deploys and account routes go through (the guard fails open) and the outage is logged on one line", async ({ make }) => {
+    const limiter = make(await freePort());
+    t.ctx.limiter = limiter;
+    onTestFinished(() => (limiter instanceof RedisRateLimiter ? limiter.close() : undefined));
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       expect((await deploy("<p>limiter down</p>", "text/html")).status).toBe(200);

@@ -137,7 +137,8 @@ describe("the document", () => {
     const expected = [
       "POST /deploy", "POST /deploy/{slug}", "GET /drops", "DELETE /drops/{slug}", "POST /keys", "GET /keys", "DELETE /keys/{id}",
       "GET /limits", "POST /claim", "GET /billing/me", "POST /billing/checkout", "POST /billing/portal", "POST /billing/webhook",
-      "GET /vanity", "POST /vanity", "POST /mcp", "GET /cron/cleanup",
+      "GET /vanity", "POST /vanity", "POST /mcp", "GET /cron/cleanup", "GET /cron/webhooks",
+      "POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries",
     ];
     for (const e of expected) {
       const [method, p] = e.split(" ") as [string, string];
@@ -145,12 +146,15 @@ describe("the document", () => {
     }
   });
 
-  it("offers all three deploy body forms, FilesBody as a schema generated from zod", () => {
+  it("offers all three deploy body forms, FilesBody (or a ZipBody naming an uploaded zip) as a schema generated from zod", () => {
     for (const p of ["/deploy", "/deploy/{slug}"]) {
       const content = (operation(p, "POST").requestBody as Json).content as Record<string, Json>;
       expect(Object.keys(content).sort()).toEqual(["application/json", "application/zip", "text/html"]);
-      expect(content["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/FilesBody" });
+      expect(content["application/json"]!.schema).toEqual({ anyOf: [{ $ref: "#/components/schemas/FilesBody" }, { $ref: "#/components/schemas/ZipBody" }] });
     }
+    const zipBody = components().schemas.ZipBody as { required: string[]; properties: { zip: { required: string[] } } };
+    expect(zipBody.required).toEqual(["zip"]);
+    expect(zipBody.properties.zip.required.sort()).toEqual(["sha256", "size"]);
     const files = components().schemas.FilesBody as { required: string[]; properties: { files: { additionalProperties: { anyOf: Json[] } } } };
     expect(files.required).toEqual(["files"]);
     // Text, base64, and a reference {sha256, size} to uploaded content (docs/uploads.md).
@@ -220,12 +224,12 @@ describe("the document", () => {
     }
   });
 
-  it("gives an example for each JSON deploy body form, valid against FilesBody", () => {
+  it("gives an example for each JSON deploy body form, valid against FilesBody or ZipBody", () => {
     const media = ((operation("/deploy", "POST").requestBody as Json).content as Record<string, { examples?: Record<string, { value: unknown }>; example?: unknown }>);
     expect(media["text/html"]!.example).toEqual(expect.any(String));
-    const validate = ajv.compile(rebase({ $ref: "#/components/schemas/FilesBody" }));
+    const validate = ajv.compile(rebase({ anyOf: [{ $ref: "#/components/schemas/FilesBody" }, { $ref: "#/components/schemas/ZipBody" }] }));
     const examples = Object.values(media["application/json"]!.examples ?? {});
-    expect(examples.length).toBeGreaterThanOrEqual(2);
+    expect(examples.length).toBeGreaterThanOrEqual(4);
     for (const e of examples) expect(validate(e.value), ajv.errorsText(validate.errors)).toBe(true);
   });
 

@@ -1,26 +1,41 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enforceLimit } from "@/lib/ratelimit/guard";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
+import { RedisRateLimiter } from "@/lib/ratelimit/redis";
 import type { RateLimiter } from "@/lib/ratelimit/types";
 import { UpstashRateLimiter } from "@/lib/ratelimit/upstash";
 import { freePort } from "../support/pg-server";
-import { startUpstashStandin, type UpstashStandin } from "../support/upstash-standin";
+import { startRedisServer, startUpstashStandin, type RedisServer, type UpstashStandin } from "../support/upstash-standin";
+import { parseEnv } from "@/lib/env";
 
-// The RateLimiter contract, run against the in-process limiter and the Upstash limiter (the real
-// @upstash/ratelimit + @upstash/redis clients → the REST stand-in → a real redis-server).
+// The RateLimiter contract, run against the in-process limiter, the Upstash limiter (the real
+// @upstash/ratelimit + @upstash/redis clients → the REST stand-in → a real redis-server) and the
+// Redis limiter (the same @upstash/ratelimit algorithm through the official redis client → a
+// real redis-server).
 
 let upstash: UpstashStandin;
+let redis: RedisServer;
+const opened: RedisRateLimiter[] = [];
 
 beforeAll(async () => {
-  upstash = await startUpstashStandin();
+  [upstash, redis] = await Promise.all([startUpstashStandin(), startRedisServer()]);
 });
 
 afterAll(async () => {
+  await Promise.all(opened.map((l) => l.close()));
   await upstash?.close();
+  await redis?.stop();
 });
+
+function redisLimiter(url = redis.url, timeoutMs?: number): RedisRateLimiter {
+  const l = new RedisRateLimiter(url, timeoutMs === undefined ? {} : { timeoutMs });
+  opened.push(l);
+  return l;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const freshKey = (what: string) => `test:${what}:${randomBytes(6).toString("hex")}`;
@@ -40,6 +55,7 @@ async function awayFromWindowEdge(windowSeconds: number): Promise<void> {
 const implementations: Array<{ name: string; make: () => RateLimiter }> = [
   { name: "MemoryRateLimiter", make: () => new MemoryRateLimiter() },
   { name: "UpstashRateLimiter", make: () => new UpstashRateLimiter(upstash.url, upstash.token) },
+  { name: "RedisRateLimiter", make: () => redisLimiter() },
 ];
 
 describe.each(implementations)("RateLimiter contract: $name", ({ make }) => {
@@ -183,6 +199,101 @@ describe("UpstashRateLimiter specifics", () => {
   it("throws when the REST endpoint cannot be reached", async () => {
     const limiter = new UpstashRateLimiter(`http://127.0.0.1:${await freePort()}`, upstash.token);
     await expect(limiter.hit(freshKey("down"), 3, 60)).rejects.toThrow();
+  });
+});
+
+describe("RedisRateLimiter specifics", () => {
+  const command = async (...args: string[]) => {
+    const [v] = redis.conn.send([args.map((x) => Buffer.from(x))]);
+    return v;
+  };
+  const calls = async (cmd: string) => {
+    const info = ((await command("INFO", "commandstats")) as Buffer).toString();
+    return Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  };
+
+  it("keeps its counters under the dropsite prefix, as the Upstash path does, and reuses the loaded script", async () => {
+    const limiter = redisLimiter();
+    const key = freshKey("keys");
+    await awayFromWindowEdge(60);
+    await limiter.hit(key, 3, 60);
+    const [evals, evalshas] = [await calls("eval"), await calls("evalsha")];
+    await limiter.hit(key, 3, 60);
+    const stored = await command("KEYS", `dropsite:${key}:*`);
+    expect(Array.isArray(stored) && stored.length).toBe(1);
+    // The second hit ran the script by its SHA (no second full EVAL).
+    expect([await calls("eval"), await calls("evalsha")]).toEqual([evals, evalshas + 1]);
+  });
+
+  it("shares one budget with the Upstash path's keys and between limiter instances, as separate servers would", async () => {
+    const one = redisLimiter();
+    const two = redisLimiter();
+    const key = freshKey("shared");
+    await awayFromWindowEdge(60);
+    expect((await one.hit(key, 2, 60)).ok).toBe(true);
+    expect((await two.hit(key, 2, 60)).ok).toBe(true);
+    expect((await one.hit(key, 2, 60)).ok).toBe(false);
+    expect((await two.hit(key, 2, 60)).ok).toBe(false);
+  });
+
+  it("throws at once when Redis cannot be reached, and the guard lets the request through", async () => {
+    const limiter = redisLimiter(`redis://127.0.0.1:${await freePort()}`, 500);
+    const started = Date.now();
+    await expect(limiter.hit(freshKey("down"), 3, 60)).rejects.toThrow();
+    await expect(limiter.hit(freshKey("down"), 3, 60)).rejects.toThrow(/not connected/);
+    await expect(limiter.peek(freshKey("down"), 3, 60)).rejects.toThrow(/not connected/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const env = parseEnv({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "1" });
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args.map(String).join(" "));
+    try {
+      for (let i = 0; i < 3; i++) await expect(enforceLimit({ env, limiter }, "deploy", "192.0.2.1")).resolves.toBeUndefined();
+    } finally {
+      console.error = original;
+    }
+    expect(errors.filter((l) => l.startsWith("[ratelimit] limiter unavailable"))).toHaveLength(3);
+  });
+
+  it("throws when Redis does not answer in time, instead of letting the hit through", async () => {
+    // A server that accepts the connection and never answers.
+    const sockets: Socket[] = [];
+    const tcp = createTcpServer((s) => void sockets.push(s));
+    await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+    try {
+      const limiter = redisLimiter(`redis://127.0.0.1:${(tcp.address() as AddressInfo).port}`, 300);
+      const started = Date.now();
+      await expect(limiter.hit(freshKey("slow"), 3, 60)).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      tcp.close();
+    }
+  });
+
+  it("fails while its Redis is stopped and counts again, on the same budget rules, once it is back", async () => {
+    const own = await startRedisServer();
+    const limiter = redisLimiter(own.url, 500);
+    const key = freshKey("outage");
+    await awayFromWindowEdge(60);
+    expect((await limiter.hit(key, 2, 60)).ok).toBe(true);
+    const port = own.port;
+    await own.stop();
+    await expect(limiter.hit(key, 2, 60)).rejects.toThrow();
+    const back = await startRedisServer({ port });
+    try {
+      // The client reconnects on its own (backoff up to 2 s); the restarted server is empty.
+      let result;
+      for (let i = 0; i < 60 && !result; i++) {
+        result = await limiter.hit(key, 2, 60).catch(() => undefined);
+        if (!result) await sleep(100);
+      }
+      expect(result).toEqual({ ok: true, retryAfter: 0, remaining: 1 });
+      expect((await limiter.hit(key, 2, 60)).ok).toBe(true);
+      expect((await limiter.hit(key, 2, 60)).ok).toBe(false);
+    } finally {
+      await back.stop();
+    }
   });
 });
 

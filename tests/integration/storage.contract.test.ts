@@ -1,16 +1,21 @@
-import { randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BlobStorage } from "@/lib/storage/blob";
 import { FsStorage } from "@/lib/storage/fs";
+import { S3Storage } from "@/lib/storage/s3";
+import { createContext } from "@/lib/context";
+import { parseEnv } from "@/lib/env";
 import { mapLimit, type Storage } from "@/lib/storage/types";
 import { startBlobStandin, type BlobStandin } from "../support/blob-standin";
 import { freePort } from "../support/pg-server";
+import { startS3Server, type S3Server } from "../support/s3-server";
 
 // The Storage contract, run against the embedded filesystem store and the Vercel Blob adapter
-// (the real @vercel/blob SDK talking to a local stand-in of the Blob API).
+// (the real @vercel/blob SDK talking to a local stand-in of the Blob API) and the S3 adapter (the
+// AWS SDK talking to a real S3 API server on loopback, s3rver).
 
 async function readAll(stream: ReadableStream<Uint8Array> | null): Promise<Buffer | null> {
   if (!stream) return null;
@@ -39,10 +44,15 @@ interface Subject {
 }
 
 let blobStandin: BlobStandin;
+let s3: S3Server;
 let fsRoot: string;
 
+function s3Storage(opts: Partial<ConstructorParameters<typeof S3Storage>[0]> = {}): S3Storage {
+  return new S3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, region: "us-east-1", credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, forcePathStyle: true, ...opts });
+}
+
 beforeAll(async () => {
-  blobStandin = await startBlobStandin();
+  [blobStandin, s3] = await Promise.all([startBlobStandin(), startS3Server()]);
   // The SDK reads these itself; no retries, so failures surface at once.
   process.env.VERCEL_BLOB_API_URL = blobStandin.apiUrl;
   process.env.VERCEL_BLOB_RETRIES = "0";
@@ -51,12 +61,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await blobStandin?.close();
+  await s3?.close();
   if (fsRoot) await rm(fsRoot, { recursive: true, force: true });
 });
 
 const implementations: Array<{ name: string; make: () => Subject }> = [
   { name: "FsStorage", make: () => ({ storage: new FsStorage(fsRoot) }) },
   { name: "BlobStorage", make: () => ({ storage: new BlobStorage(blobStandin.token), standin: blobStandin }) },
+  { name: "S3Storage", make: () => ({ storage: s3Storage() }) },
 ];
 
 describe.each(implementations)("Storage contract: $name", ({ make }) => {
@@ -351,5 +363,145 @@ describe("BlobStorage specifics (Vercel Blob SDK against the stand-in)", () => {
       process.env.VERCEL_BLOB_API_URL = saved;
     }
     await expect(storage.get(`http://127.0.0.1:${closedPort}/public/x`)).rejects.toThrow();
+  });
+});
+
+/**
+ * Checks a presigned URL's SigV4 signature (query-string form) for a request carrying `headers`,
+ * as S3 does before it accepts the request: true only when every signed header has the value
+ * that was signed.
+ */
+function sigV4Accepts(target: string, headers: Record<string, string>, secretAccessKey: string): boolean {
+  const url = new URL(target);
+  const q = url.searchParams;
+  const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const query = [...q]
+    .filter(([k]) => k !== "X-Amz-Signature")
+    .map(([k, v]) => [enc(k), enc(v)] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join("&");
+  const signed = (q.get("X-Amz-SignedHeaders") ?? "").split(";");
+  const all: Record<string, string> = { host: url.host, ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
+  const canonicalHeaders = signed.map((h) => `${h}:${(all[h] ?? "").trim()}\n`).join("");
+  const canonical = ["PUT", url.pathname, query, canonicalHeaders, signed.join(";"), q.get("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD"].join("\n");
+  const [, date, region, service] = (q.get("X-Amz-Credential") ?? "").split("/");
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const toSign = ["AWS4-HMAC-SHA256", q.get("X-Amz-Date"), scope, createHash("sha256").update(canonical).digest("hex")].join("\n");
+  let key: Buffer = Buffer.from(`AWS4${secretAccessKey}`);
+  for (const part of [date!, region!, service!, "aws4_request"]) key = createHmac("sha256", key).update(part).digest();
+  return createHmac("sha256", key).update(toSign).digest("hex") === q.get("X-Amz-Signature");
+}
+
+describe("S3Storage specifics (AWS SDK against s3rver)", () => {
+  const root = () => `s3-${randomBytes(6).toString("hex")}`;
+
+  it("streams a body of several parts as a multipart upload; a stream failing mid-way leaves nothing behind", async () => {
+    const storage = s3Storage({ partBytes: 5 * MB });
+    const big = binary(11 * MB + 777, 13);
+    const r = root();
+    const chunked = (bytes: Buffer, fail = false) => {
+      let at = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (fail && at > 6 * MB) return c.error(new Error("hash mismatch"));
+          if (at >= bytes.length) return c.close();
+          const n = 300_001; // chunks that straddle part boundaries
+          c.enqueue(new Uint8Array(bytes.subarray(at, at + n)));
+          at += n;
+        },
+      });
+    };
+    const ref = await storage.putStream(`${r}/big.bin`, chunked(big), "application/octet-stream");
+    expect(await storage.size(ref)).toBe(big.length);
+    expect((await readAll(await storage.get(ref)))?.equals(big)).toBe(true);
+    const range = { start: 5 * MB - 3, end: 10 * MB + 3 };
+    expect((await readAll(await storage.get(ref, range)))?.equals(big.subarray(range.start, range.end + 1))).toBe(true);
+    await expect(storage.putStream(`${r}/failed.bin`, chunked(big, true), "application/octet-stream")).rejects.toThrow(/hash mismatch/);
+    expect(await storage.list(`${r}/`)).toEqual([`${r}/big.bin`]);
+  });
+
+  it("deletes by prefix in DeleteObjects batches, and nothing outside the prefix", async () => {
+    const storage = s3Storage({ deleteBatchSize: 10 });
+    const r = root();
+    const keys = Array.from({ length: 23 }, (_, i) => `${r}/f${String(i).padStart(2, "0")}`);
+    await mapLimit(keys, 8, (k) => storage.put(k, Buffer.from(k), "text/plain"));
+    await storage.put(`${r}x/other`, Buffer.from("o"), "text/plain");
+    expect(await storage.list(`${r}/`)).toEqual(keys);
+    await storage.deletePrefix(`${r}/`);
+    expect(await storage.list(`${r}/`)).toEqual([]);
+    expect(await storage.list(`${r}x/`)).toEqual([`${r}x/other`]);
+  });
+
+  it("hands out a presigned PUT whose signature binds the size and the SHA-256; the bytes sent through it read back", async () => {
+    const storage = s3Storage();
+    const bytes = binary(6 * MB + 5, 17);
+    const sha = createHash("sha256").update(bytes).digest();
+    const key = `${root()}/c/direct`;
+    const target = await storage.direct.target(key, bytes.length, new Date(Date.now() + 600_000), sha.toString("hex"));
+    expect(target.method).toBe("PUT");
+    expect(target.headers["x-amz-checksum-sha256"]).toBe(sha.toString("base64"));
+    const url = new URL(target.url);
+    expect(url.searchParams.get("X-Amz-SignedHeaders")?.split(";")).toEqual(["content-length", "host", "x-amz-checksum-sha256"]);
+    expect(Number(url.searchParams.get("X-Amz-Expires"))).toBeGreaterThan(590);
+    expect(url.searchParams.has("x-amz-checksum-sha256")).toBe(false);
+    // What a store that checks signatures (every S3) accepts: exactly these headers.
+    const sent = { "content-length": String(bytes.length), ...target.headers };
+    expect(sigV4Accepts(target.url, sent, s3.secretAccessKey)).toBe(true);
+    expect(sigV4Accepts(target.url, { ...sent, "content-length": String(bytes.length + 1) }, s3.secretAccessKey)).toBe(false);
+    const otherSha = createHash("sha256").update("other bytes").digest("base64");
+    expect(sigV4Accepts(target.url, { ...sent, "x-amz-checksum-sha256": otherSha }, s3.secretAccessKey)).toBe(false);
+    expect(sigV4Accepts(target.url, sent, "another-secret-key")).toBe(false);
+    const res = await fetch(target.url, { method: "PUT", headers: target.headers, body: new Uint8Array(bytes) });
+    expect(res.status).toBe(200);
+    expect(await storage.direct.stat(key)).toEqual({ ref: key, size: bytes.length });
+    expect(await storage.direct.stat(`${key}-absent`)).toBeNull();
+    expect((await readAll(await storage.get(key)))?.equals(bytes)).toBe(true);
+  });
+
+  it("throws when the store cannot be reached, and works again once it is back", async () => {
+    const storage = s3Storage({ maxAttempts: 1 });
+    const ref = await storage.put(`${root()}/up.txt`, Buffer.from("up"), "text/plain");
+    await s3.stop();
+    try {
+      await expect(storage.put(`${root()}/down.txt`, Buffer.from("x"), "text/plain")).rejects.toThrow();
+      await expect(storage.get(ref)).rejects.toThrow();
+      await expect(storage.size(ref)).rejects.toThrow();
+      await expect(storage.list(`${root()}/`)).rejects.toThrow();
+    } finally {
+      await s3.start();
+    }
+    expect((await readAll(await storage.get(ref)))?.toString()).toBe("up");
+  });
+
+  it("throws on a bucket that does not exist", async () => {
+    const storage = s3Storage({ bucket: "no-such-bucket", maxAttempts: 1 });
+    await expect(storage.put(`${root()}/x`, Buffer.from("x"), "text/plain")).rejects.toThrow();
+  });
+});
+
+describe("choosing the byte store (S3_* variables)", () => {
+  it("S3_FORCE_PATH_STYLE takes 1/0/true/false; anything else stops the start naming it", () => {
+    for (const [value, want] of [["1", true], ["true", true], ["0", false], ["false", false], ["", false]] as const) {
+      expect(parseEnv({ S3_BUCKET: "b", S3_FORCE_PATH_STYLE: value }).S3_FORCE_PATH_STYLE).toBe(want);
+    }
+    expect(parseEnv({}).S3_FORCE_PATH_STYLE).toBe(false);
+    expect(() => parseEnv({ S3_FORCE_PATH_STYLE: "yes please" })).toThrow(/S3_FORCE_PATH_STYLE must be 1, 0, true or false/);
+    expect(() => parseEnv({ S3_ENDPOINT: "minio:9000" })).toThrow(/S3_ENDPOINT must be an http\(s\) URL/);
+    expect(() => parseEnv({ S3_BUCKET: "b", S3_ACCESS_KEY_ID: "AKIAEXAMPLE" })).toThrow(/S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither/);
+  });
+
+  it("S3_BUCKET wins over BLOB_READ_WRITE_TOKEN, and the context's store then reads and writes the bucket", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-choose-"));
+    const ctx = await createContext(parseEnv({ DATA_DIR: dataDir, BLOB_READ_WRITE_TOKEN: blobStandin.token, ...s3.vars }));
+    try {
+      expect(ctx.storage.kind).toBe("s3");
+      const key = `choose-${randomBytes(4).toString("hex")}/x.txt`;
+      await ctx.storage.put(key, Buffer.from("in the bucket"), "text/plain");
+      expect((await readAll(await s3Storage().get(key)))?.toString()).toBe("in the bucket");
+    } finally {
+      await ctx.dbHandle.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The MCP tools the server lists, sorted: one statement of the surface that every MCP suite
 // (in-process, the official clients against the built app, the Inspector CLI) checks.
 export const TOOL_NAMES = [
+  "add_webhook",
   "append_files",
   "delete_drop",
   "deploy_directory",
@@ -13,7 +14,9 @@ export const TOOL_NAMES = [
   "get_limits",
   "list_drops",
   "list_versions",
+  "list_webhooks",
   "preflight_files",
+  "remove_webhook",
   "rollback_drop",
   "set_access",
   "upload_content",

@@ -6,6 +6,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { rewriteShebang } from "@/lib/ratelimit/redis";
 
 // A local stand-in of the Upstash Redis REST protocol in front of a real redis-server:
 //   POST /            body ["CMD", "arg", …]          → {result} | {error} (400)
@@ -66,7 +67,7 @@ function freePort(): Promise<number> {
 
 // --- a minimal RESP2 connection ------------------------------------------------------------
 
-class RespConnection {
+export class RespConnection {
   private buf: Buffer = Buffer.alloc(0);
   private readonly pending: Array<{ resolve: (v: RespValue) => void; reject: (e: Error) => void }> = [];
   private closed: Error | undefined;
@@ -160,34 +161,31 @@ function parseResp(buf: Buffer, at: number): { value: RespValue; next: number } 
 
 const sha1 = (s: Buffer | string) => createHash("sha1").update(s).digest("hex");
 
-/** `#!lua flags=allow-key-locking[,others]` → `#!lua[ flags=others]`; other scripts unchanged. */
-export function rewriteShebang(script: string): string {
-  const m = /^#!lua([^\n]*)/.exec(script);
-  if (!m) return script;
-  const flagsMatch = /flags=(\S*)/.exec(m[1] ?? "");
-  if (!flagsMatch) return script;
-  const kept = (flagsMatch[1] ?? "").split(",").filter((f) => f && f !== "allow-key-locking");
-  const head = kept.length ? `#!lua flags=${kept.join(",")}` : "#!lua";
-  return head + script.slice(m[0].length);
+/** A real redis-server on loopback (no persistence), started on a free port or a given one. */
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** One connection to it (the stand-in's, or tests inspecting state). */
+  conn: RespConnection;
+  /** Stops the server (SIGTERM, SIGKILL after 5 s) and removes its directory. */
+  stop(): Promise<void>;
 }
 
-export async function startUpstashStandin(opts: { token?: string } = {}): Promise<UpstashStandin> {
+export async function startRedisServer(opts: { port?: number } = {}): Promise<RedisServer> {
   const bin = findRedisServer();
   const dir = await mkdtemp(path.join(tmpdir(), "dropsite-redis-"));
-  const token = opts.token ?? `standin_${randomBytes(16).toString("hex")}`;
-
   let child: ChildProcess | undefined;
-  let redisPort = 0;
+  let port = 0;
   let conn: RespConnection | undefined;
   let log = "";
   for (let attempt = 0; !conn; attempt++) {
-    redisPort = await freePort();
-    child = spawn(bin, ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no"], {
+    port = opts.port ?? (await freePort());
+    child = spawn(bin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout?.on("data", (d: Buffer) => (log += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (log += d.toString()));
-    conn = await waitForRedis(redisPort, child);
+    conn = await waitForRedis(port, child);
     if (!conn) {
       child.kill("SIGKILL");
       if (attempt >= 2) {
@@ -199,7 +197,31 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
   const redisProcess = child as ChildProcess;
   const killOnExit = () => redisProcess.kill("SIGKILL");
   process.once("exit", killOnExit);
-  const redis = conn;
+  const connection = conn;
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    conn: connection,
+    async stop() {
+      process.removeListener("exit", killOnExit);
+      connection.close();
+      if (redisProcess.exitCode === null && redisProcess.signalCode === null) {
+        const exited = new Promise<void>((resolve) => redisProcess.once("exit", () => resolve()));
+        process.kill(redisProcess.pid as number, "SIGTERM");
+        const timer = setTimeout(() => redisProcess.kill("SIGKILL"), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startUpstashStandin(opts: { token?: string } = {}): Promise<UpstashStandin> {
+  const token = opts.token ?? `standin_${randomBytes(16).toString("hex")}`;
+  const server0 = await startRedisServer();
+  const redisPort = server0.port;
+  const redis = server0.conn;
 
   const shaMap = new Map<string, string>(); // client's SHA1 of the original script → Redis's SHA1
   const commands: string[][] = [];
@@ -302,18 +324,9 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
       return (await v) as RespValue;
     },
     async close() {
-      process.removeListener("exit", killOnExit);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      redis.close();
-      if (redisProcess.exitCode === null && redisProcess.signalCode === null) {
-        const exited = new Promise<void>((resolve) => redisProcess.once("exit", () => resolve()));
-        process.kill(redisProcess.pid as number, "SIGTERM");
-        const timer = setTimeout(() => redisProcess.kill("SIGKILL"), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
-      await rm(dir, { recursive: true, force: true });
+      await server0.stop();
     },
   };
 }

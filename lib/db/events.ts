@@ -1,0 +1,44 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { WebhookEventType } from "../patterns";
+import type { Db } from "./client";
+import { events, webhookDeliveries, webhooks } from "./schema";
+
+// The outbox. recordEvent runs inside the transaction of the change it reports (commitWrite,
+// the delete and claim and access statements here in lib/db, and a domain's verification), so
+// a committed change always has its event and a rolled-back one never does. It also queues one
+// delivery per webhook of the account subscribed to the type, due at once.
+
+/** A transaction of the database (what Db.transaction hands its callback). */
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
+
+/** An id of 24 base32 characters (120 random bits) after a prefix: msg_…, wh_…, att_…. */
+export function prefixedId(prefix: string): string {
+  let out = `${prefix}_`;
+  for (const b of randomBytes(24)) out += BASE32[b & 31];
+  return out;
+}
+
+export interface NewEvent {
+  /** The account told; null (a drop that belongs to nobody) records nothing. */
+  accountId: string | null;
+  type: WebhookEventType;
+  /** The body's data without url: slug, version and what the type adds. */
+  data: Record<string, unknown> & { slug?: string };
+  now: Date;
+}
+
+/** Records one event and queues its deliveries, in the caller's transaction; its id, or null for nobody. */
+export async function recordEvent(tx: Tx, e: NewEvent): Promise<string | null> {
+  if (e.accountId === null) return null;
+  const id = prefixedId("msg");
+  await tx.insert(events).values({ id, accountId: e.accountId, type: e.type, data: e.data, createdAt: e.now });
+  await tx.execute(
+    sql`insert into ${webhookDeliveries} (webhook_id, event_id, next_attempt_at)
+        select ${webhooks.id}, ${id}, ${e.now.toISOString()}::timestamptz from ${webhooks}
+        where ${and(eq(webhooks.accountId, e.accountId), sql`${webhooks.events} @> ${JSON.stringify([e.type])}::jsonb`)}`,
+  );
+  return id;
+}

@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto";
+import type { AppContext } from "../context";
+import { ApiError, upstreamUnavailable } from "../errors";
+import { endHolds, forgetContentBytes, pinStoredContents, unpinContents } from "../db/contents";
+import type { Caller } from "../auth/caller";
+import { APP_UPLOAD_MAX_BYTES, type TierLimits } from "../plans";
+import { openZipBody, type ZipReference } from "./body";
+import { releaseContents, verifyDirectUpload } from "./contents";
+import type { InputFile } from "./paths";
+import { zipSlots } from "./slots";
+import { uploadScope } from "./uploads";
+
+// Zips by reference (`{"zip": {sha256, size}}`): the archive was uploaded after a preflight
+// (straight to storage when it is over 4 MB and the store takes direct uploads), so no request
+// body to a function carries it. The deploy reads it back from storage as a posted zip's body is
+// read (chunks, under the zip limit), checks its size and SHA-256 on the way, and opens it under
+// the same rules; the archive then takes a zip slot like a posted zip, for the whole deploy.
+
+/**
+ * Runs `task` over the files of the zip archive a deploy names by reference, in one of the
+ * process's zip slots. The archive must be stored in the caller's scope (an account's, or an
+ * anonymous preflight's with its upload token), of exactly the named size and hash; anything else
+ * is 400 with `unusable` (wrong bytes are deleted). Once the deploy succeeds the archive is let
+ * go: nothing references it.
+ */
+export function withZipReference<T>(ctx: AppContext, caller: Pick<Caller, "account">, uploadToken: string | null | undefined, ref: ZipReference["zip"], limits: TierLimits, paid: boolean, task: (files: InputFile[]) => Promise<T>): Promise<T> {
+  return zipSlots.run(async () => {
+    const scope = await uploadScope(ctx, caller, uploadToken ?? null);
+    if (!scope) throw unusableZip(ref.sha256);
+    const storageRef = await pinArchive(ctx, scope, ref);
+    let done = false;
+    try {
+      const chunks = await readArchive(ctx, scope, storageRef, ref);
+      const result = await task(openZipBody(chunks, ref.size, limits, paid));
+      done = true;
+      return result;
+    } finally {
+      if (done) {
+        await endHolds(ctx.db, scope, [ref.sha256]).catch(() => undefined);
+        await releaseContents(ctx, scope, [ref.sha256], { purge: true });
+      } else {
+        await unpinContents(ctx.db, scope, [ref.sha256]).catch(() => undefined);
+      }
+    }
+  });
+}
+
+function unusableZip(sha256: string): ApiError {
+  return new ApiError("invalid_request", `The zip archive ${sha256} cannot be used (never uploaded by this caller, expired, or of another size or hash); unusable lists its hash.`, {
+    hint: 'POST /deploy/preflight with {"zip": {"sha256", "size"}}, PUT the archive to the upload target, then deploy {"zip": {"sha256", "size"}} with the same X-Upload-Token.',
+    docs: "uploads",
+    details: { unusable: [sha256] },
+  });
+}
+
+/** Pins the archive's stored content (checking a direct upload first); its storage ref, or 400 unusable. */
+async function pinArchive(ctx: AppContext, scope: string, ref: ZipReference["zip"]): Promise<string> {
+  try {
+    if (ctx.storage.direct && ref.size > APP_UPLOAD_MAX_BYTES) await verifyDirectUpload(ctx, scope, ref.sha256);
+    const [pinned] = await pinStoredContents(ctx.db, scope, [ref.sha256], new Date(ctx.now()));
+    if (pinned && (pinned.size !== ref.size || !pinned.storageRef)) await unpinContents(ctx.db, scope, [ref.sha256]);
+    if (!pinned || pinned.size !== ref.size || !pinned.storageRef) throw unusableZip(ref.sha256);
+    return pinned.storageRef;
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw upstreamUnavailable("file storage", err);
+  }
+}
+
+/**
+ * The archive's bytes as the chunks storage streams them, never more than its declared size,
+ * checked against its size and SHA-256: a store may skip checksum checks, so bytes that changed
+ * since they were verified are deleted and the reference refused.
+ */
+async function readArchive(ctx: AppContext, scope: string, storageRef: string, ref: ZipReference["zip"]): Promise<Uint8Array[]> {
+  const hash = createHash("sha256");
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  let body: ReadableStream<Uint8Array> | null;
+  try {
+    body = await ctx.storage.get(storageRef);
+    if (body) {
+      const reader = body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        length += value.byteLength;
+        if (length > ref.size) {
+          void reader.cancel().catch(() => undefined);
+          break;
+        }
+        hash.update(value);
+        chunks.push(value);
+      }
+    }
+  } catch (err) {
+    throw upstreamUnavailable("file storage", err);
+  }
+  if (body && length === ref.size && hash.digest("hex") === ref.sha256) return chunks;
+  console.error(`[zipref] stored archive ${scope}/${ref.sha256} is not the bytes its row names; deleted`);
+  await ctx.storage.delete(storageRef).catch(() => undefined);
+  await forgetContentBytes(ctx.db, scope, ref.sha256).catch(() => undefined);
+  throw unusableZip(ref.sha256);
+}

@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import S3rver from "s3rver";
+import { freePort } from "./net";
+
+// A real S3 API server on loopback: s3rver (npm), the S3 REST API over a directory, so the
+// storage contract and the deploy suites run against the AWS SDK's real requests on any machine.
+// s3rver neither checks SigV4 signatures nor x-amz-checksum-sha256 (a store that skips checksum
+// checks, as some S3-compatible stores do): the app's own read-back at deploy is what refuses
+// wrong bytes there, and the tests show it.
+
+export interface S3Server {
+  endpoint: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The app's S3_* variables for this server. */
+  vars: Record<string, string>;
+  /** Stops answering (the port refuses connections) until `start`: an outage of the store. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startS3Server(): Promise<S3Server> {
+  const directory = await mkdtemp(path.join(tmpdir(), "dropsite-s3-"));
+  const port = await freePort();
+  const bucket = "dropsite-test";
+  let server: S3rver | undefined;
+  const start = async () => {
+    server = new S3rver({ port, address: "127.0.0.1", silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+    await server.run();
+  };
+  const stop = async () => {
+    await server?.close();
+    server = undefined;
+  };
+  await start();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const accessKeyId = "S3RVER";
+  const secretAccessKey = `s3-test-${randomBytes(12).toString("hex")}`;
+  return {
+    endpoint,
+    bucket,
+    accessKeyId,
+    secretAccessKey,
+    vars: { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey, S3_FORCE_PATH_STYLE: "1" },
+    stop,
+    start,
+    async close() {
+      await stop();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}

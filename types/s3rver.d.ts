@@ -1,0 +1,18 @@
+// Minimal type declarations for `s3rver` 3.x (a dev dependency; the package ships no types).
+// Only the surface the test harness uses is declared.
+declare module "s3rver" {
+  export interface S3rverOptions {
+    port?: number;
+    address?: string;
+    silent?: boolean;
+    directory: string;
+    resetOnClose?: boolean;
+    configureBuckets?: Array<{ name: string; configs: Array<string | Buffer> }>;
+  }
+
+  export default class S3rver {
+    constructor(options: S3rverOptions);
+    run(): Promise<{ address: string; port: number }>;
+    close(): Promise<void>;
+  }
+}
