@@ -28,6 +28,9 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
   const mine = limits[tier];
   if (e.docs === "uploads") return uploadAdvice(e);
   if (e.docs === "idempotency") return idempotencyAdvice(e);
+  if (e.docs === "webhooks" && e.details.limit === "max_webhooks") {
+    return { hint: `Call list_webhooks, then remove_webhook for one you no longer use${e.upgrade ? "; or see upgrade_url for a plan with more" : ""}.`, upgrade: e.upgrade };
+  }
   if (e.docs === "access" && e.code === "invalid_request") {
     return { hint: `Call set_access with {slug, mode: "password", password} (a password of ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters) or {slug, mode: "public"}.` };
   }
@@ -72,6 +75,7 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
     }
     case "not_found":
       if (e.docs === "versions") return { hint: "Call list_versions {slug} for the retained versions of this drop; a pruned version cannot come back." };
+      if (e.docs === "webhooks") return { hint: "Call list_webhooks for the ids of this account's webhooks; other accounts' webhooks are not visible." };
       return { hint: "Call list_drops for the slugs of this account's drops; drops of other accounts are not visible." };
     case "rate_limited":
       return { hint: `Wait for the time in "Retry after", then call again. No plan raises this abuse guard.` };

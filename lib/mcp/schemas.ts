@@ -163,8 +163,7 @@ export const addWebhookArgs = z
   })
   .meta({ examples: [{ url: "https://ci.example.com/dropsite" }, { url: "https://hooks.example.com/drops", events: ["drop.deployed", "drop.replaced"] }] });
 export const listWebhooksArgs = z.strictObject({}).meta({ examples: [{}] });
-export const removeWebhookArgs = z
-  .strictObject({ id: z.string().min(1).max(64).describe("The webhook's id (wh_…), from add_webhook or list_webhooks."), idempotency_key: idempotencyKey }).meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
+export const removeWebhookArgs = z.strictObject({ id: z.string().min(1).max(64).describe("The webhook's id (wh_…), from add_webhook or list_webhooks."), idempotency_key: idempotencyKey }).meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
 export const setAccessArgs = z
   .strictObject({
     slug,

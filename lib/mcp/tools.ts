@@ -38,6 +38,7 @@ import {
   type DeployResponse,
 } from "../schemas";
 import { createWebhook, listWebhooks, removeWebhook } from "../webhooks/manage";
+import { openSecret, sealSecret } from "../webhooks/secret";
 import { WEBHOOK_EVENT_TYPES } from "../patterns";
 import { forMcp } from "./hints";
 import { previewToolMeta, QR_META_KEY, qrModules } from "./preview";
@@ -103,6 +104,11 @@ interface ToolDef<I extends z.ZodType, O extends z.ZodType> {
   annotations: Annotations;
   /** Whether a host with MCP Apps shows the deploy preview (lib/mcp/preview.ts) beside the result. */
   preview?: true;
+  /**
+   * A result field holding a secret shown once (add_webhook's signing secret): kept for an
+   * idempotent replay only sealed, as the webhooks table keeps it (lib/webhooks/secret.ts).
+   */
+  sealed?: "secret";
   run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string }>;
 }
 
@@ -404,6 +410,7 @@ export const tools = [
     output: webhookCreatedSchema,
     // A new webhook; each call adds another (with its own secret).
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    sealed: "secret",
     async run(args, call) {
       const c = await accountCaller(call);
       const w = await createWebhook(call.ctx, c.account, { url: args.url, ...(args.events ? { events: args.events } : {}) });
@@ -664,20 +671,39 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
 }
 
+type RunOutput = { structured: Record<string, unknown>; text: string };
+
+/** Where a sealed secret stood in the stored text. */
+const SEALED_MARK = "\u0000sealed\u0000";
+
+/** The answer as stored for replay: a one-time secret sealed under its record's id, and out of the text. */
+function sealAnswer(out: RunOutput, field: string | undefined, e: AppContext["env"]): RunOutput {
+  const secret = field ? out.structured[field] : undefined;
+  const id = out.structured.id;
+  if (typeof secret !== "string" || typeof id !== "string") return out;
+  return { structured: { ...out.structured, [field!]: sealSecret(secret, id, e) }, text: out.text.replaceAll(secret, SEALED_MARK) };
+}
+
+function openAnswer(out: RunOutput, field: string | undefined, e: AppContext["env"]): RunOutput {
+  const sealed = field ? out.structured[field] : undefined;
+  const id = out.structured.id;
+  if (typeof sealed !== "string" || typeof id !== "string") return out;
+  const secret = openSecret(sealed, id, e);
+  return { structured: { ...out.structured, [field!]: secret }, text: out.text.replaceAll(SEALED_MARK, secret) };
+}
+
 /**
  * A write tool called with idempotency_key: runs once per caller and key (lib/idempotency.ts);
  * the same tool with the same arguments replays the first result, other arguments are a conflict.
  * A failed run stores nothing, so a retry runs again.
  */
-async function runOnce(
-  name: string,
-  key: string,
-  call: ToolCall,
-  run: () => Promise<{ structured: Record<string, unknown>; text: string }>,
-): Promise<{ structured: Record<string, unknown>; text: string }> {
+async function runOnce(name: string, key: string, call: ToolCall, sealed: string | undefined, run: () => Promise<RunOutput>): Promise<RunOutput> {
   const fingerprint = toolCallFingerprint(call.ctx.env, name, call.raw);
-  const answer = await runIdempotent(call.ctx, { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint }, async () => ({ status: 200, body: JSON.stringify(await run()) }));
-  return JSON.parse(answer.body) as { structured: Record<string, unknown>; text: string };
+  const answer = await runIdempotent(call.ctx, { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint }, async () => ({
+    status: 200,
+    body: JSON.stringify(sealAnswer(await run(), sealed, call.ctx.env)),
+  }));
+  return openAnswer(JSON.parse(answer.body) as RunOutput, sealed, call.ctx.env);
 }
 
 /** Runs a known tool; every failure becomes an isError result. */
@@ -688,7 +714,7 @@ export async function callTool(def: (typeof tools)[number], call: ToolCall): Pro
     // Each entry of `tools` is typed by its own schemas; the union call is safe because args came from that tool's own input schema.
     const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(parsed.data, call);
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
-    const out = key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, run);
+    const out = key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, "sealed" in def ? def.sealed : undefined, run);
     const result: ToolResult = { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
     // The preview's QR code travels with the result, for the view only (text and structuredContent stay as they were).
     if ("preview" in def && def.preview && typeof out.structured.url === "string") result._meta = { [QR_META_KEY]: qrModules(out.structured.url) };

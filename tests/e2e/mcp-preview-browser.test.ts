@@ -89,6 +89,9 @@ describe("the deploy preview in a browser", () => {
     expect(await page.evaluate(() => (window as unknown as { hostLog: string[] }).hostLog.slice(0, 2))).toEqual(["ui/initialize", "ui/notifications/initialized"]);
     expect(await axeViolations(page, "deploy preview")).toEqual([]);
     expect(errors).toEqual([]);
+    // axe reaches into the host's sandboxed frame: an untitled drop frame would be reported.
+    await view.locator("#frame").evaluate((el) => el.removeAttribute("title"));
+    expect((await axeViolations(page, "deploy preview")).join("\n")).toMatch(/frame-title/);
     await page.context().close();
   }, 60_000);
 

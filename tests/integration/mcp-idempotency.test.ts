@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { count, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { countDrops, findDropBySlug } from "@/lib/db/queries";
-import { deployGrants, dropVersions, uploadGrants, webhooks } from "@/lib/db/schema";
+import { deployGrants, dropVersions, idempotencyKeys, uploadGrants, webhooks } from "@/lib/db/schema";
 import { TOOL_NAMES } from "../support/tools";
 import { suiteContext } from "../support/context";
 import { accountWithKey } from "../support/accounts";
@@ -14,6 +14,7 @@ import { CLIENT_FLAVOURS, connectAgent, resultText, type Agent, type CallResult 
 // (never a JSON-RPC -32602), and writes nothing. Keys belong to the account, or to the client
 // address when anonymous.
 
+// Webhooks may point at loopback here (nothing is delivered in this suite).
 const t = suiteContext({ WEBHOOKS_ALLOW_PRIVATE: "1" }, { freshLimiter: true });
 let ipN = 0;
 const nextIp = () => `203.0.113.${++ipN}`;
@@ -202,26 +203,35 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
     await expectConflict(agent, "deploy_directory", { dir: "other", idempotency_key: "dir" });
   });
 
-  it("add_webhook and remove_webhook: ten calls with one key add one webhook (its secret replayed) and remove it once; other arguments conflict", async () => {
+  it("add_webhook and remove_webhook: one webhook for ten calls, the same secret replayed, never stored in plain", async () => {
     const { agent, account } = await pro(flavour);
     const hooks = async () => (await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n;
-    const added = await tenTimes(agent, "add_webhook", { url: "http://127.0.0.1:9/hook", idempotency_key: "hook" });
-    const { id, secret } = added.structuredContent as { id: string; secret: string };
-    expect(secret).toMatch(/^whsec_/);
+    const added = await tenTimes(agent, "add_webhook", { url: "https://127.0.0.1/hook", events: ["drop.deployed"], idempotency_key: "hook" });
+    const w = added.structuredContent as { id: string; secret: string };
+    expect(w.secret).toMatch(/^whsec_/);
+    expect(resultText(added)).toContain(w.secret);
     expect(await hooks()).toBe(1);
-    await expectConflict(agent, "add_webhook", { url: "http://127.0.0.1:9/other", idempotency_key: "hook" });
+    const [row] = await t.ctx.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.caller, `a:${account.id}`), eq(idempotencyKeys.key, "hook")));
+    expect(row!.body).toContain(w.id);
+    expect(row!.body).not.toContain(w.secret);
+    expect(row!.body).not.toContain(w.secret.slice("whsec_".length, 30));
+    await expectConflict(agent, "add_webhook", { url: "https://127.0.0.1/other", idempotency_key: "hook" });
     expect(await hooks()).toBe(1);
-    const removed = await tenTimes(agent, "remove_webhook", { id, idempotency_key: "unhook" });
-    expect(removed.structuredContent).toEqual({ deleted: id });
+
+    expect((await tenTimes(agent, "remove_webhook", { id: w.id, idempotency_key: "unhook" })).structuredContent).toEqual({ deleted: w.id });
     expect(await hooks()).toBe(0);
+    expect(errorCode(await agent.call("remove_webhook", { id: w.id }))).toBe("not_found");
   });
 
   it("an out-of-range key is an isError result with invalid_request on every write tool, and writes nothing", async () => {
-    const { agent } = await pro(flavour);
+    const { agent, account } = await pro(flavour);
     const slug = ((await agent.call("deploy_named", { name: "bounds", files: { "index.html": "v1" } })).structuredContent as { slug: string }).slug;
     const args: Record<string, Record<string, unknown>> = {
       add_domain: { hostname: "docs.example.test", slug },
-      add_webhook: { url: "https://hooks.example.com/drops" },
+      add_webhook: { url: "https://127.0.0.1/bounds" },
       remove_domain: { hostname: "docs.example.test" },
       remove_webhook: { id: "wh_abcdefghijklmnopqrstuvwx" },
       verify_domain: { hostname: "docs.example.test" },
@@ -249,6 +259,7 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
       expect(resultText(await agent.call(name, { ...a, idempotency_key: "" }))).toMatch(/^Hint: Pass idempotency_key as 1 to 255 printable ASCII characters/m);
     }
     expect(await countDrops(t.ctx.db)).toBe(drops);
+    expect((await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n).toBe(0);
     const { drop, versions } = await versionsOf(slug);
     expect({ versions, live: drop.liveVersion, mode: drop.accessMode }).toEqual({ versions: 1, live: 1, mode: "public" });
     // The bounds themselves are accepted.

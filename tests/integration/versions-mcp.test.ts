@@ -4,6 +4,7 @@ import { serveGET } from "../support/serve";
 import { countDrops } from "@/lib/db/queries";
 import { suiteContext, dropRequest } from "../support/context";
 import { accountWithKey } from "../support/accounts";
+import { limits } from "@/lib/plans";
 import { connectInProcess, resultText, type CallResult } from "../support/mcp";
 
 // MCP: list_versions and rollback_drop mirror the REST answers; write tools take
@@ -99,6 +100,28 @@ describe("the version and access tools speak in tools and the plan's numbers", (
       const r = await call(agent, "set_access", args);
       expect(errorCode(r), JSON.stringify(args)).toBe("invalid_request");
       expect(resultText(r), JSON.stringify(args)).toMatch(/^Hint: Call set_access with \{slug, mode: "password", password\} \(a password of 8 to 128 characters\) or \{slug, mode: "public"\}\./m);
+    }
+  });
+});
+
+describe("the webhook tools' errors name tools", () => {
+  it("an unknown webhook points at list_webhooks; the cap at remove_webhook", async () => {
+    const { account, apiKey } = await accountWithKey(t.ctx, "free");
+    const agent = await connect(apiKey);
+    const missing = await call(agent, "remove_webhook", { id: "wh_abcdefghijklmnopqrstuvwx" });
+    expect(errorCode(missing)).toBe("not_found");
+    expect(resultText(missing)).toMatch(/^Hint: Call list_webhooks for the ids/m);
+    expect(resultText(missing)).not.toContain("list_drops");
+    const before = t.ctx.env.WEBHOOKS_ALLOW_PRIVATE;
+    t.ctx.env.WEBHOOKS_ALLOW_PRIVATE = true;
+    try {
+      for (let i = 0; i < limits[account.plan].maxWebhooks; i++) expect((await call(agent, "add_webhook", { url: `https://127.0.0.1/h${i}` })).isError).toBe(false);
+      const full = await call(agent, "add_webhook", { url: "https://127.0.0.1/more" });
+      expect(errorCode(full)).toBe("invalid_request");
+      expect(resultText(full)).toMatch(/^Hint: Call list_webhooks, then remove_webhook for one you no longer use; or see upgrade_url/m);
+      expect(resultText(full)).toMatch(/^Upgrade: /m);
+    } finally {
+      t.ctx.env.WEBHOOKS_ALLOW_PRIVATE = before;
     }
   });
 });
