@@ -9,6 +9,7 @@ import { claimDrop, deleteDrop } from "@/lib/drops/manage";
 import { rollbackToVersion } from "@/lib/drops/versions";
 import { startCheckout, openPortal } from "@/lib/billing/checkout";
 import { claimVanity } from "@/lib/vanity";
+import { createWebhook, removeWebhook } from "@/lib/webhooks/manage";
 import { ApiError } from "@/lib/errors";
 import { claimBodySchema, mintKeyBodySchema, rollbackBodySchema } from "@/lib/schemas";
 
@@ -98,4 +99,20 @@ export async function accessAction(prev: AccessFormState, form: FormData): Promi
   if (typeof slug === "string") revalidatePath(`/dashboard/drops/${slug}`);
   const round = prev.round + 1;
   return r.ok ? { mode: r.data.mode, saved: true, failure: null, round } : { mode: prev.mode, saved: false, failure: r, round };
+}
+
+export async function addWebhookAction(url: unknown, events: unknown): Promise<ActionResult<{ id: string; secret: string }>> {
+  // createWebhook checks the body with the POST /webhooks schema.
+  const r = await runAsSession(async (ctx, caller) => {
+    const w = await createWebhook(ctx, caller.account, { url, events });
+    return { id: w.id, secret: w.secret };
+  });
+  revalidatePath("/dashboard");
+  return r;
+}
+
+export async function removeWebhookAction(id: unknown): Promise<ActionResult<{ deleted: string }>> {
+  const r = await runAsSession((ctx, caller) => removeWebhook(ctx, caller.account, check(text, id)));
+  revalidatePath("/dashboard");
+  return r;
 }

@@ -4,25 +4,29 @@ import { sessionCaller } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { listDrops } from "@/lib/drops/manage";
 import { listKeys } from "@/lib/auth/keys";
+import { webhooksWithRecent } from "@/lib/webhooks/manage";
+import { WEBHOOK_EVENT_TYPES } from "@/lib/patterns";
 import { entitlements } from "@/lib/billing/entitlements";
 import { isPaid, limits } from "@/lib/plans";
 import { publicScheme } from "@/lib/env";
 import { dashboardPageSchema } from "@/lib/schemas";
 import { Header } from "../_components/Header";
-import { ClaimTokenPanel, ConnectedClientsPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel } from "./panels";
+import { ClaimTokenPanel, ConnectedClientsPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel, WebhooksPanel } from "./panels";
 
 export const dynamic = "force-dynamic";
 
 const PAGE_SIZE = 20;
+/** Delivery attempts shown under each webhook. */
+const RECENT_DELIVERIES = 5;
 
-// The dashboard: drops, keys, plan, claims and the vanity subdomain of the session's account.
+// The dashboard: drops, keys, webhooks, plan, claims and the vanity subdomain of the session's account.
 export default async function Dashboard({ searchParams }: { searchParams: Promise<{ page?: string }> }) {
   const caller = await sessionCaller();
   if (!caller) redirect("/login");
   const ctx = await getContext();
   const { account } = caller;
   const page = dashboardPageSchema(PAGE_SIZE).parse((await searchParams).page);
-  const [drops, keys] = await Promise.all([listDrops(ctx, account, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), listKeys(ctx, caller)]);
+  const [drops, keys, hooks] = await Promise.all([listDrops(ctx, account, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), listKeys(ctx, caller), webhooksWithRecent(ctx, account, RECENT_DELIVERIES)]);
   const ent = entitlements(ctx, account);
   const pages = Math.max(1, Math.ceil(drops.total / PAGE_SIZE));
   const paid = isPaid(account.plan);
@@ -70,6 +74,14 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <p className="muted">Keys act for this whole account. Up to {limits[account.plan].maxKeys} live keys.</p>
           <KeysPanel keys={keys.keys.filter((k) => k.kind === "api_key")} />
           <ConnectedClientsPanel clients={keys.keys.filter((k) => k.kind === "oauth")} />
+        </section>
+        <section className="card" aria-labelledby="webhooks-title">
+          <h2 id="webhooks-title">Webhooks</h2>
+          <p className="muted">
+            Signed POSTs of every change to your drops (deploys, redeploys, deletes, expiry, claims, access changes), retried for a day when your receiver is down. Up to{" "}
+            {limits[account.plan].maxWebhooks} webhooks. <Link href="/docs#webhooks">How to verify them</Link>.
+          </p>
+          <WebhooksPanel webhooks={hooks} eventTypes={WEBHOOK_EVENT_TYPES} recent={RECENT_DELIVERIES} />
         </section>
         <section className="card" aria-labelledby="vanity-title">
           <h2 id="vanity-title">Vanity subdomain</h2>

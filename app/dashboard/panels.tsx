@@ -8,7 +8,7 @@ import { NAME_PATTERN } from "@/lib/patterns";
 import { CopyButton } from "../_components/CodeBlock";
 import { DropZone, PENDING_CLAIMS_KEY, type PendingClaim } from "../_components/DropZone";
 import { bytes, dateTime, dropState, relative } from "../_components/format";
-import { checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, revokeKeyAction, rollbackAction, vanityAction } from "./actions";
+import { addWebhookAction, checkoutAction, claimAction, deleteDropAction, mintKeyAction, portalAction, removeWebhookAction, revokeKeyAction, rollbackAction, vanityAction } from "./actions";
 
 type Failure = Extract<ActionResult<unknown>, { ok: false }>;
 
@@ -399,6 +399,139 @@ export function KeysPanel({ keys }: { keys: KeyView[] }) {
             </tbody>
           </table>
         </div>
+      )}
+    </>
+  );
+}
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  events: string[];
+  deliveries: Array<{ event_id: string; type: string; status_code: number | null; error: string | null; attempt: number; created_at: string }>;
+}
+
+/** The account's webhooks: add one (its secret shown once), each one's latest attempts, remove. */
+export function WebhooksPanel({ webhooks, eventTypes, recent }: { webhooks: WebhookView[]; eventTypes: readonly string[]; recent: number }) {
+  const router = useRouter();
+  const [url, setUrl] = useState("");
+  const [chosen, setChosen] = useState<string[]>([...eventTypes]);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [said, setSaid] = useState("");
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [pending, start] = useTransition();
+  return (
+    <>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          start(async () => {
+            const r = await addWebhookAction(url, chosen.length === eventTypes.length ? undefined : chosen);
+            if (r.ok) {
+              setSecret(r.data.secret);
+              setSaid("Webhook added: copy its signing secret now, it is shown once.");
+              setUrl("");
+              setFailure(null);
+            } else setFailure(r);
+            router.refresh();
+          });
+        }}
+      >
+        <div className="row" style={{ justifyContent: "flex-start" }}>
+          <label htmlFor="webhook-url">Receiver URL</label>
+          <input id="webhook-url" type="url" required value={url} maxLength={2048} onChange={(e) => setUrl(e.target.value)} placeholder="https://ci.example.com/dropsite" />
+          <button type="submit" className="button" disabled={pending}>
+            Add webhook
+          </button>
+        </div>
+        <details>
+          <summary>Events ({chosen.length === eventTypes.length ? "all" : chosen.length})</summary>
+          <fieldset>
+            <legend>Send these events</legend>
+            {eventTypes.map((t) => (
+              <label key={t} style={{ display: "block" }}>
+                <input type="checkbox" checked={chosen.includes(t)} onChange={(e) => setChosen(e.target.checked ? eventTypes.filter((x) => x === t || chosen.includes(x)) : chosen.filter((x) => x !== t))} /> <code>{t}</code>
+              </label>
+            ))}
+          </fieldset>
+        </details>
+      </form>
+      <Problem failure={failure} />
+      <Said text={said} testId="webhooks-said" />
+      {secret && (
+        <div className="notice" data-testid="new-webhook">
+          <p>
+            <strong>Copy this signing secret now. It is shown once and cannot be recovered.</strong>
+          </p>
+          <p className="secret" data-testid="new-webhook-secret">
+            {secret}
+          </p>
+          <CopyButton text={secret} label="Copy secret" className="button small">
+            Copy secret
+          </CopyButton>
+        </div>
+      )}
+      {webhooks.length === 0 ? (
+        <p className="muted">No webhooks.</p>
+      ) : (
+        webhooks.map((w) => (
+          <article key={w.id} className="webhook" data-testid={`webhook-${w.id}`} aria-labelledby={`${w.id}-title`}>
+            <h3 id={`${w.id}-title`} className="row" style={{ justifyContent: "space-between" }}>
+              <span style={{ wordBreak: "break-all" }}>{w.url}</span>
+              <button
+                type="button"
+                className="button small secondary"
+                aria-label={`Remove webhook ${w.url}`}
+                disabled={pending}
+                onClick={() =>
+                  start(async () => {
+                    const r = await removeWebhookAction(w.id);
+                    setFailure(r.ok ? null : r);
+                    setSaid(r.ok ? `Webhook ${w.url} removed.` : "");
+                    router.refresh();
+                  })
+                }
+              >
+                Remove
+              </button>
+            </h3>
+            <p className="muted">
+              <code>{w.id}</code> · {w.events.length === eventTypes.length ? "all events" : w.events.join(", ")}
+            </p>
+            {w.deliveries.length === 0 ? (
+              <p className="muted">No deliveries yet.</p>
+            ) : (
+              <div className="table-wrap">
+                {/* Long ids and errors wrap, so the table never scrolls sideways (nothing in it takes focus). */}
+                <table className="stack" style={{ overflowWrap: "anywhere" }}>
+                  <caption className="visually-hidden">Latest {recent} delivery attempts to {w.url}</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Time</th>
+                      <th scope="col">Event</th>
+                      <th scope="col">Attempt</th>
+                      <th scope="col">Result</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {w.deliveries.map((d) => (
+                      <tr key={`${d.event_id}-${d.attempt}`}>
+                        <td className="primary">
+                          <time dateTime={d.created_at}>{dateTime(d.created_at)}</time>
+                        </td>
+                        <td data-label="Event">
+                          <code>{d.type}</code> <span className="muted">{d.event_id}</span>
+                        </td>
+                        <td data-label="Attempt">{d.attempt}</td>
+                        <td data-label="Result">{d.error === null ? `delivered (${d.status_code})` : d.error}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </article>
+        ))
       )}
     </>
   );

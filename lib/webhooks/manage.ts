@@ -106,3 +106,21 @@ export async function webhookDeliveries(ctx: AppContext, account: AccountRow, id
     })),
   };
 }
+
+/** The account's webhooks, each with its newest `recent` attempts (the dashboard). */
+export async function webhooksWithRecent(ctx: AppContext, account: AccountRow, recent: number) {
+  const rows = await withDb(() => listAccountWebhooks(ctx.db, account.id));
+  return Promise.all(
+    rows.map(async (w) => ({
+      ...info(w),
+      deliveries: (await withDb(() => listWebhookAttempts(ctx.db, w.id, recent))).map((a) => ({
+        event_id: a.eventId,
+        type: a.type,
+        status_code: a.statusCode,
+        error: a.error,
+        attempt: a.attempt,
+        created_at: a.createdAt.toISOString(),
+      })),
+    })),
+  );
+}

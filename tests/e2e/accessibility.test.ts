@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
@@ -21,6 +23,8 @@ let browser: Browser;
 let visitor: BrowserContext;
 let member: BrowserContext;
 let world: World;
+/** The member's webhook receiver (loopback: the app runs with WEBHOOKS_ALLOW_PRIVATE=1), so the dashboard lists a webhook with deliveries. */
+let receiver: Server;
 
 /** Accessible content for drops, so previews and drop pages add no findings of the person's own. */
 const site = (h1: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${h1}</title></head><body><main><h1>${h1}</h1></main></body></html>`;
@@ -46,13 +50,28 @@ async function deployAs(sub: string, html: string, rules?: { _redirects: string;
 beforeAll(async () => {
   const port = await freePort();
   oidc = await startOidcProvider({ redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`] });
-  app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret }, { port });
+  app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret, WEBHOOKS_ALLOW_PRIVATE: "1" }, { port });
   browser = await launchChromium();
+  receiver = createServer((req, res) => void req.resume().on("end", () => res.writeHead(204).end()));
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const hook = await fetch(`${app.baseUrl}/webhooks`, {
+    method: "POST",
+    body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }),
+    headers: { authorization: `Bearer ${await oidc.mintIdToken({ sub: "ada", email: "ada@example.test" })}`, "content-type": "application/json" },
+  });
+  expect(hook.status).toBe(201);
+  const webhookId = ((await hook.json()) as { id: string }).id;
   const drop = await deployAs("ada", site("Ada's site"));
   const ruled = await deployAs("ada", site("Ada's app"), {
     _redirects: "/old /new 301\n/app/* /index.html 200\n",
     _headers: "/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp\n",
   });
+  // The app process's own worker delivers the deploys' events (server.mjs starts it): wait for the log.
+  for (let i = 0; i < 150; i++) {
+    const log = await fetch(`${app.baseUrl}/webhooks/${webhookId}/deliveries`, { headers: { authorization: `Bearer ${await oidc.mintIdToken({ sub: "ada", email: "ada@example.test" })}` } });
+    if (((await log.json()) as { deliveries: unknown[] }).deliveries.length >= 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   visitor = await newContext();
   member = await newContext();
   // Log in once through the OpenID provider's own pages; the member context keeps the session.
@@ -86,6 +105,7 @@ afterAll(async () => {
   await browser?.close();
   await app?.stop();
   await oidc?.close();
+  await new Promise((r) => receiver?.close(r));
 });
 
 async function open(as: "visitor" | "member", width: keyof typeof VIEWPORTS): Promise<Page> {

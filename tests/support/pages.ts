@@ -46,6 +46,7 @@ export const PAGES: SeenPage[] = [
   { name: "dashboard", as: "member", open: path("/dashboard") },
   { name: "dashboard, key just minted", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.getByRole("button", { name: "Mint API key" }).click(), p.getByTestId("new-key-secret").waitFor()) },
   { name: "dashboard, delete confirmation", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.getByRole("button", { name: `Delete ${w.slug}` }).click(), p.getByTestId("confirm-dialog").waitFor()) },
+  { name: "dashboard, webhook refused", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.fill("#webhook-url", "ftp://example.com/hook"), await p.getByRole("button", { name: "Add webhook" }).click(), p.locator(".error[role=alert]").waitFor()) },
   { name: "dashboard, claim refused", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.fill("#claim-drop", w.slug), await p.fill("#claim-token", "not-the-token"), await p.getByRole("button", { name: "Claim drop" }).click(), p.locator(".error[role=alert]").waitFor()) },
   { name: "drop page", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.slug}`) },
   { name: "drop page with site rules", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.rulesSlug}`) },

@@ -8,7 +8,9 @@
 // command line, tests/e2e/reliability.test.ts runs a short version.
 import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent, createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -136,11 +138,13 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
   let pgServer: PgServer | undefined;
   let oidc: OidcHarness | undefined;
   let app: RunningApp | undefined;
+  let receiver: Server | undefined;
   const agent = new Agent({ keepAlive: true, maxSockets: opts.clients * 2 });
   try {
     [pgServer, oidc] = await Promise.all([startPgServer({ database: "dropsite_reliability", durable: true }), startOidcProvider()]);
     const pgs = pgServer;
-    const vars = { DATABASE_URL: pgs.url, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, TRUST_PROXY: "1", RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000000" };
+    // WEBHOOKS_ALLOW_PRIVATE: the pro accounts' webhooks point at a receiver on loopback.
+    const vars = { DATABASE_URL: pgs.url, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, TRUST_PROXY: "1", RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000000", WEBHOOKS_ALLOW_PRIVATE: "1" };
 
     // Accounts through the real queries (migrations apply on open), before the app starts.
     const setup = await createContext(parseEnv({ DATABASE_URL: pgs.url, DATA_DIR: tmpdir(), NODE_ENV: "test" }));
@@ -209,6 +213,32 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
     const bigOwner = pros[0]!;
     const prefill = filesCap - 12;
     const batch = (from: number, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`fill/${String(from + i).padStart(5, "0")}.txt`, "x"]));
+    // Each pro account has a webhook on a receiver that verifies every signature (standardwebhooks)
+    // and keeps the event ids it accepted; the app process's worker delivers while the load runs.
+    const hooks = { secrets: new Map<string, string>(), received: new Set<string>(), unverified: 0 };
+    receiver = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        const secret = hooks.secrets.get(req.url ?? "");
+        try {
+          const event = new Webhook(secret ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>) as { id: string };
+          hooks.received.add(event.id);
+          res.writeHead(204).end();
+        } catch {
+          hooks.unverified++;
+          res.writeHead(400).end();
+        }
+      });
+    });
+    await new Promise<void>((r) => receiver!.listen(0, "127.0.0.1", r));
+    for (const [i, owner] of pros.entries()) {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook-${i}`;
+      const r = await send("setup", true, appHost, "/webhooks", { method: "POST", headers: { ...auth(owner), "content-type": "application/json" }, body: JSON.stringify({ url }) });
+      if (r.status !== 201) throw new Error(`setup: POST /webhooks answered ${r.status}: ${r.body.toString()}`);
+      hooks.secrets.set(`/hook-${i}`, jsonOf<{ secret: string }>(r).secret);
+    }
     const bigFirst = await send("setup", true, appHost, "/deploy", { method: "POST", headers: { ...auth(bigOwner), "content-type": "application/json" }, body: jsonBody(batch(0, perRequest)) });
     if (bigFirst.status !== 200) throw new Error(`setup deploy answered ${bigFirst.status}: ${bigFirst.body.toString()}`);
     const bigSlug = jsonOf<{ slug: string }>(bigFirst).slug;
@@ -610,7 +640,62 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
         violations: retries.violations,
       });
 
-      // 6. Behaviour while the database was down, and recovery.
+      // 6. The outbox: every committed change has exactly one event, none without its change, and
+      // every event owed to a webhook is delivered (signature verified) or still being retried.
+      {
+        const v: string[] = [];
+        const writeType: Record<string, string> = { deploy: "drop.deployed", replace: "drop.replaced", append: "drop.appended" };
+        type Ev = { id: string; account_id: string; type: string; slug: string; version: number | null };
+        const events = await q<Ev>("select id, account_id, type, data->>'slug' as slug, (data->>'version')::int as version from events");
+        const bySlug = new Map<string, Ev[]>();
+        for (const e of events) bySlug.set(e.slug, [...(bySlug.get(e.slug) ?? []), e]);
+        const versions = await q<{ slug: string; owner_id: string | null; version: number; kind: string }>(
+          "select d.slug, d.owner_id, v.version, v.kind from drop_versions v join drops d on d.id = v.drop_id",
+        );
+        for (const r of versions) {
+          const mine = bySlug.get(r.slug) ?? [];
+          if (r.owner_id === null) {
+            if (mine.length > 0) v.push(`anonymous drop ${r.slug} has ${mine.length} events (nobody's drops notify no one)`);
+            continue;
+          }
+          const n = mine.filter((e) => e.type === writeType[r.kind] && e.version === r.version).length;
+          // Versions written while the drop was anonymous (before its claim) have no event of their own.
+          const claimed = mine.find((e) => e.type === "drop.claimed");
+          if (n !== 1 && !(n === 0 && claimed && (claimed.version ?? 0) >= r.version)) v.push(`drop ${r.slug} version ${r.version} (${r.kind}) has ${n} events`);
+        }
+        const live = new Set((await q<{ slug: string }>("select slug from drops")).map((r) => r.slug));
+        const kept = new Set(versions.map((r) => `${r.slug}/${r.version}`));
+        for (const [slug, list] of bySlug) {
+          const ends = list.filter((e) => e.type === "drop.deleted" || e.type === "drop.expired").length;
+          if (live.has(slug) && ends > 0) v.push(`drop ${slug} exists but has ${ends} delete events`);
+          if (!live.has(slug) && ends !== 1) v.push(`drop ${slug} is gone with ${ends} delete events`);
+          if (!live.has(slug)) continue;
+          for (const e of list) {
+            if (Object.values(writeType).includes(e.type) && !kept.has(`${slug}/${e.version}`)) v.push(`event ${e.id} (${e.type}) names version ${e.version} of ${slug}, which does not exist`);
+            if (e.type === "drop.rolled_back" && !kept.has(`${slug}/${e.version}`)) v.push(`event ${e.id} rolls ${slug} back to version ${e.version}, which does not exist`);
+          }
+        }
+        // Deliveries: let the app's worker finish what is due (a failed attempt retries after 30 s).
+        const owedNow = async () => Number((await q<{ n: string }>("select count(*) as n from webhook_deliveries where state = 'pending'"))[0]?.n ?? 0);
+        for (let i = 0; i < 600 && (await owedNow()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+        const states = await q<{ state: string; n: string }>("select state, count(*) as n from webhook_deliveries group by state");
+        const count = (st: string) => Number(states.find((x) => x.state === st)?.n ?? 0);
+        if (count("failed") > 0) v.push(`${count("failed")} deliveries failed for good`);
+        const hooked = await q<{ event_id: string; webhook_id: string; created: Date; hook_created: Date }>(
+          "select e.id as event_id, w.id as webhook_id, e.created_at as created, w.created_at as hook_created from events e join webhooks w on w.account_id = e.account_id left join webhook_deliveries d on d.event_id = e.id and d.webhook_id = w.id where d.event_id is null and e.created_at >= w.created_at",
+        );
+        for (const h of hooked.slice(0, 10)) v.push(`event ${h.event_id} has no delivery for webhook ${h.webhook_id}`);
+        const delivered = await q<{ event_id: string }>("select event_id from webhook_deliveries where state = 'delivered'");
+        for (const d of delivered) if (!hooks.received.has(d.event_id)) v.push(`event ${d.event_id} is marked delivered but the receiver never accepted it`);
+        if (hooks.unverified > 0) v.push(`${hooks.unverified} deliveries failed signature verification`);
+        invariants.push({
+          name: "every committed change has exactly one event; every event is delivered or still retrying",
+          checked: `${events.length} events against ${versions.length} versions and ${live.size} drops; deliveries ${count("delivered")} delivered, ${count("pending")} still retrying, ${count("failed")} failed; the receiver verified ${hooks.received.size} distinct events`,
+          violations: v,
+        });
+      }
+
+      // 7. Behaviour while the database was down, and recovery.
       {
         const v: string[] = [];
         // Requests whose whole life fell inside the outage (one that started earlier may have read
@@ -665,6 +750,7 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
   } finally {
     agent.destroy();
     await app?.stop();
+    await new Promise((r) => (receiver ? receiver.close(r) : r(undefined)));
     await oidc?.close();
     await pgServer?.stop();
   }
