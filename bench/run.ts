@@ -7,8 +7,9 @@
 // packages nginx and wrk (serve), PostgreSQL 15 (the large-database row) and unzip (zip).
 // A drop with 100 versions against a drop with one, and the time from a rollback to the first
 // byte of the old version, in the app that took it and in a second app on the same PostgreSQL.
-// BENCH_ONLY=serve,rules,workers,pg,versions,zip,redeploy runs only the named sections (workers:
-// npm start with WEB_CONCURRENCY=2 beside one worker, on PostgreSQL).
+// A drop on its custom domain against the same drop on its slug host (a local DNS server holds
+// the TXT record). BENCH_ONLY=serve,rules,workers,domains,pg,versions,zip,redeploy runs only the
+// named sections (workers: npm start with WEB_CONCURRENCY=2 beside one worker, on PostgreSQL).
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,12 +27,13 @@ import { accountWithKey } from "../tests/support/accounts";
 import { createContext } from "../lib/context";
 import { parseEnv } from "../lib/env";
 import { limits } from "../lib/plans";
+import { startDnsStandin } from "../tests/support/dns-standin";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DURATION = process.env.BENCH_SECONDS ?? "10";
 const CONNECTIONS = 64;
-const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,rules,workers,pg,versions,zip,redeploy").split(",").map((x) => x.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? "serve,rules,workers,domains,pg,versions,zip,redeploy").split(",").map((x) => x.trim()));
 const want = (section: string) => ONLY.has(section);
 
 interface WrkResult {
@@ -365,6 +367,48 @@ async function serveSections(work: string, rows: string[]) {
     console.error(rows.slice(-2).join("\n"));
   }
 
+  if (want("domains")) {
+    // The same 10 KB page of one Team drop on its slug host and on a verified custom domain, in
+    // one server, alternating three times; the custom domain's extra work is its lookup key.
+    const dns = await startDnsStandin();
+    const dataDir = path.join(work, "data-domains");
+    const [key] = await makeAccounts(dataDir, 1, {}, "team");
+    const app = await startApp(dataDir, { DNS_SERVERS: dns.servers });
+    try {
+      const auth = { "content-type": "application/json", authorization: `Bearer ${key!}` };
+      const files = { "index.html": { encoding: "base64", content: Buffer.from(page).toString("base64") } };
+      const deployed = await http(app.port, `localhost:${app.port}`, "/deploy", "POST", JSON.stringify({ files }), auth);
+      if (deployed.status !== 200) throw new Error(`deploy failed: ${deployed.status} ${deployed.body}`);
+      const { slug } = JSON.parse(deployed.body) as { slug: string };
+      const hostname = "bench.example.org";
+      const added = await http(app.port, `localhost:${app.port}`, "/domains", "POST", JSON.stringify({ hostname, slug }), auth);
+      if (added.status !== 201) throw new Error(`add domain failed: ${added.status} ${added.body}`);
+      const { verification } = JSON.parse(added.body) as { verification: { name: string; value: string } };
+      dns.setTxt(verification.name, [verification.value]);
+      const verified = await http(app.port, `localhost:${app.port}`, `/domains/${hostname}/verify`, "POST", undefined, { authorization: `Bearer ${key!}` });
+      if ((JSON.parse(verified.body) as { status?: string }).status !== "active") throw new Error(`verify failed: ${verified.status} ${verified.body}`);
+      const slugHost = `${slug}.localhost:${app.port}`;
+      const probe = await http(app.port, hostname, "/index.html");
+      if (probe.status !== 200 || probe.body !== new TextDecoder().decode(page)) throw new Error(`the custom domain does not serve the page: ${probe.status}`);
+      const onSlug: WrkResult[] = [];
+      const onDomain: WrkResult[] = [];
+      for (let i = 0; i < 3; i++) {
+        onSlug.push(await measure(app.port, slugHost, "/index.html"));
+        onDomain.push(await measure(app.port, hostname, "/index.html"));
+      }
+      const ratios = onDomain.map((r, i) => r.rps / onSlug[i]!.rps);
+      const mid = ratios.indexOf(median(ratios));
+      rows.push("", "Custom domains: one drop's 10 KB page on its slug host and on its verified custom domain; three alternating pairs, the pair with the median ratio shown", "");
+      rows.push("| scenario | dropsite (built app) | ÷ the slug host |", "|---|---|---|");
+      rows.push(`| 10 KB page, slug host | ${fmt(onSlug[mid]!)} | 1.00× |`);
+      rows.push(`| 10 KB page, custom domain | ${fmt(onDomain[mid]!)} | ${ratios[mid]!.toFixed(2)}× (pairs: ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.95×) |`);
+      console.error(rows.slice(-2).join("\n"));
+    } finally {
+      await app.stop();
+      await dns.close();
+    }
+  }
+
   if (want("pg") && process.env.BENCH_SKIP_PG !== "1") {
     pg = await startPgServer();
     const onPg = await startApp(path.join(work, "data-pg"), { DATABASE_URL: pg.url });
@@ -510,11 +554,11 @@ function prose(size: number, seed: number): Uint8Array {
 }
 
 /** Accounts on a plan with live keys, made in the app's embedded store before the app starts. */
-async function makeAccounts(dataDir: string, count: number, vars: Record<string, string> = {}): Promise<string[]> {
+async function makeAccounts(dataDir: string, count: number, vars: Record<string, string> = {}, plan: "pro" | "team" = "pro"): Promise<string[]> {
   const ctx = await createContext(parseEnv({ ...vars, DATA_DIR: dataDir, BASE_URL: "http://localhost:3000", SERVE_DOMAIN: "localhost:3000", NODE_ENV: "production" }));
   try {
     const keys: string[] = [];
-    for (let i = 0; i < count; i++) keys.push((await accountWithKey(ctx, "pro")).apiKey);
+    for (let i = 0; i < count; i++) keys.push((await accountWithKey(ctx, plan)).apiKey);
     return keys;
   } finally {
     await ctx.dbHandle.close();

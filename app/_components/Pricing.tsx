@@ -26,6 +26,7 @@ export function Pricing() {
                 {l.namedDrops && <li>Named drops with stable URLs</li>}
                 {l.append && <li>Append files to a drop</li>}
                 {l.vanity && <li>Your own subdomain</li>}
+                {l.maxDomains > 0 && <li>Up to {l.maxDomains} custom domains with HTTPS</li>}
               </ul>
             </article>
           );

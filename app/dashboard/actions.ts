@@ -11,7 +11,8 @@ import { startCheckout, openPortal } from "@/lib/billing/checkout";
 import { claimVanity } from "@/lib/vanity";
 import { createWebhook, removeWebhook } from "@/lib/webhooks/manage";
 import { ApiError } from "@/lib/errors";
-import { claimBodySchema, mintKeyBodySchema, rollbackBodySchema } from "@/lib/schemas";
+import { claimBodySchema, mintKeyBodySchema, rollbackBodySchema, type DomainInfo } from "@/lib/schemas";
+import { createDomain, deleteDomain, listDomains, verifyDomain } from "@/lib/domains/manage";
 
 // Server actions of the dashboard: each one checks its arguments with zod (a server action is
 // a public endpoint; anything can arrive) and calls the same lib/ service as its API route.
@@ -115,4 +116,43 @@ export async function removeWebhookAction(id: unknown): Promise<ActionResult<{ d
   const r = await runAsSession((ctx, caller) => removeWebhook(ctx, caller.account, check(text, id)));
   revalidatePath("/dashboard");
   return r;
+}
+
+/** What the drop page's custom-domains card shows after an action. */
+export interface DomainsFormState {
+  domains: DomainInfo[];
+  /** What the last action did, for the status line. */
+  message: string;
+  failure: Extract<ActionResult<unknown>, { ok: false }> | null;
+  round: number;
+}
+
+// The drop page's custom domains: add one for the drop, check its DNS, remove it (plain forms).
+export async function domainsAction(prev: DomainsFormState, form: FormData): Promise<DomainsFormState> {
+  const slug = check(text, form.get("slug"));
+  const intent = form.get("intent");
+  const hostname = form.get("hostname");
+  const round = prev.round + 1;
+  const r = await runAsSession(async (ctx, caller) => {
+    let message: string;
+    if (intent === "add") {
+      const d = await createDomain(ctx, caller.account, { hostname, slug });
+      message = `Added ${d.hostname}: publish its two DNS records, then check DNS.`;
+    } else if (intent === "verify") {
+      const d = await verifyDomain(ctx, caller.account, check(text, hostname));
+      const check0 = d.checks[0];
+      message =
+        d.status === "active"
+          ? `${d.hostname} is active: this drop is served there.`
+          : `${d.hostname} is still pending: ${check0?.error ? `the look-up failed (${check0.error})` : check0?.found.length ? "its TXT record holds another value" : "no TXT record found yet"}. DNS changes can take a few minutes.`;
+    } else if (intent === "remove") {
+      message = `Removed ${(await deleteDomain(ctx, caller.account, check(text, hostname))).deleted}.`;
+    } else {
+      throw new ApiError("invalid_request", "Unknown action.");
+    }
+    const all = await listDomains(ctx, caller.account);
+    return { message, domains: all.domains.filter((d) => d.slug === slug) };
+  });
+  revalidatePath(`/dashboard/drops/${slug}`);
+  return r.ok ? { domains: r.data.domains, message: r.data.message, failure: null, round } : { ...prev, message: "", failure: r, round };
 }

@@ -6,8 +6,10 @@ import { getContext } from "@/lib/context";
 import { getDrop } from "@/lib/drops/manage";
 import { listDropVersions } from "@/lib/drops/versions";
 import { ApiError } from "@/lib/errors";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid, limits } from "@/lib/plans";
 import { AccessPanel } from "../../access-panel";
+import { DomainsPanel } from "../../domains-panel";
+import { listDomains } from "@/lib/domains/manage";
 import { Header } from "../../../_components/Header";
 import { bytes, dateTime, dropState, relative } from "../../../_components/format";
 import { DropActions, Expiry, StateBadge, VersionsPanel } from "../../panels";
@@ -30,6 +32,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
     throw err;
   });
   const versions = await listDropVersions(ctx, caller.account, drop.slug, { limit: 100, offset: 0 });
+  const domains = (await listDomains(ctx, caller.account)).domains.filter((d) => d.slug === drop.slug);
   const now = ctx.now();
   const live = dropState(drop.expires_at, now) === "live";
   return (
@@ -122,6 +125,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           </section>
         </div>
         <AccessPanel slug={drop.slug} mode={drop.access} minChars={ACCESS_PASSWORD_MIN_CHARS} maxChars={ACCESS_PASSWORD_MAX_CHARS} />
+        <DomainsPanel slug={drop.slug} domains={domains} allowed={limits[caller.account.plan].maxDomains > 0} max={limits[caller.account.plan].maxDomains} />
         <SiteRules drop={drop} />
         <section className="card" aria-labelledby="versions-title">
           <h2 id="versions-title">Versions</h2>
