@@ -59,7 +59,7 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
     const url = new URL(opts.databaseUrl);
     url.searchParams.delete("driver");
     const pool = new Pool({ connectionString: url.toString(), max: 5, connectionTimeoutMillis: 10_000 });
-    pool.on("error", (err: Error) => console.error("[db] idle connection error:", err.message));
+    guardConnections(pool);
     const db = drizzle(pool, { schema });
     await migrate(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "neon", close: () => pool.end() };
@@ -68,9 +68,21 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const pool = new Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 });
-  // An idle connection dropped by the server must not crash the process; the next query reconnects.
-  pool.on("error", (err) => console.error("[db] idle connection error:", err.message));
+  guardConnections(pool);
   const db = drizzle(pool, { schema });
   await migrate(db, { migrationsFolder });
   return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
+}
+
+/**
+ * A connection the server drops must not crash the process. The pool listens on idle clients
+ * only; a client checked out (a transaction in flight) emits its "error" with no listener, an
+ * uncaught exception, although the query it ran already rejects with the same error (answered
+ * as 503 upstream_unavailable). So every client gets a listener of its own when it connects.
+ */
+function guardConnections(pool: { on(event: "error", l: (err: Error) => void): unknown; on(event: "connect", l: (client: { on(event: "error", l: (err: Error) => void): unknown }) => void): unknown }): void {
+  pool.on("error", (err: Error) => console.error("[db] idle connection error:", err.message));
+  pool.on("connect", (client) => {
+    client.on("error", (err: Error) => console.error("[db] connection error:", err.message));
+  });
 }

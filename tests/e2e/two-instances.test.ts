@@ -5,38 +5,41 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
 import { startPgServer, type PgServer } from "../support/pg-server";
 import { startRedisServer, type RedisServer } from "../support/upstash-standin";
+import { startS3Server, type S3Server } from "../support/s3-server";
 
 // Several machines (issue 29), as two `npm start` processes of their own on one PostgreSQL, one
-// byte store and one Redis: a drop deployed through one is served by the other, and a deploy
-// budget spent on one is spent on the other. (The byte store here is a DATA_DIR both share, as
-// two processes on one machine can; across machines it is a store every machine reaches.)
+// S3 bucket (s3rver on loopback) and one Redis, each with a data directory of its own (nothing
+// shared on disk): a drop deployed through one is served by the other from the bucket, and a
+// deploy budget spent on one is spent on the other.
 
 let pg: PgServer;
 let redis: RedisServer;
-let dataDir: string;
+let s3: S3Server;
+let dirs: string[] = [];
 let a: RunningApp;
 let b: RunningApp;
 
 beforeAll(async () => {
-  [pg, redis] = await Promise.all([startPgServer(), startRedisServer()]);
-  dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-two-"));
-  const vars = { DATABASE_URL: pg.url, REDIS_URL: redis.url, RATE_LIMIT_DEPLOYS_PER_MINUTE: "2" };
+  [pg, redis, s3] = await Promise.all([startPgServer(), startRedisServer(), startS3Server()]);
+  dirs = [await mkdtemp(path.join(tmpdir(), "dropsite-two-a-")), await mkdtemp(path.join(tmpdir(), "dropsite-two-b-"))];
+  const vars = { DATABASE_URL: pg.url, REDIS_URL: redis.url, ...s3.vars, RATE_LIMIT_DEPLOYS_PER_MINUTE: "2" };
   // One after the other: the first applies the migrations.
-  a = await startApp(vars, { dataDir });
-  b = await startApp(vars, { dataDir });
+  a = await startApp(vars, { dataDir: dirs[0] });
+  b = await startApp(vars, { dataDir: dirs[1] });
 }, 180_000);
 afterAll(async () => {
   await a?.stop();
   await b?.stop();
   await redis?.stop();
   await pg?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await s3?.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
 const deploy = (app: RunningApp, html: string) =>
   app.request(`localhost:${app.port}`, "/deploy", { method: "POST", headers: { "content-type": "text/html" }, body: html });
 
-describe("two instances on PostgreSQL and Redis", () => {
+describe("two instances on PostgreSQL, S3 and Redis", () => {
   it("a drop deployed on one is served by the other, and both spend one deploy budget", async () => {
     const first = await deploy(a, "<p>from a</p>");
     expect(first.status).toBe(200);
