@@ -318,6 +318,7 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
   });
 
   it("deploy tools count against the deploy rate limit (per IP)", async () => {
+    await clearOfMinuteEdge(t);
     const client = await connect(mode, { ip: nextIp() });
     for (let i = 0; i < DEPLOYS_PER_MINUTE; i++) expect((await call(client, "deploy_html", { html: `<p>${i}</p>` })).isError).toBeFalsy();
     const limited = await call(client, "deploy_files", { files: { "index.html": "x" } });
