@@ -7,7 +7,6 @@
 // The run and the checker are one module of the test harness: scripts/reliability.ts is its
 // command line, tests/e2e/reliability.test.ts runs a short version.
 import { createHash, randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { Agent, createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
@@ -26,6 +25,9 @@ import { startOidcProvider, type OidcHarness } from "./oidc";
 import { startPgServer, type PgServer } from "./pg-server";
 import { registerResponseSecrets } from "./secrets";
 import { FsStorage } from "../../lib/storage/fs";
+import { S3Storage } from "../../lib/storage/s3";
+import type { Storage } from "../../lib/storage/types";
+import { startS3Server, type S3Server } from "./s3-server";
 
 export interface ReliabilityOptions {
   /** Length of the load phase. */
@@ -38,6 +40,8 @@ export interface ReliabilityOptions {
   outageSeconds: number;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** Bytes in an S3 bucket (s3rver on loopback) instead of the data directory; the bucket stops with the database. */
+  s3?: boolean;
 }
 
 export interface Invariant {
@@ -139,12 +143,14 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
   let oidc: OidcHarness | undefined;
   let app: RunningApp | undefined;
   let receiver: Server | undefined;
+  let s3: S3Server | undefined;
   const agent = new Agent({ keepAlive: true, maxSockets: opts.clients * 2 });
   try {
     [pgServer, oidc] = await Promise.all([startPgServer({ database: "dropsite_reliability", durable: true }), startOidcProvider()]);
     const pgs = pgServer;
+    if (opts.s3) s3 = await startS3Server();
     // WEBHOOKS_ALLOW_PRIVATE: the pro accounts' webhooks point at a receiver on loopback.
-    const vars = { DATABASE_URL: pgs.url, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, TRUST_PROXY: "1", RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000000", WEBHOOKS_ALLOW_PRIVATE: "1" };
+    const vars = { ...(s3?.vars ?? {}), DATABASE_URL: pgs.url, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, TRUST_PROXY: "1", RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000000", WEBHOOKS_ALLOW_PRIVATE: "1" };
 
     // Accounts through the real queries (migrations apply on open), before the app starts.
     const setup = await createContext(parseEnv({ DATABASE_URL: pgs.url, DATA_DIR: tmpdir(), NODE_ENV: "test" }));
@@ -177,7 +183,9 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
     const appHost = `localhost:${port}`;
     const dropHost = (slug: string) => `${slug}.${app!.serveDomain}`;
     const appPid = app.proc.pid;
-    const storage = new FsStorage(path.join(app.dataDir, "blobs"));
+    const storage: Storage = s3
+      ? new S3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, region: "us-east-1", credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, forcePathStyle: true })
+      : new FsStorage(path.join(app.dataDir, "blobs"));
 
     // The keys account: created by its first mint (an ID token), then given keys up to 2 below the cap.
     const keysToken = await oidc.mintIdToken({ sub: `rel-keys-${randomBytes(4).toString("hex")}`, email: "keys@example.test" });
@@ -458,14 +466,14 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
     let recoveryMs: number | null = null;
     const fault = (async () => {
       await new Promise((r) => setTimeout(r, opts.outageAt * 1000));
-      log(`t=${((Date.now() - loadStart) / 1000).toFixed(1)}s: stopping PostgreSQL (immediate shutdown)`);
-      await pgs.halt();
+      log(`t=${((Date.now() - loadStart) / 1000).toFixed(1)}s: stopping PostgreSQL (immediate shutdown)${s3 ? " and the S3 bucket" : ""}`);
+      await Promise.all([pgs.halt(), s3?.stop()]);
       haltedAt = Date.now();
       await new Promise((r) => setTimeout(r, opts.outageSeconds * 1000));
       resumingAt = Date.now();
-      await pgs.resume();
+      await Promise.all([pgs.resume(), s3?.start()]);
       resumedAt = Date.now();
-      log(`t=${((resumedAt - loadStart) / 1000).toFixed(1)}s: PostgreSQL started again on the same data dir and port`);
+      log(`t=${((resumedAt - loadStart) / 1000).toFixed(1)}s: PostgreSQL started again on the same data dir and port${s3 ? "; the S3 bucket answers again" : ""}`);
       // The same app process must recover by itself.
       for (;;) {
         const h = await call(agent, port, appHost, "/healthz");
@@ -584,7 +592,7 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
             v.push(`content ${c.scope}/${c.sha256}: row without bytes (pins ${c.pins}; used by ${usedBy})`);
             continue;
           }
-          const bytes = await readFile(path.join(app.dataDir, "blobs", c.storage_ref));
+          const bytes = await readStored(storage, c.storage_ref);
           if (bytes.byteLength !== Number(c.size) || sha256(bytes) !== c.sha256) v.push(`content ${c.scope}/${c.sha256}: stored bytes differ from the row`);
         }
         let unmarkedBytes = 0;
@@ -753,6 +761,7 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
     await new Promise((r) => (receiver ? receiver.close(r) : r(undefined)));
     await oidc?.close();
     await pgServer?.stop();
+    await s3?.close();
   }
 }
 
@@ -787,4 +796,11 @@ export function formatReport(r: ReliabilityReport): string {
   }
   lines.push("", r.violations === 0 ? "no violations" : `${r.violations} violation(s)`);
   return lines.join("\n");
+}
+
+/** The whole of a stored object (the checker's read, on whichever store the run used). */
+async function readStored(storage: Storage, ref: string): Promise<Buffer> {
+  const stream = await storage.get(ref);
+  if (!stream) return Buffer.alloc(0);
+  return Buffer.from(await new Response(stream).arrayBuffer());
 }
