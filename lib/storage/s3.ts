@@ -65,6 +65,9 @@ export class S3Storage implements Storage {
       // SDK's default CRC32 trailers, and every content is checked by SHA-256 by the app anyway.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
+      // A store that stops answering must not hold requests forever (the SDK sets no timeout):
+      // 5 s to connect, 30 s without a byte on an open request; then the call fails (503).
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
     });
   }
 

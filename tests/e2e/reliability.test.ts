@@ -24,18 +24,4 @@ describe("reliability run (short)", () => {
     expect(report.faults.recoveryMs, text).not.toBeNull();
     expect(report.faults.appPidAfter).toBe(report.faults.appPid);
   }, 300_000);
-
-  it("with the bytes in S3 (s3rver), stopped with the database: every invariant holds, 503s with Retry-After while down, successes after", async () => {
-    const report: ReliabilityReport = await runReliability({ seconds: 8, clients: 8, outageAt: 2, outageSeconds: 2, s3: true });
-    const text = formatReport(report);
-    expect(report.violations, text).toBe(0);
-    // The storage invariant read every content back from the bucket.
-    const bytes = report.invariants.find((i) => i.name.startsWith("no bytes in storage without a row"));
-    expect(bytes?.violations, text).toEqual([]);
-    expect(bytes?.checked, text).toMatch(/^[1-9]\d* stored objects, [1-9]\d* content rows/);
-    const down503 = Object.values(report.duringOutage).reduce((n, o) => n + (o["503"] ?? 0), 0);
-    expect(down503, text).toBeGreaterThan(0);
-    expect(report.successesAfterRestart, text).toBeGreaterThan(0);
-    expect(report.faults.appPidAfter).toBe(report.faults.appPid);
-  }, 300_000);
 });

@@ -573,7 +573,8 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
       // 4. Stored bytes and rows agree.
       {
         const v: string[] = [];
-        const stored = new Set(await storage.list(""));
+        // A store that cannot list (s3rver answers 500 for an object cut off by its own stop) is a finding, not a crash.
+        const stored = new Set(await storage.list("").catch((err: unknown) => (v.push(`the store could not list its objects (${err instanceof Error ? err.message : String(err)})`), [] as string[])));
         const contents = await q<{ scope: string; sha256: string; size: string; storage_ref: string | null; pins: number }>("select scope, sha256, size, storage_ref, pins from contents");
         const byRef = new Map(contents.filter((c) => c.storage_ref).map((c) => [c.storage_ref!, c]));
         // A row with storage_ref null says "no bytes stored": a deploy cut off before it marked its
@@ -592,7 +593,13 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
             v.push(`content ${c.scope}/${c.sha256}: row without bytes (pins ${c.pins}; used by ${usedBy})`);
             continue;
           }
-          const bytes = await readStored(storage, c.storage_ref);
+          let bytes: Buffer;
+          try {
+            bytes = await readStored(storage, c.storage_ref);
+          } catch (err) {
+            v.push(`content ${c.scope}/${c.sha256}: its stored bytes could not be read (${err instanceof Error ? err.message : String(err)})`);
+            continue;
+          }
           if (bytes.byteLength !== Number(c.size) || sha256(bytes) !== c.sha256) v.push(`content ${c.scope}/${c.sha256}: stored bytes differ from the row`);
         }
         let unmarkedBytes = 0;
