@@ -16,4 +16,5 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app .
 EXPOSE 3000
-CMD ["node", "server.mjs"]
+# --expose-gc: zip deploys collect each group's unpacked Buffers as they go (lib/deploy/garbage.ts).
+CMD ["node", "--expose-gc", "server.mjs"]

@@ -52,6 +52,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Suites start servers (PostgreSQL, Redis, the built app); keep CPU use sane on 2 cores.
     maxWorkers: 2,
+    // gc() for the memory tests (tests/unit/garbage.test.ts, report-memory.test.ts) and the zip
+    // flow's collections in process (lib/deploy/garbage.ts), as the Dockerfile's start has it.
+    execArgv: ["--expose-gc"],
     reporters: ["default", "./tests/support/summary-reporter.ts"],
     globalSetup: ["./tests/support/global-setup.ts"],
     setupFiles: ["./tests/support/log-capture.ts"],

@@ -49,7 +49,7 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
   const baseUrl = `http://localhost:${port}`;
   const serveDomain = vars.SERVE_DOMAIN ?? `localhost:${port}`;
   let out = "";
-  const proc = spawn(process.execPath, ["server.mjs"], {
+  const proc = spawn(process.execPath, ["--expose-gc", "server.mjs"], {
     cwd: opts.cwd ?? path.resolve(import.meta.dirname, "../.."),
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", BASE_URL: baseUrl, SERVE_DOMAIN: serveDomain, DATA_DIR: dataDir, ...vars },
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,11 +4,17 @@ import { collectYoungGarbage } from "@/lib/deploy/garbage";
 // The zip flow's memory bound rests on this: a minor collection on demand frees Buffers nobody
 // references any more (V8 would otherwise wait for about 64 MB of them). Measured by the memory
 // outside V8's heap that ArrayBuffers hold, as the zip flow's bound is: a FinalizationRegistry
-// cannot tell, since V8 (Node 24) clears weak targets only in full collections.
+// cannot tell, since V8 (Node 24) clears weak targets only in full collections. The collection
+// needs node's --expose-gc, which vitest.config.ts passes to its workers (the Dockerfile's start
+// passes it to the server).
 
 const MB = 1024 * 1024;
 
 describe("collectYoungGarbage", () => {
+  it("runs where node was started with --expose-gc (the test workers are)", () => {
+    expect(typeof (globalThis as { gc?: unknown }).gc).toBe("function");
+  });
+
   it("frees young Buffers that nothing references, and leaves one still referenced", () => {
     const kept = Buffer.alloc(MB, 1);
     (() => {
