@@ -2,10 +2,11 @@ import { LONE_SURROGATE } from "../input";
 import { captures, parsePattern } from "./pattern";
 import { REDIRECT_STATUSES, RULE_FILES, type HeaderRule, type RedirectRule, type RedirectStatus } from "./types";
 
-// The parsers of `_redirects` and `_headers` (Netlify syntax, the subset documented in
-// docs/rules.md). Pure: bytes in, rules or the first refusal out, never a throw. Nothing is
-// dropped silently: a line that does not parse, a refused header, or a file past a limit is a
-// refusal naming the line, which the deploy turns into 400 invalid_request.
+// The parsers of `_redirects` and `_headers` (Netlify syntax, the subset stated in
+// docs/contract.md, "Site rules", and chosen in docs/decisions.md). Pure: bytes in, rules or the
+// first refusal out, never a throw. Nothing is dropped silently: a line that does not parse, a
+// refused header, or a file past a limit is a refusal naming the line, which the deploy turns
+// into 400 invalid_request.
 
 export interface RuleLimits {
   redirectRules: number;
