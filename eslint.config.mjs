@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import js from "@eslint/js";
 import nextPlugin from "@next/eslint-plugin-next";
 import reactHooks from "eslint-plugin-react-hooks";
@@ -25,6 +27,61 @@ const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>
     message: "imports a higher layer (docs/architecture.md)",
   })),
 );
+
+// Code that runs in the browser: the "use client" components and what they import. From lib/ it may
+// import (values; types are erased) only CLIENT_LIB, the modules shared with the command-line client
+// and the server that need no server (no process.env, database, store or secret); everything else
+// in lib/ is server-only. (The `server-only` and `client-only` marker packages are not dependencies
+// of this project, and `server-only` throws outside Next's server bundles: in vitest, the scripts
+// and the data plane.) The rule follows a client file's value imports through app/ files too.
+export const CLIENT_LIB = ["lib/files", "lib/plans.ts", "lib/patterns.ts", "lib/storage/types.ts"];
+const root = import.meta.dirname;
+const valueImports = (source) =>
+  [...source.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
+const resolveLocal = (from, spec) => {
+  const base = spec.startsWith("@/") ? path.join(root, spec.slice(2)) : spec.startsWith(".") ? path.resolve(path.dirname(from), spec) : null;
+  if (base === null) return null;
+  return ["", ".ts", ".tsx", "/index.ts"].map((ext) => base + ext).find((f) => existsSync(f) && !f.endsWith("/")) ?? base;
+};
+const isDirective = (source, word) => new RegExp(`^(\\s|//[^\\n]*\\n)*["']use ${word}["']`).test(source);
+/** The first import of a client file (or of an app/ file it imports) that reaches server code, or null. */
+function serverReach(file, spec, seen = new Set()) {
+  if (spec.startsWith("node:")) return spec;
+  const target = resolveLocal(file, spec);
+  if (target === null) return null;
+  const rel = path.relative(root, target).split(path.sep).join("/");
+  if (rel.startsWith("lib/")) return CLIENT_LIB.some((c) => rel === c || rel.startsWith(`${c}/`)) ? null : rel;
+  if (!rel.startsWith("app/") || seen.has(rel) || !existsSync(target)) return null;
+  seen.add(rel);
+  const source = readFileSync(target, "utf8");
+  if (isDirective(source, "server")) return null; // server actions: the browser gets references
+  for (const s of valueImports(source)) {
+    const hit = serverReach(target, s, seen);
+    if (hit) return `${rel} → ${hit}`;
+  }
+  return null;
+}
+const clientBoundary = {
+  rules: {
+    "no-server-imports": {
+      meta: { type: "problem", schema: [] },
+      create(context) {
+        const file = context.filename;
+        const rel = path.relative(root, file).split(path.sep).join("/");
+        const source = context.sourceCode.getText();
+        const client = isDirective(source, "client") || (rel.startsWith("lib/") && CLIENT_LIB.some((c) => rel === c || rel.startsWith(`${c}/`)));
+        if (!client) return {};
+        return {
+          ImportDeclaration(node) {
+            if (node.importKind === "type" || node.specifiers.every((s) => s.importKind === "type") && node.specifiers.length > 0) return;
+            const hit = serverReach(file, node.source.value);
+            if (hit) context.report({ node, message: `client code imports server code (${hit}); only ${CLIENT_LIB.join(", ")} from lib/ (docs/architecture.md)` });
+          },
+        };
+      },
+    },
+  },
+};
 
 export default tseslint.config(
   { ignores: [".next/**", "node_modules/**", "drizzle/**", ".data/**", "test-results/**", "next-env.d.ts", "bench/results/**", "cli/dist/**"] },
@@ -59,6 +116,8 @@ export default tseslint.config(
       "import-x/no-restricted-paths": ["error", { zones: layerZones }],
     },
   },
+  // Browser code imports no server code (CLIENT_LIB above).
+  { files: ["app/**/*.tsx", "lib/**/*.ts"], plugins: { "client-boundary": clientBoundary }, rules: { "client-boundary/no-server-imports": "error" } },
   {
     files: ["tests/**"],
     rules: {

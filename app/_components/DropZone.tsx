@@ -1,6 +1,6 @@
 "use client";
 
-import { zipForDeploy } from "@/lib/deploy/pack";
+import { zipForDeploy } from "@/lib/files/pack";
 import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { describeSkip, ignoreFilesAmong, selectFiles, type Selection, type Skipped } from "@/lib/files/ignore";

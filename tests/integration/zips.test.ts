@@ -5,7 +5,7 @@ import { POST as deployPOST } from "@/app/deploy/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { contents } from "@/lib/db/schema";
-import { zipForDeploy } from "@/lib/deploy/pack";
+import { zipForDeploy } from "@/lib/files/pack";
 import { limits } from "@/lib/plans";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import type { Storage } from "@/lib/storage/types";
