@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { Ratelimit } from "@upstash/ratelimit";
 import { createClient } from "redis";
 import type { LimitResult, RateLimiter } from "./types";
-import { limitResult, remainingResult } from "./upstash";
+import { SlidingWindows, type RatelimitStore } from "./upstash";
 
 // Shared limits in a Redis server of one's own (REDIS_URL), through the official `redis` client.
 // The algorithm is the Upstash path's, not a copy: the same @upstash/ratelimit sliding window
@@ -72,21 +71,19 @@ class ScriptRunner {
 export class RedisRateLimiter implements RateLimiter {
   readonly kind = "redis";
   private readonly client: Client;
-  private readonly timeoutMs: number;
-  private readonly runner: ScriptRunner;
-  private readonly limiters = new Map<string, Ratelimit>();
+  private readonly windows: SlidingWindows;
   private opening: Promise<unknown> | undefined;
   private waiting: Promise<void> | undefined;
   /** The connection failed since it was last ready: hits fail at once until it is back. */
   private down = false;
 
   constructor(url: string, opts: RedisRateLimiterOptions = {}) {
-    this.timeoutMs = opts.timeoutMs ?? 3000;
+    const timeoutMs = opts.timeoutMs ?? 3000;
     this.client = createClient({
       url,
       // A hit sits on a request's path: never wait in a queue for a connection that is down.
       disableOfflineQueue: true,
-      socket: { connectTimeout: this.timeoutMs, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2000) },
+      socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2000) },
     });
     this.client.on("error", (err: unknown) => {
       if (!this.down) console.error("[ratelimit] Redis unavailable:", err instanceof Error ? err.message : err);
@@ -96,15 +93,16 @@ export class RedisRateLimiter implements RateLimiter {
       if (this.down) console.error("[ratelimit] Redis connected again");
       this.down = false;
     });
-    this.runner = new ScriptRunner(() => this.connected());
+    // The library's type is @upstash/redis's client; it calls only what ScriptRunner has.
+    this.windows = new SlidingWindows(new ScriptRunner(() => this.connected()) as unknown as RatelimitStore, "Redis", timeoutMs);
   }
 
-  async hit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
-    return limitResult(await this.limiterFor(max, windowSeconds).limit(key), "Redis", this.timeoutMs);
+  hit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
+    return this.windows.hit(key, max, windowSeconds);
   }
 
-  async peek(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
-    return remainingResult(await this.limiterFor(max, windowSeconds).getRemaining(key));
+  peek(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
+    return this.windows.peek(key, max, windowSeconds);
   }
 
   /** Closes the connection (tests; a server keeps it for its lifetime). */
@@ -133,22 +131,5 @@ export class RedisRateLimiter implements RateLimiter {
     });
     await this.waiting;
     return this.client;
-  }
-
-  private limiterFor(max: number, windowSeconds: number): Ratelimit {
-    const id = `${max}/${windowSeconds}`;
-    let limiter = this.limiters.get(id);
-    if (!limiter) {
-      limiter = new Ratelimit({
-        // The library's type is @upstash/redis's client; it calls only what ScriptRunner has.
-        redis: this.runner as unknown as ConstructorParameters<typeof Ratelimit>[0]["redis"],
-        limiter: Ratelimit.slidingWindow(max, `${windowSeconds} s`),
-        prefix: "dropsite",
-        timeout: this.timeoutMs,
-        analytics: false,
-      });
-      this.limiters.set(id, limiter);
-    }
-    return limiter;
   }
 }

@@ -14,22 +14,53 @@ export interface UpstashRateLimiterOptions {
 
 export class UpstashRateLimiter implements RateLimiter {
   readonly kind = "upstash";
-  private readonly redis: Redis;
-  private readonly limiters = new Map<string, Ratelimit>();
-  private readonly timeoutMs: number;
+  private readonly windows: SlidingWindows;
 
   constructor(url: string, token: string, opts: UpstashRateLimiterOptions = {}) {
     // Few, quick retries: a hit sits on a request's path.
-    this.redis = new Redis({ url, token, retry: { retries: 2, backoff: (n) => 50 * 2 ** n } });
-    this.timeoutMs = opts.timeoutMs ?? 3000;
+    const redis = new Redis({ url, token, retry: { retries: 2, backoff: (n) => 50 * 2 ** n } });
+    this.windows = new SlidingWindows(redis, "Upstash", opts.timeoutMs ?? 3000);
   }
 
+  hit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
+    return this.windows.hit(key, max, windowSeconds);
+  }
+
+  peek(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
+    return this.windows.peek(key, max, windowSeconds);
+  }
+}
+
+/** What @upstash/ratelimit calls its store: an Upstash client, or ./redis.ts's adapter of one's own Redis. */
+export type RatelimitStore = ConstructorParameters<typeof Ratelimit>[0]["redis"];
+
+/**
+ * @upstash/ratelimit's sliding window over one store (this path and ./redis.ts): one Ratelimit
+ * per (max, window) pair, all under the "dropsite" key prefix.
+ */
+export class SlidingWindows {
+  private readonly limiters = new Map<string, Ratelimit>();
+
+  /** `store` names the store in the timeout's error. */
+  constructor(
+    private readonly redis: RatelimitStore,
+    private readonly store: string,
+    private readonly timeoutMs: number,
+  ) {}
+
   async hit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
-    return limitResult(await this.limiterFor(max, windowSeconds).limit(key), "Upstash", this.timeoutMs);
+    const res = await this.limiterFor(max, windowSeconds).limit(key);
+    // On timeout the library answers success with reason "timeout"; report it as a failure
+    // instead of silently letting the request through.
+    if (res.reason === "timeout") throw new Error(`${this.store} rate limiter did not answer within ${this.timeoutMs} ms`);
+    if (res.success) return { ok: true, retryAfter: 0, remaining: res.remaining };
+    return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: res.remaining };
   }
 
   async peek(key: string, max: number, windowSeconds: number): Promise<LimitResult> {
-    return remainingResult(await this.limiterFor(max, windowSeconds).getRemaining(key));
+    const res = await this.limiterFor(max, windowSeconds).getRemaining(key);
+    if (res.remaining > 0) return { ok: true, retryAfter: 0, remaining: res.remaining };
+    return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: 0 };
   }
 
   private limiterFor(max: number, windowSeconds: number): Ratelimit {
@@ -47,19 +78,4 @@ export class UpstashRateLimiter implements RateLimiter {
     }
     return limiter;
   }
-}
-
-/** A hit's answer from @upstash/ratelimit's `limit` (this path and ./redis.ts). */
-export function limitResult(res: Awaited<ReturnType<Ratelimit["limit"]>>, store: string, timeoutMs: number): LimitResult {
-  // On timeout the library answers success with reason "timeout"; report it as a failure
-  // instead of silently letting the request through.
-  if (res.reason === "timeout") throw new Error(`${store} rate limiter did not answer within ${timeoutMs} ms`);
-  if (res.success) return { ok: true, retryAfter: 0, remaining: res.remaining };
-  return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: res.remaining };
-}
-
-/** A peek's answer from @upstash/ratelimit's `getRemaining`. */
-export function remainingResult(res: Awaited<ReturnType<Ratelimit["getRemaining"]>>): LimitResult {
-  if (res.remaining > 0) return { ok: true, retryAfter: 0, remaining: res.remaining };
-  return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: 0 };
 }

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { and, count, eq } from "drizzle-orm";
 import { countDrops, findDropBySlug } from "@/lib/db/queries";
 import { deployGrants, dropVersions, idempotencyKeys, uploadGrants, webhooks } from "@/lib/db/schema";
+import { tools } from "@/lib/mcp/tools";
 import { TOOL_NAMES } from "../support/tools";
 import { suiteContext } from "../support/context";
 import { accountWithKey } from "../support/accounts";
@@ -21,24 +22,14 @@ const nextIp = () => `203.0.113.${++ipN}`;
 const errorCode = (r: CallResult) => (r._meta?.["dev.dropsite/error"] as { code: string } | undefined)?.code;
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
-/** The tools that write, each with idempotency_key; device_token and device_authorize are left out on purpose (docs/decisions.md). */
-const WRITE_TOOLS = [
-  "add_domain",
-  "add_webhook",
-  "append_files",
-  "delete_drop",
-  "deploy_directory",
-  "deploy_files",
-  "deploy_html",
-  "deploy_named",
-  "preflight_files",
-  "remove_domain",
-  "remove_webhook",
-  "rollback_drop",
-  "set_access",
-  "upload_content",
-  "verify_domain",
-];
+/**
+ * The tools that write (readOnlyHint false in the one tool list), each with idempotency_key; the
+ * device login tools are left out on purpose (docs/decisions.md).
+ */
+const WRITE_TOOLS = tools
+  .filter((x) => !x.annotations.readOnlyHint && !x.name.startsWith("device_"))
+  .map((x) => x.name)
+  .sort();
 
 /** Ten sequential calls (an agent retrying after timeouts): every one succeeds with the first result. */
 async function tenTimes(agent: Agent, name: string, args: Record<string, unknown>): Promise<CallResult> {
