@@ -1,8 +1,4 @@
-import { createServer, type Server } from "node:http";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import * as domainsRoute from "@/app/domains/route";
 import * as domainRoute from "@/app/domains/[hostname]/route";
@@ -10,8 +6,7 @@ import * as verifyRoute from "@/app/domains/[hostname]/verify/route";
 import { suiteContext } from "../support/context";
 import { accountWithKey } from "../support/accounts";
 import { startDnsStandin } from "../support/dns-standin";
-import { freePort } from "../support/net";
-import { runProgram, type RunResult } from "../support/run";
+import { cliAgainstRoutes } from "../support/cli";
 
 // The command-line client (cli/dist/dropsite.mjs, built by scripts/build-cli.mjs) against the
 // route modules of this suite's context on a loopback port: dropsite domains add|list|verify|rm,
@@ -19,59 +14,23 @@ import { runProgram, type RunResult } from "../support/run";
 
 const dns = await startDnsStandin();
 const t = suiteContext({ DNS_SERVERS: dns.servers }, { freshLimiter: true });
-const CLI = path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs");
-let server: Server;
-let api: string;
-let work: string;
-
-beforeAll(async () => {
-  work = await mkdtemp(path.join(tmpdir(), "dropsite-dcli-"));
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      void (async () => {
-        const url = new URL(req.url ?? "/", api);
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-        headers.set("x-dropsite-socket-ip", "203.0.113.51");
-        const body = chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined;
-        const request = new Request(url, { method: req.method, headers, body });
-        const m = /^\/domains\/([^/]+)(\/verify)?$/.exec(url.pathname);
-        let answer: Response;
-        if (url.pathname === "/deploy" && req.method === "POST") answer = await deployPOST(request, { params: Promise.resolve({}) });
-        else if (url.pathname === "/domains" && req.method === "POST") answer = await domainsRoute.POST(request, { params: Promise.resolve({}) });
-        else if (url.pathname === "/domains") answer = await domainsRoute.GET(request, { params: Promise.resolve({}) });
-        else if (m?.[2]) answer = await verifyRoute.POST(request, { params: Promise.resolve({ hostname: m[1]! }) });
-        else if (m) answer = await domainRoute.DELETE(request, { params: Promise.resolve({ hostname: m[1]! }) });
-        else answer = new Response("{}", { status: 404 });
-        res.writeHead(answer.status, Object.fromEntries(answer.headers));
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      })();
-    });
-  });
-  const port = await freePort();
-  api = `http://127.0.0.1:${port}`;
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+const suite = cliAgainstRoutes("203.0.113.51", async (request, url) => {
+  const m = /^\/domains\/([^/]+)(\/verify)?$/.exec(url.pathname);
+  if (url.pathname === "/deploy" && request.method === "POST") return deployPOST(request, { params: Promise.resolve({}) });
+  if (url.pathname === "/domains" && request.method === "POST") return domainsRoute.POST(request, { params: Promise.resolve({}) });
+  if (url.pathname === "/domains") return domainsRoute.GET(request, { params: Promise.resolve({}) });
+  if (m?.[2]) return verifyRoute.POST(request, { params: Promise.resolve({ hostname: m[1]! }) });
+  if (m) return domainRoute.DELETE(request, { params: Promise.resolve({ hostname: m[1]! }) });
+  return null;
 });
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-  await dns.close();
-  await rm(work, { recursive: true, force: true });
-});
-
-function cli(args: string[], key: string): Promise<RunResult> {
-  return runProgram(process.execPath, [CLI, ...args], {
-    cwd: work,
-    env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config"), DROP_API_URL: api, DROP_API_KEY: key },
-  });
-}
+const { cli } = suite;
+afterAll(() => dns.close());
 
 describe("dropsite domains", () => {
   it("adds a domain and prints the DNS records, verifies it once the TXT record is published, lists it, removes it", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "team");
     const deployed = await deployPOST(
-      new Request(`${api}/deploy`, { method: "POST", body: "<p>x</p>", headers: { "content-type": "text/html", authorization: `Bearer ${apiKey}`, "x-dropsite-socket-ip": "203.0.113.52" } }),
+      new Request(`${suite.api}/deploy`, { method: "POST", body: "<p>x</p>", headers: { "content-type": "text/html", authorization: `Bearer ${apiKey}`, "x-dropsite-socket-ip": "203.0.113.52" } }),
       { params: Promise.resolve({}) },
     );
     const { slug } = (await deployed.json()) as { slug: string };

@@ -1,71 +1,32 @@
-import { createServer, type Server } from "node:http";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import * as versionsRoute from "@/app/drops/[slug]/versions/route";
 import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
 import { serveGET } from "../support/serve";
 import { suiteContext, dropRequest } from "../support/context";
 import { accountWithKey } from "../support/accounts";
-import { freePort } from "../support/net";
-import { runProgram, type RunResult } from "../support/run";
+import { cliAgainstRoutes } from "../support/cli";
 
 // The command-line client (cli/dist/dropsite.mjs, built by scripts/build-cli.mjs) against the
 // route modules of this suite's context, served on a loopback port: versions, rollback and
 // deploy --if-version.
 
 const t = suiteContext({}, { freshLimiter: true });
-const CLI = path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs");
-let server: Server;
-let api: string;
-let work: string;
-
-beforeAll(async () => {
-  work = await mkdtemp(path.join(tmpdir(), "dropsite-vcli-"));
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      void (async () => {
-        const url = new URL(req.url ?? "/", api);
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-        headers.set("x-dropsite-socket-ip", "203.0.113.50");
-        const body = chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined;
-        const request = new Request(url, { method: req.method, headers, body });
-        const m = /^\/drops\/([^/]+)\/(versions|rollback)$/.exec(url.pathname);
-        let answer: Response;
-        if (url.pathname === "/deploy" && req.method === "POST") answer = await deployPOST(request, { params: Promise.resolve({}) });
-        else if (m?.[2] === "versions") answer = await versionsRoute.GET(request, { params: Promise.resolve({ slug: m[1]! }) });
-        else if (m?.[2] === "rollback") answer = await rollbackRoute.POST(request, { params: Promise.resolve({ slug: m[1]! }) });
-        else answer = new Response("{}", { status: 404 });
-        res.writeHead(answer.status, Object.fromEntries(answer.headers));
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      })();
-    });
-  });
-  const port = await freePort();
-  api = `http://127.0.0.1:${port}`;
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+const suite = cliAgainstRoutes("203.0.113.50", async (request, url) => {
+  const m = /^\/drops\/([^/]+)\/(versions|rollback)$/.exec(url.pathname);
+  if (url.pathname === "/deploy" && request.method === "POST") return deployPOST(request, { params: Promise.resolve({}) });
+  if (m?.[2] === "versions") return versionsRoute.GET(request, { params: Promise.resolve({ slug: m[1]! }) });
+  if (m?.[2] === "rollback") return rollbackRoute.POST(request, { params: Promise.resolve({ slug: m[1]! }) });
+  return null;
 });
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-  await rm(work, { recursive: true, force: true });
-});
-
-function cli(args: string[], key: string): Promise<RunResult> {
-  return runProgram(process.execPath, [CLI, ...args], {
-    cwd: work,
-    env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config"), DROP_API_URL: api, DROP_API_KEY: key },
-  });
-}
+const { cli } = suite;
 
 describe("dropsite versions, rollback and deploy --if-version", () => {
   it("lists versions, rolls back, and refuses a stale --if-version with the live version named", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
-    const page = path.join(work, "page.html");
+    const page = path.join(suite.work, "page.html");
     await writeFile(page, "<p>one</p>");
     const first = await cli(["deploy", page, "--name", "cli-site", "--json"], apiKey);
     expect(first.code, first.stderr).toBe(0);

@@ -1,8 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { count, eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -31,7 +28,7 @@ import { accountWithKey, bearer } from "../support/accounts";
 import { apiRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context";
 import { registerSecret } from "../support/secrets";
 import { connectInProcess, resultText, type CallResult } from "../support/mcp";
-import { runProgram } from "../support/run";
+import { cliAgainstRoutes } from "../support/cli";
 
 // Webhooks: the outbox written in each change's transaction, delivery signed by the Standard
 // Webhooks scheme to a local receiver that verifies with the standardwebhooks package, retries,
@@ -552,42 +549,13 @@ describe("MCP add_webhook, list_webhooks, remove_webhook", () => {
 
 describe("dropsite webhooks add|list|rm|deliveries", () => {
   // The command-line client (cli/dist/dropsite.mjs) against this suite's route modules on loopback.
-  const CLI = path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs");
-  let api: Server;
-  let base = "";
-  let work = "";
-  beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), "dropsite-whcli-"));
-    api = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        void (async () => {
-          const url = new URL(req.url ?? "/", base);
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-          headers.set("x-dropsite-socket-ip", "203.0.113.60");
-          const request = new Request(url, { method: req.method, headers, body: chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined });
-          const m = /^\/webhooks\/([^/]+)(\/deliveries)?$/.exec(url.pathname);
-          let answer: Response;
-          if (url.pathname === "/webhooks") answer = await (req.method === "POST" ? webhooksRoute.POST : webhooksRoute.GET)(request, noParams);
-          else if (m && m[2]) answer = await deliveriesRoute.GET(request, idParams(m[1]!));
-          else if (m) answer = await webhookRoute.DELETE(request, idParams(m[1]!));
-          else answer = new Response("{}", { status: 404 });
-          res.writeHead(answer.status, Object.fromEntries(answer.headers));
-          res.end(Buffer.from(await answer.arrayBuffer()));
-        })();
-      });
-    });
-    await new Promise<void>((r) => api.listen(0, "127.0.0.1", r));
-    base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  const { cli } = cliAgainstRoutes("203.0.113.60", async (request, url) => {
+    const m = /^\/webhooks\/([^/]+)(\/deliveries)?$/.exec(url.pathname);
+    if (url.pathname === "/webhooks") return (request.method === "POST" ? webhooksRoute.POST : webhooksRoute.GET)(request, noParams);
+    if (m && m[2]) return deliveriesRoute.GET(request, idParams(m[1]!));
+    if (m) return webhookRoute.DELETE(request, idParams(m[1]!));
+    return null;
   });
-  afterAll(async () => {
-    await new Promise((r) => api.close(r));
-    await rm(work, { recursive: true, force: true });
-  });
-  const cli = (args: string[], key: string) =>
-    runProgram(process.execPath, [CLI, ...args], { cwd: work, env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config"), DROP_API_URL: base, DROP_API_KEY: key } });
 
   it("adds (printing the secret once), lists, shows deliveries and removes; bad input exits 1 or 2", async () => {
     const acc = await accountWithKey(t.ctx, "pro");

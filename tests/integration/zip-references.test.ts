@@ -25,6 +25,7 @@ import { freePort } from "../support/net";
 import { issueDeployGrant } from "@/lib/deploy/grants";
 import { anonymousCaller } from "@/lib/auth/caller";
 import { runProgram } from "../support/run";
+import { runCli } from "../support/cli";
 
 // Zips by reference ({"zip": {sha256, size}} in the preflight and the deploy body): the archive
 // goes straight to storage (S3 on s3rver in the embedded project, Vercel Blob's stand-in on the
@@ -375,11 +376,7 @@ describe("dropsite deploy site.zip over 4 MB goes by reference (the real CLI, cl
     const file = path.join(work, "site.zip");
     await writeFile(file, zipSync({ "dist/index.html": text("<h1>cli zip</h1>"), "dist/video.bin": [media, { level: 0 }] }));
     appBodies.length = 0;
-    const CLI = path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs");
-    const r = await runProgram(process.execPath, [CLI, "deploy", file, "--json"], {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config"), DROP_API_URL: api },
-    });
+    const r = await runCli(work, api, ["deploy", file, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as DeployResponse;
     expect(res.files.sort()).toEqual(["index.html", "video.bin"]);
