@@ -11,7 +11,7 @@ import tseslint from "typescript-eslint";
 // layers below it, never one above (so no two folders import each other).
 export const LAYERS = [
   ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts", "lib/hostname.ts"],
-  ["lib/errors.ts", "lib/input.ts", "lib/schemas.ts", "lib/http.ts", "lib/csp.ts", "lib/secret.ts", "lib/rules"],
+  ["lib/errors.ts", "lib/input.ts", "lib/schemas.ts", "lib/http.ts", "lib/http-routes.ts", "lib/csp.ts", "lib/secret.ts", "lib/rules"],
   ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access"],
   ["lib/context.ts", "lib/serve"],
   ["lib/oauth", "lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts", "lib/webhooks"],

@@ -1,5 +1,4 @@
 import { ApiError, errorResponse, methodNotAllowed } from "./errors";
-import { limits } from "./plans";
 
 // Small composable wrappers for route handlers: every handler's failures leave through the one
 // envelope renderer, and methods a route does not implement answer 405 with Allow.
@@ -126,25 +125,3 @@ export async function readJson<T>(req: Request, schema: { safeParse(v: unknown):
 
 /** Small JSON bodies (claim, keys, vanity, billing checkout): what readJson reads at most. */
 export const JSON_BODY_CAP = 64 * 1024;
-
-const largest = (pick: (l: (typeof limits)[keyof typeof limits]) => number) => Math.max(...Object.values(limits).map(pick));
-
-/**
- * The most a route of the app host can accept on any plan, for the listener to refuse a larger
- * body before the framework reads (or buffers) any of it. The route's own cap for the caller's
- * plan applies after. Undefined: the route is not listed and only its own cap applies.
- */
-export function routeBodyCap(pathname: string): number | undefined {
-  if (pathname.startsWith("/deploy/uploads/")) return largest((l) => l.fileBytes);
-  if (/^\/deploy\/once\/[^/]+\/preflight$/.test(pathname)) return largest((l) => l.bodyBytes);
-  if (/^\/deploy\/once\/[^/]+$/.test(pathname)) return largest((l) => Math.max(l.zipBytes, l.bodyBytes));
-  if (pathname === "/deploy" || /^\/deploy\/[^/]+$/.test(pathname)) {
-    if (pathname === "/deploy/preflight") return largest((l) => l.bodyBytes);
-    return largest((l) => Math.max(l.zipBytes, l.bodyBytes));
-  }
-  if (pathname === "/mcp") return largest((l) => l.bodyBytes) + 256 * 1024;
-  if (pathname === "/billing/webhook") return 1024 * 1024;
-  if (["/claim", "/keys", "/vanity", "/billing/checkout", "/billing/portal"].includes(pathname)) return JSON_BODY_CAP;
-  if (/^\/drops\/[^/]+\/access$/.test(pathname)) return JSON_BODY_CAP;
-  return undefined;
-}

@@ -6,7 +6,8 @@ import { optionalCaller } from "./auth/caller";
 import { withDb } from "./db/errors";
 import { claimIdempotencyKey, findIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey } from "./db/idempotency";
 import { ApiError } from "./errors";
-import { handle, JSON_BODY_CAP, routeBodyCap, type Handler } from "./http";
+import { handle, JSON_BODY_CAP, type Handler } from "./http";
+import { routeBodyCap } from "./http-routes";
 import { IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_SECONDS } from "./plans";
 import { clientAddress } from "./ratelimit/address";
 

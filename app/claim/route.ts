@@ -1,5 +1,6 @@
 import { getContext } from "@/lib/context";
-import { json, readJson, routes } from "@/lib/http";
+import { json, readJson } from "@/lib/http";
+import { bodyRoutes } from "@/lib/http-routes";
 import { clientAddress } from "@/lib/ratelimit/address";
 import { requireCaller } from "@/lib/auth/caller";
 import { enforceLimit } from "@/lib/ratelimit/guard";
@@ -8,7 +9,7 @@ import { claimBodySchema } from "@/lib/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = bodyRoutes("/claim", {
   // POST /claim – give an anonymous drop to the caller's account with its claim token
   POST: async (req) => {
     const ctx = await getContext();

@@ -1,11 +1,12 @@
-import { json, readJson, routes } from "@/lib/http";
+import { json, readJson } from "@/lib/http";
+import { bodyRoutes } from "@/lib/http-routes";
 import { withAccount } from "@/lib/auth/route";
 import { listKeys, mintKey } from "@/lib/auth/keys";
 import { mintKeyBodySchema } from "@/lib/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = bodyRoutes("/keys", {
   // POST /keys – mint an API key (ID token only)
   POST: withAccount(async ({ req, ctx, caller }) => {
     const { note } = await readJson(req, mintKeyBodySchema, { optional: true });

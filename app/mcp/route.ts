@@ -1,11 +1,11 @@
 import { getContext } from "@/lib/context";
-import { routes } from "@/lib/http";
+import { bodyRoutes } from "@/lib/http-routes";
 import { preflight, withOriginPolicy } from "@/lib/mcp/origin";
 import { handleMcp } from "@/lib/mcp/server";
 
 export const dynamic = "force-dynamic";
 
-const methods = routes({
+const methods = bodyRoutes("/mcp", {
   // POST /mcp – MCP over the official server SDK (2026-07-28 stateless, and legacy initialize),
   // behind the Origin policy; GET and the rest answer 405
   POST: async (req) => {

@@ -4,6 +4,7 @@ import { env } from "../env";
 import { ApiError } from "../errors";
 import { handle, type Handler } from "../http";
 import type { ServeResult } from "../serve/serve";
+import type { PlaneRequest } from "./request";
 
 // The Node-to-Fetch adapter of the data plane: Node's request and response on one side, the
 // web types the route handlers (lib/http handle()) and the serve function speak on the other,
@@ -75,7 +76,7 @@ export function readNodeBody(req: IncomingMessage, cap: number): Promise<Uint8Ar
 }
 
 /** Runs a route handler through handle() (errors render the one envelope) and writes its Response. */
-export async function runHandler(req: IncomingMessage, res: ServerResponse, handler: Handler<Record<string, string>>, params: Record<string, string>): Promise<void> {
+export async function runHandler(req: PlaneRequest, res: ServerResponse, handler: Handler<Record<string, string>>, params: Record<string, string>): Promise<void> {
   const body = nodeBody(req);
   try {
     // Every header as sent (and as the listener set x-dropsite-socket-ip and x-request-id). Next
@@ -112,16 +113,13 @@ export async function runHandler(req: IncomingMessage, res: ServerResponse, hand
   }
 }
 
-/** Requests whose body capStream cut at the route's cap. */
-export const cutAtCap = new WeakSet<IncomingMessage>();
-
 /**
  * The request body as a web stream over the Node stream, each chunk handed on as the Node
  * Buffer's own bytes. Readable.toWeb copies every chunk (to detach it from a pool), and so does
  * Next's adapter; holding a 25 MB zip as it arrives must cost 25 MB, not twice that. The Node
  * stream is paused while the web stream holds a chunk nobody read yet.
  */
-function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; discard: () => void } {
+function nodeBody(req: PlaneRequest): { stream: ReadableStream<Uint8Array>; discard: () => void } {
   let ended = false;
   let dropped = false;
   const onData = (chunk: Buffer) => {
@@ -131,7 +129,7 @@ function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; d
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const fail = () =>
     controller.error(
-      cutAtCap.has(req)
+      req.overCap
         ? new ApiError("payload_too_large", "The body is larger than this route accepts.")
         : new ApiError("invalid_request", "The connection closed before the request body ended."),
     );
@@ -143,8 +141,8 @@ function nodeBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; d
         req.once("end", () => {
           ended = true;
           if (dropped) return;
-          // A body cut at the route's cap (capStream drops its end too) is never one to act on.
-          if (cutAtCap.has(req)) fail();
+          // A body cut at the route's cap (its end is dropped too) is never one to act on.
+          if (req.overCap) fail();
           else controller.close();
         });
         req.once("close", () => {

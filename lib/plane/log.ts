@@ -1,14 +1,12 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { SECRET_SEGMENT_PATTERN } from "../patterns";
 import { resolveHost } from "../serve/host";
 import { config } from "./config";
+import type { PlaneRequest } from "./request";
 
 // The request log of the self-hosted listener: one JSON line per request (the format is in
 // docs/decisions.md), written by server.mjs through logRequest.
-
-/** Responses the data plane gave (the request log's "plane"); the others went to Next. */
-export const answeredHere = new WeakSet<ServerResponse>();
 
 /**
  * The path of a request target without its query (absolute form included), with every segment
@@ -45,11 +43,9 @@ function pathOnly(url: string): string {
   return q < 0 ? p : p.slice(0, q);
 }
 
-/** The host kind route() found for a request, so the request log does not resolve the Host again. */
-export const hostKinds = new WeakMap<IncomingMessage, "app" | "drop">();
-
-function hostKind(req: IncomingMessage): "app" | "drop" {
-  const known = hostKinds.get(req);
+/** The host kind the dispatcher found (so the Host is not resolved again), or resolved here. */
+function hostKind(req: PlaneRequest): "app" | "drop" {
+  const known = req.hostKind;
   if (known) return known;
   try {
     return resolveHost(req.headers.host, config()).kind === "app" ? "app" : "drop";
@@ -66,7 +62,7 @@ function hostKind(req: IncomingMessage): "app" | "drop" {
  * drop hosts, the deploy-body routes, and refusals before Next) or "next". The id is also sent
  * back as X-Request-Id (any id the client sent is replaced).
  */
-export function logRequest(req: IncomingMessage, res: ServerResponse): void {
+export function logRequest(req: PlaneRequest, res: ServerResponse): void {
   const started = process.hrtime.bigint();
   const id = randomUUID();
   req.headers["x-request-id"] = id;
@@ -79,7 +75,7 @@ export function logRequest(req: IncomingMessage, res: ServerResponse): void {
     done = true;
     const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
     const status = res.headersSent ? res.statusCode : 0;
-    const plane = answeredHere.has(res) ? "data" : "next";
+    const plane = req.answered ? "data" : "next";
     const host = hostKind(req);
     console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, plane, ...(res.writableFinished ? {} : { aborted: true }) }));
   };

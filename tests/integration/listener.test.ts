@@ -93,6 +93,31 @@ describe("bodies past the route's cap never reach the framework", () => {
     expect(reachedNext - before).toBe(2);
   });
 
+  it("a chunked body that never ends is cut at the cap: 413, and the listener closes the connection while the client still sends", async () => {
+    const before = reachedNext;
+    const sock = connect(port, "127.0.0.1");
+    let out = "";
+    sock.on("data", (d: Buffer) => (out += d.toString("latin1")));
+    sock.on("error", () => undefined);
+    const closed = new Promise<number>((resolve) => sock.on("close", () => resolve(Date.now())));
+    sock.write("POST /claim HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    // 16 KB every 10 ms, and never the last chunk: past the 64 KB cap within a few writes.
+    const chunk = Buffer.concat([Buffer.from("4000\r\n"), Buffer.alloc(0x4000, 32), Buffer.from("\r\n")]);
+    const started = Date.now();
+    const writer = setInterval(() => {
+      if (!sock.destroyed && sock.writable) sock.write(chunk);
+    }, 10);
+    const end = await closed;
+    clearInterval(writer);
+    expect(out).toMatch(/^HTTP\/1\.1 413/);
+    expect(out).toContain('"code":"payload_too_large"');
+    // hangUp: a FIN once the answer is out, a hard close 2 s later if the client keeps sending.
+    expect(end - started).toBeLessThan(10_000);
+    // The stand-in for Next got the request, and never its end (it would answer 200 to that).
+    expect(reachedNext - before).toBe(1);
+    expect(out).not.toContain("200 OK");
+  });
+
   it("a declared length over the cap is answered at once, before any byte of the body", async () => {
     const before = reachedNext;
     const res = await raw("POST /claim HTTP/1.1\r\nHost: localhost:3000\r\nContent-Length: 62914560\r\nConnection: close\r\n\r\n");

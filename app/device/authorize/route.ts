@@ -1,11 +1,12 @@
 import { getContext } from "@/lib/context";
-import { json, readJson, routes } from "@/lib/http";
+import { json, readJson } from "@/lib/http";
+import { bodyRoutes } from "@/lib/http-routes";
 import { authorizeDevice } from "@/lib/device/flow";
 import { deviceAuthorizeBodySchema } from "@/lib/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = bodyRoutes("/device/authorize", {
   // POST /device/authorize [{claims}] – an agent without a key starts a device authorisation (RFC 8628),
   // optionally asking to claim its anonymous drops in the same approval
   POST: async (req) => {

@@ -1,0 +1,41 @@
+import { IncomingMessage } from "node:http";
+
+// The request class of the self-hosted listener, given to createServer through its documented
+// `IncomingMessage` option (listenerOptions in ./node.ts): Node's request, plus a body cap the
+// dispatcher sets before anyone reads the body, and what the request log reads afterwards.
+
+export class PlaneRequest extends IncomingMessage {
+  /** Which host the dispatcher found (the request log's "host"); unset when it never ran. */
+  hostKind: "app" | "drop" | undefined = undefined;
+  /** The data plane answered (the request log's "plane": "data"), not Next. */
+  answered = false;
+  /** The body passed its cap: the rest of it, and its end, were dropped. */
+  overCap = false;
+  private cap = Infinity;
+  private seen = 0;
+  private onOverCap: (() => void) | undefined = undefined;
+
+  /**
+   * Holds the body to `cap` bytes. The HTTP parser hands each body chunk to push(); past the
+   * cap the chunk and all that follows (its end too) are dropped there, before any reader (the
+   * data plane's handler or Next) sees them, so no one acts on a cut body; `onOver` runs once.
+   * push() then answers false, and Node stops reading the socket.
+   */
+  capBody(cap: number, onOver: () => void): void {
+    this.cap = cap;
+    this.onOverCap = onOver;
+  }
+
+  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (this.overCap) return false;
+    if (chunk !== null && this.cap !== Infinity) {
+      this.seen += (chunk as Uint8Array).byteLength;
+      if (this.seen > this.cap) {
+        this.overCap = true;
+        this.onOverCap?.();
+        return false;
+      }
+    }
+    return super.push(chunk, encoding);
+  }
+}
