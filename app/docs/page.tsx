@@ -1,102 +1,32 @@
 import type { Metadata } from "next";
-import type { ReactNode } from "react";
 import { env } from "@/lib/env";
-import { errorStatus, type ErrorCode } from "@/lib/errors";
 import { describeRate, ratePolicies } from "@/lib/ratelimit/policy";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, DOMAIN_TXT_GRACE_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS, type Tier } from "@/lib/plans";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, ACCESS_UNLOCK_SECONDS, APP_UPLOAD_MAX_BYTES, CLAIM_GRACE_SECONDS, DEPLOY_GRANT_SECONDS, DOMAIN_TXT_GRACE_SECONDS, IDEMPOTENCY_SECONDS, LARGE_FILE_WARNING_BYTES, limits, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS } from "@/lib/plans";
 import { WEBHOOK_EVENTS } from "@/lib/patterns";
-import { CodeBlock } from "../_components/CodeBlock";
-import { ScrollRegion } from "../_components/ScrollRegion";
 import { tools } from "@/lib/mcp/tools";
+import { CodeBlock } from "../_components/CodeBlock";
+import { allDocs } from "./_markdown/files";
+import { count, inDays, mb, num } from "./_guide/format";
+import { DocLink, Section, Sub } from "./_guide/parts";
+import { ErrorsTable, LimitsTable, RateLimitsTable } from "./_guide/tables";
 
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "dropsite docs" };
 
+/** The first sentence of a doc's first paragraph: what the list says about it. */
+const firstSentence = (text: string) => /^.*?[.:](?=\s|$)/.exec(text)?.[0] ?? text;
+
 // The human docs. Error envelopes link here by anchor (docs_url = BASE_URL/docs#<anchor>); every
 // `docs: "<anchor>"` in lib/ and app/ must exist as an id below (tests/integration/docs-links).
+// This page is the guide with this server's addresses and the tables' numbers; what docs/*.md
+// explains at length is rendered from the files at /docs/<name> and linked, not restated here.
 
 // Every number in this page's prose comes from the plan table (lib/plans.ts) or the limiter's
 // constants, so the docs cannot drift from what the service enforces.
-const MB = 1024 * 1024;
-const mb = (n: number) => `${n / MB} MB`;
-const inDays = (s: number) => `${s / 86_400} days`;
-const count = (n: number) => n.toLocaleString("en-US");
 const anon = limits.anonymous;
 const free = limits.free;
 const paid = limits.pro;
-
-/** What a client should do for each error code; typed so a new code cannot go undocumented. */
-const errorAdvice: Record<ErrorCode, string> = {
-  invalid_request: "The body or a parameter is malformed (unparseable JSON, a bad path, an empty body, a duplicate path). Read error and hint, fix the request, and send it again.",
-  invalid_ttl: `ttl must be a whole number of seconds, at least ${anon.ttlMinSeconds} and at most your plan's maximum. Pick a value in range or omit it for the default.`,
-  invalid_name: "name must match ^[a-z0-9][a-z0-9-]{0,40}$: lowercase letters, digits and hyphens, up to 41 characters, not starting with a hyphen.",
-  invalid_zip: "The body is not a readable zip (corrupt, encrypted, or it contains symlinks). Rebuild it, e.g. with zip -r site.zip .",
-  file_cap_exceeded: `Too many files in one request (${count(free.filesPerRequest)} anonymous and free, ${count(paid.filesPerRequest)} paid). Paid plans raise the cap; subscribers can split the upload and append the rest.`,
-  authorization_pending: "Device authorisation: the person has not approved yet. Poll POST /device/token again after interval seconds.",
-  slow_down: "Device authorisation: polled too fast. Add 5 seconds to your polling interval (Retry-After has the new one).",
-  expired_token: "Device authorisation: the request expired (10 minutes) or its key was already issued. Start over with POST /device/authorize.",
-  access_denied: "Device authorisation: the person denied the request. Ask before starting over.",
-  auth_required: "Send Authorization: Bearer <sp_ key or ID token>. A revoked or mistyped key looks exactly like no key. Minting keys needs an ID token.",
-  subscription_required: "The feature needs a paid plan (named drops, append, longer lifetimes, vanity hosts, more drops). Follow upgrade_url.",
-  not_found: "Nothing there, or it belongs to another account. Check the slug or key id.",
-  method_not_allowed: "The path exists but not with this method; the Allow header lists the methods it answers.",
-  conflict: "The vanity subdomain is taken or your account already has one; or a write sent If-Match with a version that is no longer live (read live_version, check what changed, retry); or an Idempotency-Key was reused for another request or is still in flight (see Retry-After).",
-  gone: "The drop expired, or the claim window of an anonymous drop has closed. Deploy again.",
-  payload_too_large: `The body is over its cap (zip ${mb(free.zipBytes)} free / ${mb(paid.zipBytes)} paid, HTML and JSON ${mb(paid.bodyBytes)}), a zip unpacks past ${paid.decompressionRatio}x its size, a file is over the per-file cap, a drop's files would pass its total (${mb(free.dropBytes)} free / ${mb(paid.dropBytes)} paid), or an append would pass ${count(paid.filesPerDrop)} files per drop.`,
-  rate_limited: "Too many requests; wait the number of seconds in Retry-After, then retry.",
-  internal_error: "Something failed on our side; nothing about it is in the body. Retry; report the time of the request if it persists.",
-  upstream_unavailable: "A dependency (database, storage, identity provider, payment provider) is unavailable, or billing is not configured on this server. Retry after Retry-After; the hint says which.",
-};
-
-const tiers: Tier[] = ["anonymous", "free", "pro", "team"];
-const seconds = (n: number | null, none: string) => (n === null ? none : n % 86_400 === 0 ? `${n / 86_400} days (${n} s)` : `${n} s`);
-const yes = (b: boolean) => (b ? "yes" : "no");
-const num = (n: number | null, none = "no limit") => (n === null ? none : n.toLocaleString("en-US"));
-
-const limitRows: [string, (t: Tier) => string][] = [
-  ["Files per request", (t) => num(limits[t].filesPerRequest)],
-  ["Files per drop (with append)", (t) => num(limits[t].filesPerDrop)],
-  ["Zip size", (t) => mb(limits[t].zipBytes)],
-  ["HTML / JSON body", (t) => mb(limits[t].bodyBytes)],
-  ["Single file", (t) => mb(limits[t].fileBytes)],
-  ["Drop total (all its files)", (t) => mb(limits[t].dropBytes)],
-  ["Unpacked zip", (t) => `at most ${limits[t].decompressionRatio}x the archive`],
-  ["ttl minimum", (t) => seconds(limits[t].ttlMinSeconds, "")],
-  ["ttl maximum", (t) => seconds(limits[t].ttlMaxSeconds, "none")],
-  ["Default lifetime", (t) => seconds(limits[t].ttlDefaultSeconds, "never expires")],
-  ["Drops per account", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxDrops))],
-  ["Live API keys", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxKeys))],
-  ["Webhooks", (t) => (t === "anonymous" ? "n/a" : num(limits[t].maxWebhooks))],
-  ["Named drops", (t) => yes(limits[t].namedDrops)],
-  ["Append", (t) => yes(limits[t].append)],
-  ["Vanity subdomain", (t) => yes(limits[t].vanity)],
-  ["Custom domains", (t) => (limits[t].maxDomains === 0 ? "no" : num(limits[t].maxDomains))],
-  ["Site rules (_redirects / _headers)", (t) => `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line`],
-  ["Price", (t) => (limits[t].priceUsd === null ? "free, no account" : limits[t].priceUsd === 0 ? "free" : `$${limits[t].priceUsd}/month`)],
-];
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <section id={id} className="docs-section">
-      <h2>
-        <a href={`#${id}`}>{title}</a>
-      </h2>
-      {children}
-    </section>
-  );
-}
-
-function Sub({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <div id={id} className="docs-sub">
-      <h3>
-        <a href={`#${id}`}>{title}</a>
-      </h3>
-      {children}
-    </div>
-  );
-}
 
 const toc: [string, string][] = [
   ["quick-start", "Quick start"],
@@ -120,6 +50,7 @@ const toc: [string, string][] = [
   ["openapi", "OpenAPI"],
   ["self-hosting", "Self-hosting"],
   ["vercel", "Deploying on Vercel"],
+  ["documents", "All documents"],
 ];
 
 export default function DocsPage() {
@@ -315,6 +246,9 @@ curl -X DELETE -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>`}</
   ${base}/drops/<slug>/access --data '{"mode": "password", "password": "a long passphrase"}'
 curl -X PUT -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' \\
   ${base}/drops/<slug>/access --data '{"mode": "public"}'`}</CodeBlock>
+        <p>
+          In the contract: <DocLink to="contract#access-control-addition">access control</DocLink>.
+        </p>
       </Section>
 
       <Section id="append" title="Append">
@@ -394,6 +328,9 @@ curl -X PUT -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: applicati
         </p>
         <CodeBlock>{`curl -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>/versions
 curl -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json' -d '{"version": 1}' ${base}/drops/<slug>/rollback`}</CodeBlock>
+        <p>
+          In the contract: <DocLink to="contract#versions-and-rollback-additive">versions and rollback</DocLink>.
+        </p>
       </Section>
 
       <Section id="idempotency" title="Safe retries: If-Match and Idempotency-Key">
@@ -409,19 +346,17 @@ curl -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json
           <code>Retry-After</code>). MCP write tools take <code>idempotency_key</code>.
         </p>
         <CodeBlock>{`curl -H "authorization: Bearer $DROP_API_KEY" -H 'If-Match: "3"' -H "Idempotency-Key: $(uuidgen)" --data-binary @site.zip -H 'content-type: application/zip' '${base}/deploy?name=docs'`}</CodeBlock>
+        <p>
+          In the contract: <DocLink to="contract#safe-retries-additive">safe retries</DocLink>.
+        </p>
       </Section>
 
       <Section id="uploads" title="Uploads: send only what changed">
         <p>
-          Name your files by SHA-256 and size with <code>POST /deploy/preflight</code>; the answer lists the contents this caller has not stored (<code>missing</code>) with a PUT target for
-          each. PUT the raw bytes there (201; a wrong size or hash answers 400 and stores nothing), then deploy with <code>{"{"}&quot;sha256&quot;, &quot;size&quot;{"}"}</code> in place of a
-          file&apos;s content. An account&apos;s contents are reused by all its deploys and never by another account. Anonymous callers send the preflight&apos;s <code>upload_token</code> as{" "}
-          <code>X-Upload-Token</code> on the deploy; targets and unused uploads expire after an hour. A reference that cannot be used answers 400 with the hashes in the envelope&apos;s <code>unusable</code> list.
-        </p>
-        <p>
-          Send each target as it is: its <code>method</code>, <code>url</code> and every header in <code>headers</code>. Where file bytes live in Vercel Blob, contents over{" "}
-          {mb(APP_UPLOAD_MAX_BYTES)} get a target straight to Blob&apos;s API (a function takes at most 4.5 MB of body) with a client token that writes that one content only; the service
-          reads such uploads back and checks size and SHA-256 before a deploy may use them.
+          Name your files by SHA-256 and size with <code>POST /deploy/preflight</code>; PUT the contents the answer lists as <code>missing</code> to their targets (each as given: its{" "}
+          <code>method</code>, <code>url</code> and <code>headers</code>; where bytes live in Vercel Blob, contents over {mb(APP_UPLOAD_MAX_BYTES)} go straight to storage), then deploy
+          with <code>{"{"}&quot;sha256&quot;, &quot;size&quot;{"}"}</code> in place of a file&apos;s content. The protocol, its limits and lifetimes:{" "}
+          <DocLink to="uploads#protocol">uploads</DocLink>.
         </p>
         <CodeBlock>{`curl -X POST ${base}/deploy/preflight -H 'content-type: application/json' -d '{"files": {"index.html": {"sha256": "<64 hex>", "size": 1234}}}'
 curl -X PUT --data-binary @index.html -H '<each of uploads[0].headers>' '<uploads[0].url>'
@@ -430,22 +365,17 @@ curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-tok
 
       <Section id="report" title="The deploy report">
         <p>
-          Every deploy and append answers with a <code>report</code> (MCP results carry it too). <code>missing_references</code> lists <code>{"{path, ref}"}</code> for files that the
-          HTML, CSS and JavaScript modules refer to by relative URL (<code>src</code>, <code>href</code>, <code>srcset</code>, <code>url()</code>, <code>@import</code>, module imports) and that
-          the drop does not hold, resolved as visitors&apos; requests are. <code>warnings</code> lists <code>{"{path?, kind, message}"}</code>: <code>no_index</code>, <code>large_file</code>{" "}
-          (over {mb(LARGE_FILE_WARNING_BYTES)}), <code>case_clash</code> (paths that differ only by letter case), <code>secret</code> with a <code>secret_kind</code> (API keys, cloud
-          and payment keys, private keys, <code>.env</code> files; never the string itself) and <code>not_scanned</code>. The deploy has succeeded either way: fix and deploy again.
+          Every deploy and append answers with a <code>report</code>: <code>missing_references</code> (files the HTML, CSS and JavaScript refer to that the drop does not hold) and{" "}
+          <code>warnings</code> (<code>no_index</code>, <code>large_file</code> over {mb(LARGE_FILE_WARNING_BYTES)}, <code>case_clash</code>, <code>secret</code>,{" "}
+          <code>not_scanned</code>). The deploy has succeeded either way. What each means: <DocLink to="decisions#deploy-report">the deploy report</DocLink>.
         </p>
       </Section>
 
       <Section id="deploy-once" title="One-time deploy URLs (agents with a shell)">
         <p>
-          The MCP tool <code>deploy_directory</code> returns a one-time URL, <code>{base}/deploy/once/&lt;token&gt;</code>, and ready commands, so an agent publishes a local folder
-          without its bytes passing through the model. The URL accepts the same bodies as <code>POST /deploy</code> (zip, JSON files or HTML) and deploys as the caller that asked
-          for it (its account, or anonymous with a <code>claim_token</code>), with the <code>ttl</code> and <code>name</code> given then. It works once, for{" "}
-          {DEPLOY_GRANT_SECONDS / 60} minutes: a second use, or a late one, answers 410 <code>gone</code>; a deploy refused for its input leaves it usable. Using it counts as a deploy
-          for the rate limits. <code>POST …/deploy/once/&lt;token&gt;/preflight</code> is a preflight as that caller (the CLI&apos;s <code>--grant</code> uses it to upload only missing
-          contents); it does not use the URL up.
+          The MCP tool <code>deploy_directory</code> returns a one-time URL, <code>{base}/deploy/once/&lt;token&gt;</code>, that takes the same bodies as <code>POST /deploy</code> and
+          deploys as the caller that asked for it. It works once, for {DEPLOY_GRANT_SECONDS / 60} minutes; a second or late use answers 410 <code>gone</code>. Details:{" "}
+          <DocLink to="uploads#one-time-deploy-urls">one-time deploy URLs</DocLink>.
         </p>
         <CodeBlock>{`(cd dist && zip -qr - . -x '.*' '*/.*') > site.zip
 curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${base}/deploy/once/dg_…
@@ -454,18 +384,16 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
 
       <Section id="vanity" title="Vanity hosts">
         <p>
-          On the Team plan, claim one subdomain per account: <code>POST /vanity</code> with <code>{`{"sub": "acme"}`}</code> (3 to 20 lowercase letters, digits and single hyphens). Your named
-          drops then also serve at <code>{`${scheme}://<sub>--<name>.${serve}/`}</code>. First come, first served: a taken sub answers 409 <code>conflict</code>; other plans answer 402.{" "}
-          <code>GET /vanity</code> shows yours.
+          On the Team plan, claim one subdomain per account with <code>POST /vanity</code> <code>{`{"sub": "acme"}`}</code>; your named drops then also serve at{" "}
+          <code>{`${scheme}://<sub>--<name>.${serve}/`}</code>. A taken sub answers 409, other plans 402. More: <DocLink to="billing#vanity-subdomains">vanity subdomains</DocLink>.
         </p>
       </Section>
 
       <Section id="webhooks" title="Webhooks">
         <p>
-          An account can have webhooks ({free.maxWebhooks} on free, {paid.maxWebhooks} on pro, {limits.team.maxWebhooks} on team): <code>POST /webhooks</code> with{" "}
-          <code>{`{"url": "https://…", "events": [...]}`}</code> answers 201 with <code>id</code>, <code>url</code>, <code>events</code> and the signing <code>secret</code> (shown only
-          then); <code>GET /webhooks</code> lists them, <code>DELETE /webhooks/&lt;id&gt;</code> removes one, and <code>GET /webhooks/&lt;id&gt;/deliveries</code> shows its latest attempts
-          (event id, type, status code or error, attempt, time). Without <code>events</code> a webhook receives all of them:
+          An account&apos;s webhooks ({free.maxWebhooks} on free, {paid.maxWebhooks} on pro, {limits.team.maxWebhooks} on team) receive a signed POST for every change to its drops:
+          <code>POST /webhooks</code> with <code>{`{"url": "https://…", "events": [...]}`}</code> answers the signing <code>secret</code>, shown only then. Without <code>events</code> a
+          webhook receives all of them:
         </p>
         <ul>
           {Object.entries(WEBHOOK_EVENTS).map(([type, what]) => (
@@ -475,31 +403,19 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
           ))}
         </ul>
         <p>
-          Each event is POSTed as JSON <code>{`{"id", "type", "created_at", "data": {"slug", "url", "version", …}}`}</code>, signed by the Standard Webhooks scheme: headers{" "}
-          <code>webhook-id</code> (the event id, the same on every retry: deduplicate on it), <code>webhook-timestamp</code> and <code>webhook-signature</code> (
-          <code>v1,&lt;base64 HMAC-SHA256&gt;</code>). Any 2xx within {WEBHOOK_TIMEOUT_SECONDS} seconds is a delivery; anything else is retried with exponential backoff (first after{" "}
-          {WEBHOOK_RETRY_SECONDS[0]} seconds) for about {Math.round(WEBHOOK_RETRY_SECONDS.reduce((a, b) => a + b, 0) / 3600)} hours. Events are written in the same transaction as the
-          change, so none is lost and none is sent for a change that did not happen. Webhook URLs must be https and resolve to public addresses (checked at creation and at every
-          delivery); a self-hoster sets <code>WEBHOOKS_ALLOW_PRIVATE=1</code> for receivers on a private network.
+          Events are signed by the Standard Webhooks scheme; any 2xx within {WEBHOOK_TIMEOUT_SECONDS} seconds is a delivery, anything else is retried for about{" "}
+          {Math.round(WEBHOOK_RETRY_SECONDS.reduce((a, b) => a + b, 0) / 3600)} hours. <DocLink to="webhooks#verify">How to verify them</DocLink> (Node and Python),{" "}
+          <DocLink to="webhooks#delivery">delivery and retries</DocLink> and <DocLink to="webhooks#where-a-webhook-may-point">where a webhook may point</DocLink> are in the{" "}
+          <DocLink to="webhooks">webhooks guide</DocLink>.
         </p>
-        <p>Verify with the <code>standardwebhooks</code> package (Node, then Python), on the raw body:</p>
-        <CodeBlock>{`import { Webhook } from "standardwebhooks";
-const wh = new Webhook(process.env.DROPSITE_WEBHOOK_SECRET); // whsec_...
-// In your handler, with the body as the exact string received:
-const event = wh.verify(rawBody, req.headers); // throws when the signature or timestamp is wrong`}</CodeBlock>
-        <CodeBlock>{`from standardwebhooks.webhooks import Webhook
-wh = Webhook(os.environ["DROPSITE_WEBHOOK_SECRET"])  # whsec_...
-event = wh.verify(raw_body, request.headers)  # raises on a bad signature or timestamp`}</CodeBlock>
       </Section>
 
       <Section id="domains" title="Custom domains">
         <p>
           On the Team plan (up to {limits.team.maxDomains} per account), serve a drop at your own hostname: <code>{`POST /domains {"hostname": "docs.example.com", "slug": "<slug>"}`}</code>{" "}
-          answers the two DNS records to publish: a TXT record at <code>_dropsite-challenge.&lt;hostname&gt;</code> holding the given value (proof that the name is yours) and a CNAME from the
-          hostname to the drop&apos;s own host. Then <code>POST /domains/&lt;hostname&gt;/verify</code>: once the TXT record is seen the domain is <code>active</code> and the drop&apos;s live
-          version is served there, with its password, redirects and headers. A named drop keeps its domain across replaces and rollbacks. Remove the TXT record and the domain goes back to{" "}
-          <code>pending</code> after {DOMAIN_TXT_GRACE_SECONDS / 86_400} days. <code>GET /domains</code> lists yours, <code>DELETE /domains/&lt;hostname&gt;</code> removes one. The
-          service&apos;s own hosts, IP addresses, single labels, wildcards and ports are refused (400); a hostname another account holds answers 409.
+          answers a TXT record that proves the name is yours and a CNAME to the drop&apos;s host; then <code>POST /domains/&lt;hostname&gt;/verify</code>. Remove the TXT record and the domain
+          goes back to <code>pending</code> after {DOMAIN_TXT_GRACE_SECONDS / 86_400} days. The endpoints and their answers:{" "}
+          <DocLink to="contract#custom-domains-addition">the contract, custom domains</DocLink>.
         </p>
         <CodeBlock>{`curl -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"hostname":"docs.example.com","slug":"<slug>"}' ${base}/domains
 npx dropsite domains verify docs.example.com`}</CodeBlock>
@@ -509,50 +425,10 @@ npx dropsite domains verify docs.example.com`}</CodeBlock>
         <p>
           <code>GET /limits</code> answers the limits that apply to the caller (anonymous without a credential). The same table drives the checks:
         </p>
-        <ScrollRegion label="Limits per plan">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">
-                  <span className="visually-hidden">Limit</span>
-                </th>
-                {tiers.map((t) => (
-                  <th key={t}>{t}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {limitRows.map(([label, cell]) => (
-                <tr key={label}>
-                  <th scope="row">{label}</th>
-                  {tiers.map((t) => (
-                    <td key={t}>{cell(t)}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <LimitsTable />
         <Sub id="rate-limits" title="Rate limits">
           <p>Each limit counts one kind of request in a sliding window; every 429 carries <code>Retry-After</code>.</p>
-          <ScrollRegion label="Rate limits">
-            <table>
-              <thead>
-                <tr>
-                  <th>limit</th>
-                  <th>what counts</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.values(rates).map((p) => (
-                  <tr key={p.name}>
-                    <td>{describeRate(p)}</td>
-                    <td>{p.counts}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </ScrollRegion>
+          <RateLimitsTable rates={rates} />
         </Sub>
       </Section>
 
@@ -563,10 +439,9 @@ npx dropsite domains verify docs.example.com`}</CodeBlock>
         </p>
         <Sub id="billing" title="Billing">
           <p>
-            <code>POST /billing/checkout</code> (optional <code>{`{"plan": "pro" | "team"}`}</code>) answers <code>{`{url, alreadySubscribed}`}</code>: send the user to url.{" "}
-            <code>POST /billing/portal</code> opens the customer portal; <code>GET /billing/me</code> shows plan and subscription state. When a subscription ends, the account returns to free;
-            existing drops keep serving. A server without payment configuration answers 503 <code>upstream_unavailable</code>; its operator sets plans with the admin command (
-            <a href="#self-hosting">self-hosting</a>).
+            <code>POST /billing/checkout</code> (optional <code>{`{"plan": "pro" | "team"}`}</code>) answers a <code>url</code> to send the user to; <code>POST /billing/portal</code>{" "}
+            opens the customer portal; <code>GET /billing/me</code> shows plan and subscription state. A server without payment configuration answers 503{" "}
+            <code>upstream_unavailable</code>. The flow, downgrades and plans without Stripe: <DocLink to="billing">billing</DocLink>.
           </p>
         </Sub>
       </Section>
@@ -574,64 +449,39 @@ npx dropsite domains verify docs.example.com`}</CodeBlock>
       <Section id="errors" title="Errors">
         <p>Every error body is one envelope; parse <code>code</code>, show <code>hint</code> to the person (agents relay it verbatim):</p>
         <CodeBlock>{`{"error": "…", "code": "file_cap_exceeded", "hint": "…", "upgrade_url": "${base}/#pricing", "docs_url": "${base}/docs#limits"}`}</CodeBlock>
-        <table>
-          <thead>
-            <tr>
-              <th>code</th>
-              <th>status</th>
-              <th>what to do</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(Object.keys(errorStatus) as ErrorCode[]).map((code) => (
-              <tr key={code} id={`error-${code}`}>
-                <td>
-                  <code>{code}</code>
-                </td>
-                <td>{errorStatus[code]}</td>
-                <td>{errorAdvice[code]}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ErrorsTable />
       </Section>
 
       <Section id="mcp" title="MCP for agents">
         <p>
-          <code>POST {base}/mcp</code> is a stateless JSON-RPC 2.0 endpoint (MCP revision 2026-07-28; legacy <code>initialize</code> also answered). Tools:{" "}
+          <code>POST {base}/mcp</code> is the MCP endpoint (configuration in the <a href="#quick-start">quick start</a>). Tools:{" "}
           {tools.map((t, i) => (
             <span key={t.name}>
               {i > 0 && ", "}
               <code>{t.name}</code>
             </span>
           ))}
-          ; clients list them with their schemas (<code>tools/list</code>). With <code>Authorization: Bearer sp_…</code> the tools act as your account;
-          without it, deploys are anonymous. A tool that fails returns a result with <code>isError: true</code> carrying the error envelope, hint included.
+          . With <code>Authorization: Bearer sp_…</code> the tools act as your account; without it, deploys are anonymous. A tool that fails returns <code>isError: true</code> with the
+          error envelope, hint included. Connecting an agent, OAuth, each tool and the error model: <DocLink to="mcp">the MCP guide</DocLink>.
         </p>
       </Section>
 
       <Section id="device-authorization" title="Device authorisation (agents without a key)">
         <p>
-          An agent without a key calls <code>POST {base}/device/authorize</code> (or the MCP tool <code>device_authorize</code>) and gets <code>device_code</code>, <code>user_code</code>,{" "}
-          <code>verification_uri</code>, <code>verification_uri_complete</code>, <code>expires_in</code> and <code>interval</code>. The person opens the URL, logs in, checks the code and
-          approves. The agent polls <code>POST {base}/device/token</code> with <code>{"{"}&quot;device_code&quot;: &quot;…&quot;{"}"}</code> (or <code>device_token</code>) every{" "}
-          <code>interval</code> seconds; until approval the answer is <code>authorization_pending</code>, too-fast polls get <code>slow_down</code>, and afterwards{" "}
-          <code>expired_token</code> or <code>access_denied</code>. The first poll after approval returns a new <code>sp_</code> key for the person&apos;s account, once. An agent that already deployed anonymously adds <code>{"{"}&quot;claims&quot;: [{"{"}&quot;slug&quot;, &quot;claim_token&quot;{"}"}]{"}"}</code> to the
-          authorisation: the approval page lists those drops, approving moves them into the account as <code>POST /claim</code> would, and the key&apos;s answer reports each one
-          (one that cannot be claimed is reported, not fatal).
+          An agent without a key calls <code>POST {base}/device/authorize</code> (or the MCP tool <code>device_authorize</code>), shows the person the verification URL and code, and polls{" "}
+          <code>POST {base}/device/token</code> every <code>interval</code> seconds (<code>authorization_pending</code>, <code>slow_down</code>, then <code>expired_token</code> or{" "}
+          <code>access_denied</code>) until the approval returns a new <code>sp_</code> key, once. Anonymous drops can be claimed in the same approval. The steps:{" "}
+          <DocLink to="mcp#device-authorisation-an-agent-without-a-key">device authorisation</DocLink>.
         </p>
       </Section>
 
       <Section id="cli" title="Command-line client">
         <CodeBlock>{`export DROP_API_URL=${base}
-npx dropsite login --key sp_…          # stored in ~/.config/dropsite/config.json (0600)
-npx dropsite deploy ./site              # zips the folder (honours .gitignore and .dropignore), shows progress
-npx dropsite deploy page.html --ttl 3600
-npx dropsite deploy site.zip --name docs
-npx dropsite deploy ./more --append <slug>
+npx dropsite login --key sp_…
+npx dropsite deploy ./site
 npx dropsite list | delete <slug> | limits | logout      # --json for machine-readable output`}</CodeBlock>
         <p>
-          The client targets <code>--api URL</code> or <code>DROP_API_URL</code> and reads <code>DROP_API_KEY</code>. It exits non-zero with the error, code and hint on failure.
+          Every command, its options and exit codes: <DocLink to="cli">the command-line client</DocLink>.
         </p>
       </Section>
 
@@ -661,20 +511,20 @@ npm run cleanup                                 # purge expired drops (or GET /c
       </Section>
 
       <Section id="vercel" title="Deploying on Vercel">
-        <ol>
-          <li>Import the repository; the build command is <code>next build</code>.</li>
-          <li>
-            Add Neon Postgres (<code>DATABASE_URL</code>), Vercel Blob (<code>BLOB_READ_WRITE_TOKEN</code>) and Upstash Redis (<code>UPSTASH_REDIS_REST_URL</code>, <code>UPSTASH_REDIS_REST_TOKEN</code>).
-            Migrations are applied at start.
-          </li>
-          <li>
-            Set <code>BASE_URL</code>, <code>SERVE_DOMAIN</code>, <code>NEXTAUTH_SECRET</code>, <code>TRUST_PROXY=1</code>, a login provider, and <code>STRIPE_*</code> for billing (webhook at{" "}
-            <code>/billing/webhook</code>).
-          </li>
-          <li>
-            Add the domain and the wildcard <code>*.{serveHost}</code> to the project; set <code>CRON_SECRET</code> so Vercel Cron can call <code>/cron/cleanup</code>.
-          </li>
-        </ol>
+        <p>
+          With Neon, Blob, Upstash, Stripe and a login provider, and the wildcard <code>*.{serveHost}</code> added to the project: <DocLink to="deploy-vercel">deploying to Vercel</DocLink>.
+        </p>
+      </Section>
+
+      <Section id="documents" title="All documents">
+        <p>The project&apos;s written docs, each rendered from its Markdown file:</p>
+        <ul>
+          {allDocs().map((d) => (
+            <li key={d.name}>
+              <DocLink to={d.name}>{d.title}</DocLink>: {firstSentence(d.summary)}
+            </li>
+          ))}
+        </ul>
       </Section>
     </main>
   );

@@ -9,6 +9,7 @@ import { makeTestContext, type TestContext } from "../support/context";
 import { errorCodes, errorStatus } from "@/lib/errors";
 import { limits } from "@/lib/plans";
 import DocsPage from "@/app/docs/page";
+import DocPage, { generateStaticParams } from "@/app/docs/[name]/page";
 
 // Every docs_url the API can emit (`docs: "<anchor>"` anywhere in lib/ or app/) lands on an
 // element of the docs page, and the page explains every error code and renders the plan table.
@@ -62,6 +63,21 @@ describe("docs anchors", () => {
     const links = [...html.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]!);
     expect(links.length).toBeGreaterThan(10);
     for (const l of links) expect(ids, `#${l}`).toContain(l);
+  });
+});
+
+describe("the guide and the rendered documents (/docs/<name>)", () => {
+  it("lists every document, and its links into them land on existing headings", async () => {
+    const names = generateStaticParams().map((p) => p.name);
+    expect(names).toContain("webhooks");
+    for (const name of names) expect(html, name).toContain(`href="/docs/${name}"`);
+    const deep = [...html.matchAll(/href="\/docs\/([a-z0-9-]+)#([^"]+)"/g)];
+    expect(deep.length).toBeGreaterThan(10);
+    for (const [, target, anchor] of deep) {
+      expect(names, target).toContain(target);
+      const page = renderToStaticMarkup(await DocPage({ params: Promise.resolve({ name: target! }) }));
+      expect(page, `/docs → ${target}#${anchor}`).toContain(` id="${anchor}"`);
+    }
   });
 });
 
