@@ -2,12 +2,33 @@
 
 import { useActionState, useState } from "react";
 import { accessAction, type AccessFormState } from "./actions";
+import { Status } from "./status";
+
+const CHOICES = [
+  { mode: "public", label: "Anyone with the URL" },
+  { mode: "password", label: "Only visitors who know the password" },
+] as const;
 
 // The drop page's access control: public, or a password. A plain form posting to a server
 // action, so it works before (or without) the page's script; the password field is only read
 // when "password" is chosen, and is never shown back.
-export function AccessPanel({ slug, mode, minChars, maxChars }: { slug: string; mode: "public" | "password"; minChars: number; maxChars: number }) {
-  const [state, formAction, pending] = useActionState<AccessFormState, FormData>(accessAction, { mode, saved: false, failure: null, round: 0 });
+export function AccessPanel({
+  slug,
+  mode,
+  minChars,
+  maxChars,
+}: {
+  slug: string;
+  mode: "public" | "password";
+  minChars: number;
+  maxChars: number;
+}) {
+  const [state, formAction, pending] = useActionState<AccessFormState, FormData>(accessAction, {
+    mode,
+    saved: false,
+    failure: null,
+    round: 0,
+  });
   // React resets the form after each action (the password field empties, as it should); the
   // choice is kept in state, and its radios are made anew each round so the reset, which goes
   // back to the checked state the inputs were created with, cannot undo it.
@@ -16,39 +37,57 @@ export function AccessPanel({ slug, mode, minChars, maxChars }: { slug: string; 
     <section className="card" aria-labelledby="access-title">
       <h2 id="access-title">Access</h2>
       <p data-testid="access-mode">
-        {state.mode === "password" ? "Password-protected: visitors see a password form on every page until they enter it." : "Public: anyone with the URL can see this drop."}
+        {state.mode === "password"
+          ? "Password-protected: visitors see a password form on every page until they enter it."
+          : "Public: anyone with the URL can see this drop."}
       </p>
       <form action={formAction} className="access-form">
         <input type="hidden" name="slug" value={slug} />
         <fieldset key={state.round}>
           <legend>Who can see this drop</legend>
-          <label className="check">
-            <input type="radio" name="mode" value="public" checked={choice === "public"} onChange={() => setChoice("public")} /> Anyone with the URL
-          </label>
-          <label className="check">
-            <input type="radio" name="mode" value="password" checked={choice === "password"} onChange={() => setChoice("password")} /> Only visitors who know the password
-          </label>
+          {CHOICES.map((c) => (
+            <label key={c.mode} className="check">
+              <input
+                type="radio"
+                name="mode"
+                value={c.mode}
+                checked={choice === c.mode}
+                onChange={() => setChoice(c.mode)}
+              />{" "}
+              {c.label}
+            </label>
+          ))}
         </fieldset>
         <label htmlFor="access-password">
           Password ({minChars}–{maxChars} characters)
         </label>
-        <input id="access-password" name="password" type="password" autoComplete="new-password" maxLength={maxChars * 2} aria-describedby="access-help" />
+        <input
+          id="access-password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          maxLength={maxChars * 2}
+          aria-describedby="access-help"
+        />
         <p id="access-help" className="muted">
-          Saving signs out everyone who unlocked this drop before. The password is stored only as a hash: keep it somewhere safe.
+          Saving signs out everyone who unlocked this drop before. The password is stored only as a hash: keep it
+          somewhere safe.
         </p>
         <button type="submit" disabled={pending}>
           {pending ? "Saving…" : "Save access"}
         </button>
-        <p role="status" aria-live="polite" data-testid="access-status">
-          {state.saved ? (state.mode === "password" ? "Saved: the drop is password-protected." : "Saved: the drop is public.") : ""}
-        </p>
-        {state.failure && (
-          <div className="error" role="alert">
-            <p>
-              {state.failure.error} <code>{state.failure.code}</code>
-            </p>
-          </div>
-        )}
+        <Status
+          shown
+          testId="access-status"
+          text={
+            state.saved
+              ? state.mode === "password"
+                ? "Saved: the drop is password-protected."
+                : "Saved: the drop is public."
+              : ""
+          }
+          failure={state.failure}
+        />
       </form>
     </section>
   );

@@ -5,22 +5,43 @@ import { useActionState } from "react";
 import type { DomainInfo } from "@/lib/schemas";
 import { CopyButton } from "../_components/CodeBlock";
 import { domainsAction, type DomainsFormState } from "./actions";
+import { Status } from "./status";
+import { Table } from "./table";
 
 // The drop page's custom domains: the hostnames that serve this drop, each with its status and
 // the two DNS records to publish (each value with a copy button), a "Check DNS" and a "Remove"
 // button; and, on the Team plan, a form to add one. Plain forms posting to one server action,
 // so they work before (or without) the page's script; the status line announces each result.
-export function DomainsPanel({ slug, domains, allowed, max }: { slug: string; domains: DomainInfo[]; allowed: boolean; max: number }) {
-  const [state, formAction, pending] = useActionState<DomainsFormState, FormData>(domainsAction, { domains, message: "", failure: null, round: 0 });
+export function DomainsPanel({
+  slug,
+  domains,
+  allowed,
+  max,
+}: {
+  slug: string;
+  domains: DomainInfo[];
+  allowed: boolean;
+  max: number;
+}) {
+  const [state, formAction, pending] = useActionState<DomainsFormState, FormData>(domainsAction, {
+    domains,
+    message: "",
+    failure: null,
+    round: 0,
+  });
   return (
     <section className="card" aria-labelledby="domains-title">
       <h2 id="domains-title">Custom domains</h2>
       {!allowed ? (
         <p className="muted">
-          Serve this drop at your own hostname (e.g. docs.example.com): custom domains are part of the <Link href="/#pricing">Team plan</Link>.
+          Serve this drop at your own hostname (e.g. docs.example.com): custom domains are part of the{" "}
+          <Link href="/#pricing">Team plan</Link>.
         </p>
       ) : (
-        <p className="muted">Serve this drop at your own hostname, up to {max} per account. Add it, publish its two DNS records at your DNS provider, then check DNS.</p>
+        <p className="muted">
+          Serve this drop at your own hostname, up to {max} per account. Add it, publish its two DNS records at your DNS
+          provider, then check DNS.
+        </p>
       )}
       {state.domains.length > 0 && (
         <ul className="domains-list" data-testid="domains-list">
@@ -28,45 +49,55 @@ export function DomainsPanel({ slug, domains, allowed, max }: { slug: string; do
             <li key={d.hostname} className="domain-item">
               <h3>
                 {d.hostname}{" "}
-                <span className={`badge ${d.status === "active" ? "live" : "expired"}`} data-testid={`domain-status-${d.hostname}`}>
+                <span
+                  className={`badge ${d.status === "active" ? "live" : "expired"}`}
+                  data-testid={`domain-status-${d.hostname}`}
+                >
                   {d.status === "active" ? "Active" : "Pending"}
                 </span>
               </h3>
-              <div className="table-wrap">
-                <table className="files-table">
-                  <caption className="visually-hidden">DNS records for {d.hostname}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Type</th>
-                      <th scope="col">Name</th>
-                      <th scope="col">Value</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {[
-                      { type: d.verification.type, name: d.verification.name, value: d.verification.value },
-                      { type: d.target.type, name: d.hostname, value: d.target.value },
-                    ].map((r) => (
-                      <tr key={r.type}>
-                        <td>{r.type}</td>
-                        <td>
-                          <code>{r.name}</code> <CopyButton text={r.name} label={`Copy the ${r.type} record name of ${d.hostname}`} />
-                        </td>
-                        <td>
-                          <code>{r.value}</code> <CopyButton text={r.value} label={`Copy the ${r.type} record value of ${d.hostname}`} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                className="files-table"
+                columns={["Type", "Name", "Value"]}
+                caption={`DNS records for ${d.hostname}`}
+              >
+                {[
+                  { type: d.verification.type, name: d.verification.name, value: d.verification.value },
+                  { type: d.target.type, name: d.hostname, value: d.target.value },
+                ].map((r) => (
+                  <tr key={r.type}>
+                    <td>{r.type}</td>
+                    <td>
+                      <code>{r.name}</code>{" "}
+                      <CopyButton text={r.name} label={`Copy the ${r.type} record name of ${d.hostname}`} />
+                    </td>
+                    <td>
+                      <code>{r.value}</code>{" "}
+                      <CopyButton text={r.value} label={`Copy the ${r.type} record value of ${d.hostname}`} />
+                    </td>
+                  </tr>
+                ))}
+              </Table>
               <form action={formAction} className="domain-actions">
                 <input type="hidden" name="slug" value={slug} />
                 <input type="hidden" name="hostname" value={d.hostname} />
-                <button type="submit" name="intent" value="verify" disabled={pending} aria-label={`Check DNS of ${d.hostname}`}>
+                <button
+                  type="submit"
+                  name="intent"
+                  value="verify"
+                  disabled={pending}
+                  aria-label={`Check DNS of ${d.hostname}`}
+                >
                   Check DNS
                 </button>{" "}
-                <button type="submit" name="intent" value="remove" className="secondary" disabled={pending} aria-label={`Remove ${d.hostname}`}>
+                <button
+                  type="submit"
+                  name="intent"
+                  value="remove"
+                  className="secondary"
+                  disabled={pending}
+                  aria-label={`Remove ${d.hostname}`}
+                >
                   Remove
                 </button>
               </form>
@@ -79,22 +110,23 @@ export function DomainsPanel({ slug, domains, allowed, max }: { slug: string; do
           <input type="hidden" name="slug" value={slug} />
           <input type="hidden" name="intent" value="add" />
           <label htmlFor="domain-hostname">Hostname</label>
-          <input id="domain-hostname" name="hostname" type="text" inputMode="url" autoComplete="off" spellCheck={false} placeholder="docs.example.com" maxLength={253} required />
+          <input
+            id="domain-hostname"
+            name="hostname"
+            type="text"
+            inputMode="url"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="docs.example.com"
+            maxLength={253}
+            required
+          />
           <button type="submit" disabled={pending}>
             {pending ? "Working…" : "Add domain"}
           </button>
         </form>
       )}
-      <p role="status" aria-live="polite" data-testid="domains-status">
-        {state.message}
-      </p>
-      {state.failure && (
-        <div className="error" role="alert">
-          <p>
-            {state.failure.error} <code>{state.failure.code}</code>
-          </p>
-        </div>
-      )}
+      <Status shown testId="domains-status" text={state.message} failure={state.failure} />
     </section>
   );
 }

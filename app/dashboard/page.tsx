@@ -11,7 +11,15 @@ import { isPaid, limits } from "@/lib/plans";
 import { publicScheme } from "@/lib/env";
 import { dashboardPageSchema } from "@/lib/schemas";
 import { Header } from "../_components/Header";
-import { ClaimTokenPanel, ConnectedClientsPanel, DropsTable, KeysPanel, NamedDeploy, PendingClaims, PlanPanel, VanityPanel, WebhooksPanel } from "./panels";
+import { ClaimTokenPanel } from "./claim-token-panel";
+import { ConnectedClientsPanel } from "./connected-clients-panel";
+import { DropsTable } from "./drops-table";
+import { KeysPanel } from "./keys-panel";
+import { NamedDeploy } from "./named-deploy";
+import { PendingClaims } from "./pending-claims";
+import { PlanPanel } from "./plan-panel";
+import { VanityPanel } from "./vanity-panel";
+import { WebhooksPanel } from "./webhooks-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -26,7 +34,11 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const ctx = await getContext();
   const { account } = caller;
   const page = dashboardPageSchema(PAGE_SIZE).parse((await searchParams).page);
-  const [drops, keys, hooks] = await Promise.all([listDrops(ctx, account, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), listKeys(ctx, caller), webhooksWithRecent(ctx, account, RECENT_DELIVERIES)]);
+  const [drops, keys, hooks] = await Promise.all([
+    listDrops(ctx, account, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+    listKeys(ctx, caller),
+    webhooksWithRecent(ctx, account, RECENT_DELIVERIES),
+  ]);
   const ent = entitlements(ctx, account);
   const pages = Math.max(1, Math.ceil(drops.total / PAGE_SIZE));
   const paid = isPaid(account.plan);
@@ -43,7 +55,13 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         <PendingClaims now={now} />
         <section className="card" aria-labelledby="plan-title">
           <h2 id="plan-title">Plan</h2>
-          <PlanPanel plan={ent.plan} activeSubscription={ent.activeSubscription} portalAvailable={ent.portalAvailable ?? false} currentPeriodEnd={ent.currentPeriodEnd ?? null} cancelAt={ent.cancelAt ?? null} />
+          <PlanPanel
+            plan={ent.plan}
+            activeSubscription={ent.activeSubscription}
+            portalAvailable={ent.portalAvailable ?? false}
+            currentPeriodEnd={ent.currentPeriodEnd ?? null}
+            cancelAt={ent.cancelAt ?? null}
+          />
         </section>
         <section className="card" aria-labelledby="drops-title">
           <h2 id="drops-title">
@@ -62,12 +80,19 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         </section>
         <section className="card" aria-labelledby="claim-title">
           <h2 id="claim-title">Claim an anonymous drop</h2>
-          <p className="muted">Deployed with curl, an agent or another browser? Paste the drop&apos;s URL and the claim token from its deploy response.</p>
+          <p className="muted">
+            Deployed with curl, an agent or another browser? Paste the drop&apos;s URL and the claim token from its
+            deploy response.
+          </p>
           <ClaimTokenPanel />
         </section>
         <section className="card" aria-labelledby="deploy-title">
           <h2 id="deploy-title">Deploy a named drop</h2>
-          {paid ? <NamedDeploy /> : <p className="muted">Named drops keep their URL across redeploys. They come with Pro and Team.</p>}
+          {paid ? (
+            <NamedDeploy />
+          ) : (
+            <p className="muted">Named drops keep their URL across redeploys. They come with Pro and Team.</p>
+          )}
         </section>
         <section className="card" aria-labelledby="keys-title">
           <h2 id="keys-title">API keys</h2>
@@ -78,15 +103,19 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         <section className="card" aria-labelledby="webhooks-title">
           <h2 id="webhooks-title">Webhooks</h2>
           <p className="muted">
-            Signed POSTs of every change to your drops (deploys, redeploys, deletes, expiry, claims, access changes), retried for a day when your receiver is down. Up to{" "}
-            {limits[account.plan].maxWebhooks} webhooks. <Link href="/docs#webhooks">How to verify them</Link>.
+            Signed POSTs of every change to your drops (deploys, redeploys, deletes, expiry, claims, access changes),
+            retried for a day when your receiver is down. Up to {limits[account.plan].maxWebhooks} webhooks.{" "}
+            <Link href="/docs#webhooks">How to verify them</Link>.
           </p>
           <WebhooksPanel webhooks={hooks} eventTypes={WEBHOOK_EVENT_TYPES} recent={RECENT_DELIVERIES} />
         </section>
         <section className="card" aria-labelledby="vanity-title">
           <h2 id="vanity-title">Vanity subdomain</h2>
           {account.plan === "team" ? (
-            <VanityPanel sub={account.vanitySub} serveExample={`${publicScheme(ctx.env)}://<sub>--<name>.${ctx.env.SERVE_DOMAIN}/`} />
+            <VanityPanel
+              sub={account.vanitySub}
+              serveExample={`${publicScheme(ctx.env)}://<sub>--<name>.${ctx.env.SERVE_DOMAIN}/`}
+            />
           ) : (
             <p className="muted">Team accounts serve named drops at their own subdomain.</p>
           )}

@@ -12,7 +12,11 @@ import { DomainsPanel } from "../../domains-panel";
 import { listDomains } from "@/lib/domains/manage";
 import { Header } from "../../../_components/Header";
 import { bytes, dateTime, dropState, relative } from "../../../_components/format";
-import { DropActions, Expiry, StateBadge, VersionsPanel } from "../../panels";
+import { DropActions } from "../../drop-actions";
+import { Expiry } from "../../expiry";
+import { StateBadge } from "../../state-badge";
+import { Table } from "../../table";
+import { VersionsPanel } from "../../versions-panel";
 import { DropZone } from "../../../_components/DropZone";
 import { plural, SiteRules } from "../../../_components/SiteRules";
 
@@ -80,36 +84,33 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             <h2 id="files-title">Files</h2>
             {drop.files_truncated && (
               <p className="muted">
-                The first {drop.files.length.toLocaleString("en-US")} of {drop.file_count.toLocaleString("en-US")} files, by path.
+                The first {drop.files.length.toLocaleString("en-US")} of {drop.file_count.toLocaleString("en-US")}{" "}
+                files, by path.
               </p>
             )}
-            <div className="table-wrap">
-              <table className="files-table" data-testid="drop-files">
-                <thead>
-                  <tr>
-                    <th scope="col">Path</th>
-                    <th scope="col">Size</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {drop.files.map((f) => (
-                    <tr key={f.path}>
-                      <td>
-                        <a href={new URL(f.path.split("/").map(encodeURIComponent).join("/"), drop.url).href} target="_blank" rel="noopener">
-                          {f.path}
-                        </a>
-                      </td>
-                      <td className="num">{bytes(f.size)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table className="files-table" testId="drop-files" columns={["Path", "Size"]}>
+              {drop.files.map((f) => (
+                <tr key={f.path}>
+                  <td>
+                    <a
+                      href={new URL(f.path.split("/").map(encodeURIComponent).join("/"), drop.url).href}
+                      target="_blank"
+                      rel="noopener"
+                    >
+                      {f.path}
+                    </a>
+                  </td>
+                  <td className="num">{bytes(f.size)}</td>
+                </tr>
+              ))}
+            </Table>
           </section>
           <section className="card preview" aria-labelledby="preview-title">
             <h2 id="preview-title">Preview</h2>
             {live && drop.access === "password" ? (
-              <p className="muted">This drop is password-protected: open it in a new tab and enter its password to see it.</p>
+              <p className="muted">
+                This drop is password-protected: open it in a new tab and enter its password to see it.
+              </p>
             ) : live ? (
               <iframe
                 src={drop.url}
@@ -124,20 +125,34 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             )}
           </section>
         </div>
-        <AccessPanel slug={drop.slug} mode={drop.access} minChars={ACCESS_PASSWORD_MIN_CHARS} maxChars={ACCESS_PASSWORD_MAX_CHARS} />
-        <DomainsPanel slug={drop.slug} domains={domains} allowed={limits[caller.account.plan].maxDomains > 0} max={limits[caller.account.plan].maxDomains} />
+        <AccessPanel
+          slug={drop.slug}
+          mode={drop.access}
+          minChars={ACCESS_PASSWORD_MIN_CHARS}
+          maxChars={ACCESS_PASSWORD_MAX_CHARS}
+        />
+        <DomainsPanel
+          slug={drop.slug}
+          domains={domains}
+          allowed={limits[caller.account.plan].maxDomains > 0}
+          max={limits[caller.account.plan].maxDomains}
+        />
         <SiteRules drop={drop} />
         <section className="card" aria-labelledby="versions-title">
           <h2 id="versions-title">Versions</h2>
           <p className="muted">
-            Live: version {versions.live_version}. {versions.total} {versions.total === 1 ? "version is" : "versions are"} kept; a rollback serves an older (or newer) one at once.
+            Live: version {versions.live_version}. {versions.total}{" "}
+            {versions.total === 1 ? "version is" : "versions are"} kept; a rollback serves an older (or newer) one at
+            once.
           </p>
           <VersionsPanel slug={drop.slug} url={drop.url} versions={versions.versions} now={now} />
         </section>
         {drop.name && isPaid(caller.account.plan) && (
           <section className="card" aria-labelledby="redeploy-title">
             <h2 id="redeploy-title">Redeploy</h2>
-            <p className="muted">Drop a folder, a zip or an HTML file: it replaces the content of {drop.name} and keeps its URL.</p>
+            <p className="muted">
+              Drop a folder, a zip or an HTML file: it replaces the content of {drop.name} and keeps its URL.
+            </p>
             <DropZone endpoint="/dashboard/upload" preflightEndpoint="/dashboard/preflight" name={drop.name} />
           </section>
         )}
@@ -145,4 +160,3 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
     </>
   );
 }
-
