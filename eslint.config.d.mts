@@ -1,4 +1,6 @@
-// Types of eslint.config.mjs for the one test that reads its layer table (tests/unit/architecture.test.ts).
+// Types of eslint.config.mjs for the tests that read its layer table and client rule (tests/unit/architecture.test.ts, client-boundary.test.ts).
 export const LAYERS: string[][];
+export const CLIENT_LIB: string[];
+export const clientBoundary: import("eslint").ESLint.Plugin;
 declare const config: unknown;
 export default config;

@@ -61,7 +61,7 @@ function serverReach(file, spec, seen = new Set()) {
   }
   return null;
 }
-const clientBoundary = {
+export const clientBoundary = {
   rules: {
     "no-server-imports": {
       meta: { type: "problem", schema: [] },

@@ -26,24 +26,20 @@ export function rateLimited(p: LimitPolicy, result: LimitResult): ApiError {
 }
 
 /** Counts one hit of `name` for `subject`; throws 429 rate_limited with Retry-After when the budget is spent. */
-export async function enforceLimit(ctx: LimitContext, name: LimitName, subject: string): Promise<void> {
-  const p = ratePolicies(ctx.env)[name];
-  let result;
-  try {
-    result = await ctx.limiter.hit(limitKey(p, subject), p.max, p.windowSeconds);
-  } catch (err) {
-    console.error(`[ratelimit] limiter unavailable; allowing request (${name}):`, errorLine(err));
-    return;
-  }
-  if (!result.ok) throw rateLimited(p, result);
+export function enforceLimit(ctx: LimitContext, name: LimitName, subject: string): Promise<void> {
+  return guard(ctx, name, subject, "hit");
 }
 
 /** Throws 429 when the budget of `name` for `subject` is already spent, without counting a hit. */
-export async function checkLimit(ctx: LimitContext, name: LimitName, subject: string): Promise<void> {
+export function checkLimit(ctx: LimitContext, name: LimitName, subject: string): Promise<void> {
+  return guard(ctx, name, subject, "peek");
+}
+
+async function guard(ctx: LimitContext, name: LimitName, subject: string, op: "hit" | "peek"): Promise<void> {
   const p = ratePolicies(ctx.env)[name];
   let result;
   try {
-    result = await ctx.limiter.peek(limitKey(p, subject), p.max, p.windowSeconds);
+    result = await ctx.limiter[op](limitKey(p, subject), p.max, p.windowSeconds);
   } catch (err) {
     console.error(`[ratelimit] limiter unavailable; allowing request (${name}):`, errorLine(err));
     return;

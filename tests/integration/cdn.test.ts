@@ -6,17 +6,20 @@ import { appendToDrop, createDrop } from "@/lib/deploy/store";
 import { setAccess } from "@/lib/drops/access";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { claimDrop, deleteDrop } from "@/lib/drops/manage";
+import { createDomain, verifyDomain } from "@/lib/domains/manage";
 import { rollbackToVersion } from "@/lib/drops/versions";
 import { serveRequest } from "@/lib/serve";
 import { UNLOCK_PATH } from "@/lib/serve/access";
 import { dropTag } from "@/lib/serve/cache";
 import { accountWithKey } from "../support/accounts";
 import { startPurgeRecorder, type PurgeCall } from "../support/cdn";
+import { startDnsStandin, type DnsStandin } from "../support/dns-standin";
 import { dropRequest, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
 import { startDataPlane, type RunningPlane } from "../support/plane";
 
 // A CDN in front of a self-hosted install (issue 29): with CDN_CACHE=1 a public drop's responses
-// carry CDN-Cache-Control (never past expires_at) and Cache-Tag (the drop's tag); protected drops
+// carry CDN-Cache-Control (never past expires_at) and Cache-Tag (the drop's tag), on its slug host
+// and on its custom domains alike; protected drops
 // and the app host carry neither; every change POSTs the drop's tag to CDN_PURGE_URL before it
 // answers.
 
@@ -24,16 +27,19 @@ const PURGE_TOKEN = "purge-token-for-tests";
 let t: TestContext;
 let purge: Awaited<ReturnType<typeof startPurgeRecorder>>;
 let plane: RunningPlane;
+let dns: DnsStandin;
 
 beforeAll(async () => {
   purge = await startPurgeRecorder();
-  t = await makeTestContext({ CDN_CACHE: "1", CDN_PURGE_URL: purge.url, CDN_PURGE_TOKEN: PURGE_TOKEN });
+  dns = await startDnsStandin();
+  t = await makeTestContext({ CDN_CACHE: "1", CDN_PURGE_URL: purge.url, CDN_PURGE_TOKEN: PURGE_TOKEN, DNS_SERVERS: dns.servers });
   plane = await startDataPlane();
 });
 afterAll(async () => {
   await plane?.close();
   await t?.close();
   await purge?.close();
+  await dns?.close();
 });
 afterEach(() => {
   purge.calls.splice(0);
@@ -49,6 +55,22 @@ const PASSWORD = "correct horse battery";
 async function visit(label: string, path = "/", headers: Record<string, string> = {}) {
   const res = await serveRequest(t.ctx, dropRequest(label, path, { headers: { "x-dropsite-socket-ip": "198.51.100.30", ...headers } }));
   return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** A request on a custom domain, as the serve route receives it. */
+async function visitDomain(hostname: string, path = "/") {
+  const req = new Request(`http://${hostname}${path}`, { headers: { host: hostname, "x-dropsite-socket-ip": "198.51.100.31" } });
+  const res = await serveRequest(t.ctx, req);
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+let domainSeq = 0;
+/** Points a new active custom domain (TXT record published, verified) at the account's drop. */
+async function activeDomain(account: Caller["account"] & object, slug: string): Promise<string> {
+  const info = await createDomain(t.ctx, account, { hostname: `cdn${++domainSeq}-${Date.now().toString(36)}.example.net`, slug });
+  dns.setTxt(info.verification.name, [info.verification.value]);
+  expect((await verifyDomain(t.ctx, account, info.hostname)).status).toBe("active");
+  return info.hostname;
 }
 
 async function tagOf(slug: string): Promise<string> {
@@ -150,6 +172,37 @@ describe("CDN headers with CDN_CACHE=1", () => {
     const mine = await visit(d.slug, "/me.html");
     expect(mine.headers.get("cache-control")).toBe("private, max-age=60");
     for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(mine.headers.get(h)).toBeNull();
+  });
+
+  it("a custom domain's responses carry the drop's tag and the same bounds: never past expires_at, none for a protected drop", async () => {
+    const { account } = await accountWithKey(t.ctx, "team");
+    const open = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "mine", "app.3f2a9c1e.js": "x()" }), ttl: null });
+    const openHost = await activeDomain(account, open.slug);
+    const page = await visitDomain(openHost);
+    expect(page.status).toBe(200);
+    expect(page.text).toBe("mine");
+    expect(page.headers.get("cdn-cache-control")).toBe("max-age=86400, stale-while-revalidate=60");
+    expect(page.headers.get("cache-tag")).toBe(await tagOf(open.slug));
+    expect((await visitDomain(openHost, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe("max-age=31536000, stale-while-revalidate=60");
+
+    const brief = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()" }), ttl: 3600 });
+    const briefHost = await activeDomain(account, brief.slug);
+    expect((await visitDomain(briefHost)).headers.get("cdn-cache-control")).toBe("max-age=3600");
+    expect((await visitDomain(briefHost, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe("max-age=3600");
+    t.clock.advance(3000);
+    expect((await visitDomain(briefHost)).headers.get("cdn-cache-control")).toBe("max-age=600");
+    t.clock.advance(599.5);
+    const last = await visitDomain(briefHost);
+    expect(last.status).toBe(200);
+    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(last.headers.get(h)).toBeNull();
+
+    const secret = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "secret" }), ttl: null });
+    const secretHost = await activeDomain(account, secret.slug);
+    expect((await visitDomain(secretHost)).headers.get("cache-tag")).toBe(await tagOf(secret.slug));
+    await setAccess(t.ctx, account, secret.slug, { mode: "password", password: PASSWORD });
+    const locked = await visitDomain(secretHost);
+    expect(locked.status).toBe(401);
+    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(locked.headers.get(h)).toBeNull();
   });
 
   it("app-host responses carry no CDN headers", async () => {

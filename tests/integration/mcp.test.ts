@@ -4,7 +4,7 @@ import { connectInProcess, resultText, type CallResult, type McpMode } from "../
 import * as mcpRoute from "@/app/mcp/route";
 import { MCP_BODY_CAP } from "@/lib/mcp/server";
 import { LIST_LIMIT_MAX, MAX_OFFSET } from "@/lib/schemas";
-import { TTL_CEILING_SECONDS } from "@/lib/plans";
+import { limits as planLimits, TTL_CEILING_SECONDS, type Plan } from "@/lib/plans";
 import { drops } from "@/lib/db/schema";
 import { count } from "drizzle-orm";
 import { parseEnv } from "@/lib/env";
@@ -289,6 +289,23 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     const extra = await call(client, "get_limits", { verbose: true });
     expect(failure(extra)).toMatchObject({ code: "invalid_request" });
     await client.close();
+  });
+
+  it("get_limits reports max_domains and max_webhooks per plan, from the plan table", async () => {
+    const seen: Record<string, unknown> = {};
+    for (const plan of ["anonymous", "free", "pro", "team"] as const) {
+      const credential = plan === "anonymous" ? undefined : (await accountWithKey(t.ctx, plan satisfies Plan)).apiKey;
+      const client = await connect(mode, { credential });
+      const r = await call(client, "get_limits", {});
+      expect(r.isError, plan).toBeFalsy();
+      const l = r.structuredContent as { plan: string; limits: { max_domains: number; max_webhooks: number } };
+      expect(l.plan).toBe(plan);
+      expect({ max_domains: l.limits.max_domains, max_webhooks: l.limits.max_webhooks }, plan).toEqual({ max_domains: planLimits[plan].maxDomains, max_webhooks: planLimits[plan].maxWebhooks });
+      seen[plan] = l.limits.max_domains + "/" + l.limits.max_webhooks;
+      await client.close();
+    }
+    // The plans differ here (custom domains are Team's; webhooks need an account), so a tier read from the wrong row fails.
+    expect(new Set(Object.values(seen)).size).toBe(4);
   });
 
   it("an unknown tool is a JSON-RPC -32602 error", async () => {
