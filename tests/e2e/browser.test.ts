@@ -276,6 +276,16 @@ describe("the docs", () => {
     await inspect("docs");
   });
 
+  it("render docs/*.md at /docs/<name>, linked from the guide; an unknown name is the 404", async () => {
+    await page.goto(`${app.baseUrl}/docs`);
+    await page.locator('#documents a[href="/docs/webhooks"]').click();
+    await page.waitForURL(`${app.baseUrl}/docs/webhooks`);
+    await expect(page.locator("h1").textContent()).resolves.toBe("Webhooks");
+    await expect(page.locator('main a[href="/docs/contract#webhooks-addition"]').count()).resolves.toBe(1);
+    await expect(page.locator("main .code-block").count()).resolves.toBeGreaterThan(2);
+    expect((await page.goto(`${app.baseUrl}/docs/no-such-doc`))!.status()).toBe(404);
+  });
+
   it("the login page fits both widths", async () => {
     await page.goto(`${app.baseUrl}/login`);
     await inspect("login");

@@ -4,8 +4,8 @@ import { notFound } from "next/navigation";
 import { allDocs, findDoc } from "../_markdown/files";
 import { Markdown } from "../_markdown/Markdown";
 
-// GET /docs/<name>: one of the project's docs/*.md, rendered when the app is built (one static
-// page per file; any other name is the 404). The Markdown file is the text; this page adds none.
+// GET /docs/<name>: one of the project's docs/*.md (the names are fixed when the app is built; any
+// other name is the 404). The Markdown file is the text; this page adds none.
 
 export const dynamicParams = false;
 
@@ -24,13 +24,14 @@ export default async function DocPage({ params }: { params: Promise<{ name: stri
   const docs = allDocs();
   return (
     <main className="docs">
+      {/* The link alone on its line: the kicker's links are not underlined (axe's link-in-text-block). */}
       <p className="docs-kicker">
-        <Link href="/docs">Docs</Link> · <code>docs/{doc.name}.md</code>
+        <Link href="/docs">All docs</Link>
       </p>
       <Markdown tree={doc.tree} names={new Set(docs.map((d) => d.name))} />
       <nav aria-label="Documents" className="docs-section">
         <p>
-          All documents: <Link href="/docs">the guide</Link>
+          This page is <code>docs/{doc.name}.md</code>. All documents: <Link href="/docs">the guide</Link>
           {docs.map((d) => (
             <span key={d.name}>
               {" · "}
