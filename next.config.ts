@@ -22,6 +22,8 @@ const nextConfig: NextConfig = {
   // (pages/api/oauth, lib/oauth/handler.ts).
   rewrites: async () => [{ source: "/.well-known/oauth-authorization-server", destination: "/api/oauth/metadata" }],
   outputFileTracingIncludes: { "/docs/api": [SCALAR_BUNDLE], "/docs/api/scalar.js": [SCALAR_BUNDLE], "/mcp": [APP_BUNDLE] },
+  // /docs/<name> reads docs/*.md at request time; the screenshots beside them are the README's, not the site's.
+  outputFileTracingExcludes: { "/docs/**": ["docs/screenshots/**"] },
   experimental: {
     // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it
     // above the largest body any plan accepts (100 MB zip) so our own cap decides and answers 413.
