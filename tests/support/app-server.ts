@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { closeSync, createWriteStream, openSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -21,8 +21,14 @@ export interface RunningApp {
   proc: ChildProcess;
   output: () => string;
   /** An HTTP request with an explicit Host header (fetch cannot set Host). */
-  request(host: string, pathname: string, opts?: { method?: string; headers?: Record<string, string>; body?: Uint8Array | string }): Promise<HttpResult>;
+  request(host: string, pathname: string, opts?: RequestOptions): Promise<HttpResult>;
   stop(): Promise<void>;
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array | string;
 }
 
 export interface HttpResult {
@@ -40,6 +46,37 @@ export interface StartOptions {
   dataDir?: string;
   /** The app's folder (default: this checkout); a production install lives elsewhere. */
   cwd?: string;
+  /**
+   * Send the app's stdout (the request log, one line per request) to this file instead of keeping
+   * it in memory for output(): a load run (npm run bench) would otherwise hold every line.
+   * "/dev/null" drops it.
+   */
+  stdoutFile?: string;
+  /** Start this many workers (WEB_CONCURRENCY) and wait until each one says it is ready. */
+  workers?: number;
+  /** Flags for the node process, e.g. ["--cpu-prof"]. */
+  nodeArgs?: string[];
+}
+
+const READY_LINE = /> dropsite ready on/g;
+
+/** An HTTP request to a loopback port with an explicit Host header (fetch cannot set Host). */
+export function requestAt(port: number, host: string, pathname: string, opts: RequestOptions = {}): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port, path: pathname, method: opts.method ?? "GET", headers: { host, ...(opts.headers ?? {}) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const text = body.toString("utf8");
+        registerResponseSecrets(res.headers, text);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
+      });
+    });
+    req.on("error", reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
 }
 
 export async function startApp(vars: Record<string, string> = {}, opts: StartOptions = {}): Promise<RunningApp> {
@@ -49,13 +86,18 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
   const baseUrl = `http://localhost:${port}`;
   const serveDomain = vars.SERVE_DOMAIN ?? `localhost:${port}`;
   let out = "";
-  const proc = spawn(process.execPath, ["--expose-gc", "server.mjs"], {
+  const workers = opts.workers !== undefined ? { WEB_CONCURRENCY: String(opts.workers) } : {};
+  const stdoutFd = opts.stdoutFile !== undefined ? openSync(opts.stdoutFile, "w") : undefined;
+  const proc = spawn(process.execPath, ["--expose-gc", ...(opts.nodeArgs ?? []), "server.mjs"], {
     cwd: opts.cwd ?? path.resolve(import.meta.dirname, "../.."),
-    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", BASE_URL: baseUrl, SERVE_DOMAIN: serveDomain, DATA_DIR: dataDir, ...vars },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", BASE_URL: baseUrl, SERVE_DOMAIN: serveDomain, DATA_DIR: dataDir, ...workers, ...vars },
+    stdio: ["ignore", stdoutFd ?? "pipe", "pipe"],
   });
+  if (stdoutFd !== undefined) closeSync(stdoutFd);
   proc.stdout?.on("data", (d) => (out += d));
   proc.stderr?.on("data", (d) => (out += d));
+  const output = () => (opts.stdoutFile !== undefined ? readFileSync(opts.stdoutFile, "utf8") : "") + out;
+  const ready = () => opts.workers === undefined || (output().match(READY_LINE)?.length ?? 0) >= opts.workers;
   // The log also goes to this test run's log directory, where the secrets check reads it.
   registerSecretVars(vars);
   const logFile = logFileFor(`app-${port}-${proc.pid}`);
@@ -65,37 +107,19 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
     proc.stderr?.pipe(sink, { end: false });
     proc.once("close", () => sink.end());
   }
-  const request: RunningApp["request"] = (host, pathname, opts = {}) =>
-    new Promise((resolve, reject) => {
-      const req = httpRequest(
-        { host: "127.0.0.1", port, path: pathname, method: opts.method ?? "GET", headers: { host, ...(opts.headers ?? {}) } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => {
-            const body = Buffer.concat(chunks);
-            const text = body.toString("utf8");
-            registerResponseSecrets(res.headers, text);
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
-          });
-        },
-      );
-      req.on("error", reject);
-      if (opts.body !== undefined) req.write(opts.body);
-      req.end();
-    });
+  const request: RunningApp["request"] = (host, pathname, opts) => requestAt(port, host, pathname, opts);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`app exited early:\n${out}`);
+    if (proc.exitCode !== null) throw new Error(`app exited early:\n${output()}`);
     try {
       const r = await request(`localhost:${port}`, "/");
-      if (r.status === 200) break;
+      if (r.status === 200 && ready()) break;
     } catch {
       /* not listening yet */
     }
     if (Date.now() > deadline) {
       proc.kill("SIGKILL");
-      throw new Error(`app did not start within 60 s:\n${out}`);
+      throw new Error(`app did not start within 60 s:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -105,7 +129,7 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
     serveDomain,
     dataDir,
     proc,
-    output: () => out,
+    output,
     request,
     async stop() {
       if (proc.exitCode === null) {

@@ -1,0 +1,173 @@
+// zip: a 900-file archive of about 25 MB (a third random binary stored as is, two thirds text
+// deflated, as `zip -r` makes them) deployed to the built app, against `unzip -q` of the same
+// archive to a folder on the same disk. The server's peak resident memory during each deploy is
+// read from /proc (VmHWM, reset before each deploy through clear_refs; polled VmRSS where that is
+// not allowed) and set against its resident memory just before.
+import { execFile } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { zipSync, type Zippable } from "fflate";
+import { startPgServer, type PgServer } from "../tests/support/pg-server";
+import { startS3Server, type S3Server } from "../tests/support/s3-server";
+import { makeAccounts, procStatus, startBenchApp, timedPost } from "./app";
+import { mb, prose } from "./site";
+import { list, median } from "./wrk";
+
+const run = promisify(execFile);
+const RUNS = Number(process.env.BENCH_ZIP_RUNS ?? "5");
+
+function archiveTree(): Zippable {
+  const tree: Zippable = {};
+  for (let i = 0; i < 900; i++) {
+    const dir = `site/d${i % 30}`;
+    if (i % 3 === 0) tree[`${dir}/b${i}.bin`] = [new Uint8Array(randomBytes(64 * 1024)), { level: 0 }];
+    else tree[`${dir}/t${i}.txt`] = [prose(60 * 1024, i + 1), { level: 6 }];
+  }
+  return tree;
+}
+
+/** A 40-file zip: each server's first deploy, so the code paths are loaded before the measured one. */
+function warmUpZip(): Uint8Array {
+  const small: Zippable = {};
+  for (let i = 0; i < 40; i++) small[`warm/f${i}.txt`] = prose(4096, 500 + i);
+  return zipSync(small);
+}
+
+async function timeUnzip(zipPath: string, out: string): Promise<number> {
+  const t0 = performance.now();
+  await run("unzip", ["-q", zipPath, "-d", out]);
+  const ms = performance.now() - t0;
+  await rm(out, { recursive: true, force: true });
+  return ms;
+}
+
+/** A zip deploy by reference, as the CLI sends one: hash, preflight, PUT to the target, deploy; timed from the hash to the answer. */
+async function deployZipByReference(port: number, archive: Uint8Array, key: string): Promise<{ status: number; text: string; ms: number }> {
+  const t0 = performance.now();
+  const ref = JSON.stringify({ zip: { sha256: createHash("sha256").update(archive).digest("hex"), size: archive.byteLength } });
+  const auth = { "content-type": "application/json", authorization: `Bearer ${key}` };
+  const pre = await timedPost(port, "/deploy/preflight", Buffer.from(ref), auth);
+  if (pre.status !== 200) return pre;
+  const answer = pre.json() as { upload_token: string; uploads: Array<{ url: string; method: string; headers: Record<string, string> }> };
+  for (const u of answer.uploads) {
+    const put = await fetch(u.url, { method: u.method, headers: u.headers, body: archive as BodyInit });
+    if (put.status >= 300) return { status: put.status, text: await put.text(), ms: performance.now() - t0 };
+  }
+  const res = await timedPost(port, "/deploy", Buffer.from(ref), { ...auth, "x-upload-token": answer.upload_token });
+  return { ...res, ms: performance.now() - t0 };
+}
+
+/** Watches a process's resident memory from now on: its peak above the level now, when stopped. */
+function watchPeak(pid: number): () => { before: number; growth: number } {
+  const before = procStatus(pid, "VmRSS");
+  let resetPeak = true;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch {
+    resetPeak = false;
+  }
+  let polled = before;
+  const poll = setInterval(() => (polled = Math.max(polled, procStatus(pid, "VmRSS"))), 5);
+  return () => {
+    clearInterval(poll);
+    return { before, growth: Math.max(polled, resetPeak ? procStatus(pid, "VmHWM") : 0) - before };
+  };
+}
+
+interface Store {
+  name: string;
+  vars: () => Promise<Record<string, string>>;
+  /** The archive goes by reference, as the CLI and the browser page send a zip over 4 MB. */
+  byReference?: boolean;
+}
+
+interface Pair {
+  unzipMs: number;
+  deployMs: number;
+  growth: number;
+}
+
+interface ZipRun {
+  archive: Uint8Array;
+  zipPath: string;
+  warmZip: Uint8Array;
+  work: string;
+}
+
+/**
+ * One pair: an unzip, then a deploy, so both see the same load on a shared machine. The deploy
+ * runs in a fresh server process, warmed up by a small zip deploy (the code paths are loaded),
+ * so its memory growth is the archive's and not a previous deploy's heap; it goes to a fresh
+ * account, so every content is stored (nothing deduplicated).
+ */
+async function pair(z: ZipRun, store: Store, dataDir: string, vars: Record<string, string>, keys: [string, string], i: number): Promise<Pair> {
+  const app = await startBenchApp(dataDir, vars);
+  try {
+    const warm = await timedPost(app.port, "/deploy", z.warmZip, { "content-type": "application/zip", authorization: `Bearer ${keys[0]}` });
+    if (warm.status !== 200) throw new Error(`warm-up deploy failed: ${warm.status} ${warm.text}`);
+    const unzipMs = await timeUnzip(z.zipPath, path.join(z.work, `unzipped-${i}`));
+    const stop = watchPeak(app.proc.pid!);
+    const res = store.byReference ? await deployZipByReference(app.port, z.archive, keys[1]) : await timedPost(app.port, "/deploy", z.archive, { "content-type": "application/zip", authorization: `Bearer ${keys[1]}` });
+    const { before, growth } = stop();
+    if (res.status !== 200) throw new Error(`zip deploy failed: ${res.status} ${res.text}`);
+    console.error(`${store.name} pair ${i}: unzip ${unzipMs.toFixed(0)} ms, deploy ${res.ms.toFixed(0)} ms, peak RSS +${mb(growth)} (before ${mb(before)})`);
+    return { unzipMs, deployMs: res.ms, growth };
+  } finally {
+    await app.stop();
+  }
+}
+
+function storeRows(store: Store, pairs: Pair[], archiveBytes: number): string[] {
+  const unzip = pairs.map((p) => p.unzipMs);
+  const deploys = pairs.map((p) => p.deployMs);
+  const ratios = pairs.map((p) => p.deployMs / p.unzipMs);
+  const growth = pairs.map((p) => p.growth);
+  const g = Math.max(...growth);
+  const how = store.byReference ? "preflight, PUT to the bucket, POST /deploy {zip} (pro key)" : "POST /deploy (application/zip, pro key)";
+  return [
+    `| ${store.name}: \`unzip -q\` to a folder | ${median(unzip).toFixed(0)} ms (${list(unzip, 0)}) | |`,
+    `| ${store.name}: ${how} | ${median(deploys).toFixed(0)} ms (${list(deploys, 0)}) | |`,
+    `| ${store.name}: deploy ÷ unzip, per pair | ${median(ratios).toFixed(2)}× (${list(ratios)}) | ≤ 2× |`,
+    `| ${store.name}: server peak RSS growth during a deploy (largest of ${growth.length}) | ${mb(g)} = ${(g / archiveBytes).toFixed(2)}× the archive (${list(growth.map((x) => x / archiveBytes))}) | < 2× |`,
+  ];
+}
+
+export async function zipSection(work: string): Promise<string[]> {
+  const tree = archiveTree();
+  const archive = zipSync(tree);
+  const unpacked = Object.values(tree).reduce((n, v) => n + (v as [Uint8Array, unknown])[0].byteLength, 0);
+  const z: ZipRun = { archive, zipPath: path.join(work, "site.zip"), warmZip: warmUpZip(), work };
+  await writeFile(z.zipPath, archive);
+  const rows = [
+    "",
+    `Zip deploy: ${Object.keys(tree).length} files, archive ${mb(archive.byteLength)}, unpacked ${mb(unpacked)}; ${RUNS} paired runs per store (an unzip, then a deploy to a fresh account in a fresh server process warmed up by a 40-file zip deploy); medians`,
+    "",
+    "| measurement | result | target |",
+    "|---|---|---|",
+  ];
+  // The embedded default (PGlite runs in the server's own process, so its memory is counted too),
+  // then PostgreSQL in a process of its own: the server's growth without an embedded database.
+  // S3 (s3rver on loopback): the archive goes by reference; timed end to end.
+  let pg: PgServer | undefined;
+  let s3: S3Server | undefined;
+  const stores: Store[] = [{ name: "PGlite + filesystem", vars: async () => ({}) }];
+  if (process.env.BENCH_SKIP_PG !== "1") stores.push({ name: "PostgreSQL + filesystem", vars: async () => ({ DATABASE_URL: (pg ??= await startPgServer()).url }) });
+  if (process.env.BENCH_SKIP_S3 !== "1") stores.push({ name: "PGlite + S3 (s3rver), zip by reference", vars: async () => (s3 ??= await startS3Server()).vars, byReference: true });
+  try {
+    for (const [s, store] of stores.entries()) {
+      const vars = await store.vars();
+      const dataDir = path.join(work, `data-zip-${s}`);
+      const keys = await makeAccounts(dataDir, 2 * RUNS, vars);
+      const pairs: Pair[] = [];
+      for (let i = 0; i < RUNS; i++) pairs.push(await pair(z, store, dataDir, vars, [keys[2 * i]!, keys[2 * i + 1]!], i));
+      rows.push(...storeRows(store, pairs, archive.byteLength));
+    }
+  } finally {
+    await pg?.stop();
+    await s3?.close();
+  }
+  return rows;
+}
