@@ -34,8 +34,21 @@ export async function startS3Server(): Promise<S3Server> {
     await server.run();
   };
   const stop = async () => {
-    await server?.close();
+    const stopping = server;
     server = undefined;
+    if (!stopping) return;
+    // A clean stop, as a store going down behind a load balancer: no new connection is accepted,
+    // the requests it is answering finish (so no object is left half-written), and every
+    // keep-alive connection closes as soon as it is idle. Node's close() closes the connections
+    // idle at that moment only, and a client that keeps reusing the others would keep the
+    // store answering on them for as long as it is busy.
+    const closed = stopping.close();
+    const sweep = setInterval(() => stopping.httpServer?.closeIdleConnections(), 5);
+    try {
+      await closed;
+    } finally {
+      clearInterval(sweep);
+    }
   };
   await start();
   const endpoint = `http://127.0.0.1:${port}`;
