@@ -19,7 +19,7 @@ function flag(name: string, fallback: number): number {
 
 const seconds = flag("seconds", 30);
 const report = await runReliability({
-    seconds,
+  seconds,
   clients: flag("clients", 50),
   outageAt: flag("outage-at", Math.round(seconds * 0.4)),
   outageSeconds: flag("outage", Math.max(1, Math.round(seconds * 0.2))),
