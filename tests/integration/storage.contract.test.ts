@@ -435,6 +435,16 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
     expect(await storage.list(`${r}x/`)).toEqual([`${r}x/other`]);
   });
 
+  it("pages a listing of more than 1,000 keys (ListObjectsV2 continuation tokens) and deletes them all", { timeout: 120_000 }, async () => {
+    const storage = s3Storage();
+    const r = root();
+    const keys = Array.from({ length: 1_005 }, (_, i) => `${r}/k${String(i).padStart(4, "0")}`);
+    await mapLimit(keys, 16, (k) => storage.put(k, Buffer.from("k"), "text/plain"));
+    expect(await storage.list(`${r}/`)).toEqual(keys);
+    await storage.deletePrefix(`${r}/`);
+    expect(await storage.list(`${r}/`)).toEqual([]);
+  });
+
   it("hands out a presigned PUT whose signature binds the size and the SHA-256; the bytes sent through it read back", async () => {
     const storage = s3Storage();
     const bytes = binary(6 * MB + 5, 17);

@@ -47,6 +47,7 @@ export async function checkInvariants(run: RunState): Promise<Invariant[]> {
       idempotentRetries(run.retries),
       await outbox(q, run.world),
       outageBehaviour(run),
+      ...(run.times.bucket ? [bucketOutageBehaviour(run, run.times.bucket)] : []),
     ];
   } finally {
     await db.end();
@@ -294,6 +295,28 @@ function outageBehaviour({ records, times, app }: RunState): Invariant {
   return {
     name: "503 with Retry-After while the database was down; recovery without restarting the app",
     checked: `${down.length} requests completed during the ${haltedAt && resumedAt ? resumedAt - haltedAt : 0} ms outage (${downDb.length} needing the database started and ended in it); ${records.length} responses checked for 5xx other than 503 and for Retry-After; ${after.length} successes after the restart; app pid ${app.pidBefore} before and ${app.pidAfter ?? "gone"} after`,
+    violations: v,
+  };
+}
+
+/**
+ * 8 (with --s3). The bucket down alone: what needs it answers 503 with Retry-After (the 5xx and
+ * Retry-After checks above cover every response), requests keep completing, and what needs the
+ * store succeeds again after it.
+ */
+function bucketOutageBehaviour({ records }: RunState, bucket: NonNullable<OutageTimes["bucket"]>): Invariant {
+  const v: string[] = [];
+  const inside = records.filter((r) => r.route !== "setup" && r.start >= bucket.haltedAt && r.end <= bucket.resumingAt);
+  const refused = inside.filter((r) => r.status === 503);
+  if (refused.length === 0) v.push("no 503 was seen while the bucket was down");
+  const needsStore = (r: RequestRecord) => r.route === "GET drop file" || r.route.startsWith("POST /deploy");
+  const after = records.filter((r) => needsStore(r) && r.start > bucket.resumedAt && r.status === 200);
+  if (after.length === 0) v.push("no deploy or read of a drop succeeded after the bucket came back");
+  const slowest = Math.max(0, ...inside.map((r) => r.end - r.start));
+  const firstAfter = after.length ? Math.min(...after.map((r) => r.end - bucket.resumedAt)) : null;
+  return {
+    name: "503 with Retry-After while only the S3 bucket was down; deploys and reads succeed after it",
+    checked: `${inside.length} requests started and ended in the ${bucket.resumingAt - bucket.haltedAt} ms bucket outage (${refused.length} answered 503, the slowest in ${slowest} ms); ${after.length} deploys and reads succeeded after it, the first ${firstAfter ?? "-"} ms after the bucket answered again`,
     violations: v,
   };
 }

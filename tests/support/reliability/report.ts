@@ -27,6 +27,8 @@ export interface ReliabilityReport {
   outcomes: Record<string, Record<string, number>>;
   /** Requests that completed while the database was down, by route and outcome. */
   duringOutage: Record<string, Record<string, number>>;
+  /** With --s3: requests that completed while the bucket alone was down, and how fast its 503s were answered. */
+  duringBucketOutage?: { outcomes: Record<string, Record<string, number>>; outageMs: number; answered503Ms: ReliabilityReport["outage503Ms"] };
   /** How long the 503s of requests that started and ended inside the outage took (ms): failing fast, not waiting on timeouts. */
   outage503Ms: { count: number; p50: number; p95: number; max: number };
   /** 2xx answers to database-backed requests that started after the restart. */
@@ -35,7 +37,7 @@ export interface ReliabilityReport {
   invariants: Invariant[];
   faults: {
     databaseRestarts: number;
-    /** With --s3: the bucket stopped and started with the database. */
+    /** With --s3: the bucket stopped and started with the database, then alone. */
     bucketRestarts: number;
     outageMs: number;
     /** From the database's restart to the first 200 of GET /healthz. */
@@ -64,6 +66,14 @@ function spread(ms: number[]): ReliabilityReport["outage503Ms"] {
   return { count: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? 0 };
 }
 
+function bucketOutage(load: readonly RequestRecord[], b: NonNullable<OutageTimes["bucket"]>): NonNullable<ReliabilityReport["duringBucketOutage"]> {
+  return {
+    outcomes: tally(load.filter((r) => r.end >= b.haltedAt && r.end <= b.resumedAt)),
+    outageMs: b.resumedAt - b.haltedAt,
+    answered503Ms: spread(load.filter((r) => r.status === 503 && r.start >= b.haltedAt && r.end <= b.resumingAt).map((r) => r.end - r.start)),
+  };
+}
+
 export function buildReport(input: {
   opts: ReliabilityOptions;
   loadBefore: number[];
@@ -80,12 +90,13 @@ export function buildReport(input: {
     outcomes: tally(load),
     duringOutage: tally(load.filter((r) => r.end >= times.haltedAt && r.end <= times.resumedAt)),
     outage503Ms: spread(load.filter((r) => r.status === 503 && r.start >= times.haltedAt && r.end <= times.resumingAt).map((r) => r.end - r.start)),
+    ...(times.bucket ? { duringBucketOutage: bucketOutage(load, times.bucket) } : {}),
     successesAfterRestart: load.filter((r) => r.usesDb && r.start > times.resumedAt && r.status >= 200 && r.status < 300).length,
     requests: load.length,
     invariants,
     faults: {
       databaseRestarts: times.resumedAt ? 1 : 0,
-      bucketRestarts: times.resumedAt && opts.s3 ? 1 : 0,
+      bucketRestarts: (times.resumedAt && opts.s3 ? 1 : 0) + (times.bucket ? 1 : 0),
       outageMs: times.resumedAt - times.haltedAt,
       recoveryMs: times.recoveryMs,
       appPid: app.pidBefore,
@@ -116,6 +127,12 @@ export function formatReport(r: ReliabilityReport): string {
   const t = r.outage503Ms;
   lines.push(`503s of requests that started and ended inside the outage: ${t.count}, answered in ${t.p50} ms (median), ${t.p95} ms (95th percentile), ${t.max} ms (slowest)`);
   lines.push(`successes of database-backed requests after the restart: ${r.successesAfterRestart}`);
+  const b = r.duringBucketOutage;
+  if (b) {
+    lines.push("", `completed while the S3 bucket alone was down (${b.outageMs} ms):`);
+    table(b.outcomes);
+    lines.push(`503s of requests that started and ended inside it: ${b.answered503Ms.count}, answered in ${b.answered503Ms.p50} ms (median), ${b.answered503Ms.p95} ms (95th percentile), ${b.answered503Ms.max} ms (slowest)`);
+  }
   lines.push("", "faults survived:");
   lines.push(`  database restarts: ${r.faults.databaseRestarts}${r.options.s3 ? `, S3 bucket restarts: ${r.faults.bucketRestarts}` : ""} (down ${r.faults.outageMs} ms); GET /healthz 200 again ${r.faults.recoveryMs ?? "never"} ms after the restart`);
   lines.push(`  app process: pid ${r.faults.appPid} before, ${r.faults.appPidAfter ?? "gone"} after (${r.faults.appRestarts} restarts)`);
