@@ -7,8 +7,9 @@ import type { ByteRange, DirectUploads, Storage } from "./types";
 // reach the store (connection refused or reset, a connect or idle timeout) marks it down: for
 // `downMs` every call fails at once with the 503 of an unavailable dependency (the one error
 // model, lib/errors.ts: upstream_unavailable with Retry-After), and nothing is sent to the store,
-// so nothing is written. After that one cheap probe (a listing of `healthz/`, as GET /healthz
-// does) runs for all waiting calls: an answer clears the mark, a failure renews it. Failures
+// so nothing is written. After that the next call sends one cheap probe (a listing of
+// `healthz/`, as GET /healthz does) and waits for it: an answer clears the mark, a failure
+// renews it; calls meanwhile are refused as before. Failures
 // that are answers (a missing bucket, a refused signature, a body that failed its own check)
 // pass through as they are and mark nothing.
 
@@ -170,11 +171,15 @@ export class GuardedStorage implements Storage {
     }
   }
 
-  /** Resolves when calls may go to the store; throws the 503 while it is known down. */
+  /**
+   * Resolves when calls may go to the store; throws the 503 while it is known down. The first
+   * call after the window waits for the probe it starts (so a store that is back costs no extra
+   * 503); calls that come while the probe is out are refused at once, as during the window.
+   */
   private async ready(): Promise<void> {
     if (this.downUntil === 0) return;
-    if (this.now() < this.downUntil && !this.probing) throw storageUnavailable(this.cause);
-    this.probing ??= this.probe().finally(() => (this.probing = undefined));
+    if (this.now() < this.downUntil || this.probing) throw storageUnavailable(this.cause);
+    this.probing = this.probe().finally(() => (this.probing = undefined));
     await this.probing;
     if (this.downUntil !== 0) throw storageUnavailable(this.cause);
   }

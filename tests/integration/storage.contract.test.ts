@@ -545,7 +545,12 @@ describe("a store known down fails fast (lib/storage/guard.ts, against s3rver st
       }
       // Past the window one probe goes out; the bucket is still down, so the mark is renewed.
       await new Promise((res) => setTimeout(res, 450));
-      const probed = await timed(() => storage.size(before));
+      const probing = timed(() => storage.size(before));
+      // While that probe is out, other calls are refused at once as well.
+      const meanwhile = await timed(() => storage.list(`${r}/`));
+      expect(meanwhile).toMatchObject({ code: "upstream_unavailable", status: 503 });
+      expect(meanwhile.ms).toBeLessThan(250);
+      const probed = await probing;
       expect(probed).toMatchObject({ code: "upstream_unavailable", status: 503 });
       expect(storage.down).toBe(true);
       await s3.start();
