@@ -20,7 +20,6 @@ import { startStack, stopStack, type Stack } from "./reliability/stack";
 import { closeReceiver, setUpWorld, type World } from "./reliability/world";
 
 export { formatReport, type ReliabilityOptions, type ReliabilityReport } from "./reliability/report";
-export type { Invariant } from "./reliability/checks";
 
 export async function runReliability(opts: ReliabilityOptions): Promise<ReliabilityReport> {
   const log = opts.log ?? (() => {});
