@@ -3,6 +3,7 @@ import { env, type Env } from "./env";
 import { openDb, type DbHandle } from "./db/client";
 import type { Storage } from "./storage/types";
 import { FsStorage } from "./storage/fs";
+import { GuardedStorage } from "./storage/guard";
 import type { RateLimiter } from "./ratelimit/types";
 import { MemoryRateLimiter } from "./ratelimit/memory";
 
@@ -35,14 +36,15 @@ export async function createContext(e: Env, overrides: ContextOverrides = {}): P
 
 async function createStorage(e: Env): Promise<Storage> {
   // S3_BUCKET wins over BLOB_READ_WRITE_TOKEN (an install moving off Vercel Blob may keep both).
+  // A network store is guarded: known down, it fails fast with 503 (lib/storage/guard.ts).
   if (e.S3_BUCKET) {
     const { S3Storage } = await import("./storage/s3");
     const credentials = e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY } : undefined;
-    return new S3Storage({ bucket: e.S3_BUCKET, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, credentials, forcePathStyle: e.S3_FORCE_PATH_STYLE });
+    return new GuardedStorage(new S3Storage({ bucket: e.S3_BUCKET, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, credentials, forcePathStyle: e.S3_FORCE_PATH_STYLE }));
   }
   if (e.BLOB_READ_WRITE_TOKEN) {
     const { BlobStorage } = await import("./storage/blob");
-    return new BlobStorage(e.BLOB_READ_WRITE_TOKEN, { apiUrl: e.VERCEL_BLOB_API_URL });
+    return new GuardedStorage(new BlobStorage(e.BLOB_READ_WRITE_TOKEN, { apiUrl: e.VERCEL_BLOB_API_URL }));
   }
   return new FsStorage(path.resolve(e.DATA_DIR, "blobs"));
 }

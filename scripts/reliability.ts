@@ -3,7 +3,8 @@
 // The command line of the reliability run (tests/support/reliability.ts: the built app on a real
 // PostgreSQL server under parallel clients, the database stopped and started in the middle, then
 // the invariants of docs/reliability.md checked). --s3 keeps the bytes in an S3 bucket (s3rver on
-// loopback) that stops and starts with the database. Exits 1 on any violation.
+// loopback) that stops and starts with the database, then once more on its own. Exits 1 on any
+// violation.
 import { formatReport, runReliability } from "../tests/support/reliability";
 
 function flag(name: string, fallback: number): number {
@@ -19,7 +20,7 @@ function flag(name: string, fallback: number): number {
 
 const seconds = flag("seconds", 30);
 const report = await runReliability({
-    seconds,
+  seconds,
   clients: flag("clients", 50),
   outageAt: flag("outage-at", Math.round(seconds * 0.4)),
   outageSeconds: flag("outage", Math.max(1, Math.round(seconds * 0.2))),

@@ -14,5 +14,7 @@ declare module "s3rver" {
     constructor(options: S3rverOptions);
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
+    /** The listener, once run() resolved (s3rver sets it; the harness closes idle connections on it). */
+    httpServer?: import("node:http").Server;
   }
 }

@@ -22,7 +22,8 @@ import { assertScopedPrefix, mapLimit, sliceStream, type ByteRange, type DirectU
 // prefix go in DeleteObjects batches; clients upload large contents straight to the bucket by
 // presigned PUT, with the size and the SHA-256 checksum signed (a store that checks them refuses
 // other bytes; the app reads every direct upload back before any file uses it, for the stores
-// that do not). Every SDK or network failure is thrown; callers answer 503.
+// that do not). Every SDK or network failure is thrown; callers answer 503, and the app's
+// context wraps the store in lib/storage/guard.ts, so a bucket that cannot be reached fails fast.
 
 export interface S3StorageOptions {
   bucket: string;
@@ -40,6 +41,10 @@ export interface S3StorageOptions {
   /** Attempts per request (the SDK's retry strategy); default 3. */
   maxAttempts?: number;
 }
+
+const CONNECT_TIMEOUT_MS = 2_000;
+const IDLE_TIMEOUT_MS = 10_000;
+const MAX_SOCKETS = 256;
 
 /** Presigned URLs may live at most 7 days (SigV4). */
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
@@ -65,9 +70,13 @@ export class S3Storage implements Storage {
       // SDK's default CRC32 trailers, and every content is checked by SHA-256 by the app anyway.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
-      // A store that stops answering must not hold requests forever (the SDK sets no timeout):
-      // 5 s to connect, 30 s without a byte on an open request; then the call fails (503).
-      requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
+      // A store that stops answering must not hold requests (the SDK sets no timeout): 2 s to
+      // connect, 10 s without a byte on an open socket (a dead keep-alive connection); then the
+      // call fails, and lib/storage/guard.ts fails the next calls fast (503). The SDK's
+      // requestTimeout only logs unless told to throw, and a long upload may rightly take longer.
+      // Sockets: up to 256 (the SDK's default is 50), because a request waiting in the agent's
+      // queue counts against its connect timeout, and a busy moment must not look like an outage.
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS, httpAgent: { keepAlive: true, maxSockets: MAX_SOCKETS }, httpsAgent: { keepAlive: true, maxSockets: MAX_SOCKETS } },
     });
   }
 

@@ -5,6 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BlobStorage } from "@/lib/storage/blob";
 import { FsStorage } from "@/lib/storage/fs";
+import { GuardedStorage, isUnreachable } from "@/lib/storage/guard";
+import { ApiError } from "@/lib/errors";
 import { S3Storage } from "@/lib/storage/s3";
 import { createContext } from "@/lib/context";
 import { parseEnv } from "@/lib/env";
@@ -433,6 +435,16 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
     expect(await storage.list(`${r}x/`)).toEqual([`${r}x/other`]);
   });
 
+  it("pages a listing of more than 1,000 keys (ListObjectsV2 continuation tokens) and deletes them all", { timeout: 120_000 }, async () => {
+    const storage = s3Storage();
+    const r = root();
+    const keys = Array.from({ length: 1_005 }, (_, i) => `${r}/k${String(i).padStart(4, "0")}`);
+    await mapLimit(keys, 16, (k) => storage.put(k, Buffer.from("k"), "text/plain"));
+    expect(await storage.list(`${r}/`)).toEqual(keys);
+    await storage.deletePrefix(`${r}/`);
+    expect(await storage.list(`${r}/`)).toEqual([]);
+  });
+
   it("hands out a presigned PUT whose signature binds the size and the SHA-256; the bytes sent through it read back", async () => {
     const storage = s3Storage();
     const bytes = binary(6 * MB + 5, 17);
@@ -482,6 +494,133 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
   });
 });
 
+/** The outcome of one call: its time, and the error's code, status and Retry-After when it failed. */
+async function timed(call: () => Promise<unknown>): Promise<{ ms: number; code?: string; status?: number; retryAfter?: string; error?: unknown }> {
+  const t0 = performance.now();
+  try {
+    await call();
+    return { ms: performance.now() - t0 };
+  } catch (error) {
+    const ms = performance.now() - t0;
+    if (!(error instanceof ApiError)) return { ms, error };
+    return { ms, code: error.code, status: error.status, retryAfter: error.headers["Retry-After"] };
+  }
+}
+
+describe("a store known down fails fast (lib/storage/guard.ts, against s3rver stopped and started)", () => {
+  const root = () => `guard-${randomBytes(6).toString("hex")}`;
+  const changes: boolean[] = [];
+  const guarded = (downMs: number) => new GuardedStorage(s3Storage(), { downMs, onChange: (down) => changes.push(down) });
+
+  it("answers 503 with Retry-After at once while the bucket is down, writes nothing, and answers again once a probe does", async () => {
+    changes.length = 0;
+    const storage = guarded(400);
+    const r = root();
+    const before = await storage.put(`${r}/before.txt`, Buffer.from("before"), "text/plain");
+    await s3.stop();
+    let restarted = false;
+    try {
+      // The first call finds out (connection refused, after the SDK's retries); it is a 503 already.
+      const first = await timed(() => storage.put(`${r}/during-1.txt`, Buffer.from("x"), "text/plain"));
+      expect(first).toMatchObject({ code: "upstream_unavailable", status: 503, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+      expect(storage.down).toBe(true);
+      // Every call after it, of every kind, fails without waiting on the store.
+      const calls: Array<() => Promise<unknown>> = [
+        () => storage.put(`${r}/during-2.txt`, Buffer.from("x"), "text/plain"),
+        () => storage.putStream(`${r}/during-3.txt`, new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) }), "text/plain"),
+        () => storage.get(before),
+        () => storage.get(before, { start: 0, end: 1 }),
+        () => storage.size(before),
+        () => storage.delete(before),
+        () => storage.deletePrefix(`${r}/`),
+        () => storage.list(`${r}/`),
+        () => storage.direct!.stat(`${r}/before.txt`),
+        () => storage.direct!.target(`${r}/direct`, 10, new Date(Date.now() + 60_000), "0".repeat(64)),
+      ];
+      for (const call of calls) {
+        const out = await timed(call);
+        expect(out).toMatchObject({ code: "upstream_unavailable", status: 503, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+        // No connection attempt: well under the SDK's connect timeout (2 s) and its retries.
+        expect(out.ms).toBeLessThan(250);
+      }
+      // Past the window one probe goes out; the bucket is still down, so the mark is renewed.
+      await new Promise((res) => setTimeout(res, 450));
+      const probing = timed(() => storage.size(before));
+      // While that probe is out, other calls are refused at once as well.
+      const meanwhile = await timed(() => storage.list(`${r}/`));
+      expect(meanwhile).toMatchObject({ code: "upstream_unavailable", status: 503 });
+      expect(meanwhile.ms).toBeLessThan(250);
+      const probed = await probing;
+      expect(probed).toMatchObject({ code: "upstream_unavailable", status: 503 });
+      expect(storage.down).toBe(true);
+      await s3.start();
+      restarted = true;
+      // Still inside the renewed window: refused without asking, although the bucket is back.
+      expect(await timed(() => storage.size(before))).toMatchObject({ code: "upstream_unavailable" });
+    } finally {
+      if (!restarted) await s3.start();
+    }
+    await new Promise((res) => setTimeout(res, 450));
+    // The probe answers: the call goes through, and the mark is gone.
+    expect((await readAll(await storage.get(before)))?.toString()).toBe("before");
+    expect(storage.down).toBe(false);
+    expect(changes).toEqual([true, false]);
+    // Nothing of what was refused reached the bucket; what was there before is intact.
+    expect(await s3Storage().list(`${r}/`)).toEqual([`${r}/before.txt`]);
+    await storage.put(`${r}/after.txt`, Buffer.from("after"), "text/plain");
+    expect((await readAll(await s3Storage().get(`${r}/after.txt`)))?.toString()).toBe("after");
+  });
+
+  it("a failure that is an answer, or the caller's own body failing, marks nothing down", async () => {
+    changes.length = 0;
+    const storage = new GuardedStorage(s3Storage({ bucket: "no-such-bucket", maxAttempts: 1 }), { onChange: (down) => changes.push(down) });
+    const missing = await timed(() => storage.put(`${root()}/x`, Buffer.from("x"), "text/plain"));
+    expect(missing.error).toBeDefined();
+    expect(missing.code).toBeUndefined();
+    expect(storage.down).toBe(false);
+    // A client that went away mid-upload fails its stream with ECONNRESET: that is not the store.
+    const ok = guarded(400);
+    const gone = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Uint8Array(100));
+        c.error(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+      },
+    });
+    const r = root();
+    const out = await timed(() => ok.putStream(`${r}/gone.bin`, gone, "application/octet-stream"));
+    expect((out.error as { code?: string } | undefined)?.code).toBe("ECONNRESET");
+    expect(ok.down).toBe(false);
+    expect(changes).toEqual([]);
+    expect(await ok.list(`${r}/`)).toEqual([]);
+  });
+
+  it("guards Vercel Blob the same way: a service that cannot be reached is a 503 at once", async () => {
+    const closedPort = await freePort();
+    const saved = process.env.VERCEL_BLOB_API_URL;
+    process.env.VERCEL_BLOB_API_URL = `http://127.0.0.1:${closedPort}/api/blob`;
+    const storage = new GuardedStorage(new BlobStorage(blobStandin.token), { downMs: 60_000, onChange: () => undefined });
+    try {
+      expect(await timed(() => storage.put(`${root()}/n`, Buffer.from("n"), "text/plain"))).toMatchObject({ code: "upstream_unavailable", status: 503 });
+      expect(storage.down).toBe(true);
+      const again = await timed(() => storage.list(""));
+      expect(again).toMatchObject({ code: "upstream_unavailable", status: 503 });
+      expect(again.ms).toBeLessThan(250);
+    } finally {
+      process.env.VERCEL_BLOB_API_URL = saved;
+    }
+  });
+
+  it("tells transport failures (anywhere in the cause chain) from answers", () => {
+    expect(isUnreachable(Object.assign(new Error("connect"), { code: "ECONNREFUSED" }))).toBe(true);
+    expect(isUnreachable(new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "UND_ERR_SOCKET" }) }))).toBe(true);
+    expect(isUnreachable(new AggregateError([Object.assign(new Error("a"), { code: "ECONNREFUSED" })]))).toBe(true);
+    expect(isUnreachable(Object.assign(new Error("the request socket timed out"), { name: "TimeoutError" }))).toBe(true);
+    expect(isUnreachable(Object.assign(new Error("The specified bucket does not exist"), { name: "NoSuchBucket", $metadata: { httpStatusCode: 404 } }))).toBe(false);
+    expect(isUnreachable(new Error("hash mismatch"))).toBe(false);
+    expect(isUnreachable("ECONNREFUSED")).toBe(false);
+  });
+});
+
 describe("choosing the byte store (S3_* variables)", () => {
   it("S3_FORCE_PATH_STYLE takes 1/0/true/false; anything else stops the start naming it", () => {
     for (const [value, want] of [["1", true], ["true", true], ["0", false], ["false", false], ["", false]] as const) {
@@ -498,6 +637,7 @@ describe("choosing the byte store (S3_* variables)", () => {
     const ctx = await createContext(parseEnv({ DATA_DIR: dataDir, BLOB_READ_WRITE_TOKEN: blobStandin.token, ...s3.vars }));
     try {
       expect(ctx.storage.kind).toBe("s3");
+      expect(ctx.storage).toBeInstanceOf(GuardedStorage);
       const key = `choose-${randomBytes(4).toString("hex")}/x.txt`;
       await ctx.storage.put(key, Buffer.from("in the bucket"), "text/plain");
       expect((await readAll(await s3Storage().get(key)))?.toString()).toBe("in the bucket");

@@ -313,6 +313,8 @@ embeddedOnly("an S3 outage: 503 with Retry-After while the bucket is down, nothi
   beforeAll(async () => {
     s3 = await startS3Server();
     t = await makeTestContext(s3.vars);
+    // Real time: the presigned PUT's expiry is counted from the grant's, and the bucket checks it by its own clock.
+    t.clock.now = Date.now();
     await freshLimiter(t);
   });
   afterAll(async () => {
@@ -340,6 +342,12 @@ embeddedOnly("an S3 outage: 503 with Retry-After while the bucket is down, nothi
       expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db)]).toEqual([drops, rows]);
     } finally {
       await s3.start();
+    }
+    // The store was marked down (lib/storage/guard.ts): it answers again once its next probe does, within seconds.
+    const back = Date.now();
+    while (!(await t.ctx.storage.list("healthz/").then(() => true, () => false))) {
+      expect(Date.now() - back).toBeLessThan(10_000);
+      await new Promise((r) => setTimeout(r, 100));
     }
     // After: the drop from before serves, the uploaded archive still deploys by reference, new deploys work.
     expect((await served(before.slug, "/a.css")).toString()).toBe("a{}");

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import crypto, { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +10,24 @@ import { freePort } from "./net";
 // s3rver neither checks SigV4 signatures nor x-amz-checksum-sha256 (a store that skips checksum
 // checks, as some S3-compatible stores do): the app's own read-back at deploy is what refuses
 // wrong bytes there, and the tests show it.
+
+// s3rver (3.7.1, its last release) seals its ListObjectsV2 continuation tokens with DES, which
+// OpenSSL 3 (Node 17 and later) no longer has: every listing of more than 1,000 keys answered
+// 500 InternalError, whatever the app did (it read like a store broken by the outage in the
+// reliability run). Its token cipher gets AES-128 in DES's place, with the 8-byte key and IV
+// s3rver passes doubled; nothing else in the process asks for "des", which would throw anyway.
+// The token is opaque to clients, so nothing else changes.
+let tokensPatched = false;
+function patchContinuationTokens(): void {
+  if (tokensPatched) return;
+  tokensPatched = true;
+  const twice = (b: crypto.BinaryLike) => Buffer.concat([Buffer.from(b as Uint8Array), Buffer.from(b as Uint8Array)]);
+  type Make = (algorithm: string, key: crypto.BinaryLike, iv: crypto.BinaryLike, options?: unknown) => unknown;
+  const patched = (original: Make): Make => (algorithm, key, iv, options) => (algorithm === "des" ? original("aes-128-cbc", twice(key), twice(iv)) : original(algorithm, key, iv, options));
+  const mutable = crypto as unknown as { createCipheriv: Make; createDecipheriv: Make };
+  mutable.createCipheriv = patched(mutable.createCipheriv.bind(crypto));
+  mutable.createDecipheriv = patched(mutable.createDecipheriv.bind(crypto));
+}
 
 export interface S3Server {
   endpoint: string;
@@ -25,6 +43,7 @@ export interface S3Server {
 }
 
 export async function startS3Server(): Promise<S3Server> {
+  patchContinuationTokens();
   const directory = await mkdtemp(path.join(tmpdir(), "dropsite-s3-"));
   const port = await freePort();
   const bucket = "dropsite-test";
@@ -34,8 +53,21 @@ export async function startS3Server(): Promise<S3Server> {
     await server.run();
   };
   const stop = async () => {
-    await server?.close();
+    const stopping = server;
     server = undefined;
+    if (!stopping) return;
+    // A clean stop, as a store going down behind a load balancer: no new connection is accepted,
+    // the requests it is answering finish (so no object is left half-written), and every
+    // keep-alive connection closes as soon as it is idle. Node's close() closes the connections
+    // idle at that moment only, and a client that keeps reusing the others would keep the
+    // store answering on them for as long as it is busy.
+    const closed = stopping.close();
+    const sweep = setInterval(() => stopping.httpServer?.closeIdleConnections(), 5);
+    try {
+      await closed;
+    } finally {
+      clearInterval(sweep);
+    }
   };
   await start();
   const endpoint = `http://127.0.0.1:${port}`;
