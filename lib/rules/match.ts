@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { encodeComponent, parseTarget, type Target } from "./parse";
 import { captures, matchPattern, parsePattern, type Pattern } from "./pattern";
 import type { RedirectStatus, SiteRules } from "./types";
@@ -31,12 +32,23 @@ export interface CompiledHeaderRule {
 export interface CompiledRules {
   redirects?: Indexed<CompiledRedirect>;
   headers?: Indexed<CompiledHeaderRule>;
-  /** The combined headers of recent paths (they depend on the path alone). */
-  headerCache?: Map<string, Map<string, [string, string]> | null>;
+  /** The combined headers of recent paths (they depend on the path alone); NO_HEADERS for none. */
+  headerCache?: LRUCache<string, Map<string, [string, string]>>;
 }
 
-/** Paths whose combined headers are remembered per drop; the memory starts over when full. */
+/** Paths whose combined headers are remembered per drop, the least recently used leaving first. */
 const HEADER_CACHE_PATHS = 1024;
+/** Remembered for a path no rule sets a header on (lru-cache keeps no null). */
+const NO_HEADERS: Map<string, [string, string]> = new Map();
+
+/**
+ * Counted by maxSize at one per path, not by `max`: lru-cache allocates a cache's lists for
+ * `max` entries up front (24 KiB for 1024, measured with --expose-gc over 1,000 caches), once
+ * per cached manifest with _headers; sized this way they grow with the paths actually seen.
+ */
+function newHeaderCache(): LRUCache<string, Map<string, [string, string]>> {
+  return new LRUCache({ maxSize: HEADER_CACHE_PATHS, sizeCalculation: () => 1 });
+}
 
 function index<T extends { pattern: Pattern }>(items: T[]): Indexed<T> {
   const byPosition: Map<string, number[]>[] = [];
@@ -155,13 +167,12 @@ export function expandTarget(t: Target, values: Record<string, string>): string 
  */
 export function headersFor(rules: CompiledRules, segs: readonly string[]): Map<string, [string, string]> | undefined {
   if (!rules.headers) return undefined;
-  const cache = (rules.headerCache ??= new Map<string, Map<string, [string, string]> | null>());
+  const cache = (rules.headerCache ??= newHeaderCache());
   const key = segs.join("/");
   const known = cache.get(key);
-  if (known !== undefined) return known ?? undefined;
+  if (known !== undefined) return known === NO_HEADERS ? undefined : known;
   const out = combineHeaders(rules.headers, segs);
-  if (cache.size >= HEADER_CACHE_PATHS) cache.clear();
-  cache.set(key, out ?? null);
+  cache.set(key, out ?? NO_HEADERS);
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { brotliCompress, constants as zlibConstants, gzip } from "node:zlib";
 import { promisify } from "node:util";
+import { LRUCache } from "lru-cache";
 import { dangerouslyDeleteByTag, invalidateByTag } from "@vercel/functions";
 import type { AppContext } from "../context";
 import { compileRules, type CompiledRules } from "../rules/match";
@@ -40,14 +41,19 @@ interface ManifestEntry {
 
 export type Encoding = "br" | "gzip";
 
+// Both caches are lru-cache's, bounded by what they hold (file rows, bytes), not by entries.
+// Beside each, a plain Map of the loads in flight, so concurrent misses share one: lru-cache's
+// fetch() would hold that too, but it aborts a fetch whose key is deleted and rejects its
+// waiters (a drop change would turn the requests already waiting into 503s), and a manifest's
+// freshness runs on ctx.now() (tests move that clock), not on lru-cache's ttl clock.
 interface ServeCaches {
-  manifests: Map<string, ManifestEntry>;
+  /** Sized by file rows (MANIFEST_MAX_ROWS); no ttl: a stale entry is revalidated, not dropped. */
+  manifests: LRUCache<string, ManifestEntry>;
   loading: Map<string, Promise<Manifest | undefined>>;
-  rows: number;
   /** Bumped by every change; a load that started before one is not stored. */
   generation: number;
-  contents: Map<string, Uint8Array>;
-  contentBytes: number;
+  /** Contents and their compressed forms by hash, sized by bytes (SERVE_CACHE_BYTES). */
+  contents: LRUCache<string, Uint8Array>;
   pending: Map<string, Promise<Uint8Array | null>>;
 }
 
@@ -58,7 +64,15 @@ function caches(ctx: AppContext): ServeCaches {
   const all = (slot[KEY] ??= new WeakMap());
   let c = all.get(ctx);
   if (!c) {
-    c = { manifests: new Map(), loading: new Map(), rows: 0, generation: 0, contents: new Map(), contentBytes: 0, pending: new Map() };
+    c = {
+      manifests: new LRUCache({ maxSize: MANIFEST_MAX_ROWS, sizeCalculation: (entry) => entry.rows }),
+      loading: new Map(),
+      generation: 0,
+      // lru-cache sizes are positive: an empty content (and the NOT_SMALLER marker) counts as one
+      // byte, and SERVE_CACHE_BYTES=0 (off: only empty files are "cacheable") keeps one such byte.
+      contents: new LRUCache({ maxSize: Math.max(1, budget(ctx)), sizeCalculation: (bytes) => Math.max(1, bytes.byteLength) }),
+      pending: new Map(),
+    };
     all.set(ctx, c);
   }
   return c;
@@ -74,24 +88,9 @@ export function dropTag(dropId: string): string {
   return `drop-${dropId}`;
 }
 
+/** Keeps a manifest (or its absence); the least recently used leave first past MANIFEST_MAX_ROWS. */
 function store(c: ServeCaches, k: string, manifest: Manifest | undefined, now: number): void {
-  forget(c, k);
-  const rows = manifest ? manifest.files.size + 1 : 1;
-  c.manifests.set(k, { manifest, checkedAt: now, rows });
-  c.rows += rows;
-  for (const [oldest, entry] of c.manifests) {
-    if (c.rows <= MANIFEST_MAX_ROWS) break;
-    c.manifests.delete(oldest);
-    c.rows -= entry.rows;
-  }
-}
-
-function forget(c: ServeCaches, k: string): void {
-  const old = c.manifests.get(k);
-  if (old) {
-    c.manifests.delete(k);
-    c.rows -= old.rows;
-  }
+  c.manifests.set(k, { manifest, checkedAt: now, rows: manifest ? manifest.files.size + 1 : 1 });
 }
 
 async function load(ctx: AppContext, key: DropKey): Promise<Manifest | undefined> {
@@ -143,7 +142,7 @@ export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manife
 export function forgetManifest(ctx: AppContext, key: DropKey): void {
   const c = caches(ctx);
   c.generation++;
-  forget(c, cacheKey(key));
+  c.manifests.delete(cacheKey(key));
 }
 
 /** Keys that name a drop through something else (a vanity sub and name, a custom domain). */
@@ -161,7 +160,7 @@ export async function domainChanged(ctx: AppContext, hostname: string, stopped?:
   const c = caches(ctx);
   c.generation++;
   const k = cacheKey({ domain: hostname });
-  forget(c, k);
+  c.manifests.delete(k);
   c.loading.delete(k);
   if (!stopped) return;
   const tag = dropTag(stopped.dropId);
@@ -184,10 +183,12 @@ type DropChange = "deploy" | "replace" | "append" | "rollback" | "delete" | "cla
 export async function dropChanged(ctx: AppContext, drop: { id: string; slug: string }, change: DropChange): Promise<void> {
   const c = caches(ctx);
   c.generation++;
-  forget(c, cacheKey({ slug: drop.slug }));
-  for (const [k, entry] of c.manifests) {
-    if (indirect(k) && (entry.manifest === undefined || entry.manifest.drop.id === drop.id)) forget(c, k);
+  c.manifests.delete(cacheKey({ slug: drop.slug }));
+  const names: string[] = [];
+  for (const [k, entry] of c.manifests.entries()) {
+    if (indirect(k) && (entry.manifest === undefined || entry.manifest.drop.id === drop.id)) names.push(k);
   }
+  for (const k of names) c.manifests.delete(k);
   // A load that started before the change may have read the old version: later lookups must
   // not join it (they start their own), so the change takes effect at once in this process.
   for (const k of c.loading.keys()) if (k === cacheKey({ slug: drop.slug }) || indirect(k)) c.loading.delete(k);
@@ -236,27 +237,6 @@ export function cacheable(ctx: AppContext, size: number): boolean {
   return size <= Math.min(CONTENT_MAX_ENTRY, budget(ctx) / 4);
 }
 
-function remember(ctx: AppContext, c: ServeCaches, k: string, bytes: Uint8Array): void {
-  const limit = budget(ctx);
-  if (bytes.byteLength > limit) return;
-  c.contents.set(k, bytes);
-  c.contentBytes += bytes.byteLength;
-  for (const [oldest, b] of c.contents) {
-    if (c.contentBytes <= limit) break;
-    c.contents.delete(oldest);
-    c.contentBytes -= b.byteLength;
-  }
-}
-
-function recall(c: ServeCaches, k: string): Uint8Array | undefined {
-  const hit = c.contents.get(k);
-  if (hit) {
-    // Most recently used moves to the end; eviction takes from the front.
-    c.contents.delete(k);
-    c.contents.set(k, hit);
-  }
-  return hit;
-}
 
 async function readAll(stream: ReadableStream<Uint8Array>, size: number): Promise<Uint8Array> {
   const out = new Uint8Array(size);
@@ -281,13 +261,13 @@ function once(c: ServeCaches, k: string, make: () => Promise<Uint8Array | null>)
 /** The bytes of a cacheable file, from memory or read once from storage; null when storage has none. */
 export function contentBytes(ctx: AppContext, file: ManifestFile): Promise<Uint8Array | null> | Uint8Array {
   const c = caches(ctx);
-  const hit = recall(c, file.sha256);
+  const hit = c.contents.get(file.sha256);
   if (hit) return hit;
   return once(c, file.sha256, async () => {
     const stream = await ctx.storage.get(file.storageRef);
     if (!stream) return null;
     const bytes = await readAll(stream, file.size);
-    remember(ctx, c, file.sha256, bytes);
+    c.contents.set(file.sha256, bytes);
     return bytes;
   });
 }
@@ -303,7 +283,7 @@ const NOT_SMALLER = new Uint8Array(0);
 export function compressedBytes(ctx: AppContext, file: ManifestFile, enc: Encoding): Promise<Uint8Array | null> | Uint8Array | null {
   const c = caches(ctx);
   const k = `${file.sha256}:${enc}`;
-  const hit = recall(c, k);
+  const hit = c.contents.get(k);
   if (hit) return hit === NOT_SMALLER ? null : hit;
   return once(c, k, async () => {
     const raw = await contentBytes(ctx, file);
@@ -313,7 +293,7 @@ export function compressedBytes(ctx: AppContext, file: ManifestFile, enc: Encodi
         ? await brotli(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: raw.byteLength <= 256 * 1024 ? 11 : 6, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.byteLength } })
         : await gzipAsync(raw, { level: 9 });
     const bytes = out.byteLength < raw.byteLength ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : NOT_SMALLER;
-    remember(ctx, c, k, bytes);
+    c.contents.set(k, bytes);
     return bytes === NOT_SMALLER ? null : bytes;
   });
 }

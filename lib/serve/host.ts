@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { normalizeHostname, withoutPort } from "../hostname";
 import { NAME_PATTERN, RESERVED_LABELS, VANITY_PATTERN } from "../patterns";
 
@@ -65,13 +66,12 @@ function outsideHost(host: string, app: string, serve: string): HostAction {
   const known = outside.get(key);
   if (known) return known;
   const action = classifyOutside(host, app, serve);
-  if (outside.size >= OUTSIDE_MAX) outside.clear();
   outside.set(key, action);
   return action;
 }
 
-const OUTSIDE_MAX = 10_000;
-const outside = new Map<string, HostAction>();
+/** Hosts remembered, the least recently seen leaving first (one cache per process). */
+const outside = new LRUCache<string, HostAction>({ max: 10_000 });
 
 function classifyOutside(host: string, app: string, serve: string): HostAction {
   const name = withoutPort(host);

@@ -274,6 +274,7 @@ function encodePath(p: string): string {
 
 /** Storage no longer has a file the cached manifest names. */
 const STALE = Symbol("stale manifest");
+type Served = ServeResult | typeof STALE;
 
 export async function serveDropResult(ctx: AppContext, action: HostAction, req: ServeRequest): Promise<ServeResult> {
   if (action.kind === "app" || action.kind === "invalid-drop-host") return notFoundPage();
@@ -286,139 +287,191 @@ export async function serveDropResult(ctx: AppContext, action: HostAction, req: 
   return second === STALE ? notFoundPage() : second;
 }
 
-async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Promise<ServeResult | typeof STALE> {
+// The steps of one answer, in order: the method (or the unlock form), the path, the drop's
+// manifest, the access gate, expiry, the site rules or the file a path names, then that file's
+// answer: its form (compressed or not), 304, 416 or 206, its bytes.
+
+async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Promise<Served> {
   const unlocking = req.method === "POST" && req.pathname === UNLOCK_PATH;
-  if (req.method !== "GET" && req.method !== "HEAD" && !unlocking) {
-    const res = errorResponse(methodNotAllowed(["GET", "HEAD"]));
-    const body = new Uint8Array(await res.arrayBuffer());
-    return { status: res.status, headers: { ...Object.fromEntries(res.headers), "Content-Length": String(body.byteLength) }, body };
-  }
-  if (malformedPath(req.pathname)) return badRequestPage();
-  const path = dropPath(req.pathname);
-  if (path === null) return notFoundPage();
+  if (!unlocking && req.method !== "GET" && req.method !== "HEAD") return methodNotAllowedResult();
+  const path = requestPath(req.pathname);
+  if (typeof path !== "string") return path;
   let m: Manifest | undefined;
   try {
     m = await getManifest(ctx, key);
   } catch (err) {
-    console.error("[serve] manifest lookup failed:", err instanceof Error ? err.message : err);
-    return unavailablePage();
+    return manifestFailure(err);
   }
   if (!m) return notFoundPage();
   if (unlocking) return unlock(ctx, m, req);
-  if (isProtected(m)) {
-    // The gate: before any file is looked up, so a locked answer holds nothing of the drop.
-    if (!isUnlocked(ctx, m, req)) return lockPage(401, req.pathname + (req.search ?? ""));
-    const r = await serveFiles(ctx, m, path, req, false);
-    return r === STALE ? r : privateResult(r);
-  }
-  return serveFiles(ctx, m, path, req, true);
+  return behindGate(ctx, m, path, req);
+}
+
+/** 405 in the API's error envelope, with Allow: GET, HEAD. */
+async function methodNotAllowedResult(): Promise<ServeResult> {
+  const res = errorResponse(methodNotAllowed(["GET", "HEAD"]));
+  const body = new Uint8Array(await res.arrayBuffer());
+  return { status: res.status, headers: { ...Object.fromEntries(res.headers), "Content-Length": String(body.byteLength) }, body };
+}
+
+/** The drop-relative path a request names, or the page saying it names none (400, 404). */
+function requestPath(pathname: string): string | ServeResult {
+  if (malformedPath(pathname)) return badRequestPage();
+  return dropPath(pathname) ?? notFoundPage();
+}
+
+/** The database did not answer the manifest lookup: 503. */
+function manifestFailure(err: unknown): ServeResult {
+  console.error("[serve] manifest lookup failed:", err instanceof Error ? err.message : err);
+  return unavailablePage();
+}
+
+/**
+ * The access gate, before any file is looked up, so a locked answer holds nothing of the drop
+ * (none of its rules or bytes); an unlocked answer is private (no CDN keeps it).
+ */
+function behindGate(ctx: AppContext, m: Manifest, path: string, req: ServeRequest): Promise<Served> | ServeResult {
+  if (!isProtected(m)) return serveFiles(ctx, m, path, req, true);
+  if (!isUnlocked(ctx, m, req)) return lockPage(401, req.pathname + (req.search ?? ""));
+  return serveFiles(ctx, m, path, req, false).then((r) => (r === STALE ? r : privateResult(r)));
 }
 
 /** A drop's answer from its files; `shared`: CDNs may keep it (a public drop). */
-async function serveFiles(ctx: AppContext, m: Manifest, path: string, req: ServeRequest, shared: boolean): Promise<ServeResult | typeof STALE> {
+async function serveFiles(ctx: AppContext, m: Manifest, path: string, req: ServeRequest, shared: boolean): Promise<Served> {
   const now = ctx.now();
   if (m.drop.expiresAt && m.drop.expiresAt.getTime() <= now) return gonePage(m, now);
-  // The access gate ran before this (serveOnce): a 401 gets none of the drop's rules or bytes.
-  if (!m.rules) return serveFile(ctx, m, pick(m, path), path, req, now, shared);
+  if (!m.rules) return serveChosen(ctx, m, pick(m, path), path, req, now, shared);
   const segs = pathSegments(path);
-  const result = await serveFile(ctx, m, pickWithRules(m, m.rules, path, segs, req.search ?? ""), path, req, now, shared);
+  const result = await serveChosen(ctx, m, pickWithRules(m, m.rules, path, segs, req.search ?? ""), path, req, now, shared);
   const extra = result === STALE ? undefined : headersFor(m.rules, segs);
   if (extra && result !== STALE) applyRuleHeaders(result.headers, extra);
   return result;
 }
 
-/** The response for what pick chose: a redirect, a file (ranges, compression, 304), or 404. */
-async function serveFile(ctx: AppContext, m: Manifest, chosen: Chosen | undefined, path: string, req: ServeRequest, now: number, shared: boolean): Promise<ServeResult | typeof STALE> {
+/** The response for what pick chose: a redirect, a file, or 404. */
+function serveChosen(ctx: AppContext, m: Manifest, chosen: Chosen | undefined, path: string, req: ServeRequest, now: number, shared: boolean): Promise<Served> | ServeResult {
   if (!chosen) return notFoundPage();
   if (shared) void addCacheTag(m.tag).catch(() => undefined);
-  const cdn = shared ? cdnHeaders(ctx, m, false, now) : {};
-  const robots: Record<string, string> = m.drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
-  if ("location" in chosen) {
-    // A rule's target: a path on this host, or the URL a _redirects line names (3xx only).
-    return {
-      status: chosen.status,
-      headers: { Location: chosen.location, "Content-Length": "0", "Cache-Control": REVALIDATE, ...cdn, ...robots },
-      body: null,
-    };
-  }
-  if ("redirect" in chosen) {
-    // A path on this host only: never an absolute URL, so no request can redirect elsewhere.
-    return {
-      status: 308,
-      headers: { Location: encodePath(chosen.redirect) + (req.search ?? ""), "Content-Length": "0", "Cache-Control": REVALIDATE, ...cdn, ...robots },
-      body: null,
-    };
-  }
-  const { file } = chosen;
-  let { status } = chosen;
-  const immutable = status === 200 && isHashedName(file.path) && file.path === path;
+  if ("file" in chosen) return serveFile(ctx, m, chosen.file, chosen.status, path, req, now, shared);
+  return redirectResult(ctx, m, chosen, req, now, shared);
+}
+
+function robotsHeader(m: Manifest): Record<string, string> {
+  return m.drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
+}
+
+/**
+ * A redirect: a rule's target (a path on this host, or the URL a _redirects line names, 3xx
+ * only), or a folder's 308 (a path on this host only: no request can redirect elsewhere).
+ */
+function redirectResult(ctx: AppContext, m: Manifest, chosen: Exclude<Chosen, { file: ManifestFile }>, req: ServeRequest, now: number, shared: boolean): ServeResult {
+  const [status, location] = "location" in chosen ? [chosen.status, chosen.location] : [308, encodePath(chosen.redirect) + (req.search ?? "")];
+  return {
+    status,
+    headers: { Location: location, "Content-Length": "0", "Cache-Control": REVALIDATE, ...(shared ? cdnHeaders(ctx, m, false, now) : {}), ...robotsHeader(m) },
+    body: null,
+  };
+}
+
+type Body = Uint8Array | ReadableStream<Uint8Array>;
+/** What a read of bytes gives: the bytes, STALE, or the 503 page of a storage failure. */
+type Read<T> = T | typeof STALE | ServeResult;
+
+/**
+ * A file's answer: its form (br, gzip or as stored), 304 when the client has it, 416 or 206 for
+ * a range, then its bytes. A read that memory answers stays synchronous (no await) on the way.
+ */
+async function serveFile(ctx: AppContext, m: Manifest, file: ManifestFile, chosenStatus: number, path: string, req: ServeRequest, now: number, shared: boolean): Promise<Served> {
+  let status = chosenStatus;
   const inMemory = cacheable(ctx, file.size);
   const compressible = inMemory && compressibleType(file.contentType);
   const rangeHeader = status === 200 ? req.headers.get("range") : null;
-  let enc: Encoding | null = compressible && rangeHeader === null ? acceptedEncoding(req.headers.get("accept-encoding")) : null;
-  let body: Uint8Array | ReadableStream<Uint8Array> | null = null;
-  if (enc) {
-    try {
-      const c = compressedBytes(ctx, file, enc);
-      body = c instanceof Uint8Array || c === null ? c : await c;
-    } catch (err) {
-      return storageFailure(err);
-    }
-    if (body === null) {
-      if (!(await storageHas(ctx, file))) return STALE;
-      enc = null;
-    }
-  }
+  const wanted = compressible && rangeHeader === null ? acceptedEncoding(req.headers.get("accept-encoding")) : null;
+  const read = wanted ? compressedForm(ctx, file, wanted) : null;
+  const compressed = read instanceof Promise ? await read : read;
+  if (compressed !== null && !(compressed instanceof Uint8Array)) return compressed; // STALE, or a failure's 503
+  const enc = compressed ? wanted : null;
   const etag = enc ? `"${file.sha256}-${enc === "br" ? "br" : "gz"}"` : `"${file.sha256}"`;
+  const immutable = status === 200 && isHashedName(file.path) && file.path === path;
+  const headers = fileHeaders(ctx, m, file, etag, enc, { immutable, compressible, shared, now });
+  if (status === 200 && etagMatches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
+  const range = rangeHeader === null ? "ignore" : requestedRange(rangeHeader, req.headers.get("if-range"), file.size, etag);
+  if (range === "unsatisfiable") return { status: 416, headers: { ...headers, "Content-Range": `bytes */${file.size}`, "Content-Length": "0" }, body: null };
+  if (range !== "ignore") status = partial(headers, range, file.size);
+  headers["Content-Length"] = String(compressed ? compressed.byteLength : range !== "ignore" ? range.end - range.start + 1 : file.size);
+  if (req.method === "HEAD" || (!compressed && file.size === 0)) return { status, headers, body: null };
+  if (compressed) return { status, headers, body: compressed };
+  const stored = storedBody(ctx, file, inMemory, range === "ignore" ? undefined : range);
+  const body = stored instanceof Promise ? await stored : stored;
+  return body instanceof Uint8Array || body instanceof ReadableStream ? { status, headers, body } : body; // else STALE, or a 503
+}
+
+/** The headers of a file's answer, before its length and range. */
+function fileHeaders(ctx: AppContext, m: Manifest, file: ManifestFile, etag: string, enc: Encoding | null, o: { immutable: boolean; compressible: boolean; shared: boolean; now: number }): Record<string, string> {
   const headers: Record<string, string> = {
     "Content-Type": file.contentType,
     "X-Content-Type-Options": "nosniff",
-    "Cache-Control": immutable ? IMMUTABLE : REVALIDATE,
+    "Cache-Control": o.immutable ? IMMUTABLE : REVALIDATE,
     ETag: etag,
     "Accept-Ranges": "bytes",
-    ...robots,
-    ...(shared ? cdnHeaders(ctx, m, immutable, now) : {}),
+    ...robotsHeader(m),
+    ...(o.shared ? cdnHeaders(ctx, m, o.immutable, o.now) : {}),
   };
-  if (compressible) headers.Vary = "Accept-Encoding";
+  if (o.compressible) headers.Vary = "Accept-Encoding";
   if (enc) headers["Content-Encoding"] = enc;
-  if (status === 200 && etagMatches(req.headers.get("if-none-match"), etag)) {
-    return { status: 304, headers, body: null };
+  return headers;
+}
+
+/**
+ * The compressed bytes of a cacheable text file; null when the form as stored is sent (the
+ * compressed one is not smaller); STALE when storage no longer has the file.
+ */
+function compressedForm(ctx: AppContext, file: ManifestFile, enc: Encoding): Uint8Array | Promise<Read<Uint8Array | null>> {
+  const c = compressedBytes(ctx, file, enc);
+  return c instanceof Uint8Array ? c : settleCompressed(ctx, file, c);
+}
+
+async function settleCompressed(ctx: AppContext, file: ManifestFile, c: Promise<Uint8Array | null> | null): Promise<Read<Uint8Array | null>> {
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await c;
+  } catch (err) {
+    return storageFailure(err);
   }
-  let range: { start: number; end: number } | undefined;
-  if (rangeHeader !== null) {
-    const ifRange = req.headers.get("if-range");
-    const parsed = ifRange === null || ifRange.trim() === etag ? parseRange(rangeHeader, file.size) : "ignore";
-    if (parsed === "unsatisfiable") {
-      return { status: 416, headers: { ...headers, "Content-Range": `bytes */${file.size}`, "Content-Length": "0" }, body: null };
-    }
-    if (parsed !== "ignore") {
-      range = parsed;
-      status = 206;
-      headers["Content-Range"] = `bytes ${parsed.start}-${parsed.end}/${file.size}`;
-      headers["Cache-Control"] += ", no-transform";
-    }
+  if (bytes !== null) return bytes;
+  const raw = contentBytes(ctx, file);
+  return (raw instanceof Uint8Array ? raw : await raw) === null ? STALE : null;
+}
+
+/** The range a Range header asks for ("ignore": the whole file), honoured only when If-Range, if sent, names this form. */
+function requestedRange(rangeHeader: string, ifRange: string | null, size: number, etag: string): ReturnType<typeof parseRange> {
+  return ifRange === null || ifRange.trim() === etag ? parseRange(rangeHeader, size) : "ignore";
+}
+
+/** Marks an answer as the part of a file a range names; its status, 206. */
+function partial(headers: Record<string, string>, range: { start: number; end: number }, size: number): number {
+  headers["Content-Range"] = `bytes ${range.start}-${range.end}/${size}`;
+  headers["Cache-Control"] += ", no-transform";
+  return 206;
+}
+
+/** The bytes of a file, or of its range, as stored: from memory when kept there, else streamed from storage. */
+function storedBody(ctx: AppContext, file: ManifestFile, inMemory: boolean, range: { start: number; end: number } | undefined): Read<Body> | Promise<Read<Body>> {
+  if (!inMemory) return streamed(ctx, file, range);
+  const c = contentBytes(ctx, file);
+  if (c instanceof Uint8Array) return range ? c.subarray(range.start, range.end + 1) : c;
+  return c.then<Read<Body>, ServeResult>((bytes) => (bytes === null ? STALE : range ? bytes.subarray(range.start, range.end + 1) : bytes), storageFailure);
+}
+
+/** A stream of a file from storage, checked against the length its row says. */
+async function streamed(ctx: AppContext, file: ManifestFile, range: { start: number; end: number } | undefined): Promise<Read<Body>> {
+  try {
+    const stream = await ctx.storage.get(file.storageRef, range);
+    if (!stream) return STALE;
+    return stream.pipeThrough(exactLength(range ? range.end - range.start + 1 : file.size, file.storageRef));
+  } catch (err) {
+    return storageFailure(err);
   }
-  if (!enc) {
-    if (req.method === "HEAD" || file.size === 0) body = null;
-    else {
-      try {
-        if (inMemory) {
-          const c = contentBytes(ctx, file);
-          const bytes = c instanceof Uint8Array ? c : await c;
-          if (!bytes) return STALE;
-          body = range ? bytes.subarray(range.start, range.end + 1) : bytes;
-        } else {
-          const stream = await ctx.storage.get(file.storageRef, range);
-          if (!stream) return STALE;
-          body = stream.pipeThrough(exactLength(range ? range.end - range.start + 1 : file.size, file.storageRef));
-        }
-      } catch (err) {
-        return storageFailure(err);
-      }
-    }
-  }
-  headers["Content-Length"] = String(enc ? (body as Uint8Array).byteLength : range ? range.end - range.start + 1 : file.size);
-  return { status, headers, body: req.method === "HEAD" ? null : body };
 }
 
 /**
@@ -444,12 +497,6 @@ function exactLength(length: number, ref: string): TransformStream<Uint8Array, U
       if (seen < length) controller.error(mismatch("shorter"));
     },
   });
-}
-
-/** Whether storage still has the bytes of a file (after compression came back empty). */
-async function storageHas(ctx: AppContext, file: ManifestFile): Promise<boolean> {
-  const c = contentBytes(ctx, file);
-  return (c instanceof Uint8Array ? c : await c) !== null;
 }
 
 function unavailablePage(): ServeResult {

@@ -140,3 +140,48 @@ describe("two instances on one PostgreSQL", () => {
     expect((await visit(b, d.slug)).status).toBe(404);
   });
 });
+
+describe("contents in memory", () => {
+  let t: TestContext;
+  // Room for four 900-byte contents (each may take a quarter of the budget at most).
+  beforeAll(async () => {
+    t = await makeTestContext({ SERVE_CACHE_BYTES: "3600" });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("are read from storage once, kept under SERVE_CACHE_BYTES, the least recently used leaving first", async () => {
+    const { account } = await accountWithKey(t.ctx, "pro");
+    const names = ["a", "b", "c", "d", "e"];
+    // Not a text type, so only the raw form is kept; distinct bytes, so five contents.
+    const d = await createDrop(t.ctx, callerOf(account), {
+      files: names.map((n) => ({ path: `${n}.bin`, bytes: new Uint8Array(900).fill(n.charCodeAt(0)) })),
+      ttl: null,
+    });
+    const storage = t.ctx.storage;
+    const get = storage.get.bind(storage);
+    const reads: string[] = [];
+    storage.get = (ref, range) => {
+      reads.push(ref);
+      return get(ref, range);
+    };
+    const readsFor = async (n: string) => {
+      const before = reads.length;
+      const res = await visit(t.ctx, d.slug, `/${n}.bin`);
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(n.repeat(900));
+      return reads.length - before;
+    };
+    try {
+      for (const n of ["a", "b", "c", "d"]) expect(await readsFor(n)).toBe(1);
+      expect(await readsFor("a")).toBe(0); // kept, and now the most recently used
+      expect(await readsFor("e")).toBe(1); // over the budget: b, the least recently used, leaves
+      expect(await readsFor("a")).toBe(0);
+      expect(await readsFor("c")).toBe(0);
+      expect(await readsFor("b")).toBe(1);
+    } finally {
+      storage.get = get;
+    }
+  });
+});

@@ -234,6 +234,21 @@ describe("matching compiled rules", () => {
     expect([...headersFor(c, ["other"])!.keys()]).toEqual(["x-frame-options", "link", "x-other"]);
   });
 
+  it("the headers of a path are remembered per drop, the same on a hit, past the paths it keeps", () => {
+    const c = rules([], [{ path: "/docs/*", headers: [["X-Docs", "1"]] }]);
+    for (let round = 0; round < 2; round++) {
+      // More distinct paths than the memory holds (1024), each asked twice.
+      for (let i = 0; i < 1500; i++) {
+        for (let hit = 0; hit < 2; hit++) {
+          expect(headersFor(c, ["docs", `p${i}`])?.get("x-docs")).toEqual(["X-Docs", "1"]);
+          expect(headersFor(c, ["blog", `p${i}`])).toBeUndefined();
+        }
+      }
+    }
+    expect(c.headerCache!.size).toBeLessThanOrEqual(1024);
+    expect(c.headerCache!.size).toBeGreaterThan(1000);
+  });
+
   it("no rules compile to nothing (the serve path skips rules)", () => {
     expect(compileRules(null)).toBeUndefined();
     expect(compileRules({ redirects: [], headers: [] })).toBeUndefined();
