@@ -11,7 +11,16 @@ import tseslint from "typescript-eslint";
 // layers below it, never one above (so no two folders import each other).
 export const LAYERS = [
   ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts", "lib/hostname.ts"],
-  ["lib/errors.ts", "lib/input.ts", "lib/schemas.ts", "lib/http.ts", "lib/http-routes.ts", "lib/csp.ts", "lib/secret.ts", "lib/rules"],
+  [
+    "lib/errors.ts",
+    "lib/input.ts",
+    "lib/schemas.ts",
+    "lib/http.ts",
+    "lib/http-routes.ts",
+    "lib/csp.ts",
+    "lib/secret.ts",
+    "lib/rules",
+  ],
   ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access"],
   ["lib/context.ts", "lib/serve"],
   ["lib/oauth", "lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts", "lib/webhooks"],
@@ -23,7 +32,9 @@ export const LAYERS = [
 const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>
   layer.map((target) => ({
     target: `./${target}`,
-    from: LAYERS.slice(i + 1).flat().map((f) => `./${f}`),
+    from: LAYERS.slice(i + 1)
+      .flat()
+      .map((f) => `./${f}`),
     message: "imports a higher layer (docs/architecture.md)",
   })),
 );
@@ -36,12 +47,17 @@ const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>
 // and the data plane.) The rule follows a client file's value imports through app/ files too.
 export const CLIENT_LIB = ["lib/files", "lib/plans.ts", "lib/patterns.ts", "lib/storage/types.ts"];
 const root = import.meta.dirname;
-const valueImports = (source) =>
-  [...source.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
+const valueImports = (source) => [...source.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
 const resolveLocal = (from, spec) => {
-  const base = spec.startsWith("@/") ? path.join(root, spec.slice(2)) : spec.startsWith(".") ? path.resolve(path.dirname(from), spec) : null;
+  const base = spec.startsWith("@/")
+    ? path.join(root, spec.slice(2))
+    : spec.startsWith(".")
+      ? path.resolve(path.dirname(from), spec)
+      : null;
   if (base === null) return null;
-  return ["", ".ts", ".tsx", "/index.ts"].map((ext) => base + ext).find((f) => existsSync(f) && !f.endsWith("/")) ?? base;
+  return (
+    ["", ".ts", ".tsx", "/index.ts"].map((ext) => base + ext).find((f) => existsSync(f) && !f.endsWith("/")) ?? base
+  );
 };
 const isDirective = (source, word) => new RegExp(`^(\\s|//[^\\n]*\\n)*["']use ${word}["']`).test(source);
 /** The first import of a client file (or of an app/ file it imports) that reaches server code, or null. */
@@ -69,13 +85,23 @@ export const clientBoundary = {
         const file = context.filename;
         const rel = path.relative(root, file).split(path.sep).join("/");
         const source = context.sourceCode.getText();
-        const client = isDirective(source, "client") || (rel.startsWith("lib/") && CLIENT_LIB.some((c) => rel === c || rel.startsWith(`${c}/`)));
+        const client =
+          isDirective(source, "client") ||
+          (rel.startsWith("lib/") && CLIENT_LIB.some((c) => rel === c || rel.startsWith(`${c}/`)));
         if (!client) return {};
         return {
           ImportDeclaration(node) {
-            if (node.importKind === "type" || node.specifiers.every((s) => s.importKind === "type") && node.specifiers.length > 0) return;
+            if (
+              node.importKind === "type" ||
+              (node.specifiers.every((s) => s.importKind === "type") && node.specifiers.length > 0)
+            )
+              return;
             const hit = serverReach(file, node.source.value);
-            if (hit) context.report({ node, message: `client code imports server code (${hit}); only ${CLIENT_LIB.join(", ")} from lib/ (docs/architecture.md)` });
+            if (hit)
+              context.report({
+                node,
+                message: `client code imports server code (${hit}); only ${CLIENT_LIB.join(", ")} from lib/ (docs/architecture.md)`,
+              });
           },
         };
       },
@@ -84,7 +110,18 @@ export const clientBoundary = {
 };
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", "drizzle/**", ".data/**", "test-results/**", "next-env.d.ts", "bench/results/**", "cli/dist/**"] },
+  {
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      "drizzle/**",
+      ".data/**",
+      "test-results/**",
+      "next-env.d.ts",
+      "bench/results/**",
+      "cli/dist/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   nextPlugin.configs["core-web-vitals"],
@@ -99,6 +136,8 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       // Adapters, route handlers and NextAuth callbacks are async because their interface returns a Promise.
       "@typescript-eslint/require-await": "off",
+      // A type-only import says so (and is erased from every bundle): \`import type\`, never \`import()\` in a type.
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "separate-type-imports" }],
     },
   },
   // No import cycles: each layer imports only the layers below it (docs/architecture.md).
@@ -108,7 +147,10 @@ export default tseslint.config(
       ...importX.flatConfigs.typescript.settings,
       "import-x/resolver": undefined,
       "import-x/resolver-next": [
-        importX.createNodeResolver({ extensions: [".ts", ".tsx", ".mjs", ".js"], tsconfig: { configFile: "tsconfig.json" } }),
+        importX.createNodeResolver({
+          extensions: [".ts", ".tsx", ".mjs", ".js"],
+          tsconfig: { configFile: "tsconfig.json" },
+        }),
       ],
     },
     rules: {
@@ -117,7 +159,11 @@ export default tseslint.config(
     },
   },
   // Browser code imports no server code (CLIENT_LIB above).
-  { files: ["app/**/*.tsx", "lib/**/*.ts"], plugins: { "client-boundary": clientBoundary }, rules: { "client-boundary/no-server-imports": "error" } },
+  {
+    files: ["app/**/*.tsx", "lib/**/*.ts"],
+    plugins: { "client-boundary": clientBoundary },
+    rules: { "client-boundary/no-server-imports": "error" },
+  },
   {
     files: ["tests/**"],
     rules: {

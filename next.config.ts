@@ -15,13 +15,25 @@ const nextConfig: NextConfig = {
   skipProxyUrlNormalize: true,
   // drizzle-orm and @vercel/functions load from node_modules, so Next's server and the data-plane
   // bundle (server.mjs) share one copy of each.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws", "oidc-provider", "drizzle-orm", "@vercel/functions"],
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pg",
+    "@neondatabase/serverless",
+    "ws",
+    "oidc-provider",
+    "drizzle-orm",
+    "@vercel/functions",
+  ],
   // The reference page and its script route read Scalar's browser bundle from node_modules; /mcp
   // inlines the MCP Apps SDK's browser build into the deploy preview (lib/mcp/preview.ts).
   // The OAuth authorization server's RFC 8414 metadata is answered by its Node handler
   // (pages/api/oauth, lib/oauth/handler.ts).
   rewrites: async () => [{ source: "/.well-known/oauth-authorization-server", destination: "/api/oauth/metadata" }],
-  outputFileTracingIncludes: { "/docs/api": [SCALAR_BUNDLE], "/docs/api/scalar.js": [SCALAR_BUNDLE], "/mcp": [APP_BUNDLE] },
+  outputFileTracingIncludes: {
+    "/docs/api": [SCALAR_BUNDLE],
+    "/docs/api/scalar.js": [SCALAR_BUNDLE],
+    "/mcp": [APP_BUNDLE],
+  },
   // /docs/<name> reads docs/*.md at request time; the screenshots beside them are the README's, not the site's.
   outputFileTracingExcludes: { "/docs/**": ["docs/screenshots/**"] },
   experimental: {

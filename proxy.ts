@@ -11,7 +11,10 @@ import { DROP_HOST_HEADER, SERVE_PREFIX, REWRITE_HEADER, rewriteToken } from "./
 export function proxy(req: NextRequest): NextResponse {
   if (req.headers.get(REWRITE_HEADER) === rewriteToken()) return NextResponse.next();
   const e = env();
-  const action = resolveHost(req.headers.get("host"), { serveDomain: e.SERVE_DOMAIN, appHost: new URL(e.BASE_URL).host });
+  const action = resolveHost(req.headers.get("host"), {
+    serveDomain: e.SERVE_DOMAIN,
+    appHost: new URL(e.BASE_URL).host,
+  });
   const { pathname } = req.nextUrl;
   if (action.kind !== "app") {
     const url = req.nextUrl.clone();
@@ -40,7 +43,13 @@ export function proxy(req: NextRequest): NextResponse {
 // requests, so drop hosts are rewritten whatever the method; the platform caps bodies at 4.5 MB.
 export const config = {
   matcher: [
-    { source: "/:path*", missing: [{ type: "header", key: "content-length" }, { type: "header", key: "transfer-encoding" }] },
+    {
+      source: "/:path*",
+      missing: [
+        { type: "header", key: "content-length" },
+        { type: "header", key: "transfer-encoding" },
+      ],
+    },
     { source: "/:path*", has: [{ type: "header", key: "x-vercel-id" }] },
   ],
 };

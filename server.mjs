@@ -48,7 +48,14 @@ if (workers > 1 && cluster.isPrimary) {
   }
   // Migrations once, before the workers start together; if the database cannot be reached yet,
   // each worker opens it later as a single process does (answering 503 until then).
-  await plane.migrateDatabase().catch((err) => console.error("[db] could not apply the migrations before starting the workers:", err instanceof Error ? err.message : err));
+  await plane
+    .migrateDatabase()
+    .catch((err) =>
+      console.error(
+        "[db] could not apply the migrations before starting the workers:",
+        err instanceof Error ? err.message : err,
+      ),
+    );
   runPrimary(workers, warning);
 } else {
   await runWorker();
@@ -83,7 +90,9 @@ function runPrimary(count, warning) {
       if (alive === 0) process.exit(exitCode);
       return;
     }
-    console.error(`> worker ${worker.process.pid} exited (${signal ?? `code ${code}`})${started ? "; starting another" : " before it listened; stopping"}`);
+    console.error(
+      `> worker ${worker.process.pid} exited (${signal ?? `code ${code}`})${started ? "; starting another" : " before it listened; stopping"}`,
+    );
     if (started) fork();
     else stop(1);
   });

@@ -7,7 +7,10 @@ import { defineConfig } from "vitest/config";
 // global teardown fails the run when a secret shows up in a log (tests/support/secrets.ts).
 // Only named here (tools that read this config, such as knip, must not leave directories behind);
 // it is made when the first log or secret is written.
-process.env.DROPSITE_TEST_RUN_DIR ??= path.join(tmpdir(), `dropsite-test-run-${process.pid}-${randomBytes(4).toString("hex")}`);
+process.env.DROPSITE_TEST_RUN_DIR ??= path.join(
+  tmpdir(),
+  `dropsite-test-run-${process.pid}-${randomBytes(4).toString("hex")}`,
+);
 
 // Two projects: every suite on the embedded defaults, and the deploy/serve/account suites again
 // on the hosted stack (a real PostgreSQL server through node-postgres, the Vercel Blob adapter

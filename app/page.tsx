@@ -9,14 +9,21 @@ export const dynamic = "force-dynamic";
 // The landing page: what the service is, a drop zone, code samples and pricing.
 export default function Home() {
   const base = env().BASE_URL;
-  const mcp = JSON.stringify({ mcpServers: { dropsite: { url: `${base}/mcp`, headers: { Authorization: "Bearer sp_…" } } } }, null, 2);
+  const mcp = JSON.stringify(
+    { mcpServers: { dropsite: { url: `${base}/mcp`, headers: { Authorization: "Bearer sp_…" } } } },
+    null,
+    2,
+  );
   return (
     <>
       <Header />
       <main>
         <section className="hero">
           <h1>Publish a static site in one request</h1>
-          <p className="lead">Send HTML, a JSON map of files or a zip. Get back an unguessable URL where it is served. No account needed; agents welcome.</p>
+          <p className="lead">
+            Send HTML, a JSON map of files or a zip. Get back an unguessable URL where it is served. No account needed;
+            agents welcome.
+          </p>
         </section>
         <DropZone />
         <section aria-labelledby="samples-title">

@@ -21,7 +21,11 @@ export interface BenchAppOptions {
  * with deploys unthrottled, the request log dropped (it would cost the bench's process, not the
  * app's), and BENCH_NODE_ARGS passed to node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
-export function startBenchApp(dataDir: string, vars: Record<string, string> = {}, opts: BenchAppOptions = {}): Promise<RunningApp> {
+export function startBenchApp(
+  dataDir: string,
+  vars: Record<string, string> = {},
+  opts: BenchAppOptions = {},
+): Promise<RunningApp> {
   return startApp(
     { RATE_LIMIT_DEPLOYS_PER_MINUTE: "100000", ...vars },
     {
@@ -41,8 +45,21 @@ export const appHost = (app: RunningApp) => `localhost:${app.port}`;
 export const dropHost = (app: RunningApp, slug: string) => `${slug}.${app.serveDomain}`;
 
 /** Accounts on a plan with live keys, made in the app's embedded store before the app starts. */
-export async function makeAccounts(dataDir: string, count: number, vars: Record<string, string> = {}, plan: "pro" | "team" = "pro"): Promise<string[]> {
-  const ctx = await createContext(parseEnv({ ...vars, DATA_DIR: dataDir, BASE_URL: "http://localhost:3000", SERVE_DOMAIN: "localhost:3000", NODE_ENV: "production" }));
+export async function makeAccounts(
+  dataDir: string,
+  count: number,
+  vars: Record<string, string> = {},
+  plan: "pro" | "team" = "pro",
+): Promise<string[]> {
+  const ctx = await createContext(
+    parseEnv({
+      ...vars,
+      DATA_DIR: dataDir,
+      BASE_URL: "http://localhost:3000",
+      SERVE_DOMAIN: "localhost:3000",
+      NODE_ENV: "production",
+    }),
+  );
   try {
     const keys: string[] = [];
     for (let i = 0; i < count; i++) keys.push((await accountWithKey(ctx, plan)).apiKey);
@@ -52,7 +69,10 @@ export async function makeAccounts(dataDir: string, count: number, vars: Record<
   }
 }
 
-const json = (key?: string): Record<string, string> => ({ "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) });
+const json = (key?: string): Record<string, string> => ({
+  "content-type": "application/json",
+  ...(key ? { authorization: `Bearer ${key}` } : {}),
+});
 
 function expectStatus(res: HttpResult, status: number, what: string): HttpResult {
   if (res.status !== status) throw new Error(`${what} failed: ${res.status} ${res.text}`);
@@ -61,23 +81,41 @@ function expectStatus(res: HttpResult, status: number, what: string): HttpResult
 
 /** The JSON deploy body's file map: every file as base64. */
 export function fileMap(site: Site): Record<string, { encoding: "base64"; content: string }> {
-  return Object.fromEntries(Object.entries(site).map(([p, b]) => [p, { encoding: "base64", content: Buffer.from(b).toString("base64") }]));
+  return Object.fromEntries(
+    Object.entries(site).map(([p, b]) => [p, { encoding: "base64", content: Buffer.from(b).toString("base64") }]),
+  );
 }
 
 /** Deploys `site` (anonymously, or to the key's account; as the named drop `name`, replacing it). */
-export async function deploy(app: RunningApp, site: Site, opts: { key?: string; name?: string } = {}): Promise<{ slug: string; version: number }> {
+export async function deploy(
+  app: RunningApp,
+  site: Site,
+  opts: { key?: string; name?: string } = {},
+): Promise<{ slug: string; version: number }> {
   const pathname = opts.name ? `/deploy?name=${opts.name}` : "/deploy";
-  const res = await app.request(appHost(app), pathname, { method: "POST", headers: json(opts.key), body: JSON.stringify({ files: fileMap(site) }) });
+  const res = await app.request(appHost(app), pathname, {
+    method: "POST",
+    headers: json(opts.key),
+    body: JSON.stringify({ files: fileMap(site) }),
+  });
   return expectStatus(res, 200, "deploy").json() as { slug: string; version: number };
 }
 
 /** Protects the key's drop with a password; returns the cookie its unlock form sets. */
 export async function protect(app: RunningApp, slug: string, key: string): Promise<string> {
   const password = "bench password";
-  const access = await app.request(appHost(app), `/drops/${slug}/access`, { method: "PUT", headers: json(key), body: JSON.stringify({ mode: "password", password }) });
+  const access = await app.request(appHost(app), `/drops/${slug}/access`, {
+    method: "PUT",
+    headers: json(key),
+    body: JSON.stringify({ mode: "password", password }),
+  });
   expectStatus(access, 200, "protect");
   const form = new URLSearchParams({ password, path: "/" }).toString();
-  const unlock = await app.request(dropHost(app, slug), "/.well-known/dropsite/unlock", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form });
+  const unlock = await app.request(dropHost(app, slug), "/.well-known/dropsite/unlock", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
   const set = unlock.headers["set-cookie"];
   const cookie = (Array.isArray(set) ? String(set[0]) : "").split(";")[0];
   if (unlock.status !== 303 || !cookie) throw new Error(`unlock failed: ${unlock.status}`);
@@ -85,9 +123,18 @@ export async function protect(app: RunningApp, slug: string, key: string): Promi
 }
 
 /** A POST to the app's host, timed from the first byte sent to the last byte received. */
-export async function timedPost(port: number, pathname: string, body: Uint8Array, headers: Record<string, string>): Promise<HttpResult & { ms: number }> {
+export async function timedPost(
+  port: number,
+  pathname: string,
+  body: Uint8Array,
+  headers: Record<string, string>,
+): Promise<HttpResult & { ms: number }> {
   const t0 = performance.now();
-  const res = await requestAt(port, `localhost:${port}`, pathname, { method: "POST", headers: { "content-length": String(body.byteLength), ...headers }, body });
+  const res = await requestAt(port, `localhost:${port}`, pathname, {
+    method: "POST",
+    headers: { "content-length": String(body.byteLength), ...headers },
+    body,
+  });
   return { ...res, ms: performance.now() - t0 };
 }
 

@@ -51,7 +51,8 @@ http {
 export async function startNginx(siteDir: string, work: string): Promise<Baseline> {
   const port = await freePort();
   const conf = path.join(work, "nginx.conf");
-  for (const d of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) await mkdir(path.join(work, d), { recursive: true });
+  for (const d of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
+    await mkdir(path.join(work, d), { recursive: true });
   await writeFile(conf, nginxConf(work, siteDir, port));
   // nginx's worker reads files as another user: every directory on the way must be open to it.
   for (let d = work; d !== path.dirname(d) && d.startsWith(tmpdir()); d = path.dirname(d)) await chmod(d, 0o755);
@@ -70,15 +71,29 @@ export async function startNginx(siteDir: string, work: string): Promise<Baselin
 const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".jpg": "image/jpeg" };
 
 /** One file's answer: 304 on a matching If-None-Match, 206 for one byte range, else 200. */
-function answer(req: IncomingMessage, res: ServerResponse, file: string, etag: string, bytes: () => Promise<Uint8Array> | Uint8Array): Promise<void> | void {
-  const headers: Record<string, string | number> = { "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream", ETag: etag, "Accept-Ranges": "bytes" };
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: string,
+  etag: string,
+  bytes: () => Promise<Uint8Array> | Uint8Array,
+): Promise<void> | void {
+  const headers: Record<string, string | number> = {
+    "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream",
+    ETag: etag,
+    "Accept-Ranges": "bytes",
+  };
   if (req.headers["if-none-match"] === etag) return void res.writeHead(304, headers).end();
   const send = (body: Uint8Array) => {
     const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
     if (!m) return void res.writeHead(200, { ...headers, "Content-Length": body.length }).end(body);
     const start = Number(m[1]);
     const end = Math.min(Number(m[2]), body.length - 1);
-    res.writeHead(206, { ...headers, "Content-Range": `bytes ${start}-${end}/${body.length}`, "Content-Length": end - start + 1 });
+    res.writeHead(206, {
+      ...headers,
+      "Content-Range": `bytes ${start}-${end}/${body.length}`,
+      "Content-Length": end - start + 1,
+    });
     res.end(body.subarray(start, end + 1));
   };
   const body = bytes();

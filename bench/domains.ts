@@ -12,12 +12,20 @@ const HOSTNAME = "bench.example.org";
 /** Adds HOSTNAME to the drop and verifies it (the DNS stand-in holds the TXT record). */
 async function verifiedDomain(app: RunningApp, dns: DnsStandin, key: string, slug: string): Promise<void> {
   const headers = { "content-type": "application/json", authorization: `Bearer ${key}` };
-  const added = await app.request(appHost(app), "/domains", { method: "POST", headers, body: JSON.stringify({ hostname: HOSTNAME, slug }) });
+  const added = await app.request(appHost(app), "/domains", {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ hostname: HOSTNAME, slug }),
+  });
   if (added.status !== 201) throw new Error(`add domain failed: ${added.status} ${added.text}`);
   const { verification } = added.json() as { verification: { name: string; value: string } };
   dns.setTxt(verification.name, [verification.value]);
-  const verified = await app.request(appHost(app), `/domains/${HOSTNAME}/verify`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
-  if ((verified.json() as { status?: string }).status !== "active") throw new Error(`verify failed: ${verified.status} ${verified.text}`);
+  const verified = await app.request(appHost(app), `/domains/${HOSTNAME}/verify`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+  });
+  if ((verified.json() as { status?: string }).status !== "active")
+    throw new Error(`verify failed: ${verified.status} ${verified.text}`);
 }
 
 export async function domainsSection(work: string, { page }: ServedSite): Promise<string[]> {
@@ -29,8 +37,12 @@ export async function domainsSection(work: string, { page }: ServedSite): Promis
     const { slug } = await deploy(app, { "index.html": page }, { key });
     await verifiedDomain(app, dns, key!, slug);
     const probe = await app.request(HOSTNAME, "/index.html");
-    if (probe.status !== 200 || probe.text !== new TextDecoder().decode(page)) throw new Error(`the custom domain does not serve the page: ${probe.status}`);
-    const rounds = await inRounds(3, { onSlug: () => measure(app.port, dropHost(app, slug), "/index.html"), onDomain: () => measure(app.port, HOSTNAME, "/index.html") });
+    if (probe.status !== 200 || probe.text !== new TextDecoder().decode(page))
+      throw new Error(`the custom domain does not serve the page: ${probe.status}`);
+    const rounds = await inRounds(3, {
+      onSlug: () => measure(app.port, dropHost(app, slug), "/index.html"),
+      onDomain: () => measure(app.port, HOSTNAME, "/index.html"),
+    });
     const { round, ratio, ratios } = medianRound(rounds, (r) => r.onDomain.rps / r.onSlug.rps);
     const rows = [
       "",

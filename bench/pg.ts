@@ -27,7 +27,13 @@ export async function pgSection(work: string, { site }: ServedSite): Promise<str
     const small = await measure(app.port, dropHost(app, (await deploy(app, site)).slug), "/index.html");
     await bulkRows(pg, 100_000, 10);
     const large = await measure(app.port, dropHost(app, (await deploy(app, site)).slug), "/index.html");
-    return ["", "| 10 KB page on PostgreSQL | result |", "|---|---|", `| small database (2 drops) | ${fmt(small)} |`, `| 100,002 drops, 1,000,002 file rows | ${fmt(large)} (${times(large.rps / small.rps)} the small database) |`];
+    return [
+      "",
+      "| 10 KB page on PostgreSQL | result |",
+      "|---|---|",
+      `| small database (2 drops) | ${fmt(small)} |`,
+      `| 100,002 drops, 1,000,002 file rows | ${fmt(large)} (${times(large.rps / small.rps)} the small database) |`,
+    ];
   } finally {
     await app.stop();
     await pg.stop();

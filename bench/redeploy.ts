@@ -19,7 +19,9 @@ const run = promisify(execFile);
 const CHANGED = ["index.html", "js/m1.js", "css/s2.css"];
 
 /** A TCP relay that counts the bytes a client sends (requests, headers and bodies). */
-async function countingProxy(target: number): Promise<{ port: number; sent: () => number; reset: () => void; close: () => Promise<void> }> {
+async function countingProxy(
+  target: number,
+): Promise<{ port: number; sent: () => number; reset: () => void; close: () => Promise<void> }> {
   let sent = 0;
   const server = createServer((client) => {
     const upstream = connect(target, "127.0.0.1");
@@ -33,7 +35,12 @@ async function countingProxy(target: number): Promise<{ port: number; sent: () =
   });
   const port = await freePort();
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
-  return { port, sent: () => sent, reset: () => void (sent = 0), close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    port,
+    sent: () => sent,
+    reset: () => void (sent = 0),
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 /** The 500 files, written to `siteDir`. */
@@ -41,7 +48,8 @@ async function writeSite(siteDir: string): Promise<Map<string, Uint8Array>> {
   const files = new Map<string, Uint8Array>();
   for (let i = 0; i < 500; i++) {
     const kind = i % 5;
-    const rel = kind === 0 ? `pages/p${i}.html` : kind === 1 ? `js/m${i}.js` : kind === 2 ? `css/s${i}.css` : `img/i${i}.png`;
+    const rel =
+      kind === 0 ? `pages/p${i}.html` : kind === 1 ? `js/m${i}.js` : kind === 2 ? `css/s${i}.css` : `img/i${i}.png`;
     files.set(rel, kind >= 3 ? new Uint8Array(randomBytes(10 * 1024)) : prose(6 * 1024, i + 7));
   }
   files.set("index.html", prose(4 * 1024, 999));
@@ -61,12 +69,23 @@ export async function redeploySection(work: string): Promise<string[]> {
   const [key, zipKey] = await makeAccounts(dataDir, 2);
   const appPort = await freePort();
   const relay = await countingProxy(appPort);
-  const app = await startBenchApp(dataDir, { BASE_URL: `http://localhost:${relay.port}`, SERVE_DOMAIN: `localhost:${relay.port}` }, { port: appPort });
+  const app = await startBenchApp(
+    dataDir,
+    { BASE_URL: `http://localhost:${relay.port}`, SERVE_DOMAIN: `localhost:${relay.port}` },
+    { port: appPort },
+  );
   const cli = async (args: string[]) => {
     relay.reset();
     const t0 = performance.now();
     const out = await run(process.execPath, [path.join(ROOT, "cli/dist/dropsite.mjs"), ...args], {
-      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOME: work, XDG_CONFIG_HOME: path.join(work, "cli-config"), DROP_API_URL: `http://localhost:${relay.port}`, DROP_API_KEY: key! },
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        HOME: work,
+        XDG_CONFIG_HOME: path.join(work, "cli-config"),
+        DROP_API_URL: `http://localhost:${relay.port}`,
+        DROP_API_KEY: key!,
+      },
     });
     return { ms: performance.now() - t0, sent: relay.sent(), stderr: out.stderr };
   };
@@ -79,7 +98,10 @@ export async function redeploySection(work: string): Promise<string[]> {
     const tree: Zippable = {};
     for (const rel of files.keys()) tree[rel] = new Uint8Array(await readFile(path.join(siteDir, rel)));
     relay.reset();
-    const z = await timedPost(relay.port, "/deploy?name=bench-zip", zipSync(tree, { level: 6 }), { "content-type": "application/zip", authorization: `Bearer ${zipKey}` });
+    const z = await timedPost(relay.port, "/deploy?name=bench-zip", zipSync(tree, { level: 6 }), {
+      "content-type": "application/zip",
+      authorization: `Bearer ${zipKey}`,
+    });
     if (z.status !== 200) throw new Error(`zip deploy failed: ${z.status} ${z.text}`);
     const zipSent = relay.sent();
     return [

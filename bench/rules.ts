@@ -10,10 +10,16 @@ const half = limits.free.redirectRules / 2;
 
 /** The most rules a drop may have: redirects half under a literal first segment, half under a placeholder; header rules. */
 function rules(): { _redirects: Uint8Array; _headers: Uint8Array } {
-  const redirects = [...Array.from({ length: half }, (_, i) => `/old/p${i} /new/p${i} 301`), ...Array.from({ length: half }, (_, i) => `/:lang/old${i} /:lang/new${i} 302`)];
+  const redirects = [
+    ...Array.from({ length: half }, (_, i) => `/old/p${i} /new/p${i} 301`),
+    ...Array.from({ length: half }, (_, i) => `/:lang/old${i} /:lang/new${i} 302`),
+  ];
   const headers = [
     "/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp",
-    ...Array.from({ length: limits.free.headerRules - 1 }, (_, i) => `/s${i}/*\n  Cache-Control: public, max-age=${i + 60}`),
+    ...Array.from(
+      { length: limits.free.headerRules - 1 },
+      (_, i) => `/s${i}/*\n  Cache-Control: public, max-age=${i + 60}`,
+    ),
   ];
   const enc = new TextEncoder();
   return { _redirects: enc.encode(redirects.join("\n")), _headers: enc.encode(headers.join("\n")) };
@@ -26,7 +32,10 @@ export async function rulesSection(work: string, { page }: ServedSite): Promise<
     const ruledHost = dropHost(app, (await deploy(app, { "index.html": page, ...rules() })).slug);
     const probe = await app.request(ruledHost, `/old/p${half - 1}`);
     if (probe.status !== 301) throw new Error(`the rules drop does not redirect: ${probe.status}`);
-    const rounds = await inRounds(3, { without: () => measure(app.port, plainHost, "/index.html"), withRules: () => measure(app.port, ruledHost, "/index.html") });
+    const rounds = await inRounds(3, {
+      without: () => measure(app.port, plainHost, "/index.html"),
+      withRules: () => measure(app.port, ruledHost, "/index.html"),
+    });
     const { round, ratio, ratios } = medianRound(rounds, (r) => r.withRules.rps / r.without.rps);
     const redirect = await measure(app.port, ruledHost, `/old/p${half - 1}`);
     const placeholder = await measure(app.port, ruledHost, `/fr/old${half - 1}`);

@@ -40,22 +40,29 @@ const SECTIONS: Record<string, (work: string, site: ServedSite) => Promise<strin
 };
 
 const ONLY = new Set((process.env.BENCH_ONLY ?? Object.keys(SECTIONS).join(",")).split(",").map((x) => x.trim()));
-const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 async function main() {
   if (!existsSync(path.join(ROOT, ".next", "dropsite", "data-plane.mjs"))) throw new Error("run `npm run build` first");
   const unknown = [...ONLY].filter((name) => !(name in SECTIONS));
-  if (unknown.length) throw new Error(`BENCH_ONLY: no section ${unknown.join(", ")} (the sections: ${Object.keys(SECTIONS).join(", ")})`);
+  if (unknown.length)
+    throw new Error(`BENCH_ONLY: no section ${unknown.join(", ")} (the sections: ${Object.keys(SECTIONS).join(", ")})`);
   const work = await mkdtemp(path.join(tmpdir(), "dropsite-bench-"));
   const rows: string[] = [];
   const loadBefore = load();
   try {
     const site = await servedSite(work);
-    for (const [name, section] of Object.entries(SECTIONS)) if (ONLY.has(name)) rows.push(...(await section(work, site)));
+    for (const [name, section] of Object.entries(SECTIONS))
+      if (ONLY.has(name)) rows.push(...(await section(work, site)));
   } finally {
     await rm(work, { recursive: true, force: true });
   }
-  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`);
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`,
+  );
   console.log(`Load average before: ${loadBefore}; after: ${load()}\n`);
   console.log(rows.join("\n"));
 }

@@ -34,13 +34,20 @@ async function target(port: number, host: string): Promise<Target> {
   return { port, host, etag: String(res.headers.etag) };
 }
 
-const at = (t: Target, pathname: string, headers: Record<string, string> = {}) => () => measure(t.port, t.host, pathname, headers);
+const at =
+  (t: Target, pathname: string, headers: Record<string, string> = {}) =>
+  () =>
+    measure(t.port, t.host, pathname, headers);
 
 type Round = Record<"app" | "stat" | "memory", WrkResult>;
 
 /** The 10 KB page: app, stat+read, from memory in turn, ROUNDS times; both ratios per round and their medians. */
 async function pageRounds(t: Record<Side, Target>): Promise<{ rows: string[]; shown: Round }> {
-  const rounds = await inRounds(ROUNDS, { app: at(t.app, "/index.html"), stat: at(t.stat, "/index.html"), memory: at(t.memory, "/index.html") });
+  const rounds = await inRounds(ROUNDS, {
+    app: at(t.app, "/index.html"),
+    stat: at(t.stat, "/index.html"),
+    memory: at(t.memory, "/index.html"),
+  });
   const vsStat = medianRound(rounds, (r) => r.app.rps / r.stat.rps);
   const vsMemory = rounds.map((r) => r.app.rps / r.memory.rps);
   const rows = [
@@ -48,7 +55,10 @@ async function pageRounds(t: Record<Side, Target>): Promise<{ rows: string[]; sh
     "",
     "| round | dropsite (built app) | Node, stat + read | Node, from memory | app ÷ stat + read (req/s) | app ÷ from memory (req/s) |",
     "|---|---|---|---|---|---|",
-    ...rounds.map((r, i) => `| ${i + 1} | ${fmt(r.app)} | ${fmt(r.stat)} | ${fmt(r.memory)} | ${times(vsStat.ratios[i]!)} | ${times(vsMemory[i]!)} |`),
+    ...rounds.map(
+      (r, i) =>
+        `| ${i + 1} | ${fmt(r.app)} | ${fmt(r.stat)} | ${fmt(r.memory)} | ${times(vsStat.ratios[i]!)} | ${times(vsMemory[i]!)} |`,
+    ),
     `| median of the rounds | | | | **${times(median(vsStat.ratios))}** (target ≥ 1.3×) | **${times(median(vsMemory))}** (target ≥ 0.9×) |`,
     "",
   ];
@@ -70,7 +80,8 @@ async function scenarioTable(t: Record<Side, Target>, page: Round): Promise<stri
   console.error(rows.at(-1));
   for (const [name, pathname, headers] of SCENARIOS) {
     const result = {} as Record<Side, WrkResult>;
-    for (const side of ["app", "stat", "memory", "nginx"] as const) result[side] = await at(t[side], pathname, headers(t[side]))();
+    for (const side of ["app", "stat", "memory", "nginx"] as const)
+      result[side] = await at(t[side], pathname, headers(t[side]))();
     rows.push(tableRow(name, result));
     console.error(rows.at(-1));
   }

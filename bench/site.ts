@@ -7,7 +7,8 @@ import type { Site } from "./app";
 const LOREM = "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>";
 
 /** A 10 KB HTML page titled `title`. */
-export const page10k = (title: string) => new TextEncoder().encode(`<!doctype html><title>${title}</title>${LOREM.repeat(160)}`.slice(0, 10 * 1024));
+export const page10k = (title: string) =>
+  new TextEncoder().encode(`<!doctype html><title>${title}</title>${LOREM.repeat(160)}`.slice(0, 10 * 1024));
 
 /** The served site: a 10 KB page and a 1 MB binary asset, also written to a folder for nginx and the Node servers. */
 export interface ServedSite {
@@ -27,7 +28,10 @@ export async function servedSite(work: string): Promise<ServedSite> {
 
 /** Deterministic text (a small vocabulary, compresses like prose or code) of about `size` bytes. */
 export function prose(size: number, seed: number): Uint8Array {
-  const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua function return const".split(" ");
+  const words =
+    "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua function return const".split(
+      " ",
+    );
   let x = seed || 1;
   const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const parts: string[] = [];

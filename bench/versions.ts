@@ -13,20 +13,33 @@ const pageOf = (v: number) => page10k(`v${v}`);
 const textOf = (v: number) => new TextDecoder().decode(pageOf(v));
 
 /** Deploys (or replaces) the key's named drop with version v's page. */
-const deployNamed = (app: RunningApp, key: string, name: string, v: number) => deploy(app, { "index.html": pageOf(v) }, { key, name });
+const deployNamed = (app: RunningApp, key: string, name: string, v: number) =>
+  deploy(app, { "index.html": pageOf(v) }, { key, name });
 
 /**
  * Rolls the drop to `version` through `writer`, then asks `reader` for the page until it answers
  * version `version`'s page: milliseconds from sending the rollback to the first byte of the right answer.
  */
-async function rollbackToFirstByte(writer: RunningApp, reader: RunningApp, key: string, slug: string, version: number, expected: string): Promise<number> {
+async function rollbackToFirstByte(
+  writer: RunningApp,
+  reader: RunningApp,
+  key: string,
+  slug: string,
+  version: number,
+  expected: string,
+): Promise<number> {
   const t0 = performance.now();
-  const res = await writer.request(appHost(writer), `/drops/${slug}/rollback`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ version }) });
+  const res = await writer.request(appHost(writer), `/drops/${slug}/rollback`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({ version }),
+  });
   if (res.status !== 200) throw new Error(`rollback failed: ${res.status} ${res.text}`);
   for (;;) {
     const page = await reader.request(dropHost(reader, slug), "/index.html");
     if (page.text === expected) return performance.now() - t0;
-    if (performance.now() - t0 > 60_000) throw new Error(`the rollback never showed: ${page.status} ${page.text.slice(0, 200)}`);
+    if (performance.now() - t0 > 60_000)
+      throw new Error(`the rollback never showed: ${page.status} ${page.text.slice(0, 200)}`);
   }
 }
 
@@ -41,8 +54,12 @@ async function onPglite(work: string): Promise<string[]> {
     const one = await deployNamed(app, key!, "one-version", 1);
     let hundred = { slug: "", version: 0 };
     for (let v = 1; v <= limits.pro.versionsKept; v++) hundred = await deployNamed(app, key!, "hundred-versions", v);
-    if (hundred.version !== limits.pro.versionsKept) throw new Error(`expected version ${limits.pro.versionsKept}, got ${hundred.version}`);
-    const rounds = await inRounds(3, { single: () => measure(app.port, dropHost(app, one.slug), "/index.html"), many: () => measure(app.port, dropHost(app, hundred.slug), "/index.html") });
+    if (hundred.version !== limits.pro.versionsKept)
+      throw new Error(`expected version ${limits.pro.versionsKept}, got ${hundred.version}`);
+    const rounds = await inRounds(3, {
+      single: () => measure(app.port, dropHost(app, one.slug), "/index.html"),
+      many: () => measure(app.port, dropHost(app, hundred.slug), "/index.html"),
+    });
     const { round, ratio, ratios } = medianRound(rounds, (r) => r.many.rps / r.single.rps);
     const rollbacks: number[] = [];
     for (let i = 0; i < 10; i++) {

@@ -12,7 +12,11 @@ export async function workersSection(work: string, { site }: ServedSite): Promis
   const results: WrkResult[][] = [];
   try {
     for (const count of [1, 2]) {
-      const app = await startBenchApp(path.join(work, `data-workers-${count}`), { DATABASE_URL: pg.url }, { workers: count });
+      const app = await startBenchApp(
+        path.join(work, `data-workers-${count}`),
+        { DATABASE_URL: pg.url },
+        { workers: count },
+      );
       try {
         const host = dropHost(app, (await deploy(app, site)).slug);
         results.push([await measure(app.port, host, "/index.html"), await measure(app.port, host, "/photo.jpg")]);
@@ -24,8 +28,15 @@ export async function workersSection(work: string, { site }: ServedSite): Promis
     await pg.stop();
   }
   const [one, two] = results as [WrkResult[], WrkResult[]];
-  const rows = ["", `npm start on PostgreSQL, ${WRK_SETTINGS} (wrk on the same ${cpus().length} cores)`, "", "| scenario | 1 worker | WEB_CONCURRENCY=2 | 2 workers ÷ 1 (req/s) |", "|---|---|---|---|"];
-  for (const [i, name] of ["10 KB page", "1 MB asset"].entries()) rows.push(`| ${name} | ${fmt(one[i]!)} | ${fmt(two[i]!)} | ${times(two[i]!.rps / one[i]!.rps)} |`);
+  const rows = [
+    "",
+    `npm start on PostgreSQL, ${WRK_SETTINGS} (wrk on the same ${cpus().length} cores)`,
+    "",
+    "| scenario | 1 worker | WEB_CONCURRENCY=2 | 2 workers ÷ 1 (req/s) |",
+    "|---|---|---|---|",
+  ];
+  for (const [i, name] of ["10 KB page", "1 MB asset"].entries())
+    rows.push(`| ${name} | ${fmt(one[i]!)} | ${fmt(two[i]!)} | ${times(two[i]!.rps / one[i]!.rps)} |`);
   console.error(rows.slice(-2).join("\n"));
   return rows;
 }

@@ -27,12 +27,20 @@ function ms(v: string, unit: string): number {
 function parse(stdout: string): WrkResult {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
   const p = /99%\s+([\d.]+)(us|ms|s|m)\b/.exec(stdout);
-  const bad = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) + Number(/Socket errors:.*timeout (\d+)/.exec(stdout)?.[1] ?? 0);
+  const bad =
+    Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) +
+    Number(/Socket errors:.*timeout (\d+)/.exec(stdout)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
   return { rps, p99ms: p ? ms(p[1] as string, p[2] as string) : NaN, bad, requests };
 }
 
-async function wrk(port: number, host: string, pathname: string, headers: Record<string, string>, seconds: string): Promise<WrkResult> {
+async function wrk(
+  port: number,
+  host: string,
+  pathname: string,
+  headers: Record<string, string>,
+  seconds: string,
+): Promise<WrkResult> {
   const args = [`-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency", "-H", `Host: ${host}`];
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
   args.push(`http://127.0.0.1:${port}${pathname}`);
@@ -41,12 +49,18 @@ async function wrk(port: number, host: string, pathname: string, headers: Record
 }
 
 /** One second of the same load first (JIT, caches, connection setup), then the measured run. */
-export async function measure(port: number, host: string, pathname: string, headers: Record<string, string> = {}): Promise<WrkResult> {
+export async function measure(
+  port: number,
+  host: string,
+  pathname: string,
+  headers: Record<string, string> = {},
+): Promise<WrkResult> {
   await wrk(port, host, pathname, headers, "1");
   return wrk(port, host, pathname, headers, DURATION);
 }
 
-export const fmt = (r: WrkResult) => `${Math.round(r.rps).toLocaleString("en-US")} req/s, p99 ${r.p99ms.toFixed(1)} ms${r.bad ? ` (${r.bad} bad)` : ""}`;
+export const fmt = (r: WrkResult) =>
+  `${Math.round(r.rps).toLocaleString("en-US")} req/s, p99 ${r.p99ms.toFixed(1)} ms${r.bad ? ` (${r.bad} bad)` : ""}`;
 
 export const times = (x: number) => `${x.toFixed(2)}×`;
 
@@ -56,7 +70,10 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
  * Measures every named load once per round, in order, `count` rounds: a burst of load elsewhere
  * on a shared machine then hits every side alike. Returns the rounds.
  */
-export async function inRounds<K extends string>(count: number, loads: Record<K, () => Promise<WrkResult>>): Promise<Record<K, WrkResult>[]> {
+export async function inRounds<K extends string>(
+  count: number,
+  loads: Record<K, () => Promise<WrkResult>>,
+): Promise<Record<K, WrkResult>[]> {
   const rounds: Record<K, WrkResult>[] = [];
   for (let i = 0; i < count; i++) {
     const round = {} as Record<K, WrkResult>;
@@ -67,7 +84,10 @@ export async function inRounds<K extends string>(count: number, loads: Record<K,
 }
 
 /** A ratio of every round, and the round whose ratio is the median (the one a table shows). */
-export function medianRound<R>(rounds: R[], ratio: (round: R) => number): { round: R; ratio: number; ratios: number[] } {
+export function medianRound<R>(
+  rounds: R[],
+  ratio: (round: R) => number,
+): { round: R; ratio: number; ratios: number[] } {
   const ratios = rounds.map(ratio);
   const i = ratios.indexOf(median(ratios));
   return { round: rounds[i]!, ratio: ratios[i]!, ratios };

@@ -45,13 +45,22 @@ async function timeUnzip(zipPath: string, out: string): Promise<number> {
 }
 
 /** A zip deploy by reference, as the CLI sends one: hash, preflight, PUT to the target, deploy; timed from the hash to the answer. */
-async function deployZipByReference(port: number, archive: Uint8Array, key: string): Promise<{ status: number; text: string; ms: number }> {
+async function deployZipByReference(
+  port: number,
+  archive: Uint8Array,
+  key: string,
+): Promise<{ status: number; text: string; ms: number }> {
   const t0 = performance.now();
-  const ref = JSON.stringify({ zip: { sha256: createHash("sha256").update(archive).digest("hex"), size: archive.byteLength } });
+  const ref = JSON.stringify({
+    zip: { sha256: createHash("sha256").update(archive).digest("hex"), size: archive.byteLength },
+  });
   const auth = { "content-type": "application/json", authorization: `Bearer ${key}` };
   const pre = await timedPost(port, "/deploy/preflight", Buffer.from(ref), auth);
   if (pre.status !== 200) return pre;
-  const answer = pre.json() as { upload_token: string; uploads: Array<{ url: string; method: string; headers: Record<string, string> }> };
+  const answer = pre.json() as {
+    upload_token: string;
+    uploads: Array<{ url: string; method: string; headers: Record<string, string> }>;
+  };
   for (const u of answer.uploads) {
     const put = await fetch(u.url, { method: u.method, headers: u.headers, body: archive as BodyInit });
     if (put.status >= 300) return { status: put.status, text: await put.text(), ms: performance.now() - t0 };
@@ -103,17 +112,34 @@ interface ZipRun {
  * so its memory growth is the archive's and not a previous deploy's heap; it goes to a fresh
  * account, so every content is stored (nothing deduplicated).
  */
-async function pair(z: ZipRun, store: Store, dataDir: string, vars: Record<string, string>, keys: [string, string], i: number): Promise<Pair> {
+async function pair(
+  z: ZipRun,
+  store: Store,
+  dataDir: string,
+  vars: Record<string, string>,
+  keys: [string, string],
+  i: number,
+): Promise<Pair> {
   const app = await startBenchApp(dataDir, vars);
   try {
-    const warm = await timedPost(app.port, "/deploy", z.warmZip, { "content-type": "application/zip", authorization: `Bearer ${keys[0]}` });
+    const warm = await timedPost(app.port, "/deploy", z.warmZip, {
+      "content-type": "application/zip",
+      authorization: `Bearer ${keys[0]}`,
+    });
     if (warm.status !== 200) throw new Error(`warm-up deploy failed: ${warm.status} ${warm.text}`);
     const unzipMs = await timeUnzip(z.zipPath, path.join(z.work, `unzipped-${i}`));
     const stop = watchPeak(app.proc.pid!);
-    const res = store.byReference ? await deployZipByReference(app.port, z.archive, keys[1]) : await timedPost(app.port, "/deploy", z.archive, { "content-type": "application/zip", authorization: `Bearer ${keys[1]}` });
+    const res = store.byReference
+      ? await deployZipByReference(app.port, z.archive, keys[1])
+      : await timedPost(app.port, "/deploy", z.archive, {
+          "content-type": "application/zip",
+          authorization: `Bearer ${keys[1]}`,
+        });
     const { before, growth } = stop();
     if (res.status !== 200) throw new Error(`zip deploy failed: ${res.status} ${res.text}`);
-    console.error(`${store.name} pair ${i}: unzip ${unzipMs.toFixed(0)} ms, deploy ${res.ms.toFixed(0)} ms, peak RSS +${mb(growth)} (before ${mb(before)})`);
+    console.error(
+      `${store.name} pair ${i}: unzip ${unzipMs.toFixed(0)} ms, deploy ${res.ms.toFixed(0)} ms, peak RSS +${mb(growth)} (before ${mb(before)})`,
+    );
     return { unzipMs, deployMs: res.ms, growth };
   } finally {
     await app.stop();
@@ -126,7 +152,9 @@ function storeRows(store: Store, pairs: Pair[], archiveBytes: number): string[] 
   const ratios = pairs.map((p) => p.deployMs / p.unzipMs);
   const growth = pairs.map((p) => p.growth);
   const g = Math.max(...growth);
-  const how = store.byReference ? "preflight, PUT to the bucket, POST /deploy {zip} (pro key)" : "POST /deploy (application/zip, pro key)";
+  const how = store.byReference
+    ? "preflight, PUT to the bucket, POST /deploy {zip} (pro key)"
+    : "POST /deploy (application/zip, pro key)";
   return [
     `| ${store.name}: \`unzip -q\` to a folder | ${median(unzip).toFixed(0)} ms (${list(unzip, 0)}) | |`,
     `| ${store.name}: ${how} | ${median(deploys).toFixed(0)} ms (${list(deploys, 0)}) | |`,
@@ -154,15 +182,25 @@ export async function zipSection(work: string): Promise<string[]> {
   let pg: PgServer | undefined;
   let s3: S3Server | undefined;
   const stores: Store[] = [{ name: "PGlite + filesystem", vars: async () => ({}) }];
-  if (process.env.BENCH_SKIP_PG !== "1") stores.push({ name: "PostgreSQL + filesystem", vars: async () => ({ DATABASE_URL: (pg ??= await startPgServer()).url }) });
-  if (process.env.BENCH_SKIP_S3 !== "1") stores.push({ name: "PGlite + S3 (s3rver), zip by reference", vars: async () => (s3 ??= await startS3Server()).vars, byReference: true });
+  if (process.env.BENCH_SKIP_PG !== "1")
+    stores.push({
+      name: "PostgreSQL + filesystem",
+      vars: async () => ({ DATABASE_URL: (pg ??= await startPgServer()).url }),
+    });
+  if (process.env.BENCH_SKIP_S3 !== "1")
+    stores.push({
+      name: "PGlite + S3 (s3rver), zip by reference",
+      vars: async () => (s3 ??= await startS3Server()).vars,
+      byReference: true,
+    });
   try {
     for (const [s, store] of stores.entries()) {
       const vars = await store.vars();
       const dataDir = path.join(work, `data-zip-${s}`);
       const keys = await makeAccounts(dataDir, 2 * RUNS, vars);
       const pairs: Pair[] = [];
-      for (let i = 0; i < RUNS; i++) pairs.push(await pair(z, store, dataDir, vars, [keys[2 * i]!, keys[2 * i + 1]!], i));
+      for (let i = 0; i < RUNS; i++)
+        pairs.push(await pair(z, store, dataDir, vars, [keys[2 * i]!, keys[2 * i + 1]!], i));
       rows.push(...storeRows(store, pairs, archive.byteLength));
     }
   } finally {

@@ -20,7 +20,13 @@ import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN, WEBHOOK_EVENT_TYPES } from "../lib/patterns";
 import { reportLines } from "../lib/deploy/report-text";
-import { deployByContent, deployZipByReference, sharedTopFolder, zipByReference, type HashedFile } from "../lib/files/upload";
+import {
+  deployByContent,
+  deployZipByReference,
+  sharedTopFolder,
+  zipByReference,
+  type HashedFile,
+} from "../lib/files/upload";
 import { limits } from "../lib/plans";
 import { listQuerySchema } from "../lib/schemas";
 import type {
@@ -86,7 +92,8 @@ const LIST_LIMIT_TEXT = `limit ${LIST_LIMIT.unwrap().minValue}-${LIST_LIMIT.unwr
 /** Each command's usage line and what it does, for `dropsite <command> --help`. */
 const COMMANDS = {
   deploy: {
-    usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--grant URL]",
+    usage:
+      "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--grant URL]",
     about: `Deploy a folder (default .), an .html/.htm file or a .zip.
   A folder is deployed by content: only files the server does not have yet are uploaded, and
   the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
@@ -102,12 +109,19 @@ const COMMANDS = {
                  no key needed, and none is sent. Folders still upload only missing files.`,
   },
   list: { usage: "dropsite list [--limit N] [--offset N]", about: `Your drops, newest first (${LIST_LIMIT_TEXT}).` },
-  versions: { usage: "dropsite versions <slug> [--limit N] [--offset N]", about: `A drop's retained versions, newest first, with the live one marked (${LIST_LIMIT_TEXT}).` },
-  rollback: { usage: "dropsite rollback <slug> <version>", about: "Make a retained version of a drop live again (older or newer): served at once, no upload." },
+  versions: {
+    usage: "dropsite versions <slug> [--limit N] [--offset N]",
+    about: `A drop's retained versions, newest first, with the live one marked (${LIST_LIMIT_TEXT}).`,
+  },
+  rollback: {
+    usage: "dropsite rollback <slug> <version>",
+    about: "Make a retained version of a drop live again (older or newer): served at once, no upload.",
+  },
   delete: { usage: "dropsite delete <slug>", about: "Delete a drop and purge its files." },
   access: {
     usage: "dropsite access <slug> --password-stdin | --public",
-    about: "Protect a drop with a password read from stdin (one line; its line ending is not part of it), or make it public again. Every change signs out everyone who unlocked it.",
+    about:
+      "Protect a drop with a password read from stdin (one line; its line ending is not part of it), or make it public again. Every change signs out everyone who unlocked it.",
   },
   domains: {
     usage: "dropsite domains add <hostname> <slug> | list | verify <hostname> | rm <hostname>",
@@ -118,7 +132,10 @@ const COMMANDS = {
   list    your domains and their status
   rm      stop serving the drop at that hostname (the drop stays)`,
   },
-  claim: { usage: "dropsite claim <slug> <claim_token>", about: "Move an anonymous drop into your account (the token works once)." },
+  claim: {
+    usage: "dropsite claim <slug> <claim_token>",
+    about: "Move an anonymous drop into your account (the token works once).",
+  },
   limits: { usage: "dropsite limits", about: "The limits that apply to you (anonymous without a key)." },
   webhooks: {
     usage: "dropsite webhooks add <url> [--events E,E] | list | rm <id> | deliveries <id>",
@@ -129,8 +146,14 @@ const COMMANDS = {
   rm <id>          remove one
   deliveries <id>  its latest delivery attempts, newest first`,
   },
-  login: { usage: "dropsite login [--key sp_...]", about: "Check a key against the API and store it (prompts when --key is not given)." },
-  logout: { usage: "dropsite logout", about: "Forget the stored key (it keeps working until revoked on the dashboard)." },
+  login: {
+    usage: "dropsite login [--key sp_...]",
+    about: "Check a key against the API and store it (prompts when --key is not given).",
+  },
+  logout: {
+    usage: "dropsite logout",
+    about: "Forget the stored key (it keeps working until revoked on the dashboard).",
+  },
 } as const;
 type Command = keyof typeof COMMANDS;
 const isCommand = (c: string): c is Command => Object.hasOwn(COMMANDS, c);
@@ -204,7 +227,8 @@ interface StoredConfig {
 // ---------------------------------------------------------------- configuration
 
 function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(homedir(), ".config");
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(homedir(), ".config");
   return path.join(base, "dropsite", "config.json");
 }
 
@@ -236,7 +260,8 @@ const normalizeApi = (u: string): string => {
   } catch {
     throw new CliError(`--api must be an http(s) URL, got ${JSON.stringify(u)}`, EXIT.usage);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`--api must be an http(s) URL, got ${JSON.stringify(u)}`, EXIT.usage);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new CliError(`--api must be an http(s) URL, got ${JSON.stringify(u)}`, EXIT.usage);
   return url.href.replace(/\/+$/, "");
 };
 
@@ -269,7 +294,11 @@ interface Progress {
 }
 
 /** A progress reporter on stderr: a redrawn bar on a TTY, a plain line per 25% otherwise (CI logs). */
-function progress(label: string, total: number, opts: { quiet: boolean; unit: "bytes" | "files"; tty?: boolean }): Progress {
+function progress(
+  label: string,
+  total: number,
+  opts: { quiet: boolean; unit: "bytes" | "files"; tty?: boolean },
+): Progress {
   const tty = opts.tty ?? Boolean(process.stderr.isTTY);
   const started = Date.now();
   let lastDraw = 0;
@@ -290,7 +319,9 @@ function progress(label: string, total: number, opts: { quiet: boolean; unit: "b
         const filled = Math.round((pct / 100) * width);
         const secs = (now - started) / 1000;
         const rate = opts.unit === "bytes" && secs > 0.2 ? ` ${formatBytes(Math.round(done / secs))}/s` : "";
-        process.stderr.write(`\r\x1b[2K${label.padEnd(10)} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(pct).padStart(3)}% ${describe(done, extra)}${rate}`);
+        process.stderr.write(
+          `\r\x1b[2K${label.padEnd(10)} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(pct).padStart(3)}% ${describe(done, extra)}${rate}`,
+        );
       } else {
         // One line per quarter reached, so CI logs show movement without a line per chunk.
         if (pct < nextStep) return;
@@ -330,7 +361,9 @@ async function collectFiles(root: string, opts: SelectOptions): Promise<LocalFil
       }
     }
     const skip = createFilter(ignoreFiles, opts);
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     for (const entry of entries) {
       const abs = path.join(dir, entry.name);
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
@@ -376,7 +409,11 @@ function httpCall(method: string, url: string, opts: CallOptions = {}): Promise<
   const u = new URL(url);
   const send = u.protocol === "https:" ? httpsRequest : httpRequest;
   const body = opts.body;
-  const headers: Record<string, string> = { "user-agent": `dropsite-cli/${VERSION}`, accept: "application/json", ...(opts.headers ?? {}) };
+  const headers: Record<string, string> = {
+    "user-agent": `dropsite-cli/${VERSION}`,
+    accept: "application/json",
+    ...(opts.headers ?? {}),
+  };
   if (body) headers["content-length"] = String(body.byteLength);
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -384,11 +421,14 @@ function httpCall(method: string, url: string, opts: CallOptions = {}): Promise<
       answered = true;
       const parts: Buffer[] = [];
       res.on("data", (c: Buffer) => parts.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString("utf8") }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString("utf8") }),
+      );
       res.on("error", reject);
     });
     req.on("error", (err) => {
-      if (!answered) reject(new CliError(`Cannot reach ${u.origin}: ${err.message}`, EXIT.network, { code: "network_error" }));
+      if (!answered)
+        reject(new CliError(`Cannot reach ${u.origin}: ${err.message}`, EXIT.network, { code: "network_error" }));
     });
     if (!body) {
       req.end();
@@ -422,7 +462,10 @@ function parseAnswer<T>(res: HttpAnswer): T {
   try {
     body = JSON.parse(res.text);
   } catch {
-    throw new CliError(`Unexpected answer (HTTP ${res.status}): ${res.text.slice(0, 200)}`, EXIT.network, { status: res.status, code: "bad_response" });
+    throw new CliError(`Unexpected answer (HTTP ${res.status}): ${res.text.slice(0, 200)}`, EXIT.network, {
+      status: res.status,
+      code: "bad_response",
+    });
   }
   if (res.status >= 400) {
     let envelope = (body && typeof body === "object" ? body : {}) as Partial<ErrorEnvelope>;
@@ -430,11 +473,18 @@ function parseAnswer<T>(res: HttpAnswer): T {
     const nested: unknown = envelope.error;
     if (nested && typeof nested === "object") {
       const { code, message } = nested as Record<string, unknown>;
-      envelope = { error: typeof message === "string" ? message : undefined, code: typeof code === "string" ? `storage_${code}` : undefined };
+      envelope = {
+        error: typeof message === "string" ? message : undefined,
+        code: typeof code === "string" ? `storage_${code}` : undefined,
+      };
     }
     const msg = typeof envelope.error === "string" ? envelope.error : `HTTP ${res.status}`;
     const retryAfter = res.headers["retry-after"];
-    throw new CliError(msg, EXIT.api, { status: res.status, ...envelope, ...(retryAfter ? { retry_after: Number(retryAfter) } : {}) });
+    throw new CliError(msg, EXIT.api, {
+      status: res.status,
+      ...envelope,
+      ...(retryAfter ? { retry_after: Number(retryAfter) } : {}),
+    });
   }
   return body as T;
 }
@@ -446,12 +496,22 @@ function parseAnswer<T>(res: HttpAnswer): T {
 function checkUpload(res: HttpAnswer): void {
   if (res.status < 300) return;
   const xml = /<Code>([^<]*)<\/Code>[\s\S]*?<Message>([^<]*)<\/Message>/.exec(res.text);
-  if (xml) throw new CliError(`Storage refused the upload: ${xml[2]}`, EXIT.api, { status: res.status, code: `storage_${xml[1]}` });
+  if (xml)
+    throw new CliError(`Storage refused the upload: ${xml[2]}`, EXIT.api, {
+      status: res.status,
+      code: `storage_${xml[1]}`,
+    });
   parseAnswer<unknown>(res);
 }
 
 /** One API call; the answer is the server's response type (`T`, from lib/schemas.ts). */
-async function apiCall<T>(api: string, key: string | undefined, method: string, p: string, opts: CallOptions = {}): Promise<T> {
+async function apiCall<T>(
+  api: string,
+  key: string | undefined,
+  method: string,
+  p: string,
+  opts: CallOptions = {},
+): Promise<T> {
   const headers = { ...(opts.headers ?? {}) };
   if (key) headers.authorization = `Bearer ${key}`;
   return parseAnswer<T>(await httpCall(method, `${api}${p}`, { ...opts, headers }));
@@ -463,8 +523,14 @@ async function apiCall<T>(api: string, key: string | undefined, method: string, 
 async function deployBody(target: string): Promise<{ body: Buffer; contentType: string; description: string }> {
   const ext = path.extname(target).toLowerCase();
   const body = await readFile(target);
-  if (ext === ".zip") return { body, contentType: "application/zip", description: `${path.basename(target)} (${formatBytes(body.byteLength)})` };
-  if (ext === ".html" || ext === ".htm") return { body, contentType: "text/html; charset=utf-8", description: `${path.basename(target)} as index.html` };
+  if (ext === ".zip")
+    return {
+      body,
+      contentType: "application/zip",
+      description: `${path.basename(target)} (${formatBytes(body.byteLength)})`,
+    };
+  if (ext === ".html" || ext === ".htm")
+    return { body, contentType: "text/html; charset=utf-8", description: `${path.basename(target)} as index.html` };
   throw new CliError(`Deploy a folder, an .html file or a .zip; got ${target}`, EXIT.usage);
 }
 
@@ -486,16 +552,25 @@ async function deployFolder(
   extraHeaders: Record<string, string> = {},
 ): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
   const files = await collectFiles(dir, { includeDotfiles: flags.includeDotfiles });
-  if (files.length === 0) throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
+  if (files.length === 0)
+    throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
   const strip = sharedTopFolder(files.map((f) => f.rel));
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
-  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${files.length} files (${formatBytes(totalBytes)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
+  if (!flags.quiet && !flags.json)
+    process.stderr.write(
+      `Deploying ${files.length} files (${formatBytes(totalBytes)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
+    );
   const hashing = progress("Hashing", totalBytes, { quiet: flags.quiet, unit: "bytes" });
   const hashed: LocalHashedFile[] = [];
   let read = 0;
   for (const f of files) {
     const data = await readFile(f.abs);
-    hashed.push({ path: f.rel.slice(strip.length), abs: f.abs, sha256: createHash("sha256").update(data).digest("hex"), size: data.byteLength });
+    hashed.push({
+      path: f.rel.slice(strip.length),
+      abs: f.abs,
+      sha256: createHash("sha256").update(data).digest("hex"),
+      size: data.byteLength,
+    });
     read += data.byteLength;
     hashing.update(read, `${hashed.length}/${files.length} files`);
   }
@@ -506,20 +581,32 @@ async function deployFolder(
     const outcome = await deployByContent<LocalHashedFile, DeployResponse | AppendResponse>(
       hashed,
       {
-        preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, { body: Buffer.from(body), headers: json }),
+        preflight: (body) =>
+          apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, {
+            body: Buffer.from(body),
+            headers: json,
+          }),
         read: (file) => readFile(file.abs),
         upload: async (u, file, onSent) => {
           // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
-          checkUpload(await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }));
+          checkUpload(
+            await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }),
+          );
         },
         deploy: (body, uploadToken) =>
-          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken } }),
+          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, {
+            body: Buffer.from(body),
+            headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken },
+          }),
       },
       (p) => {
         bar ??= progress("Uploading", p.totalBytes, { quiet: flags.quiet, unit: "bytes" });
         // 100% only once the server has checked and stored every content.
         const done = p.doneFiles === p.totalFiles;
-        bar.update(done ? p.totalBytes : Math.min(p.sentBytes, p.totalBytes - 1), `${p.doneFiles}/${p.totalFiles} files`);
+        bar.update(
+          done ? p.totalBytes : Math.min(p.sentBytes, p.totalBytes - 1),
+          `${p.doneFiles}/${p.totalFiles} files`,
+        );
       },
     );
     bar?.done();
@@ -535,19 +622,42 @@ async function deployFolder(
  * size, upload it to its target (straight to storage where the server's store allows), deploy
  * `{"zip": {sha256, size}}`. No request body to the app is then larger than 4 MB.
  */
-async function deployZipFile(target: Target, file: string, endpoint: string, preflightPath: string, flags: Flags, extraHeaders: Record<string, string>): Promise<DeployResponse | AppendResponse> {
+async function deployZipFile(
+  target: Target,
+  file: string,
+  endpoint: string,
+  preflightPath: string,
+  flags: Flags,
+  extraHeaders: Record<string, string>,
+): Promise<DeployResponse | AppendResponse> {
   const bytes = await readFile(file);
-  const zip: HashedFile = { path: path.basename(file), sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.byteLength };
-  if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${zip.path} (${formatBytes(zip.size)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
+  const zip: HashedFile = {
+    path: path.basename(file),
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    size: bytes.byteLength,
+  };
+  if (!flags.quiet && !flags.json)
+    process.stderr.write(
+      `Deploying ${zip.path} (${formatBytes(zip.size)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
+    );
   const json = { "content-type": "application/json" };
   const bar = progress("Uploading", zip.size, { quiet: flags.quiet, unit: "bytes" });
   try {
     const res = await deployZipByReference<HashedFile, DeployResponse | AppendResponse>(
       zip,
       {
-        preflight: (body) => apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, { body: Buffer.from(body), headers: json }),
-        upload: async (u, _file, onSent) => checkUpload(await httpCall(u.method, u.url, { body: bytes, headers: u.headers, onUpload: onSent })),
-        deploy: (body, uploadToken) => apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, { body: Buffer.from(body), headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken } }),
+        preflight: (body) =>
+          apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, {
+            body: Buffer.from(body),
+            headers: json,
+          }),
+        upload: async (u, _file, onSent) =>
+          checkUpload(await httpCall(u.method, u.url, { body: bytes, headers: u.headers, onUpload: onSent })),
+        deploy: (body, uploadToken) =>
+          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, {
+            body: Buffer.from(body),
+            headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken },
+          }),
       },
       (sent) => bar.update(Math.min(sent, zip.size)),
     );
@@ -563,22 +673,45 @@ async function deployZipFile(target: Target, file: string, endpoint: string, pre
  * A one-time deploy URL (or its bare token, on the configured API): the API it belongs to and
  * the deploy and preflight paths it opens. It carries the caller and options, so no key is sent.
  */
-function grantTarget(grant: string, target: Target, flags: Flags): { target: Target; deploy: string; preflight: string } {
-  if (flags.append || flags.name || flags.ttl) throw new CliError("--grant cannot be combined with --append, --name or --ttl: the one-time URL fixes them", EXIT.usage);
+function grantTarget(
+  grant: string,
+  target: Target,
+  flags: Flags,
+): { target: Target; deploy: string; preflight: string } {
+  if (flags.append || flags.name || flags.ttl)
+    throw new CliError(
+      "--grant cannot be combined with --append, --name or --ttl: the one-time URL fixes them",
+      EXIT.usage,
+    );
   const m = /^(?:(https?:\/\/.+?))?(?:\/deploy\/once\/)?(dg_[A-Za-z0-9_-]{43})\/?$/.exec(grant.trim());
-  if (!m?.[2] || (!m[1] && grant.includes("/"))) throw new CliError(`--grant must be a one-time deploy URL (…/deploy/once/dg_…) or its token, got ${JSON.stringify(grant)}`, EXIT.usage);
+  if (!m?.[2] || (!m[1] && grant.includes("/")))
+    throw new CliError(
+      `--grant must be a one-time deploy URL (…/deploy/once/dg_…) or its token, got ${JSON.stringify(grant)}`,
+      EXIT.usage,
+    );
   const deploy = `/deploy/once/${m[2]}`;
-  return { target: { api: m[1] ? normalizeApi(m[1]) : target.api, via: "one-time deploy URL" }, deploy, preflight: `${deploy}/preflight` };
+  return {
+    target: { api: m[1] ? normalizeApi(m[1]) : target.api, via: "one-time deploy URL" },
+    deploy,
+    preflight: `${deploy}/preflight`,
+  };
 }
 
 async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<void> {
   if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
-  if (flags.append && (flags.name || flags.ttl)) throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
-  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl)) throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
+  if (flags.append && (flags.name || flags.ttl))
+    throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
+  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl))
+    throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
   const extraHeaders: Record<string, string> = {};
   if (flags.ifVersion !== undefined) {
-    if (!flags.name && !flags.append) throw new CliError("--if-version goes with --name or --append: a new drop has no version to match", EXIT.usage);
-    if (!/^[1-9]\d{0,9}$/.test(flags.ifVersion)) throw new CliError(`--if-version must be a version number (1, 2, …), got ${JSON.stringify(flags.ifVersion)}`, EXIT.usage);
+    if (!flags.name && !flags.append)
+      throw new CliError("--if-version goes with --name or --append: a new drop has no version to match", EXIT.usage);
+    if (!/^[1-9]\d{0,9}$/.test(flags.ifVersion))
+      throw new CliError(
+        `--if-version must be a version number (1, 2, …), got ${JSON.stringify(flags.ifVersion)}`,
+        EXIT.usage,
+      );
     extraHeaders["if-match"] = `"${flags.ifVersion}"`;
   }
   const where = args[0] ?? ".";
@@ -587,7 +720,11 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   if (flags.name) query.set("name", flags.name);
   const once = flags.grant === undefined ? undefined : grantTarget(flags.grant, given, flags);
   const target = once?.target ?? given;
-  const p = once?.deploy ?? (flags.append ? `/deploy/${encodeURIComponent(flags.append)}` : `/deploy${query.size ? `?${query.toString()}` : ""}`);
+  const p =
+    once?.deploy ??
+    (flags.append
+      ? `/deploy/${encodeURIComponent(flags.append)}`
+      : `/deploy${query.size ? `?${query.toString()}` : ""}`);
   let info;
   try {
     info = await stat(where);
@@ -600,12 +737,16 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     const outcome = await deployFolder(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
     res = outcome.res;
     // Nothing to say about unchanged files when the server had none of them (a first deploy).
-    if (outcome.unchanged > 0) unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
+    if (outcome.unchanged > 0)
+      unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
   } else if (path.extname(where).toLowerCase() === ".zip" && zipByReference(info.size)) {
     res = await deployZipFile(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
   } else {
     const { body, contentType, description } = await deployBody(where);
-    if (!flags.quiet && !flags.json) process.stderr.write(`Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`);
+    if (!flags.quiet && !flags.json)
+      process.stderr.write(
+        `Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
+      );
     const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
     try {
       res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
@@ -623,8 +764,12 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   if (flags.json) return print(res);
   const lines: string[] = [];
   if ("total_files" in res) lines.push(`Added ${res.files.length} files to ${res.slug} (${res.total_files} in total)`);
-  else if (res.unchanged) lines.push(`Unchanged: the files equal the live version${res.name ? ` of ${res.name}` : ""}; nothing was written`);
-  else lines.push(`${res.replaced ? "Replaced" : "Deployed"} ${res.files.length} file${res.files.length === 1 ? "" : "s"}${res.name ? ` as ${res.name}` : ""}`);
+  else if (res.unchanged)
+    lines.push(`Unchanged: the files equal the live version${res.name ? ` of ${res.name}` : ""}; nothing was written`);
+  else
+    lines.push(
+      `${res.replaced ? "Replaced" : "Deployed"} ${res.files.length} file${res.files.length === 1 ? "" : "s"}${res.name ? ` as ${res.name}` : ""}`,
+    );
   lines.push(`URL:     ${res.url}`);
   lines.push(`Version: ${res.version}`);
   lines.push(`Expires: ${res.expires_at ?? "never"}`);
@@ -640,7 +785,10 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
 
 async function cmdList(target: Target, flags: Flags): Promise<void> {
   requireKey(target);
-  const q = new URLSearchParams({ limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue), offset: flags.offset ?? "0" });
+  const q = new URLSearchParams({
+    limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue),
+    offset: flags.offset ?? "0",
+  });
   const res = await apiCall<ListDropsResponse>(target.api, target.key, "GET", `/drops?${q.toString()}`);
   if (flags.json) return print(res);
   if (res.drops.length === 0) {
@@ -660,10 +808,25 @@ async function cmdVersions(target: Target, args: string[], flags: Flags): Promis
   requireKey(target);
   const [slug] = args;
   if (args.length !== 1 || slug === undefined) throw new CliError(`usage: ${COMMANDS.versions.usage}`, EXIT.usage);
-  const q = new URLSearchParams({ limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue), offset: flags.offset ?? "0" });
-  const res = await apiCall<VersionsList>(target.api, target.key, "GET", `/drops/${encodeURIComponent(slug)}/versions?${q.toString()}`);
+  const q = new URLSearchParams({
+    limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue),
+    offset: flags.offset ?? "0",
+  });
+  const res = await apiCall<VersionsList>(
+    target.api,
+    target.key,
+    "GET",
+    `/drops/${encodeURIComponent(slug)}/versions?${q.toString()}`,
+  );
   if (flags.json) return print(res);
-  const rows = res.versions.map((v) => [String(v.version), v.live ? "live" : "", v.kind, String(v.file_count), formatBytes(v.total_bytes), v.created_at]);
+  const rows = res.versions.map((v) => [
+    String(v.version),
+    v.live ? "live" : "",
+    v.kind,
+    String(v.file_count),
+    formatBytes(v.total_bytes),
+    v.created_at,
+  ]);
   const head = ["VERSION", "LIVE", "KIND", "FILES", "SIZE", "CREATED"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ");
@@ -675,10 +838,21 @@ async function cmdVersions(target: Target, args: string[], flags: Flags): Promis
 async function cmdRollback(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
   const [slug, version] = args;
-  if (args.length !== 2 || slug === undefined || version === undefined) throw new CliError(`usage: ${COMMANDS.rollback.usage}`, EXIT.usage);
-  if (!/^\d{1,10}$/.test(version)) throw new CliError(`The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`, EXIT.usage);
+  if (args.length !== 2 || slug === undefined || version === undefined)
+    throw new CliError(`usage: ${COMMANDS.rollback.usage}`, EXIT.usage);
+  if (!/^\d{1,10}$/.test(version))
+    throw new CliError(
+      `The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`,
+      EXIT.usage,
+    );
   const body = Buffer.from(JSON.stringify({ version: Number(version) }));
-  const res = await apiCall<RollbackResponse>(target.api, target.key, "POST", `/drops/${encodeURIComponent(slug)}/rollback`, { body, headers: { "content-type": "application/json" } });
+  const res = await apiCall<RollbackResponse>(
+    target.api,
+    target.key,
+    "POST",
+    `/drops/${encodeURIComponent(slug)}/rollback`,
+    { body, headers: { "content-type": "application/json" } },
+  );
   if (flags.json) return print(res);
   process.stdout.write(`${res.url} now serves version ${res.live_version}\n`);
 }
@@ -689,11 +863,19 @@ async function cmdWebhooks(target: Target, args: string[], flags: Flags): Promis
   const usage = () => new CliError(`usage: ${COMMANDS.webhooks.usage}`, EXIT.usage);
   if (sub === "add") {
     if (args.length !== 2 || arg === undefined) throw usage();
-    const events = flags.events?.split(",").map((e) => e.trim()).filter(Boolean);
+    const events = flags.events
+      ?.split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
     const body = Buffer.from(JSON.stringify({ url: arg, ...(events ? { events } : {}) }));
-    const res = await apiCall<WebhookCreated>(target.api, target.key, "POST", "/webhooks", { body, headers: { "content-type": "application/json" } });
+    const res = await apiCall<WebhookCreated>(target.api, target.key, "POST", "/webhooks", {
+      body,
+      headers: { "content-type": "application/json" },
+    });
     if (flags.json) return print(res);
-    process.stdout.write(`Added webhook ${res.id}: ${res.url}\nEvents: ${res.events.join(", ")}\nSigning secret (shown once; verify deliveries with it): ${res.secret}\n`);
+    process.stdout.write(
+      `Added webhook ${res.id}: ${res.url}\nEvents: ${res.events.join(", ")}\nSigning secret (shown once; verify deliveries with it): ${res.secret}\n`,
+    );
     return;
   }
   if (sub === "list") {
@@ -702,7 +884,10 @@ async function cmdWebhooks(target: Target, args: string[], flags: Flags): Promis
     if (flags.json) return print(res);
     if (res.webhooks.length === 0) return void process.stdout.write("No webhooks.\n");
     const all = (e: string[]) => (e.length === WEBHOOK_EVENT_TYPES.length ? "all" : e.join(","));
-    table(["ID", "EVENTS", "URL"], res.webhooks.map((w) => [w.id, all(w.events), w.url]));
+    table(
+      ["ID", "EVENTS", "URL"],
+      res.webhooks.map((w) => [w.id, all(w.events), w.url]),
+    );
     return;
   }
   if (sub === "rm") {
@@ -714,10 +899,24 @@ async function cmdWebhooks(target: Target, args: string[], flags: Flags): Promis
   }
   if (sub === "deliveries") {
     if (args.length !== 2 || arg === undefined) throw usage();
-    const res = await apiCall<WebhookDeliveries>(target.api, target.key, "GET", `/webhooks/${encodeURIComponent(arg)}/deliveries`);
+    const res = await apiCall<WebhookDeliveries>(
+      target.api,
+      target.key,
+      "GET",
+      `/webhooks/${encodeURIComponent(arg)}/deliveries`,
+    );
     if (flags.json) return print(res);
     if (res.deliveries.length === 0) return void process.stdout.write("No deliveries yet.\n");
-    table(["TIME", "EVENT", "TYPE", "ATTEMPT", "RESULT"], res.deliveries.map((d) => [d.created_at, d.event_id, d.type, String(d.attempt), d.error ?? String(d.status_code)]));
+    table(
+      ["TIME", "EVENT", "TYPE", "ATTEMPT", "RESULT"],
+      res.deliveries.map((d) => [
+        d.created_at,
+        d.event_id,
+        d.type,
+        String(d.attempt),
+        d.error ?? String(d.status_code),
+      ]),
+    );
     return;
   }
   throw usage();
@@ -743,7 +942,10 @@ async function cmdClaim(target: Target, args: string[], flags: Flags): Promise<v
   requireKey(target);
   if (args.length !== 2) throw new CliError(`usage: ${COMMANDS.claim.usage}`, EXIT.usage);
   const body = Buffer.from(JSON.stringify({ slug: args[0], claim_token: args[1] }));
-  const res = await apiCall<ClaimResponse>(target.api, target.key, "POST", "/claim", { body, headers: { "content-type": "application/json" } });
+  const res = await apiCall<ClaimResponse>(target.api, target.key, "POST", "/claim", {
+    body,
+    headers: { "content-type": "application/json" },
+  });
   if (flags.json) return print(res);
   process.stdout.write(`Claimed ${res.slug}: ${res.url} (expires ${res.expires_at ?? "never"})\n`);
 }
@@ -752,24 +954,40 @@ async function cmdClaim(target: Target, args: string[], flags: Flags): Promise<v
 async function readStdinSecret(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
 async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
   const [slug] = args;
-  if (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public) throw new CliError(`usage: ${COMMANDS.access.usage}`, EXIT.usage);
+  if (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public)
+    throw new CliError(`usage: ${COMMANDS.access.usage}`, EXIT.usage);
   const body = flags.public ? { mode: "public" } : { mode: "password", password: await readStdinSecret() };
-  const res = await apiCall<AccessResponse>(target.api, target.key, "PUT", `/drops/${encodeURIComponent(slug)}/access`, {
-    body: Buffer.from(JSON.stringify(body)),
-    headers: { "content-type": "application/json" },
-  });
+  const res = await apiCall<AccessResponse>(
+    target.api,
+    target.key,
+    "PUT",
+    `/drops/${encodeURIComponent(slug)}/access`,
+    {
+      body: Buffer.from(JSON.stringify(body)),
+      headers: { "content-type": "application/json" },
+    },
+  );
   if (flags.json) return print(res);
-  process.stdout.write(res.mode === "password" ? `${res.slug} is password-protected; earlier unlocks no longer work.\n` : `${res.slug} is public.\n`);
+  process.stdout.write(
+    res.mode === "password"
+      ? `${res.slug} is password-protected; earlier unlocks no longer work.\n`
+      : `${res.slug} is public.\n`,
+  );
 }
 
 function domainRecords(d: DomainInfo): string {
-  return [`  TXT    ${d.verification.name}  "${d.verification.value}"`, `  CNAME  ${d.hostname}  ${d.target.value}`].join("\n");
+  return [
+    `  TXT    ${d.verification.name}  "${d.verification.value}"`,
+    `  CNAME  ${d.hostname}  ${d.target.value}`,
+  ].join("\n");
 }
 
 async function cmdDomains(target: Target, args: string[], flags: Flags): Promise<void> {
@@ -780,9 +998,14 @@ async function cmdDomains(target: Target, args: string[], flags: Flags): Promise
   if (sub === "add") {
     const [hostname, slug] = rest;
     if (rest.length !== 2 || hostname === undefined || slug === undefined) throw usage();
-    const d = await apiCall<DomainInfo>(target.api, target.key, "POST", "/domains", { body: Buffer.from(JSON.stringify({ hostname, slug })), headers: json });
+    const d = await apiCall<DomainInfo>(target.api, target.key, "POST", "/domains", {
+      body: Buffer.from(JSON.stringify({ hostname, slug })),
+      headers: json,
+    });
     if (flags.json) return print(d);
-    process.stdout.write(`Added ${d.hostname} for ${d.slug} (${d.status}). Publish these DNS records, then run: dropsite domains verify ${d.hostname}\n${domainRecords(d)}\n`);
+    process.stdout.write(
+      `Added ${d.hostname} for ${d.slug} (${d.status}). Publish these DNS records, then run: dropsite domains verify ${d.hostname}\n${domainRecords(d)}\n`,
+    );
   } else if (sub === "list" || sub === "ls") {
     if (rest.length !== 0) throw usage();
     const res = await apiCall<DomainsList>(target.api, target.key, "GET", "/domains");
@@ -796,19 +1019,37 @@ async function cmdDomains(target: Target, args: string[], flags: Flags): Promise
   } else if (sub === "verify") {
     const [hostname] = rest;
     if (rest.length !== 1 || hostname === undefined) throw usage();
-    const d = await apiCall<DomainVerify>(target.api, target.key, "POST", `/domains/${encodeURIComponent(hostname)}/verify`);
+    const d = await apiCall<DomainVerify>(
+      target.api,
+      target.key,
+      "POST",
+      `/domains/${encodeURIComponent(hostname)}/verify`,
+    );
     if (flags.json) return print(d);
     if (d.status === "active") {
       process.stdout.write(`${d.hostname} is active: it serves ${d.slug}.\n`);
       if (d.vercel?.misconfigured) process.stdout.write(`Vercel does not see the CNAME yet:\n${domainRecords(d)}\n`);
       return;
     }
-    const found = d.checks.map((c) => (c.error ? `the look-up failed (${c.error})` : c.found.length ? `found ${c.found.map((v) => JSON.stringify(v)).join(", ")}` : "no TXT record yet"));
-    process.stdout.write(`${d.hostname} is pending: ${found.join("; ")}. DNS changes can take minutes; publish:\n${domainRecords(d)}\n`);
+    const found = d.checks.map((c) =>
+      c.error
+        ? `the look-up failed (${c.error})`
+        : c.found.length
+          ? `found ${c.found.map((v) => JSON.stringify(v)).join(", ")}`
+          : "no TXT record yet",
+    );
+    process.stdout.write(
+      `${d.hostname} is pending: ${found.join("; ")}. DNS changes can take minutes; publish:\n${domainRecords(d)}\n`,
+    );
   } else if (sub === "rm" || sub === "remove") {
     const [hostname] = rest;
     if (rest.length !== 1 || hostname === undefined) throw usage();
-    const res = await apiCall<DomainDelete>(target.api, target.key, "DELETE", `/domains/${encodeURIComponent(hostname)}`);
+    const res = await apiCall<DomainDelete>(
+      target.api,
+      target.key,
+      "DELETE",
+      `/domains/${encodeURIComponent(hostname)}`,
+    );
     if (flags.json) return print(res);
     process.stdout.write(`Removed ${res.deleted}\n`);
   } else {
@@ -851,8 +1092,12 @@ async function prompt(question: string): Promise<string> {
 async function cmdLogin(flags: Flags): Promise<void> {
   const config = await readConfig();
   const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
-  const key = flags.key ?? process.env.DROP_API_KEY ?? (await prompt(`API key for ${api} (mint one on ${api}/dashboard): `));
-  if (!API_KEY_PATTERN.test(key)) throw new CliError("That is not an API key: keys are sp_ followed by 43 characters.", EXIT.usage, { code: "invalid_key" });
+  const key =
+    flags.key ?? process.env.DROP_API_KEY ?? (await prompt(`API key for ${api} (mint one on ${api}/dashboard): `));
+  if (!API_KEY_PATTERN.test(key))
+    throw new CliError("That is not an API key: keys are sp_ followed by 43 characters.", EXIT.usage, {
+      code: "invalid_key",
+    });
   // Any account route answers 401 for an unknown or revoked key; /limits also tells the plan.
   await apiCall<ListDropsResponse>(api, key, "GET", "/drops?limit=1");
   const limitsRes = await apiCall<LimitsResponse>(api, key, "GET", "/limits");
@@ -866,7 +1111,11 @@ async function cmdLogout(flags: Flags): Promise<void> {
   const had = (await readConfig()).apiKey !== undefined;
   await rm(file, { force: true });
   if (flags.json) return print({ loggedOut: had });
-  process.stdout.write(had ? `Removed the stored key (${file}). It still works until you revoke it on the dashboard.\n` : "No stored key.\n");
+  process.stdout.write(
+    had
+      ? `Removed the stored key (${file}). It still works until you revoke it on the dashboard.\n`
+      : "No stored key.\n",
+  );
 }
 
 function requireKey(target: Target): void {
@@ -915,7 +1164,15 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
-  const flags: Flags = { ...values, ifVersion: values["if-version"], json: Boolean(values.json), quiet: Boolean(values.quiet), includeDotfiles: Boolean(values["include-dotfiles"]), passwordStdin: Boolean(values["password-stdin"]), public: Boolean(values.public) };
+  const flags: Flags = {
+    ...values,
+    ifVersion: values["if-version"],
+    json: Boolean(values.json),
+    quiet: Boolean(values.quiet),
+    includeDotfiles: Boolean(values["include-dotfiles"]),
+    passwordStdin: Boolean(values["password-stdin"]),
+    public: Boolean(values.public),
+  };
   const [command, ...args] = positionals;
   if (values.version) {
     process.stdout.write(`${VERSION}\n`);

@@ -39,8 +39,19 @@ async function createStorage(e: Env): Promise<Storage> {
   // A network store is guarded: known down, it fails fast with 503 (lib/storage/guard.ts).
   if (e.S3_BUCKET) {
     const { S3Storage } = await import("./storage/s3");
-    const credentials = e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY } : undefined;
-    return new GuardedStorage(new S3Storage({ bucket: e.S3_BUCKET, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, credentials, forcePathStyle: e.S3_FORCE_PATH_STYLE }));
+    const credentials =
+      e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+        : undefined;
+    return new GuardedStorage(
+      new S3Storage({
+        bucket: e.S3_BUCKET,
+        endpoint: e.S3_ENDPOINT,
+        region: e.S3_REGION,
+        credentials,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+      }),
+    );
   }
   if (e.BLOB_READ_WRITE_TOKEN) {
     const { BlobStorage } = await import("./storage/blob");

@@ -51,14 +51,20 @@ const envSchema = z.object({
    * The Vercel Blob API base (the SDK reads the same variable); direct upload targets point at it.
    * Default Vercel's; tests point it at a local stand-in.
    */
-  VERCEL_BLOB_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "VERCEL_BLOB_API_URL must be an http(s) URL"),
+  VERCEL_BLOB_API_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\//.test(v),
+    "VERCEL_BLOB_API_URL must be an http(s) URL",
+  ),
   /**
    * An S3-compatible bucket for drop bytes (AWS S3, R2, MinIO, Garage); wins over
    * BLOB_READ_WRITE_TOKEN. The rest of S3_* say where it is and how to sign in.
    */
   S3_BUCKET: optionalString,
   /** The S3 API endpoint (R2: https://<account>.r2.cloudflarestorage.com); absent, AWS's for S3_REGION. */
-  S3_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "S3_ENDPOINT must be an http(s) URL"),
+  S3_ENDPOINT: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\//.test(v),
+    "S3_ENDPOINT must be an http(s) URL",
+  ),
   S3_REGION: optionalString,
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
@@ -67,25 +73,42 @@ const envSchema = z.object({
     .enum(["1", "0", "true", "false", ""], { error: "S3_FORCE_PATH_STYLE must be 1, 0, true or false" })
     .optional()
     .transform((v) => v === "1" || v === "true"),
-  UPSTASH_REDIS_REST_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "UPSTASH_REDIS_REST_URL must be an http(s) URL"),
+  UPSTASH_REDIS_REST_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\//.test(v),
+    "UPSTASH_REDIS_REST_URL must be an http(s) URL",
+  ),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   /** A Redis server of one's own for the rate limits (redis:// or rediss://); wins over Upstash. */
-  REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), "REDIS_URL must be a redis:// or rediss:// URL"),
+  REDIS_URL: optionalString.refine(
+    (v) => v === undefined || /^rediss?:\/\//.test(v),
+    "REDIS_URL must be a redis:// or rediss:// URL",
+  ),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_PRO: optionalString,
   STRIPE_PRICE_TEAM: optionalString,
   /** Where the Stripe SDK sends API calls (tests point it at a local stand-in); default api.stripe.com. */
-  STRIPE_API_BASE: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v), "STRIPE_API_BASE must be an http(s) URL with no path, e.g. http://localhost:12111"),
+  STRIPE_API_BASE: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v),
+    "STRIPE_API_BASE must be an http(s) URL with no path, e.g. http://localhost:12111",
+  ),
   NEXTAUTH_SECRET: optionalString,
   NEXTAUTH_URL: optionalString,
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,
-  OIDC_ISSUER: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "OIDC_ISSUER must be an http(s) URL"),
+  OIDC_ISSUER: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\//.test(v),
+    "OIDC_ISSUER must be an http(s) URL",
+  ),
   OIDC_CLIENT_ID: optionalString,
   OIDC_CLIENT_SECRET: optionalString,
   ID_TOKEN_AUDIENCES: optionalString.transform((v) =>
-    v === undefined ? [] : v.split(",").map((s) => s.trim()).filter(Boolean),
+    v === undefined
+      ? []
+      : v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
   ),
   CRON_SECRET: optionalString,
   TRUST_PROXY: bool.default(false),
@@ -106,16 +129,25 @@ const envSchema = z.object({
    */
   MCP_ALLOWED_ORIGINS: optionalString.transform((v, c) => {
     const out: string[] = [];
-    for (const item of v === undefined ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const item of v === undefined
+      ? []
+      : v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)) {
       let origin: string | undefined;
       try {
         const u = new URL(item);
-        if ((u.protocol === "http:" || u.protocol === "https:") && u.origin === item.replace(/\/+$/, "")) origin = u.origin;
+        if ((u.protocol === "http:" || u.protocol === "https:") && u.origin === item.replace(/\/+$/, ""))
+          origin = u.origin;
       } catch {
         /* reported below */
       }
       if (origin === undefined) {
-        c.addIssue({ code: "custom", message: `MCP_ALLOWED_ORIGINS: "${item}" is not an origin like https://agent.example.com (scheme, host, optional port, no path)` });
+        c.addIssue({
+          code: "custom",
+          message: `MCP_ALLOWED_ORIGINS: "${item}" is not an origin like https://agent.example.com (scheme, host, optional port, no path)`,
+        });
         return z.NEVER;
       }
       out.push(origin);
@@ -139,7 +171,10 @@ const envSchema = z.object({
    */
   CDN_CACHE: bool.default(false),
   /** Receives a POST of {"tags": [...]} for every change to a drop, before the change answers. */
-  CDN_PURGE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), "CDN_PURGE_URL must be an http(s) URL"),
+  CDN_PURGE_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\//.test(v),
+    "CDN_PURGE_URL must be an http(s) URL",
+  ),
   /** Sent as `Authorization: Bearer <token>` with each purge (e.g. a Cloudflare API token). */
   CDN_PURGE_TOKEN: optionalString,
   /**
@@ -147,8 +182,14 @@ const envSchema = z.object({
    * embedded PGlite is one process's).
    */
   WEB_CONCURRENCY: optionalString
-    .refine((v) => v === undefined || /^[1-9][0-9]*$/.test(v), "WEB_CONCURRENCY must be a positive whole number (the workers of npm start), e.g. 2")
-    .refine((v) => v === undefined || !/^[1-9][0-9]*$/.test(v) || Number(v) <= 256, "WEB_CONCURRENCY must be at most 256")
+    .refine(
+      (v) => v === undefined || /^[1-9][0-9]*$/.test(v),
+      "WEB_CONCURRENCY must be a positive whole number (the workers of npm start), e.g. 2",
+    )
+    .refine(
+      (v) => v === undefined || !/^[1-9][0-9]*$/.test(v) || Number(v) <= 256,
+      "WEB_CONCURRENCY must be at most 256",
+    )
     .transform((v) => (v === undefined ? 1 : Number(v))),
   /**
    * DNS servers for the custom domains' TXT look-ups, comma-separated ip[:port] as
@@ -156,12 +197,20 @@ const envSchema = z.object({
    */
   DNS_SERVERS: optionalString.transform((v, c) => {
     const out: string[] = [];
-    for (const item of v === undefined ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const item of v === undefined
+      ? []
+      : v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)) {
       const m = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/.exec(item) ?? /^([0-9a-fA-F:]+)$/.exec(item);
       const ip = m ? (m[1] ?? m[2]) : undefined;
       const port = m?.[3] === undefined ? undefined : Number(m[3]);
       if (!ip || isIP(ip) === 0 || (port !== undefined && (port < 1 || port > 65535))) {
-        c.addIssue({ code: "custom", message: `DNS_SERVERS: "${item}" is not an address like 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53` });
+        c.addIssue({
+          code: "custom",
+          message: `DNS_SERVERS: "${item}" is not an address like 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53`,
+        });
         return z.NEVER;
       }
       out.push(item);
@@ -174,7 +223,10 @@ const envSchema = z.object({
   /** The Vercel team that owns the project, when it is a team's. */
   VERCEL_TEAM_ID: optionalString,
   /** The Vercel REST API base; default https://api.vercel.com (tests point it at a local stand-in). */
-  VERCEL_API_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v), "VERCEL_API_URL must be an http(s) URL with no path, e.g. https://api.vercel.com"),
+  VERCEL_API_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v),
+    "VERCEL_API_URL must be an http(s) URL with no path, e.g. https://api.vercel.com",
+  ),
   /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
   SERVE_CACHE_BYTES: z.coerce
     .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })
@@ -196,7 +248,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   }
   const env = result.data;
   if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
-    throw new EnvError("Invalid configuration:\n  UPSTASH_REDIS_REST_TOKEN: required when UPSTASH_REDIS_REST_URL is set");
+    throw new EnvError(
+      "Invalid configuration:\n  UPSTASH_REDIS_REST_TOKEN: required when UPSTASH_REDIS_REST_URL is set",
+    );
   }
   if (env.WEB_CONCURRENCY > 1 && !env.DATABASE_URL) {
     throw new EnvError(
@@ -205,7 +259,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     );
   }
   if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
-    throw new EnvError("Invalid configuration:\n  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither (the SDK's default credentials)");
+    throw new EnvError(
+      "Invalid configuration:\n  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither (the SDK's default credentials)",
+    );
   }
   const shared = sharedRegistrableDomain(env);
   if (shared && env.NODE_ENV === "production" && !env.SERVE_DOMAIN_PUBLIC_SUFFIX) {

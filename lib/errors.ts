@@ -34,7 +34,20 @@ export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
  * The limits an error can be about: the names GET /limits reports them under (`limits.<name>`),
  * so a program reads the value there and in `allowed` alike.
  */
-export const limitNames = ["files_per_request", "files_per_drop", "zip_bytes", "body_bytes", "file_bytes", "decompression_ratio", "ttl_min_seconds", "ttl_max_seconds", "max_drops", "max_keys", "max_webhooks", "max_domains"] as const;
+export const limitNames = [
+  "files_per_request",
+  "files_per_drop",
+  "zip_bytes",
+  "body_bytes",
+  "file_bytes",
+  "decompression_ratio",
+  "ttl_min_seconds",
+  "ttl_max_seconds",
+  "max_drops",
+  "max_keys",
+  "max_webhooks",
+  "max_domains",
+] as const;
 export type LimitName = (typeof limitNames)[number];
 
 /**
@@ -109,14 +122,20 @@ export class ApiError extends Error {
   static fromZod(
     failure: ValidationFailure,
     subject: string,
-    options: ApiErrorOptions & { code?: ErrorCode | ((field: string) => ErrorCode | undefined); under?: readonly PropertyKey[] } = {},
+    options: ApiErrorOptions & {
+      code?: ErrorCode | ((field: string) => ErrorCode | undefined);
+      under?: readonly PropertyKey[];
+    } = {},
   ): ApiError {
     const issue = failure.issues[0];
     const { code, details, under = [], ...rest } = options;
     const field = issue ? [...under, ...issue.path].map(String).join(".") : "";
     const chosen = (typeof code === "function" ? code(field) : code) ?? "invalid_request";
     const where = field ? ` at ${JSON.stringify(field)}` : "";
-    return new ApiError(chosen, `${subject} is invalid${where}: ${issue?.message ?? "invalid"}.`, { ...rest, details: { ...details, ...(field ? { field } : {}) } });
+    return new ApiError(chosen, `${subject} is invalid${where}: ${issue?.message ?? "invalid"}.`, {
+      ...rest,
+      details: { ...details, ...(field ? { field } : {}) },
+    });
   }
 
   get status(): number {
@@ -165,9 +184,11 @@ export function describeCause(err: unknown): string {
   for (let e: unknown = err, i = 0; e !== undefined && e !== null && i < 5; e = (e as { cause?: unknown }).cause, i++) {
     if (e instanceof Error) {
       const code = (e as { code?: unknown }).code;
-      parts.push(`${e.name}: ${e.message.split("\n")[0]}${typeof code === "string" || typeof code === "number" ? ` (${code})` : ""}`);
+      parts.push(
+        `${e.name}: ${e.message.split("\n")[0]}${typeof code === "string" || typeof code === "number" ? ` (${code})` : ""}`,
+      );
     } else {
-      parts.push((typeof e === "string" ? e : JSON.stringify(e) ?? typeof e).split("\n")[0] ?? "");
+      parts.push((typeof e === "string" ? e : (JSON.stringify(e) ?? typeof e)).split("\n")[0] ?? "");
       break;
     }
   }
@@ -180,7 +201,10 @@ export function describeCause(err: unknown): string {
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) {
-    if (err.status >= 500) console.error(`[${err.code}] ${err.message} cause: ${err.cause === undefined ? "none recorded" : describeCause(err.cause)}`);
+    if (err.status >= 500)
+      console.error(
+        `[${err.code}] ${err.message} cause: ${err.cause === undefined ? "none recorded" : describeCause(err.cause)}`,
+      );
     return err;
   }
   console.error("[internal_error]", err);

@@ -31,6 +31,9 @@ async function probe(what: string, check: () => Promise<unknown>): Promise<PartS
 }
 
 export async function health(ctx: AppContext): Promise<HealthResponse> {
-  const [database, storage] = await Promise.all([probe("database", () => pingDatabase(ctx.db)), probe("storage", () => ctx.storage.list("healthz/"))]);
+  const [database, storage] = await Promise.all([
+    probe("database", () => pingDatabase(ctx.db)),
+    probe("storage", () => ctx.storage.list("healthz/")),
+  ]);
   return { status: database === "ok" && storage === "ok" ? "ok" : "degraded", version: pkg.version, database, storage };
 }

@@ -52,16 +52,19 @@ export function normalizeHostname(input: string): HostnameCheck {
   const ascii = domainToASCII(name);
   if (ascii === "") return { ok: false, reason: "it is not a valid hostname" };
   if (isIP(ascii) !== 0) return { ok: false, reason: "it is an IP address, not a name" };
-  if (ascii.length > HOSTNAME_MAX_CHARS) return { ok: false, reason: `it is longer than ${HOSTNAME_MAX_CHARS} characters` };
+  if (ascii.length > HOSTNAME_MAX_CHARS)
+    return { ok: false, reason: `it is longer than ${HOSTNAME_MAX_CHARS} characters` };
   const labels = ascii.split(".");
   for (const label of labels) {
-    if (label.length > LABEL_MAX_CHARS) return { ok: false, reason: `a label is longer than ${LABEL_MAX_CHARS} characters` };
+    if (label.length > LABEL_MAX_CHARS)
+      return { ok: false, reason: `a label is longer than ${LABEL_MAX_CHARS} characters` };
     if (!LABEL.test(label)) return { ok: false, reason: "a label may hold only letters, digits and inner hyphens" };
   }
   if (labels.length < 2) return { ok: false, reason: "a single label is not a public hostname" };
   if (/^\d+$/.test(labels[labels.length - 1]!)) return { ok: false, reason: "it is an IP address, not a name" };
   if (under(ascii, "localhost")) return { ok: false, reason: "localhost is not a public hostname" };
-  if (PLATFORM_SUFFIXES.some((s) => under(ascii, s))) return { ok: false, reason: "it is the hosting platform's own address" };
+  if (PLATFORM_SUFFIXES.some((s) => under(ascii, s)))
+    return { ok: false, reason: "it is the hosting platform's own address" };
   return { ok: true, hostname: ascii };
 }
 

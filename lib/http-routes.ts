@@ -31,7 +31,8 @@ export interface BodyRoute {
   refusal?: "jsonrpc";
 }
 
-const largest = (pick: (l: (typeof limits)[keyof typeof limits]) => number) => Math.max(...Object.values(limits).map(pick));
+const largest = (pick: (l: (typeof limits)[keyof typeof limits]) => number) =>
+  Math.max(...Object.values(limits).map(pick));
 const DEPLOY_CAP = largest((l) => Math.max(l.zipBytes, l.bodyBytes));
 const PREFLIGHT_CAP = largest((l) => l.bodyBytes);
 
@@ -41,7 +42,13 @@ export const BODY_ROUTES = [
   { method: "POST", path: "/deploy/preflight", cap: PREFLIGHT_CAP, credential: "optional" },
   { method: "POST", path: "/deploy/once/{token}", cap: DEPLOY_CAP, credential: "token", plane: true },
   { method: "POST", path: "/deploy/once/{token}/preflight", cap: PREFLIGHT_CAP, credential: "token" },
-  { method: "PUT", path: "/deploy/uploads/{token}/{sha256}", cap: largest((l) => l.fileBytes), credential: "token", plane: true },
+  {
+    method: "PUT",
+    path: "/deploy/uploads/{token}/{sha256}",
+    cap: largest((l) => l.fileBytes),
+    credential: "token",
+    plane: true,
+  },
   { method: "POST", path: "/deploy/{slug}", cap: DEPLOY_CAP, credential: "account", plane: true },
   { method: "POST", path: "/mcp", cap: PREFLIGHT_CAP + 256 * 1024, credential: "mcp", refusal: "jsonrpc" },
   { method: "POST", path: "/billing/webhook", cap: 1024 * 1024, credential: "none" },
@@ -93,7 +100,12 @@ for (const row of BODY_ROUTES as readonly BodyRoute[]) {
     continue;
   }
   const segments = parts.map((p) => (p.startsWith("{") ? null : p));
-  list.push({ rows: [row], segments, names: parts.filter((p) => p.startsWith("{")).map((p) => p.slice(1, -1)), cap: row.cap });
+  list.push({
+    rows: [row],
+    segments,
+    names: parts.filter((p) => p.startsWith("{")).map((p) => p.slice(1, -1)),
+    cap: row.cap,
+  });
   list.sort((a, b) => {
     for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
       if ((a.segments[i] === null) !== (b.segments[i] === null)) return a.segments[i] === null ? 1 : -1;
@@ -149,7 +161,8 @@ export function routeBodyCap(pathname: string): number | undefined {
  */
 export function bodyRoutes<P extends BodyPath>(path: P, handlers: RouteHandlers<PathParams<P>>) {
   for (const row of BODY_ROUTES as readonly BodyRoute[]) {
-    if (row.path === path && !handlers[row.method as keyof RouteHandlers]) throw new Error(`${row.method} ${path} is in lib/http-routes.ts, but its route file has no handler for it`);
+    if (row.path === path && !handlers[row.method as keyof RouteHandlers])
+      throw new Error(`${row.method} ${path} is in lib/http-routes.ts, but its route file has no handler for it`);
   }
   return routes<PathParams<P>>(handlers);
 }

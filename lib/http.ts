@@ -20,7 +20,9 @@ export async function handle<P>(handler: Handler<P>, req: Request, params: P): P
 }
 
 /** The handlers of one route by method (HEAD follows GET; OPTIONS and the rest answer 405). */
-export type RouteHandlers<P = Record<string, string>> = Partial<Record<Exclude<Method, "HEAD" | "OPTIONS">, Handler<P>>>;
+export type RouteHandlers<P = Record<string, string>> = Partial<
+  Record<Exclude<Method, "HEAD" | "OPTIONS">, Handler<P>>
+>;
 
 /**
  * Builds a full set of method exports for a route file. Missing methods answer
@@ -81,7 +83,11 @@ export async function readBodyCapped(req: Request, cap: number, tooLarge: () => 
  * Reads a body as the chunks it arrived in, never joined (a zip is read by ranges: holding it
  * once costs its size, where joining would briefly cost twice that); nothing past the cap.
  */
-export async function readBodyChunksCapped(req: Request, cap: number, tooLarge: () => ApiError): Promise<{ chunks: Uint8Array[]; length: number }> {
+export async function readBodyChunksCapped(
+  req: Request,
+  cap: number,
+  tooLarge: () => ApiError,
+): Promise<{ chunks: Uint8Array[]; length: number }> {
   const declared = req.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > cap) throw tooLarge();
   const chunks: Uint8Array[] = [];
@@ -105,8 +111,20 @@ export async function readBodyChunksCapped(req: Request, cap: number, tooLarge: 
  * Parses a small JSON body with a zod schema. An empty body is `{}` when `optional`;
  * anything unparseable or invalid is 400 invalid_request.
  */
-export async function readJson<T>(req: Request, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string; path: PropertyKey[] }[] } } }, opts: { optional?: boolean } = {}): Promise<T> {
-  const buf = await readBodyCapped(req, JSON_BODY_CAP, () => new ApiError("payload_too_large", "JSON bodies of this route are limited to 64 KB."));
+export async function readJson<T>(
+  req: Request,
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: { message: string; path: PropertyKey[] }[] } };
+  },
+  opts: { optional?: boolean } = {},
+): Promise<T> {
+  const buf = await readBodyCapped(
+    req,
+    JSON_BODY_CAP,
+    () => new ApiError("payload_too_large", "JSON bodies of this route are limited to 64 KB."),
+  );
   const text = new TextDecoder().decode(buf).trim();
   let value: unknown = {};
   if (text === "") {

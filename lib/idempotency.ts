@@ -28,11 +28,20 @@ const IN_FLIGHT_RETRY_SECONDS = 1;
 
 /** 1–255 printable ASCII characters (space to tilde); anything else is 400 invalid_request. */
 export function parseIdempotencyKey(raw: unknown): string {
-  if (typeof raw !== "string" || raw.length < 1 || raw.length > IDEMPOTENCY_KEY_MAX_CHARS || !/^[\x20-\x7e]+$/.test(raw)) {
-    throw new ApiError("invalid_request", `An idempotency key is 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters.`, {
-      hint: "Use a random UUID per logical write, and the same one when retrying it.",
-      docs: "idempotency",
-    });
+  if (
+    typeof raw !== "string" ||
+    raw.length < 1 ||
+    raw.length > IDEMPOTENCY_KEY_MAX_CHARS ||
+    !/^[\x20-\x7e]+$/.test(raw)
+  ) {
+    throw new ApiError(
+      "invalid_request",
+      `An idempotency key is 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters.`,
+      {
+        hint: "Use a random UUID per logical write, and the same one when retrying it.",
+        docs: "idempotency",
+      },
+    );
   }
   return raw;
 }
@@ -68,12 +77,16 @@ export async function runIdempotent(
         await releaseIdempotencyKey(ctx.db, id.caller, id.key, row.createdAt).catch(() => undefined);
         throw err;
       }
-      if (keep(answer.status)) await withDb(() => finishIdempotencyKey(ctx.db, id.caller, id.key, answer.status, answer.body));
+      if (keep(answer.status))
+        await withDb(() => finishIdempotencyKey(ctx.db, id.caller, id.key, answer.status, answer.body));
       else await releaseIdempotencyKey(ctx.db, id.caller, id.key, row.createdAt).catch(() => undefined);
       return { ...answer, replayed: false };
     }
     const found = await withDb(() => findIdempotencyKey(ctx.db, id.caller, id.key));
-    const gone = !found || found.expiresAt.getTime() <= now || (found.status === null && now - found.createdAt.getTime() > ABANDONED_MS);
+    const gone =
+      !found ||
+      found.expiresAt.getTime() <= now ||
+      (found.status === null && now - found.createdAt.getTime() > ABANDONED_MS);
     if (gone) {
       if (found) await withDb(() => releaseIdempotencyKey(ctx.db, id.caller, id.key, found.createdAt));
       if (attempt < 3) continue;
@@ -100,7 +113,10 @@ function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
 }
@@ -112,7 +128,9 @@ function canonicalJson(value: unknown): string {
  */
 export function toolCallFingerprint(e: Env, tool: string, args: Record<string, unknown>): string {
   const { idempotency_key: _key, ...rest } = args;
-  return createHmac("sha256", derivedKey("idempotency-tool-call", e)).update(`mcp\n${tool}\n${canonicalJson(rest)}`).digest("hex");
+  return createHmac("sha256", derivedKey("idempotency-tool-call", e))
+    .update(`mcp\n${tool}\n${canonicalJson(rest)}`)
+    .digest("hex");
 }
 
 /** Who a key belongs to: the account, or the client address when anonymous. */
@@ -138,19 +156,29 @@ async function readChunks(req: Request, cap: number): Promise<Uint8Array[]> {
 function fingerprint(req: Request, chunks: Uint8Array[]): string {
   const url = new URL(req.url);
   const hash = createHash("sha256");
-  for (const part of [req.method, url.pathname, url.search, req.headers.get("content-type") ?? "", req.headers.get("if-match") ?? ""]) hash.update(`${part}\n`);
+  for (const part of [
+    req.method,
+    url.pathname,
+    url.search,
+    req.headers.get("content-type") ?? "",
+    req.headers.get("if-match") ?? "",
+  ])
+    hash.update(`${part}\n`);
   for (const c of chunks) hash.update(c);
   return hash.digest("hex");
 }
 
 /** A request like `req` whose body is the chunks already read. */
 function withBody(req: Request, chunks: Uint8Array[]): Request {
-  const body = chunks.length === 0 ? null : new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const c of chunks) controller.enqueue(c);
-      controller.close();
-    },
-  });
+  const body =
+    chunks.length === 0
+      ? null
+      : new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const c of chunks) controller.enqueue(c);
+            controller.close();
+          },
+        });
   return new Request(req.url, { method: req.method, headers: req.headers, body, duplex: "half" } as RequestInit);
 }
 

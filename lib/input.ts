@@ -46,7 +46,8 @@ export function slugOr404(v: unknown, notFound: () => ApiError): string {
 /** Free text such as a key note: at most `maxBytes`, no control characters, else 400. */
 export function plainText(v: unknown, field: string, maxBytes: number): string {
   if (typeof v !== "string") throw new ApiError("invalid_request", `${field} must be a string.`);
-  if (!isPlainText(v)) throw new ApiError("invalid_request", `${field} contains a control character or invalid Unicode.`);
+  if (!isPlainText(v))
+    throw new ApiError("invalid_request", `${field} contains a control character or invalid Unicode.`);
   if (utf8Bytes(v) > maxBytes) throw new ApiError("invalid_request", `${field} is longer than ${maxBytes} bytes.`);
   return v;
 }

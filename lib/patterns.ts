@@ -7,7 +7,20 @@ export const NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,40}$/;
 export const VANITY_PATTERN = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
 
 /** Labels under the serve domain that are never drops, and subs no account can claim. */
-export const RESERVED_LABELS: ReadonlySet<string> = new Set(["www", "api", "app", "admin", "dashboard", "mail", "static", "assets", "cdn", "docs", "status", "blog"]);
+export const RESERVED_LABELS: ReadonlySet<string> = new Set([
+  "www",
+  "api",
+  "app",
+  "admin",
+  "dashboard",
+  "mail",
+  "static",
+  "assets",
+  "cdn",
+  "docs",
+  "status",
+  "blog",
+]);
 
 /**
  * The prefixes of the service's secret tokens: API keys, claim tokens, upload tokens (in upload

@@ -4,9 +4,23 @@ import { limitNames } from "./errors";
 // Request and response schemas, named per resource, in one place: they validate requests and
 // type the code, and the MCP tool schemas and the OpenAPI document are generated from them.
 
-import { API_KEY_PATTERN, KEY_ID_PATTERN, NAME_PATTERN, OAUTH_KEY_ID_PATTERN, SHA256_HEX_PATTERN, VANITY_PATTERN, WEBHOOK_EVENT_TYPES } from "./patterns";
+import {
+  API_KEY_PATTERN,
+  KEY_ID_PATTERN,
+  NAME_PATTERN,
+  OAUTH_KEY_ID_PATTERN,
+  SHA256_HEX_PATTERN,
+  VANITY_PATTERN,
+  WEBHOOK_EVENT_TYPES,
+} from "./patterns";
 import { INPUT_LIMITS, isPlainText, utf8Bytes } from "./input";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEVICE_CLAIMS_MAX, DOMAIN_TXT_GRACE_SECONDS, TTL_CEILING_SECONDS } from "./plans";
+import {
+  ACCESS_PASSWORD_MAX_CHARS,
+  ACCESS_PASSWORD_MIN_CHARS,
+  DEVICE_CLAIMS_MAX,
+  DOMAIN_TXT_GRACE_SECONDS,
+  TTL_CEILING_SECONDS,
+} from "./plans";
 import { REDIRECT_STATUSES } from "./rules/types";
 
 export { NAME_PATTERN, VANITY_PATTERN };
@@ -19,7 +33,10 @@ export const fileValueSchema = z.union([
     content: z.string().describe("Base64 (RFC 4648, standard alphabet) of the file's bytes."),
   }),
   z.strictObject({
-    sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 (lowercase hex) of content already uploaded (POST /deploy/preflight)."),
+    sha256: z
+      .string()
+      .regex(SHA256_HEX_PATTERN)
+      .describe("SHA-256 (lowercase hex) of content already uploaded (POST /deploy/preflight)."),
     size: z.int().min(0).describe("Size in bytes of that content."),
   }),
 ]);
@@ -30,7 +47,9 @@ export const zipReferenceSchema = z
     sha256: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of the archive's bytes, lowercase hex."),
     size: z.int().min(0).describe("Size of the archive in bytes (at most the plan's zip limit)."),
   })
-  .describe("A zip archive by reference: preflight it, PUT its bytes to the target, then deploy {\"zip\": {sha256, size}} with the same X-Upload-Token.");
+  .describe(
+    'A zip archive by reference: preflight it, PUT its bytes to the target, then deploy {"zip": {sha256, size}} with the same X-Upload-Token.',
+  );
 
 /** POST /deploy/preflight: the hash and size of each file to deploy, or of one zip archive. */
 export const preflightBodySchema = z
@@ -53,16 +72,30 @@ export const zipBodySchema = z.strictObject({ zip: zipReferenceSchema });
 
 export const uploadTargetSchema = z.object({
   sha256: z.string(),
-  url: z.string().describe("Where to PUT the raw bytes: the app's upload route, or, for contents over 4 MB when bytes live in Vercel Blob or an S3 bucket, the store itself (Blob's API, a presigned S3 URL)."),
+  url: z
+    .string()
+    .describe(
+      "Where to PUT the raw bytes: the app's upload route, or, for contents over 4 MB when bytes live in Vercel Blob or an S3 bucket, the store itself (Blob's API, a presigned S3 URL).",
+    ),
   method: z.literal("PUT"),
-  headers: z.record(z.string(), z.string()).describe("Headers to send with the PUT, as they are (a Blob target's carry its client token, an S3 target's the x-amz-checksum-sha256 its signature binds)."),
+  headers: z
+    .record(z.string(), z.string())
+    .describe(
+      "Headers to send with the PUT, as they are (a Blob target's carry its client token, an S3 target's the x-amz-checksum-sha256 its signature binds).",
+    ),
 });
 
 export const preflightResponseSchema = z.object({
   missing: z.array(z.string()).describe("Hashes whose bytes must be uploaded before a deploy may reference them."),
   uploads: z.array(uploadTargetSchema),
-  upload_token: z.string().describe("Send as X-Upload-Token on the deploy (needed by anonymous callers, whose uploads are scoped to this preflight)."),
-  expires_at: z.iso.datetime({ offset: true }).describe("Upload targets, and uploads no deploy has used, expire at this time."),
+  upload_token: z
+    .string()
+    .describe(
+      "Send as X-Upload-Token on the deploy (needed by anonymous callers, whose uploads are scoped to this preflight).",
+    ),
+  expires_at: z.iso
+    .datetime({ offset: true })
+    .describe("Upload targets, and uploads no deploy has used, expire at this time."),
 });
 export type PreflightResponse = z.infer<typeof preflightResponseSchema>;
 
@@ -74,24 +107,50 @@ export const filesBodySchema = z.object({
     .describe("Map from relative path (e.g. index.html, assets/app.js) to content."),
 });
 
-export const ttlSchema = z.int().min(60).max(TTL_CEILING_SECONDS).describe(`Lifetime in seconds (60 to ${TTL_CEILING_SECONDS}; each plan may allow less).`);
-export const nameSchema = z.string().regex(NAME_PATTERN).describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
+export const ttlSchema = z
+  .int()
+  .min(60)
+  .max(TTL_CEILING_SECONDS)
+  .describe(`Lifetime in seconds (60 to ${TTL_CEILING_SECONDS}; each plan may allow less).`);
+export const nameSchema = z
+  .string()
+  .regex(NAME_PATTERN)
+  .describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
 
 const isoDate = z.iso.datetime({ offset: true });
 
 export const reportWarningKinds = ["no_index", "large_file", "case_clash", "secret", "not_scanned"] as const;
-export const secretKinds = ["dropsite_api_key", "aws_access_key", "github_token", "stripe_secret_key", "google_api_key", "slack_token", "private_key", "env_file"] as const;
+export const secretKinds = [
+  "dropsite_api_key",
+  "aws_access_key",
+  "github_token",
+  "stripe_secret_key",
+  "google_api_key",
+  "slack_token",
+  "private_key",
+  "env_file",
+] as const;
 
 export const deployReportSchema = z
   .object({
     missing_references: z
-      .array(z.object({ path: z.string().describe("The file that refers."), ref: z.string().describe("The reference as written (without query or fragment).") }))
-      .describe("Relative references (src, href, srcset, CSS url() and @import, module imports) that no file of the drop answers."),
+      .array(
+        z.object({
+          path: z.string().describe("The file that refers."),
+          ref: z.string().describe("The reference as written (without query or fragment)."),
+        }),
+      )
+      .describe(
+        "Relative references (src, href, srcset, CSS url() and @import, module imports) that no file of the drop answers.",
+      ),
     warnings: z.array(
       z.object({
         path: z.string().optional().describe("The file concerned; absent for warnings about the whole drop."),
         kind: z.enum(reportWarningKinds),
-        secret_kind: z.enum(secretKinds).optional().describe("kind secret: what the string looks like. The string itself is never shown."),
+        secret_kind: z
+          .enum(secretKinds)
+          .optional()
+          .describe("kind secret: what the string looks like. The string itself is never shown."),
         message: z.string(),
       }),
     ),
@@ -99,10 +158,24 @@ export const deployReportSchema = z
       .object({ missing_references: z.int().min(0), warnings: z.int().min(0) })
       .optional()
       .describe("Entries not listed because a list reached its cap."),
-    redirect_rules: z.int().min(0).optional().describe("Rules of the drop's _redirects after this write (0 without one). Always present on deploy and append answers."),
-    header_rules: z.int().min(0).optional().describe("Path blocks of the drop's _headers after this write (0 without one). Always present on deploy and append answers."),
+    redirect_rules: z
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Rules of the drop's _redirects after this write (0 without one). Always present on deploy and append answers.",
+      ),
+    header_rules: z
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Path blocks of the drop's _headers after this write (0 without one). Always present on deploy and append answers.",
+      ),
   })
-  .describe("What the deploy checked in the files: broken references and likely mistakes. Advisory: the deploy succeeded.");
+  .describe(
+    "What the deploy checked in the files: broken references and likely mistakes. Advisory: the deploy succeeded.",
+  );
 export type DeployReport = z.infer<typeof deployReportSchema>;
 
 export const deployResponseSchema = z.object({
@@ -113,10 +186,18 @@ export const deployResponseSchema = z.object({
   expires_at: isoDate.nullable(),
   name: z.string().optional(),
   replaced: z.boolean().optional(),
-  claim_token: z.string().optional().describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
+  claim_token: z
+    .string()
+    .optional()
+    .describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
   report: deployReportSchema.optional(),
   version: z.int().min(1).describe("The drop's live version after this deploy (1 for a new drop)."),
-  unchanged: z.boolean().optional().describe("true when the files equal the live version's (same paths and hashes): nothing was written and version is the live one."),
+  unchanged: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the files equal the live version's (same paths and hashes): nothing was written and version is the live one.",
+    ),
 });
 export type DeployResponse = z.infer<typeof deployResponseSchema>;
 
@@ -127,7 +208,9 @@ export const appendResponseSchema = z.object({
   total_files: z.int(),
   plan: planSchema,
   expires_at: isoDate.nullable(),
-  report: deployReportSchema.optional().describe("References are checked against the whole drop; the other checks cover the files added."),
+  report: deployReportSchema
+    .optional()
+    .describe("References are checked against the whole drop; the other checks cover the files added."),
   version: z.int().min(1).describe("The new live version: the previous live version's files plus these."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;
@@ -144,16 +227,23 @@ export const dropSchema = z.object({
 });
 export type Drop = z.infer<typeof dropSchema>;
 
-export const accessModeSchema = z.enum(["public", "password"]).describe("public: anyone with the URL; password: visitors who know the drop's password.");
+export const accessModeSchema = z
+  .enum(["public", "password"])
+  .describe("public: anyone with the URL; password: visitors who know the drop's password.");
 
 /** Code points of the NFC form: what "characters" means for a password. */
 export const passwordChars = (s: string) => [...s.normalize("NFC")].length;
 
 export const accessPasswordSchema = z
   .string()
-  .refine((s) => passwordChars(s) >= ACCESS_PASSWORD_MIN_CHARS && passwordChars(s) <= ACCESS_PASSWORD_MAX_CHARS, `must be ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters`)
+  .refine(
+    (s) => passwordChars(s) >= ACCESS_PASSWORD_MIN_CHARS && passwordChars(s) <= ACCESS_PASSWORD_MAX_CHARS,
+    `must be ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters`,
+  )
   .meta({ minLength: ACCESS_PASSWORD_MIN_CHARS, maxLength: ACCESS_PASSWORD_MAX_CHARS })
-  .describe(`The drop's password, ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`);
+  .describe(
+    `The drop's password, ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`,
+  );
 
 export const accessBodySchema = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("public") }),
@@ -185,10 +275,14 @@ export const siteRulesSchema = z
   .describe("The site rules the drop serves with, parsed from its _redirects and _headers at deploy, in file order.");
 
 export const dropDetailSchema = dropSchema.extend({
-  access: accessModeSchema.describe("Who may see the drop's files: public, or password (visitors unlock it with its password)."),
+  access: accessModeSchema.describe(
+    "Who may see the drop's files: public, or password (visitors unlock it with its password).",
+  ),
   plan: planSchema.describe("The owning account's plan."),
   total_bytes: z.int().min(0),
-  files: z.array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() })).describe("By path; at most 1000."),
+  files: z
+    .array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() }))
+    .describe("By path; at most 1000."),
   files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
   redirect_rules: z.int().min(0).describe("Rules of the drop's _redirects (0 without one)."),
   header_rules: z.int().min(0).describe("Path blocks of the drop's _headers (0 without one)."),
@@ -203,13 +297,21 @@ export const errorEnvelopeSchema = z.object({
   hint: z.string().optional(),
   upgrade_url: z.url().optional(),
   docs_url: z.url().optional(),
-  unusable: z.array(z.string()).optional().describe("Deploys by reference: the hashes that cannot be used (never uploaded by this caller, expired, or of another size)."),
+  unusable: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Deploys by reference: the hashes that cannot be used (never uploaded by this caller, expired, or of another size).",
+    ),
   limit: z
     .enum(limitNames)
     .optional()
     .describe("The limit the request reached, named as GET /limits reports it (limits.<name>)."),
   allowed: z.number().optional().describe("That limit's value for the caller (bytes, files, seconds or a ratio)."),
-  plan: z.enum(["anonymous", "free", "pro", "team"]).optional().describe("The caller's plan, when the limit depends on it."),
+  plan: z
+    .enum(["anonymous", "free", "pro", "team"])
+    .optional()
+    .describe("The caller's plan, when the limit depends on it."),
   field: z.string().optional().describe("The input that failed validation, as a dotted path (files.index.html, ttl)."),
   live_version: z.int().optional().describe("409 conflict of a stale If-Match: the drop's live version now."),
 });
@@ -223,12 +325,24 @@ export const LIST_LIMIT_MAX = 500;
 export const LIST_LIMIT_DEFAULT = 100;
 
 export const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT).describe(`Page size, 1 to ${LIST_LIMIT_MAX}.`),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .default(LIST_LIMIT_DEFAULT)
+    .describe(`Page size, 1 to ${LIST_LIMIT_MAX}.`),
   offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).describe(`Drops to skip, 0 to ${MAX_OFFSET}.`),
 });
 
 /** The dashboard's ?page= (pages of `pageSize` drops): a page whose offset a list accepts; anything else is page 1. */
-export const dashboardPageSchema = (pageSize: number) => z.coerce.number().int().min(1).max(Math.floor(MAX_OFFSET / pageSize)).catch(1);
+export const dashboardPageSchema = (pageSize: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Math.floor(MAX_OFFSET / pageSize))
+    .catch(1);
 
 export const listDropsResponseSchema = z.object({
   total: z.int().describe("All drops of the account, not only this page."),
@@ -240,14 +354,18 @@ export const deleteDropResponseSchema = z.object({ deleted: z.string().describe(
 export const ifMatchHeaderSchema = z
   .string()
   .regex(/^\s*"[1-9][0-9]{0,9}"\s*$/)
-  .describe('The live version the write expects, in double quotes (e.g. "3"); when another version is live: 409 conflict with live_version. Named deploys and appends only.');
+  .describe(
+    'The live version the write expects, in double quotes (e.g. "3"); when another version is live: 409 conflict with live_version. Named deploys and appends only.',
+  );
 
 export const idempotencyKeyHeaderSchema = z
   .string()
   .min(1)
   .max(255)
   .regex(/^[\x20-\x7e]+$/)
-  .describe("1 to 255 printable characters. The same request with the same key from the same caller within 24 hours replays the first answer (Idempotent-Replayed: true); another request with it, or a retry while the first runs, is 409 conflict.");
+  .describe(
+    "1 to 255 printable characters. The same request with the same key from the same caller within 24 hours replays the first answer (Idempotent-Replayed: true); another request with it, or a retry while the first runs, is 409 conflict.",
+  );
 
 export const versionKinds = ["deploy", "replace", "append"] as const;
 
@@ -256,7 +374,9 @@ export const dropVersionSchema = z.object({
   created_at: isoDate,
   file_count: z.int().min(0),
   total_bytes: z.int().min(0),
-  kind: z.enum(versionKinds).describe("The write that made the version: the first deploy, a named replace, or an append."),
+  kind: z
+    .enum(versionKinds)
+    .describe("The write that made the version: the first deploy, a named replace, or an append."),
   live: z.boolean().describe("true for the version the drop serves."),
 });
 
@@ -293,7 +413,10 @@ export const claimResponseSchema = z.object({
 export const mintKeyBodySchema = z.object({
   note: z
     .string()
-    .refine((v) => isPlainText(v) && utf8Bytes(v) <= INPUT_LIMITS.noteBytes, `at most ${INPUT_LIMITS.noteBytes} bytes of text without control characters`)
+    .refine(
+      (v) => isPlainText(v) && utf8Bytes(v) <= INPUT_LIMITS.noteBytes,
+      `at most ${INPUT_LIMITS.noteBytes} bytes of text without control characters`,
+    )
     .default("")
     .describe(`Free text to tell keys apart (at most ${INPUT_LIMITS.noteBytes} bytes, no control characters).`),
 });
@@ -316,19 +439,30 @@ export const apiKeyInfoSchema = z.object({
 
 /** A client connected through OAuth (an MCP connector), listed beside the API keys. */
 export const oauthClientInfoSchema = z.object({
-  keyId: z.string().regex(OAUTH_KEY_ID_PATTERN).describe("oauth_ and the client id; DELETE /keys/{id} revokes the client's grants and tokens."),
+  keyId: z
+    .string()
+    .regex(OAUTH_KEY_ID_PATTERN)
+    .describe("oauth_ and the client id; DELETE /keys/{id} revokes the client's grants and tokens."),
   kind: z.literal("oauth"),
   client_name: z.string().describe("The name the client registered."),
   client_uri: z.string().nullable(),
   createdAt: isoDate.describe("When this account first authorised the client."),
 });
 
-export const keysListSchema = z.object({ keys: z.array(z.discriminatedUnion("kind", [apiKeyInfoSchema, oauthClientInfoSchema])) });
+export const keysListSchema = z.object({
+  keys: z.array(z.discriminatedUnion("kind", [apiKeyInfoSchema, oauthClientInfoSchema])),
+});
 
 /** RFC 9728 metadata of the MCP endpoint as an OAuth protected resource. */
 export const protectedResourceMetadataSchema = z.object({
-  resource: z.string().describe("BASE_URL/mcp: the URL an OAuth client (a connector) adds, and the audience of its tokens."),
-  authorization_servers: z.array(z.string()).describe("[BASE_URL]: this app is the authorization server; its RFC 8414 metadata is at /.well-known/oauth-authorization-server."),
+  resource: z
+    .string()
+    .describe("BASE_URL/mcp: the URL an OAuth client (a connector) adds, and the audience of its tokens."),
+  authorization_servers: z
+    .array(z.string())
+    .describe(
+      "[BASE_URL]: this app is the authorization server; its RFC 8414 metadata is at /.well-known/oauth-authorization-server.",
+    ),
   scopes_supported: z.array(z.string()),
   resource_name: z.string().optional(),
   resource_documentation: z.string().optional(),
@@ -345,8 +479,16 @@ export const limitsResponseSchema = z.object({
     zip_bytes: z.int(),
     body_bytes: z.int(),
     file_bytes: z.int(),
-    drop_bytes: z.int().describe("Total bytes of one drop's files, however they arrive (bodies, zips, references, appends); 413 past it."),
-    held_bytes: z.int().describe("Bytes of preflighted or uploaded contents that no drop uses yet, that one caller may hold; 413 past it."),
+    drop_bytes: z
+      .int()
+      .describe(
+        "Total bytes of one drop's files, however they arrive (bodies, zips, references, appends); 413 past it.",
+      ),
+    held_bytes: z
+      .int()
+      .describe(
+        "Bytes of preflighted or uploaded contents that no drop uses yet, that one caller may hold; 413 past it.",
+      ),
     decompression_ratio: z.number(),
     redirect_rules: z.int().describe("Rules in a drop's _redirects; 400 past it."),
     header_rules: z.int().describe("Path blocks in a drop's _headers; 400 past it."),
@@ -372,7 +514,12 @@ export type LimitsResponse = z.infer<typeof limitsResponseSchema>;
 export const webhookEventSchema = z.enum(WEBHOOK_EVENT_TYPES);
 
 export const webhookBodySchema = z.object({
-  url: z.string().max(2048).describe("Where events are POSTed: https, resolving to public addresses only (unless the server sets WEBHOOKS_ALLOW_PRIVATE=1)."),
+  url: z
+    .string()
+    .max(2048)
+    .describe(
+      "Where events are POSTed: https, resolving to public addresses only (unless the server sets WEBHOOKS_ALLOW_PRIVATE=1).",
+    ),
   events: z
     .array(webhookEventSchema)
     .min(1)
@@ -388,7 +535,9 @@ export const webhookInfoSchema = z.object({
 });
 
 export const webhookCreatedSchema = webhookInfoSchema.extend({
-  secret: z.string().describe("whsec_…: the signing secret of the Standard Webhooks scheme, shown only in this answer."),
+  secret: z
+    .string()
+    .describe("whsec_…: the signing secret of the Standard Webhooks scheme, shown only in this answer."),
 });
 
 export const webhooksListSchema = z.object({ webhooks: z.array(webhookInfoSchema) });
@@ -401,7 +550,10 @@ export const webhookDeliveriesSchema = z.object({
       event_id: z.string().describe("The event's id: the webhook-id header, the same on every retry."),
       type: webhookEventSchema,
       status_code: z.int().nullable().describe("The receiver's HTTP status; null when it gave none."),
-      error: z.string().nullable().describe("Why the attempt failed (refused address, timeout, network, a non-2xx status); null on success."),
+      error: z
+        .string()
+        .nullable()
+        .describe("Why the attempt failed (refused address, timeout, network, a non-2xx status); null on success."),
       attempt: z.int().describe("1 for the first attempt."),
       created_at: z.string().describe("When the attempt was made (RFC 3339)."),
     }),
@@ -418,14 +570,20 @@ export const webhookPayloadSchema = z.object({
   id: z.string(),
   type: webhookEventSchema,
   created_at: z.string(),
-  data: z.object({ slug: z.string().optional(), url: z.string().optional(), version: z.int().optional() }).catchall(z.unknown()),
+  data: z
+    .object({ slug: z.string().optional(), url: z.string().optional(), version: z.int().optional() })
+    .catchall(z.unknown()),
 });
 
 export const cleanupResponseSchema = z.object({
   purged: z.int(),
   slugs: z.array(z.string()),
   versions_pruned: z.int().describe("Versions removed beyond each plan's versionsKept."),
-  domains_pending: z.array(z.string()).describe(`Custom domains sent back to pending: their TXT record was gone for ${DOMAIN_TXT_GRACE_SECONDS / 86_400} days.`),
+  domains_pending: z
+    .array(z.string())
+    .describe(
+      `Custom domains sent back to pending: their TXT record was gone for ${DOMAIN_TXT_GRACE_SECONDS / 86_400} days.`,
+    ),
 });
 
 // --- Device authorisation (RFC 8628) ---
@@ -444,17 +602,24 @@ const deviceClaimOutcomeSchema = z.object({
   slug: z.string(),
   claimed: z.boolean(),
   url: z.url().optional().describe("When claimed."),
-  code: z.string().optional().describe("When not claimed: the error code POST /claim would answer (not_found, gone, subscription_required, …)."),
+  code: z
+    .string()
+    .optional()
+    .describe("When not claimed: the error code POST /claim would answer (not_found, gone, subscription_required, …)."),
   error: z.string().optional(),
 });
 
-export const deviceTokenBodySchema = z.object({ device_code: z.string().min(1).max(200).describe("The device_code of POST /device/authorize.") });
+export const deviceTokenBodySchema = z.object({
+  device_code: z.string().min(1).max(200).describe("The device_code of POST /device/authorize."),
+});
 
 export const deviceAuthorizationSchema = z.object({
   device_code: z.string().describe("Secret: keep it for device_token; never show it to the user."),
   user_code: z.string().describe("Short code the user checks on the verification page."),
   verification_uri: z.url(),
-  verification_uri_complete: z.url().describe("The verification page with the code filled in: give this link to the user."),
+  verification_uri_complete: z
+    .url()
+    .describe("The verification page with the code filled in: give this link to the user."),
   expires_in: z.int().min(1).describe("Seconds until the request expires."),
   interval: z.int().min(1).describe("Seconds to wait between device_token calls."),
 });
@@ -466,7 +631,9 @@ export const deviceTokenSchema = z.object({
   key_id: z.string().regex(SHA256_HEX_PATTERN),
   account_id: z.string(),
   plan: z.enum(["free", "pro", "team"]),
-  claims: z.array(deviceClaimOutcomeSchema).describe("The anonymous drops asked for in the authorisation, and whether each moved into the account."),
+  claims: z
+    .array(deviceClaimOutcomeSchema)
+    .describe("The anonymous drops asked for in the authorisation, and whether each moved into the account."),
 });
 
 // --- Billing and vanity subdomains ---
@@ -476,7 +643,9 @@ export const checkoutBodySchema = z.object({
 });
 
 export const checkoutResponseSchema = z.object({
-  url: z.url().describe("Where to send the user: the payment provider's checkout page, or the portal when already subscribed."),
+  url: z
+    .url()
+    .describe("Where to send the user: the payment provider's checkout page, or the portal when already subscribed."),
   alreadySubscribed: z.boolean(),
 });
 
@@ -491,7 +660,9 @@ export const entitlementsSchema = z.object({
   portalAvailable: z.boolean().optional(),
 });
 
-export const webhookResponseSchema = z.looseObject({}).describe("Acknowledgement of a verified payment-provider event.");
+export const webhookResponseSchema = z
+  .looseObject({})
+  .describe("Acknowledgement of a verified payment-provider event.");
 
 export const vanityBodySchema = z.object({
   sub: z
@@ -511,20 +682,35 @@ export const vanityClaimResponseSchema = z.object({
 // --- Custom domains (Team plan) ---
 
 export const domainBodySchema = z.object({
-  hostname: z.string().max(1000).describe("The name to serve the drop at, e.g. docs.example.com; normalised (lowercase, no trailing dot, IDN as punycode)."),
-  slug: z.string().max(200).describe("The slug of one of the account's drops; a named drop keeps its domain across replaces and rollbacks."),
+  hostname: z
+    .string()
+    .max(1000)
+    .describe(
+      "The name to serve the drop at, e.g. docs.example.com; normalised (lowercase, no trailing dot, IDN as punycode).",
+    ),
+  slug: z
+    .string()
+    .max(200)
+    .describe("The slug of one of the account's drops; a named drop keeps its domain across replaces and rollbacks."),
 });
 
 export const domainSchema = z.object({
-  hostname: z.string().describe("The normal form: lowercase ASCII (punycode for internationalised names), no trailing dot."),
+  hostname: z
+    .string()
+    .describe("The normal form: lowercase ASCII (punycode for internationalised names), no trailing dot."),
   slug: z.string(),
-  status: z.enum(["pending", "active"]).describe("active: the TXT record was seen and the drop is served at the hostname."),
+  status: z
+    .enum(["pending", "active"])
+    .describe("active: the TXT record was seen and the drop is served at the hostname."),
   verification: z.object({
     type: z.literal("TXT"),
     name: z.string().describe("_dropsite-challenge.<hostname>"),
     value: z.string().describe("The value the TXT record must hold."),
   }),
-  target: z.object({ type: z.literal("CNAME"), value: z.string().describe("Where to point the hostname: the drop's own host.") }),
+  target: z.object({
+    type: z.literal("CNAME"),
+    value: z.string().describe("Where to point the hostname: the drop's own host."),
+  }),
   created_at: isoDate,
   verified_at: isoDate.nullable().describe("When the domain last became active; null while it never was."),
 });
@@ -541,13 +727,23 @@ export const domainCheckSchema = z.object({
 
 export const domainVercelSchema = z.object({
   verified: z.boolean().describe("Vercel's own verification of the domain on the project."),
-  misconfigured: z.boolean().nullable().describe("Vercel's view of the DNS records (true: not pointed at Vercel yet); null when it did not say."),
-  verification: z.array(z.object({ type: z.string(), domain: z.string(), value: z.string(), reason: z.string() })).optional().describe("Challenges Vercel asks for before it serves the domain."),
+  misconfigured: z
+    .boolean()
+    .nullable()
+    .describe("Vercel's view of the DNS records (true: not pointed at Vercel yet); null when it did not say."),
+  verification: z
+    .array(z.object({ type: z.string(), domain: z.string(), value: z.string(), reason: z.string() }))
+    .optional()
+    .describe("Challenges Vercel asks for before it serves the domain."),
 });
 
 export const domainVerifyResponseSchema = domainSchema.extend({
   checks: z.array(domainCheckSchema).describe("What the look-up found."),
-  vercel: domainVercelSchema.optional().describe("What Vercel reports once the domain is added to the project (only when the service runs with a Vercel project)."),
+  vercel: domainVercelSchema
+    .optional()
+    .describe(
+      "What Vercel reports once the domain is added to the project (only when the service runs with a Vercel project).",
+    ),
 });
 
 export const domainDeleteResponseSchema = z.object({ deleted: z.string() });
@@ -570,9 +766,7 @@ export const jsonRpcResponseSchema = z.object({
   jsonrpc: z.literal("2.0"),
   id: z.union([z.string(), z.int()]).nullable(),
   result: z.unknown().optional(),
-  error: z
-    .object({ code: z.int(), message: z.string(), data: z.unknown().optional() })
-    .optional(),
+  error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
 });
 
 // Types of the billing and vanity schemas above

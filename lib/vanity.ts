@@ -34,7 +34,10 @@ export function parseVanitySub(body: unknown): string {
   }
   const { sub } = parsed.data;
   if (RESERVED_LABELS.has(sub)) {
-    throw new ApiError("invalid_request", `The sub ${sub} is reserved.`, { hint: "Pick another sub; a few names (www, api, docs …) are kept for the service.", docs: "vanity" });
+    throw new ApiError("invalid_request", `The sub ${sub} is reserved.`, {
+      hint: "Pick another sub; a few names (www, api, docs …) are kept for the service.",
+      docs: "vanity",
+    });
   }
   return sub;
 }
@@ -48,7 +51,7 @@ export function readVanityBody(req: Request): Promise<unknown> {
 export async function claimVanity(ctx: AppContext, account: AccountRow, body: unknown): Promise<VanityClaimResponse> {
   if (!limits[account.plan].vanity) {
     throw new ApiError("subscription_required", "Vanity subdomains are part of the Team plan.", {
-      hint: "Upgrade to the team plan (POST /billing/checkout with {\"plan\":\"team\"}); see upgrade_url.",
+      hint: 'Upgrade to the team plan (POST /billing/checkout with {"plan":"team"}); see upgrade_url.',
       upgrade: true,
       docs: "vanity",
     });
@@ -72,8 +75,14 @@ function taken(sub: string): ApiError {
 }
 
 function alreadyHasOne(current: string | null): ApiError {
-  return new ApiError("conflict", current ? `This account already has the vanity subdomain ${current}.` : "This account already has a vanity subdomain.", {
-    hint: "Each account has one vanity subdomain; GET /vanity shows it.",
-    docs: "vanity",
-  });
+  return new ApiError(
+    "conflict",
+    current
+      ? `This account already has the vanity subdomain ${current}.`
+      : "This account already has a vanity subdomain.",
+    {
+      hint: "Each account has one vanity subdomain; GET /vanity shows it.",
+      docs: "vanity",
+    },
+  );
 }

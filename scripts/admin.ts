@@ -19,7 +19,11 @@ const ctx = await createContext(env());
 try {
   const matches = await findAccountsByIdOrEmail(ctx.db, who);
   if (matches.length !== 1) {
-    console.error(matches.length === 0 ? `no account with id or email ${who}` : `${matches.length} accounts have email ${who}; use the account id`);
+    console.error(
+      matches.length === 0
+        ? `no account with id or email ${who}`
+        : `${matches.length} accounts have email ${who}; use the account id`,
+    );
     process.exitCode = 1;
   } else {
     const account = matches[0]!;

@@ -10,7 +10,8 @@ import path from "node:path";
 // --if-available and the CLI comes from the build stage (`npm run build`) instead.
 const esbuild = await import("esbuild").catch(() => null);
 if (!esbuild) {
-  if (!process.argv.includes("--if-available")) throw new Error("cli: esbuild is not installed (npm ci without --omit=dev)");
+  if (!process.argv.includes("--if-available"))
+    throw new Error("cli: esbuild is not installed (npm ci without --omit=dev)");
   console.log("cli: esbuild is not installed (a production install); `npm run build` builds the CLI");
   process.exit(0);
 }

@@ -6,5 +6,7 @@ import { runCleanup } from "../lib/drops/lifecycle";
 
 const ctx = await createContext(env());
 const result = await runCleanup(ctx);
-console.log(`purged ${result.purged} drop(s)${result.slugs.length ? `: ${result.slugs.join(", ")}` : ""}; pruned ${result.versions_pruned} old version(s)`);
+console.log(
+  `purged ${result.purged} drop(s)${result.slugs.length ? `: ${result.slugs.join(", ")}` : ""}; pruned ${result.versions_pruned} old version(s)`,
+);
 await ctx.dbHandle.close();

@@ -11,7 +11,8 @@ declare module "oidc-provider" {
     post_logout_redirect_uris?: string[];
     response_types?: string[];
     grant_types?: string[];
-    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none";
+    token_endpoint_auth_method?:
+      "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none";
     id_token_signed_response_alg?: string;
     application_type?: "web" | "native";
     scope?: string;
@@ -24,7 +25,12 @@ declare module "oidc-provider" {
 
   export interface Account {
     accountId: string;
-    claims(use: string, scope: string, claims: Record<string, unknown>, rejected: string[]): AccountClaims | Promise<AccountClaims>;
+    claims(
+      use: string,
+      scope: string,
+      claims: Record<string, unknown>,
+      rejected: string[],
+    ): AccountClaims | Promise<AccountClaims>;
   }
 
   export interface Session {
@@ -76,7 +82,14 @@ declare module "oidc-provider" {
     uid: string;
     exp: number;
     returnTo: string;
-    prompt: { name: string; reasons: string[]; details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } & Record<string, unknown> };
+    prompt: {
+      name: string;
+      reasons: string[];
+      details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } & Record<
+        string,
+        unknown
+      >;
+    };
     params: Record<string, unknown> & { client_id?: string };
     session?: { accountId?: string; uid?: string };
     result?: Record<string, unknown>;
@@ -142,7 +155,11 @@ declare module "oidc-provider" {
     domain?: string;
   }
 
-  export type FindAccount = (ctx: KoaContextWithOIDC, sub: string, token?: unknown) => Account | undefined | Promise<Account | undefined>;
+  export type FindAccount = (
+    ctx: KoaContextWithOIDC,
+    sub: string,
+    token?: unknown,
+  ) => Account | undefined | Promise<Account | undefined>;
 
   export interface Configuration {
     clients?: ClientMetadata[];
@@ -167,16 +184,36 @@ declare module "oidc-provider" {
       registration?: { enabled?: boolean; initialAccessToken?: boolean };
       resourceIndicators?: {
         enabled?: boolean;
-        defaultResource?: (ctx: KoaContextWithOIDC, client: Client, oneOf?: string[]) => string | string[] | undefined | Promise<string | string[] | undefined>;
+        defaultResource?: (
+          ctx: KoaContextWithOIDC,
+          client: Client,
+          oneOf?: string[],
+        ) => string | string[] | undefined | Promise<string | string[] | undefined>;
         useGrantedResource?: (ctx: KoaContextWithOIDC, model: unknown) => boolean | Promise<boolean>;
-        getResourceServerInfo?: (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => ResourceServer | Promise<ResourceServer>;
+        getResourceServerInfo?: (
+          ctx: KoaContextWithOIDC,
+          resourceIndicator: string,
+          client: Client,
+        ) => ResourceServer | Promise<ResourceServer>;
       };
     };
     adapter?: (name: string) => Adapter;
-    extraClientMetadata?: { properties: string[]; validator?: (ctx: KoaContextWithOIDC, key: string, value: unknown, metadata: Record<string, unknown>) => void | Promise<void> };
+    extraClientMetadata?: {
+      properties: string[];
+      validator?: (
+        ctx: KoaContextWithOIDC,
+        key: string,
+        value: unknown,
+        metadata: Record<string, unknown>,
+      ) => void | Promise<void>;
+    };
     interactions?: { url?: (ctx: KoaContextWithOIDC, interaction: Interaction) => string | Promise<string> };
     issueRefreshToken?: (ctx: KoaContextWithOIDC, client: Client, code: unknown) => boolean | Promise<boolean>;
-    renderError?: (ctx: KoaContextWithOIDC & { type: string; body: string }, out: Record<string, string>, error: Error) => void | Promise<void>;
+    renderError?: (
+      ctx: KoaContextWithOIDC & { type: string; body: string },
+      out: Record<string, string>,
+      error: Error,
+    ) => void | Promise<void>;
     findAccount?: FindAccount;
     jwks?: { keys: JWK[] };
     pkce?: { required?: (ctx: KoaContextWithOIDC, client: Client) => boolean };
@@ -197,7 +234,12 @@ declare module "oidc-provider" {
     urlFor(name: string, opt?: Record<string, unknown>): string;
     use(middleware: (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void>): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, opts?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      opts?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): this;
   }
 

@@ -7,9 +7,20 @@ export const dynamic = "force-dynamic";
 
 function handler(req?: Request): Response {
   if (req && req.method === "GET" && /\btext\/html\b/.test(req.headers.get("accept") ?? "")) {
-    return new Response(notFoundHtml(new URL(req.url).pathname), { status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+    return new Response(notFoundHtml(new URL(req.url).pathname), {
+      status: 404,
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    });
   }
   return errorResponse(notFound("No such endpoint."));
 }
 
-export { handler as GET, handler as HEAD, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as OPTIONS };
+export {
+  handler as GET,
+  handler as HEAD,
+  handler as POST,
+  handler as PUT,
+  handler as PATCH,
+  handler as DELETE,
+  handler as OPTIONS,
+};

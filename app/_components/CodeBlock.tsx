@@ -17,7 +17,19 @@ export function CodeBlock({ children, label = "this example" }: { children: stri
  * (a status line that is always there, so the change is announced). Works without clipboard
  * permission too (selection fallback).
  */
-export function CopyButton({ text, label = "Copy", className = "button small secondary copy", testId, children = "Copy" }: { text: string; label?: string; className?: string; testId?: string; children?: string }) {
+export function CopyButton({
+  text,
+  label = "Copy",
+  className = "button small secondary copy",
+  testId,
+  children = "Copy",
+}: {
+  text: string;
+  label?: string;
+  className?: string;
+  testId?: string;
+  children?: string;
+}) {
   const [done, setDone] = useState(false);
   return (
     <>

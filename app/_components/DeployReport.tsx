@@ -28,7 +28,8 @@ export function DeployReportList({ report }: { report?: DeployReport }) {
   return (
     <details className="deploy-report" open data-testid="deploy-report">
       <summary>
-        Check before sharing: {warnings} warning{warnings === 1 ? "" : "s"}, {missing} missing reference{missing === 1 ? "" : "s"}
+        Check before sharing: {warnings} warning{warnings === 1 ? "" : "s"}, {missing} missing reference
+        {missing === 1 ? "" : "s"}
       </summary>
       <ul className="file-list">
         {report.warnings.map((w, i) => (

@@ -4,7 +4,14 @@ import { zipForDeploy } from "@/lib/files/pack";
 import QRCode from "qrcode";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { describeSkip, ignoreFilesAmong, selectFiles, type Selection, type Skipped } from "@/lib/files/ignore";
-import { deployByContent, deployZipByReference, sharedTopFolder, zipByReference, type HashedFile, type UploadProgress } from "@/lib/files/upload";
+import {
+  deployByContent,
+  deployZipByReference,
+  sharedTopFolder,
+  zipByReference,
+  type HashedFile,
+  type UploadProgress,
+} from "@/lib/files/upload";
 import type { PreflightResponse } from "@/lib/schemas";
 import { CopyButton } from "./CodeBlock";
 import { DeployReportList, reportOf } from "./DeployReport";
@@ -59,7 +66,18 @@ type Phase =
   | { kind: "hashing"; done: number; files: number }
   | { kind: "uploading"; sent: number; total: number; files: number; done?: number }
   | { kind: "deploying"; files: number }
-  | { kind: "done"; url: string; slug: string; claimToken?: string; expiresAt: string | null; files: DeployedFile[]; at: number; unchanged?: number; report?: ReturnType<typeof reportOf>; leftOut: LeftOutFile[] }
+  | {
+      kind: "done";
+      url: string;
+      slug: string;
+      claimToken?: string;
+      expiresAt: string | null;
+      files: DeployedFile[];
+      at: number;
+      unchanged?: number;
+      report?: ReturnType<typeof reportOf>;
+      leftOut: LeftOutFile[];
+    }
   | { kind: "error"; error: string; code?: string; hint?: string };
 
 async function readEntry(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
@@ -82,7 +100,13 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 function sizesOf(paths: string[], sent: PickedFile[]): DeployedFile[] {
   const local = new Map(sent.map((p) => [p.path, p.file.size]));
   const top = sharedTopFolder(sent.map((p) => p.path));
-  return paths.map((path) => ({ path, size: local.get(path) ?? local.get(`${top}${path}`) ?? (sent.length === 1 && path === "index.html" ? sent[0]?.file.size : undefined) }));
+  return paths.map((path) => ({
+    path,
+    size:
+      local.get(path) ??
+      local.get(`${top}${path}`) ??
+      (sent.length === 1 && path === "index.html" ? sent[0]?.file.size : undefined),
+  }));
 }
 
 /** A refused request: the API's error envelope, or storage's own error. */
@@ -124,14 +148,21 @@ async function postJson<T>(url: string, body: string, headers: Record<string, st
 }
 
 /** Sends a body with XMLHttpRequest (real upload progress); resolves with the answer's text, or RequestFailed. */
-function xhrSend(method: string, url: string, headers: Record<string, string>, body: Blob, onSent: (bytes: number) => void): Promise<string> {
+function xhrSend(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: Blob,
+  onSent: (bytes: number) => void,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(method, url);
     for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => onSent(e.loaded);
     xhr.onerror = () => reject(new RequestFailed("The upload failed: the network connection was lost."));
-    xhr.onload = () => (xhr.status >= 200 && xhr.status < 300 ? resolve(xhr.responseText) : reject(failure(xhr.status, xhr.responseText)));
+    xhr.onload = () =>
+      xhr.status >= 200 && xhr.status < 300 ? resolve(xhr.responseText) : reject(failure(xhr.status, xhr.responseText));
     xhr.send(body);
   });
 }
@@ -158,7 +189,15 @@ function saveClaim(claim: PendingClaim) {
  * `endpoint` deploys (POST, any body form); `preflightEndpoint` preflights. The dashboard passes
  * its own cookie-authenticated pair (/dashboard/upload, /dashboard/preflight).
  */
-export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/preflight", name }: { endpoint?: string; preflightEndpoint?: string; name?: string }) {
+export function DropZone({
+  endpoint = "/deploy",
+  preflightEndpoint = "/deploy/preflight",
+  name,
+}: {
+  endpoint?: string;
+  preflightEndpoint?: string;
+  name?: string;
+}) {
   const [phase, setPhase] = useState<Phase>({ kind: "idle" });
   const [over, setOver] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -171,15 +210,35 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
   const finish = useCallback((data: Record<string, unknown>, files: DeployedFile[], unchanged?: number) => {
     const claimToken = typeof data.claim_token === "string" ? data.claim_token : undefined;
     const expiresAt = typeof data.expires_at === "string" ? data.expires_at : null;
-    if (claimToken) saveClaim({ slug: String(data.slug), url: String(data.url), claim_token: claimToken, at: new Date().toISOString(), expires_at: expiresAt });
-    setPhase({ kind: "done", url: String(data.url), slug: String(data.slug), claimToken, expiresAt, files, at: Date.now(), unchanged, report: reportOf(data.report), leftOut: leftOut.current });
+    if (claimToken)
+      saveClaim({
+        slug: String(data.slug),
+        url: String(data.url),
+        claim_token: claimToken,
+        at: new Date().toISOString(),
+        expires_at: expiresAt,
+      });
+    setPhase({
+      kind: "done",
+      url: String(data.url),
+      slug: String(data.slug),
+      claimToken,
+      expiresAt,
+      files,
+      at: Date.now(),
+      unchanged,
+      report: reportOf(data.report),
+      leftOut: leftOut.current,
+    });
   }, []);
 
   /** One request with the whole body: a single .html file, a chosen .zip, or the fallback zip. */
   const sendWhole = useCallback(
     async (files: PickedFile[], body: Blob, type: string) => {
       setPhase({ kind: "uploading", sent: 0, total: body.size, files: files.length });
-      const text = await xhrSend("POST", deployUrl, { "content-type": type }, body, (sent) => setPhase({ kind: "uploading", sent, total: body.size, files: files.length }));
+      const text = await xhrSend("POST", deployUrl, { "content-type": type }, body, (sent) =>
+        setPhase({ kind: "uploading", sent, total: body.size, files: files.length }),
+      );
       const data = JSON.parse(text) as Record<string, unknown>;
       finish(data, sizesOf(Array.isArray(data.files) ? data.files.map(String) : [], files));
     },
@@ -195,7 +254,8 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
         zip,
         {
           preflight: (body) => postJson<PreflightResponse>(preflightEndpoint, body),
-          upload: async (target, f, onSent) => void (await xhrSend(target.method, target.url, target.headers, f.file, onSent)),
+          upload: async (target, f, onSent) =>
+            void (await xhrSend(target.method, target.url, target.headers, f.file, onSent)),
           deploy: (body, uploadToken) => {
             setPhase({ kind: "deploying", files: 1 });
             return postJson<Record<string, unknown>>(deployUrl, body, { "x-upload-token": uploadToken });
@@ -215,17 +275,28 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
       const hashed: LocalFile[] = [];
       for (const f of files) {
         setPhase({ kind: "hashing", done: hashed.length, files: files.length });
-        hashed.push({ path: f.path.slice(strip.length), sha256: await sha256Of(f.file), size: f.file.size, file: f.file });
+        hashed.push({
+          path: f.path.slice(strip.length),
+          sha256: await sha256Of(f.file),
+          size: f.file.size,
+          file: f.file,
+        });
       }
       const show = (p: UploadProgress) =>
-        setPhase(p.doneFiles === p.totalFiles ? { kind: "deploying", files: files.length } : { kind: "uploading", sent: p.sentBytes, total: p.totalBytes, files: p.totalFiles, done: p.doneFiles });
+        setPhase(
+          p.doneFiles === p.totalFiles
+            ? { kind: "deploying", files: files.length }
+            : { kind: "uploading", sent: p.sentBytes, total: p.totalBytes, files: p.totalFiles, done: p.doneFiles },
+        );
       const outcome = await deployByContent<LocalFile, Record<string, unknown>>(
         hashed,
         {
           preflight: (body) => postJson<PreflightResponse>(preflightEndpoint, body),
           // The target is sent as it is: the app's PUT, or straight to storage.
-          upload: async (target, file, onSent) => void (await xhrSend(target.method, target.url, target.headers, file.file, onSent)),
-          deploy: (body, uploadToken) => postJson<Record<string, unknown>>(deployUrl, body, { "x-upload-token": uploadToken }),
+          upload: async (target, file, onSent) =>
+            void (await xhrSend(target.method, target.url, target.headers, file.file, onSent)),
+          deploy: (body, uploadToken) =>
+            postJson<Record<string, unknown>>(deployUrl, body, { "x-upload-token": uploadToken }),
           // Small missing contents travel inline in the deploy body (lib/files/upload.ts).
           read: async (f) => new Uint8Array(await f.file.arrayBuffer()),
         },
@@ -247,7 +318,14 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
       leftOut.current = skipped.map((s) => ({ path: s.file.path, why: describeSkip(s) }));
       const only = files.length === 1 ? files[0]! : undefined;
       try {
-        if (only && /\.zip$/i.test(only.file.name) && zipByReference(only.file.size) && typeof crypto !== "undefined" && crypto.subtle) await sendZipByReference(files, only.file);
+        if (
+          only &&
+          /\.zip$/i.test(only.file.name) &&
+          zipByReference(only.file.size) &&
+          typeof crypto !== "undefined" &&
+          crypto.subtle
+        )
+          await sendZipByReference(files, only.file);
         else if (only && /\.zip$/i.test(only.file.name)) await sendWhole(files, only.file, "application/zip");
         else if (only && /\.html?$/i.test(only.file.name)) await sendWhole(files, only.file, "text/html");
         else if (typeof crypto !== "undefined" && crypto.subtle) await sendByContent(files);
@@ -261,7 +339,8 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
           await sendWhole(files, new Blob([zipForDeploy(tree)], { type: "application/zip" }), "application/zip");
         }
       } catch (err) {
-        if (err instanceof RequestFailed) setPhase({ kind: "error", error: err.message, code: err.code, hint: err.hint });
+        if (err instanceof RequestFailed)
+          setPhase({ kind: "error", error: err.message, code: err.code, hint: err.hint });
         else setPhase({ kind: "error", error: err instanceof Error ? err.message : String(err) });
       }
     },
@@ -308,13 +387,15 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
     input.value = "";
   };
 
-  const busy = phase.kind === "zipping" || phase.kind === "hashing" || phase.kind === "uploading" || phase.kind === "deploying";
+  const busy =
+    phase.kind === "zipping" || phase.kind === "hashing" || phase.kind === "uploading" || phase.kind === "deploying";
   const percent = phase.kind === "uploading" && phase.total > 0 ? Math.round((phase.sent / phase.total) * 100) : 0;
   const resultLink = useRef<HTMLAnchorElement>(null);
   // The pick buttons are disabled while sending, which drops keyboard focus on the page body:
   // then focus goes to the new URL, the next thing to act on.
   useEffect(() => {
-    if (phase.kind === "done" && (document.activeElement === null || document.activeElement === document.body)) resultLink.current?.focus();
+    if (phase.kind === "done" && (document.activeElement === null || document.activeElement === document.body))
+      resultLink.current?.focus();
   }, [phase]);
 
   return (
@@ -346,11 +427,24 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
           <button type="button" className="button" onClick={() => fileInput.current?.click()} disabled={busy}>
             Choose files
           </button>
-          <button type="button" className="button secondary folder-only" onClick={() => folderInput.current?.click()} disabled={busy}>
+          <button
+            type="button"
+            className="button secondary folder-only"
+            onClick={() => folderInput.current?.click()}
+            disabled={busy}
+          >
             Choose a folder
           </button>
         </div>
-        <input ref={fileInput} type="file" multiple hidden aria-label="Files to deploy" data-testid="file-input" onChange={(e) => onPick(e.currentTarget)} />
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          aria-label="Files to deploy"
+          data-testid="file-input"
+          onChange={(e) => onPick(e.currentTarget)}
+        />
         <input
           ref={folderInput}
           type="file"
@@ -391,7 +485,10 @@ export function DropZone({ endpoint = "/deploy", preflightEndpoint = "/deploy/pr
           <div>
             <progress max={100} value={percent} aria-label="Upload progress" />{" "}
             <span className="muted" data-testid="upload-progress">
-              {phase.done === undefined ? plural(phase.files, "file") : `${phase.done.toLocaleString("en-US")} of ${plural(phase.files, "file")}`}: {bytes(phase.sent)} of {bytes(phase.total)} sent ({percent}%)
+              {phase.done === undefined
+                ? plural(phase.files, "file")
+                : `${phase.done.toLocaleString("en-US")} of ${plural(phase.files, "file")}`}
+              : {bytes(phase.sent)} of {bytes(phase.total)} sent ({percent}%)
             </span>
           </div>
         )}
@@ -426,7 +523,9 @@ function Review({
   onCancel: () => void;
   onSend: (files: PickedFile[], skipped: Skipped<PickedFile>[]) => void;
 }) {
-  const sel: Selection<PickedFile> = selectFiles(phase.picked, phase.ignoreFiles, { includeDotfiles: phase.includeDotfiles });
+  const sel: Selection<PickedFile> = selectFiles(phase.picked, phase.ignoreFiles, {
+    includeDotfiles: phase.includeDotfiles,
+  });
   const size = sel.kept.reduce((n, f) => n + f.file.size, 0);
   const hasDotfiles = phase.picked.some((p) => p.path.split("/").some((s) => s.startsWith(".")));
   return (
@@ -448,12 +547,18 @@ function Review({
       {hasDotfiles && (
         <p>
           <label className="check">
-            <input type="checkbox" checked={phase.includeDotfiles} onChange={(e) => onToggle(e.target.checked)} /> Publish dotfiles too (such as .env: check they hold no secrets)
+            <input type="checkbox" checked={phase.includeDotfiles} onChange={(e) => onToggle(e.target.checked)} />{" "}
+            Publish dotfiles too (such as .env: check they hold no secrets)
           </label>
         </p>
       )}
       <div className="row" style={{ justifyContent: "flex-start" }}>
-        <button type="button" className="button" disabled={sel.kept.length === 0} onClick={() => onSend(sel.kept, sel.skipped)}>
+        <button
+          type="button"
+          className="button"
+          disabled={sel.kept.length === 0}
+          onClick={() => onSend(sel.kept, sel.skipped)}
+        >
           Publish {plural(sel.kept.length, "file")}
         </button>
         <button type="button" className="button secondary" onClick={onCancel}>
@@ -487,7 +592,13 @@ function announcement(phase: Phase, percent: number): string {
   }
 }
 
-function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; link: React.RefObject<HTMLAnchorElement | null> }) {
+function Deployed({
+  phase,
+  link,
+}: {
+  phase: Extract<Phase, { kind: "done" }>;
+  link: React.RefObject<HTMLAnchorElement | null>;
+}) {
   const [qr, setQr] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
@@ -507,7 +618,8 @@ function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; li
         slug: phase.slug,
         claim_token: phase.claimToken,
         expires_at: phase.expiresAt,
-        how_to_claim: "Log in to the dashboard and paste this file's text under 'Claim an anonymous drop', or POST {slug, claim_token} to /claim with your API key.",
+        how_to_claim:
+          "Log in to the dashboard and paste this file's text under 'Claim an anonymous drop', or POST {slug, claim_token} to /claim with your API key.",
       },
       null,
       2,
@@ -539,7 +651,8 @@ function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; li
               "Never expires."
             ) : (
               <>
-                Online until <time dateTime={phase.expiresAt}>{dateTime(phase.expiresAt)}</time> ({relative(phase.expiresAt, phase.at)}).
+                Online until <time dateTime={phase.expiresAt}>{dateTime(phase.expiresAt)}</time> (
+                {relative(phase.expiresAt, phase.at)}).
               </>
             )}
           </p>
@@ -557,7 +670,8 @@ function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; li
       </div>
       {phase.unchanged !== undefined && (
         <p className="muted" data-testid="deployed-unchanged">
-          {phase.unchanged.toLocaleString("en-US")} of {plural(phase.files.length, "file")} unchanged (not uploaded again).
+          {phase.unchanged.toLocaleString("en-US")} of {plural(phase.files.length, "file")} unchanged (not uploaded
+          again).
         </p>
       )}
       <details open={phase.files.length <= 12} data-testid="deployed-files">
@@ -585,7 +699,9 @@ function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; li
                 <code>{f.path}</code> <span className="muted">{f.why}</span>
               </li>
             ))}
-            {phase.leftOut.length > 50 && <li className="muted">and {plural(phase.leftOut.length - 50, "more file")}</li>}
+            {phase.leftOut.length > 50 && (
+              <li className="muted">and {plural(phase.leftOut.length - 50, "more file")}</li>
+            )}
           </ul>
         </details>
       )}
@@ -593,15 +709,21 @@ function Deployed({ phase, link }: { phase: Extract<Phase, { kind: "done" }>; li
       {phase.claimToken && (
         <div className="claim-box" data-testid="claim-token-box">
           <p>
-            <strong>Keep this claim token.</strong> This drop belongs to nobody yet. Whoever holds the token can move it into their account (log in, then{" "}
-            <em>Claim an anonymous drop</em> on the dashboard) and keep it online longer. It is shown only now; this browser remembers it, but save it to claim from anywhere else.
+            <strong>Keep this claim token.</strong> This drop belongs to nobody yet. Whoever holds the token can move it
+            into their account (log in, then <em>Claim an anonymous drop</em> on the dashboard) and keep it online
+            longer. It is shown only now; this browser remembers it, but save it to claim from anywhere else.
           </p>
           <p className="secret" data-testid="claim-token">
             {phase.claimToken}
           </p>
           <p className="row" style={{ justifyContent: "flex-start" }}>
             <CopyButton text={phase.claimToken} label="Copy the claim token" className="button small" />
-            <button type="button" className="button small secondary" onClick={downloadToken} data-testid="download-token">
+            <button
+              type="button"
+              className="button small secondary"
+              onClick={downloadToken}
+              data-testid="download-token"
+            >
               Download as a file
             </button>
           </p>

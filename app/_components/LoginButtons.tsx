@@ -9,7 +9,13 @@ export interface ProviderInfo {
   type: string;
 }
 
-export function LoginButtons({ providers, callbackUrl = "/dashboard" }: { providers: ProviderInfo[]; callbackUrl?: string }) {
+export function LoginButtons({
+  providers,
+  callbackUrl = "/dashboard",
+}: {
+  providers: ProviderInfo[];
+  callbackUrl?: string;
+}) {
   const [email, setEmail] = useState("");
   return (
     <div className="login-options">
@@ -34,11 +40,21 @@ export function LoginButtons({ providers, callbackUrl = "/dashboard" }: { provid
             }}
           >
             <h2>Local developer login</h2>
-            <p className="muted">No identity provider is configured, and this server runs on localhost, so any email signs you in. Never offered in production.</p>
+            <p className="muted">
+              No identity provider is configured, and this server runs on localhost, so any email signs you in. Never
+              offered in production.
+            </p>
             <p>
               <label htmlFor="dev-email">Email</label>
               <br />
-              <input id="dev-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="you@example.test" />
+              <input
+                id="dev-email"
+                type="email"
+                required
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                placeholder="you@example.test"
+              />
             </p>
             <button type="submit" className="button">
               Sign in as this developer

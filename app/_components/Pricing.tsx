@@ -20,8 +20,15 @@ export function Pricing() {
               </p>
               <ul>
                 <li>{l.filesPerRequest} files per deploy</li>
-                <li>{l.zipBytes / MB} MB zips, {l.fileBytes / MB} MB per file, {l.dropBytes / MB} MB per drop</li>
-                <li>Drops {l.ttlDefaultSeconds === null ? "never expire by default" : `last ${days(l.ttlDefaultSeconds)} by default`}</li>
+                <li>
+                  {l.zipBytes / MB} MB zips, {l.fileBytes / MB} MB per file, {l.dropBytes / MB} MB per drop
+                </li>
+                <li>
+                  Drops{" "}
+                  {l.ttlDefaultSeconds === null
+                    ? "never expire by default"
+                    : `last ${days(l.ttlDefaultSeconds)} by default`}
+                </li>
                 <li>Up to {l.maxDrops?.toLocaleString("en-US")} drops</li>
                 {l.namedDrops && <li>Named drops with stable URLs</li>}
                 {l.append && <li>Append files to a drop</li>}
@@ -33,7 +40,8 @@ export function Pricing() {
         })}
       </div>
       <p className="muted">
-        Anonymous deploys need no account: {limits.anonymous.filesPerRequest} files, online for {days(limits.anonymous.ttlDefaultSeconds)}, then claimable for {days(CLAIM_GRACE_SECONDS)} more.
+        Anonymous deploys need no account: {limits.anonymous.filesPerRequest} files, online for{" "}
+        {days(limits.anonymous.ttlDefaultSeconds)}, then claimable for {days(CLAIM_GRACE_SECONDS)} more.
       </p>
     </section>
   );

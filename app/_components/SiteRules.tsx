@@ -10,7 +10,8 @@ export function SiteRules({ drop }: { drop: DropDetail }) {
     <section className="card" aria-labelledby="rules-title" data-testid="site-rules">
       <h2 id="rules-title">Site rules</h2>
       <p className="muted">
-        From the drop&apos;s <code>_redirects</code> and <code>_headers</code>, in the order they apply (the first matching redirect wins; headers of every matching path combine).
+        From the drop&apos;s <code>_redirects</code> and <code>_headers</code>, in the order they apply (the first
+        matching redirect wins; headers of every matching path combine).
       </p>
       {redirects.length > 0 && (
         <div className="table-wrap">

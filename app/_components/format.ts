@@ -16,7 +16,8 @@ const units: [Intl.RelativeTimeFormatUnit, number][] = [
 export function relative(iso: string, now: number): string {
   const diff = new Date(iso).getTime() - now;
   for (const [unit, ms] of units) {
-    if (Math.abs(diff) >= ms || unit === "second") return rtf.format(Math.round(diff / (unit === "month" ? 30 * 86_400_000 : ms)), unit);
+    if (Math.abs(diff) >= ms || unit === "second")
+      return rtf.format(Math.round(diff / (unit === "month" ? 30 * 86_400_000 : ms)), unit);
   }
   return rtf.format(0, "second");
 }

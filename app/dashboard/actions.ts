@@ -57,7 +57,10 @@ export async function revokeKeyAction(keyId: unknown): Promise<ActionResult<{ re
   return r;
 }
 
-export async function claimAction(slug: unknown, claimToken: unknown): Promise<ActionResult<{ slug: string; url: string }>> {
+export async function claimAction(
+  slug: unknown,
+  claimToken: unknown,
+): Promise<ActionResult<{ slug: string; url: string }>> {
   const r = await runAsSession(async (ctx, caller) => {
     const c = await claimDrop(ctx, caller.account, check(claimBodySchema, { slug, claim_token: claimToken }));
     return { slug: c.slug, url: c.url };
@@ -67,7 +70,9 @@ export async function claimAction(slug: unknown, claimToken: unknown): Promise<A
 }
 
 export async function checkoutAction(plan: unknown): Promise<ActionResult<{ url: string }>> {
-  return runAsSession(async (ctx, caller) => ({ url: (await startCheckout(ctx, caller.account, check(z.enum(["pro", "team"]), plan))).url }));
+  return runAsSession(async (ctx, caller) => ({
+    url: (await startCheckout(ctx, caller.account, check(z.enum(["pro", "team"]), plan))).url,
+  }));
 }
 
 export async function portalAction(): Promise<ActionResult<{ url: string }>> {
@@ -95,14 +100,24 @@ export async function accessAction(prev: AccessFormState, form: FormData): Promi
   const mode = form.get("mode");
   const password = form.get("password");
   const r = await runAsSession((ctx, caller) =>
-    setAccess(ctx, caller.account, check(text, slug), mode === "password" ? { mode, password: typeof password === "string" ? password : undefined } : { mode }),
+    setAccess(
+      ctx,
+      caller.account,
+      check(text, slug),
+      mode === "password" ? { mode, password: typeof password === "string" ? password : undefined } : { mode },
+    ),
   );
   if (typeof slug === "string") revalidatePath(`/dashboard/drops/${slug}`);
   const round = prev.round + 1;
-  return r.ok ? { mode: r.data.mode, saved: true, failure: null, round } : { mode: prev.mode, saved: false, failure: r, round };
+  return r.ok
+    ? { mode: r.data.mode, saved: true, failure: null, round }
+    : { mode: prev.mode, saved: false, failure: r, round };
 }
 
-export async function addWebhookAction(url: unknown, events: unknown): Promise<ActionResult<{ id: string; secret: string }>> {
+export async function addWebhookAction(
+  url: unknown,
+  events: unknown,
+): Promise<ActionResult<{ id: string; secret: string }>> {
   // createWebhook checks the body with the POST /webhooks schema.
   const r = await runAsSession(async (ctx, caller) => {
     const w = await createWebhook(ctx, caller.account, { url, events });
@@ -154,5 +169,7 @@ export async function domainsAction(prev: DomainsFormState, form: FormData): Pro
     return { message, domains: all.domains.filter((d) => d.slug === slug) };
   });
   revalidatePath(`/dashboard/drops/${slug}`);
-  return r.ok ? { domains: r.data.domains, message: r.data.message, failure: null, round } : { ...prev, message: "", failure: r, round };
+  return r.ok
+    ? { domains: r.data.domains, message: r.data.message, failure: null, round }
+    : { ...prev, message: "", failure: r, round };
 }

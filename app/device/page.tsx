@@ -17,15 +17,30 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
       <Header />
       <main>
         <h1>Connect an agent</h1>
-        <p className="muted">An agent asked for an API key for your account. Approve only if you started this and the code matches what your agent shows.</p>
+        <p className="muted">
+          An agent asked for an API key for your account. Approve only if you started this and the code matches what
+          your agent shows.
+        </p>
         {!caller ? (
           <section className="card">
             <p>
-              <Link href="/login">Log in</Link>, then open this page again{code ? <> (code <code>{code}</code>)</> : null}.
+              <Link href="/login">Log in</Link>, then open this page again
+              {code ? (
+                <>
+                  {" "}
+                  (code <code>{code}</code>)
+                </>
+              ) : null}
+              .
             </p>
           </section>
         ) : (
-          <DeviceDecision initialCode={pending?.user_code ?? code} known={pending !== null} account={caller.account.email ?? caller.account.id} claims={pending?.claims ?? []} />
+          <DeviceDecision
+            initialCode={pending?.user_code ?? code}
+            known={pending !== null}
+            account={caller.account.email ?? caller.account.id}
+            claims={pending?.claims ?? []}
+          />
         )}
       </main>
     </>

@@ -6,5 +6,7 @@ export const dynamic = "force-dynamic";
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   // GET /drops – the caller's drops, newest first
-  GET: withAccount(async ({ req, ctx, caller }) => json(await listDrops(ctx, caller.account, parseListQuery(new URL(req.url).searchParams)))),
+  GET: withAccount(async ({ req, ctx, caller }) =>
+    json(await listDrops(ctx, caller.account, parseListQuery(new URL(req.url).searchParams))),
+  ),
 });

@@ -21,7 +21,10 @@ export default async function Login({ searchParams }: { searchParams: Promise<{ 
         <h1>Log in</h1>
         <p className="muted">Log in to keep drops, mint API keys, claim anonymous drops and manage your plan.</p>
         {providers.length === 0 ? (
-          <p className="error">No login provider is configured on this server. Set GOOGLE_CLIENT_ID/SECRET or OIDC_ISSUER/CLIENT_ID/CLIENT_SECRET.</p>
+          <p className="error">
+            No login provider is configured on this server. Set GOOGLE_CLIENT_ID/SECRET or
+            OIDC_ISSUER/CLIENT_ID/CLIENT_SECRET.
+          </p>
         ) : (
           <LoginButtons providers={providers} callbackUrl={next} />
         )}

@@ -9,5 +9,7 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = bodyRoutes("/van
   // GET /vanity – the account's vanity subdomain, null when none
   GET: withAccount(async ({ caller }) => json(getVanity(caller.account))),
   // POST /vanity – claim a vanity subdomain (Team plan)
-  POST: withAccount(async ({ req, ctx, caller }) => json(await claimVanity(ctx, caller.account, await readVanityBody(req)), 201)),
+  POST: withAccount(async ({ req, ctx, caller }) =>
+    json(await claimVanity(ctx, caller.account, await readVanityBody(req)), 201),
+  ),
 });

@@ -7,7 +7,9 @@ export const dynamic = "force-dynamic";
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = bodyRoutes("/webhooks", {
   // POST /webhooks – add a webhook (its secret is shown once)
-  POST: withAccount(async ({ req, ctx, caller }) => json(await createWebhook(ctx, caller.account, await readWebhookBody(req)), 201)),
+  POST: withAccount(async ({ req, ctx, caller }) =>
+    json(await createWebhook(ctx, caller.account, await readWebhookBody(req)), 201),
+  ),
   // GET /webhooks – the account's webhooks
   GET: withAccount(async ({ ctx, caller }) => json(await listWebhooks(ctx, caller.account))),
 });

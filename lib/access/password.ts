@@ -10,7 +10,9 @@ const SALT_BYTES = 16;
 
 function derive(password: string, salt: Buffer, o: { N: number; r: number; p: number }): Promise<Buffer> {
   const opts: ScryptOptions = { N: o.N, r: o.r, p: o.p, maxmem: 256 * o.N * o.r };
-  return new Promise((resolve, reject) => scrypt(password.normalize("NFC"), salt, KEY_BYTES, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize("NFC"), salt, KEY_BYTES, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -25,7 +27,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (kind !== "scrypt" || !n || !r || !p || salt === undefined || hash === undefined) return false;
   const expected = Buffer.from(hash, "base64url");
   const o = { N: Number(n), r: Number(r), p: Number(p) };
-  if (!Number.isInteger(o.N) || !Number.isInteger(o.r) || !Number.isInteger(o.p) || expected.length !== KEY_BYTES) return false;
+  if (!Number.isInteger(o.N) || !Number.isInteger(o.r) || !Number.isInteger(o.p) || expected.length !== KEY_BYTES)
+    return false;
   const key = await derive(password, Buffer.from(salt, "base64url"), o);
   return timingSafeEqual(key, expected);
 }

@@ -8,9 +8,12 @@ import { guardAccountRoute } from "./guard";
 // Server actions of the dashboard run the same lib/ services as the API, as the session's
 // account. Failures come back as a plain result carrying the envelope's message and hint.
 
-export type ActionResult<T = undefined> = { ok: true; data: T } | { ok: false; error: string; code: string; hint?: string; upgrade_url?: string };
+export type ActionResult<T = undefined> =
+  { ok: true; data: T } | { ok: false; error: string; code: string; hint?: string; upgrade_url?: string };
 
-export async function runAsSession<T>(fn: (ctx: AppContext, caller: Caller & { account: AccountRow }) => Promise<T>): Promise<ActionResult<T>> {
+export async function runAsSession<T>(
+  fn: (ctx: AppContext, caller: Caller & { account: AccountRow }) => Promise<T>,
+): Promise<ActionResult<T>> {
   try {
     const caller = await sessionCaller();
     if (!caller) throw new ApiError("auth_required", "Your session has ended.", { hint: "Log in again." });

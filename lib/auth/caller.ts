@@ -63,8 +63,16 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
     throw upstreamUnavailable("identity provider", err);
   }
   // A subject or email the database cannot store (NUL, control characters, too long) is not an identity we accept.
-  if (!identity || !isStorableClaim(identity.subject) || (identity.email !== null && !isStorableClaim(identity.email))) return null;
-  const account = await withDb(() => upsertAccount(ctx.db, { id: `acc_${newId().replace(/-/g, "")}`, issuer: identity.issuer, subject: identity.subject, email: identity.email }));
+  if (!identity || !isStorableClaim(identity.subject) || (identity.email !== null && !isStorableClaim(identity.email)))
+    return null;
+  const account = await withDb(() =>
+    upsertAccount(ctx.db, {
+      id: `acc_${newId().replace(/-/g, "")}`,
+      issuer: identity.issuer,
+      subject: identity.subject,
+      email: identity.email,
+    }),
+  );
   return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };
 }
 

@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import {
+  createRemoteJWKSet,
+  decodeJwt,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from "jose";
 import { LRUCache } from "lru-cache";
 import type { Env } from "../env";
 
@@ -72,10 +79,18 @@ function keySet(source: string): () => Promise<JWTVerifyGetKey> {
 export function trustedIssuers(e: Env): TrustedIssuer[] {
   const out: TrustedIssuer[] = [];
   if (e.OIDC_ISSUER && e.OIDC_CLIENT_ID) {
-    out.push({ issuers: [e.OIDC_ISSUER], audiences: [e.OIDC_CLIENT_ID, ...e.ID_TOKEN_AUDIENCES], jwks: keySet(`oidc ${e.OIDC_ISSUER}`) });
+    out.push({
+      issuers: [e.OIDC_ISSUER],
+      audiences: [e.OIDC_CLIENT_ID, ...e.ID_TOKEN_AUDIENCES],
+      jwks: keySet(`oidc ${e.OIDC_ISSUER}`),
+    });
   }
   if (e.GOOGLE_CLIENT_ID) {
-    out.push({ issuers: GOOGLE_ISSUERS, audiences: [e.GOOGLE_CLIENT_ID, ...e.ID_TOKEN_AUDIENCES], jwks: keySet(`jwks ${GOOGLE_JWKS}`) });
+    out.push({
+      issuers: GOOGLE_ISSUERS,
+      audiences: [e.GOOGLE_CLIENT_ID, ...e.ID_TOKEN_AUDIENCES],
+      jwks: keySet(`jwks ${GOOGLE_JWKS}`),
+    });
   }
   return out;
 }
@@ -89,7 +104,11 @@ export function looksLikeJwt(credential: string): boolean {
  * Verifies an ID token; null when it is not acceptable for any reason (the caller answers
  * 401 without saying which). Throws only when a provider's key set cannot be reached.
  */
-export async function verifyIdToken(token: string, issuers: TrustedIssuer[], now: Date): Promise<VerifiedIdentity | null> {
+export async function verifyIdToken(
+  token: string,
+  issuers: TrustedIssuer[],
+  now: Date,
+): Promise<VerifiedIdentity | null> {
   let claims: JWTPayload;
   try {
     claims = decodeJwt(token);

@@ -22,10 +22,14 @@ export function newApiKey(): { apiKey: string; keyId: string; prefix: string } {
 // POST /keys: only an ID token (a person who logged in) may mint keys.
 export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown = "") {
   if (!caller.account || (caller.via !== "id_token" && caller.via !== "session")) {
-    throw new ApiError("auth_required", "Minting a key needs an identity-provider ID token; an API key cannot mint keys.", {
-      hint: "Log in on the dashboard, or send the ID token of your login as the Bearer credential.",
-      docs: "authentication",
-    });
+    throw new ApiError(
+      "auth_required",
+      "Minting a key needs an identity-provider ID token; an API key cannot mint keys.",
+      {
+        hint: "Log in on the dashboard, or send the ID token of your login as the Bearer credential.",
+        docs: "authentication",
+      },
+    );
   }
   const account = caller.account;
   const note = plainText(rawNote, "note", INPUT_LIMITS.noteBytes);
@@ -33,9 +37,19 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
   const max = limits[account.plan].maxKeys;
   const key = newApiKey();
   // Counted and inserted under the account's row lock: parallel mints cannot pass the cap.
-  const inserted = await withDb(() => insertKeyCapped(ctx.db, { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) }, max));
+  const inserted = await withDb(() =>
+    insertKeyCapped(
+      ctx.db,
+      { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) },
+      max,
+    ),
+  );
   if (!inserted) {
-    throw new ApiError("invalid_request", `This account already has ${max} live keys.`, { hint: "Revoke a key you no longer use, then mint again.", docs: "keys", details: { limit: "max_keys", allowed: max, plan: account.plan } });
+    throw new ApiError("invalid_request", `This account already has ${max} live keys.`, {
+      hint: "Revoke a key you no longer use, then mint again.",
+      docs: "keys",
+      details: { limit: "max_keys", allowed: max, plan: account.plan },
+    });
   }
   return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note };
 }
@@ -43,7 +57,9 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
 export async function listKeys(ctx: AppContext, caller: Caller) {
   const account = caller.account;
   if (!account) throw authRequired();
-  const [rows, clients] = await withDb(() => Promise.all([listLiveKeys(ctx.db, account.id), listConnectedClients(ctx, account.id)]));
+  const [rows, clients] = await withDb(() =>
+    Promise.all([listLiveKeys(ctx.db, account.id), listConnectedClients(ctx, account.id)]),
+  );
   return {
     keys: [
       ...rows.map((k) => ({
@@ -64,10 +80,12 @@ export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unkno
   const account = caller.account;
   if (!account) throw authRequired();
   if (typeof keyId === "string" && OAUTH_KEY_ID_PATTERN.test(keyId)) {
-    if (!(await withDb(() => revokeConnectedClient(ctx, account.id, keyId)))) throw new ApiError("not_found", "No such key in this account.");
+    if (!(await withDb(() => revokeConnectedClient(ctx, account.id, keyId))))
+      throw new ApiError("not_found", "No such key in this account.");
     return { revoked: keyId };
   }
-  if (typeof keyId !== "string" || !SHA256_HEX_PATTERN.test(keyId)) throw new ApiError("not_found", "No such key in this account.");
+  if (typeof keyId !== "string" || !SHA256_HEX_PATTERN.test(keyId))
+    throw new ApiError("not_found", "No such key in this account.");
   const ok = await withDb(() => revokeKey(ctx.db, account.id, keyId, new Date(ctx.now())));
   if (!ok) throw new ApiError("not_found", "No such key in this account.");
   return { revoked: keyId };

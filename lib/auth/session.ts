@@ -35,7 +35,11 @@ export function loginProviders(e: Env = env()): Provider[] {
       idToken: true,
       checks: ["pkce", "state"],
       authorization: { params: { scope: "openid email profile" } },
-      profile: (p: { sub: string; email?: string; name?: string }) => ({ id: p.sub, email: p.email ?? null, name: p.name ?? null }),
+      profile: (p: { sub: string; email?: string; name?: string }) => ({
+        id: p.sub,
+        email: p.email ?? null,
+        name: p.name ?? null,
+      }),
     });
   }
   if (providers.length === 0 && isLocalDeployment(e)) {
@@ -83,7 +87,10 @@ function issuerOf(provider: string, e: Env): string {
 export function sessionCookies(e: Env): NextAuthOptions["cookies"] {
   if (!e.BASE_URL.startsWith("https://")) return undefined;
   return {
-    sessionToken: { name: "__Host-next-auth.session-token", options: { httpOnly: true, sameSite: "lax", path: "/", secure: true } },
+    sessionToken: {
+      name: "__Host-next-auth.session-token",
+      options: { httpOnly: true, sameSite: "lax", path: "/", secure: true },
+    },
   };
 }
 
@@ -104,7 +111,10 @@ export function authOptions(): NextAuthOptions {
     // One line per problem: an unreadable session cookie (anyone can send one) must not write
     // a stack trace per request.
     logger: {
-      error: (code, metadata) => console.error(`[auth] ${code}: ${describeCause(metadata instanceof Error ? metadata : (metadata as { error?: unknown })?.error ?? metadata)}`),
+      error: (code, metadata) =>
+        console.error(
+          `[auth] ${code}: ${describeCause(metadata instanceof Error ? metadata : ((metadata as { error?: unknown })?.error ?? metadata))}`,
+        ),
       warn: (code) => console.warn(`[auth] ${code}`),
       debug: () => undefined,
     },

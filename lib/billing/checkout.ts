@@ -39,7 +39,9 @@ async function ensureCustomer(ctx: AppContext, billing: StripeBilling, account: 
 }
 
 async function portalUrl(ctx: AppContext, billing: StripeBilling, customer: string): Promise<string> {
-  const session = await stripeCall(() => billing.client.billingPortal.sessions.create({ customer, return_url: dashboard(ctx) }));
+  const session = await stripeCall(() =>
+    billing.client.billingPortal.sessions.create({ customer, return_url: dashboard(ctx) }),
+  );
   return session.url;
 }
 

@@ -52,7 +52,11 @@ const SELF_HOST_HINT =
 /** 503 for billing calls on a server without Stripe. */
 export function billingNotConfigured(what = "Billing"): ApiError {
   // Every 503 carries Retry-After; this one will not change soon, so the hint matters more.
-  return new ApiError("upstream_unavailable", `${what} is not available on this server.`, { hint: SELF_HOST_HINT, docs: "billing", headers: { "Retry-After": "3600" } });
+  return new ApiError("upstream_unavailable", `${what} is not available on this server.`, {
+    hint: SELF_HOST_HINT,
+    docs: "billing",
+    headers: { "Retry-After": "3600" },
+  });
 }
 
 /** The configured Stripe billing, or 503 with the self-hosting hint. */

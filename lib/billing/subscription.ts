@@ -18,7 +18,8 @@ export function isLiveStatus(status: string | null | undefined): boolean {
   return status !== null && status !== undefined && LIVE_STATUSES.has(status);
 }
 
-const seconds = (v: number | null | undefined): Date | null => (typeof v === "number" && v > 0 ? new Date(v * 1000) : null);
+const seconds = (v: number | null | undefined): Date | null =>
+  typeof v === "number" && v > 0 ? new Date(v * 1000) : null;
 
 /** The paid plan a subscription's prices buy (team wins over pro); null when none is ours. */
 export function planOfSubscription(e: Env, sub: Stripe.Subscription): PaidPlan | null {
@@ -38,7 +39,12 @@ export function periodEnd(sub: Stripe.Subscription): Date | null {
  * live one can take over only by being live itself: an old subscription ending never downgrades
  * an account that pays through a newer one.
  */
-export function subscriptionDecision(e: Env, account: AccountRow, sub: Stripe.Subscription, customerId: string | null): Decision {
+export function subscriptionDecision(
+  e: Env,
+  account: AccountRow,
+  sub: Stripe.Subscription,
+  customerId: string | null,
+): Decision {
   const status = sub.status;
   const other = account.stripeSubscriptionId !== null && account.stripeSubscriptionId !== sub.id;
   if (other && isLiveStatus(account.subscriptionStatus) && !isLiveStatus(status)) return null;
@@ -46,7 +52,10 @@ export function subscriptionDecision(e: Env, account: AccountRow, sub: Stripe.Su
   if (GRANTING_STATUSES.has(status)) {
     const bought = planOfSubscription(e, sub);
     if (bought) plan = bought;
-    else console.warn(`[billing] subscription ${sub.id} of account ${account.id} has no price this server sells (STRIPE_PRICE_PRO / STRIPE_PRICE_TEAM); plan left at ${plan}`);
+    else
+      console.warn(
+        `[billing] subscription ${sub.id} of account ${account.id} has no price this server sells (STRIPE_PRICE_PRO / STRIPE_PRICE_TEAM); plan left at ${plan}`,
+      );
   } else if (ENDED_STATUSES.has(status)) {
     plan = "free";
   }

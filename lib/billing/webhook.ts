@@ -3,7 +3,14 @@ import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { readBodyCapped } from "../http";
 import { billingNotConfigured, requireStripe, stripeBilling, stripeUnavailable } from "./stripe";
-import { applyBillingEvent, eventSeen, type AccountRef, type ApplyOutcome, type Decision, type EventRef } from "../db/billing";
+import {
+  applyBillingEvent,
+  eventSeen,
+  type AccountRef,
+  type ApplyOutcome,
+  type Decision,
+  type EventRef,
+} from "../db/billing";
 import { isLiveStatus, subscriptionDecision } from "./subscription";
 
 // POST /billing/webhook: a Stripe event, verified against STRIPE_WEBHOOK_SECRET, applied once
@@ -30,7 +37,8 @@ interface Effect {
 
 type Handler = (ctx: AppContext, event: Stripe.Event) => Promise<Effect>;
 
-const idOf = (v: string | { id: string } | null | undefined): string | null => (v === null || v === undefined ? null : typeof v === "string" ? v : v.id);
+const idOf = (v: string | { id: string } | null | undefined): string | null =>
+  v === null || v === undefined ? null : typeof v === "string" ? v : v.id;
 
 // checkout.session.completed – link the customer and apply the subscription it started.
 async function onCheckoutCompleted(ctx: AppContext, event: Stripe.Event): Promise<Effect> {
@@ -40,7 +48,10 @@ async function onCheckoutCompleted(ctx: AppContext, event: Stripe.Event): Promis
   const subId = idOf(session.subscription);
   if (session.mode !== "subscription" || !subId) return { ref, decide: () => null };
   // The session names the subscription, not its price: fetch its current state.
-  const sub = typeof session.subscription === "object" && session.subscription ? session.subscription : await retrieveSubscription(ctx, subId);
+  const sub =
+    typeof session.subscription === "object" && session.subscription
+      ? session.subscription
+      : await retrieveSubscription(ctx, subId);
   return { ref, decide: (account) => subscriptionDecision(ctx.env, account, sub, customerId) };
 }
 
@@ -77,7 +88,10 @@ async function onPaymentFailed(_ctx: AppContext, event: Stripe.Event): Promise<E
 
 function subscriptionEffect(ctx: AppContext, sub: Stripe.Subscription): Promise<Effect> {
   const customerId = idOf(sub.customer);
-  return Promise.resolve({ ref: { accountId: sub.metadata?.accountId ?? null, customerId }, decide: (account) => subscriptionDecision(ctx.env, account, sub, null) });
+  return Promise.resolve({
+    ref: { accountId: sub.metadata?.accountId ?? null, customerId },
+    decide: (account) => subscriptionDecision(ctx.env, account, sub, null),
+  });
 }
 
 async function retrieveSubscription(ctx: AppContext, id: string): Promise<Stripe.Subscription> {
@@ -108,12 +122,23 @@ function badSignature(reason: string): ApiError {
 export async function handleWebhook(ctx: AppContext, req: Request): Promise<WebhookResult> {
   const billing = stripeBilling(ctx.env);
   if (!billing?.webhookSecret) throw billingNotConfigured("The billing webhook");
-  const raw = await readBodyCapped(req, MAX_WEBHOOK_BYTES, () => new ApiError("payload_too_large", "Webhook bodies are limited to 1 MB."));
+  const raw = await readBodyCapped(
+    req,
+    MAX_WEBHOOK_BYTES,
+    () => new ApiError("payload_too_large", "Webhook bodies are limited to 1 MB."),
+  );
   const signature = req.headers.get("stripe-signature");
   if (!signature) throw badSignature("the Stripe-Signature header is missing.");
   let event: Stripe.Event;
   try {
-    event = billing.client.webhooks.constructEvent(Buffer.from(raw), signature, billing.webhookSecret, WEBHOOK_TOLERANCE_SECONDS, undefined, ctx.now());
+    event = billing.client.webhooks.constructEvent(
+      Buffer.from(raw),
+      signature,
+      billing.webhookSecret,
+      WEBHOOK_TOLERANCE_SECONDS,
+      undefined,
+      ctx.now(),
+    );
   } catch (err) {
     // The SDK's message runs to a paragraph of advice; its first sentence says what failed.
     const first = err instanceof Error ? /^[^.\n]*\.?/.exec(err.message)?.[0] : undefined;
@@ -122,11 +147,15 @@ export async function handleWebhook(ctx: AppContext, req: Request): Promise<Webh
   const handler = Object.hasOwn(webhookHandlers, event.type) ? webhookHandlers[event.type] : undefined;
   if (!handler) return { received: true, type: event.type, ignored: true };
   // A replay stops here, before any call to Stripe; applyBillingEvent re-checks inside its transaction.
-  if (await db(() => eventSeen(ctx.db, event.id))) return { received: true, type: event.type, outcome: "duplicate", duplicate: true };
+  if (await db(() => eventSeen(ctx.db, event.id)))
+    return { received: true, type: event.type, outcome: "duplicate", duplicate: true };
   const effect = await handler(ctx, event);
   const ref: EventRef = { id: event.id, type: event.type, created: new Date(event.created * 1000) };
   const outcome = await db(() => applyBillingEvent(ctx.db, ref, effect.ref, effect.decide));
-  if (outcome === "no_account") console.warn(`[billing] ${event.type} ${event.id}: no account for customer ${effect.ref.customerId ?? "?"} / account ${effect.ref.accountId ?? "?"}`);
+  if (outcome === "no_account")
+    console.warn(
+      `[billing] ${event.type} ${event.id}: no account for customer ${effect.ref.customerId ?? "?"} / account ${effect.ref.accountId ?? "?"}`,
+    );
   const result: WebhookResult = { received: true, type: event.type, outcome };
   if (outcome === "duplicate") result.duplicate = true;
   if (outcome === "stale") result.stale = true;

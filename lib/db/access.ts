@@ -22,11 +22,27 @@ export async function setDropAccessRow(
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(drops)
-      .set({ accessMode: access.mode, accessPasswordHash: access.passwordHash, accessPolicyVersion: sql`${drops.accessPolicyVersion} + 1` })
+      .set({
+        accessMode: access.mode,
+        accessPasswordHash: access.passwordHash,
+        accessPolicyVersion: sql`${drops.accessPolicyVersion} + 1`,
+      })
       .where(and(eq(drops.id, dropId), eq(drops.ownerId, ownerId)))
-      .returning({ id: drops.id, slug: drops.slug, version: drops.liveVersion, accessMode: drops.accessMode, accessPasswordHash: drops.accessPasswordHash, accessPolicyVersion: drops.accessPolicyVersion });
+      .returning({
+        id: drops.id,
+        slug: drops.slug,
+        version: drops.liveVersion,
+        accessMode: drops.accessMode,
+        accessPasswordHash: drops.accessPasswordHash,
+        accessPolicyVersion: drops.accessPolicyVersion,
+      });
     if (!row) return undefined;
-    await recordEvent(tx, { accountId: ownerId, type: "drop.access_changed", data: { slug: row.slug, version: row.version, access: row.accessMode }, now });
+    await recordEvent(tx, {
+      accountId: ownerId,
+      type: "drop.access_changed",
+      data: { slug: row.slug, version: row.version, access: row.accessMode },
+      now,
+    });
     const { slug: _slug, version: _version, ...policy } = row;
     return policy;
   });
@@ -35,7 +51,12 @@ export async function setDropAccessRow(
 /** The current access policy of a drop (the unlock form checks against it, never a cached copy). */
 export async function findDropAccess(db: Db, dropId: string): Promise<DropAccess | undefined> {
   const [row] = await db
-    .select({ id: drops.id, accessMode: drops.accessMode, accessPasswordHash: drops.accessPasswordHash, accessPolicyVersion: drops.accessPolicyVersion })
+    .select({
+      id: drops.id,
+      accessMode: drops.accessMode,
+      accessPasswordHash: drops.accessPasswordHash,
+      accessPolicyVersion: drops.accessPolicyVersion,
+    })
     .from(drops)
     .where(eq(drops.id, dropId))
     .limit(1);

@@ -5,8 +5,14 @@ import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from "./schema";
 // Named queries over accounts and API keys.
 
 /** The account of (issuer, subject), created on first sight. */
-export async function upsertAccount(db: Db, a: { id: string; issuer: string; subject: string; email: string | null }): Promise<AccountRow> {
-  await db.insert(accounts).values(a).onConflictDoNothing({ target: [accounts.issuer, accounts.subject] });
+export async function upsertAccount(
+  db: Db,
+  a: { id: string; issuer: string; subject: string; email: string | null },
+): Promise<AccountRow> {
+  await db
+    .insert(accounts)
+    .values(a)
+    .onConflictDoNothing({ target: [accounts.issuer, accounts.subject] });
   const [row] = await db
     .select()
     .from(accounts)

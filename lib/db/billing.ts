@@ -5,7 +5,12 @@ import { accounts, billingEvents, type AccountRow } from "./schema";
 // Named queries of billing: the Stripe customer of an account, and applying a webhook event
 // exactly once, in order, under a row lock.
 
-export type BillingPatch = Partial<Pick<AccountRow, "plan" | "stripeCustomerId" | "stripeSubscriptionId" | "subscriptionStatus" | "currentPeriodEnd" | "cancelAt">>;
+export type BillingPatch = Partial<
+  Pick<
+    AccountRow,
+    "plan" | "stripeCustomerId" | "stripeSubscriptionId" | "subscriptionStatus" | "currentPeriodEnd" | "cancelAt"
+  >
+>;
 
 /**
  * Stores the account's Stripe customer unless it already has one; returns the customer id the
@@ -18,13 +23,21 @@ export async function linkCustomer(db: Db, accountId: string, customerId: string
     .where(and(eq(accounts.id, accountId), isNull(accounts.stripeCustomerId)))
     .returning({ customer: accounts.stripeCustomerId });
   if (updated) return updated.customer;
-  const [row] = await db.select({ customer: accounts.stripeCustomerId }).from(accounts).where(eq(accounts.id, accountId)).limit(1);
+  const [row] = await db
+    .select({ customer: accounts.stripeCustomerId })
+    .from(accounts)
+    .where(eq(accounts.id, accountId))
+    .limit(1);
   return row?.customer ?? null;
 }
 
 /** Whether a webhook event was already applied (or is being applied). */
 export async function eventSeen(db: Db, eventId: string): Promise<boolean> {
-  const [row] = await db.select({ id: billingEvents.id }).from(billingEvents).where(eq(billingEvents.id, eventId)).limit(1);
+  const [row] = await db
+    .select({ id: billingEvents.id })
+    .from(billingEvents)
+    .where(eq(billingEvents.id, eventId))
+    .limit(1);
   return row !== undefined;
 }
 
@@ -55,13 +68,23 @@ export type ApplyOutcome = "applied" | "duplicate" | "stale" | "no_account" | "n
  * out-of-order event cannot overwrite newer state. All in one transaction: a failure records
  * nothing and Stripe's retry starts afresh.
  */
-export async function applyBillingEvent(db: Db, event: EventRef, ref: AccountRef, decide: (account: AccountRow) => Decision): Promise<ApplyOutcome> {
+export async function applyBillingEvent(
+  db: Db,
+  event: EventRef,
+  ref: AccountRef,
+  decide: (account: AccountRow) => Decision,
+): Promise<ApplyOutcome> {
   return db.transaction(async (tx): Promise<ApplyOutcome> => {
-    const inserted = await tx.insert(billingEvents).values({ id: event.id, type: event.type }).onConflictDoNothing().returning({ id: billingEvents.id });
+    const inserted = await tx
+      .insert(billingEvents)
+      .values({ id: event.id, type: event.type })
+      .onConflictDoNothing()
+      .returning({ id: billingEvents.id });
     if (inserted.length === 0) return "duplicate";
     let account: AccountRow | undefined;
     if (ref.accountId) [account] = await tx.select().from(accounts).where(eq(accounts.id, ref.accountId)).for("update");
-    if (!account && ref.customerId) [account] = await tx.select().from(accounts).where(eq(accounts.stripeCustomerId, ref.customerId)).for("update");
+    if (!account && ref.customerId)
+      [account] = await tx.select().from(accounts).where(eq(accounts.stripeCustomerId, ref.customerId)).for("update");
     if (!account) return "no_account";
     const decision = decide(account);
     if (!decision) return "no_change";
@@ -70,7 +93,10 @@ export async function applyBillingEvent(db: Db, event: EventRef, ref: AccountRef
       if (account.billingEventAt && event.created.getTime() < account.billingEventAt.getTime()) {
         // Out of order: only fill in a missing customer link, never older subscription state.
         if (patch.stripeCustomerId && !account.stripeCustomerId) {
-          await tx.update(accounts).set({ stripeCustomerId: patch.stripeCustomerId }).where(eq(accounts.id, account.id));
+          await tx
+            .update(accounts)
+            .set({ stripeCustomerId: patch.stripeCustomerId })
+            .where(eq(accounts.id, account.id));
         }
         return "stale";
       }

@@ -80,7 +80,10 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
  * uncaught exception, although the query it ran already rejects with the same error (answered
  * as 503 upstream_unavailable). So every client gets a listener of its own when it connects.
  */
-function guardConnections(pool: { on(event: "error", l: (err: Error) => void): unknown; on(event: "connect", l: (client: { on(event: "error", l: (err: Error) => void): unknown }) => void): unknown }): void {
+function guardConnections(pool: {
+  on(event: "error", l: (err: Error) => void): unknown;
+  on(event: "connect", l: (client: { on(event: "error", l: (err: Error) => void): unknown }) => void): unknown;
+}): void {
   pool.on("error", (err: Error) => console.error("[db] idle connection error:", err.message));
   pool.on("connect", (client) => {
     client.on("error", (err: Error) => console.error("[db] connection error:", err.message));

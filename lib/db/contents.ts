@@ -45,7 +45,14 @@ async function rowsOf<T>(db: Db, q: SQL): Promise<T[]> {
  * caller stores the bytes anew. A caller without verified bytes compares the returned size with
  * the one it declared.
  */
-export async function pinContents(db: Db, scope: string, keys: ContentKey[], now: Date, holdUntil?: Date, verified = false): Promise<PinnedContent[]> {
+export async function pinContents(
+  db: Db,
+  scope: string,
+  keys: ContentKey[],
+  now: Date,
+  holdUntil?: Date,
+  verified = false,
+): Promise<PinnedContent[]> {
   if (keys.length === 0) return [];
   const ordered = [...keys].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
   const hold = holdUntil ? sql`${holdUntil.toISOString()}::timestamptz` : sql`null::timestamptz`;
@@ -56,7 +63,13 @@ export async function pinContents(db: Db, scope: string, keys: ContentKey[], now
     db,
     sql`insert into ${contents} (scope, sha256, size, pins, pinned_at, hold_until)
         select ${scope}, u.sha256, u.size, 1, ${now.toISOString()}::timestamptz, ${hold}
-        from unnest(${sqlArray(ordered.map((k) => k.sha256), "text")}, ${sqlArray(ordered.map((k) => k.size), "bigint")}) as u(sha256, size)
+        from unnest(${sqlArray(
+          ordered.map((k) => k.sha256),
+          "text",
+        )}, ${sqlArray(
+          ordered.map((k) => k.size),
+          "bigint",
+        )}) as u(sha256, size)
         order by u.sha256
         on conflict (scope, sha256) do update set pins = ${contents}.pins + 1, pinned_at = excluded.pinned_at,
           size = case when ${sameSize} or not (${resizable}) then ${contents}.size else excluded.size end,
@@ -71,30 +84,61 @@ export async function pinContents(db: Db, scope: string, keys: ContentKey[], now
 }
 
 /** Records where the verified bytes of a content are stored, and their size (which they, not a declaration, decide). */
-export async function markContentStored(db: Db, scope: string, sha256: string, storageRef: string, size: number): Promise<void> {
-  await db.update(contents).set({ storageRef, size }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+export async function markContentStored(
+  db: Db,
+  scope: string,
+  sha256: string,
+  storageRef: string,
+  size: number,
+): Promise<void> {
+  await db
+    .update(contents)
+    .set({ storageRef, size })
+    .where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
 }
 
 /** Records where the verified bytes of several contents are stored, and their sizes, in one statement (three arrays). */
-export async function markContentsStored(db: Db, scope: string, stored: Array<{ sha256: string; storageRef: string; size: number }>): Promise<void> {
+export async function markContentsStored(
+  db: Db,
+  scope: string,
+  stored: Array<{ sha256: string; storageRef: string; size: number }>,
+): Promise<void> {
   if (stored.length === 0) return;
   await db.execute(
     sql`update ${contents} set storage_ref = u.ref, size = u.size
-        from unnest(${sqlArray(stored.map((s) => s.sha256), "text")}, ${sqlArray(stored.map((s) => s.storageRef), "text")}, ${sqlArray(stored.map((s) => s.size), "bigint")}) as u(sha256, ref, size)
+        from unnest(${sqlArray(
+          stored.map((s) => s.sha256),
+          "text",
+        )}, ${sqlArray(
+          stored.map((s) => s.storageRef),
+          "text",
+        )}, ${sqlArray(
+          stored.map((s) => s.size),
+          "bigint",
+        )}) as u(sha256, ref, size)
         where ${contents}.scope = ${scope} and ${contents}.sha256 = u.sha256
-          and (${contents}.scope, ${contents}.sha256) in (${lockedInHashOrder(scope, stored.map((s) => s.sha256))})`,
+          and (${contents}.scope, ${contents}.sha256) in (${lockedInHashOrder(
+            scope,
+            stored.map((s) => s.sha256),
+          )})`,
   );
 }
 
 /** Ends the holds of contents (a zip archive its deploy has unpacked: nothing needs it any more). */
 export async function endHolds(db: Db, scope: string, shas: string[]): Promise<void> {
   if (shas.length === 0) return;
-  await db.update(contents).set({ holdUntil: null }).where(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`);
+  await db
+    .update(contents)
+    .set({ holdUntil: null })
+    .where(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`);
 }
 
 /** Records that a content's stored bytes are gone (they did not verify and were deleted): a preflight then asks for them again. */
 export async function forgetContentBytes(db: Db, scope: string, sha256: string): Promise<void> {
-  await db.update(contents).set({ storageRef: null }).where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
+  await db
+    .update(contents)
+    .set({ storageRef: null })
+    .where(and(eq(contents.scope, scope), eq(contents.sha256, sha256)));
 }
 
 export async function unpinContents(db: Db, scope: string, shas: string[]): Promise<void> {
@@ -114,7 +158,12 @@ export async function pinStoredContents(db: Db, scope: string, shas: string[], n
   return db
     .update(contents)
     .set({ pins: sql`${contents.pins} + 1`, pinnedAt: now })
-    .where(and(sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`, isNotNull(contents.storageRef)))
+    .where(
+      and(
+        sql`(${contents.scope}, ${contents.sha256}) in (${lockedInHashOrder(scope, shas)})`,
+        isNotNull(contents.storageRef),
+      ),
+    )
     .returning({ sha256: contents.sha256, size: contents.size, storageRef: contents.storageRef });
 }
 
@@ -129,7 +178,11 @@ export async function findContent(db: Db, scope: string, sha256: string): Promis
 }
 
 /** Contents whose preflight hold has passed (candidates for the cleanup job's purge). */
-export async function expiredHolds(db: Db, now: Date, limit: number): Promise<Array<{ scope: string; sha256: string }>> {
+export async function expiredHolds(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<Array<{ scope: string; sha256: string }>> {
   return db
     .select({ scope: contents.scope, sha256: contents.sha256 })
     .from(contents)
@@ -156,12 +209,19 @@ export async function heldBytes(db: Db, whose: { scope: string } | { holder: str
   return Number(row?.n ?? 0);
 }
 
-export async function insertUploadGrant(db: Db, grant: { id: string; scope: string; accountId: string | null; holder: string | null; expiresAt: Date }): Promise<void> {
+export async function insertUploadGrant(
+  db: Db,
+  grant: { id: string; scope: string; accountId: string | null; holder: string | null; expiresAt: Date },
+): Promise<void> {
   await db.insert(uploadGrants).values(grant);
 }
 
 /** A grant by the SHA-256 of its token, while it has not expired. */
-export async function findUploadGrant(db: Db, id: string, now: Date): Promise<{ scope: string; accountId: string | null; expiresAt: Date } | undefined> {
+export async function findUploadGrant(
+  db: Db,
+  id: string,
+  now: Date,
+): Promise<{ scope: string; accountId: string | null; expiresAt: Date } | undefined> {
   const [row] = await db
     .select({ scope: uploadGrants.scope, accountId: uploadGrants.accountId, expiresAt: uploadGrants.expiresAt })
     .from(uploadGrants)
@@ -174,7 +234,11 @@ export async function findUploadGrant(db: Db, id: string, now: Date): Promise<{ 
  * Rows that say they hold no bytes (storage_ref null) and that nothing pins or holds any more:
  * what a request or a purge cut off midway left (candidates for the cleanup job's purge).
  */
-export async function bytelessContents(db: Db, now: Date, limit: number): Promise<Array<{ scope: string; sha256: string }>> {
+export async function bytelessContents(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<Array<{ scope: string; sha256: string }>> {
   const stale = new Date(now.getTime() - STALE_PIN_MS);
   return db
     .select({ scope: contents.scope, sha256: contents.sha256 })

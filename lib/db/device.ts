@@ -44,7 +44,12 @@ export async function useApprovedDeviceCode(db: Db, id: string, at: Date): Promi
 }
 
 /** A pending request → approved or denied by an account, for exactly one caller. */
-export async function decideDeviceCode(db: Db, userCode: string, status: "approved" | "denied", accountId: string): Promise<DeviceCodeRow | undefined> {
+export async function decideDeviceCode(
+  db: Db,
+  userCode: string,
+  status: "approved" | "denied",
+  accountId: string,
+): Promise<DeviceCodeRow | undefined> {
   const [row] = await db
     .update(deviceCodes)
     .set({ status, accountId })

@@ -12,14 +12,27 @@ import { recordEvent } from "./events";
  * `cap`: "cap" when it holds that many already. A hostname held by any account throws a unique
  * violation (the caller answers 409).
  */
-export async function insertDomain(db: Db, row: { hostname: string; accountId: string; slug: string; verificationValue: string; now: Date }, cap: number): Promise<DomainRow | "cap"> {
+export async function insertDomain(
+  db: Db,
+  row: { hostname: string; accountId: string; slug: string; verificationValue: string; now: Date },
+  cap: number,
+): Promise<DomainRow | "cap"> {
   return db.transaction(async (tx) => {
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, row.accountId)).for("update");
-    const [held] = await tx.select({ n: sql<number>`count(*)::int` }).from(domains).where(eq(domains.accountId, row.accountId));
+    const [held] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(domains)
+      .where(eq(domains.accountId, row.accountId));
     if ((held?.n ?? 0) >= cap) return "cap";
     const [inserted] = await tx
       .insert(domains)
-      .values({ hostname: row.hostname, accountId: row.accountId, slug: row.slug, verificationValue: row.verificationValue, createdAt: row.now })
+      .values({
+        hostname: row.hostname,
+        accountId: row.accountId,
+        slug: row.slug,
+        verificationValue: row.verificationValue,
+        createdAt: row.now,
+      })
       .returning();
     return inserted!;
   });
@@ -31,7 +44,11 @@ export async function findDomain(db: Db, hostname: string): Promise<DomainRow | 
 }
 
 export function listAccountDomains(db: Db, accountId: string): Promise<DomainRow[]> {
-  return db.select().from(domains).where(eq(domains.accountId, accountId)).orderBy(asc(domains.createdAt), asc(domains.hostname));
+  return db
+    .select()
+    .from(domains)
+    .where(eq(domains.accountId, accountId))
+    .orderBy(asc(domains.createdAt), asc(domains.hostname));
 }
 
 /** Deletes the account's domain; false when the account has none of that name. */
@@ -49,7 +66,12 @@ export async function deleteDomainRow(db: Db, accountId: string, hostname: strin
  * pending records its `domain.verified` event (the outbox) in the same transaction; one that was
  * active already only has its verification refreshed.
  */
-export async function activateDomain(tx: Tx, hostname: string, accountId: string, now: Date): Promise<DomainRow | undefined> {
+export async function activateDomain(
+  tx: Tx,
+  hostname: string,
+  accountId: string,
+  now: Date,
+): Promise<DomainRow | undefined> {
   const [before] = await tx
     .select({ status: domains.status })
     .from(domains)
@@ -58,10 +80,15 @@ export async function activateDomain(tx: Tx, hostname: string, accountId: string
   if (!before) return undefined;
   const [row] = await tx
     .update(domains)
-    .set({ status: "active", verifiedAt: sql`case when ${domains.status} = 'active' then ${domains.verifiedAt} else ${now} end`, lastSeenAt: now })
+    .set({
+      status: "active",
+      verifiedAt: sql`case when ${domains.status} = 'active' then ${domains.verifiedAt} else ${now} end`,
+      lastSeenAt: now,
+    })
     .where(and(eq(domains.hostname, hostname), eq(domains.accountId, accountId)))
     .returning();
-  if (row && before.status !== "active") await recordEvent(tx, { accountId, type: "domain.verified", data: { slug: row.slug, domain: row.hostname }, now });
+  if (row && before.status !== "active")
+    await recordEvent(tx, { accountId, type: "domain.verified", data: { slug: row.slug, domain: row.hostname }, now });
   return row;
 }
 
@@ -78,18 +105,33 @@ export async function expireDomain(db: Db, hostname: string, before: Date): Prom
   const rows = await db
     .update(domains)
     .set({ status: "pending" })
-    .where(and(eq(domains.hostname, hostname), eq(domains.status, "active"), or(isNull(domains.lastSeenAt), lt(domains.lastSeenAt, before))))
+    .where(
+      and(
+        eq(domains.hostname, hostname),
+        eq(domains.status, "active"),
+        or(isNull(domains.lastSeenAt), lt(domains.lastSeenAt, before)),
+      ),
+    )
     .returning({ hostname: domains.hostname });
   return rows.length > 0;
 }
 
 /** Active domains, the least recently seen first, for the cleanup job's re-check. */
 export function activeDomainsToRecheck(db: Db, limit: number): Promise<DomainRow[]> {
-  return db.select().from(domains).where(eq(domains.status, "active")).orderBy(sql`${domains.lastSeenAt} asc nulls first`, asc(domains.hostname)).limit(limit);
+  return db
+    .select()
+    .from(domains)
+    .where(eq(domains.status, "active"))
+    .orderBy(sql`${domains.lastSeenAt} asc nulls first`, asc(domains.hostname))
+    .limit(limit);
 }
 
 /** Whether a hostname is an active domain (Caddy's on-demand TLS `ask`). */
 export async function isActiveDomain(db: Db, hostname: string): Promise<boolean> {
-  const [row] = await db.select({ hostname: domains.hostname }).from(domains).where(and(eq(domains.hostname, hostname), eq(domains.status, "active"))).limit(1);
+  const [row] = await db
+    .select({ hostname: domains.hostname })
+    .from(domains)
+    .where(and(eq(domains.hostname, hostname), eq(domains.status, "active")))
+    .limit(1);
   return row !== undefined;
 }

@@ -25,7 +25,10 @@ export function databaseError(err: unknown): ApiError {
     });
   }
   if (state?.startsWith("23")) {
-    return new ApiError("conflict", "The request conflicts with the current state.", { hint: "Reload and retry.", cause: err });
+    return new ApiError("conflict", "The request conflicts with the current state.", {
+      hint: "Reload and retry.",
+      cause: err,
+    });
   }
   return upstreamUnavailable("database", err);
 }

@@ -6,8 +6,15 @@ import { idempotencyKeys, type IdempotencyKeyRow } from "./schema";
 // any other with the same key finds the row and replays its answer, or is told it is in flight.
 
 /** Inserts the row of a new key; false when a row for (caller, key) exists already. */
-export async function claimIdempotencyKey(db: Db, row: { caller: string; key: string; fingerprint: string; createdAt: Date; expiresAt: Date }): Promise<boolean> {
-  const inserted = await db.insert(idempotencyKeys).values(row).onConflictDoNothing().returning({ key: idempotencyKeys.key });
+export async function claimIdempotencyKey(
+  db: Db,
+  row: { caller: string; key: string; fingerprint: string; createdAt: Date; expiresAt: Date },
+): Promise<boolean> {
+  const inserted = await db
+    .insert(idempotencyKeys)
+    .values(row)
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key });
   return inserted.length > 0;
 }
 
@@ -21,7 +28,13 @@ export async function findIdempotencyKey(db: Db, caller: string, key: string): P
 }
 
 /** Records the answer of the request that holds the key. */
-export async function finishIdempotencyKey(db: Db, caller: string, key: string, status: number, body: string): Promise<void> {
+export async function finishIdempotencyKey(
+  db: Db,
+  caller: string,
+  key: string,
+  status: number,
+  body: string,
+): Promise<void> {
   await db
     .update(idempotencyKeys)
     .set({ status, body })
@@ -35,7 +48,13 @@ export async function finishIdempotencyKey(db: Db, caller: string, key: string, 
 export async function releaseIdempotencyKey(db: Db, caller: string, key: string, createdAt: Date): Promise<void> {
   await db
     .delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.caller, caller), eq(idempotencyKeys.key, key), sql`${idempotencyKeys.createdAt} = ${createdAt.toISOString()}::timestamptz`));
+    .where(
+      and(
+        eq(idempotencyKeys.caller, caller),
+        eq(idempotencyKeys.key, key),
+        sql`${idempotencyKeys.createdAt} = ${createdAt.toISOString()}::timestamptz`,
+      ),
+    );
 }
 
 /** Deletes keys past their 24 hours (the cleanup job). */

@@ -19,7 +19,10 @@ export interface OauthModelWrite {
 
 export async function upsertOauthModel(db: Db, row: OauthModelWrite): Promise<void> {
   const { model: _model, id: _id, ...rest } = row;
-  await db.insert(oauthModels).values(row).onConflictDoUpdate({ target: [oauthModels.model, oauthModels.id], set: rest });
+  await db
+    .insert(oauthModels)
+    .values(row)
+    .onConflictDoUpdate({ target: [oauthModels.model, oauthModels.id], set: rest });
 }
 
 /** Inserts when absent; answers the row that is stored (the first writer's, under a race). */
@@ -39,7 +42,12 @@ export async function findOauthModel(db: Db, model: string, id: string): Promise
   return row;
 }
 
-export async function findOauthModelBy(db: Db, model: string, column: "uid" | "userCode", value: string): Promise<OauthModelRow | undefined> {
+export async function findOauthModelBy(
+  db: Db,
+  model: string,
+  column: "uid" | "userCode",
+  value: string,
+): Promise<OauthModelRow | undefined> {
   const [row] = await db
     .select()
     .from(oauthModels)
@@ -80,7 +88,12 @@ export interface ConnectedClientRow {
 /** The clients an account has authorised (one entry per client, with all of its live grants). */
 export async function listAccountGrants(db: Db, accountId: string, now: Date): Promise<ConnectedClientRow[]> {
   const grants = await db
-    .select({ id: oauthModels.id, clientId: oauthModels.clientId, createdAt: oauthModels.createdAt, expiresAt: oauthModels.expiresAt })
+    .select({
+      id: oauthModels.id,
+      clientId: oauthModels.clientId,
+      createdAt: oauthModels.createdAt,
+      expiresAt: oauthModels.expiresAt,
+    })
     .from(oauthModels)
     .where(and(eq(oauthModels.accountId, accountId), eq(oauthModels.model, "Grant")))
     .orderBy(oauthModels.createdAt);
@@ -97,7 +110,12 @@ export async function listAccountGrants(db: Db, accountId: string, now: Date): P
     .from(oauthModels)
     .where(and(eq(oauthModels.model, "Client"), inArray(oauthModels.id, [...byClient.keys()])));
   const payloads = new Map(clients.map((c) => [c.id, c.payload]));
-  return [...byClient].map(([clientId, e]) => ({ clientId, clientPayload: payloads.get(clientId) ?? null, grantIds: e.grantIds, firstAt: e.firstAt }));
+  return [...byClient].map(([clientId, e]) => ({
+    clientId,
+    clientPayload: payloads.get(clientId) ?? null,
+    grantIds: e.grantIds,
+    firstAt: e.firstAt,
+  }));
 }
 
 /** Deletes an account's grants of one client and everything issued under them; false when there were none. */
@@ -105,12 +123,22 @@ export async function revokeAccountClient(db: Db, accountId: string, clientId: s
   return db.transaction(async (tx) => {
     const grants = await tx
       .delete(oauthModels)
-      .where(and(eq(oauthModels.model, "Grant"), eq(oauthModels.accountId, accountId), eq(oauthModels.clientId, clientId)))
+      .where(
+        and(eq(oauthModels.model, "Grant"), eq(oauthModels.accountId, accountId), eq(oauthModels.clientId, clientId)),
+      )
       .returning({ id: oauthModels.id });
     const ids = grants.map((g) => g.id);
     if (ids.length > 0) await tx.delete(oauthModels).where(inArray(oauthModels.grantId, ids));
     // Sessions and interactions of the account with this client carry no grant id; tokens do.
-    await tx.delete(oauthModels).where(and(eq(oauthModels.accountId, accountId), eq(oauthModels.clientId, clientId), sql`${oauthModels.model} <> 'Client'`));
+    await tx
+      .delete(oauthModels)
+      .where(
+        and(
+          eq(oauthModels.accountId, accountId),
+          eq(oauthModels.clientId, clientId),
+          sql`${oauthModels.model} <> 'Client'`,
+        ),
+      );
     return ids.length > 0;
   });
 }

@@ -12,14 +12,16 @@ import { commitWrite, copyVersionFiles, nextVersion, sameFiles, type Tx } from "
 export type NewDrop = typeof drops.$inferInsert;
 export type NewFile = typeof files.$inferInsert;
 
-
 /**
  * Locks the owner's account row and counts its drops, inside a transaction: parallel inserts
  * and claims for one account queue on the lock, so a cap checked here holds.
  */
 async function ownedDropsLocked(tx: Tx, ownerId: string): Promise<number> {
   await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, ownerId)).for("update");
-  const [row] = await tx.select({ n: sql<number>`count(*)::int` }).from(drops).where(eq(drops.ownerId, ownerId));
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(drops)
+    .where(eq(drops.ownerId, ownerId));
   return row?.n ?? 0;
 }
 
@@ -30,10 +32,21 @@ async function ownedDropsLocked(tx: Tx, ownerId: string): Promise<number> {
  */
 async function insertFiles(tx: Pick<Db, "execute">, rows: NewFile[]): Promise<void> {
   if (rows.length === 0) return;
-  const columns = Object.entries(getTableColumns(files)) as [keyof NewFile, (typeof files)["_"]["columns"][keyof NewFile]][];
-  const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql`, `);
+  const columns = Object.entries(getTableColumns(files)) as [
+    keyof NewFile,
+    (typeof files)["_"]["columns"][keyof NewFile],
+  ][];
+  const names = sql.join(
+    columns.map(([, c]) => sql.identifier(c.name)),
+    sql`, `,
+  );
   const arrays = sql.join(
-    columns.map(([key, c]) => sqlArray(rows.map((r) => r[key] ?? null), c.getSQLType())),
+    columns.map(([key, c]) =>
+      sqlArray(
+        rows.map((r) => r[key] ?? null),
+        c.getSQLType(),
+      ),
+    ),
     sql`, `,
   );
   await tx.execute(sql`insert into ${files} (${names}) select * from unnest(${arrays})`);
@@ -50,7 +63,12 @@ const bytesOf = (rows: WriteFile[]) => rows.reduce((n, r) => n + r.size, 0);
  * is inserted only while its account has fewer drops (checked under the account's row lock);
  * otherwise nothing is written and the account's current count is returned as `{ capped }`.
  */
-export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: WriteFile[], maxOwned: number | null = null): Promise<{ capped: number } | undefined> {
+export async function insertDropWithFiles(
+  db: Db,
+  drop: NewDrop,
+  rows: WriteFile[],
+  maxOwned: number | null = null,
+): Promise<{ capped: number } | undefined> {
   return db.transaction(async (tx) => {
     if (drop.ownerId && maxOwned !== null) {
       const owned = await ownedDropsLocked(tx, drop.ownerId);
@@ -58,7 +76,15 @@ export async function insertDropWithFiles(db: Db, drop: NewDrop, rows: WriteFile
     }
     await tx.insert(drops).values({ ...drop, liveVersion: 1, fileCount: rows.length, totalBytes: bytesOf(rows) });
     await insertFiles(tx, atVersion(rows, 1));
-    await commitWrite(tx, { dropId: drop.id, kind: "deploy", version: 1, fileCount: rows.length, totalBytes: bytesOf(rows), now: drop.updatedAt ?? new Date(), siteRules: drop.siteRules ?? null });
+    await commitWrite(tx, {
+      dropId: drop.id,
+      kind: "deploy",
+      version: 1,
+      fileCount: rows.length,
+      totalBytes: bytesOf(rows),
+      now: drop.updatedAt ?? new Date(),
+      siteRules: drop.siteRules ?? null,
+    });
     return undefined;
   });
 }
@@ -88,7 +114,10 @@ export async function findDropByOwnerName(db: Db, ownerId: string, name: string)
 }
 
 export async function countOwnedDrops(db: Db, ownerId: string): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(drops).where(eq(drops.ownerId, ownerId));
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(drops)
+    .where(eq(drops.ownerId, ownerId));
   return row?.n ?? 0;
 }
 
@@ -117,7 +146,8 @@ export async function replaceDropFiles(
   return db.transaction(async (tx): Promise<ReplaceOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { ok: false, reason: "gone" };
-    if (ifMatch !== null && ifMatch !== locked.liveVersion) return { ok: false, reason: "stale", live: locked.liveVersion };
+    if (ifMatch !== null && ifMatch !== locked.liveVersion)
+      return { ok: false, reason: "stale", live: locked.liveVersion };
     if (await sameFiles(tx, dropId, locked.liveVersion, rows)) return { ok: true, drop: locked, unchanged: true };
     const version = await nextVersion(tx, dropId);
     await insertFiles(tx, atVersion(rows, version));
@@ -160,20 +190,39 @@ export async function appendDropFiles(
   return db.transaction(async (tx): Promise<AppendOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { ok: false, reason: "gone", total: 0 };
-    if (ifMatch !== null && ifMatch !== locked.liveVersion) return { ok: false, reason: "stale", live: locked.liveVersion };
+    if (ifMatch !== null && ifMatch !== locked.liveVersion)
+      return { ok: false, reason: "stale", live: locked.liveVersion };
     if (locked.fileCount + rows.length > max.files) return { ok: false, reason: "too_many", total: locked.fileCount };
-    if (locked.totalBytes + bytesOf(rows) > max.bytes) return { ok: false, reason: "too_large", total: locked.totalBytes };
+    if (locked.totalBytes + bytesOf(rows) > max.bytes)
+      return { ok: false, reason: "too_large", total: locked.totalBytes };
     const clash = await tx
       .select({ path: files.path })
       .from(files)
-      .where(and(eq(files.dropId, dropId), eq(files.version, locked.liveVersion), anyOf(files.path, rows.map((r) => r.path))))
+      .where(
+        and(
+          eq(files.dropId, dropId),
+          eq(files.version, locked.liveVersion),
+          anyOf(
+            files.path,
+            rows.map((r) => r.path),
+          ),
+        ),
+      )
       .limit(1);
     if (clash[0]) return { ok: false, reason: "exists", path: clash[0].path };
     const version = await nextVersion(tx, dropId);
     await copyVersionFiles(tx, dropId, locked.liveVersion, version);
     await insertFiles(tx, atVersion(rows, version));
     const siteRules = rules ? { ...(locked.siteRules ?? {}), ...rules } : locked.siteRules;
-    const drop = await commitWrite(tx, { dropId, kind: "append", version, fileCount: locked.fileCount + rows.length, totalBytes: locked.totalBytes + bytesOf(rows), now, siteRules });
+    const drop = await commitWrite(tx, {
+      dropId,
+      kind: "append",
+      version,
+      fileCount: locked.fileCount + rows.length,
+      totalBytes: locked.totalBytes + bytesOf(rows),
+      now,
+      siteRules,
+    });
     return { ok: true, drop };
   });
 }
@@ -181,7 +230,12 @@ export async function appendDropFiles(
 /** A drop row without its site rules (lists never show them; they can be large). */
 type ListedDropRow = Omit<DropRow, "siteRules">;
 
-export async function listOwnedDrops(db: Db, ownerId: string, limit: number, offset: number): Promise<{ total: number; rows: ListedDropRow[] }> {
+export async function listOwnedDrops(
+  db: Db,
+  ownerId: string,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: ListedDropRow[] }> {
   const { siteRules: _rules, ...listed } = getTableColumns(drops);
   const rows = await db
     .select(listed)
@@ -194,7 +248,12 @@ export async function listOwnedDrops(db: Db, ownerId: string, limit: number, off
 }
 
 /** The files of a drop's version (its live one, for callers that read a drop) by path, at most `limit` of them. */
-export async function listDropFiles(db: Db, dropId: string, version: number, limit: number): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
+export async function listDropFiles(
+  db: Db,
+  dropId: string,
+  version: number,
+  limit: number,
+): Promise<Pick<FileRow, "path" | "size" | "contentType">[]> {
   return db
     .select({ path: files.path, size: files.size, contentType: files.contentType })
     .from(files)
@@ -215,13 +274,30 @@ export interface OldContent {
  * Undefined when the drop was already gone. Records drop.deleted, or drop.expired when the
  * cleanup job purges it, for the owner's webhooks in the same transaction.
  */
-export async function deleteDropRow(db: Db, dropId: string, why: "deleted" | "expired", now: Date): Promise<OldContent[] | undefined> {
+export async function deleteDropRow(
+  db: Db,
+  dropId: string,
+  why: "deleted" | "expired",
+  now: Date,
+): Promise<OldContent[] | undefined> {
   return db.transaction(async (tx) => {
-    const [locked] = await tx.select({ id: drops.id, slug: drops.slug, ownerId: drops.ownerId, version: drops.liveVersion }).from(drops).where(eq(drops.id, dropId)).for("update");
+    const [locked] = await tx
+      .select({ id: drops.id, slug: drops.slug, ownerId: drops.ownerId, version: drops.liveVersion })
+      .from(drops)
+      .where(eq(drops.id, dropId))
+      .for("update");
     if (!locked) return undefined;
-    const old = await tx.selectDistinct({ scope: files.scope, sha256: files.sha256 }).from(files).where(eq(files.dropId, dropId));
+    const old = await tx
+      .selectDistinct({ scope: files.scope, sha256: files.sha256 })
+      .from(files)
+      .where(eq(files.dropId, dropId));
     await tx.delete(drops).where(eq(drops.id, dropId));
-    await recordEvent(tx, { accountId: locked.ownerId, type: why === "deleted" ? "drop.deleted" : "drop.expired", data: { slug: locked.slug, version: locked.version }, now });
+    await recordEvent(tx, {
+      accountId: locked.ownerId,
+      type: why === "deleted" ? "drop.deleted" : "drop.expired",
+      data: { slug: locked.slug, version: locked.version },
+      now,
+    });
     return old;
   });
 }
@@ -248,7 +324,13 @@ export async function claimDropRow(
       .where(and(eq(drops.id, dropId), eq(drops.claimTokenHash, tokenHash), isNull(drops.ownerId)))
       .returning();
     // drop.claimed goes to the claiming account (before, the drop belonged to nobody).
-    if (row) await recordEvent(tx, { accountId: row.ownerId, type: "drop.claimed", data: { slug: row.slug, version: row.liveVersion }, now: patch.updatedAt });
+    if (row)
+      await recordEvent(tx, {
+        accountId: row.ownerId,
+        type: "drop.claimed",
+        data: { slug: row.slug, version: row.liveVersion },
+        now: patch.updatedAt,
+      });
     return row;
   });
 }

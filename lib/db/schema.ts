@@ -67,7 +67,9 @@ export const drops = pgTable(
   },
   (t) => [
     uniqueIndex("drops_slug_idx").on(t.slug),
-    uniqueIndex("drops_owner_name_idx").on(t.ownerId, t.name).where(sql`${t.name} is not null`),
+    uniqueIndex("drops_owner_name_idx")
+      .on(t.ownerId, t.name)
+      .where(sql`${t.name} is not null`),
     index("drops_owner_created_idx").on(t.ownerId, t.createdAt),
     index("drops_purge_idx").on(t.purgeAt),
   ],
@@ -189,7 +191,10 @@ export const webhookDeliveries = pgTable(
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: ts("next_attempt_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.webhookId, t.eventId] }), index("webhook_deliveries_due_idx").on(t.state, t.nextAttemptAt)],
+  (t) => [
+    primaryKey({ columns: [t.webhookId, t.eventId] }),
+    index("webhook_deliveries_due_idx").on(t.state, t.nextAttemptAt),
+  ],
 );
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 
@@ -235,7 +240,10 @@ export const domains = pgTable(
     /** When the TXT record was last seen (verify and the cleanup job's re-check). */
     lastSeenAt: ts("last_seen_at"),
   },
-  (t) => [index("domains_account_idx").on(t.accountId, t.createdAt), index("domains_status_seen_idx").on(t.status, t.lastSeenAt)],
+  (t) => [
+    index("domains_account_idx").on(t.accountId, t.createdAt),
+    index("domains_status_seen_idx").on(t.status, t.lastSeenAt),
+  ],
 );
 export type DomainRow = typeof domains.$inferSelect;
 
@@ -357,7 +365,9 @@ export const deviceCodes = pgTable(
     /** What the person types or confirms, e.g. WDJB-MJHT (unique among live requests). */
     userCode: text("user_code").notNull(),
     /** pending → approved | denied; approved → used when the key is issued. */
-    status: text("status", { enum: ["pending", "approved", "denied", "used"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "approved", "denied", "used"] })
+      .notNull()
+      .default("pending"),
     accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),

@@ -12,7 +12,10 @@ import { accounts, domains, drops, files, type DropRow, type FileRow } from "./s
  */
 export type DropKey = { slug: string } | { sub: string; name: string } | { domain: string };
 
-export type ManifestDrop = Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "accessMode" | "accessPolicyVersion"> & {
+export type ManifestDrop = Pick<
+  DropRow,
+  "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "accessMode" | "accessPolicyVersion"
+> & {
   claimable: boolean;
   /** Changes with every replace, append, rollback, claim, ttl or access change of the drop. */
   version: string;
@@ -36,10 +39,34 @@ const dropColumns = {
   liveVersion: drops.liveVersion,
 };
 
-type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<DropRow, "id" | "slug" | "ownerId" | "expiresAt" | "purgeAt" | "redeployCount" | "fileCount" | "updatedAt" | "accessMode" | "accessPolicyVersion" | "liveVersion">;
+type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<
+  DropRow,
+  | "id"
+  | "slug"
+  | "ownerId"
+  | "expiresAt"
+  | "purgeAt"
+  | "redeployCount"
+  | "fileCount"
+  | "updatedAt"
+  | "accessMode"
+  | "accessPolicyVersion"
+  | "liveVersion"
+>;
 
 function toDrop(r: DropCols): ManifestDrop {
-  const version = [r.id, r.liveVersion, r.redeployCount, r.fileCount, r.updatedAt.getTime(), r.ownerId ?? "", r.expiresAt?.getTime() ?? "", r.purgeAt?.getTime() ?? "", r.accessMode, r.accessPolicyVersion].join(":");
+  const version = [
+    r.id,
+    r.liveVersion,
+    r.redeployCount,
+    r.fileCount,
+    r.updatedAt.getTime(),
+    r.ownerId ?? "",
+    r.expiresAt?.getTime() ?? "",
+    r.purgeAt?.getTime() ?? "",
+    r.accessMode,
+    r.accessPolicyVersion,
+  ].join(":");
   return {
     id: r.id,
     slug: r.slug,
@@ -61,9 +88,13 @@ function where(key: DropKey): SQL | undefined {
 }
 
 /** The join a key needs before its where: the owner's account (vanity), the domain row (custom). */
-function joinFor<Q extends { innerJoin: (table: typeof accounts | typeof domains, on: SQL | undefined) => Q }>(q: Q, key: DropKey): Q {
+function joinFor<Q extends { innerJoin: (table: typeof accounts | typeof domains, on: SQL | undefined) => Q }>(
+  q: Q,
+  key: DropKey,
+): Q {
   if ("slug" in key) return q;
-  if ("domain" in key) return q.innerJoin(domains, and(eq(domains.slug, drops.slug), eq(domains.accountId, drops.ownerId)));
+  if ("domain" in key)
+    return q.innerJoin(domains, and(eq(domains.slug, drops.slug), eq(domains.accountId, drops.ownerId)));
   return q.innerJoin(accounts, eq(accounts.id, drops.ownerId));
 }
 
@@ -78,7 +109,10 @@ export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDro
  * The drop a key names with all the files of its live version and its site rules, in one statement; undefined when
  * there is none. The rules (a drop's largest column, often null) come on the first row only.
  */
-export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: ManifestDrop; files: ManifestFile[]; siteRules: SiteRules | null } | undefined> {
+export async function loadManifest(
+  db: Db,
+  key: DropKey,
+): Promise<{ drop: ManifestDrop; files: ManifestFile[]; siteRules: SiteRules | null } | undefined> {
   const cols = {
     ...dropColumns,
     path: files.path,
@@ -86,10 +120,14 @@ export async function loadManifest(db: Db, key: DropKey): Promise<{ drop: Manife
     sha256: files.sha256,
     contentType: files.contentType,
     storageRef: files.storageRef,
-    siteRules: sql<SiteRules | null>`case when row_number() over () = 1 then ${drops.siteRules} end`.mapWith(drops.siteRules),
+    siteRules: sql<SiteRules | null>`case when row_number() over () = 1 then ${drops.siteRules} end`.mapWith(
+      drops.siteRules,
+    ),
   };
   const joined = joinFor(db.select(cols).from(drops).$dynamic(), key);
-  const rows = await joined.leftJoin(files, and(eq(files.dropId, drops.id), eq(files.version, drops.liveVersion))).where(where(key));
+  const rows = await joined
+    .leftJoin(files, and(eq(files.dropId, drops.id), eq(files.version, drops.liveVersion)))
+    .where(where(key));
   const first = rows[0];
   if (!first) return undefined;
   return {

@@ -36,32 +36,74 @@ export interface DropWrite {
 export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
   const siteRules = w.siteRules ?? null;
   if (w.kind !== "rollback") {
-    await tx.insert(dropVersions).values({ dropId: w.dropId, version: w.version, kind: w.kind, fileCount: w.fileCount, totalBytes: w.totalBytes, createdAt: w.now, siteRules });
+    await tx.insert(dropVersions).values({
+      dropId: w.dropId,
+      version: w.version,
+      kind: w.kind,
+      fileCount: w.fileCount,
+      totalBytes: w.totalBytes,
+      createdAt: w.now,
+      siteRules,
+    });
   }
   // drops.site_rules is the live version's copy, read by the serve path's manifest in one statement.
   const [row] = await tx
     .update(drops)
-    .set({ liveVersion: w.version, fileCount: w.fileCount, totalBytes: w.totalBytes, updatedAt: w.now, siteRules, ...w.patch })
+    .set({
+      liveVersion: w.version,
+      fileCount: w.fileCount,
+      totalBytes: w.totalBytes,
+      updatedAt: w.now,
+      siteRules,
+      ...w.patch,
+    })
     .where(eq(drops.id, w.dropId))
     .returning();
   const drop = row as DropRow;
-  await recordEvent(tx, { accountId: drop.ownerId, type: writeEvents[w.kind], data: { slug: drop.slug, version: w.version }, now: w.now });
+  await recordEvent(tx, {
+    accountId: drop.ownerId,
+    type: writeEvents[w.kind],
+    data: { slug: drop.slug, version: w.version },
+    now: w.now,
+  });
   return drop;
 }
 
 /** The event each kind of write records (the outbox, lib/db/events.ts). */
-const writeEvents = { deploy: "drop.deployed", replace: "drop.replaced", append: "drop.appended", rollback: "drop.rolled_back" } as const;
+const writeEvents = {
+  deploy: "drop.deployed",
+  replace: "drop.replaced",
+  append: "drop.appended",
+  rollback: "drop.rolled_back",
+} as const;
 
 /** The number the next version of a locked drop gets: one more than any it ever had. */
 export async function nextVersion(tx: Tx, dropId: string): Promise<number> {
-  const [row] = await tx.select({ n: sql<number>`coalesce(max(${dropVersions.version}), 0)::int` }).from(dropVersions).where(eq(dropVersions.dropId, dropId));
+  const [row] = await tx
+    .select({ n: sql<number>`coalesce(max(${dropVersions.version}), 0)::int` })
+    .from(dropVersions)
+    .where(eq(dropVersions.dropId, dropId));
   return (row?.n ?? 0) + 1;
 }
 
 /** A drop's retained versions, newest first, and how many there are. */
-export async function listVersions(db: Db, dropId: string, limit: number, offset: number): Promise<{ total: number; rows: DropVersionRow[] }> {
-  const rows = await db.select().from(dropVersions).where(eq(dropVersions.dropId, dropId)).orderBy(desc(dropVersions.version)).limit(limit).offset(offset);
-  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(dropVersions).where(eq(dropVersions.dropId, dropId));
+export async function listVersions(
+  db: Db,
+  dropId: string,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: DropVersionRow[] }> {
+  const rows = await db
+    .select()
+    .from(dropVersions)
+    .where(eq(dropVersions.dropId, dropId))
+    .orderBy(desc(dropVersions.version))
+    .limit(limit)
+    .offset(offset);
+  const [count] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(dropVersions)
+    .where(eq(dropVersions.dropId, dropId));
   return { total: count?.n ?? 0, rows };
 }
 
@@ -78,13 +120,25 @@ export async function rollbackDrop(db: Db, dropId: string, version: number, now:
       .where(and(eq(dropVersions.dropId, dropId), eq(dropVersions.version, version)))
       .limit(1);
     if (!target) return { ok: false, reason: "no_version" };
-    const drop = await commitWrite(tx, { dropId, kind: "rollback", version, fileCount: target.fileCount, totalBytes: target.totalBytes, now, siteRules: target.siteRules });
+    const drop = await commitWrite(tx, {
+      dropId,
+      kind: "rollback",
+      version,
+      fileCount: target.fileCount,
+      totalBytes: target.totalBytes,
+      now,
+      siteRules: target.siteRules,
+    });
     return { ok: true, drop };
   });
 }
 
 /** Drops with more than `atLeast` versions (candidates for pruning), with the owner's plan (null: no owner). */
-export async function dropsWithManyVersions(db: Db, atLeast: number, limit: number): Promise<Array<{ id: string; plan: AccountRow["plan"] | null }>> {
+export async function dropsWithManyVersions(
+  db: Db,
+  atLeast: number,
+  limit: number,
+): Promise<Array<{ id: string; plan: AccountRow["plan"] | null }>> {
   return db
     .select({ id: drops.id, plan: accounts.plan })
     .from(drops)
@@ -108,7 +162,11 @@ export async function pruneVersions(db: Db, dropId: string, keep: number): Promi
   return db.transaction(async (tx) => {
     const [locked] = await tx.select({ live: drops.liveVersion }).from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { pruned: [], contents: [], batches: [] };
-    const all = await tx.select({ version: dropVersions.version }).from(dropVersions).where(eq(dropVersions.dropId, dropId)).orderBy(desc(dropVersions.version));
+    const all = await tx
+      .select({ version: dropVersions.version })
+      .from(dropVersions)
+      .where(eq(dropVersions.dropId, dropId))
+      .orderBy(desc(dropVersions.version));
     const others = all.map((v) => v.version).filter((v) => v !== locked.live);
     const pruned = others.slice(Math.max(0, keep - 1));
     if (pruned.length === 0) return { pruned, contents: [], batches: [] };
@@ -127,13 +185,25 @@ export async function pruneVersions(db: Db, dropId: string, keep: number): Promi
             .from(files)
             .where(and(eq(files.dropId, dropId), inArray(files.batch, oldBatches)));
     const used = new Set(stillUsed.map((r) => r.batch));
-    return { pruned, contents: refs.map((r) => ({ scope: r.scope, sha256: r.sha256 })), batches: oldBatches.filter((b) => !used.has(b)) };
+    return {
+      pruned,
+      contents: refs.map((r) => ({ scope: r.scope, sha256: r.sha256 })),
+      batches: oldBatches.filter((b) => !used.has(b)),
+    };
   });
 }
 
 /** Whether `rows` (path and hash) are exactly the files of a locked drop's version. */
-export async function sameFiles(tx: Tx, dropId: string, version: number, rows: Array<{ path: string; sha256: string }>): Promise<boolean> {
-  const live = await tx.select({ path: files.path, sha256: files.sha256 }).from(files).where(and(eq(files.dropId, dropId), eq(files.version, version)));
+export async function sameFiles(
+  tx: Tx,
+  dropId: string,
+  version: number,
+  rows: Array<{ path: string; sha256: string }>,
+): Promise<boolean> {
+  const live = await tx
+    .select({ path: files.path, sha256: files.sha256 })
+    .from(files)
+    .where(and(eq(files.dropId, dropId), eq(files.version, version)));
   if (live.length !== rows.length) return false;
   const want = new Map(live.map((f) => [f.path, f.sha256]));
   return rows.every((r) => want.get(r.path) === r.sha256);

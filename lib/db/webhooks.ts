@@ -1,6 +1,15 @@
 import { and, asc, count, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { accounts, events, webhookAttempts, webhookDeliveries, webhooks, type EventRow, type WebhookAttemptRow, type WebhookRow } from "./schema";
+import {
+  accounts,
+  events,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
+  type EventRow,
+  type WebhookAttemptRow,
+  type WebhookRow,
+} from "./schema";
 
 // Named queries over webhooks, their queued deliveries and the delivery log.
 
@@ -19,7 +28,11 @@ export async function insertWebhookCapped(db: Db, row: typeof webhooks.$inferIns
 }
 
 export async function listAccountWebhooks(db: Db, accountId: string): Promise<WebhookRow[]> {
-  return db.select().from(webhooks).where(eq(webhooks.accountId, accountId)).orderBy(asc(webhooks.createdAt), asc(webhooks.id));
+  return db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.accountId, accountId))
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
 }
 
 export async function findAccountWebhook(db: Db, accountId: string, id: string): Promise<WebhookRow | undefined> {
@@ -42,7 +55,12 @@ export async function deleteAccountWebhook(db: Db, accountId: string, id: string
 
 /** A webhook's latest attempts, newest first. */
 export async function listWebhookAttempts(db: Db, webhookId: string, limit: number): Promise<WebhookAttemptRow[]> {
-  return db.select().from(webhookAttempts).where(eq(webhookAttempts.webhookId, webhookId)).orderBy(desc(webhookAttempts.createdAt), desc(webhookAttempts.attempt)).limit(limit);
+  return db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.webhookId, webhookId))
+    .orderBy(desc(webhookAttempts.createdAt), desc(webhookAttempts.attempt))
+    .limit(limit);
 }
 
 /** A delivery a worker has claimed: the attempt it is about to make. */
@@ -60,10 +78,19 @@ export interface ClaimedDelivery {
  * same attempt while this one runs; a worker that dies mid-attempt leaves the row due again
  * at the lease's end.
  */
-export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
   return db.transaction(async (tx) => {
     const due = await tx
-      .select({ webhookId: webhookDeliveries.webhookId, eventId: webhookDeliveries.eventId, attempts: webhookDeliveries.attempts })
+      .select({
+        webhookId: webhookDeliveries.webhookId,
+        eventId: webhookDeliveries.eventId,
+        attempts: webhookDeliveries.attempts,
+      })
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.state, "pending"), lte(webhookDeliveries.nextAttemptAt, now)))
       .orderBy(asc(webhookDeliveries.nextAttemptAt))
@@ -93,7 +120,16 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
  */
 export async function finishAttempt(
   db: Db,
-  d: { webhookId: string; eventId: string; type: string; attempt: number; statusCode: number | null; error: string | null; at: Date; logId: string },
+  d: {
+    webhookId: string;
+    eventId: string;
+    type: string;
+    attempt: number;
+    statusCode: number | null;
+    error: string | null;
+    at: Date;
+    logId: string;
+  },
   outcome: { delivered: true } | { delivered: false; retryAt: Date | null },
 ): Promise<void> {
   await db.transaction(async (tx) => {
@@ -101,10 +137,26 @@ export async function finishAttempt(
     const updated = await tx
       .update(webhookDeliveries)
       .set({ state, ...(!outcome.delivered && outcome.retryAt ? { nextAttemptAt: outcome.retryAt } : {}) })
-      .where(and(eq(webhookDeliveries.webhookId, d.webhookId), eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.attempts, d.attempt), eq(webhookDeliveries.state, "pending")))
+      .where(
+        and(
+          eq(webhookDeliveries.webhookId, d.webhookId),
+          eq(webhookDeliveries.eventId, d.eventId),
+          eq(webhookDeliveries.attempts, d.attempt),
+          eq(webhookDeliveries.state, "pending"),
+        ),
+      )
       .returning({ id: webhookDeliveries.webhookId });
     // The webhook was deleted meanwhile (its rows went with it): nothing to log.
     if (updated.length === 0) return;
-    await tx.insert(webhookAttempts).values({ id: d.logId, webhookId: d.webhookId, eventId: d.eventId, type: d.type, attempt: d.attempt, statusCode: d.statusCode, error: d.error, createdAt: d.at });
+    await tx.insert(webhookAttempts).values({
+      id: d.logId,
+      webhookId: d.webhookId,
+      eventId: d.eventId,
+      type: d.type,
+      attempt: d.attempt,
+      statusCode: d.statusCode,
+      error: d.error,
+      createdAt: d.at,
+    });
   });
 }

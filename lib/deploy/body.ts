@@ -14,7 +14,8 @@ export type BodyForm = "html" | "json" | "zip";
 export function bodyForm(contentType: string | null): BodyForm {
   const media = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (media === "application/json" || media.endsWith("+json")) return "json";
-  if (media === "application/zip" || media === "application/x-zip-compressed" || media === "application/x-zip") return "zip";
+  if (media === "application/zip" || media === "application/x-zip-compressed" || media === "application/x-zip")
+    return "zip";
   return "html";
 }
 
@@ -27,10 +28,17 @@ export function upgradeHint(paid: boolean): { hint?: string; upgrade?: boolean }
 
 /** A drop past its plan's total bytes (every way of writing files checks it: deploys, zips, references, appends). */
 export function dropBytesError(bytes: number, max: number, paid: boolean, appending = false): ApiError {
-  const what = appending ? `Appending these files would make the drop ${bytes} bytes` : `These files are ${bytes} bytes`;
+  const what = appending
+    ? `Appending these files would make the drop ${bytes} bytes`
+    : `These files are ${bytes} bytes`;
   return new ApiError("payload_too_large", `${what}; a drop holds at most ${fmt(max)} (${max} bytes) on this plan.`, {
     docs: "limits",
-    ...(paid ? { hint: "Split the content into several drops." } : { hint: "Split the content into several drops; paid plans hold more per drop (see upgrade_url).", upgrade: true }),
+    ...(paid
+      ? { hint: "Split the content into several drops." }
+      : {
+          hint: "Split the content into several drops; paid plans hold more per drop (see upgrade_url).",
+          upgrade: true,
+        }),
   });
 }
 
@@ -38,7 +46,9 @@ export function fileCapError(count: number, max: number, paid: boolean): ApiErro
   return new ApiError("file_cap_exceeded", `This request has ${count} files; the limit is ${max} per request.`, {
     docs: "limits",
     details: { limit: "files_per_request", allowed: max },
-    ...(paid ? { hint: `Split the upload: deploy up to ${max} files, then add the rest with POST /deploy/{slug}.` } : upgradeHint(false)),
+    ...(paid
+      ? { hint: `Split the upload: deploy up to ${max} files, then add the rest with POST /deploy/{slug}.` }
+      : upgradeHint(false)),
   });
 }
 
@@ -54,7 +64,10 @@ export function tooLargeError(message: string, paid: boolean, facts: { limit: Li
  */
 export function ratioError(message: string, ratio: number): ApiError {
   const most = Math.max(...Object.values(planLimits).map((l) => l.decompressionRatio));
-  const plan = ratio < most ? `Paid plans allow up to ${most}x; see upgrade_url.` : `No plan lifts this: archives unpack to at most ${ratio}x their size on every plan.`;
+  const plan =
+    ratio < most
+      ? `Paid plans allow up to ${most}x; see upgrade_url.`
+      : `No plan lifts this: archives unpack to at most ${ratio}x their size on every plan.`;
   return new ApiError("payload_too_large", message, {
     details: { limit: "decompression_ratio", allowed: ratio },
     hint: `${plan} Deploy the folder with the CLI (\`dropsite deploy ./site\` sends files, not a zip) or the preflight upload flow, or store the highly compressible entries uncompressed (\`zip -0\`, or \`zip -n .js:.json:.css:.html:.svg\`).`,
@@ -87,7 +100,10 @@ export function parseJsonStrict(text: string, hint?: string): unknown {
 
 /** The plan's zip limit passed, by a posted archive or one named by reference. */
 export function zipTooLarge(cap: number, paid: boolean): ApiError {
-  return tooLargeError(`Zip archives are limited to ${fmt(cap)} on this plan.`, paid, { limit: "zip_bytes", allowed: cap });
+  return tooLargeError(`Zip archives are limited to ${fmt(cap)} on this plan.`, paid, {
+    limit: "zip_bytes",
+    allowed: cap,
+  });
 }
 
 /** A deploy body that names a zip archive uploaded after a preflight (`{"zip": {sha256, size}}`), to unpack from storage. */
@@ -106,7 +122,11 @@ function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): In
   const raw = parseJsonStrict(text, hint);
   if (raw && typeof raw === "object" && "zip" in raw) {
     const zip = zipBodySchema.safeParse(raw);
-    if (!zip.success) throw ApiError.fromZod(zip.error, "The zip reference", { hint: 'Send {"zip": {"sha256": "<64 hex>", "size": <bytes>}} after a preflight of the same zip.', docs: "uploads" });
+    if (!zip.success)
+      throw ApiError.fromZod(zip.error, "The zip reference", {
+        hint: 'Send {"zip": {"sha256": "<64 hex>", "size": <bytes>}} after a preflight of the same zip.',
+        docs: "uploads",
+      });
     if (zip.data.zip.size > limits.zipBytes) throw zipTooLarge(limits.zipBytes, paid);
     return zip.data;
   }
@@ -115,7 +135,8 @@ function decodeFilesBody(buf: Uint8Array, limits: TierLimits, paid: boolean): In
   return decodeFilesMap((raw as { files: unknown }).files, limits, paid);
 }
 
-const FILES_HINT = 'Expected {"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"} | {"sha256": "<64 hex>", "size": <bytes>}}}.';
+const FILES_HINT =
+  'Expected {"files": {"<path>": "<text>" | {"encoding": "base64", "content": "<base64>"} | {"sha256": "<64 hex>", "size": <bytes>}}}.';
 
 /**
  * Decodes the `files` map of a FilesBody (the JSON deploy form and the MCP deploy_files tool):
@@ -135,7 +156,11 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
     const ref = value as { sha256?: unknown; size?: unknown } | null;
     if (ref && typeof ref === "object" && typeof ref.sha256 === "string" && typeof ref.size === "number") {
       if (ref.size > limits.fileBytes) {
-        throw tooLargeError(`The file ${JSON.stringify(path)} is ${ref.size} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid, { limit: "file_bytes", allowed: limits.fileBytes });
+        throw tooLargeError(
+          `The file ${JSON.stringify(path)} is ${ref.size} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`,
+          paid,
+          { limit: "file_bytes", allowed: limits.fileBytes },
+        );
       }
       return { path, bytes: new Uint8Array(0), ref: { sha256: ref.sha256, size: ref.size } };
     }
@@ -155,7 +180,11 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
       bytes = new Uint8Array(Buffer.from(v.content, "base64"));
     }
     if (bytes.byteLength > limits.fileBytes) {
-      throw tooLargeError(`The file ${JSON.stringify(path)} is ${bytes.byteLength} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`, paid, { limit: "file_bytes", allowed: limits.fileBytes });
+      throw tooLargeError(
+        `The file ${JSON.stringify(path)} is ${bytes.byteLength} bytes; the per-file limit is ${fmt(limits.fileBytes)}.`,
+        paid,
+        { limit: "file_bytes", allowed: limits.fileBytes },
+      );
     }
     return { path, bytes };
   });
@@ -165,12 +194,23 @@ export function decodeFilesMap(files: unknown, limits: TierLimits, paid: boolean
  * Reads and validates a deploy body; nothing past the cap is ever read. A JSON body may name a
  * zip archive by reference instead (the caller unpacks it from storage with {@link openZipBody}).
  */
-export async function readDeployFiles(req: Request, limits: TierLimits, paid: boolean): Promise<InputFile[] | ZipReference> {
+export async function readDeployFiles(
+  req: Request,
+  limits: TierLimits,
+  paid: boolean,
+): Promise<InputFile[] | ZipReference> {
   const form = bodyForm(req.headers.get("content-type"));
   const cap = form === "zip" ? limits.zipBytes : limits.bodyBytes;
-  const tooLarge = () => (form === "zip" ? zipTooLarge(cap, paid) : tooLargeError(`HTML and JSON bodies are limited to ${fmt(cap)} on this plan.`, paid, { limit: "body_bytes", allowed: cap }));
+  const tooLarge = () =>
+    form === "zip"
+      ? zipTooLarge(cap, paid)
+      : tooLargeError(`HTML and JSON bodies are limited to ${fmt(cap)} on this plan.`, paid, {
+          limit: "body_bytes",
+          allowed: cap,
+        });
   // A zip is kept as the chunks it arrived in (read by ranges, entry by entry); other bodies whole.
-  const body = form === "zip" ? await readBodyChunksCapped(req, cap, tooLarge) : await readBodyCapped(req, cap, tooLarge);
+  const body =
+    form === "zip" ? await readBodyChunksCapped(req, cap, tooLarge) : await readBodyCapped(req, cap, tooLarge);
   const length = body instanceof Uint8Array ? body.byteLength : body.length;
   if (length === 0) {
     throw new ApiError("invalid_request", "The request body is empty.", {
@@ -188,7 +228,12 @@ export async function readDeployFiles(req: Request, limits: TierLimits, paid: bo
  * Opens a zip archive (the chunks of a posted body, or of an archive read from storage) under
  * the plan's rules: entries, per-file size, the decompression ratio of its `length`, and paths.
  */
-export function openZipBody(chunks: readonly Uint8Array[], length: number, limits: TierLimits, paid: boolean): InputFile[] {
+export function openZipBody(
+  chunks: readonly Uint8Array[],
+  length: number,
+  limits: TierLimits,
+  paid: boolean,
+): InputFile[] {
   const files = openZip(chunks, {
     maxFiles: limits.filesPerRequest,
     maxTotalBytes: length * limits.decompressionRatio,

@@ -7,7 +7,18 @@ import { APP_UPLOAD_MAX_BYTES } from "../plans";
 import { mapLimit, type Storage } from "../storage/types";
 import { collectYoungGarbage } from "./garbage";
 import { oneSizePerHash } from "./hashes";
-import { findContent, groupByScope, markContentStored, markContentsStored, pinContents, pinStoredContents, purgeContents, unpinContents, type ContentKey, type PinnedContent } from "../db/contents";
+import {
+  findContent,
+  groupByScope,
+  markContentStored,
+  markContentsStored,
+  pinContents,
+  pinStoredContents,
+  purgeContents,
+  unpinContents,
+  type ContentKey,
+  type PinnedContent,
+} from "../db/contents";
 import type { OldContent } from "../db/queries";
 import type { InputFile } from "./paths";
 import { contentTypeFor } from "../files/content-type";
@@ -91,7 +102,14 @@ class ContentBatch {
     if (!this.pinned.has(sha256)) {
       let rows: PinnedContent[];
       try {
-        rows = await pinContents(this.ctx.db, this.scope, [{ sha256, size }], new Date(this.ctx.now()), undefined, true);
+        rows = await pinContents(
+          this.ctx.db,
+          this.scope,
+          [{ sha256, size }],
+          new Date(this.ctx.now()),
+          undefined,
+          true,
+        );
       } catch (err) {
         throw upstreamUnavailable("database", err);
       }
@@ -120,7 +138,9 @@ class ContentBatch {
    * (recorded as stored by `record`, once for the whole deploy).
    */
   async store(items: Map<string, Uint8Array>): Promise<void> {
-    const keys = [...items].filter(([sha]) => !this.pinned.has(sha)).map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
+    const keys = [...items]
+      .filter(([sha]) => !this.pinned.has(sha))
+      .map(([sha256, bytes]) => ({ sha256, size: bytes.byteLength }));
     let rows: PinnedContent[];
     try {
       rows = await pinContents(this.ctx.db, this.scope, keys, new Date(this.ctx.now()), undefined, true);
@@ -134,7 +154,11 @@ class ContentBatch {
         keys.filter((k) => !this.refs.get(k.sha256)),
         PUT_CONCURRENCY,
         async (k) => {
-          const storageRef = await this.ctx.storage.put(contentKey(this.scope, k.sha256), items.get(k.sha256)!, "application/octet-stream");
+          const storageRef = await this.ctx.storage.put(
+            contentKey(this.scope, k.sha256),
+            items.get(k.sha256)!,
+            "application/octet-stream",
+          );
           this.written.push({ sha256: k.sha256, storageRef, size: k.size });
           this.refs.set(k.sha256, storageRef);
         },
@@ -168,7 +192,12 @@ class ContentBatch {
  * this deploy stored is purged; storage and database failures are thrown as 503, the input's
  * own errors (invalid_zip) as they are.
  */
-export async function storeContents(ctx: AppContext, scope: string, input: InputFile[], onBytes?: OnBytes): Promise<StoreOutcome> {
+export async function storeContents(
+  ctx: AppContext,
+  scope: string,
+  input: InputFile[],
+  onBytes?: OnBytes,
+): Promise<StoreOutcome> {
   const shaOf = new Map<InputFile, string>();
   const unique = new Map<string, Uint8Array>();
   for (const f of input) {
@@ -185,7 +214,12 @@ export async function storeContents(ctx: AppContext, scope: string, input: Input
   }
   try {
     await batch.store(unique);
-    await storeDeferred(batch, input.filter((f) => f.source), shaOf, onBytes);
+    await storeDeferred(
+      batch,
+      input.filter((f) => f.source),
+      shaOf,
+      onBytes,
+    );
     await batch.record();
   } catch (err) {
     await batch.record().catch(() => undefined);
@@ -206,7 +240,12 @@ export async function storeContents(ctx: AppContext, scope: string, input: Input
  * Stores one content from a stream that yields its bytes (failing at the end if they do not
  * verify), hashing them again on the way: a stream that does not end in `sha256` fails the put.
  */
-async function putVerified(storage: Storage, key: string, sha256: string, chunks: AsyncIterable<Uint8Array>): Promise<string> {
+async function putVerified(
+  storage: Storage,
+  key: string,
+  sha256: string,
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<string> {
   const checked = async function* () {
     const hash = createHash("sha256");
     for await (const chunk of chunks) {
@@ -215,7 +254,11 @@ async function putVerified(storage: Storage, key: string, sha256: string, chunks
     }
     if (hash.digest("hex") !== sha256) throw new Error(`the bytes of ${key} changed between two reads`);
   };
-  return storage.putStream(key, Readable.toWeb(Readable.from(checked())) as ReadableStream<Uint8Array>, "application/octet-stream");
+  return storage.putStream(
+    key,
+    Readable.toWeb(Readable.from(checked())) as ReadableStream<Uint8Array>,
+    "application/octet-stream",
+  );
 }
 
 /** Sees the verified bytes of a deferred file while they are held (the deploy report scans them then). */
@@ -246,8 +289,14 @@ function groups(files: InputFile[]): InputFile[][] {
  * a time; then its Buffers are collected (./garbage) before the next group is read. A failure
  * stops at the current group.
  */
-async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: Map<InputFile, string>, onBytes?: OnBytes): Promise<void> {
-  for (const f of deferred) if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
+async function storeDeferred(
+  batch: ContentBatch,
+  deferred: InputFile[],
+  shaOf: Map<InputFile, string>,
+  onBytes?: OnBytes,
+): Promise<void> {
+  for (const f of deferred)
+    if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
   for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
     const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
       const bytes = await f.source!.read();
@@ -269,9 +318,18 @@ async function storeDeferred(batch: ContentBatch, deferred: InputFile[], shaOf: 
  * is unusable: every pin is released and the deploy answers 400 listing the unusable hashes
  * (the envelope's `unusable`).
  */
-async function pinReferences(ctx: AppContext, scope: string, input: InputFile[], inline: Map<string, Uint8Array>): Promise<PinnedContent[]> {
-  const sizes = new Map(oneSizePerHash(input.flatMap((f): Array<[string, ContentKey]> => (f.ref ? [[f.path, f.ref]] : []))));
-  const inlineMismatch = [...sizes].filter(([sha, size]) => inline.has(sha) && inline.get(sha)!.byteLength !== size).map(([sha]) => sha);
+async function pinReferences(
+  ctx: AppContext,
+  scope: string,
+  input: InputFile[],
+  inline: Map<string, Uint8Array>,
+): Promise<PinnedContent[]> {
+  const sizes = new Map(
+    oneSizePerHash(input.flatMap((f): Array<[string, ContentKey]> => (f.ref ? [[f.path, f.ref]] : []))),
+  );
+  const inlineMismatch = [...sizes]
+    .filter(([sha, size]) => inline.has(sha) && inline.get(sha)!.byteLength !== size)
+    .map(([sha]) => sha);
   if (inlineMismatch.length > 0) throw unusableReferences(inlineMismatch);
   const wanted = new Map([...sizes].filter(([sha]) => !inline.has(sha)));
   if (wanted.size === 0) return [];
@@ -283,21 +341,39 @@ async function pinReferences(ctx: AppContext, scope: string, input: InputFile[],
   }
   try {
     // Contents a client may have uploaded straight to storage: verified now, before any file uses them.
-    const unverified = ctx.storage.direct ? [...wanted].filter(([sha, size]) => size > APP_UPLOAD_MAX_BYTES && !pinned.some((p) => p.sha256 === sha)) : [];
+    const unverified = ctx.storage.direct
+      ? [...wanted].filter(([sha, size]) => size > APP_UPLOAD_MAX_BYTES && !pinned.some((p) => p.sha256 === sha))
+      : [];
     if (unverified.length > 0) {
-      const verified = (await mapLimit(unverified, VERIFY_CONCURRENCY, async ([sha]) => ((await verifyDirectUpload(ctx, scope, sha)) ? [sha] : []))).flat();
+      const verified = (
+        await mapLimit(unverified, VERIFY_CONCURRENCY, async ([sha]) =>
+          (await verifyDirectUpload(ctx, scope, sha)) ? [sha] : [],
+        )
+      ).flat();
       pinned.push(...(await pinStoredContents(ctx.db, scope, verified, new Date(ctx.now()))));
     }
     // The stored objects themselves, before a drop goes live with them: each is the size its row says.
-    const sizeOk = await mapLimit(pinned, SIZE_CHECK_CONCURRENCY, async (p) => p.storageRef !== null && (await ctx.storage.size(p.storageRef)) === p.size);
+    const sizeOk = await mapLimit(
+      pinned,
+      SIZE_CHECK_CONCURRENCY,
+      async (p) => p.storageRef !== null && (await ctx.storage.size(p.storageRef)) === p.size,
+    );
     pinned.forEach((p, i) => {
-      if (!sizeOk[i]) console.error(`[contents] stored object of ${scope}/${p.sha256} is not the ${p.size} bytes its row says; refused as a reference`);
+      if (!sizeOk[i])
+        console.error(
+          `[contents] stored object of ${scope}/${p.sha256} is not the ${p.size} bytes its row says; refused as a reference`,
+        );
     });
     const found = new Map(pinned.filter((_, i) => sizeOk[i]).map((p) => [p.sha256, p]));
     const unusable = [...wanted].filter(([sha, size]) => found.get(sha)?.size !== size).map(([sha]) => sha);
     if (unusable.length > 0) throw unusableReferences(unusable);
   } catch (err) {
-    await releaseContents(ctx, scope, pinned.map((p) => p.sha256), { purge: false });
+    await releaseContents(
+      ctx,
+      scope,
+      pinned.map((p) => p.sha256),
+      { purge: false },
+    );
     throw err instanceof ApiError ? err : upstreamUnavailable("file storage", err);
   }
   return pinned;
@@ -356,18 +432,27 @@ function removeBytes(ctx: AppContext, scope: string) {
 
 export function unusableReferences(unusable: string[]): ApiError {
   const n = unusable.length;
-  return new ApiError("invalid_request", `${n} content reference${n === 1 ? "" : "s"} cannot be used (never uploaded by this caller, expired, or of another size); unusable lists the hashes.`, {
-    hint: "POST /deploy/preflight with the files' hashes, PUT the missing contents to the upload targets, then deploy with the same X-Upload-Token.",
-    docs: "uploads",
-    details: { unusable },
-  });
+  return new ApiError(
+    "invalid_request",
+    `${n} content reference${n === 1 ? "" : "s"} cannot be used (never uploaded by this caller, expired, or of another size); unusable lists the hashes.`,
+    {
+      hint: "POST /deploy/preflight with the files' hashes, PUT the missing contents to the upload targets, then deploy with the same X-Upload-Token.",
+      docs: "uploads",
+      details: { unusable },
+    },
+  );
 }
 
 /**
  * Unpins contents after a deploy; with `purge` (the deploy failed or was refused) also removes
  * those that no file references. Never throws: a leftover is purged by a later run.
  */
-export async function releaseContents(ctx: AppContext, scope: string, shas: string[], opts: { purge: boolean }): Promise<void> {
+export async function releaseContents(
+  ctx: AppContext,
+  scope: string,
+  shas: string[],
+  opts: { purge: boolean },
+): Promise<void> {
   try {
     await unpinContents(ctx.db, scope, shas);
     if (opts.purge) await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), removeBytes(ctx, scope));

@@ -16,7 +16,13 @@ export async function deployFromDashboard(ctx: AppContext, req: Request): Promis
   return guardedDeploy(ctx, req, async (quota) => {
     const caller = await dashboardCaller(ctx, req);
     const query = new URL(req.url).searchParams;
-    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota);
+    return deployBody(
+      ctx,
+      req,
+      caller,
+      { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) },
+      quota,
+    );
   });
 }
 

@@ -4,7 +4,13 @@ import type { AppContext } from "../context";
 import { ApiError, authRequired } from "../errors";
 import { withDb } from "../db/errors";
 import { findAccount, findLiveKey } from "../db/accounts";
-import { findDeployGrant, insertDeployGrant, purgeDeployGrants, returnDeployGrant, takeDeployGrant } from "../db/grants";
+import {
+  findDeployGrant,
+  insertDeployGrant,
+  purgeDeployGrants,
+  returnDeployGrant,
+  takeDeployGrant,
+} from "../db/grants";
 import type { DeployGrantRow } from "../db/schema";
 import { sha256Hex } from "../ids";
 import { DEPLOY_GRANT_SECONDS, limits } from "../plans";
@@ -19,7 +25,6 @@ import { tierOf } from "./store";
 // through the model. POST /deploy/once/{token} takes the same bodies as POST /deploy and runs
 // the same flow; POST /deploy/once/{token}/preflight lets the CLI upload only missing contents
 // into the grant's scope first. Only the SHA-256 of the token is stored.
-
 
 export interface DeployGrant {
   url: string;
@@ -40,7 +45,12 @@ function shellQuote(s: string): string {
  * The deploy_directory tool: a one-time URL, and commands that publish `dir` through it. The
  * options are checked by the caller (checkDeployOptions) before.
  */
-export async function issueDeployGrant(ctx: AppContext, req: Request, caller: Caller, input: { dir?: string; ttl?: number; name?: string }): Promise<DeployGrant> {
+export async function issueDeployGrant(
+  ctx: AppContext,
+  req: Request,
+  caller: Caller,
+  input: { dir?: string; ttl?: number; name?: string },
+): Promise<DeployGrant> {
   await enforceLimit(ctx, "deployGrant", clientAddress(req, ctx.env));
   const now = ctx.now();
   // Expired grants are kept a while for their "expired" answer; forget the old ones here.
@@ -72,7 +82,9 @@ export async function issueDeployGrant(ctx: AppContext, req: Request, caller: Ca
       zip: `(cd ${dir} && zip -qr - . -x '.*' '*/.*' 'node_modules/*' '*/node_modules/*') > site.zip`,
       // Where the store takes direct uploads (Vercel Blob, S3), the zip goes by reference, so no
       // request body to a function is over 4 MB; else it is the body of one POST.
-      curl: ctx.storage.direct ? zipByReferenceScript(url) : `curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${url}`,
+      curl: ctx.storage.direct
+        ? zipByReferenceScript(url)
+        : `curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${url}`,
       npx: `npx dropsite deploy ${dir} --grant ${url}`,
     },
   };
@@ -99,7 +111,10 @@ function zipByReferenceScript(url: string): string {
 }
 
 function unknownGrant(): ApiError {
-  return new ApiError("not_found", "No such one-time deploy URL.", { hint: "Ask for a new one with the MCP tool deploy_directory.", docs: "deploy-once" });
+  return new ApiError("not_found", "No such one-time deploy URL.", {
+    hint: "Ask for a new one with the MCP tool deploy_directory.",
+    docs: "deploy-once",
+  });
 }
 
 /**
@@ -130,7 +145,11 @@ function grantOptions(grant: DeployGrantRow): { ttl: string | null; name: string
  * its expiry, answers 410 gone. A deploy that fails gives the grant back, so an agent can fix
  * its input and use the same URL.
  */
-export async function withDeployGrant<T>(ctx: AppContext, token: string, deploy: (caller: Caller, opts: { ttl: string | null; name: string | null }) => Promise<T>): Promise<T> {
+export async function withDeployGrant<T>(
+  ctx: AppContext,
+  token: string,
+  deploy: (caller: Caller, opts: { ttl: string | null; name: string | null }) => Promise<T>,
+): Promise<T> {
   if (!DEPLOY_GRANT_TOKEN_PATTERN.test(token)) throw unknownGrant();
   const id = sha256Hex(token);
   const now = new Date(ctx.now());
@@ -139,7 +158,9 @@ export async function withDeployGrant<T>(ctx: AppContext, token: string, deploy:
   try {
     return await deploy(await grantCaller(ctx, taken), grantOptions(taken));
   } catch (err) {
-    await withDb(() => returnDeployGrant(ctx.db, id)).catch((e) => console.error("[deploy] could not return a deploy grant", e));
+    await withDb(() => returnDeployGrant(ctx.db, id)).catch((e) =>
+      console.error("[deploy] could not return a deploy grant", e),
+    );
     throw err;
   }
 }
@@ -149,8 +170,10 @@ async function unusable(ctx: AppContext, id: string, now: Date): Promise<ApiErro
   const row = await withDb(() => findDeployGrant(ctx.db, id));
   if (!row) return unknownGrant();
   const hint = "Ask for a new one-time URL with the MCP tool deploy_directory.";
-  if (row.usedAt) return new ApiError("gone", "This one-time deploy URL was already used.", { hint, docs: "deploy-once" });
-  if (row.expiresAt.getTime() <= now.getTime()) return new ApiError("gone", "This one-time deploy URL has expired.", { hint, docs: "deploy-once" });
+  if (row.usedAt)
+    return new ApiError("gone", "This one-time deploy URL was already used.", { hint, docs: "deploy-once" });
+  if (row.expiresAt.getTime() <= now.getTime())
+    return new ApiError("gone", "This one-time deploy URL has expired.", { hint, docs: "deploy-once" });
   return unknownGrant();
 }
 

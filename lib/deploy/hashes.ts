@@ -11,13 +11,16 @@ export function oneSizePerHash(entries: Array<[string, { sha256: string; size: n
   for (const [path, f] of entries) {
     const seen = sizes.get(f.sha256);
     if (seen && seen.size !== f.size) {
-      throw new ApiError("invalid_request", `${JSON.stringify(seen.path)} and ${JSON.stringify(path)} name the content ${f.sha256} with two sizes (${seen.size} and ${f.size} bytes).`, {
-        hint: "A hash names one content of one size: send each file's real size.",
-        docs: "uploads",
-      });
+      throw new ApiError(
+        "invalid_request",
+        `${JSON.stringify(seen.path)} and ${JSON.stringify(path)} name the content ${f.sha256} with two sizes (${seen.size} and ${f.size} bytes).`,
+        {
+          hint: "A hash names one content of one size: send each file's real size.",
+          docs: "uploads",
+        },
+      );
     }
     sizes.set(f.sha256, seen ?? { size: f.size, path });
   }
   return [...sizes].map(([sha256, { size }]) => [sha256, size]);
 }
-

@@ -22,11 +22,13 @@ function bad(message: string, hint?: string): ApiError {
 export function normalizePath(raw: string): string {
   const shown = JSON.stringify(raw.slice(0, 200));
   if (raw.length === 0) throw bad("Empty file path.");
-  if (raw.length > MAX_PATH || utf8Bytes(raw) > MAX_PATH) throw bad(`File path longer than ${MAX_PATH} bytes: ${shown}.`);
+  if (raw.length > MAX_PATH || utf8Bytes(raw) > MAX_PATH)
+    throw bad(`File path longer than ${MAX_PATH} bytes: ${shown}.`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(raw)) throw bad(`File path contains a control character: ${shown}.`);
   if (LONE_SURROGATE.test(raw)) throw bad(`File path is not valid Unicode (lone surrogate): ${shown}.`);
-  if (raw.includes("\\")) throw bad(`File path contains a backslash: ${shown}.`, "Use forward slashes (/) between folders.");
+  if (raw.includes("\\"))
+    throw bad(`File path contains a backslash: ${shown}.`, "Use forward slashes (/) between folders.");
   if (raw.startsWith("/") || /^[a-zA-Z]:/.test(raw)) throw bad(`Absolute file path: ${shown}.`);
   // One spelling per name: NFC, the form browsers send. NFD and NFC spellings of one name are
   // the same file (and duplicates, if both are given).
@@ -85,7 +87,11 @@ export function normalizeFiles(files: readonly InputFile[]): InputFile[] {
   for (const { path } of out) {
     for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
       const folder = path.slice(0, i);
-      if (seen.has(folder)) throw bad(`${JSON.stringify(folder)} is both a file and a folder of ${JSON.stringify(path)}.`, "Rename the file or the folder.");
+      if (seen.has(folder))
+        throw bad(
+          `${JSON.stringify(folder)} is both a file and a folder of ${JSON.stringify(path)}.`,
+          "Rename the file or the folder.",
+        );
     }
   }
   return out;

@@ -35,7 +35,10 @@ export function reportLines(report: DeployReport | undefined, max: number, where
   const t = totals(report);
   const rules = rulesLine(report);
   if (t.warnings + t.missing === 0) return rules ? [rules] : [];
-  const entries = [...report.warnings.map((w) => `  warning ${warningLine(w)}`), ...report.missing_references.map((m) => `  missing ${missingLine(m)}`)];
+  const entries = [
+    ...report.warnings.map((w) => `  warning ${warningLine(w)}`),
+    ...report.missing_references.map((m) => `  missing ${missingLine(m)}`),
+  ];
   const shown = entries.slice(0, max);
   const more = t.warnings + t.missing - shown.length;
   return [

@@ -75,7 +75,11 @@ function textKind(path: string): TextKind | null {
   if (ext === "html" || ext === "htm" || ext === "xhtml") return "html";
   if (ext === "css") return "css";
   if (ext === "js" || ext === "mjs") return "js";
-  return /^(text\/|application\/(json|javascript|xml|manifest\+json|ld\+json)|image\/svg\+xml)/.test(contentTypeFor(path)) ? "text" : null;
+  return /^(text\/|application\/(json|javascript|xml|manifest\+json|ld\+json)|image\/svg\+xml)/.test(
+    contentTypeFor(path),
+  )
+    ? "text"
+    : null;
 }
 
 // --- references -----------------------------------------------------------------------------
@@ -92,7 +96,14 @@ function fileUrl(path: string): string {
  * fragments, URLs with a scheme or a host, template placeholders, paths no file can have.
  */
 function targetOf(ref: string, base: string): string | null {
-  if (ref === "" || ref.startsWith("#") || ref.startsWith("?") || ref.startsWith("//") || /^[a-z][a-z0-9+.-]*:/i.test(ref)) return null;
+  if (
+    ref === "" ||
+    ref.startsWith("#") ||
+    ref.startsWith("?") ||
+    ref.startsWith("//") ||
+    /^[a-z][a-z0-9+.-]*:/i.test(ref)
+  )
+    return null;
   if (/\{\{|\{%|\$\{|<%|[{}]/.test(ref)) return null;
   let url: URL;
   try {
@@ -134,7 +145,8 @@ export function cssReferences(css: string): string[] {
   const text = css.replace(/\/\*[\s\S]*?\*\//g, " ");
   const out: string[] = [];
   for (const m of text.matchAll(/@import\s+(["'])([^"'\n]*)\1/gi)) out.push(m[2]!);
-  for (const m of text.matchAll(/\burl\(\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^)"'\s]*))\s*\)/gi)) out.push((m[1] ?? m[2] ?? m[3] ?? "").trim());
+  for (const m of text.matchAll(/\burl\(\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^)"'\s]*))\s*\)/gi))
+    out.push((m[1] ?? m[2] ?? m[3] ?? "").trim());
   return out;
 }
 
@@ -142,7 +154,8 @@ export function cssReferences(css: string): string[] {
 export function moduleReferences(js: string): string[] {
   const text = js.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/^\s*\/\/.*$/gm, "");
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:^|[^.\w$])(?:import|export)\s*(?:[\w$*{}\s,]*?\s*\bfrom\s*)?(["'])([^"'\n]+)\1/g)) out.push(m[2]!);
+  for (const m of text.matchAll(/(?:^|[^.\w$])(?:import|export)\s*(?:[\w$*{}\s,]*?\s*\bfrom\s*)?(["'])([^"'\n]+)\1/g))
+    out.push(m[2]!);
   for (const m of text.matchAll(/(?:^|[^.\w$])import\s*\(\s*(["'`])([^"'`\n]+)\1\s*\)/g)) out.push(m[2]!);
   return out.filter((s) => s.startsWith("./") || s.startsWith("../") || s.startsWith("/"));
 }
@@ -174,7 +187,9 @@ function htmlReferences(html: string): { refs: string[]; baseHref: string | null
         for (const a of SRCSET_ATTRIBUTES) if (attribs[a] !== undefined) refs.push(...srcsetUrls(attribs[a]));
         if (attribs.style) refs.push(...cssReferences(attribs.style));
         if (name === "style") inside = "style";
-        else if (name === "script") inside = attribs.src === undefined && (attribs.type ?? "").trim().toLowerCase() === "module" ? "module" : "other";
+        else if (name === "script")
+          inside =
+            attribs.src === undefined && (attribs.type ?? "").trim().toLowerCase() === "module" ? "module" : "other";
         inline = "";
       },
       ontext(text) {
@@ -226,13 +241,48 @@ const unanchored = (re: RegExp) => re.source.replace(/^\^/, "").replace(/\$$/, "
  * both sides so longer words do not match.
  */
 const SECRET_PATTERNS: { kind: SecretKind; re: RegExp; what: string; literals: string[] }[] = [
-  { kind: "dropsite_api_key", re: new RegExp(`(?<![A-Za-z0-9_-])${unanchored(API_KEY_PATTERN)}(?![A-Za-z0-9_-])`, "g"), what: "a dropsite API key (sp_…)", literals: ["sp_"] },
-  { kind: "aws_access_key", re: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, what: "an AWS access key id", literals: ["AKIA", "ASIA"] },
-  { kind: "github_token", re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])/g, what: "a GitHub token", literals: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"] },
-  { kind: "stripe_secret_key", re: /(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}(?![A-Za-z0-9])/g, what: "a Stripe live secret key", literals: ["k_live_"] },
-  { kind: "google_api_key", re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, what: "a Google API key", literals: ["AIza"] },
-  { kind: "slack_token", re: /(?<![A-Za-z0-9])(?:xox[abposr]-[0-9A-Za-z-]{10,}|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/g, what: "a Slack token or webhook", literals: ["xox", "hooks.slack.com"] },
-  { kind: "private_key", re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, what: "a private key", literals: ["PRIVATE KEY"] },
+  {
+    kind: "dropsite_api_key",
+    re: new RegExp(`(?<![A-Za-z0-9_-])${unanchored(API_KEY_PATTERN)}(?![A-Za-z0-9_-])`, "g"),
+    what: "a dropsite API key (sp_…)",
+    literals: ["sp_"],
+  },
+  {
+    kind: "aws_access_key",
+    re: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g,
+    what: "an AWS access key id",
+    literals: ["AKIA", "ASIA"],
+  },
+  {
+    kind: "github_token",
+    re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])/g,
+    what: "a GitHub token",
+    literals: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+  },
+  {
+    kind: "stripe_secret_key",
+    re: /(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}(?![A-Za-z0-9])/g,
+    what: "a Stripe live secret key",
+    literals: ["k_live_"],
+  },
+  {
+    kind: "google_api_key",
+    re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
+    what: "a Google API key",
+    literals: ["AIza"],
+  },
+  {
+    kind: "slack_token",
+    re: /(?<![A-Za-z0-9])(?:xox[abposr]-[0-9A-Za-z-]{10,}|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/g,
+    what: "a Slack token or webhook",
+    literals: ["xox", "hooks.slack.com"],
+  },
+  {
+    kind: "private_key",
+    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
+    what: "a private key",
+    literals: ["PRIVATE KEY"],
+  },
 ];
 
 /** The shapes without their bounds: for what is shown, a key inside a longer word is hidden too. */
@@ -308,7 +358,8 @@ export function buildReport(input: ReportInput): DeployReport {
   const missing: DeployReport["missing_references"] = [];
   const warnings: Warning[] = [];
 
-  if (!answers("")) warnings.push({ kind: "no_index", message: "No index.html at the root: the drop's own address answers 404." });
+  if (!answers(""))
+    warnings.push({ kind: "no_index", message: "No index.html at the root: the drop's own address answers 404." });
 
   // Case-only clashes among the whole drop that involve a file of this request.
   const fresh = new Set(input.files.map((f) => f.path));
@@ -327,24 +378,48 @@ export function buildReport(input: ReportInput): DeployReport {
   let budget = SCAN_BYTES_PER_DEPLOY;
   for (const f of input.files) {
     if (f.size > LARGE_FILE_WARNING_BYTES) {
-      warnings.push({ path: f.path, kind: "large_file", message: `${mb(f.size)}, over ${mb(LARGE_FILE_WARNING_BYTES)}: slow to load for visitors on mobile networks.` });
+      warnings.push({
+        path: f.path,
+        kind: "large_file",
+        message: `${mb(f.size)}, over ${mb(LARGE_FILE_WARNING_BYTES)}: slow to load for visitors on mobile networks.`,
+      });
     }
     if (isEnvFile(f.path)) {
-      warnings.push({ path: f.path, kind: "secret", secret_kind: "env_file", message: "An environment file is published: anyone can read it at the drop's URL. Environment files usually hold secrets; remove it and revoke what it holds." });
+      warnings.push({
+        path: f.path,
+        kind: "secret",
+        secret_kind: "env_file",
+        message:
+          "An environment file is published: anyone can read it at the drop's URL. Environment files usually hold secrets; remove it and revoke what it holds.",
+      });
     }
     const kind = textKind(f.path);
     if (kind === null || f.size === 0) continue;
     const available = f.scan?.scanned ?? f.bytes?.byteLength;
     if (available === undefined || budget <= 0) {
-      warnings.push({ path: f.path, kind: "not_scanned", message: "Not checked for references or secrets: past what one deploy checks (its content was sent by reference or the deploy is large)." });
+      warnings.push({
+        path: f.path,
+        kind: "not_scanned",
+        message:
+          "Not checked for references or secrets: past what one deploy checks (its content was sent by reference or the deploy is large).",
+      });
       continue;
     }
     const length = Math.min(available, SCAN_BYTES_PER_FILE, budget);
     budget -= length;
     if (length < f.size) {
-      warnings.push({ path: f.path, kind: "not_scanned", message: `Only its first ${mb(length)} were checked for references and secrets.` });
+      warnings.push({
+        path: f.path,
+        kind: "not_scanned",
+        message: `Only its first ${mb(length)} were checked for references and secrets.`,
+      });
     }
-    const scan = f.scan?.kind === kind && f.scan.scanned === length ? f.scan : f.bytes ? scanBytes(kind, f.bytes, length) : undefined;
+    const scan =
+      f.scan?.kind === kind && f.scan.scanned === length
+        ? f.scan
+        : f.bytes
+          ? scanBytes(kind, f.bytes, length)
+          : undefined;
     if (!scan) {
       warnings.push({ path: f.path, kind: "not_scanned", message: "Not checked for references or secrets this time." });
       continue;
@@ -362,9 +437,15 @@ export function buildReport(input: ReportInput): DeployReport {
     }
   }
 
-  const report: DeployReport = { missing_references: missing.slice(0, REPORT_LIST_CAP), warnings: warnings.slice(0, REPORT_LIST_CAP) };
+  const report: DeployReport = {
+    missing_references: missing.slice(0, REPORT_LIST_CAP),
+    warnings: warnings.slice(0, REPORT_LIST_CAP),
+  };
   if (missing.length > REPORT_LIST_CAP || warnings.length > REPORT_LIST_CAP) {
-    report.left_off = { missing_references: Math.max(0, missing.length - REPORT_LIST_CAP), warnings: Math.max(0, warnings.length - REPORT_LIST_CAP) };
+    report.left_off = {
+      missing_references: Math.max(0, missing.length - REPORT_LIST_CAP),
+      warnings: Math.max(0, warnings.length - REPORT_LIST_CAP),
+    };
   }
   return report;
 }
@@ -411,7 +492,12 @@ export async function reportFor(
     return await gatherAndBuild(ctx, files, stored, existingPaths);
   } catch (err) {
     console.error("[report] could not make the deploy report", err);
-    return { missing_references: [], warnings: [{ kind: "not_scanned", message: "The files could not be checked this time; the deploy itself succeeded." }] };
+    return {
+      missing_references: [],
+      warnings: [
+        { kind: "not_scanned", message: "The files could not be checked this time; the deploy itself succeeded." },
+      ],
+    };
   }
 }
 
@@ -431,7 +517,11 @@ function scanCache(ctx: AppContext): ScanCache {
       max: SCAN_CACHE_ENTRIES,
       maxSize: SCAN_CACHE_BYTES,
       sizeCalculation: (scan, key) =>
-        256 + key.length * 2 + scan.refs.reduce((n, r) => n + 64 + r.length * 2, 0) + (scan.baseHref?.length ?? 0) * 2 + scan.secrets.length * 64,
+        256 +
+        key.length * 2 +
+        scan.refs.reduce((n, r) => n + 64 + r.length * 2, 0) +
+        (scan.baseHref?.length ?? 0) * 2 +
+        scan.secrets.length * 64,
     });
     all.set(ctx, c);
   }
@@ -449,7 +539,11 @@ function remember(c: ScanCache, key: string, scan: ContentScan): void {
   // The references are copied out of the decoded file: V8 makes a substring a view of the
   // string it was cut from, so a remembered reference would keep the whole file's text alive
   // (a zip deploy's memory then grew with every text file it scanned).
-  c.set(key, { ...scan, refs: scan.refs.map(ownString), baseHref: scan.baseHref === null ? null : ownString(scan.baseHref) });
+  c.set(key, {
+    ...scan,
+    refs: scan.refs.map(ownString),
+    baseHref: scan.baseHref === null ? null : ownString(scan.baseHref),
+  });
 }
 
 /** A copy of a string that shares no memory with the string it may have been cut from. */
@@ -507,7 +601,9 @@ const sizeOf = (f: InputFile) => f.ref?.size ?? f.source?.size ?? f.bytes.byteLe
  * then finds them (gatherAndBuild) and reads nothing back. Pass the result to storeContents.
  */
 export function scanWhileStoring(ctx: AppContext, scope: string, files: readonly InputFile[]): OnBytes {
-  const plan = scanPlan(files.map((f) => ({ path: f.path, size: sizeOf(f), held: !f.ref && f.bytes.byteLength === sizeOf(f) })));
+  const plan = scanPlan(
+    files.map((f) => ({ path: f.path, size: sizeOf(f), held: !f.ref && f.bytes.byteLength === sizeOf(f) })),
+  );
   const steps = new Map(files.map((f, i) => [f, plan[i]]));
   const cache = scanCache(ctx);
   return (file, sha256, bytes) => {
@@ -532,7 +628,14 @@ async function gatherAndBuild(
     return f && !f.ref && f.bytes.byteLength === s.size ? f.bytes : undefined;
   };
   const plan = scanPlan(stored.map((s) => ({ path: s.path, size: s.size, held: heldBytes(s) !== undefined })));
-  const reads: { index: number; storageRef: string; length: number; kind: TextKind; scanned: number; key: string | null }[] = [];
+  const reads: {
+    index: number;
+    storageRef: string;
+    length: number;
+    kind: TextKind;
+    scanned: number;
+    key: string | null;
+  }[] = [];
   const input: ReportFile[] = stored.map((s, index) => {
     if (s.size === 0) return { path: s.path, size: 0, bytes: new Uint8Array() };
     const bytes = heldBytes(s);
@@ -546,7 +649,14 @@ async function gatherAndBuild(
       if (key !== null) remember(cache, key, fresh);
       return { path: s.path, size: s.size, scan: fresh };
     }
-    reads.push({ index, storageRef: s.storageRef, length: step.available, kind: step.kind, scanned: step.scanned, key });
+    reads.push({
+      index,
+      storageRef: s.storageRef,
+      length: step.available,
+      kind: step.kind,
+      scanned: step.scanned,
+      key,
+    });
     return { path: s.path, size: s.size };
   });
   await mapLimit(reads, READ_CONCURRENCY, async (r) => {

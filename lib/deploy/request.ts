@@ -31,7 +31,11 @@ function refusedInput(err: unknown): boolean {
  * is counted only when the deploy reaches storage (quota.spend, passed to deployFiles), and a
  * request refused for its input counts against the higher deployInvalid budget instead.
  */
-export async function guardedDeploy<T>(ctx: AppContext, req: Request, task: (quota: DeployQuota) => Promise<T>): Promise<T> {
+export async function guardedDeploy<T>(
+  ctx: AppContext,
+  req: Request,
+  task: (quota: DeployQuota) => Promise<T>,
+): Promise<T> {
   const address = clientAddress(req, ctx.env);
   await checkLimit(ctx, "deploy", address);
   await checkLimit(ctx, "deployInvalid", address);
@@ -81,39 +85,67 @@ export function parseIfMatch(header: string | null | undefined): number | null {
 }
 
 /** Checks query options against the caller's plan before any body is read. */
-export function checkDeployOptions(caller: Caller, opts: DeployOptions): { ttl: number | null; name?: string; ifMatch: number | null } {
+export function checkDeployOptions(
+  caller: Caller,
+  opts: DeployOptions,
+): { ttl: number | null; name?: string; ifMatch: number | null } {
   const tier = tierOf(caller);
   const paid = isPaid(tier);
   const ttl = resolveTtl(opts.ttl, limits[tier], paid);
   const ifMatch = parseIfMatch(opts.ifMatch);
   if (opts.name === null) {
-    if (ifMatch !== null) throw new ApiError("invalid_request", "If-Match applies to named deploys (?name=) and appends: a new drop has no version to match.", { docs: "versions" });
+    if (ifMatch !== null)
+      throw new ApiError(
+        "invalid_request",
+        "If-Match applies to named deploys (?name=) and appends: a new drop has no version to match.",
+        { docs: "versions" },
+      );
     return { ttl, ifMatch };
   }
   if (!caller.account) throw authRequired();
   if (!NAME_PATTERN.test(opts.name)) {
-    throw new ApiError("invalid_name", `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41).`, { docs: "named-drops" });
+    throw new ApiError(
+      "invalid_name",
+      `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41).`,
+      { docs: "named-drops" },
+    );
   }
   if (!paid) throw subscriptionRequired("Named drops");
   return { ttl, name: opts.name, ifMatch };
 }
 
 /** Deploys already-parsed files for a caller (REST and MCP share this). */
-export async function deployFiles(ctx: AppContext, caller: Caller, opts: DeployOptions, files: InputFile[], quota?: DeployQuota): Promise<DeployResponse> {
+export async function deployFiles(
+  ctx: AppContext,
+  caller: Caller,
+  opts: DeployOptions,
+  files: InputFile[],
+  quota?: DeployQuota,
+): Promise<DeployResponse> {
   const checked = checkDeployOptions(caller, opts);
   const tierLimits = limits[tierOf(caller)];
-  if (files.length > tierLimits.filesPerRequest) throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));
+  if (files.length > tierLimits.filesPerRequest)
+    throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));
   const scope = files.some((f) => f.ref) ? await uploadScope(ctx, caller, opts.uploadToken ?? null) : undefined;
   return createDrop(ctx, caller, { files, ...checked, scope, beforeStore: quota?.spend });
 }
 
 /** A deploy request's body as `caller` with `opts`: options checked before the body is read. */
-export function deployBody(ctx: AppContext, req: Request, caller: Caller, opts: DeployOptions, quota: DeployQuota): Promise<DeployResponse> {
+export function deployBody(
+  ctx: AppContext,
+  req: Request,
+  caller: Caller,
+  opts: DeployOptions,
+  quota: DeployQuota,
+): Promise<DeployResponse> {
   checkDeployOptions(caller, opts);
   const tier = tierOf(caller);
   return withBodySlot(req, async () => {
     const body = await readDeployFiles(req, limits[tier], isPaid(tier));
-    if (!Array.isArray(body)) return withZipReference(ctx, caller, opts.uploadToken, body.zip, limits[tier], isPaid(tier), (files) => deployFiles(ctx, caller, opts, files, quota));
+    if (!Array.isArray(body))
+      return withZipReference(ctx, caller, opts.uploadToken, body.zip, limits[tier], isPaid(tier), (files) =>
+        deployFiles(ctx, caller, opts, files, quota),
+      );
     return deployFiles(ctx, caller, opts, body, quota);
   });
 }
@@ -124,7 +156,18 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
   return guardedDeploy(ctx, req, async (quota) => {
     const query = new URL(req.url).searchParams;
     const caller = await optionalCaller(ctx, req);
-    return deployBody(ctx, req, caller, { ttl: query.get("ttl"), name: query.get("name"), uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER), ifMatch: req.headers.get("if-match") }, quota);
+    return deployBody(
+      ctx,
+      req,
+      caller,
+      {
+        ttl: query.get("ttl"),
+        name: query.get("name"),
+        uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER),
+        ifMatch: req.headers.get("if-match"),
+      },
+      quota,
+    );
   });
 }
 
@@ -132,7 +175,9 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
 // of a one-time grant (MCP deploy_directory), which this deploy uses up.
 export async function deployFromGrant(ctx: AppContext, req: Request, token: string): Promise<DeployResponse> {
   return guardedDeploy(ctx, req, (quota) =>
-    withDeployGrant(ctx, token, (caller, opts) => deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota)),
+    withDeployGrant(ctx, token, (caller, opts) =>
+      deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota),
+    ),
   );
 }
 
@@ -150,7 +195,10 @@ export async function appendFromRequest(ctx: AppContext, req: Request, slug: str
   const ifMatch = parseIfMatch(req.headers.get("if-match"));
   return withBodySlot(req, async () => {
     const body = await readDeployFiles(req, limits[tier], true);
-    if (!Array.isArray(body)) return withZipReference(ctx, caller, null, body.zip, limits[tier], true, (files) => appendToDrop(ctx, caller, slug, files, ifMatch));
+    if (!Array.isArray(body))
+      return withZipReference(ctx, caller, null, body.zip, limits[tier], true, (files) =>
+        appendToDrop(ctx, caller, slug, files, ifMatch),
+      );
     return appendToDrop(ctx, caller, slug, body, ifMatch);
   });
 }

@@ -45,7 +45,11 @@ export function storedBytes(ctx: AppContext, rows: readonly { path: string; stor
  * The rules of the rules files among `files` (only the files present: an append merges them
  * into the drop's), or null when there are none. Throws invalid_request on the first refusal.
  */
-export async function compileSiteRules(files: readonly InputFile[], limits: TierLimits, read: Read): Promise<SiteRules | null> {
+export async function compileSiteRules(
+  files: readonly InputFile[],
+  limits: TierLimits,
+  read: Read,
+): Promise<SiteRules | null> {
   const out: SiteRules = {};
   let any = false;
   for (const f of files) {

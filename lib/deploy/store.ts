@@ -52,7 +52,16 @@ interface StoredFiles {
 /** Stores the contents of files in the scope and returns the drop's file rows. */
 async function storeFiles(ctx: AppContext, dropId: string, scope: string, files: InputFile[]): Promise<StoredFiles> {
   const stored = await storeContents(ctx, scope, files, scanWhileStoring(ctx, scope, files));
-  const rows = stored.files.map((f) => ({ dropId, path: f.path, size: f.size, sha256: f.sha256, contentType: f.contentType, storageRef: f.storageRef, batch: CONTENT_BATCH, scope }));
+  const rows = stored.files.map((f) => ({
+    dropId,
+    path: f.path,
+    size: f.size,
+    sha256: f.sha256,
+    contentType: f.contentType,
+    storageRef: f.storageRef,
+    batch: CONTENT_BATCH,
+    scope,
+  }));
   return { scope, pinned: stored.pinned, rows };
 }
 
@@ -60,7 +69,12 @@ async function storeFiles(ctx: AppContext, dropId: string, scope: string, files:
  * Runs the database step of a deploy with its contents pinned: the pins go afterwards, and on
  * failure what only this deploy stored is purged.
  */
-async function commitOrRelease<T>(ctx: AppContext, stored: StoredFiles, step: () => Promise<T>, ok: (result: T) => boolean = () => true): Promise<T> {
+async function commitOrRelease<T>(
+  ctx: AppContext,
+  stored: StoredFiles,
+  step: () => Promise<T>,
+  ok: (result: T) => boolean = () => true,
+): Promise<T> {
   let result: T;
   try {
     result = await step();
@@ -95,7 +109,11 @@ export interface DeployInput {
   ifMatch?: number | null;
 }
 
-function lifetimes(now: Date, ttl: number | null, anonymous: boolean): { expiresAt: Date | null; purgeAt: Date | null } {
+function lifetimes(
+  now: Date,
+  ttl: number | null,
+  anonymous: boolean,
+): { expiresAt: Date | null; purgeAt: Date | null } {
   const expiresAt = ttl === null ? null : new Date(now.getTime() + ttl * 1000);
   const purgeAt = expiresAt && anonymous ? new Date(expiresAt.getTime() + CLAIM_GRACE_SECONDS * 1000) : expiresAt;
   return { expiresAt, purgeAt };
@@ -123,7 +141,11 @@ export function dropQuotaError(caller: Pick<Caller, "account">, owned: number, m
   const tier = tierOf(caller);
   const details = { limit: "max_drops", allowed: max, plan: tier } as const;
   return isPaid(tier)
-    ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, { hint: "Delete drops you no longer need.", docs: "limits", details })
+    ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, {
+        hint: "Delete drops you no longer need.",
+        docs: "limits",
+        details,
+      })
     : new ApiError("subscription_required", `Free accounts keep at most ${max} drops.`, {
         hint: "Delete drops you no longer need, or upgrade for more.",
         upgrade: true,
@@ -203,10 +225,13 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
 }
 
 // Same name, same account: the content is replaced atomically; slug and URL stay.
-async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput & { name: string }): Promise<DeployResponse> {
+async function deployNamed(
+  ctx: AppContext,
+  caller: Caller,
+  input: DeployInput & { name: string },
+): Promise<DeployResponse> {
   const account = caller.account!;
-  const lookup = () =>
-    withDb(() => findDropByOwnerName(ctx.db, account.id, input.name));
+  const lookup = () => withDb(() => findDropByOwnerName(ctx.db, account.id, input.name));
   let existing = await lookup();
   // If-Match names a version of a drop that exists: without one, there is nothing it matches.
   if (!existing && input.ifMatch != null) throw staleError(input.name, null);
@@ -224,7 +249,12 @@ async function deployNamed(ctx: AppContext, caller: Caller, input: DeployInput &
   return replaceDrop(ctx, caller, existing, input);
 }
 
-async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input: DeployInput & { name: string }): Promise<DeployResponse> {
+async function replaceDrop(
+  ctx: AppContext,
+  caller: Caller,
+  drop: DropRow,
+  input: DeployInput & { name: string },
+): Promise<DeployResponse> {
   const now = new Date(ctx.now());
   const tierLimits = limits[tierOf(caller)];
   const early = await rulesBeforeStore(input.files, tierLimits);
@@ -241,7 +271,13 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
     stored,
     async () => {
       siteRules = await rulesAfterStore(ctx, early, input.files, rows, tierLimits);
-      return replaceDropFiles(ctx.db, drop.id, rows, { updatedAt: now, expiresAt, purgeAt, siteRules }, input.ifMatch ?? null);
+      return replaceDropFiles(
+        ctx.db,
+        drop.id,
+        rows,
+        { updatedAt: now, expiresAt, purgeAt, siteRules },
+        input.ifMatch ?? null,
+      );
     },
     (r) => r.ok,
   );
@@ -268,17 +304,30 @@ async function replaceDrop(ctx: AppContext, caller: Caller, drop: DropRow, input
 
 /** 409 conflict for an If-Match that names a version other than the live one (`live` null: no such drop). */
 export function staleError(what: string, live: number | null): ApiError {
-  return new ApiError("conflict", live === null ? `If-Match names a version, but ${what} has none yet.` : `${what} is at version ${live}, not the one If-Match names.`, {
-    hint: "Read the drop's live version (GET /drops/{slug}/versions), check what changed, and send If-Match with it.",
-    docs: "versions",
-    details: live === null ? {} : { live_version: live },
-  });
+  return new ApiError(
+    "conflict",
+    live === null
+      ? `If-Match names a version, but ${what} has none yet.`
+      : `${what} is at version ${live}, not the one If-Match names.`,
+    {
+      hint: "Read the drop's live version (GET /drops/{slug}/versions), check what changed, and send If-Match with it.",
+      docs: "versions",
+      details: live === null ? {} : { live_version: live },
+    },
+  );
 }
 
 // POST /deploy/{slug}: subscribers add files to a drop they own.
-export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string, files: InputFile[], ifMatch: number | null = null): Promise<AppendResponse> {
+export async function appendToDrop(
+  ctx: AppContext,
+  caller: Caller,
+  slug: string,
+  files: InputFile[],
+  ifMatch: number | null = null,
+): Promise<AppendResponse> {
   const account = caller.account;
-  if (!account) throw new ApiError("auth_required", "Appending needs an account credential.", { docs: "authentication" });
+  if (!account)
+    throw new ApiError("auth_required", "Appending needs an account credential.", { docs: "authentication" });
   const tier = tierOf(caller);
   const maxTotal = limits[tier].filesPerDrop;
   const absent = () => new ApiError("not_found", `No drop ${isSlug(slug) ? slug : "with that slug"} in this account.`);
@@ -296,11 +345,25 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
   const early = await rulesBeforeStore(files, limits[tier]);
   const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files);
   const { rows } = stored;
-  const report = reportFor(ctx, files, rows, existing.map((f) => f.path));
+  const report = reportFor(
+    ctx,
+    files,
+    rows,
+    existing.map((f) => f.path),
+  );
   const outcome = await commitOrRelease(
     ctx,
     stored,
-    async () => appendDropFiles(ctx.db, drop.id, rows, { files: maxTotal, bytes: maxBytes }, now, await rulesAfterStore(ctx, early, files, rows, limits[tier]), ifMatch),
+    async () =>
+      appendDropFiles(
+        ctx.db,
+        drop.id,
+        rows,
+        { files: maxTotal, bytes: maxBytes },
+        now,
+        await rulesAfterStore(ctx, early, files, rows, limits[tier]),
+        ifMatch,
+      ),
     (o) => o.ok,
   );
   if (!outcome.ok) {
@@ -332,20 +395,33 @@ export async function appendToDrop(ctx: AppContext, caller: Caller, slug: string
 const AFTER_STORE = Symbol("rules after store");
 
 /** Compiles the site rules before any byte is stored, when the request holds their bytes. */
-async function rulesBeforeStore(files: InputFile[], tierLimits: TierLimits): Promise<SiteRules | null | typeof AFTER_STORE> {
+async function rulesBeforeStore(
+  files: InputFile[],
+  tierLimits: TierLimits,
+): Promise<SiteRules | null | typeof AFTER_STORE> {
   if (!hasRuleFiles(files)) return null;
   return rulesNeedStorage(files) ? AFTER_STORE : compileSiteRules(files, tierLimits, requestBytes);
 }
 
 /** The site rules of the write, compiling those that needed their stored bytes. */
-async function rulesAfterStore(ctx: AppContext, early: SiteRules | null | typeof AFTER_STORE, files: InputFile[], rows: WriteFile[], tierLimits: TierLimits): Promise<SiteRules | null> {
+async function rulesAfterStore(
+  ctx: AppContext,
+  early: SiteRules | null | typeof AFTER_STORE,
+  files: InputFile[],
+  rows: WriteFile[],
+  tierLimits: TierLimits,
+): Promise<SiteRules | null> {
   return early === AFTER_STORE ? compileSiteRules(files, tierLimits, storedBytes(ctx, rows)) : early;
 }
 
 function totalError(current: number, adding: number, max: number): ApiError {
-  return new ApiError("payload_too_large", `The drop has ${current} files; adding ${adding} would pass the limit of ${max} files per drop.`, {
-    details: { limit: "files_per_drop", allowed: max },
-    hint: "Deploy the rest as another drop.",
-    docs: "limits",
-  });
+  return new ApiError(
+    "payload_too_large",
+    `The drop has ${current} files; adding ${adding} would pass the limit of ${max} files per drop.`,
+    {
+      details: { limit: "files_per_drop", allowed: max },
+      hint: "Deploy the rest as another drop.",
+      docs: "limits",
+    },
+  );
 }

@@ -12,10 +12,16 @@ export function resolveTtl(raw: string | null, limits: TierLimits, paid: boolean
   if (raw === null) return limits.ttlDefaultSeconds;
   const ttl = queryInteger(raw);
   if (ttl === undefined) {
-    throw new ApiError("invalid_ttl", "ttl must be a whole number of seconds, in decimal digits.", { hint: "For example ttl=3600 for one hour.", docs: "ttl" });
+    throw new ApiError("invalid_ttl", "ttl must be a whole number of seconds, in decimal digits.", {
+      hint: "For example ttl=3600 for one hour.",
+      docs: "ttl",
+    });
   }
   if (ttl < limits.ttlMinSeconds) {
-    throw new ApiError("invalid_ttl", `ttl must be at least ${limits.ttlMinSeconds} seconds.`, { docs: "ttl", details: { limit: "ttl_min_seconds", allowed: limits.ttlMinSeconds } });
+    throw new ApiError("invalid_ttl", `ttl must be at least ${limits.ttlMinSeconds} seconds.`, {
+      docs: "ttl",
+      details: { limit: "ttl_min_seconds", allowed: limits.ttlMinSeconds },
+    });
   }
   if (limits.ttlMaxSeconds !== null && ttl > limits.ttlMaxSeconds) {
     throw new ApiError("invalid_ttl", `ttl must be at most ${limits.ttlMaxSeconds} seconds on this plan.`, {

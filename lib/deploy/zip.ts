@@ -104,13 +104,16 @@ function readEntries(archive: Archive): Entry[] {
       break;
     }
   }
-  if (eocdAt < 0) throw invalid("The body is not a zip archive, or it is truncated (no end-of-central-directory record).");
+  if (eocdAt < 0)
+    throw invalid("The body is not a zip archive, or it is truncated (no end-of-central-directory record).");
   const count = tail.getUint16(eocdAt + 10, true);
   const cdSize = tail.getUint32(eocdAt + 12, true);
   const cdOffset = tail.getUint32(eocdAt + 16, true);
-  if (count === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff) throw invalid("ZIP64 archives are not supported.");
+  if (count === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff)
+    throw invalid("ZIP64 archives are not supported.");
   const eocdAbs = tailStart + eocdAt;
-  if (cdOffset + cdSize > eocdAbs) throw invalid("The zip archive is truncated or corrupt (central directory out of range).");
+  if (cdOffset + cdSize > eocdAbs)
+    throw invalid("The zip archive is truncated or corrupt (central directory out of range).");
   // The central directory (and whatever lies between it and the end record), as one range.
   const buf = archive.slice(cdOffset, eocdAbs);
   const view = viewOf(buf);
@@ -118,7 +121,8 @@ function readEntries(archive: Archive): Entry[] {
   const entries: Entry[] = [];
   let p = 0;
   for (let i = 0; i < count; i++) {
-    if (p + 46 > eocd || view.getUint32(p, true) !== 0x02014b50) throw invalid("The zip archive is corrupt (bad central directory entry).");
+    if (p + 46 > eocd || view.getUint32(p, true) !== 0x02014b50)
+      throw invalid("The zip archive is corrupt (bad central directory entry).");
     const madeBy = view.getUint16(p + 4, true);
     const flags = view.getUint16(p + 8, true);
     const method = view.getUint16(p + 10, true);
@@ -169,11 +173,13 @@ function entryData(archive: Archive, e: Entry): () => Uint8Array {
   const lp = e.localOffset;
   if (lp + 30 > archive.length) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
   const header = viewOf(archive.slice(lp, lp + 30));
-  if (header.getUint32(0, true) !== 0x04034b50) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
+  if (header.getUint32(0, true) !== 0x04034b50)
+    throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
   const start = lp + 30 + header.getUint16(26, true) + header.getUint16(28, true);
   const end = start + e.compressedSize;
   if (end > archive.length) throw invalid(`The zip archive is truncated (${e.name} runs past the end).`);
-  if (e.method === 0 && e.compressedSize !== e.size) throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
+  if (e.method === 0 && e.compressedSize !== e.size)
+    throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
   return () => archive.slice(start, end);
 }
 
@@ -182,7 +188,9 @@ function inflateAtMost(data: Uint8Array, max: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     // One output chunk for most entries (zlib's default is 16 KB, each a round trip to JS).
     const chunkSize = Math.min(Math.max(max + 1, 16 * 1024), 1024 * 1024);
-    inflateRaw(data, { maxOutputLength: Math.max(1, max), chunkSize }, (err, out) => (err ? reject(err) : resolve(out)));
+    inflateRaw(data, { maxOutputLength: Math.max(1, max), chunkSize }, (err, out) =>
+      err ? reject(err) : resolve(out),
+    );
   });
 }
 
@@ -195,10 +203,12 @@ async function readEntry(data: Uint8Array, e: Entry): Promise<Uint8Array> {
     try {
       out = await inflateAtMost(data, e.size);
     } catch (err) {
-      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
+      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+        throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
       throw invalid(`The zip archive is corrupt (${e.name} does not inflate).`);
     }
-    if (out.byteLength > e.size) throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
+    if (out.byteLength > e.size)
+      throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
     if (out.byteLength !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
   }
   if (crc32(out) !== e.crc) throw invalid(`The zip archive is corrupt (checksum mismatch in ${e.name}).`);
@@ -254,25 +264,35 @@ export function openZip(body: Uint8Array | readonly Uint8Array[], limits: ZipLim
     if (e.isSymlink) throw invalid(`The zip archive contains a symbolic link (${e.name}); symlinks are not allowed.`);
     if (e.isDir || isJunk(e.name)) continue;
     if (e.encrypted) throw invalid(`The zip archive contains an encrypted entry (${e.name}).`);
-    if (e.method !== 0 && e.method !== 8) throw invalid(`The zip entry ${e.name} uses an unsupported compression method (${e.method}).`);
+    if (e.method !== 0 && e.method !== 8)
+      throw invalid(`The zip entry ${e.name} uses an unsupported compression method (${e.method}).`);
     wanted.push(e);
   }
   if (wanted.length === 0) throw invalid("The zip archive contains no files.");
   if (wanted.length > limits.maxFiles) throw limits.tooManyFiles(wanted.length);
   let declared = 0;
   for (const e of wanted) {
-    if (e.size > limits.maxFileBytes) throw limits.tooLarge(`The file ${e.name} unpacks to ${e.size} bytes, over the per-file limit of ${limits.maxFileBytes}.`);
+    if (e.size > limits.maxFileBytes)
+      throw limits.tooLarge(
+        `The file ${e.name} unpacks to ${e.size} bytes, over the per-file limit of ${limits.maxFileBytes}.`,
+      );
     declared += e.size;
   }
   if (declared > limits.maxTotalBytes) {
-    throw limits.overRatio(`The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`);
+    throw limits.overRatio(
+      `The archive unpacks to ${declared} bytes, more than the ${limits.maxTotalBytes} bytes allowed for an archive of its size.`,
+    );
   }
   // Every name is checked before the root folder is stripped: a root of "..", "C:" or "/" is
   // refused, never re-rooted.
   const files = wanted.map((e): InputFile => {
     const path = normalizePath(e.name);
     const data = entryData(archive, e);
-    return { path, bytes: EMPTY, source: { size: e.size, read: () => readEntry(data(), e), chunks: () => entryChunks(data(), e) } };
+    return {
+      path,
+      bytes: EMPTY,
+      source: { size: e.size, read: () => readEntry(data(), e), chunks: () => entryChunks(data(), e) },
+    };
   });
   return stripSingleRoot(files);
 }

@@ -23,7 +23,15 @@ import { uploadScope } from "./uploads";
  * is 400 with `unusable` (wrong bytes are deleted). Once the deploy succeeds the archive is let
  * go: nothing references it.
  */
-export function withZipReference<T>(ctx: AppContext, caller: Pick<Caller, "account">, uploadToken: string | null | undefined, ref: ZipReference["zip"], limits: TierLimits, paid: boolean, task: (files: InputFile[]) => Promise<T>): Promise<T> {
+export function withZipReference<T>(
+  ctx: AppContext,
+  caller: Pick<Caller, "account">,
+  uploadToken: string | null | undefined,
+  ref: ZipReference["zip"],
+  limits: TierLimits,
+  paid: boolean,
+  task: (files: InputFile[]) => Promise<T>,
+): Promise<T> {
   return zipSlots.run(async () => {
     const scope = await uploadScope(ctx, caller, uploadToken ?? null);
     if (!scope) throw unusableZip(ref.sha256);
@@ -46,11 +54,15 @@ export function withZipReference<T>(ctx: AppContext, caller: Pick<Caller, "accou
 }
 
 function unusableZip(sha256: string): ApiError {
-  return new ApiError("invalid_request", `The zip archive ${sha256} cannot be used (never uploaded by this caller, expired, or of another size or hash); unusable lists its hash.`, {
-    hint: 'POST /deploy/preflight with {"zip": {"sha256", "size"}}, PUT the archive to the upload target, then deploy {"zip": {"sha256", "size"}} with the same X-Upload-Token.',
-    docs: "uploads",
-    details: { unusable: [sha256] },
-  });
+  return new ApiError(
+    "invalid_request",
+    `The zip archive ${sha256} cannot be used (never uploaded by this caller, expired, or of another size or hash); unusable lists its hash.`,
+    {
+      hint: 'POST /deploy/preflight with {"zip": {"sha256", "size"}}, PUT the archive to the upload target, then deploy {"zip": {"sha256", "size"}} with the same X-Upload-Token.',
+      docs: "uploads",
+      details: { unusable: [sha256] },
+    },
+  );
 }
 
 /** Pins the archive's stored content (checking a direct upload first); its storage ref, or 400 unusable. */
@@ -72,7 +84,12 @@ async function pinArchive(ctx: AppContext, scope: string, ref: ZipReference["zip
  * checked against its size and SHA-256: a store may skip checksum checks, so bytes that changed
  * since they were verified are deleted and the reference refused.
  */
-async function readArchive(ctx: AppContext, scope: string, storageRef: string, ref: ZipReference["zip"]): Promise<Uint8Array[]> {
+async function readArchive(
+  ctx: AppContext,
+  scope: string,
+  storageRef: string,
+  ref: ZipReference["zip"],
+): Promise<Uint8Array[]> {
   const hash = createHash("sha256");
   const chunks: Uint8Array[] = [];
   let length = 0;

@@ -10,7 +10,17 @@ import { CLAIM_TOKEN_PATTERN } from "../patterns";
 import { claimDropByHash } from "../drops/manage";
 import { deviceAuthorizeBodySchema } from "../schemas";
 import { findAccount, insertKeyCapped } from "../db/accounts";
-import { decideDeviceCode, denyDeviceCode, findDeviceCode, findDeviceCodeByUserCode, insertDeviceCode, purgeDeviceCodes, recordDevicePoll, setDeviceClaims, useApprovedDeviceCode } from "../db/device";
+import {
+  decideDeviceCode,
+  denyDeviceCode,
+  findDeviceCode,
+  findDeviceCodeByUserCode,
+  insertDeviceCode,
+  purgeDeviceCodes,
+  recordDevicePoll,
+  setDeviceClaims,
+  useApprovedDeviceCode,
+} from "../db/device";
 import { sqlState } from "../db/errors";
 import type { AccountRow, DeviceClaim, DeviceCodeRow } from "../db/schema";
 import { toApiError } from "../errors";
@@ -59,11 +69,19 @@ export interface DeviceAuthorization {
  */
 function claimsOf(input: unknown): DeviceClaim[] {
   const parsed = deviceAuthorizeBodySchema.safeParse(input ?? {});
-  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The device authorisation", { hint: 'Send {} or {"claims": [{"slug": "…", "claim_token": "ct_…"}]}.', docs: DEVICE_DOCS });
+  if (!parsed.success)
+    throw ApiError.fromZod(parsed.error, "The device authorisation", {
+      hint: 'Send {} or {"claims": [{"slug": "…", "claim_token": "ct_…"}]}.',
+      docs: DEVICE_DOCS,
+    });
   const bySlug = new Map<string, DeviceClaim>();
   for (const c of parsed.data.claims ?? []) {
     if (!isSlug(c.slug) || !CLAIM_TOKEN_PATTERN.test(c.claim_token)) {
-      throw new ApiError("invalid_request", `${JSON.stringify(c.slug.slice(0, 100))} is not the slug and claim_token of an anonymous deploy.`, { hint: "Pass the slug and claim_token exactly as the deploy returned them.", docs: DEVICE_DOCS });
+      throw new ApiError(
+        "invalid_request",
+        `${JSON.stringify(c.slug.slice(0, 100))} is not the slug and claim_token of an anonymous deploy.`,
+        { hint: "Pass the slug and claim_token exactly as the deploy returned them.", docs: DEVICE_DOCS },
+      );
     }
     bySlug.set(c.slug, { slug: c.slug, tokenHash: sha256Hex(c.claim_token) });
   }
@@ -71,7 +89,11 @@ function claimsOf(input: unknown): DeviceClaim[] {
 }
 
 /** POST /device/authorize and the device_authorize tool; `input` is the body ({claims?}). */
-export async function authorizeDevice(ctx: AppContext, req: Request, input: unknown = {}): Promise<DeviceAuthorization> {
+export async function authorizeDevice(
+  ctx: AppContext,
+  req: Request,
+  input: unknown = {},
+): Promise<DeviceAuthorization> {
   await enforceLimit(ctx, "deviceAuthorize", clientAddress(req, ctx.env));
   const claims = claimsOf(input);
   const now = ctx.now();
@@ -80,7 +102,14 @@ export async function authorizeDevice(ctx: AppContext, req: Request, input: unkn
   const deviceCode = randomBytes(32).toString("base64url");
   for (let attempt = 0; ; attempt++) {
     const userCode = newUserCode();
-    const row = { id: sha256Hex(deviceCode), userCode, createdAt: new Date(now), expiresAt: new Date(now + DEVICE_TTL_SECONDS * 1000), intervalSeconds: DEVICE_INTERVAL_SECONDS, claims };
+    const row = {
+      id: sha256Hex(deviceCode),
+      userCode,
+      createdAt: new Date(now),
+      expiresAt: new Date(now + DEVICE_TTL_SECONDS * 1000),
+      intervalSeconds: DEVICE_INTERVAL_SECONDS,
+      claims,
+    };
     try {
       await withDb(() => insertDeviceCode(ctx.db, row));
     } catch (err) {
@@ -109,7 +138,11 @@ export interface DeviceClaimOutcome {
 }
 
 const outcomeOf = (c: DeviceClaim): DeviceClaimOutcome =>
-  c.outcome === undefined ? { slug: c.slug, claimed: false, code: "not_found", error: "Not decided." } : c.outcome.claimed ? { slug: c.slug, claimed: true, url: c.outcome.url } : { slug: c.slug, claimed: false, code: c.outcome.code, error: c.outcome.error };
+  c.outcome === undefined
+    ? { slug: c.slug, claimed: false, code: "not_found", error: "Not decided." }
+    : c.outcome.claimed
+      ? { slug: c.slug, claimed: true, url: c.outcome.url }
+      : { slug: c.slug, claimed: false, code: c.outcome.code, error: c.outcome.error };
 
 export interface DeviceToken {
   /** The sp_ key, under the RFC 6749 name as well for OAuth-minded clients. */
@@ -138,7 +171,10 @@ export async function pollDevice(ctx: AppContext, deviceCode: string): Promise<D
   const row = await withDb(() => findDeviceCode(ctx.db, sha256Hex(deviceCode)));
   if (!row || row.status === "used" || row.expiresAt.getTime() <= now) throw expired();
   if (row.status === "denied") {
-    throw new ApiError("access_denied", "The user denied this device authorisation.", { hint: "Ask the user whether to try again; if so, start over with device_authorize.", docs: DEVICE_DOCS });
+    throw new ApiError("access_denied", "The user denied this device authorisation.", {
+      hint: "Ask the user whether to try again; if so, start over with device_authorize.",
+      docs: DEVICE_DOCS,
+    });
   }
   if (row.lastPolledAt && now - row.lastPolledAt.getTime() < row.intervalSeconds * 1000) {
     const interval = row.intervalSeconds + SLOW_DOWN_STEP;
@@ -170,11 +206,29 @@ async function issueKey(ctx: AppContext, row: DeviceCodeRow, now: number): Promi
   const plan = account.plan;
   const key = newApiKey();
   // Counted and inserted under the account's row lock, like POST /keys.
-  const inserted = await withDb(() => insertKeyCapped(ctx.db, { id: key.keyId, accountId, prefix: key.prefix, note: "device authorisation", createdAt: new Date(now) }, limits[plan].maxKeys));
+  const inserted = await withDb(() =>
+    insertKeyCapped(
+      ctx.db,
+      { id: key.keyId, accountId, prefix: key.prefix, note: "device authorisation", createdAt: new Date(now) },
+      limits[plan].maxKeys,
+    ),
+  );
   if (!inserted) {
-    throw new ApiError("invalid_request", `This account already has ${limits[plan].maxKeys} live keys.`, { hint: "The user revokes a key on the dashboard; then start over with device_authorize.", docs: "keys", details: { limit: "max_keys", allowed: limits[plan].maxKeys, plan } });
+    throw new ApiError("invalid_request", `This account already has ${limits[plan].maxKeys} live keys.`, {
+      hint: "The user revokes a key on the dashboard; then start over with device_authorize.",
+      docs: "keys",
+      details: { limit: "max_keys", allowed: limits[plan].maxKeys, plan },
+    });
   }
-  return { access_token: key.apiKey, token_type: "Bearer", api_key: key.apiKey, key_id: key.keyId, account_id: accountId, plan, claims: claimed.claims.map(outcomeOf) };
+  return {
+    access_token: key.apiKey,
+    token_type: "Bearer",
+    api_key: key.apiKey,
+    key_id: key.keyId,
+    account_id: accountId,
+    plan,
+    claims: claimed.claims.map(outcomeOf),
+  };
 }
 
 export interface DevicePending {
@@ -204,10 +258,19 @@ export interface DeviceDecisionResult {
  * drops the agent asked for, each with the rules of POST /claim; one that cannot be claimed
  * (already claimed, expired, over the plan's cap) is reported, and the approval stands.
  */
-export async function decideDevice(ctx: AppContext, account: AccountRow, rawCode: string, approve: boolean): Promise<DeviceDecisionResult> {
+export async function decideDevice(
+  ctx: AppContext,
+  account: AccountRow,
+  rawCode: string,
+  approve: boolean,
+): Promise<DeviceDecisionResult> {
   await enforceLimit(ctx, "deviceApprove", account.id);
   const code = normalizeUserCode(rawCode);
-  const notFound = () => new ApiError("not_found", "No pending device request with that code.", { hint: "Check the code shown by your agent; codes expire after 10 minutes.", docs: DEVICE_DOCS });
+  const notFound = () =>
+    new ApiError("not_found", "No pending device request with that code.", {
+      hint: "Check the code shown by your agent; codes expire after 10 minutes.",
+      docs: DEVICE_DOCS,
+    });
   if (!code) throw notFound();
   const row = await withDb(() => decideDeviceCode(ctx.db, code, approve ? "approved" : "denied", account.id));
   if (!row || row.expiresAt.getTime() <= ctx.now()) {

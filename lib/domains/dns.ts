@@ -13,7 +13,10 @@ export function challengeName(hostname: string): string {
 const ABSENT = new Set(["ENODATA", "ENOTFOUND", "NXDOMAIN"]);
 
 /** The TXT values at `name` (each record's strings joined), or why the look-up failed. */
-export async function lookupTxt(env: Pick<Env, "DNS_SERVERS">, name: string): Promise<{ found: string[]; error?: string }> {
+export async function lookupTxt(
+  env: Pick<Env, "DNS_SERVERS">,
+  name: string,
+): Promise<{ found: string[]; error?: string }> {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
   if (env.DNS_SERVERS.length > 0) resolver.setServers(env.DNS_SERVERS);
   try {

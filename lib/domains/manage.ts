@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { AppContext } from "../context";
-import { activateDomain, deleteDomainRow, findDomain, insertDomain, isActiveDomain, listAccountDomains } from "../db/domains";
+import {
+  activateDomain,
+  deleteDomainRow,
+  findDomain,
+  insertDomain,
+  isActiveDomain,
+  listAccountDomains,
+} from "../db/domains";
 import { databaseError, withDb } from "../db/errors";
 import { findDropBySlug, isUniqueViolation } from "../db/queries";
 import type { AccountRow, DomainRow } from "../db/schema";
@@ -64,7 +71,10 @@ function pathHostname(raw: unknown): string | undefined {
 }
 
 function noSuchDomain(raw: unknown): ApiError {
-  return new ApiError("not_found", `No domain ${shown(raw)} in this account.`, { hint: "GET /domains lists the account's domains.", docs: "domains" });
+  return new ApiError("not_found", `No domain ${shown(raw)} in this account.`, {
+    hint: "GET /domains lists the account's domains.",
+    docs: "domains",
+  });
 }
 
 /** The account's domain of a path's hostname; another account's answers exactly as an absent one (404). */
@@ -85,37 +95,70 @@ export async function createDomain(ctx: AppContext, account: AccountRow, input: 
   requireTeam(account);
   const parsed = domainBodySchema.safeParse(input);
   if (!parsed.success) {
-    throw ApiError.fromZod(parsed.error, "The body", { hint: 'Send {"hostname": "docs.example.com", "slug": "<slug of your drop>"}.', docs: "domains" });
-  }
-  const checked = checkCustomHostname(parsed.data.hostname, { appHost: new URL(ctx.env.BASE_URL).host, serveDomain: ctx.env.SERVE_DOMAIN });
-  if (!checked.ok) {
-    throw new ApiError("invalid_request", `The hostname ${shown(parsed.data.hostname)} cannot be a custom domain: ${checked.reason}.`, {
-      hint: "Send a full hostname you control, e.g. docs.example.com (no scheme, port or wildcard).",
+    throw ApiError.fromZod(parsed.error, "The body", {
+      hint: 'Send {"hostname": "docs.example.com", "slug": "<slug of your drop>"}.',
       docs: "domains",
     });
+  }
+  const checked = checkCustomHostname(parsed.data.hostname, {
+    appHost: new URL(ctx.env.BASE_URL).host,
+    serveDomain: ctx.env.SERVE_DOMAIN,
+  });
+  if (!checked.ok) {
+    throw new ApiError(
+      "invalid_request",
+      `The hostname ${shown(parsed.data.hostname)} cannot be a custom domain: ${checked.reason}.`,
+      {
+        hint: "Send a full hostname you control, e.g. docs.example.com (no scheme, port or wildcard).",
+        docs: "domains",
+      },
+    );
   }
   const { hostname } = checked;
   const drop = await ownedDrop(ctx, account, parsed.data.slug);
   const cap = limits[account.plan].maxDomains;
   let row: DomainRow | "cap";
   try {
-    row = await insertDomain(ctx.db, { hostname, accountId: account.id, slug: drop.slug, verificationValue: `dropsite-verify=${randomBytes(18).toString("base64url")}`, now: new Date(ctx.now()) }, cap);
+    row = await insertDomain(
+      ctx.db,
+      {
+        hostname,
+        accountId: account.id,
+        slug: drop.slug,
+        verificationValue: `dropsite-verify=${randomBytes(18).toString("base64url")}`,
+        now: new Date(ctx.now()),
+      },
+      cap,
+    );
   } catch (err) {
     if (isUniqueViolation(err)) {
       const held = await withDb(() => findDomain(ctx.db, hostname));
-      throw new ApiError("conflict", held?.accountId === account.id ? `This account already has the domain ${hostname}.` : `The domain ${hostname} is held by another account.`, {
-        hint: held?.accountId === account.id ? "GET /domains shows it; DELETE it first to point it at another drop." : "A hostname serves one account's drop; its owner must delete it first.",
-        docs: "domains",
-      });
+      throw new ApiError(
+        "conflict",
+        held?.accountId === account.id
+          ? `This account already has the domain ${hostname}.`
+          : `The domain ${hostname} is held by another account.`,
+        {
+          hint:
+            held?.accountId === account.id
+              ? "GET /domains shows it; DELETE it first to point it at another drop."
+              : "A hostname serves one account's drop; its owner must delete it first.",
+          docs: "domains",
+        },
+      );
     }
     throw databaseError(err);
   }
   if (row === "cap") {
-    throw new ApiError("invalid_request", `This account holds ${cap} custom domains, the most the ${account.plan} plan allows.`, {
-      hint: "DELETE /domains/<hostname> one you no longer use.",
-      docs: "domains",
-      details: { limit: "max_domains", allowed: cap, plan: account.plan },
-    });
+    throw new ApiError(
+      "invalid_request",
+      `This account holds ${cap} custom domains, the most the ${account.plan} plan allows.`,
+      {
+        hint: "DELETE /domains/<hostname> one you no longer use.",
+        docs: "domains",
+        details: { limit: "max_domains", allowed: cap, plan: account.plan },
+      },
+    );
   }
   await domainChanged(ctx, hostname);
   return toDomainInfo(ctx, row);
@@ -132,7 +175,12 @@ export async function verifyDomain(ctx: AppContext, account: AccountRow, raw: un
   const row = await ownedDomain(ctx, account, raw);
   const name = challengeName(row.hostname);
   const txt = await lookupTxt(ctx.env, name);
-  const check: DomainCheck = { type: "TXT", name, ok: txt.found.includes(row.verificationValue), found: txt.found.slice(0, 20).map((v) => v.slice(0, 300)) };
+  const check: DomainCheck = {
+    type: "TXT",
+    name,
+    ok: txt.found.includes(row.verificationValue),
+    found: txt.found.slice(0, 20).map((v) => v.slice(0, 300)),
+  };
   if (txt.error) check.error = txt.error;
   if (!check.ok) return { ...toDomainInfo(ctx, row), checks: [check] };
   // TLS first: on Vercel a domain is served only once the project has it.

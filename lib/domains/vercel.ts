@@ -33,7 +33,10 @@ function status(err: unknown): number | undefined {
 
 /** A failed call, as the 503 the caller answers (the SDK's message names no credential). */
 function unavailable(err: unknown) {
-  return upstreamUnavailable("Vercel API", err instanceof Error ? new Error(`Vercel API: ${err.message.slice(0, 300)}`) : err);
+  return upstreamUnavailable(
+    "Vercel API",
+    err instanceof Error ? new Error(`Vercel API: ${err.message.slice(0, 300)}`) : err,
+  );
 }
 
 /**
@@ -45,9 +48,16 @@ export async function attachDomain(env: Env, hostname: string): Promise<DomainVe
   const p = project(env);
   if (!p) return undefined;
   const team = p.teamId ? { teamId: p.teamId } : {};
-  let added: { verified: boolean; verification?: { type: string; domain: string; value: string; reason: string }[] | undefined };
+  let added: {
+    verified: boolean;
+    verification?: { type: string; domain: string; value: string; reason: string }[] | undefined;
+  };
   try {
-    added = await p.client.projects.addProjectDomain({ idOrName: p.projectId, ...team, requestBody: { name: hostname } });
+    added = await p.client.projects.addProjectDomain({
+      idOrName: p.projectId,
+      ...team,
+      requestBody: { name: hostname },
+    });
   } catch (err) {
     if (status(err) !== 409) throw unavailable(err);
     try {
@@ -58,13 +68,16 @@ export async function attachDomain(env: Env, hostname: string): Promise<DomainVe
   }
   let misconfigured: boolean | null = null;
   try {
-    misconfigured = (await p.client.domains.getDomainConfig({ domain: hostname, projectIdOrName: p.projectId, ...team })).misconfigured;
+    misconfigured = (
+      await p.client.domains.getDomainConfig({ domain: hostname, projectIdOrName: p.projectId, ...team })
+    ).misconfigured;
   } catch (err) {
     // The domain is attached; only the report of its records is missing.
     console.error("[domains] Vercel domain config:", err instanceof Error ? err.message.slice(0, 300) : err);
   }
   const out: DomainVercel = { verified: added.verified, misconfigured };
-  if (added.verification?.length) out.verification = added.verification.map(({ type, domain, value, reason }) => ({ type, domain, value, reason }));
+  if (added.verification?.length)
+    out.verification = added.verification.map(({ type, domain, value, reason }) => ({ type, domain, value, reason }));
   return out;
 }
 
@@ -76,7 +89,11 @@ export async function detachDomain(env: Env, hostname: string): Promise<void> {
   const p = project(env);
   if (!p) return;
   try {
-    await p.client.projects.removeProjectDomain({ idOrName: p.projectId, domain: hostname, ...(p.teamId ? { teamId: p.teamId } : {}) });
+    await p.client.projects.removeProjectDomain({
+      idOrName: p.projectId,
+      domain: hostname,
+      ...(p.teamId ? { teamId: p.teamId } : {}),
+    });
   } catch (err) {
     if (status(err) !== 404) throw unavailable(err);
   }

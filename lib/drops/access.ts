@@ -20,7 +20,10 @@ export function parseAccessBody(input: unknown) {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.length ? issue.path.map(String).join(".") : "body";
-  const why = field === "password" ? issue?.message ?? "invalid" : 'send {"mode": "public"} or {"mode": "password", "password": "…"}';
+  const why =
+    field === "password"
+      ? (issue?.message ?? "invalid")
+      : 'send {"mode": "public"} or {"mode": "password", "password": "…"}';
   throw new ApiError("invalid_request", `Invalid access: ${field}: ${why}.`, { docs: "access" });
 }
 
@@ -29,11 +32,17 @@ export function readAccessBody(req: Request): Promise<unknown> {
   return readJson(req, z.unknown());
 }
 
-export async function setAccess(ctx: AppContext, account: AccountRow, slug: unknown, input: unknown): Promise<AccessResponse> {
+export async function setAccess(
+  ctx: AppContext,
+  account: AccountRow,
+  slug: unknown,
+  input: unknown,
+): Promise<AccessResponse> {
   const body = parseAccessBody(input);
   const drop = await ownedDrop(ctx, account, slug);
   const passwordHash = body.mode === "password" ? await hashPassword(body.password) : null;
-  const access = passwordHash === null ? { mode: "public" as const, passwordHash } : { mode: "password" as const, passwordHash };
+  const access =
+    passwordHash === null ? { mode: "public" as const, passwordHash } : { mode: "password" as const, passwordHash };
   const row = await withDb(() => setDropAccessRow(ctx.db, drop.id, account.id, access, new Date(ctx.now())));
   if (!row) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   // A drop that becomes protected leaves the CDN before this answers: no cached copy outlives it.

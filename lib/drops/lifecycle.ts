@@ -24,7 +24,10 @@ export interface CleanupResult {
   domains_pending: string[];
 }
 
-export async function runCleanup(ctx: AppContext, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<CleanupResult> {
+export async function runCleanup(
+  ctx: AppContext,
+  opts: { batchSize?: number; maxBatches?: number } = {},
+): Promise<CleanupResult> {
   try {
     return await purgeDue(ctx, opts);
   } catch (err) {

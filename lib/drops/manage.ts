@@ -13,7 +13,15 @@ import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDr
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
 import { purgeUnused } from "../deploy/contents";
-import { claimBodySchema, LIST_LIMIT_MAX, listQuerySchema, MAX_OFFSET, type Drop, type DropDetail, type LimitsResponse } from "../schemas";
+import {
+  claimBodySchema,
+  LIST_LIMIT_MAX,
+  listQuerySchema,
+  MAX_OFFSET,
+  type Drop,
+  type DropDetail,
+  type LimitsResponse,
+} from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
 
@@ -32,7 +40,12 @@ export function toDrop(row: Omit<DropRow, "siteRules">, ctx: AppContext): Drop {
 
 export function parseListQuery(params: URLSearchParams | Record<string, unknown>): { limit: number; offset: number } {
   const raw = params instanceof URLSearchParams ? Object.fromEntries(params) : params;
-  const invalid = () => new ApiError("invalid_request", `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}, in decimal digits.`, { docs: "list-drops" });
+  const invalid = () =>
+    new ApiError(
+      "invalid_request",
+      `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}, in decimal digits.`,
+      { docs: "list-drops" },
+    );
   const clean: Record<string, number> = {};
   for (const k of ["limit", "offset"] as const) {
     const v = raw[k];
@@ -43,11 +56,19 @@ export function parseListQuery(params: URLSearchParams | Record<string, unknown>
     clean[k] = n;
   }
   const parsed = listQuerySchema.safeParse(clean);
-  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The query", { hint: `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}.`, docs: "list-drops" });
+  if (!parsed.success)
+    throw ApiError.fromZod(parsed.error, "The query", {
+      hint: `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}.`,
+      docs: "list-drops",
+    });
   return parsed.data;
 }
 
-export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit: number; offset: number }): Promise<{ total: number; drops: Drop[] }> {
+export async function listDrops(
+  ctx: AppContext,
+  account: AccountRow,
+  q: { limit: number; offset: number },
+): Promise<{ total: number; drops: Drop[] }> {
   // Callers other than the REST route (the dashboard's pages) may compute any offset: past the
   // int4 range there are no rows, so the page is empty rather than a database error.
   const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), LIST_LIMIT_MAX);
@@ -58,7 +79,11 @@ export async function listDrops(ctx: AppContext, account: AccountRow, q: { limit
 
 /** A drop of the account by slug; anything else (absent, anonymous, another account's) is 404. */
 export async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown): Promise<DropRow> {
-  const absent = () => new ApiError("not_found", `No drop ${isPlainText(String(rawSlug)) ? String(rawSlug).slice(0, 100) : "with that slug"} in this account.`);
+  const absent = () =>
+    new ApiError(
+      "not_found",
+      `No drop ${isPlainText(String(rawSlug)) ? String(rawSlug).slice(0, 100) : "with that slug"} in this account.`,
+    );
   const slug = slugOr404(rawSlug, absent);
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
   // Another account's drop answers exactly as an absent one.
@@ -85,7 +110,11 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
     ...ruleCounts(drop.siteRules),
     rules: {
       redirects: drop.siteRules?.redirects ?? [],
-      headers: (drop.siteRules?.headers ?? []).map((h) => ({ line: h.line, path: h.path, headers: h.headers.map(([name, value]) => ({ name, value })) })),
+      headers: (drop.siteRules?.headers ?? []).map((h) => ({
+        line: h.line,
+        path: h.path,
+        headers: h.headers.map(([name, value]) => ({ name, value })),
+      })),
     },
     live_version: drop.liveVersion,
   };
@@ -108,15 +137,23 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
   await dropChanged(ctx, drop, "delete");
   // An append or named redeploy of an older batch-stored drop that committed between the purge
   // and the row delete wrote bytes no row points at any more: purge once more (best effort).
-  await ctx.storage.deletePrefix(`${drop.id}/`).catch((err) => console.error("[drops] could not purge the bytes of a deleted drop", drop.id, err));
-  await purgeUnused(ctx, old).catch((err) => console.error("[drops] could not purge the contents of a deleted drop", drop.id, err));
+  await ctx.storage
+    .deletePrefix(`${drop.id}/`)
+    .catch((err) => console.error("[drops] could not purge the bytes of a deleted drop", drop.id, err));
+  await purgeUnused(ctx, old).catch((err) =>
+    console.error("[drops] could not purge the contents of a deleted drop", drop.id, err),
+  );
   return { deleted: drop.slug };
 }
 
 // POST /claim: a one-time token gives an anonymous drop to the caller's account.
 export async function claimDrop(ctx: AppContext, account: AccountRow, input: unknown) {
   const parsed = claimBodySchema.safeParse(input);
-  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The body", { hint: "slug and claim_token must be strings.", docs: "claiming" });
+  if (!parsed.success)
+    throw ApiError.fromZod(parsed.error, "The body", {
+      hint: "slug and claim_token must be strings.",
+      docs: "claiming",
+    });
   const body = parsed.data;
   // Anything that cannot be a slug or a claim token is no claimable drop: nothing reaches the database.
   const slug = slugOr404(body.slug, claimNotFound);
@@ -124,7 +161,11 @@ export async function claimDrop(ctx: AppContext, account: AccountRow, input: unk
   return claimDropByHash(ctx, account, slug, sha256Hex(body.claim_token));
 }
 
-const claimNotFound = () => new ApiError("not_found", "No claimable drop with that slug and token.", { hint: "Check the slug and the claim_token from the deploy response; a token works once.", docs: "claiming" });
+const claimNotFound = () =>
+  new ApiError("not_found", "No claimable drop with that slug and token.", {
+    hint: "Check the slug and the claim_token from the deploy response; a token works once.",
+    docs: "claiming",
+  });
 
 /** The claim itself, by the SHA-256 of the token (POST /claim, and claims approved on /device). */
 export async function claimDropByHash(ctx: AppContext, account: AccountRow, slug: string, hash: string) {
@@ -138,11 +179,24 @@ export async function claimDropByHash(ctx: AppContext, account: AccountRow, slug
   const ttl = limits[account.plan].ttlDefaultSeconds;
   const expiresAt = ttl === null ? null : new Date(now + ttl * 1000);
   const maxOwned = maxOwnedDrops({ account });
-  const claimed = await withDb(() => claimDropRow(ctx.db, drop.id, hash, { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) }, maxOwned));
+  const claimed = await withDb(() =>
+    claimDropRow(
+      ctx.db,
+      drop.id,
+      hash,
+      { ownerId: account.id, expiresAt, purgeAt: expiresAt, updatedAt: new Date(now) },
+      maxOwned,
+    ),
+  );
   if (claimed && "capped" in claimed) throw dropQuotaError({ account }, claimed.capped, maxOwned ?? claimed.capped);
   if (!claimed) throw claimNotFound();
   await dropChanged(ctx, claimed, "claim");
-  return { slug: claimed.slug, url: dropUrl(claimed.slug, ctx.env), expires_at: expiresAt ? expiresAt.toISOString() : null, plan: account.plan };
+  return {
+    slug: claimed.slug,
+    url: dropUrl(claimed.slug, ctx.env),
+    expires_at: expiresAt ? expiresAt.toISOString() : null,
+    plan: account.plan,
+  };
 }
 
 /** The limits of a tier in the snake_case shape of GET /limits and get_limits. */

@@ -15,7 +15,12 @@ import { ownedDrop } from "./manage";
 const MAX_VERSION = 2_147_483_647;
 
 // GET /drops/{slug}/versions
-export async function listDropVersions(ctx: AppContext, account: AccountRow, slug: unknown, q: { limit: number; offset: number }): Promise<VersionsList> {
+export async function listDropVersions(
+  ctx: AppContext,
+  account: AccountRow,
+  slug: unknown,
+  q: { limit: number; offset: number },
+): Promise<VersionsList> {
   const drop = await ownedDrop(ctx, account, slug);
   const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), 500);
   const offset = Math.min(Math.max(0, Math.trunc(q.offset) || 0), MAX_OFFSET);
@@ -35,7 +40,12 @@ export async function listDropVersions(ctx: AppContext, account: AccountRow, slu
 }
 
 // POST /drops/{slug}/rollback – make a retained version live
-export async function rollbackToVersion(ctx: AppContext, account: AccountRow, slug: unknown, version: number): Promise<RollbackResponse> {
+export async function rollbackToVersion(
+  ctx: AppContext,
+  account: AccountRow,
+  slug: unknown,
+  version: number,
+): Promise<RollbackResponse> {
   const drop = await ownedDrop(ctx, account, slug);
   const absent = () =>
     new ApiError("not_found", `${drop.slug} has no version ${version}: it never existed or was pruned.`, {

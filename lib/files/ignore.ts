@@ -64,7 +64,12 @@ function compile(ignoreFiles: Readonly<Record<string, string>>): Scope[] {
  * Why `path` (a relative POSIX path of a file) is left out, or null when it is published.
  * `isDir` asks the same about a folder, so a walker can skip it without descending.
  */
-function skipReason(path: string, scopes: readonly Scope[], opts: SelectOptions = {}, isDir = false): Omit<Skipped<unknown>, "file"> | null {
+function skipReason(
+  path: string,
+  scopes: readonly Scope[],
+  opts: SelectOptions = {},
+  isDir = false,
+): Omit<Skipped<unknown>, "file"> | null {
   const segments = path.split("/");
   const dirs = isDir ? segments : segments.slice(0, -1);
   if (dirs.some((s) => ALWAYS_SKIPPED_DIRS.includes(s))) return { reason: "always" };
@@ -76,10 +81,12 @@ function skipReason(path: string, scopes: readonly Scope[], opts: SelectOptions 
     for (const scope of scopes) {
       if (scope.base && !prefix.startsWith(`${scope.base}/`)) continue;
       const within = scope.base ? prefix.slice(scope.base.length + 1) : prefix;
-      if (within && scope.rules.ignores(asDir ? `${within}/` : within)) return { reason: "ignored", source: scope.file };
+      if (within && scope.rules.ignores(asDir ? `${within}/` : within))
+        return { reason: "ignored", source: scope.file };
     }
   }
-  if (!opts.includeDotfiles && segments.some((s) => s.startsWith(".") && !PUBLIC_DOT_NAMES.has(s))) return { reason: "dotfile" };
+  if (!opts.includeDotfiles && segments.some((s) => s.startsWith(".") && !PUBLIC_DOT_NAMES.has(s)))
+    return { reason: "dotfile" };
   return null;
 }
 
@@ -90,7 +97,11 @@ export function createFilter(ignoreFiles: Readonly<Record<string, string>>, opts
 }
 
 /** Splits files into those published and those left out, with the reason for each. */
-export function selectFiles<T extends { path: string }>(files: readonly T[], ignoreFiles: Readonly<Record<string, string>>, opts: SelectOptions = {}): Selection<T> {
+export function selectFiles<T extends { path: string }>(
+  files: readonly T[],
+  ignoreFiles: Readonly<Record<string, string>>,
+  opts: SelectOptions = {},
+): Selection<T> {
   const scopes = compile(ignoreFiles);
   const kept: T[] = [];
   const skipped: Skipped<T>[] = [];

@@ -15,7 +15,11 @@ export const DEPLOY_ZIP_RATIO = Math.min(...Object.values(limits).map((l) => l.d
  * archive's headers are left out of the count, so the real ratio is a little under the aim.
  */
 export function zipForDeploy(files: Record<string, Uint8Array>, ratio = DEPLOY_ZIP_RATIO) {
-  const entries = Object.entries(files).map(([name, data]) => ({ name, data, saved: data.byteLength - deflateSync(data, { level: 6 }).byteLength }));
+  const entries = Object.entries(files).map(([name, data]) => ({
+    name,
+    data,
+    saved: data.byteLength - deflateSync(data, { level: 6 }).byteLength,
+  }));
   const unpacked = entries.reduce((n, e) => n + e.data.byteLength, 0);
   let packed = entries.reduce((n, e) => n + e.data.byteLength - Math.max(0, e.saved), 0);
   const stored = new Set(entries.filter((e) => e.saved <= 0).map((e) => e.name));

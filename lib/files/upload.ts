@@ -71,7 +71,8 @@ export function referenceBody(files: HashedFile[]): string {
  * The most bytes of a deploy body with inline contents: under the app's request limit and every
  * plan's JSON body cap, with a margin for the request's other bytes.
  */
-export const INLINE_BODY_BUDGET = Math.min(APP_UPLOAD_MAX_BYTES, ...Object.values(limits).map((l) => l.bodyBytes)) - 64 * 1024;
+export const INLINE_BODY_BUDGET =
+  Math.min(APP_UPLOAD_MAX_BYTES, ...Object.values(limits).map((l) => l.bodyBytes)) - 64 * 1024;
 
 type FilesValue = string | { encoding: "base64"; content: string } | { sha256: string; size: number };
 
@@ -109,8 +110,15 @@ function inlineValue(bytes: Uint8Array): { value: FilesValue; bytes: number } {
  * within `budget` bytes; one path per content (other paths with it stay references, which the
  * server resolves to the inline bytes). Returns the inline values by path and the body.
  */
-async function inlineContents<F extends HashedFile>(files: F[], missing: Set<string>, read: (file: F) => Promise<Uint8Array>, budget: number) {
-  const refs: Record<string, FilesValue> = Object.fromEntries(files.map((f) => [f.path, { sha256: f.sha256, size: f.size }]));
+async function inlineContents<F extends HashedFile>(
+  files: F[],
+  missing: Set<string>,
+  read: (file: F) => Promise<Uint8Array>,
+  budget: number,
+) {
+  const refs: Record<string, FilesValue> = Object.fromEntries(
+    files.map((f) => [f.path, { sha256: f.sha256, size: f.size }]),
+  );
   let size = jsonBytes({ files: refs });
   const first = new Map<string, F>();
   for (const f of files) if (missing.has(f.sha256) && !first.has(f.sha256)) first.set(f.sha256, f);
@@ -142,11 +150,14 @@ export async function deployByContent<F extends HashedFile, R>(
   const pre = await transport.preflight(referenceBody(files));
   const bySha = new Map(files.map((f) => [f.sha256, f]));
   for (const target of pre.uploads) {
-    if (!bySha.has(target.sha256)) throw new Error(`The server asked for a content this deploy does not have (${target.sha256}).`);
+    if (!bySha.has(target.sha256))
+      throw new Error(`The server asked for a content this deploy does not have (${target.sha256}).`);
   }
   const missing = new Set(pre.missing);
   const read = transport.read?.bind(transport);
-  const { inline, body } = read ? await inlineContents(files, missing, read, INLINE_BODY_BUDGET) : { inline: new Set<string>(), body: referenceBody(files) };
+  const { inline, body } = read
+    ? await inlineContents(files, missing, read, INLINE_BODY_BUDGET)
+    : { inline: new Set<string>(), body: referenceBody(files) };
   const targets = pre.uploads
     .filter((target) => !inline.has(target.sha256))
     .map((target) => ({ target, file: bySha.get(target.sha256)! }))
@@ -179,7 +190,12 @@ export async function deployByContent<F extends HashedFile, R>(
     progress.doneFiles += inline.size;
     report();
   }
-  return { result, unchanged: files.filter((f) => !missing.has(f.sha256)).length, uploaded: targets.length + inline.size, inline: inline.size };
+  return {
+    result,
+    unchanged: files.filter((f) => !missing.has(f.sha256)).length,
+    uploaded: targets.length + inline.size,
+    inline: inline.size,
+  };
 }
 
 /**
@@ -196,11 +212,16 @@ export function zipByReference(size: number): boolean {
  * to its target unless the caller's scope already has it, then deploy `{"zip": {sha256, size}}`
  * with the upload token. The zip is the one "file" of the transport.
  */
-export async function deployZipByReference<F extends HashedFile, R>(zip: F, transport: UploadTransport<F, R>, onSent: (bytes: number) => void = () => undefined): Promise<R> {
+export async function deployZipByReference<F extends HashedFile, R>(
+  zip: F,
+  transport: UploadTransport<F, R>,
+  onSent: (bytes: number) => void = () => undefined,
+): Promise<R> {
   const ref = JSON.stringify({ zip: { sha256: zip.sha256, size: zip.size } });
   const pre = await transport.preflight(ref);
   for (const target of pre.uploads) {
-    if (target.sha256 !== zip.sha256) throw new Error(`The server asked for a content this deploy does not have (${target.sha256}).`);
+    if (target.sha256 !== zip.sha256)
+      throw new Error(`The server asked for a content this deploy does not have (${target.sha256}).`);
     await transport.upload(target, zip, onSent);
   }
   onSent(zip.size);

@@ -1,5 +1,13 @@
 import { ApiError } from "../errors";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, IDEMPOTENCY_KEY_MAX_CHARS, limits, TTL_CEILING_SECONDS, type Tier, type TierLimits } from "../plans";
+import {
+  ACCESS_PASSWORD_MAX_CHARS,
+  ACCESS_PASSWORD_MIN_CHARS,
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  limits,
+  TTL_CEILING_SECONDS,
+  type Tier,
+  type TierLimits,
+} from "../plans";
 import { BODY_BYTES } from "./schemas";
 
 // Hints for agents on MCP. The REST services word their hints for HTTP callers (query strings,
@@ -14,7 +22,8 @@ function plansWhere(better: (l: TierLimits) => boolean): string[] {
   return tiers.filter((t) => t !== "anonymous" && better(limits[t]));
 }
 
-const or = (names: string[]) => (names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`);
+const or = (names: string[]) =>
+  names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
 
 interface Advice {
   hint?: string;
@@ -29,10 +38,15 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
   if (e.docs === "uploads") return uploadAdvice(e);
   if (e.docs === "idempotency") return idempotencyAdvice(e);
   if (e.docs === "webhooks" && e.details.limit === "max_webhooks") {
-    return { hint: `Call list_webhooks, then remove_webhook for one you no longer use${e.upgrade ? "; or see upgrade_url for a plan with more" : ""}.`, upgrade: e.upgrade };
+    return {
+      hint: `Call list_webhooks, then remove_webhook for one you no longer use${e.upgrade ? "; or see upgrade_url for a plan with more" : ""}.`,
+      upgrade: e.upgrade,
+    };
   }
   if (e.docs === "access" && e.code === "invalid_request") {
-    return { hint: `Call set_access with {slug, mode: "password", password} (a password of ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters) or {slug, mode: "public"}.` };
+    return {
+      hint: `Call set_access with {slug, mode: "password", password} (a password of ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters) or {slug, mode: "public"}.`,
+    };
   }
   switch (e.code) {
     case "auth_required":
@@ -44,7 +58,10 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
       };
     case "subscription_required": {
       const on = plansWhere((l) => l.namedDrops && l.append);
-      return { hint: `Named drops (deploy_named) and append_files need the ${or(on)} plan; see upgrade_url. deploy_html and deploy_files work on every plan.`, upgrade: on.length > 0 };
+      return {
+        hint: `Named drops (deploy_named) and append_files need the ${or(on)} plan; see upgrade_url. deploy_html and deploy_files work on every plan.`,
+        upgrade: on.length > 0,
+      };
     }
     case "file_cap_exceeded": {
       const more = plansWhere((l) => l.filesPerRequest > mine.filesPerRequest);
@@ -52,7 +69,10 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
         ? `Send up to ${mine.filesPerRequest} files with deploy_files (or deploy_named), then add the rest with append_files, ${mine.filesPerRequest} per call.`
         : `Send at most ${mine.filesPerRequest} files per call.`;
       return more.length > 0
-        ? { hint: `${split} The ${or(more)} plan allows ${Math.max(...more.map((p) => limits[p as Tier].filesPerRequest))} files per call; see upgrade_url.`, upgrade: true }
+        ? {
+            hint: `${split} The ${or(more)} plan allows ${Math.max(...more.map((p) => limits[p as Tier].filesPerRequest))} files per call; see upgrade_url.`,
+            upgrade: true,
+          }
         : { hint: split };
     }
     case "payload_too_large": {
@@ -61,12 +81,18 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
       const liftsFile = plansWhere((l) => l.fileBytes > mine.fileBytes);
       const base =
         `One tool call carries at most ${Math.round(BODY_BYTES / MB)} MB, base64 included (a third larger than the bytes). ` +
-        (mine.append ? "Split the site: deploy part of it, then add the rest with append_files." : "Send fewer or smaller files per call.");
+        (mine.append
+          ? "Split the site: deploy part of it, then add the rest with append_files."
+          : "Send fewer or smaller files per call.");
       const lifts = e.details.limit === "file_bytes" ? liftsFile : liftsBody;
-      return lifts.length > 0 ? { hint: `${base} The ${or(lifts)} plan raises this limit; see upgrade_url.`, upgrade: true } : { hint: base };
+      return lifts.length > 0
+        ? { hint: `${base} The ${or(lifts)} plan raises this limit; see upgrade_url.`, upgrade: true }
+        : { hint: base };
     }
     case "invalid_ttl": {
-      const longer = plansWhere((l) => mine.ttlMaxSeconds !== null && (l.ttlMaxSeconds === null || l.ttlMaxSeconds > mine.ttlMaxSeconds));
+      const longer = plansWhere(
+        (l) => mine.ttlMaxSeconds !== null && (l.ttlMaxSeconds === null || l.ttlMaxSeconds > mine.ttlMaxSeconds),
+      );
       const max = `at most ${mine.ttlMaxSeconds ?? TTL_CEILING_SECONDS}`;
       return {
         hint: `ttl is whole seconds, at least ${mine.ttlMinSeconds}, ${max} on this plan (get_limits shows it).${longer.length ? ` The ${or(longer)} plan allows longer; see upgrade_url.` : ""}`,
@@ -74,9 +100,17 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
       };
     }
     case "not_found":
-      if (e.docs === "versions") return { hint: "Call list_versions {slug} for the retained versions of this drop; a pruned version cannot come back." };
-      if (e.docs === "webhooks") return { hint: "Call list_webhooks for the ids of this account's webhooks; other accounts' webhooks are not visible." };
-      return { hint: "Call list_drops for the slugs of this account's drops; drops of other accounts are not visible." };
+      if (e.docs === "versions")
+        return {
+          hint: "Call list_versions {slug} for the retained versions of this drop; a pruned version cannot come back.",
+        };
+      if (e.docs === "webhooks")
+        return {
+          hint: "Call list_webhooks for the ids of this account's webhooks; other accounts' webhooks are not visible.",
+        };
+      return {
+        hint: "Call list_drops for the slugs of this account's drops; drops of other accounts are not visible.",
+      };
     case "rate_limited":
       return { hint: `Wait for the time in "Retry after", then call again. No plan raises this abuse guard.` };
     default:
@@ -86,17 +120,35 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
 
 /** Idempotency failures, told in terms of the idempotency_key argument rather than the REST header. */
 function idempotencyAdvice(e: ApiError): Advice {
-  const message = e.message.replaceAll("Idempotency-Key", "idempotency_key").replace("a different request", "a different call (another tool or other arguments)");
-  if (e.code === "invalid_request") return { message, hint: `Pass idempotency_key as 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters (a fresh UUID per write), or leave it out.` };
-  if (e.headers["Retry-After"]) return { message, hint: "The first call with this idempotency_key is still running: wait, then call again with the same arguments and key to get its result." };
-  return { message, hint: "Use a new idempotency_key for a new write; reuse a key only to retry the identical call (same tool, same arguments)." };
+  const message = e.message
+    .replaceAll("Idempotency-Key", "idempotency_key")
+    .replace("a different request", "a different call (another tool or other arguments)");
+  if (e.code === "invalid_request")
+    return {
+      message,
+      hint: `Pass idempotency_key as 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters (a fresh UUID per write), or leave it out.`,
+    };
+  if (e.headers["Retry-After"])
+    return {
+      message,
+      hint: "The first call with this idempotency_key is still running: wait, then call again with the same arguments and key to get its result.",
+    };
+  return {
+    message,
+    hint: "Use a new idempotency_key for a new write; reuse a key only to retry the identical call (same tool, same arguments).",
+  };
 }
 
 /** Upload failures, told in the tools of the preflight flow. */
 function uploadAdvice(e: ApiError): Advice | undefined {
-  if (e.code === "not_found") return { hint: "The upload_token has expired or was never issued: call preflight_files again, then upload_content for each missing hash." };
+  if (e.code === "not_found")
+    return {
+      hint: "The upload_token has expired or was never issued: call preflight_files again, then upload_content for each missing hash.",
+    };
   if (e.details.unusable !== undefined) {
-    return { hint: "Call preflight_files with these files, send each missing hash with upload_content, then deploy again; without an API key pass the preflight's upload_token to upload_content and deploy_files." };
+    return {
+      hint: "Call preflight_files with these files, send each missing hash with upload_content, then deploy again; without an API key pass the preflight's upload_token to upload_content and deploy_files.",
+    };
   }
   return undefined;
 }
@@ -105,5 +157,11 @@ function uploadAdvice(e: ApiError): Advice | undefined {
 export function forMcp(e: ApiError, tier: Tier): ApiError {
   const a = advice(e, tier);
   if (!a) return e;
-  return new ApiError(e.code, a.message ?? e.message, { hint: a.hint ?? e.hint, upgrade: a.upgrade ?? false, docs: e.docs, headers: e.headers, details: e.details });
+  return new ApiError(e.code, a.message ?? e.message, {
+    hint: a.hint ?? e.hint,
+    upgrade: a.upgrade ?? false,
+    docs: e.docs,
+    headers: e.headers,
+    details: e.details,
+  });
 }

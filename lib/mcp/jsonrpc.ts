@@ -8,7 +8,8 @@ export const INVALID_REQUEST = -32600;
 /** No standard code exists for "too large"; MCP SDKs answer an oversized body with -32600 too, with HTTP 413. */
 export const TOO_LARGE = -32600;
 
-export const BATCH_MESSAGE = "Batches are not supported: MCP removed JSON-RPC batching in revision 2025-06-18. Send one request per POST.";
+export const BATCH_MESSAGE =
+  "Batches are not supported: MCP removed JSON-RPC batching in revision 2025-06-18. Send one request per POST.";
 
 export function tooLargeMessage(cap: number): string {
   return `The request body is larger than ${cap} bytes, the most one /mcp request may carry.`;
@@ -21,5 +22,8 @@ export function jsonRpcErrorBody(code: number, message: string): string {
 
 /** A JSON-RPC error answer (id null: the request could not be read far enough to know its id). */
 export function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(jsonRpcErrorBody(code, message), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+  return new Response(jsonRpcErrorBody(code, message), {
+    status,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+  });
 }

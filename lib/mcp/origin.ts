@@ -6,7 +6,16 @@ import type { Env } from "../env";
 // BASE_URL's own and MCP_ALLOWED_ORIGINS — get CORS answers, so a browser-based agent can call
 // /mcp with a Bearer key (credentials travel in Authorization, never in cookies).
 
-const ALLOW_HEADERS = ["authorization", "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "last-event-id"].join(", ");
+const ALLOW_HEADERS = [
+  "authorization",
+  "content-type",
+  "accept",
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+  "mcp-session-id",
+  "last-event-id",
+].join(", ");
 const EXPOSE_HEADERS = ["mcp-session-id", "mcp-protocol-version"].join(", ");
 
 export function allowedOrigins(env: Env): Set<string> {
@@ -16,7 +25,14 @@ export function allowedOrigins(env: Env): Set<string> {
 /** The 403 for a foreign Origin: a JSON-RPC error, as MCP clients read one. */
 function forbidden(origin: string): Response {
   return Response.json(
-    { jsonrpc: "2.0", id: null, error: { code: -32000, message: `Forbidden: Origin ${origin} may not call this MCP endpoint. Its operator can allow it with MCP_ALLOWED_ORIGINS.` } },
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: `Forbidden: Origin ${origin} may not call this MCP endpoint. Its operator can allow it with MCP_ALLOWED_ORIGINS.`,
+      },
+    },
     { status: 403, headers: { "Cache-Control": "no-store", Vary: "Origin" } },
   );
 }

@@ -47,7 +47,8 @@ export function previewResource(e: Env) {
     uri: PREVIEW_URI,
     name: "deploy-preview",
     title: "Deploy preview",
-    description: "Shows a deploy's URL, QR code, expiry, claim token and a sandboxed preview of the drop, from the deploy tool's result.",
+    description:
+      "Shows a deploy's URL, QR code, expiry, claim token and a sandboxed preview of the drop, from the deploy tool's result.",
     mimeType: RESOURCE_MIME_TYPE,
     _meta: { ui: previewUiMeta(e) },
   };
@@ -57,7 +58,10 @@ export function previewResource(e: Env) {
 export function qrModules(url: string): { size: number; rows: string[] } {
   const { modules } = QRCode.create(url, { errorCorrectionLevel: "M" });
   const rows: string[] = [];
-  for (let r = 0; r < modules.size; r++) rows.push(Array.from(modules.data.subarray(r * modules.size, (r + 1) * modules.size), (b) => (b ? "1" : "0")).join(""));
+  for (let r = 0; r < modules.size; r++)
+    rows.push(
+      Array.from(modules.data.subarray(r * modules.size, (r + 1) * modules.size), (b) => (b ? "1" : "0")).join(""),
+    );
   return { size: modules.size, rows };
 }
 
@@ -176,7 +180,15 @@ iframe { width: 100%; height: 320px; border: 1px solid GrayText; border-radius: 
 
 /** The CSP the view sets for itself: inline code only, frames of drop hosts only, no network. */
 function viewCsp(e: Env): string {
-  return ["default-src 'none'", "script-src 'unsafe-inline'", "style-src 'unsafe-inline'", "img-src data:", `frame-src ${frameOrigins(e).join(" ")}`, "base-uri 'none'", "form-action 'none'"].join("; ");
+  return [
+    "default-src 'none'",
+    "script-src 'unsafe-inline'",
+    "style-src 'unsafe-inline'",
+    "img-src data:",
+    `frame-src ${frameOrigins(e).join(" ")}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
 }
 
 /** The view's HTML: static, the same for everyone, without any data or secret. */
@@ -227,5 +239,9 @@ ${VIEW_SCRIPT}</script>
 
 /** resources/read of the preview. */
 export async function readPreview(e: Env) {
-  return { contents: [{ uri: PREVIEW_URI, mimeType: RESOURCE_MIME_TYPE, text: await previewHtml(e), _meta: { ui: previewUiMeta(e) } }] };
+  return {
+    contents: [
+      { uri: PREVIEW_URI, mimeType: RESOURCE_MIME_TYPE, text: await previewHtml(e), _meta: { ui: previewUiMeta(e) } },
+    ],
+  };
 }

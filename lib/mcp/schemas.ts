@@ -1,7 +1,29 @@
 import { z } from "zod";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, DEPLOY_GRANT_SECONDS, IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_SECONDS, limits, TTL_CEILING_SECONDS, UPLOAD_GRANT_SECONDS, type Tier } from "../plans";
+import {
+  ACCESS_PASSWORD_MAX_CHARS,
+  ACCESS_PASSWORD_MIN_CHARS,
+  DEPLOY_GRANT_SECONDS,
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  IDEMPOTENCY_SECONDS,
+  limits,
+  TTL_CEILING_SECONDS,
+  UPLOAD_GRANT_SECONDS,
+  type Tier,
+} from "../plans";
 import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
-import { accessModeSchema, accessPasswordSchema, deviceAuthorizationSchema, deviceAuthorizeBodySchema, deviceTokenSchema, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, MAX_OFFSET, nameSchema, ttlSchema, webhookBodySchema } from "../schemas";
+import {
+  accessModeSchema,
+  accessPasswordSchema,
+  deviceAuthorizationSchema,
+  deviceAuthorizeBodySchema,
+  deviceTokenSchema,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  MAX_OFFSET,
+  nameSchema,
+  ttlSchema,
+  webhookBodySchema,
+} from "../schemas";
 
 // The MCP tools' argument schemas. They carry the rules an agent needs before it calls — files
 // per call by plan, path and base64 rules as patterns, the size of a whole call, ttl bounds —
@@ -58,18 +80,33 @@ const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} minutes` : `${s} s`);
 const textValue = z.string().describe("Text content, stored as UTF-8.");
 const base64Value = z.strictObject({
   encoding: z.literal("base64"),
-  content: z.string().meta({ description: "Standard base64 of the file's bytes: A–Z a–z 0–9 + /, = padding, no line breaks, no data: prefix.", pattern: BASE64_PATTERN }),
+  content: z.string().meta({
+    description: "Standard base64 of the file's bytes: A–Z a–z 0–9 + /, = padding, no line breaks, no data: prefix.",
+    pattern: BASE64_PATTERN,
+  }),
 });
-const sha256 = z.string().meta({ description: "SHA-256 of the file's bytes, 64 lowercase hex characters.", pattern: SHA256_HEX_PATTERN.source });
-const size = z.int().min(0).meta({ description: `Size of the file in bytes. ${FILE_SIZE_RULE}`, maximum: MAX_FILE_BYTES });
+const sha256 = z.string().meta({
+  description: "SHA-256 of the file's bytes, 64 lowercase hex characters.",
+  pattern: SHA256_HEX_PATTERN.source,
+});
+const size = z
+  .int()
+  .min(0)
+  .meta({ description: `Size of the file in bytes. ${FILE_SIZE_RULE}`, maximum: MAX_FILE_BYTES });
 const contentRef = z
   .strictObject({ sha256, size })
-  .describe("A content already stored for the caller: named by preflight_files and, when it was missing, sent with upload_content. Only the reference travels.");
+  .describe(
+    "A content already stored for the caller: named by preflight_files and, when it was missing, sent with upload_content. Only the reference travels.",
+  );
 
 const fileValue = z.union([textValue, base64Value, contentRef]);
 
 const PATHS_RULE = 'Paths: forward slashes, no leading slash, no "." or ".." segments, up to 1024 characters.';
-const pathKeys = { propertyNames: { pattern: PATH_PATTERN, minLength: 1, maxLength: 1024 }, minProperties: 1, maxProperties: MAX_FILES };
+const pathKeys = {
+  propertyNames: { pattern: PATH_PATTERN, minLength: 1, maxLength: 1024 },
+  minProperties: 1,
+  maxProperties: MAX_FILES,
+};
 
 const files = z.record(z.string(), fileValue).meta({
   description: `Map from relative path (index.html, assets/app.js) to content: text, base64, or a {sha256, size} reference to a content stored with preflight_files/upload_content. ${FILES_RULE} ${PATHS_RULE} ${SIZE_RULE}`,
@@ -80,9 +117,15 @@ const uploadToken = z
   .string()
   .max(100)
   .optional()
-  .describe("The upload_token of preflight_files. Anonymous callers need it to deploy {sha256, size} references (their uploads belong to that preflight); callers with a key do not.");
+  .describe(
+    "The upload_token of preflight_files. Anonymous callers need it to deploy {sha256, size} references (their uploads belong to that preflight); callers with a key do not.",
+  );
 
-const slug = z.string().min(1).max(100).describe("The slug of the drop: the first label of its URL (list_drops shows them).");
+const slug = z
+  .string()
+  .min(1)
+  .max(100)
+  .describe("The slug of the drop: the first label of its URL (list_drops shows them).");
 
 /**
  * Published with its bounds, but checked in the tool (lib/idempotency.ts parseIdempotencyKey):
@@ -102,19 +145,41 @@ const idempotencyKey = z
 
 export const deployHtmlArgs = z
   .strictObject({
-    html: z.string().min(1).describe(`The page to publish, served as index.html: a complete HTML document (inline CSS and JS are fine). ${SIZE_RULE}`),
+    html: z
+      .string()
+      .min(1)
+      .describe(
+        `The page to publish, served as index.html: a complete HTML document (inline CSS and JS are fine). ${SIZE_RULE}`,
+      ),
     ttl,
     idempotency_key: idempotencyKey,
   })
-  .meta({ examples: [{ html: "<!doctype html><title>Hello</title><h1>Hello, world</h1>" }, { html: "<h1>Launch party</h1>", ttl: 3600 }] });
+  .meta({
+    examples: [
+      { html: "<!doctype html><title>Hello</title><h1>Hello, world</h1>" },
+      { html: "<h1>Launch party</h1>", ttl: 3600 },
+    ],
+  });
 
 export const deployFilesArgs = z
   .strictObject({ files, ttl, upload_token: uploadToken, idempotency_key: idempotencyKey })
-  .meta({ examples: [{ files: { "index.html": '<link rel="stylesheet" href="style.css"><h1>Hi</h1>', "style.css": "h1 { color: teal }", "img/dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } }] });
+  .meta({
+    examples: [
+      {
+        files: {
+          "index.html": '<link rel="stylesheet" href="style.css"><h1>Hi</h1>',
+          "style.css": "h1 { color: teal }",
+          "img/dot.png": { encoding: "base64", content: "iVBORw0KGgo=" },
+        },
+      },
+    ],
+  });
 
 export const deployNamedArgs = z
   .strictObject({
-    name: nameSchema.meta({ description: `The alias (paid plans): ${NAME_PATTERN.source}. The first deploy of a name creates the drop; the next ones replace all its files and keep its URL.` }),
+    name: nameSchema.meta({
+      description: `The alias (paid plans): ${NAME_PATTERN.source}. The first deploy of a name creates the drop; the next ones replace all its files and keep its URL.`,
+    }),
     files,
     ttl,
     idempotency_key: idempotencyKey,
@@ -124,14 +189,21 @@ export const deployNamedArgs = z
 export const appendFilesArgs = z
   .strictObject({
     slug,
-    files: files.meta({ description: `New files to add to the drop (paid plans); paths it already has are refused. ${FILES_RULE} ${SIZE_RULE}` }),
+    files: files.meta({
+      description: `New files to add to the drop (paid plans); paths it already has are refused. ${FILES_RULE} ${SIZE_RULE}`,
+    }),
     idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", files: { "about.html": "<h1>About</h1>" } }] });
 
 export const listDropsArgs = z
   .strictObject({
-    limit: z.int().min(1).max(LIST_LIMIT_MAX).optional().describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
+    limit: z
+      .int()
+      .min(1)
+      .max(LIST_LIMIT_MAX)
+      .optional()
+      .describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
     offset: z.int().min(0).max(MAX_OFFSET).optional().describe(`Drops to skip, 0 to ${MAX_OFFSET} (default 0).`),
   })
   .meta({ examples: [{}, { limit: 20, offset: 40 }] });
@@ -141,7 +213,12 @@ export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k
 export const listVersionsArgs = z
   .strictObject({
     slug,
-    limit: z.int().min(1).max(LIST_LIMIT_MAX).optional().describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
+    limit: z
+      .int()
+      .min(1)
+      .max(LIST_LIMIT_MAX)
+      .optional()
+      .describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
     offset: z.int().min(0).max(MAX_OFFSET).optional().describe(`Versions to skip, 0 to ${MAX_OFFSET} (default 0).`),
   })
   .meta({ examples: [{ slug: "k3j9x2ab" }] });
@@ -149,11 +226,19 @@ export const listVersionsArgs = z
 export const rollbackDropArgs = z
   .strictObject({
     slug,
-    version: z.int().min(1).max(MAX_OFFSET).describe(`A retained version of the drop (list_versions), older or newer than the live one: 1 to ${MAX_OFFSET}.`),
+    version: z
+      .int()
+      .min(1)
+      .max(MAX_OFFSET)
+      .describe(
+        `A retained version of the drop (list_versions), older or newer than the live one: 1 to ${MAX_OFFSET}.`,
+      ),
     idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", version: 2 }] });
-export const deleteDropArgs = z.strictObject({ slug, idempotency_key: idempotencyKey }).meta({ examples: [{ slug: "k3j9x2ab" }] });
+export const deleteDropArgs = z
+  .strictObject({ slug, idempotency_key: idempotencyKey })
+  .meta({ examples: [{ slug: "k3j9x2ab" }] });
 export const getLimitsArgs = z.strictObject({}).meta({ examples: [{}] });
 export const addWebhookArgs = z
   .strictObject({
@@ -161,30 +246,56 @@ export const addWebhookArgs = z
     events: webhookBodySchema.shape.events,
     idempotency_key: idempotencyKey,
   })
-  .meta({ examples: [{ url: "https://ci.example.com/dropsite" }, { url: "https://hooks.example.com/drops", events: ["drop.deployed", "drop.replaced"] }] });
+  .meta({
+    examples: [
+      { url: "https://ci.example.com/dropsite" },
+      { url: "https://hooks.example.com/drops", events: ["drop.deployed", "drop.replaced"] },
+    ],
+  });
 export const listWebhooksArgs = z.strictObject({}).meta({ examples: [{}] });
-export const removeWebhookArgs = z.strictObject({ id: z.string().min(1).max(64).describe("The webhook's id (wh_…), from add_webhook or list_webhooks."), idempotency_key: idempotencyKey }).meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
+export const removeWebhookArgs = z
+  .strictObject({
+    id: z.string().min(1).max(64).describe("The webhook's id (wh_…), from add_webhook or list_webhooks."),
+    idempotency_key: idempotencyKey,
+  })
+  .meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
 export const setAccessArgs = z
   .strictObject({
     slug,
     mode: accessModeSchema,
-    password: accessPasswordSchema.optional().describe(`Required with mode "password": ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`),
+    password: accessPasswordSchema
+      .optional()
+      .describe(
+        `Required with mode "password": ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`,
+      ),
     idempotency_key: idempotencyKey,
   })
-  .meta({ examples: [{ slug: "k3j9x2ab", mode: "password", password: "a long passphrase" }, { slug: "k3j9x2ab", mode: "public" }] });
+  .meta({
+    examples: [
+      { slug: "k3j9x2ab", mode: "password", password: "a long passphrase" },
+      { slug: "k3j9x2ab", mode: "public" },
+    ],
+  });
 
-const domainHostname = z.string().max(1000).describe("The hostname, e.g. docs.example.com (any case; internationalised names as typed or as punycode).");
+const domainHostname = z
+  .string()
+  .max(1000)
+  .describe("The hostname, e.g. docs.example.com (any case; internationalised names as typed or as punycode).");
 export const addDomainArgs = z
   .strictObject({ hostname: domainHostname, slug, idempotency_key: idempotencyKey })
   .meta({ examples: [{ hostname: "docs.example.com", slug: "k3j9x2ab" }] });
-export const domainArgs = z.strictObject({ hostname: domainHostname, idempotency_key: idempotencyKey }).meta({ examples: [{ hostname: "docs.example.com" }] });
+export const domainArgs = z
+  .strictObject({ hostname: domainHostname, idempotency_key: idempotencyKey })
+  .meta({ examples: [{ hostname: "docs.example.com" }] });
 export const listDomainsArgs = z.strictObject({}).meta({ examples: [{}] });
 
-export const deviceAuthorizeArgs = z
-  .strictObject({ claims: deviceAuthorizeBodySchema.shape.claims })
-  .meta({ examples: [{}, { claims: [{ slug: "k3j9x2abcdefghjkmnpq", claim_token: "ct_…the claim_token of that deploy" }] }] });
+export const deviceAuthorizeArgs = z.strictObject({ claims: deviceAuthorizeBodySchema.shape.claims }).meta({
+  examples: [{}, { claims: [{ slug: "k3j9x2abcdefghjkmnpq", claim_token: "ct_…the claim_token of that deploy" }] }],
+});
 export const deviceTokenArgs = z
-  .strictObject({ device_code: z.string().min(1).max(200).describe("The device_code from device_authorize (not the user_code).") })
+  .strictObject({
+    device_code: z.string().min(1).max(200).describe("The device_code from device_authorize (not the user_code)."),
+  })
   .meta({ examples: [{ device_code: "kq3…the device_code from device_authorize" }] });
 
 export { deviceAuthorizationSchema, deviceTokenSchema };
@@ -197,20 +308,44 @@ export const preflightFilesArgs = z
     }),
     idempotency_key: idempotencyKey,
   })
-  .meta({ examples: [{ files: { "index.html": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 } } }] });
+  .meta({
+    examples: [
+      {
+        files: {
+          "index.html": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 },
+        },
+      },
+    ],
+  });
 
 export const uploadContentArgs = z
   .strictObject({
-    sha256: sha256.meta({ description: "SHA-256 of the content (one of preflight_files' missing hashes); the bytes are checked against it." }),
-    content: z.union([textValue, base64Value]).describe(`The content: text (stored as UTF-8) or {"encoding": "base64", "content": "…"}. ${FILE_SIZE_RULE} ${SIZE_RULE}`),
+    sha256: sha256.meta({
+      description: "SHA-256 of the content (one of preflight_files' missing hashes); the bytes are checked against it.",
+    }),
+    content: z
+      .union([textValue, base64Value])
+      .describe(
+        `The content: text (stored as UTF-8) or {"encoding": "base64", "content": "…"}. ${FILE_SIZE_RULE} ${SIZE_RULE}`,
+      ),
     upload_token: z
       .string()
       .max(100)
       .optional()
-      .describe(`The upload_token of preflight_files (required without an API key). Uploads no deploy uses are kept ${minutes(UPLOAD_GRANT_SECONDS)}.`),
+      .describe(
+        `The upload_token of preflight_files (required without an API key). Uploads no deploy uses are kept ${minutes(UPLOAD_GRANT_SECONDS)}.`,
+      ),
     idempotency_key: idempotencyKey,
   })
-  .meta({ examples: [{ sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", content: "test", upload_token: "ut_…from preflight_files" }] });
+  .meta({
+    examples: [
+      {
+        sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        content: "test",
+        upload_token: "ut_…from preflight_files",
+      },
+    ],
+  });
 
 /** What deploy_directory says of its one-time URL: lifetime, one use, the zip size per plan. */
 export const GRANT_RULE =
@@ -219,23 +354,38 @@ export const GRANT_RULE =
 
 export const deployDirectoryArgs = z
   .strictObject({
-    dir: z.string().min(1).max(1024).optional().describe("The local folder to publish, as the shell should see it (default: the current folder)."),
+    dir: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe("The local folder to publish, as the shell should see it (default: the current folder)."),
     ttl,
-    name: nameSchema.optional().meta({ description: `Paid plans: publish under this name (the first deploy creates it; later ones replace all its files). ${NAME_PATTERN.source}.` }),
+    name: nameSchema.optional().meta({
+      description: `Paid plans: publish under this name (the first deploy creates it; later ones replace all its files). ${NAME_PATTERN.source}.`,
+    }),
     idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ dir: "./dist" }, { dir: "site", ttl: 86400 }, { dir: "public", name: "docs" }] });
 
 export const deployGrantSchema = z.object({
-  url: z.string().describe("The one-time deploy URL: POST a zip (application/zip), a FilesBody (application/json) or HTML to it."),
+  url: z
+    .string()
+    .describe("The one-time deploy URL: POST a zip (application/zip), a FilesBody (application/json) or HTML to it."),
   method: z.literal("POST"),
   content_types: z.array(z.string()),
   expires_at: z.iso.datetime({ offset: true }),
   max_zip_bytes: z.int().describe("The largest zip this caller's plan accepts."),
-  preflight_url: z.string().describe("POST the files' hashes here first to upload only what is missing (the CLI does this)."),
+  preflight_url: z
+    .string()
+    .describe("POST the files' hashes here first to upload only what is missing (the CLI does this)."),
   commands: z.object({
     zip: z.string().describe("Zips the folder into site.zip (dotfiles and node_modules left out)."),
-    curl: z.string().describe("Sends site.zip to the one-time URL: as the body of one POST, or, where the server keeps bytes in Vercel Blob or S3, by reference (preflight, PUT straight to storage, deploy), so no request body to the app is over 4 MB."),
+    curl: z
+      .string()
+      .describe(
+        "Sends site.zip to the one-time URL: as the body of one POST, or, where the server keeps bytes in Vercel Blob or S3, by reference (preflight, PUT straight to storage, deploy), so no request body to the app is over 4 MB.",
+      ),
     npx: z.string().describe("Deploys the folder with the dropsite CLI through the one-time URL."),
   }),
 });

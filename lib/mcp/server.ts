@@ -1,5 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { AppContext } from "../context";
 import { ApiError } from "../errors";
 import { readBodyCapped } from "../http";
@@ -32,26 +39,41 @@ export const INSTRUCTIONS =
 /** Tool list and discovery results are the same for every caller. */
 const PUBLIC_CACHE = { ttlMs: 300_000, cacheScope: "public" } as const;
 
-
 function buildServer(ctx: AppContext, req: Request): Server {
   const server = new Server(SERVER_INFO, {
     // resources: the MCP Apps preview of the deploy tools (lib/mcp/preview.ts), the one resource.
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
-    cacheHints: { "tools/list": PUBLIC_CACHE, "server/discover": PUBLIC_CACHE, "resources/list": PUBLIC_CACHE, "resources/read": PUBLIC_CACHE },
+    cacheHints: {
+      "tools/list": PUBLIC_CACHE,
+      "server/discover": PUBLIC_CACHE,
+      "resources/list": PUBLIC_CACHE,
+      "resources/read": PUBLIC_CACHE,
+    },
   });
   server.setRequestHandler("tools/list", () => ({ tools: toolDescriptors() }));
   server.setRequestHandler("resources/list", () => ({ resources: [previewResource(ctx.env)] }));
   server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
   server.setRequestHandler("resources/read", async (request) => {
-    if (request.params.uri !== PREVIEW_URI) throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Unknown resource: ${request.params.uri}. Resources: ${PREVIEW_URI}.`, { uri: request.params.uri });
+    if (request.params.uri !== PREVIEW_URI)
+      throw new ProtocolError(
+        ProtocolErrorCode.ResourceNotFound,
+        `Unknown resource: ${request.params.uri}. Resources: ${PREVIEW_URI}.`,
+        { uri: request.params.uri },
+      );
     return readPreview(ctx.env);
   });
   server.setRequestHandler("tools/call", async (request) => {
     const { name, arguments: args } = request.params;
     const def = findTool(name);
     if (!def) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. Tools: ${toolDescriptors().map((t) => t.name).join(", ")}.`, { tool: name });
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${name}. Tools: ${toolDescriptors()
+          .map((t) => t.name)
+          .join(", ")}.`,
+        { tool: name },
+      );
     }
     return callTool(def, { ctx, req, raw: args ?? {} });
   });
@@ -74,7 +96,12 @@ const onerror = (err: Error) => {
 };
 
 // Modern traffic: the SDK's stateless 2026-07-28 entry, answering JSON, never SSE.
-const modern = createMcpHandler(factory, { legacy: "reject", responseMode: "json", maxRequestBodySize: MCP_BODY_CAP, onerror });
+const modern = createMcpHandler(factory, {
+  legacy: "reject",
+  responseMode: "json",
+  maxRequestBodySize: MCP_BODY_CAP,
+  onerror,
+});
 
 /**
  * 2025-era traffic (initialize and friends): the SDK's streamable HTTP transport without
@@ -84,7 +111,11 @@ const modern = createMcpHandler(factory, { legacy: "reject", responseMode: "json
 async function legacy(original: Request): Promise<Response> {
   const req = acceptingJson(original);
   const server = factory({ requestInfo: req });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_BODY_CAP });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: MCP_BODY_CAP,
+  });
   try {
     await server.connect(transport);
     return await transport.handleRequest(req);
@@ -117,7 +148,11 @@ function acceptingJson(req: Request): Request {
 async function framed(req: Request): Promise<Request | Response> {
   let bytes: Uint8Array;
   try {
-    bytes = await readBodyCapped(req, MCP_BODY_CAP, () => new ApiError("payload_too_large", tooLargeMessage(MCP_BODY_CAP)));
+    bytes = await readBodyCapped(
+      req,
+      MCP_BODY_CAP,
+      () => new ApiError("payload_too_large", tooLargeMessage(MCP_BODY_CAP)),
+    );
   } catch (err) {
     if (err instanceof ApiError && err.code === "payload_too_large") return jsonRpcError(413, TOO_LARGE, err.message);
     throw err;
@@ -157,5 +192,7 @@ export async function handleMcp(ctx: AppContext, original: Request): Promise<Res
   if (refused) return refused;
   const req = await framed(original);
   if (req instanceof Response) return req;
-  return current.run(ctx, async () => ((await isLegacyRequest(req, undefined, { maxRequestBodySize: MCP_BODY_CAP })) ? legacy(req) : modern.fetch(req)));
+  return current.run(ctx, async () =>
+    (await isLegacyRequest(req, undefined, { maxRequestBodySize: MCP_BODY_CAP })) ? legacy(req) : modern.fetch(req),
+  );
 }

@@ -125,8 +125,15 @@ const REPORT_TEXT_ENTRIES = 10;
 const REPORT_WHERE = "structuredContent.report lists them";
 
 function deployText(ctx: AppContext, d: DeployResponse): string {
-  const lines = [d.unchanged ? `Unchanged: the files equal the live version ${d.version} of ${d.url}; nothing was written.` : `Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url} (version ${d.version})`];
-  if (d.name) lines.push(`Named drop "${d.name}"${d.replaced ? " (content replaced, same URL; the previous version is kept for rollback_drop)" : ""}.`);
+  const lines = [
+    d.unchanged
+      ? `Unchanged: the files equal the live version ${d.version} of ${d.url}; nothing was written.`
+      : `Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url} (version ${d.version})`,
+  ];
+  if (d.name)
+    lines.push(
+      `Named drop "${d.name}"${d.replaced ? " (content replaced, same URL; the previous version is kept for rollback_drop)" : ""}.`,
+    );
   lines.push(d.expires_at ? `Expires at ${d.expires_at}.` : "Never expires.");
   if (d.claim_token) lines.push(CLAIM_TEXT(ctx.env.BASE_URL, d));
   lines.push(...reportLines(d.report, REPORT_TEXT_ENTRIES, REPORT_WHERE));
@@ -149,10 +156,18 @@ async function accountCaller(call: ToolCall) {
  * spends the per-address deploy budget; a call refused for its input counts against the higher
  * deployInvalid budget.
  */
-async function runDeploy(args: { name?: string; ttl?: number; upload_token?: string }, call: ToolCall, filesFor: (tier: Tier) => InputFile[]) {
+async function runDeploy(
+  args: { name?: string; ttl?: number; upload_token?: string },
+  call: ToolCall,
+  filesFor: (tier: Tier) => InputFile[],
+) {
   return guardedDeploy(call.ctx, call.req, async (quota) => {
     const c = await caller(call);
-    const opts = { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null, uploadToken: args.upload_token ?? null };
+    const opts = {
+      ttl: args.ttl === undefined ? null : String(args.ttl),
+      name: args.name ?? null,
+      uploadToken: args.upload_token ?? null,
+    };
     checkDeployOptions(c, opts);
     const d = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
     return { structured: d, text: deployText(call.ctx, d) };
@@ -162,7 +177,8 @@ async function runDeploy(args: { name?: string; ttl?: number; upload_token?: str
 /** The raw files map (not zod's copy: a "__proto__" path must be refused, not dropped). */
 const rawFiles = (call: ToolCall) => (tier: Tier) => decodeFilesMap(call.raw.files, limits[tier], isPaid(tier));
 
-const REPORT_NOTE = "The result's report lists referenced files the drop lacks and warnings (likely secrets, no index.html, large files): fix them and deploy again.";
+const REPORT_NOTE =
+  "The result's report lists referenced files the drop lacks and warnings (likely secrets, no index.html, large files): fix them and deploy again.";
 
 function grantText(g: DeployGrant): string {
   return [
@@ -180,7 +196,12 @@ const ANON =
   "Without an API key the drop is anonymous: it lives 30 days and the result carries a claim_token the user needs to keep it; with a key (Authorization: Bearer sp_…) it belongs to that account.";
 
 /** A new drop at a new URL: nothing existing changes, so not destructive; not idempotent (each call makes a drop). */
-const CREATES: Annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const CREATES: Annotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 const READS: Annotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 export const tools = [
@@ -196,7 +217,11 @@ export const tools = [
       runDeploy(args, call, (tier) => {
         const bytes = new TextEncoder().encode(args.html);
         if (bytes.byteLength > limits[tier].bodyBytes) {
-          throw tooLargeError(`The html is ${bytes.byteLength} bytes; pages are limited to ${Math.round(limits[tier].bodyBytes / 1048576)} MB.`, isPaid(tier), { limit: "body_bytes", allowed: limits[tier].bodyBytes });
+          throw tooLargeError(
+            `The html is ${bytes.byteLength} bytes; pages are limited to ${Math.round(limits[tier].bodyBytes / 1048576)} MB.`,
+            isPaid(tier),
+            { limit: "body_bytes", allowed: limits[tier].bodyBytes },
+          );
         }
         return [{ path: "index.html", bytes }];
       }),
@@ -232,7 +257,8 @@ export const tools = [
   tool({
     name: "append_files",
     title: "Add files to a drop",
-    description: "Add new files to one of the account's drops (paid plans, needs a key), e.g. the rest of a site too large for one call. Existing paths are refused, never overwritten. Returns the added paths and the new total.",
+    description:
+      "Add new files to one of the account's drops (paid plans, needs a key), e.g. the rest of a site too large for one call. Existing paths are refused, never overwritten. Returns the added paths and the new total.",
     input: appendFilesArgs,
     output: appendResponseSchema,
     // A repeat of the same call adds nothing: its paths exist by then, and existing paths are refused.
@@ -243,7 +269,13 @@ export const tools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return { structured: r, text: [`Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}; version ${r.version}).`, ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE)].join("\n") };
+      return {
+        structured: r,
+        text: [
+          `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}; version ${r.version}).`,
+          ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE),
+        ].join("\n"),
+      };
     },
   }),
   tool({
@@ -263,7 +295,12 @@ export const tools = [
         structured: p,
         text: [
           `${p.missing.length} content${p.missing.length === 1 ? "" : "s"} missing of ${total} file${total === 1 ? "" : "s"}; upload_token ${p.upload_token} (expires ${p.expires_at}).`,
-          ...(p.missing.length ? ["Send each with upload_content {sha256, content, upload_token}, or with a shell PUT the file's bytes to its url with its headers (structuredContent.uploads):", ...p.uploads.map((u) => `- ${u.sha256} → ${u.url}`)] : ["Nothing to upload: deploy with {sha256, size} values now."]),
+          ...(p.missing.length
+            ? [
+                "Send each with upload_content {sha256, content, upload_token}, or with a shell PUT the file's bytes to its url with its headers (structuredContent.uploads):",
+                ...p.uploads.map((u) => `- ${u.sha256} → ${u.url}`),
+              ]
+            : ["Nothing to upload: deploy with {sha256, size} values now."]),
         ].join("\n"),
       };
     },
@@ -281,8 +318,16 @@ export const tools = [
       const c = await caller(call);
       const value = (call.raw as { content: unknown }).content;
       const [decoded] = decodeFilesMap({ content: value }, limits[tierOf(c)], isPaid(tierOf(c)));
-      const r = await uploadContent(call.ctx, c, { sha256: args.sha256, bytes: decoded!.bytes, uploadToken: args.upload_token }, clientAddress(call.req, call.ctx.env));
-      return { structured: r, text: `Stored ${r.sha256} (${r.size} bytes). Deploy it as {"sha256": "${r.sha256}", "size": ${r.size}}.` };
+      const r = await uploadContent(
+        call.ctx,
+        c,
+        { sha256: args.sha256, bytes: decoded!.bytes, uploadToken: args.upload_token },
+        clientAddress(call.req, call.ctx.env),
+      );
+      return {
+        structured: r,
+        text: `Stored ${r.sha256} (${r.size} bytes). Deploy it as {"sha256": "${r.sha256}", "size": ${r.size}}.`,
+      };
     },
   }),
   tool({
@@ -312,15 +357,28 @@ export const tools = [
     annotations: READS,
     async run(args, call) {
       const c = await accountCaller(call);
-      const page = await listDrops(call.ctx, c.account, { limit: args.limit ?? LIST_LIMIT_DEFAULT, offset: args.offset ?? 0 });
-      const lines = page.drops.map((d) => `- ${d.slug}${d.name ? ` (${d.name})` : ""}: ${d.url} · ${d.file_count} files · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`);
-      return { structured: page, text: [`${page.total} drop${page.total === 1 ? "" : "s"} in this account; showing ${page.drops.length}.`, ...lines].join("\n") };
+      const page = await listDrops(call.ctx, c.account, {
+        limit: args.limit ?? LIST_LIMIT_DEFAULT,
+        offset: args.offset ?? 0,
+      });
+      const lines = page.drops.map(
+        (d) =>
+          `- ${d.slug}${d.name ? ` (${d.name})` : ""}: ${d.url} · ${d.file_count} files · ${d.expires_at ? `expires ${d.expires_at}` : "no expiry"}`,
+      );
+      return {
+        structured: page,
+        text: [
+          `${page.total} drop${page.total === 1 ? "" : "s"} in this account; showing ${page.drops.length}.`,
+          ...lines,
+        ].join("\n"),
+      };
     },
   }),
   tool({
     name: "get_drop",
     title: "Show one drop",
-    description: "Show one of the account's drops by slug: URL, name, plan, expiry, its files with sizes and content types (up to 1000), and its site rules (_redirects and _headers, with counts). Requires a key.",
+    description:
+      "Show one of the account's drops by slug: URL, name, plan, expiry, its files with sizes and content types (up to 1000), and its site rules (_redirects and _headers, with counts). Requires a key.",
     input: getDropArgs,
     output: dropDetailSchema,
     annotations: READS,
@@ -348,9 +406,21 @@ export const tools = [
     annotations: READS,
     async run(args, call) {
       const c = await accountCaller(call);
-      const v = await listDropVersions(call.ctx, c.account, args.slug, { limit: args.limit ?? LIST_LIMIT_DEFAULT, offset: args.offset ?? 0 });
-      const lines = v.versions.map((x) => `- version ${x.version}${x.live ? " (live)" : ""}: ${x.kind} at ${x.created_at} · ${x.file_count} files, ${x.total_bytes} bytes`);
-      return { structured: v, text: [`${v.total} retained version${v.total === 1 ? "" : "s"}; live version ${v.live_version}.`, ...lines].join("\n") };
+      const v = await listDropVersions(call.ctx, c.account, args.slug, {
+        limit: args.limit ?? LIST_LIMIT_DEFAULT,
+        offset: args.offset ?? 0,
+      });
+      const lines = v.versions.map(
+        (x) =>
+          `- version ${x.version}${x.live ? " (live)" : ""}: ${x.kind} at ${x.created_at} · ${x.file_count} files, ${x.total_bytes} bytes`,
+      );
+      return {
+        structured: v,
+        text: [
+          `${v.total} retained version${v.total === 1 ? "" : "s"}; live version ${v.live_version}.`,
+          ...lines,
+        ].join("\n"),
+      };
     },
   }),
   tool({
@@ -370,7 +440,8 @@ export const tools = [
   tool({
     name: "delete_drop",
     title: "Delete a drop",
-    description: "Delete one of the account's drops by slug: its files and URL are removed for good (edge caches may serve it for up to 60 s). Requires a key. Drops of other accounts answer not_found.",
+    description:
+      "Delete one of the account's drops by slug: its files and URL are removed for good (edge caches may serve it for up to 60 s). Requires a key. Drops of other accounts answer not_found.",
     input: deleteDropArgs,
     output: deleteDropResponseSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -392,10 +463,18 @@ export const tools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     async run(args, call) {
       const c = await accountCaller(call);
-      const r = await setAccess(call.ctx, c.account, args.slug, args.password === undefined ? { mode: args.mode } : { mode: args.mode, password: args.password });
+      const r = await setAccess(
+        call.ctx,
+        c.account,
+        args.slug,
+        args.password === undefined ? { mode: args.mode } : { mode: args.mode, password: args.password },
+      );
       return {
         structured: r,
-        text: r.mode === "password" ? `Drop ${r.slug} is now password-protected; visitors see a password form. Earlier unlocks no longer work.` : `Drop ${r.slug} is now public: anyone with its URL can see it.`,
+        text:
+          r.mode === "password"
+            ? `Drop ${r.slug} is now password-protected; visitors see a password form. Earlier unlocks no longer work.`
+            : `Drop ${r.slug} is now public: anyone with its URL can see it.`,
       };
     },
   }),
@@ -413,7 +492,10 @@ export const tools = [
     sealed: "secret",
     async run(args, call) {
       const c = await accountCaller(call);
-      const w = await createWebhook(call.ctx, c.account, { url: args.url, ...(args.events ? { events: args.events } : {}) });
+      const w = await createWebhook(call.ctx, c.account, {
+        url: args.url,
+        ...(args.events ? { events: args.events } : {}),
+      });
       return {
         structured: w,
         text: `Webhook ${w.id} added: ${w.url} receives ${w.events.join(", ")}.\nSigning secret (shown once; verify with the standardwebhooks package): ${w.secret}`,
@@ -423,21 +505,29 @@ export const tools = [
   tool({
     name: "list_webhooks",
     title: "List my webhooks",
-    description: "List the account's webhooks: id, URL and the events each receives (never their secrets). Requires a key.",
+    description:
+      "List the account's webhooks: id, URL and the events each receives (never their secrets). Requires a key.",
     input: listWebhooksArgs,
     output: webhooksListSchema,
     annotations: READS,
     async run(_args, call) {
       const c = await accountCaller(call);
       const l = await listWebhooks(call.ctx, c.account);
-      const lines = l.webhooks.map((w) => `- ${w.id}: ${w.url} (${w.events.length === WEBHOOK_EVENT_TYPES.length ? "all events" : w.events.join(", ")})`);
-      return { structured: l, text: [`${l.webhooks.length} webhook${l.webhooks.length === 1 ? "" : "s"}.`, ...lines].join("\n") };
+      const lines = l.webhooks.map(
+        (w) =>
+          `- ${w.id}: ${w.url} (${w.events.length === WEBHOOK_EVENT_TYPES.length ? "all events" : w.events.join(", ")})`,
+      );
+      return {
+        structured: l,
+        text: [`${l.webhooks.length} webhook${l.webhooks.length === 1 ? "" : "s"}.`, ...lines].join("\n"),
+      };
     },
   }),
   tool({
     name: "remove_webhook",
     title: "Remove a webhook",
-    description: "Remove one of the account's webhooks by id: it receives nothing more, and what it was still owed is dropped. Requires a key. Other accounts' webhooks answer not_found.",
+    description:
+      "Remove one of the account's webhooks by id: it receives nothing more, and what it was still owed is dropped. Requires a key. Other accounts' webhooks answer not_found.",
     input: removeWebhookArgs,
     output: webhookDeletedSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -472,14 +562,21 @@ export const tools = [
   tool({
     name: "verify_domain",
     title: "Check a custom domain's DNS record",
-    description: "Look up the TXT record of one of the account's custom domains: status becomes active (the drop is served at the hostname) once it holds the value; else it stays pending and checks says what was found. DNS changes can take minutes to appear. Requires a key.",
+    description:
+      "Look up the TXT record of one of the account's custom domains: status becomes active (the drop is served at the hostname) once it holds the value; else it stays pending and checks says what was found. DNS changes can take minutes to appear. Requires a key.",
     input: domainArgs,
     output: domainVerifyResponseSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     async run(args, call) {
       const c = await accountCaller(call);
       const d = await verifyDomain(call.ctx, c.account, args.hostname);
-      const found = d.checks.map((k) => (k.error ? `look-up failed (${k.error})` : k.found.length ? `found ${k.found.map((v) => `"${v}"`).join(", ")}` : "no TXT record found"));
+      const found = d.checks.map((k) =>
+        k.error
+          ? `look-up failed (${k.error})`
+          : k.found.length
+            ? `found ${k.found.map((v) => `"${v}"`).join(", ")}`
+            : "no TXT record found",
+      );
       return {
         structured: d,
         text:
@@ -492,7 +589,8 @@ export const tools = [
   tool({
     name: "list_domains",
     title: "List my custom domains",
-    description: "List the account's custom domains: hostname, drop slug, status (pending or active) and the DNS records each needs. Requires a key.",
+    description:
+      "List the account's custom domains: hostname, drop slug, status (pending or active) and the DNS records each needs. Requires a key.",
     input: listDomainsArgs,
     output: domainsListSchema,
     annotations: READS,
@@ -500,13 +598,17 @@ export const tools = [
       const c = await accountCaller(call);
       const r = await listDomains(call.ctx, c.account);
       const lines = r.domains.map((d) => `- ${d.hostname} → ${d.slug}: ${d.status}`);
-      return { structured: r, text: [`${r.domains.length} custom domain${r.domains.length === 1 ? "" : "s"}.`, ...lines].join("\n") };
+      return {
+        structured: r,
+        text: [`${r.domains.length} custom domain${r.domains.length === 1 ? "" : "s"}.`, ...lines].join("\n"),
+      };
     },
   }),
   tool({
     name: "remove_domain",
     title: "Remove a custom domain",
-    description: "Remove one of the account's custom domains: the drop is no longer served at that hostname (the drop itself stays). Requires a key.",
+    description:
+      "Remove one of the account's custom domains: the drop is no longer served at that hostname (the drop itself stays). Requires a key.",
     input: domainArgs,
     output: domainDeleteResponseSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -519,7 +621,8 @@ export const tools = [
   tool({
     name: "get_limits",
     title: "Show my plan's limits",
-    description: "Show the limits that apply to the caller: plan (anonymous without a key), files per call, sizes, lifetime (ttl) bounds, whether named drops and appends are available, deploys per minute. Call it before a large deploy.",
+    description:
+      "Show the limits that apply to the caller: plan (anonymous without a key), files per call, sizes, lifetime (ttl) bounds, whether named drops and appends are available, deploys per minute. Call it before a large deploy.",
     input: getLimitsArgs,
     output: limitsResponseSchema,
     annotations: READS,
@@ -562,7 +665,9 @@ export const tools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, call) {
       const k = await pollDevice(call.ctx, args.device_code);
-      const claims = k.claims.map((c) => (c.claimed ? `- ${c.slug}: moved into the account (${c.url})` : `- ${c.slug}: not moved (${c.code}: ${c.error})`));
+      const claims = k.claims.map((c) =>
+        c.claimed ? `- ${c.slug}: moved into the account (${c.url})` : `- ${c.slug}: not moved (${c.code}: ${c.error})`,
+      );
       return {
         structured: k,
         text: [
@@ -599,14 +704,16 @@ function compact(node: unknown): unknown {
   if (typeof node !== "object" || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if ((k === "minimum" && v === Number.MIN_SAFE_INTEGER) || (k === "maximum" && v === Number.MAX_SAFE_INTEGER)) continue;
+    if ((k === "minimum" && v === Number.MIN_SAFE_INTEGER) || (k === "maximum" && v === Number.MAX_SAFE_INTEGER))
+      continue;
     out[k] = compact(v);
   }
   if (out.format === "date-time") delete out.pattern;
   return out;
 }
 
-const jsonSchema = (schema: z.ZodType, io: "input" | "output") => compact(singleTypes(z.toJSONSchema(schema, { target: "draft-2020-12", io }))) as Record<string, unknown>;
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
+  compact(singleTypes(z.toJSONSchema(schema, { target: "draft-2020-12", io }))) as Record<string, unknown>;
 
 let descriptors: Tool[] | undefined;
 
@@ -634,11 +741,22 @@ function argumentError(error: z.ZodError): ApiError {
   const field = issue?.path[0];
   if (field === "ttl") return ApiError.fromZod(error, "The arguments", { code: "invalid_ttl", docs: "limits" });
   if (field === "password" || field === "mode") return ApiError.fromZod(error, "The arguments", { docs: "access" });
-  if (field === "name") return ApiError.fromZod(error, "The arguments", { code: "invalid_name", hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.", docs: "named-drops" });
+  if (field === "name")
+    return ApiError.fromZod(error, "The arguments", {
+      code: "invalid_name",
+      hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.",
+      docs: "named-drops",
+    });
   if (issue?.code === "unrecognized_keys" && issue.keys.includes("name")) {
-    return ApiError.fromZod(error, "The arguments", { hint: "To publish under a stable name, call deploy_named {name, files} (paid plans).", docs: "mcp" });
+    return ApiError.fromZod(error, "The arguments", {
+      hint: "To publish under a stable name, call deploy_named {name, files} (paid plans).",
+      docs: "mcp",
+    });
   }
-  return ApiError.fromZod(error, "The arguments", { hint: "Check the arguments against the tool's inputSchema (tools/list).", docs: "mcp" });
+  return ApiError.fromZod(error, "The arguments", {
+    hint: "Check the arguments against the tool's inputSchema (tools/list).",
+    docs: "mcp",
+  });
 }
 
 export interface ToolResult {
@@ -666,9 +784,17 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   if (retry) lines.push(`Retry after ${retry} seconds.`);
   if (env.upgrade_url) lines.push(`Upgrade: ${env.upgrade_url}`);
   if (env.docs_url) lines.push(`Docs: ${env.docs_url}`);
-  if (env.limit !== undefined && env.allowed !== undefined) lines.push(`Limit: ${env.limit} = ${env.allowed}${env.plan ? ` (plan ${env.plan})` : ""}`);
-  if (env.unusable) lines.push(`Unusable hashes: ${env.unusable.slice(0, 50).join(", ")}${env.unusable.length > 50 ? ` and ${env.unusable.length - 50} more` : ""}`);
-  return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { [ERROR_META_KEY]: { ...env } } };
+  if (env.limit !== undefined && env.allowed !== undefined)
+    lines.push(`Limit: ${env.limit} = ${env.allowed}${env.plan ? ` (plan ${env.plan})` : ""}`);
+  if (env.unusable)
+    lines.push(
+      `Unusable hashes: ${env.unusable.slice(0, 50).join(", ")}${env.unusable.length > 50 ? ` and ${env.unusable.length - 50} more` : ""}`,
+    );
+  return {
+    content: [{ type: "text", text: lines.join("\n") }],
+    isError: true,
+    _meta: { [ERROR_META_KEY]: { ...env } },
+  };
 }
 
 type RunOutput = { structured: Record<string, unknown>; text: string };
@@ -681,7 +807,10 @@ function sealAnswer(out: RunOutput, field: string | undefined, e: AppContext["en
   const secret = field ? out.structured[field] : undefined;
   const id = out.structured.id;
   if (typeof secret !== "string" || typeof id !== "string") return out;
-  return { structured: { ...out.structured, [field!]: sealSecret(secret, id, e) }, text: out.text.replaceAll(secret, SEALED_MARK) };
+  return {
+    structured: { ...out.structured, [field!]: sealSecret(secret, id, e) },
+    text: out.text.replaceAll(secret, SEALED_MARK),
+  };
 }
 
 function openAnswer(out: RunOutput, field: string | undefined, e: AppContext["env"]): RunOutput {
@@ -697,12 +826,22 @@ function openAnswer(out: RunOutput, field: string | undefined, e: AppContext["en
  * the same tool with the same arguments replays the first result, other arguments are a conflict.
  * A failed run stores nothing, so a retry runs again.
  */
-async function runOnce(name: string, key: string, call: ToolCall, sealed: string | undefined, run: () => Promise<RunOutput>): Promise<RunOutput> {
+async function runOnce(
+  name: string,
+  key: string,
+  call: ToolCall,
+  sealed: string | undefined,
+  run: () => Promise<RunOutput>,
+): Promise<RunOutput> {
   const fingerprint = toolCallFingerprint(call.ctx.env, name, call.raw);
-  const answer = await runIdempotent(call.ctx, { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint }, async () => ({
-    status: 200,
-    body: JSON.stringify(sealAnswer(await run(), sealed, call.ctx.env)),
-  }));
+  const answer = await runIdempotent(
+    call.ctx,
+    { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint },
+    async () => ({
+      status: 200,
+      body: JSON.stringify(sealAnswer(await run(), sealed, call.ctx.env)),
+    }),
+  );
   return openAnswer(JSON.parse(answer.body) as RunOutput, sealed, call.ctx.env);
 }
 
@@ -712,12 +851,24 @@ export async function callTool(def: (typeof tools)[number], call: ToolCall): Pro
     const parsed = def.input.safeParse(call.raw);
     if (!parsed.success) throw argumentError(parsed.error);
     // Each entry of `tools` is typed by its own schemas; the union call is safe because args came from that tool's own input schema.
-    const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(parsed.data, call);
+    const run = () =>
+      (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(
+        parsed.data,
+        call,
+      );
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
-    const out = key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, "sealed" in def ? def.sealed : undefined, run);
-    const result: ToolResult = { content: [{ type: "text", text: out.text }], structuredContent: out.structured, isError: false };
+    const out =
+      key === undefined
+        ? await run()
+        : await runOnce(def.name, parseIdempotencyKey(key), call, "sealed" in def ? def.sealed : undefined, run);
+    const result: ToolResult = {
+      content: [{ type: "text", text: out.text }],
+      structuredContent: out.structured,
+      isError: false,
+    };
     // The preview's QR code travels with the result, for the view only (text and structuredContent stay as they were).
-    if ("preview" in def && def.preview && typeof out.structured.url === "string") result._meta = { [QR_META_KEY]: qrModules(out.structured.url) };
+    if ("preview" in def && def.preview && typeof out.structured.url === "string")
+      result._meta = { [QR_META_KEY]: qrModules(out.structured.url) };
     return result;
   } catch (err) {
     // The caller's plan decides which advice is true; an unusable credential is advised as anonymous.

@@ -1,14 +1,28 @@
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import type { Db } from "../db/client";
 import { sha256Hex } from "../ids";
-import { consumeOauthModel, destroyOauthGrantRows, destroyOauthModel, findOauthModel, findOauthModelBy, upsertOauthModel } from "../db/oauth";
+import {
+  consumeOauthModel,
+  destroyOauthGrantRows,
+  destroyOauthModel,
+  findOauthModel,
+  findOauthModelBy,
+  upsertOauthModel,
+} from "../db/oauth";
 
 // oidc-provider's storage interface over the oauth_models table (PGlite and PostgreSQL alike).
 // Each model instance is one row; the columns beside the payload (grant, uid, user code,
 // account, client, expiry) are what lookups and revocation use. Credentials (codes, access,
 // refresh and registration tokens, whose id is their secret value) are stored by SHA-256 only.
 
-const SECRET_MODELS = new Set(["AccessToken", "RefreshToken", "AuthorizationCode", "RegistrationAccessToken", "ClientCredentials", "DeviceCode"]);
+const SECRET_MODELS = new Set([
+  "AccessToken",
+  "RefreshToken",
+  "AuthorizationCode",
+  "RegistrationAccessToken",
+  "ClientCredentials",
+  "DeviceCode",
+]);
 
 export class DbAdapter implements Adapter {
   constructor(
@@ -62,7 +76,9 @@ export class DbAdapter implements Adapter {
     await destroyOauthGrantRows(this.db, [grantId]);
   }
 
-  private payloadOf(row: { payload: Record<string, unknown>; expiresAt: Date | null; consumedAt: Date | null } | undefined): AdapterPayload | undefined {
+  private payloadOf(
+    row: { payload: Record<string, unknown>; expiresAt: Date | null; consumedAt: Date | null } | undefined,
+  ): AdapterPayload | undefined {
     if (!row || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return undefined;
     const payload = row.payload as AdapterPayload;
     return row.consumedAt ? { ...payload, consumed: Math.floor(row.consumedAt.getTime() / 1000) } : payload;

@@ -19,7 +19,8 @@ export interface ConsentRequest {
   redirectTo: string;
 }
 
-export type ConsentLookup = { ok: true; request: ConsentRequest } | { ok: false; reason: "not_found" | "other_browser" | "other_account" };
+export type ConsentLookup =
+  { ok: true; request: ConsentRequest } | { ok: false; reason: "not_found" | "other_browser" | "other_account" };
 
 async function pending(ctx: AppContext, uid: string, cookieValue: string | undefined, accountId: string) {
   const provider = await oauthProvider(ctx);
@@ -27,12 +28,18 @@ async function pending(ctx: AppContext, uid: string, cookieValue: string | undef
   if (!interaction) return { provider, failure: "not_found" as const };
   // The interaction cookie (path-scoped to this page) proves this browser started the request.
   if (cookieValue !== uid) return { provider, failure: "other_browser" as const };
-  if (interaction.session?.accountId && interaction.session.accountId !== accountId) return { provider, failure: "other_account" as const };
+  if (interaction.session?.accountId && interaction.session.accountId !== accountId)
+    return { provider, failure: "other_account" as const };
   return { provider, interaction };
 }
 
 /** The pending request for the consent page. */
-export async function loadConsent(ctx: AppContext, uid: string, cookieValue: string | undefined, accountId: string): Promise<ConsentLookup> {
+export async function loadConsent(
+  ctx: AppContext,
+  uid: string,
+  cookieValue: string | undefined,
+  accountId: string,
+): Promise<ConsentLookup> {
   const found = await pending(ctx, uid, cookieValue, accountId);
   if (!found.interaction) return { ok: false, reason: found.failure };
   const clientId = String(found.interaction.params.client_id ?? "");
@@ -57,7 +64,13 @@ export async function loadConsent(ctx: AppContext, uid: string, cookieValue: str
  * endpoint, which then redirects to the client with a code, or with error=access_denied), or
  * null when the request is gone or not this browser's.
  */
-export async function decideConsent(ctx: AppContext, uid: string, cookieValue: string | undefined, accountId: string, approve: boolean): Promise<string | null> {
+export async function decideConsent(
+  ctx: AppContext,
+  uid: string,
+  cookieValue: string | undefined,
+  accountId: string,
+  approve: boolean,
+): Promise<string | null> {
   const found = await pending(ctx, uid, cookieValue, accountId);
   if (!found.interaction) return null;
   const { interaction, provider } = found;
@@ -70,7 +83,8 @@ export async function decideConsent(ctx: AppContext, uid: string, cookieValue: s
     // the MCP resource's one scope. At a login prompt the details name no scopes yet, so the
     // request's own parameter counts.
     const { missingOIDCScope } = interaction.prompt.details;
-    const requested = typeof interaction.params.scope === "string" ? interaction.params.scope.split(" ").filter(Boolean) : [];
+    const requested =
+      typeof interaction.params.scope === "string" ? interaction.params.scope.split(" ").filter(Boolean) : [];
     const scopes = new Set([...requested, ...(missingOIDCScope ?? [])].filter((x) => OIDC_SCOPES.includes(x)));
     if (scopes.size > 0) grant.addOIDCScope([...scopes].join(" "));
     grant.addResourceScope(mcpResource(ctx), MCP_SCOPE);

@@ -19,7 +19,8 @@ export async function handleOauth(req: IncomingMessage, res: ServerResponse): Pr
   const ctx = await getContext();
   const provider = await oauthProvider(ctx);
   const url = new URL(req.url ?? "/", "http://internal");
-  if (url.pathname === AS_METADATA_PATH || url.pathname === AS_METADATA_REWRITE) req.url = `${PROVIDER_DISCOVERY_PATH}${url.search}`;
+  if (url.pathname === AS_METADATA_PATH || url.pathname === AS_METADATA_REWRITE)
+    req.url = `${PROVIDER_DISCOVERY_PATH}${url.search}`;
   if (req.method === "POST" && url.pathname === OAUTH_ROUTES.registration) {
     // Registration is open (RFC 7591, as MCP clients expect), so it is bounded per address.
     const address = clientAddress({ headers: { get: (name) => headerOf(req, name) } }, ctx.env);

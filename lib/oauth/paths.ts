@@ -28,7 +28,6 @@ export const CONSENT_PATH = "/dashboard/connect";
 /** The one scope: use the MCP tools as the account. */
 export const MCP_SCOPE = "mcp";
 
-
 /** The issuer: BASE_URL's origin (no path). */
 export function issuerOf(ctx: AppContext): string {
   return new URL(ctx.env.BASE_URL).origin;

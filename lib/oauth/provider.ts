@@ -19,7 +19,11 @@ import { CONSENT_PATH, MCP_SCOPE, OAUTH_ROUTES, mcpResource, issuerOf } from "./
 /** The scopes the provider knows (the grant of a consent carries those the request asked for). */
 export const OIDC_SCOPES: readonly string[] = ["openid", "offline_access", MCP_SCOPE];
 
-export const OAUTH_COOKIES = { session: "dropsite_oauth_session", interaction: "dropsite_oauth_interaction", resume: "dropsite_oauth_resume" } as const;
+export const OAUTH_COOKIES = {
+  session: "dropsite_oauth_session",
+  interaction: "dropsite_oauth_interaction",
+  resume: "dropsite_oauth_resume",
+} as const;
 
 /** Lifetimes, seconds. */
 export const OAUTH_TTL = {
@@ -31,7 +35,6 @@ export const OAUTH_TTL = {
   Session: 600,
   IdToken: 3600,
 } as const;
-
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
@@ -52,7 +55,10 @@ interface ServerKeys {
 async function serverKeys(ctx: AppContext): Promise<ServerKeys> {
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = await exportJWK(privateKey);
-  const fresh: ServerKeys = { jwk: { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: "RS256", use: "sig" }, cookieKeys: [randomBytes(32).toString("base64url")] };
+  const fresh: ServerKeys = {
+    jwk: { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: "RS256", use: "sig" },
+    cookieKeys: [randomBytes(32).toString("base64url")],
+  };
   const row = await insertOauthModelOnce(ctx.db, {
     model: "ServerKeys",
     id: "current",
@@ -85,7 +91,12 @@ function configuration(ctx: AppContext, keys: ServerKeys): Configuration {
     scopes: [...OIDC_SCOPES],
     responseTypes: ["code"],
     pkce: { required: () => true },
-    clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", id_token_signed_response_alg: "RS256" },
+    clientDefaults: {
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      id_token_signed_response_alg: "RS256",
+    },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
@@ -99,7 +110,12 @@ function configuration(ctx: AppContext, keys: ServerKeys): Configuration {
         useGrantedResource: () => true,
         getResourceServerInfo: (_c, indicator) => {
           if (indicator !== resource) throw new errors.InvalidTarget(`The only resource here is ${resource}.`);
-          return { scope: MCP_SCOPE, audience: resource, accessTokenTTL: OAUTH_TTL.AccessToken, accessTokenFormat: "opaque" };
+          return {
+            scope: MCP_SCOPE,
+            audience: resource,
+            accessTokenTTL: OAUTH_TTL.AccessToken,
+            accessTokenFormat: "opaque",
+          };
         },
       },
     },
@@ -109,13 +125,16 @@ function configuration(ctx: AppContext, keys: ServerKeys): Configuration {
         if (key !== "redirect_uris" || !Array.isArray(value)) return;
         for (const uri of value) {
           if (typeof uri !== "string" || !acceptableRedirectUri(uri)) {
-            throw new errors.InvalidRedirectUri(`Redirect URIs are https, or http on 127.0.0.1, [::1] or localhost, without a fragment; not ${String(uri)}.`);
+            throw new errors.InvalidRedirectUri(
+              `Redirect URIs are https, or http on 127.0.0.1, [::1] or localhost, without a fragment; not ${String(uri)}.`,
+            );
           }
         }
         // Every code grant returns a refresh token: a client that named only authorization_code
         // may use the refresh grant too.
         const grants = Array.isArray(metadata.grant_types) ? (metadata.grant_types as string[]) : [];
-        if (grants.includes("authorization_code") && !grants.includes("refresh_token")) metadata.grant_types = [...grants, "refresh_token"];
+        if (grants.includes("authorization_code") && !grants.includes("refresh_token"))
+          metadata.grant_types = [...grants, "refresh_token"];
       },
     },
     findAccount: async (_c, sub) => {

@@ -1,4 +1,10 @@
-import { bearerAuthChallengeResponse, buildOAuthProtectedResourceMetadata, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode } from "@modelcontextprotocol/server";
+import {
+  bearerAuthChallengeResponse,
+  buildOAuthProtectedResourceMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  OAuthError,
+  OAuthErrorCode,
+} from "@modelcontextprotocol/server";
 import type { AppContext } from "../context";
 import { MCP_SCOPE, OAUTH_ROUTES } from "./paths";
 import { issuerOf, mcpResource } from "./paths";
@@ -31,7 +37,10 @@ export function protectedResourceMetadata(ctx: AppContext) {
 
 /** 401 invalid_token with `WWW-Authenticate: Bearer …, resource_metadata="…"` (RFC 6750, RFC 9728). */
 export function invalidTokenChallenge(ctx: AppContext): Response {
-  return bearerAuthChallengeResponse(new OAuthError(OAuthErrorCode.InvalidToken, "The access token is unknown, expired or revoked."), {
-    resourceMetadataUrl: resourceMetadataUrl(ctx),
-  });
+  return bearerAuthChallengeResponse(
+    new OAuthError(OAuthErrorCode.InvalidToken, "The access token is unknown, expired or revoked."),
+    {
+      resourceMetadataUrl: resourceMetadataUrl(ctx),
+    },
+  );
 }

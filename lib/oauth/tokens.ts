@@ -29,5 +29,11 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
   if (!audiences.includes(mcpResource(ctx))) return null;
   const grant = await provider.Grant.find(at.grantId);
   if (!grant || grant.accountId !== at.accountId || grant.clientId !== at.clientId) return null;
-  return { accountId: at.accountId, clientId: at.clientId, grantId: at.grantId, expiresAt: at.exp, scopes: (at.scope ?? "").split(" ").filter(Boolean) };
+  return {
+    accountId: at.accountId,
+    clientId: at.clientId,
+    grantId: at.grantId,
+    expiresAt: at.exp,
+    scopes: (at.scope ?? "").split(" ").filter(Boolean),
+  };
 }

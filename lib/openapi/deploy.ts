@@ -13,26 +13,47 @@ import { anyCredential, jsonRequest, jsonResponse, mb, optionalCredential, slugP
 /** The three body forms, chosen by Content-Type, with an example of each. */
 const deployBody: ZodOpenApiRequestBodyObject = {
   required: true,
-  description: "The body form is chosen by Content-Type. Any type that is neither JSON nor zip is stored as index.html.",
+  description:
+    "The body form is chosen by Content-Type. Any type that is neither JSON nor zip is stored as index.html.",
   content: {
     "text/html": { schema: z.string(), example: "<!doctype html><h1>Hello</h1>" },
     "application/json": {
       schema: z.union([S.filesBodySchema, S.zipBodySchema]),
       examples: {
-        text: { summary: "Text files", value: { files: { "index.html": "<h1>Hello</h1>", "assets/app.js": "console.log('hi')" } } },
-        binary: { summary: "A binary file, base64", value: { files: { "index.html": "<img src=dot.png>", "dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } } } },
+        text: {
+          summary: "Text files",
+          value: { files: { "index.html": "<h1>Hello</h1>", "assets/app.js": "console.log('hi')" } },
+        },
+        binary: {
+          summary: "A binary file, base64",
+          value: {
+            files: { "index.html": "<img src=dot.png>", "dot.png": { encoding: "base64", content: "iVBORw0KGgo=" } },
+          },
+        },
         reference: {
           summary: "A file by reference to content uploaded after POST /deploy/preflight",
-          value: { files: { "index.html": "<script src=app.js></script>", "app.js": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 } } },
+          value: {
+            files: {
+              "index.html": "<script src=app.js></script>",
+              "app.js": { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 4 },
+            },
+          },
         },
         zip: {
-          summary: "A zip archive by reference, uploaded after POST /deploy/preflight with {\"zip\": {sha256, size}}; unpacked like a posted zip",
-          value: { zip: { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 31457280 } },
+          summary:
+            'A zip archive by reference, uploaded after POST /deploy/preflight with {"zip": {sha256, size}}; unpacked like a posted zip',
+          value: {
+            zip: { sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", size: 31457280 },
+          },
         },
       },
     },
     "application/zip": {
-      schema: z.string().meta({ contentMediaType: "application/zip", description: "The bytes of a zip archive (e.g. curl --data-binary @site.zip); a single top-level folder is stripped." }),
+      schema: z.string().meta({
+        contentMediaType: "application/zip",
+        description:
+          "The bytes of a zip archive (e.g. curl --data-binary @site.zip); a single top-level folder is stripped.",
+      }),
     },
   },
 };
@@ -50,12 +71,26 @@ export const deploy = {
   },
   paths: ({ rate }) => {
     const { anonymous: anon, free, pro } = limits;
-    const ttl = S.ttlSchema.max(TTL_CEILING_SECONDS).optional().meta({
-      description: `Lifetime in seconds, at least ${free.ttlMinSeconds}. Anonymous: at most ${anon.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Free accounts: at most ${free.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Subscribers: up to ${TTL_CEILING_SECONDS} (100 years); default no expiry.`,
+    const ttl = S.ttlSchema
+      .max(TTL_CEILING_SECONDS)
+      .optional()
+      .meta({
+        description: `Lifetime in seconds, at least ${free.ttlMinSeconds}. Anonymous: at most ${anon.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Free accounts: at most ${free.ttlMaxSeconds ?? TTL_CEILING_SECONDS} (the default). Subscribers: up to ${TTL_CEILING_SECONDS} (100 years); default no expiry.`,
+      });
+    const name = S.nameSchema.optional().meta({
+      description:
+        "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401.",
     });
-    const name = S.nameSchema.optional().meta({ description: "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401." });
-    const uploadToken = z.string().optional().describe("The upload_token of a POST /deploy/preflight: anonymous deploys by reference need it.");
-    const grant = z.object({ token: z.string().regex(DEPLOY_GRANT_TOKEN_PATTERN).describe("The one-time deploy token (from the MCP tool deploy_directory).") });
+    const uploadToken = z
+      .string()
+      .optional()
+      .describe("The upload_token of a POST /deploy/preflight: anonymous deploys by reference need it.");
+    const grant = z.object({
+      token: z
+        .string()
+        .regex(DEPLOY_GRANT_TOKEN_PATTERN)
+        .describe("The one-time deploy token (from the MCP tool deploy_directory)."),
+    });
     return {
       "/deploy/once/{token}": {
         post: {
@@ -66,19 +101,41 @@ export const deploy = {
           requestParams: { path: grant, header: z.object({ "X-Upload-Token": uploadToken }) },
           requestBody: deployBody,
           responses: { 200: jsonResponse(S.deployResponseSchema) },
-          errors: ["invalid_request", "invalid_ttl", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: [
+            "invalid_request",
+            "invalid_ttl",
+            "invalid_zip",
+            "file_cap_exceeded",
+            "auth_required",
+            "subscription_required",
+            "not_found",
+            "gone",
+            "payload_too_large",
+            "rate_limited",
+            "upstream_unavailable",
+          ],
         },
       },
       "/deploy/once/{token}/preflight": {
         post: {
           operationId: "preflightDeployOnce",
           summary: "A preflight as the caller of a one-time deploy URL",
-          description: "As POST /deploy/preflight, with the contents going to the grant's caller (its account's scope); the one-time URL stays unused.",
+          description:
+            "As POST /deploy/preflight, with the contents going to the grant's caller (its account's scope); the one-time URL stays unused.",
           security: [{}],
           requestParams: { path: grant },
           requestBody: jsonRequest(S.preflightBodySchema),
           responses: { 200: jsonResponse(S.preflightResponseSchema) },
-          errors: ["invalid_request", "file_cap_exceeded", "auth_required", "not_found", "gone", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: [
+            "invalid_request",
+            "file_cap_exceeded",
+            "auth_required",
+            "not_found",
+            "gone",
+            "payload_too_large",
+            "rate_limited",
+            "upstream_unavailable",
+          ],
         },
       },
       "/deploy": {
@@ -89,11 +146,27 @@ export const deploy = {
           security: optionalCredential,
           requestParams: {
             query: z.object({ ttl, name }),
-            header: z.object({ "X-Upload-Token": uploadToken, "If-Match": S.ifMatchHeaderSchema.optional(), "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }),
+            header: z.object({
+              "X-Upload-Token": uploadToken,
+              "If-Match": S.ifMatchHeaderSchema.optional(),
+              "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional(),
+            }),
           },
           requestBody: deployBody,
           responses: { 200: jsonResponse(S.deployResponseSchema) },
-          errors: ["invalid_request", "invalid_ttl", "invalid_name", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "conflict", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: [
+            "invalid_request",
+            "invalid_ttl",
+            "invalid_name",
+            "invalid_zip",
+            "file_cap_exceeded",
+            "auth_required",
+            "subscription_required",
+            "conflict",
+            "payload_too_large",
+            "rate_limited",
+            "upstream_unavailable",
+          ],
         },
       },
       "/deploy/{slug}": {
@@ -102,10 +175,27 @@ export const deploy = {
           summary: "Append files to a drop you own (subscribers)",
           description: `Same body forms as POST /deploy. At most ${pro.filesPerDrop} files and ${mb(pro.dropBytes)} per drop in total (413 past either).`,
           security: anyCredential,
-          requestParams: { path: slugPath, header: z.object({ "If-Match": S.ifMatchHeaderSchema.optional(), "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }) },
+          requestParams: {
+            path: slugPath,
+            header: z.object({
+              "If-Match": S.ifMatchHeaderSchema.optional(),
+              "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional(),
+            }),
+          },
           requestBody: deployBody,
           responses: { 200: jsonResponse(S.appendResponseSchema) },
-          errors: ["invalid_request", "invalid_zip", "file_cap_exceeded", "auth_required", "subscription_required", "not_found", "conflict", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: [
+            "invalid_request",
+            "invalid_zip",
+            "file_cap_exceeded",
+            "auth_required",
+            "subscription_required",
+            "not_found",
+            "conflict",
+            "payload_too_large",
+            "rate_limited",
+            "upstream_unavailable",
+          ],
         },
       },
       "/deploy/preflight": {
@@ -116,14 +206,22 @@ export const deploy = {
           security: optionalCredential,
           requestBody: jsonRequest(S.preflightBodySchema),
           responses: { 200: jsonResponse(S.preflightResponseSchema) },
-          errors: ["invalid_request", "file_cap_exceeded", "auth_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
+          errors: [
+            "invalid_request",
+            "file_cap_exceeded",
+            "auth_required",
+            "payload_too_large",
+            "rate_limited",
+            "upstream_unavailable",
+          ],
         },
       },
       "/deploy/uploads/{token}/{sha256}": {
         put: {
           operationId: "uploadContent",
           summary: "Upload the raw bytes of one content named by a preflight",
-          description: "The body is streamed into storage while its size and SHA-256 are checked; a mismatch answers 400 and stores nothing. The token in the URL is the grant: no other credential is needed. On Vercel, bodies over 4 MB do not reach a function (see docs/uploads.md).",
+          description:
+            "The body is streamed into storage while its size and SHA-256 are checked; a mismatch answers 400 and stores nothing. The token in the URL is the grant: no other credential is needed. On Vercel, bodies over 4 MB do not reach a function (see docs/uploads.md).",
           security: [{}],
           requestParams: {
             path: z.object({
@@ -131,7 +229,12 @@ export const deploy = {
               sha256: z.string().regex(SHA256_HEX_PATTERN).describe("The content's SHA-256."),
             }),
           },
-          requestBody: { required: true, content: { "application/octet-stream": { schema: z.string().meta({ contentMediaType: "application/octet-stream" }) } } },
+          requestBody: {
+            required: true,
+            content: {
+              "application/octet-stream": { schema: z.string().meta({ contentMediaType: "application/octet-stream" }) },
+            },
+          },
           responses: { 201: jsonResponse(S.uploadResponseSchema) },
           errors: ["invalid_request", "not_found", "payload_too_large", "rate_limited", "upstream_unavailable"],
         },

@@ -6,7 +6,12 @@ import { jsonRequest, jsonResponse, noCredential, type Resource } from "./operat
 
 export const device = {
   tag: "account",
-  schemas: { DeviceAuthorization: S.deviceAuthorizationSchema, DeviceAuthorizeBody: S.deviceAuthorizeBodySchema, DeviceTokenBody: S.deviceTokenBodySchema, DeviceToken: S.deviceTokenSchema },
+  schemas: {
+    DeviceAuthorization: S.deviceAuthorizationSchema,
+    DeviceAuthorizeBody: S.deviceAuthorizeBodySchema,
+    DeviceTokenBody: S.deviceTokenBodySchema,
+    DeviceToken: S.deviceTokenSchema,
+  },
   paths: ({ rate }) => ({
     "/device/authorize": {
       post: {
@@ -23,11 +28,20 @@ export const device = {
       post: {
         operationId: "deviceToken",
         summary: "Poll a device authorisation; on approval, a new sp_ key once",
-        description: "400 authorization_pending until the person approves on /device, 400 slow_down when polled faster than interval, 400 expired_token after expiry or once the key was issued, 403 access_denied when denied.",
+        description:
+          "400 authorization_pending until the person approves on /device, 400 slow_down when polled faster than interval, 400 expired_token after expiry or once the key was issued, 403 access_denied when denied.",
         security: noCredential,
         requestBody: jsonRequest(S.deviceTokenBodySchema),
         responses: { 200: jsonResponse(S.deviceTokenSchema) },
-        errors: ["invalid_request", "authorization_pending", "slow_down", "expired_token", "access_denied", "rate_limited", "upstream_unavailable"],
+        errors: [
+          "invalid_request",
+          "authorization_pending",
+          "slow_down",
+          "expired_token",
+          "access_denied",
+          "rate_limited",
+          "upstream_unavailable",
+        ],
       },
     },
   }),

@@ -10,7 +10,12 @@ const hostnamePath = z.object({ hostname: z.string().describe("The domain's host
 
 export const domains = {
   tag: "domains",
-  schemas: { Domain: S.domainSchema, DomainBody: S.domainBodySchema, DomainList: S.domainsListSchema, DomainVerify: S.domainVerifyResponseSchema },
+  schemas: {
+    Domain: S.domainSchema,
+    DomainBody: S.domainBodySchema,
+    DomainList: S.domainsListSchema,
+    DomainVerify: S.domainVerifyResponseSchema,
+  },
   paths: () => ({
     "/domains": {
       get: {
@@ -30,14 +35,24 @@ export const domains = {
         security: anyCredential,
         requestBody: jsonRequest(S.domainBodySchema),
         responses: { 201: jsonResponse(S.domainSchema) },
-        errors: ["invalid_request", "auth_required", "subscription_required", "not_found", "conflict", "payload_too_large", "rate_limited", "upstream_unavailable"],
+        errors: [
+          "invalid_request",
+          "auth_required",
+          "subscription_required",
+          "not_found",
+          "conflict",
+          "payload_too_large",
+          "rate_limited",
+          "upstream_unavailable",
+        ],
       },
     },
     "/domains/{hostname}/verify": {
       post: {
         operationId: "verifyDomain",
         summary: "Look up the domain's TXT record; active once it holds the value",
-        description: "status stays pending (with checks saying what was found) until the record is seen. With a Vercel project configured, the domain is added to it first and vercel reports Vercel's view.",
+        description:
+          "status stays pending (with checks saying what was found) until the record is seen. With a Vercel project configured, the domain is added to it first and vercel reports Vercel's view.",
         security: anyCredential,
         requestParams: { path: hostnamePath },
         responses: { 200: jsonResponse(S.domainVerifyResponseSchema) },

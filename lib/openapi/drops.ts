@@ -34,7 +34,8 @@ export const drops = {
       get: {
         operationId: "getDrop",
         summary: "One of your drops, with its live version's files and its access mode",
-        description: "What the MCP tool get_drop returns. Another account's drop, and an anonymous drop, answer 404 not_found exactly as an absent drop.",
+        description:
+          "What the MCP tool get_drop returns. Another account's drop, and an anonymous drop, answer 404 not_found exactly as an absent drop.",
         security: anyCredential,
         requestParams: { path: slugPath },
         responses: { 200: jsonResponse(S.dropDetailSchema) },
@@ -62,7 +63,14 @@ export const drops = {
         requestParams: { path: slugPath },
         requestBody: jsonRequest(S.accessBodySchema),
         responses: { 200: jsonResponse(S.accessResponseSchema) },
-        errors: ["invalid_request", "payload_too_large", "auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+        errors: [
+          "invalid_request",
+          "payload_too_large",
+          "auth_required",
+          "not_found",
+          "rate_limited",
+          "upstream_unavailable",
+        ],
       },
     },
     "/drops/{slug}/versions": {
@@ -83,7 +91,10 @@ export const drops = {
         description:
           "A pointer move, no bytes copied; this instance serves the version at once, others within seconds. The next write makes a new version from the live one. An unknown or pruned version answers 404.",
         security: anyCredential,
-        requestParams: { path: slugPath, header: z.object({ "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }) },
+        requestParams: {
+          path: slugPath,
+          header: z.object({ "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }),
+        },
         requestBody: jsonRequest(S.rollbackBodySchema),
         responses: { 200: jsonResponse(S.rollbackResponseSchema) },
         errors: ["invalid_request", "auth_required", "not_found", "conflict", "rate_limited", "upstream_unavailable"],

@@ -35,24 +35,61 @@ interface ExampleSpec {
 function exampleSpecs(): Record<ErrorCode, ExampleSpec> {
   const { free, pro } = limits;
   return {
-    invalid_request: { error: 'Path "../etc/passwd" leaves the drop.', hint: "Use relative paths such as index.html or assets/app.js.", docs: "paths" },
+    invalid_request: {
+      error: 'Path "../etc/passwd" leaves the drop.',
+      hint: "Use relative paths such as index.html or assets/app.js.",
+      docs: "paths",
+    },
     invalid_ttl: { error: `ttl must be at least ${free.ttlMinSeconds} seconds.`, docs: "ttl" },
     invalid_name: { error: "name must match ^[a-z0-9][a-z0-9-]{0,40}$.", docs: "named-drops" },
     invalid_zip: { error: "The body is not a zip archive.", docs: "zip" },
-    file_cap_exceeded: { error: `${free.filesPerRequest + 1} files in one request; this plan allows ${free.filesPerRequest}.`, hint: `Paid plans allow ${pro.filesPerRequest} files per request.`, upgrade: true, docs: "limits" },
-    auth_required: { error: "This route needs a credential: Authorization: Bearer <sp_ key or ID token>.", hint: "Mint an API key on the dashboard.", docs: "authentication" },
-    subscription_required: { error: "Named drops are for subscribers.", hint: "Upgrade to pro or team.", upgrade: true, docs: "plans" },
+    file_cap_exceeded: {
+      error: `${free.filesPerRequest + 1} files in one request; this plan allows ${free.filesPerRequest}.`,
+      hint: `Paid plans allow ${pro.filesPerRequest} files per request.`,
+      upgrade: true,
+      docs: "limits",
+    },
+    auth_required: {
+      error: "This route needs a credential: Authorization: Bearer <sp_ key or ID token>.",
+      hint: "Mint an API key on the dashboard.",
+      docs: "authentication",
+    },
+    subscription_required: {
+      error: "Named drops are for subscribers.",
+      hint: "Upgrade to pro or team.",
+      upgrade: true,
+      docs: "plans",
+    },
     not_found: { error: "No such drop in this account." },
     method_not_allowed: { error: "GET is not allowed here." },
     conflict: { error: "That vanity subdomain is taken." },
     gone: { error: "The claim window of this drop has passed." },
-    payload_too_large: { error: `The zip is larger than ${free.zipBytes} bytes, this plan's cap.`, upgrade: true, docs: "limits" },
+    payload_too_large: {
+      error: `The zip is larger than ${free.zipBytes} bytes, this plan's cap.`,
+      upgrade: true,
+      docs: "limits",
+    },
     rate_limited: { error: "Too many deploys from this address; try again later.", docs: "limits" },
     internal_error: { error: "Something went wrong on our side." },
-    upstream_unavailable: { error: "Billing is not configured on this server.", hint: "Ask the operator, or set a plan with npm run admin." },
-    authorization_pending: { error: "The person has not approved this device yet.", hint: "Poll again after interval seconds.", docs: "device-authorization" },
-    slow_down: { error: "Polled faster than the interval.", hint: "Add 5 seconds to the interval and poll again.", docs: "device-authorization" },
-    expired_token: { error: "This device code has expired or was already used.", hint: "Start again with POST /device/authorize.", docs: "device-authorization" },
+    upstream_unavailable: {
+      error: "Billing is not configured on this server.",
+      hint: "Ask the operator, or set a plan with npm run admin.",
+    },
+    authorization_pending: {
+      error: "The person has not approved this device yet.",
+      hint: "Poll again after interval seconds.",
+      docs: "device-authorization",
+    },
+    slow_down: {
+      error: "Polled faster than the interval.",
+      hint: "Add 5 seconds to the interval and poll again.",
+      docs: "device-authorization",
+    },
+    expired_token: {
+      error: "This device code has expired or was already used.",
+      hint: "Start again with POST /device/authorize.",
+      docs: "device-authorization",
+    },
     access_denied: { error: "The person denied this device.", docs: "device-authorization" },
   };
 }
@@ -71,7 +108,8 @@ function errorExample(code: ErrorCode, spec: ExampleSpec, base: string): z.outpu
 }
 
 function headersOf(status: number) {
-  if (status === 429 || status === 503) return z.object({ "Retry-After": z.int().min(0).optional().describe("Seconds to wait before retrying.") });
+  if (status === 429 || status === 503)
+    return z.object({ "Retry-After": z.int().min(0).optional().describe("Seconds to wait before retrying.") });
   if (status === 405) return z.object({ Allow: z.string().optional().describe("Methods this path answers.") });
   return undefined;
 }

@@ -27,7 +27,20 @@ type Json = Record<string, unknown>;
 
 const OPENAPI_VERSION = "1.0.0";
 
-const resources: Resource[] = [deploy, drops, claim, keys, webhooks, limitsResource, device, billing, vanity, domains, mcp, operations];
+const resources: Resource[] = [
+  deploy,
+  drops,
+  claim,
+  keys,
+  webhooks,
+  limitsResource,
+  device,
+  billing,
+  vanity,
+  domains,
+  mcp,
+  operations,
+];
 
 const tagDescriptions: Record<string, string> = {
   deploy: "Create drops and add files to them.",
@@ -86,11 +99,23 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
         schemas: Object.assign({}, ...resources.map((r) => r.schemas ?? {}), errorSchemas) as Record<string, z.ZodType>,
         responses: errorComponents(base),
         securitySchemes: {
-          apiKey: { type: "http", scheme: "bearer", bearerFormat: "sp_ API key", description: "An API key: sp_ followed by 43 base64url characters. Account-wide; mint it with an ID token." },
-          idToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An identity-provider ID token (RS256; issuer and audience checked; at most one hour old). The only credential that can mint keys." },
+          apiKey: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "sp_ API key",
+            description: "An API key: sp_ followed by 43 base64url characters. Account-wide; mint it with an ID token.",
+          },
+          idToken: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "JWT",
+            description:
+              "An identity-provider ID token (RS256; issuer and audience checked; at most one hour old). The only credential that can mint keys.",
+          },
           mcpOAuth: {
             type: "oauth2",
-            description: "OAuth 2.1 for /mcp only (hosted agent platforms): dynamic registration, authorization code with PKCE S256, refresh tokens. Access tokens are bound to the account that approved and to the resource BASE_URL/mcp.",
+            description:
+              "OAuth 2.1 for /mcp only (hosted agent platforms): dynamic registration, authorization code with PKCE S256, refresh tokens. Access tokens are bound to the account that approved and to the resource BASE_URL/mcp.",
             flows: {
               authorizationCode: {
                 authorizationUrl: `${base}${OAUTH_ROUTES.authorization}`,
@@ -100,7 +125,11 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
               },
             },
           },
-          cronSecret: { type: "http", scheme: "bearer", description: "The CRON_SECRET of the deployment (Vercel Cron sends it)." },
+          cronSecret: {
+            type: "http",
+            scheme: "bearer",
+            description: "The CRON_SECRET of the deployment (Vercel Cron sends it).",
+          },
         },
       },
     },

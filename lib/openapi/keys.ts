@@ -7,7 +7,12 @@ import { anyCredential, jsonRequest, jsonResponse, type Resource } from "./opera
 
 export const keys = {
   tag: "keys",
-  schemas: { MintKeyBody: S.mintKeyBodySchema, MintedKey: S.mintKeyResponseSchema, KeyList: S.keysListSchema, RevokedKey: S.revokeKeyResponseSchema },
+  schemas: {
+    MintKeyBody: S.mintKeyBodySchema,
+    MintedKey: S.mintKeyResponseSchema,
+    KeyList: S.keysListSchema,
+    RevokedKey: S.revokeKeyResponseSchema,
+  },
   paths: ({ rate }) => ({
     "/keys": {
       post: {
@@ -32,7 +37,9 @@ export const keys = {
         operationId: "revokeKey",
         summary: "Revoke an API key, instantly",
         security: anyCredential,
-        requestParams: { path: z.object({ id: S.apiKeyInfoSchema.shape.keyId.describe("The 64-hex key id (SHA-256 of the key).") }) },
+        requestParams: {
+          path: z.object({ id: S.apiKeyInfoSchema.shape.keyId.describe("The 64-hex key id (SHA-256 of the key).") }),
+        },
         responses: { 200: jsonResponse(S.revokeKeyResponseSchema) },
         errors: ["auth_required", "not_found", "rate_limited", "upstream_unavailable"],
       },

@@ -6,7 +6,11 @@ import { jsonRequest, jsonResponse, noCredential, optionalCredential, type Resou
 
 export const mcp = {
   tag: "mcp",
-  schemas: { JsonRpcRequest: S.jsonRpcRequestSchema, JsonRpcResponse: S.jsonRpcResponseSchema, ProtectedResourceMetadata: S.protectedResourceMetadataSchema },
+  schemas: {
+    JsonRpcRequest: S.jsonRpcRequestSchema,
+    JsonRpcResponse: S.jsonRpcResponseSchema,
+    ProtectedResourceMetadata: S.protectedResourceMetadataSchema,
+  },
   paths: () => ({
     "/mcp": {
       post: {
@@ -20,7 +24,10 @@ export const mcp = {
           200: jsonResponse(S.jsonRpcResponseSchema),
           202: { description: "A notification was accepted; no body." },
           400: jsonResponse(S.jsonRpcResponseSchema, "Invalid JSON-RPC request, batch, or protocol-version mismatch."),
-          401: { description: "An OAuth access token that is unknown, expired or revoked: {error: \"invalid_token\", error_description}, with WWW-Authenticate: Bearer error=\"invalid_token\", resource_metadata=\"…/.well-known/oauth-protected-resource/mcp\". API keys and ID tokens that are not accepted get an isError tool result instead." },
+          401: {
+            description:
+              'An OAuth access token that is unknown, expired or revoked: {error: "invalid_token", error_description}, with WWW-Authenticate: Bearer error="invalid_token", resource_metadata="…/.well-known/oauth-protected-resource/mcp". API keys and ID tokens that are not accepted get an isError tool result instead.',
+          },
           403: jsonResponse(S.jsonRpcResponseSchema, "The request's Origin is not allowed (MCP_ALLOWED_ORIGINS)."),
           404: jsonResponse(S.jsonRpcResponseSchema, "Unknown method (-32601)."),
           413: jsonResponse(S.jsonRpcResponseSchema, "The body is over the cap of one tool call."),

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import type { oas31, ZodOpenApiOperationObject, ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from "zod-openapi";
+import type {
+  oas31,
+  ZodOpenApiOperationObject,
+  ZodOpenApiRequestBodyObject,
+  ZodOpenApiResponseObject,
+} from "zod-openapi";
 import type { ErrorCode } from "../errors";
 import type { LimitName, LimitPolicy } from "../ratelimit/policy";
 

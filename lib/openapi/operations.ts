@@ -6,13 +6,18 @@ import { jsonResponse, noCredential, type Resource } from "./operation";
 
 export const operations = {
   tag: "operations",
-  schemas: { Health: S.healthResponseSchema, CleanupResult: S.cleanupResponseSchema, DeliveryPass: S.deliveryPassSchema },
+  schemas: {
+    Health: S.healthResponseSchema,
+    CleanupResult: S.cleanupResponseSchema,
+    DeliveryPass: S.deliveryPassSchema,
+  },
   paths: () => ({
     "/healthz": {
       get: {
         operationId: "getHealth",
         summary: "Database and storage reachable, and the version (for operators and load balancers)",
-        description: "200 when both answer; 503 with Retry-After and the same body naming the part that does not. Shows no configuration.",
+        description:
+          "200 when both answer; 503 with Retry-After and the same body naming the part that does not. Shows no configuration.",
         security: noCredential,
         responses: {
           200: jsonResponse(S.healthResponseSchema),
@@ -28,7 +33,8 @@ export const operations = {
       get: {
         operationId: "cleanup",
         summary: "Purge expired drops (cron job)",
-        description: "Guarded by CRON_SECRET, sent as a Bearer credential. Answers 404 when CRON_SECRET is not configured. Idempotent.",
+        description:
+          "Guarded by CRON_SECRET, sent as a Bearer credential. Answers 404 when CRON_SECRET is not configured. Idempotent.",
         security: [{ cronSecret: [] }],
         responses: { 200: jsonResponse(S.cleanupResponseSchema) },
         errors: ["auth_required", "not_found", "upstream_unavailable"],
@@ -38,7 +44,8 @@ export const operations = {
       get: {
         operationId: "deliverWebhooks",
         summary: "Deliver due webhook events (cron job, Vercel)",
-        description: "Guarded by CRON_SECRET, sent as a Bearer credential. Answers 404 when CRON_SECRET is not configured. Self-hosted, the app process delivers by itself.",
+        description:
+          "Guarded by CRON_SECRET, sent as a Bearer credential. Answers 404 when CRON_SECRET is not configured. Self-hosted, the app process delivers by itself.",
         security: [{ cronSecret: [] }],
         responses: { 200: jsonResponse(S.deliveryPassSchema) },
         errors: ["auth_required", "not_found", "upstream_unavailable"],

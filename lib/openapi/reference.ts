@@ -109,7 +109,9 @@ export async function referencePage(): Promise<Response> {
   });
   // The page's language, for screen readers (Scalar's page has none), and the names and focus
   // Scalar's rendered page lacks (ACCESSIBLE_SCRIPT).
-  const page = (await render().text()).replace(/<html>/i, '<html lang="en">').replace(/<\/body>/i, `<script nonce="${nonce}">${ACCESSIBLE_SCRIPT}</script></body>`);
+  const page = (await render().text())
+    .replace(/<html>/i, '<html lang="en">')
+    .replace(/<\/body>/i, `<script nonce="${nonce}">${ACCESSIBLE_SCRIPT}</script></body>`);
   return new Response(page, {
     headers: {
       "Content-Type": "text/html; charset=utf-8",

@@ -18,11 +18,20 @@ export const vanity = {
       post: {
         operationId: "claimVanity",
         summary: "Claim a vanity subdomain (Team plan)",
-        description: "One per account, first come first served. Named drops then serve at https://<sub>--<name>.<serve_domain>/.",
+        description:
+          "One per account, first come first served. Named drops then serve at https://<sub>--<name>.<serve_domain>/.",
         security: anyCredential,
         requestBody: jsonRequest(S.vanityBodySchema),
         responses: { 201: jsonResponse(S.vanityClaimResponseSchema) },
-        errors: ["invalid_request", "auth_required", "subscription_required", "conflict", "payload_too_large", "rate_limited", "upstream_unavailable"],
+        errors: [
+          "invalid_request",
+          "auth_required",
+          "subscription_required",
+          "conflict",
+          "payload_too_large",
+          "rate_limited",
+          "upstream_unavailable",
+        ],
       },
     },
   }),

@@ -5,6 +5,7 @@ import { ApiError } from "../errors";
 import { handle, type Handler } from "../http";
 import type { ServeResult } from "../serve/serve";
 import type { PlaneRequest } from "./request";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 
 // The Node-to-Fetch adapter of the data plane: Node's request and response on one side, the
 // web types the route handlers (lib/http handle()) and the serve function speak on the other,
@@ -44,7 +45,7 @@ export function write(req: IncomingMessage, res: ServerResponse, r: ServeResult)
   } else if (body instanceof Uint8Array) {
     res.end(body);
   } else {
-    const stream = Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>);
+    const stream = Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
     stream.on("error", () => res.destroy());
     res.on("close", () => stream.destroy());
     stream.pipe(res);
@@ -76,7 +77,12 @@ export function readNodeBody(req: IncomingMessage, cap: number): Promise<Uint8Ar
 }
 
 /** Runs a route handler through handle() (errors render the one envelope) and writes its Response. */
-export async function runHandler(req: PlaneRequest, res: ServerResponse, handler: Handler<Record<string, string>>, params: Record<string, string>): Promise<void> {
+export async function runHandler(
+  req: PlaneRequest,
+  res: ServerResponse,
+  handler: Handler<Record<string, string>>,
+  params: Record<string, string>,
+): Promise<void> {
   const body = nodeBody(req);
   try {
     // Every header as sent (and as the listener set x-dropsite-socket-ip and x-request-id). Next
@@ -90,7 +96,12 @@ export async function runHandler(req: PlaneRequest, res: ServerResponse, handler
     }
     // What Next hands a route handler: the app's origin and the request's path and query.
     const url = new URL(`${new URL(env().BASE_URL).origin}${req.url ?? "/"}`);
-    const request = new Request(url, { method: req.method, headers, body: body.stream, duplex: "half" } as RequestInit & { duplex: "half" });
+    const request = new Request(url, {
+      method: req.method,
+      headers,
+      body: body.stream,
+      duplex: "half",
+    } as RequestInit & { duplex: "half" });
     const response = await handle(handler, request, params);
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (res.headersSent || res.destroyed) return;

@@ -77,7 +77,19 @@ export function logRequest(req: PlaneRequest, res: ServerResponse): void {
     const status = res.headersSent ? res.statusCode : 0;
     const plane = req.answered ? "data" : "next";
     const host = hostKind(req);
-    console.log(JSON.stringify({ msg: "request", method, host, path, status, ms, id, plane, ...(res.writableFinished ? {} : { aborted: true }) }));
+    console.log(
+      JSON.stringify({
+        msg: "request",
+        method,
+        host,
+        path,
+        status,
+        ms,
+        id,
+        plane,
+        ...(res.writableFinished ? {} : { aborted: true }),
+      }),
+    );
   };
   res.once("finish", line);
   res.once("close", line);

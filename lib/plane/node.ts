@@ -56,7 +56,10 @@ export function clusterPlan(): { workers: number; warning?: string } {
   const e = env();
   const workers = e.WEB_CONCURRENCY;
   if (workers > 1 && !e.REDIS_URL && !e.UPSTASH_REDIS_REST_URL) {
-    return { workers, warning: `Rate limits are counted per worker (${workers} workers allow ${workers} times each budget): set REDIS_URL to share them.` };
+    return {
+      workers,
+      warning: `Rate limits are counted per worker (${workers} workers allow ${workers} times each budget): set REDIS_URL to share them.`,
+    };
   }
   return { workers };
 }
@@ -82,14 +85,20 @@ export function warmUp(): void {
   const started = performance.now();
   getContext().then(
     (ctx) => {
-      console.log(JSON.stringify({ msg: "context", db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) }));
+      console.log(
+        JSON.stringify({ msg: "context", db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) }),
+      );
       startWebhookWorker(ctx);
     },
     (err) => console.error("[serve] could not open the context at start:", err instanceof Error ? err.message : err),
   );
 }
 
-async function serveNode(req: IncomingMessage, res: ServerResponse, action: ReturnType<typeof resolveHost>): Promise<void> {
+async function serveNode(
+  req: IncomingMessage,
+  res: ServerResponse,
+  action: ReturnType<typeof resolveHost>,
+): Promise<void> {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const pathname = q < 0 ? url : url.slice(0, q);
@@ -123,7 +132,12 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, action: Retu
  */
 function tooLarge(res: ServerResponse, route: BodyRoute, cap: number, declared?: string): void {
   if (route.refusal === "jsonrpc") return send(res, 413, jsonRpcErrorBody(TOO_LARGE, tooLargeMessage(cap)));
-  envelope(res, 413, "payload_too_large", `This route accepts at most ${cap} bytes of body${declared === undefined ? "" : `; this request declares ${declared}`}.`);
+  envelope(
+    res,
+    413,
+    "payload_too_large",
+    `This route accepts at most ${cap} bytes of body${declared === undefined ? "" : `; this request declares ${declared}`}.`,
+  );
 }
 
 /**

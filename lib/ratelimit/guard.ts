@@ -17,7 +17,8 @@ function limitKey(p: LimitPolicy, subject: string): string {
 }
 
 export function rateLimited(p: LimitPolicy, result: LimitResult): ApiError {
-  const wait = p.retryAfter === "window" ? p.windowSeconds : Math.max(1, Math.min(p.windowSeconds, Math.ceil(result.retryAfter)));
+  const wait =
+    p.retryAfter === "window" ? p.windowSeconds : Math.max(1, Math.min(p.windowSeconds, Math.ceil(result.retryAfter)));
   return new ApiError("rate_limited", `Too many ${p.what}: at most ${describeRate(p)}.`, {
     hint: `Wait ${wait} seconds and retry.`,
     docs: "limits",

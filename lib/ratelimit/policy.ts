@@ -4,7 +4,20 @@ import type { Env } from "../env";
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
 // address, an account, a credential) in a sliding window.
 
-export type LimitName = "deploy" | "deployInvalid" | "deployGrant" | "preflight" | "preflightAccount" | "upload" | "claim" | "keyMint" | "accountRoute" | "deviceAuthorize" | "deviceApprove" | "unlock" | "oauthRegister";
+export type LimitName =
+  | "deploy"
+  | "deployInvalid"
+  | "deployGrant"
+  | "preflight"
+  | "preflightAccount"
+  | "upload"
+  | "claim"
+  | "keyMint"
+  | "accountRoute"
+  | "deviceAuthorize"
+  | "deviceApprove"
+  | "unlock"
+  | "oauthRegister";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -63,7 +76,8 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE,
       windowSeconds: 60,
       per: "ip",
-      counts: "anonymous preflights (POST /deploy/preflight, a one-time URL's preflight, MCP preflight_files), per client address, at the deploy rate",
+      counts:
+        "anonymous preflights (POST /deploy/preflight, a one-time URL's preflight, MCP preflight_files), per client address, at the deploy rate",
       what: "preflights from this address",
       retryAfter: "limiter",
     },
@@ -81,7 +95,8 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       max: e.RATE_LIMIT_DEPLOYS_PER_MINUTE * UPLOADS_PER_PREFLIGHT,
       windowSeconds: 60,
       per: "ip",
-      counts: "uploads (PUT to an upload target, MCP upload_content), per client address: a full preflight's worth per preflight allowed",
+      counts:
+        "uploads (PUT to an upload target, MCP upload_content), per client address: a full preflight's worth per preflight allowed",
       what: "uploads from this address",
       retryAfter: "limiter",
     },
@@ -126,7 +141,8 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       max: 50,
       windowSeconds: 3600,
       per: "ip",
-      counts: "OAuth client registrations (POST /api/oauth/register, the MCP connectors' dynamic registration), per client address",
+      counts:
+        "OAuth client registrations (POST /api/oauth/register, the MCP connectors' dynamic registration), per client address",
       what: "OAuth client registrations from this address",
       retryAfter: "limiter",
     },

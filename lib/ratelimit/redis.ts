@@ -94,7 +94,11 @@ export class RedisRateLimiter implements RateLimiter {
       this.down = false;
     });
     // The library's type is @upstash/redis's client; it calls only what ScriptRunner has.
-    this.windows = new SlidingWindows(new ScriptRunner(() => this.connected()) as unknown as RatelimitStore, "Redis", timeoutMs);
+    this.windows = new SlidingWindows(
+      new ScriptRunner(() => this.connected()) as unknown as RatelimitStore,
+      "Redis",
+      timeoutMs,
+    );
   }
 
   hit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {

@@ -52,7 +52,8 @@ export class SlidingWindows {
     const res = await this.limiterFor(max, windowSeconds).limit(key);
     // On timeout the library answers success with reason "timeout"; report it as a failure
     // instead of silently letting the request through.
-    if (res.reason === "timeout") throw new Error(`${this.store} rate limiter did not answer within ${this.timeoutMs} ms`);
+    if (res.reason === "timeout")
+      throw new Error(`${this.store} rate limiter did not answer within ${this.timeoutMs} ms`);
     if (res.success) return { ok: true, retryAfter: 0, remaining: res.remaining };
     return { ok: false, retryAfter: Math.max(1, Math.ceil((res.reset - Date.now()) / 1000)), remaining: res.remaining };
   }

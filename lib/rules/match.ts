@@ -94,7 +94,11 @@ export function compileRules(rules: SiteRules | null | undefined): CompiledRules
 }
 
 /** Calls `visit` for each rule matching `segs`, in file order, until it returns true. */
-function eachMatch<T extends { pattern: Pattern }>(ix: Indexed<T>, segs: readonly string[], visit: (rule: T, values: Record<string, string>) => boolean): void {
+function eachMatch<T extends { pattern: Pattern }>(
+  ix: Indexed<T>,
+  segs: readonly string[],
+  visit: (rule: T, values: Record<string, string>) => boolean,
+): void {
   // The candidate lists: rules without a literal, and those whose literal the path has where
   // they have it. Usually one or two short lists; merged by index to keep file order.
   const lists: number[][] = ix.wild.length ? [ix.wild] : [];
@@ -130,7 +134,11 @@ function eachMatch<T extends { pattern: Pattern }>(ix: Indexed<T>, segs: readonl
  * The first redirect rule that applies to a path: a forced rule whenever it matches, another
  * only when `fileAnswers()` is false (asked at most once).
  */
-export function firstRedirect(rules: CompiledRules, segs: readonly string[], fileAnswers: () => boolean): { rule: CompiledRedirect; values: Record<string, string> } | undefined {
+export function firstRedirect(
+  rules: CompiledRules,
+  segs: readonly string[],
+  fileAnswers: () => boolean,
+): { rule: CompiledRedirect; values: Record<string, string> } | undefined {
   if (!rules.redirects) return undefined;
   let answered: boolean | undefined;
   let found: { rule: CompiledRedirect; values: Record<string, string> } | undefined;
@@ -176,7 +184,10 @@ export function headersFor(rules: CompiledRules, segs: readonly string[]): Map<s
   return out;
 }
 
-function combineHeaders(headers: Indexed<CompiledHeaderRule>, segs: readonly string[]): Map<string, [string, string]> | undefined {
+function combineHeaders(
+  headers: Indexed<CompiledHeaderRule>,
+  segs: readonly string[],
+): Map<string, [string, string]> | undefined {
   let out: Map<string, [string, string]> | undefined;
   eachMatch(headers, segs, (rule) => {
     out ??= new Map();

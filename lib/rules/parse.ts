@@ -32,8 +32,9 @@ export function refusalMessage(r: Refusal): string {
 const SHOWN_CHARS = 200;
 
 function shown(line: string): string {
+  const trimmed = line.trim();
   // eslint-disable-next-line no-control-regex
-  const clean = line.trim().replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const clean = trimmed.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return clean.length > SHOWN_CHARS ? `${clean.slice(0, SHOWN_CHARS)}…` : clean;
 }
 
@@ -63,7 +64,12 @@ function splitLines(file: string, input: Uint8Array | string, limits: RuleLimits
           try {
             decoder.decode(input.subarray(start, i));
           } catch {
-            return { file, line: n, rule: shown(new TextDecoder().decode(input.subarray(start, Math.min(i, start + SHOWN_CHARS)))), reason: "not UTF-8 text" };
+            return {
+              file,
+              line: n,
+              rule: shown(new TextDecoder().decode(input.subarray(start, Math.min(i, start + SHOWN_CHARS)))),
+              reason: "not UTF-8 text",
+            };
           }
           n++;
           start = i + 1;
@@ -77,9 +83,11 @@ function splitLines(file: string, input: Uint8Array | string, limits: RuleLimits
   for (const [i, l] of raw.entries()) {
     const line = l.endsWith("\r") ? l.slice(0, -1) : l;
     const n = i + 1;
-    if (line.length > limits.ruleLineChars) return { file, line: n, rule: shown(line), reason: `longer than ${limits.ruleLineChars} characters` };
+    if (line.length > limits.ruleLineChars)
+      return { file, line: n, rule: shown(line), reason: `longer than ${limits.ruleLineChars} characters` };
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) return { file, line: n, rule: shown(line), reason: "contains a control character" };
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line))
+      return { file, line: n, rule: shown(line), reason: "contains a control character" };
     if (LONE_SURROGATE.test(line)) return { file, line: n, rule: shown(line), reason: "not valid Unicode" };
     out.push({ n, text: line });
   }
@@ -145,7 +153,8 @@ export function parseTarget(to: string, names: ReadonlySet<string>): Target | st
   let last = 0;
   for (const m of path.matchAll(/\/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
     const name = m[1]!;
-    if (!names.has(name)) return name === "splat" ? ":splat needs a * in the path" : `:${name} is not captured by the path`;
+    if (!names.has(name))
+      return name === "splat" ? ":splat needs a * in the path" : `:${name} is not captured by the path`;
     parts.push({ text: safeText(path.slice(last, m.index + 1)) });
     parts.push({ name });
     last = m.index + m[0].length;
@@ -173,22 +182,29 @@ export function parseRedirects(input: Uint8Array | string, limits: RuleLimits): 
   const rules: RedirectRule[] = [];
   for (const { n, text } of lines) {
     if (isComment(text)) continue;
-    const refuse = (reason: string): Parsed<RedirectRule> => ({ ok: false, refusal: { file, line: n, rule: shown(text), reason } });
+    const refuse = (reason: string): Parsed<RedirectRule> => ({
+      ok: false,
+      refusal: { file, line: n, rule: shown(text), reason },
+    });
     const all = text.trim().split(/[ \t]+/);
     const hashAt = all.findIndex((f) => f.startsWith("#"));
     const fields = hashAt === -1 ? all : all.slice(0, hashAt);
     if (fields.length < 2) return refuse("a rule is: from to [status][!]");
-    if (fields.length > 3) return refuse("a rule is: from to [status][!]; conditions and query matching are not supported");
+    if (fields.length > 3)
+      return refuse("a rule is: from to [status][!]; conditions and query matching are not supported");
     const [from = "", to = "", statusField] = fields;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(from)) return refuse("a rule matches paths of this drop; a host is not supported in the path");
+    if (/^[a-z][a-z0-9+.-]*:/i.test(from))
+      return refuse("a rule matches paths of this drop; a host is not supported in the path");
     const pattern = parsePattern(from);
     if ("error" in pattern) return refuse(pattern.error);
     const st = statusField === undefined ? { status: 301 as const, force: false } : parseStatus(statusField);
     if (!st) return refuse(`the status is one of ${REDIRECT_STATUSES.join(", ")}, optionally followed by !`);
     const target = parseTarget(to, captures(pattern));
     if (typeof target === "string") return refuse(target);
-    if (target.origin && (st.status === 200 || st.status === 404)) return refuse(`a ${st.status} rewrite serves a path of this drop, never another host`);
-    if (rules.length === limits.redirectRules) return refuse(`over the limit of ${limits.redirectRules} redirect rules`);
+    if (target.origin && (st.status === 200 || st.status === 404))
+      return refuse(`a ${st.status} rewrite serves a path of this drop, never another host`);
+    if (rules.length === limits.redirectRules)
+      return refuse(`over the limit of ${limits.redirectRules} redirect rules`);
     rules.push({ line: n, from, to, status: st.status, force: st.force });
   }
   return { ok: true, rules };
@@ -228,7 +244,8 @@ export function refusedHeader(name: string, value: string): string | null {
   const refused = REFUSED_HEADERS[lower];
   if (refused) return `${name} cannot be set: ${refused}`;
   if (lower.startsWith("x-dropsite-")) return `${name} cannot be set: the service's own header`;
-  if (lower === "x-content-type-options" && value.toLowerCase() !== "nosniff") return "X-Content-Type-Options stays nosniff";
+  if (lower === "x-content-type-options" && value.toLowerCase() !== "nosniff")
+    return "X-Content-Type-Options stays nosniff";
   return null;
 }
 
@@ -242,9 +259,13 @@ export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Pa
   if (!Array.isArray(lines)) return { ok: false, refusal: lines };
   const rules: HeaderRule[] = [];
   let current: (HeaderRule & { text: string }) | undefined;
-  const refusal = (n: number, text: string, reason: string): Parsed<HeaderRule> => ({ ok: false, refusal: { file, line: n, rule: shown(text), reason } });
+  const refusal = (n: number, text: string, reason: string): Parsed<HeaderRule> => ({
+    ok: false,
+    refusal: { file, line: n, rule: shown(text), reason },
+  });
   const close = (): Parsed<HeaderRule> | undefined => {
-    if (current && current.headers.length === 0) return refusal(current.line, current.text, "a path needs at least one indented Name: value line below it");
+    if (current && current.headers.length === 0)
+      return refusal(current.line, current.text, "a path needs at least one indented Name: value line below it");
     return undefined;
   };
   for (const { n, text } of lines) {
@@ -253,11 +274,13 @@ export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Pa
       const closed = close();
       if (closed) return closed;
       const path = text.trim();
-      if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return refusal(n, text, "a rule matches paths of this drop; a host is not supported");
+      if (/^[a-z][a-z0-9+.-]*:/i.test(path))
+        return refusal(n, text, "a rule matches paths of this drop; a host is not supported");
       if (/[ \t]/.test(path)) return refusal(n, text, "a path line holds one path; header lines below it are indented");
       const pattern = parsePattern(path);
       if ("error" in pattern) return refusal(n, text, pattern.error);
-      if (rules.length === limits.headerRules) return refusal(n, text, `over the limit of ${limits.headerRules} header rules`);
+      if (rules.length === limits.headerRules)
+        return refusal(n, text, `over the limit of ${limits.headerRules} header rules`);
       current = { line: n, path, headers: [], text };
       rules.push(current);
       continue;
@@ -270,7 +293,8 @@ export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Pa
     const value = t.slice(colon + 1).trim();
     if (!TOKEN.test(name)) return refusal(n, text, "a header name is letters, digits and -");
     if (value === "") return refusal(n, text, "the header has no value");
-    if (!/^[\x20-\x7e\t]*$/.test(value)) return refusal(n, text, "a header value is printable ASCII (percent-encode URLs)");
+    if (!/^[\x20-\x7e\t]*$/.test(value))
+      return refusal(n, text, "a header value is printable ASCII (percent-encode URLs)");
     const why = refusedHeader(name, value);
     if (why) return refusal(n, text, why);
     current.headers.push([name, value]);

@@ -46,7 +46,8 @@ export function parsePattern(raw: string): Pattern | { error: string } {
       return { error: "a percent-escape does not decode" };
     }
     // eslint-disable-next-line no-control-regex
-    if (lit === "." || lit === ".." || /[/\\\u0000-\u001f\u007f]/.test(lit)) return { error: "a path segment cannot name a file" };
+    if (lit === "." || lit === ".." || /[/\\\u0000-\u001f\u007f]/.test(lit))
+      return { error: "a path segment cannot name a file" };
     segments.push({ lit });
   }
   return { segments, splat };

@@ -35,7 +35,8 @@ const STYLE =
   "button{font:inherit;font-weight:600;padding:.6rem 1rem;border:0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}" +
   "input:focus-visible,button:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}.error{color:#a40e26;font-weight:600}";
 
-const POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -56,7 +57,12 @@ function gateHeaders(): Record<string, string> {
  * to come back to. `returnTo` is the request's own path (with its query); `message` says why
  * the page is shown again (a wrong password, too many tries).
  */
-export function lockPage(status: number, returnTo: string, message?: string, extra: Record<string, string> = {}): ServeResult {
+export function lockPage(
+  status: number,
+  returnTo: string,
+  message?: string,
+  extra: Record<string, string> = {},
+): ServeResult {
   const error = message ? `<p class="error" id="unlock-error" role="alert">${escapeHtml(message)}</p>` : "";
   const described = message ? ' aria-describedby="unlock-error"' : "";
   const html =
@@ -69,7 +75,13 @@ export function lockPage(status: number, returnTo: string, message?: string, ext
   const body = new TextEncoder().encode(html);
   return {
     status,
-    headers: { "Content-Type": "text/html; charset=utf-8", "Content-Length": String(body.byteLength), "Content-Security-Policy": POLICY, ...gateHeaders(), ...extra },
+    headers: {
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Length": String(body.byteLength),
+      "Content-Security-Policy": POLICY,
+      ...gateHeaders(),
+      ...extra,
+    },
     body,
   };
 }
@@ -79,7 +91,13 @@ export function lockPage(status: number, returnTo: string, message?: string, ext
  * whatever the form, `next` or Referer say. Anything that is not a plain path becomes "/".
  */
 export function safeReturnPath(raw: string): string {
-  if (!raw.startsWith("/") || raw.startsWith("//") || raw.includes("\\") || [...raw].some((ch) => ch <= "\u001f" || ch === "\u007f")) return "/";
+  if (
+    !raw.startsWith("/") ||
+    raw.startsWith("//") ||
+    raw.includes("\\") ||
+    [...raw].some((ch) => ch <= "\u001f" || ch === "\u007f")
+  )
+    return "/";
   const base = "http://drop.invalid";
   let u: URL;
   try {
@@ -97,7 +115,9 @@ function refused(status: number, returnTo: string, message: string, extra: Recor
 }
 
 function tooMany(err: ApiError, returnTo: string): ServeResult {
-  return refused(429, returnTo, `Too many wrong passwords. ${err.hint ?? "Wait a minute and try again."}`, { "Retry-After": err.headers["Retry-After"] ?? "60" });
+  return refused(429, returnTo, `Too many wrong passwords. ${err.hint ?? "Wait a minute and try again."}`, {
+    "Retry-After": err.headers["Retry-After"] ?? "60",
+  });
 }
 
 /** Whether an Origin header names another host than the one the form was posted to. */
@@ -115,7 +135,8 @@ function crossOrigin(req: ServeRequest): boolean {
 export async function unlock(ctx: AppContext, m: Manifest, req: ServeRequest): Promise<ServeResult> {
   if (crossOrigin(req)) return refused(403, "/", "This form only works from the site's own page.");
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") return refused(400, "/", "Send the password with the form on this page.");
+  if (type !== "application/x-www-form-urlencoded")
+    return refused(400, "/", "Send the password with the form on this page.");
   const raw = req.readBody ? await req.readBody(ACCESS_UNLOCK_BODY_BYTES) : new Uint8Array(0);
   if (raw === "too_large") return refused(413, "/", "The form sent more than this page accepts.");
   let form: URLSearchParams;
@@ -136,7 +157,8 @@ export async function unlock(ctx: AppContext, m: Manifest, req: ServeRequest): P
   const access = await findDropAccess(ctx.db, m.drop.id);
   if (!access || access.accessMode !== "password" || !access.accessPasswordHash) return seeOther(returnTo, {});
   // A password longer than any that can be set is wrong without hashing it.
-  const right = passwordChars(password) <= ACCESS_PASSWORD_MAX_CHARS && (await verifyPassword(password, access.accessPasswordHash));
+  const right =
+    passwordChars(password) <= ACCESS_PASSWORD_MAX_CHARS && (await verifyPassword(password, access.accessPasswordHash));
   if (!right) {
     try {
       await enforceLimit(ctx, "unlock", subject);
@@ -150,7 +172,11 @@ export async function unlock(ctx: AppContext, m: Manifest, req: ServeRequest): P
 }
 
 function seeOther(location: string, extra: Record<string, string>): ServeResult {
-  return { status: 303, headers: { Location: location, "Content-Length": "0", ...gateHeaders(), ...extra }, body: null };
+  return {
+    status: 303,
+    headers: { Location: location, "Content-Length": "0", ...gateHeaders(), ...extra },
+    body: null,
+  };
 }
 
 /**
@@ -163,7 +189,10 @@ export function privateResult(r: ServeResult): ServeResult {
   delete headers["CDN-Cache-Control"];
   delete headers["Cache-Tag"];
   const cc = headers["Cache-Control"];
-  if (cc !== undefined) headers["Cache-Control"] = cc.includes("no-store") ? "private, no-store" : `private, max-age=0, must-revalidate${cc.includes("no-transform") ? ", no-transform" : ""}`;
+  if (cc !== undefined)
+    headers["Cache-Control"] = cc.includes("no-store")
+      ? "private, no-store"
+      : `private, max-age=0, must-revalidate${cc.includes("no-transform") ? ", no-transform" : ""}`;
   headers["X-Robots-Tag"] = "noindex";
   return { ...r, headers };
 }

@@ -70,7 +70,10 @@ function caches(ctx: AppContext): ServeCaches {
       generation: 0,
       // lru-cache sizes are positive: an empty content (and the NOT_SMALLER marker) counts as one
       // byte, and SERVE_CACHE_BYTES=0 (off: only empty files are "cacheable") keeps one such byte.
-      contents: new LRUCache({ maxSize: Math.max(1, budget(ctx)), sizeCalculation: (bytes) => Math.max(1, bytes.byteLength) }),
+      contents: new LRUCache({
+        maxSize: Math.max(1, budget(ctx)),
+        sizeCalculation: (bytes) => Math.max(1, bytes.byteLength),
+      }),
       pending: new Map(),
     };
     all.set(ctx, c);
@@ -180,7 +183,11 @@ type DropChange = "deploy" | "replace" | "append" | "rollback" | "delete" | "cla
  * Deletion, expiry and protection (a drop switched to a password) remove the cached responses
  * outright, so the CDN cannot serve a stale copy while it revalidates; other changes mark them stale.
  */
-export async function dropChanged(ctx: AppContext, drop: { id: string; slug: string }, change: DropChange): Promise<void> {
+export async function dropChanged(
+  ctx: AppContext,
+  drop: { id: string; slug: string },
+  change: DropChange,
+): Promise<void> {
   const c = caches(ctx);
   c.generation++;
   c.manifests.delete(cacheKey({ slug: drop.slug }));
@@ -237,7 +244,6 @@ export function cacheable(ctx: AppContext, size: number): boolean {
   return size <= Math.min(CONTENT_MAX_ENTRY, budget(ctx) / 4);
 }
 
-
 async function readAll(stream: ReadableStream<Uint8Array>, size: number): Promise<Uint8Array> {
   const out = new Uint8Array(size);
   let offset = 0;
@@ -280,7 +286,11 @@ const NOT_SMALLER = new Uint8Array(0);
  * The br or gzip form of a cacheable text file, compressed once per content and kept by hash.
  * Null when it would not be smaller (or storage has none): the identity form is sent then.
  */
-export function compressedBytes(ctx: AppContext, file: ManifestFile, enc: Encoding): Promise<Uint8Array | null> | Uint8Array | null {
+export function compressedBytes(
+  ctx: AppContext,
+  file: ManifestFile,
+  enc: Encoding,
+): Promise<Uint8Array | null> | Uint8Array | null {
   const c = caches(ctx);
   const k = `${file.sha256}:${enc}`;
   const hit = c.contents.get(k);
@@ -290,9 +300,15 @@ export function compressedBytes(ctx: AppContext, file: ManifestFile, enc: Encodi
     if (!raw) return null;
     const out =
       enc === "br"
-        ? await brotli(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: raw.byteLength <= 256 * 1024 ? 11 : 6, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.byteLength } })
+        ? await brotli(raw, {
+            params: {
+              [zlibConstants.BROTLI_PARAM_QUALITY]: raw.byteLength <= 256 * 1024 ? 11 : 6,
+              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.byteLength,
+            },
+          })
         : await gzipAsync(raw, { level: 9 });
-    const bytes = out.byteLength < raw.byteLength ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : NOT_SMALLER;
+    const bytes =
+      out.byteLength < raw.byteLength ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : NOT_SMALLER;
     c.contents.set(k, bytes);
     return bytes === NOT_SMALLER ? null : bytes;
   });

@@ -22,7 +22,10 @@ export interface HostConfig {
 const SLUG_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function normalizeHost(host: string | null | undefined): string {
-  return (host ?? "").trim().toLowerCase().replace(/\.(?=:|$)/, "");
+  return (host ?? "")
+    .trim()
+    .toLowerCase()
+    .replace(/\.(?=:|$)/, "");
 }
 
 /** Strips the default port of the scheme so "x.example.com:443" matches "example.com". */
@@ -75,7 +78,8 @@ const outside = new LRUCache<string, HostAction>({ max: 10_000 });
 
 function classifyOutside(host: string, app: string, serve: string): HostAction {
   const name = withoutPort(host);
-  if (name === withoutPort(app) || name === withoutPort(serve)) return { kind: "app", reason: "the app host on another port" };
+  if (name === withoutPort(app) || name === withoutPort(serve))
+    return { kind: "app", reason: "the app host on another port" };
   const r = normalizeHostname(name);
   if (!r.ok) return { kind: "app", reason: `not under the serve domain and not a custom domain: ${r.reason}` };
   return { kind: "custom", hostname: r.hostname, reason: "custom domain" };

@@ -3,7 +3,10 @@
  * anything else (absent, multiple ranges, other units, syntax errors) is "ignore" and the whole
  * resource is sent, as RFC 9110 allows. "unsatisfiable" answers 416.
  */
-export function parseRange(header: string | null, size: number): { start: number; end: number } | "ignore" | "unsatisfiable" {
+export function parseRange(
+  header: string | null,
+  size: number,
+): { start: number; end: number } | "ignore" | "unsatisfiable" {
   if (!header) return "ignore";
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m) return "ignore";

@@ -2,7 +2,15 @@ import { addCacheTag } from "@vercel/functions";
 import type { AppContext } from "../context";
 import type { DropKey, ManifestFile } from "../db/serving";
 import { errorResponse, methodNotAllowed } from "../errors";
-import { cacheable, compressedBytes, contentBytes, forgetManifest, getManifest, type Encoding, type Manifest } from "./cache";
+import {
+  cacheable,
+  compressedBytes,
+  contentBytes,
+  forgetManifest,
+  getManifest,
+  type Encoding,
+  type Manifest,
+} from "./cache";
 import type { HostAction } from "./host";
 import { parseRange } from "./range";
 import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
@@ -46,7 +54,8 @@ const CDN_STALE_SECONDS = 60;
 
 // --- pages -------------------------------------------------------------------------------
 
-const PAGE_STYLE = "body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#222;background:#fafafa}main{max-width:32rem;padding:2rem;text-align:center}h1{font-size:1.4rem}";
+const PAGE_STYLE =
+  "body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#222;background:#fafafa}main{max-width:32rem;padding:2rem;text-align:center}h1{font-size:1.4rem}";
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -80,7 +89,11 @@ function gonePage(m: Manifest, now: number): ServeResult {
   const { drop } = m;
   if (drop.ownerId === null && drop.claimable && drop.purgeAt && drop.purgeAt.getTime() > now) {
     const until = drop.purgeAt.toISOString().slice(0, 16).replace("T", " ");
-    return page(410, "This drop has expired", `It is offline. Its owner can still claim it with the claim token until ${until} UTC; then it is deleted.`);
+    return page(
+      410,
+      "This drop has expired",
+      `It is offline. Its owner can still claim it with the claim token until ${until} UTC; then it is deleted.`,
+    );
   }
   return page(410, "This drop has expired", "The content that was published here is no longer online.");
 }
@@ -141,7 +154,8 @@ function extensionless(path: string): boolean {
 }
 
 /** HTML, CSS, JS, JSON (and source maps), SVG, XML, plain text and the like. */
-const TEXT_TYPES = /^(text\/|image\/svg\+xml|application\/(json|javascript|xml|manifest\+json|ld\+json|xhtml\+xml|rss\+xml|atom\+xml)\b)/;
+const TEXT_TYPES =
+  /^(text\/|image\/svg\+xml|application\/(json|javascript|xml|manifest\+json|ld\+json|xhtml\+xml|rss\+xml|atom\+xml)\b)/;
 
 function compressibleType(contentType: string): boolean {
   return TEXT_TYPES.test(contentType);
@@ -197,7 +211,10 @@ function cdnCacheControl(m: Manifest, immutable: boolean, now: number): string |
  * Which file of a drop answers a path, from its paths alone: exact, clean URLs, a folder's
  * redirect, a root 200.html for routes, the drop's 404.html. The deploy report reads it too.
  */
-export function resolvePath(has: (path: string) => boolean, path: string): { path: string; status: number } | { redirect: string } | undefined {
+export function resolvePath(
+  has: (path: string) => boolean,
+  path: string,
+): { path: string; status: number } | { redirect: string } | undefined {
   const own = fileFor(has, path);
   if (own) return own;
   if (has("200.html") && extensionless(path.replace(/\/$/, ""))) return { path: "200.html", status: 200 };
@@ -205,7 +222,10 @@ export function resolvePath(has: (path: string) => boolean, path: string): { pat
 }
 
 /** The file that answers a path itself (exact, clean URL), or its folder's redirect: what shadows a rule. */
-function fileFor(has: (path: string) => boolean, path: string): { path: string; status: number } | { redirect: string } | undefined {
+function fileFor(
+  has: (path: string) => boolean,
+  path: string,
+): { path: string; status: number } | { redirect: string } | undefined {
   for (const c of candidatePaths(path)) if (has(c)) return { path: c, status: 200 };
   if (path !== "" && !path.endsWith("/") && has(`${path}/index.html`)) return { redirect: `/${path}/` };
   return undefined;
@@ -225,7 +245,13 @@ function pick(m: Manifest, path: string): Chosen | undefined {
  * A 200 or 404 rewrite serves the target's file (exact, clean URL, folder index) or, when
  * there is none, the drop's 404. Rules are not applied again to a rewritten path.
  */
-function pickWithRules(m: Manifest, rules: CompiledRules, path: string, segs: string[], search: string): Chosen | undefined {
+function pickWithRules(
+  m: Manifest,
+  rules: CompiledRules,
+  path: string,
+  segs: string[],
+  search: string,
+): Chosen | undefined {
   const has = (p: string) => m.files.has(p);
   const hit = firstRedirect(rules, segs, () => fileFor(has, path) !== undefined);
   if (!hit) return pick(m, path);
@@ -234,7 +260,10 @@ function pickWithRules(m: Manifest, rules: CompiledRules, path: string, segs: st
   if (rule.status !== 200 && rule.status !== 404) {
     if (rule.target.hasQuery || !search) return { location: target, status: rule.status };
     const hash = target.indexOf("#");
-    return { location: hash === -1 ? target + search : target.slice(0, hash) + search + target.slice(hash), status: rule.status };
+    return {
+      location: hash === -1 ? target + search : target.slice(0, hash) + search + target.slice(hash),
+      status: rule.status,
+    };
   }
   const cut = target.search(/[?#]/);
   const to = dropPath(cut === -1 ? target : target.slice(0, cut));
@@ -263,7 +292,8 @@ function applyRuleHeaders(headers: Record<string, string>, rule: Map<string, [st
     }
     if (existing) delete headers[existing];
     headers[name] = value;
-    if (lower === "cache-control" && /\b(no-store|private)\b/i.test(value)) for (const h of CDN_HEADERS) delete headers[h];
+    if (lower === "cache-control" && /\b(no-store|private)\b/i.test(value))
+      for (const h of CDN_HEADERS) delete headers[h];
   }
 }
 
@@ -278,7 +308,12 @@ type Served = ServeResult | typeof STALE;
 
 export async function serveDropResult(ctx: AppContext, action: HostAction, req: ServeRequest): Promise<ServeResult> {
   if (action.kind === "app" || action.kind === "invalid-drop-host") return notFoundPage();
-  const key: DropKey = action.kind === "drop" ? { slug: action.slug } : action.kind === "custom" ? { domain: action.hostname } : { sub: action.sub, name: action.name };
+  const key: DropKey =
+    action.kind === "drop"
+      ? { slug: action.slug }
+      : action.kind === "custom"
+        ? { domain: action.hostname }
+        : { sub: action.sub, name: action.name };
   const first = await serveOnce(ctx, key, req);
   if (first !== STALE) return first;
   // Another instance changed the drop since this one cached its manifest: look again, once.
@@ -311,7 +346,11 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
 async function methodNotAllowedResult(): Promise<ServeResult> {
   const res = errorResponse(methodNotAllowed(["GET", "HEAD"]));
   const body = new Uint8Array(await res.arrayBuffer());
-  return { status: res.status, headers: { ...Object.fromEntries(res.headers), "Content-Length": String(body.byteLength) }, body };
+  return {
+    status: res.status,
+    headers: { ...Object.fromEntries(res.headers), "Content-Length": String(body.byteLength) },
+    body,
+  };
 }
 
 /** The drop-relative path a request names, or the page saying it names none (400, 404). */
@@ -337,19 +376,41 @@ function behindGate(ctx: AppContext, m: Manifest, path: string, req: ServeReques
 }
 
 /** A drop's answer from its files; `shared`: CDNs may keep it (a public drop). */
-async function serveFiles(ctx: AppContext, m: Manifest, path: string, req: ServeRequest, shared: boolean): Promise<Served> {
+async function serveFiles(
+  ctx: AppContext,
+  m: Manifest,
+  path: string,
+  req: ServeRequest,
+  shared: boolean,
+): Promise<Served> {
   const now = ctx.now();
   if (m.drop.expiresAt && m.drop.expiresAt.getTime() <= now) return gonePage(m, now);
   if (!m.rules) return serveChosen(ctx, m, pick(m, path), path, req, now, shared);
   const segs = pathSegments(path);
-  const result = await serveChosen(ctx, m, pickWithRules(m, m.rules, path, segs, req.search ?? ""), path, req, now, shared);
+  const result = await serveChosen(
+    ctx,
+    m,
+    pickWithRules(m, m.rules, path, segs, req.search ?? ""),
+    path,
+    req,
+    now,
+    shared,
+  );
   const extra = result === STALE ? undefined : headersFor(m.rules, segs);
   if (extra && result !== STALE) applyRuleHeaders(result.headers, extra);
   return result;
 }
 
 /** The response for what pick chose: a redirect, a file, or 404. */
-function serveChosen(ctx: AppContext, m: Manifest, chosen: Chosen | undefined, path: string, req: ServeRequest, now: number, shared: boolean): Promise<Served> | ServeResult {
+function serveChosen(
+  ctx: AppContext,
+  m: Manifest,
+  chosen: Chosen | undefined,
+  path: string,
+  req: ServeRequest,
+  now: number,
+  shared: boolean,
+): Promise<Served> | ServeResult {
   if (!chosen) return notFoundPage();
   if (shared) void addCacheTag(m.tag).catch(() => undefined);
   if ("file" in chosen) return serveFile(ctx, m, chosen.file, chosen.status, path, req, now, shared);
@@ -364,11 +425,25 @@ function robotsHeader(m: Manifest): Record<string, string> {
  * A redirect: a rule's target (a path on this host, or the URL a _redirects line names, 3xx
  * only), or a folder's 308 (a path on this host only: no request can redirect elsewhere).
  */
-function redirectResult(ctx: AppContext, m: Manifest, chosen: Exclude<Chosen, { file: ManifestFile }>, req: ServeRequest, now: number, shared: boolean): ServeResult {
-  const [status, location] = "location" in chosen ? [chosen.status, chosen.location] : [308, encodePath(chosen.redirect) + (req.search ?? "")];
+function redirectResult(
+  ctx: AppContext,
+  m: Manifest,
+  chosen: Exclude<Chosen, { file: ManifestFile }>,
+  req: ServeRequest,
+  now: number,
+  shared: boolean,
+): ServeResult {
+  const [status, location] =
+    "location" in chosen ? [chosen.status, chosen.location] : [308, encodePath(chosen.redirect) + (req.search ?? "")];
   return {
     status,
-    headers: { Location: location, "Content-Length": "0", "Cache-Control": REVALIDATE, ...(shared ? cdnHeaders(ctx, m, false, now) : {}), ...robotsHeader(m) },
+    headers: {
+      Location: location,
+      "Content-Length": "0",
+      "Cache-Control": REVALIDATE,
+      ...(shared ? cdnHeaders(ctx, m, false, now) : {}),
+      ...robotsHeader(m),
+    },
     body: null,
   };
 }
@@ -381,7 +456,16 @@ type Read<T> = T | typeof STALE | ServeResult;
  * A file's answer: its form (br, gzip or as stored), 304 when the client has it, 416 or 206 for
  * a range, then its bytes. A read that memory answers stays synchronous (no await) on the way.
  */
-async function serveFile(ctx: AppContext, m: Manifest, file: ManifestFile, chosenStatus: number, path: string, req: ServeRequest, now: number, shared: boolean): Promise<Served> {
+async function serveFile(
+  ctx: AppContext,
+  m: Manifest,
+  file: ManifestFile,
+  chosenStatus: number,
+  path: string,
+  req: ServeRequest,
+  now: number,
+  shared: boolean,
+): Promise<Served> {
   let status = chosenStatus;
   const inMemory = cacheable(ctx, file.size);
   const compressible = inMemory && compressibleType(file.contentType);
@@ -394,11 +478,20 @@ async function serveFile(ctx: AppContext, m: Manifest, file: ManifestFile, chose
   const etag = enc ? `"${file.sha256}-${enc === "br" ? "br" : "gz"}"` : `"${file.sha256}"`;
   const immutable = status === 200 && isHashedName(file.path) && file.path === path;
   const headers = fileHeaders(ctx, m, file, etag, enc, { immutable, compressible, shared, now });
-  if (status === 200 && etagMatches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
-  const range = rangeHeader === null ? "ignore" : requestedRange(rangeHeader, req.headers.get("if-range"), file.size, etag);
-  if (range === "unsatisfiable") return { status: 416, headers: { ...headers, "Content-Range": `bytes */${file.size}`, "Content-Length": "0" }, body: null };
+  if (status === 200 && etagMatches(req.headers.get("if-none-match"), etag))
+    return { status: 304, headers, body: null };
+  const range =
+    rangeHeader === null ? "ignore" : requestedRange(rangeHeader, req.headers.get("if-range"), file.size, etag);
+  if (range === "unsatisfiable")
+    return {
+      status: 416,
+      headers: { ...headers, "Content-Range": `bytes */${file.size}`, "Content-Length": "0" },
+      body: null,
+    };
   if (range !== "ignore") status = partial(headers, range, file.size);
-  headers["Content-Length"] = String(compressed ? compressed.byteLength : range !== "ignore" ? range.end - range.start + 1 : file.size);
+  headers["Content-Length"] = String(
+    compressed ? compressed.byteLength : range !== "ignore" ? range.end - range.start + 1 : file.size,
+  );
   if (req.method === "HEAD" || (!compressed && file.size === 0)) return { status, headers, body: null };
   if (compressed) return { status, headers, body: compressed };
   const stored = storedBody(ctx, file, inMemory, range === "ignore" ? undefined : range);
@@ -407,7 +500,14 @@ async function serveFile(ctx: AppContext, m: Manifest, file: ManifestFile, chose
 }
 
 /** The headers of a file's answer, before its length and range. */
-function fileHeaders(ctx: AppContext, m: Manifest, file: ManifestFile, etag: string, enc: Encoding | null, o: { immutable: boolean; compressible: boolean; shared: boolean; now: number }): Record<string, string> {
+function fileHeaders(
+  ctx: AppContext,
+  m: Manifest,
+  file: ManifestFile,
+  etag: string,
+  enc: Encoding | null,
+  o: { immutable: boolean; compressible: boolean; shared: boolean; now: number },
+): Record<string, string> {
   const headers: Record<string, string> = {
     "Content-Type": file.contentType,
     "X-Content-Type-Options": "nosniff",
@@ -426,12 +526,20 @@ function fileHeaders(ctx: AppContext, m: Manifest, file: ManifestFile, etag: str
  * The compressed bytes of a cacheable text file; null when the form as stored is sent (the
  * compressed one is not smaller); STALE when storage no longer has the file.
  */
-function compressedForm(ctx: AppContext, file: ManifestFile, enc: Encoding): Uint8Array | Promise<Read<Uint8Array | null>> {
+function compressedForm(
+  ctx: AppContext,
+  file: ManifestFile,
+  enc: Encoding,
+): Uint8Array | Promise<Read<Uint8Array | null>> {
   const c = compressedBytes(ctx, file, enc);
   return c instanceof Uint8Array ? c : settleCompressed(ctx, file, c);
 }
 
-async function settleCompressed(ctx: AppContext, file: ManifestFile, c: Promise<Uint8Array | null> | null): Promise<Read<Uint8Array | null>> {
+async function settleCompressed(
+  ctx: AppContext,
+  file: ManifestFile,
+  c: Promise<Uint8Array | null> | null,
+): Promise<Read<Uint8Array | null>> {
   let bytes: Uint8Array | null;
   try {
     bytes = await c;
@@ -444,7 +552,12 @@ async function settleCompressed(ctx: AppContext, file: ManifestFile, c: Promise<
 }
 
 /** The range a Range header asks for ("ignore": the whole file), honoured only when If-Range, if sent, names this form. */
-function requestedRange(rangeHeader: string, ifRange: string | null, size: number, etag: string): ReturnType<typeof parseRange> {
+function requestedRange(
+  rangeHeader: string,
+  ifRange: string | null,
+  size: number,
+  etag: string,
+): ReturnType<typeof parseRange> {
   return ifRange === null || ifRange.trim() === etag ? parseRange(rangeHeader, size) : "ignore";
 }
 
@@ -456,15 +569,27 @@ function partial(headers: Record<string, string>, range: { start: number; end: n
 }
 
 /** The bytes of a file, or of its range, as stored: from memory when kept there, else streamed from storage. */
-function storedBody(ctx: AppContext, file: ManifestFile, inMemory: boolean, range: { start: number; end: number } | undefined): Read<Body> | Promise<Read<Body>> {
+function storedBody(
+  ctx: AppContext,
+  file: ManifestFile,
+  inMemory: boolean,
+  range: { start: number; end: number } | undefined,
+): Read<Body> | Promise<Read<Body>> {
   if (!inMemory) return streamed(ctx, file, range);
   const c = contentBytes(ctx, file);
   if (c instanceof Uint8Array) return range ? c.subarray(range.start, range.end + 1) : c;
-  return c.then<Read<Body>, ServeResult>((bytes) => (bytes === null ? STALE : range ? bytes.subarray(range.start, range.end + 1) : bytes), storageFailure);
+  return c.then<Read<Body>, ServeResult>(
+    (bytes) => (bytes === null ? STALE : range ? bytes.subarray(range.start, range.end + 1) : bytes),
+    storageFailure,
+  );
 }
 
 /** A stream of a file from storage, checked against the length its row says. */
-async function streamed(ctx: AppContext, file: ManifestFile, range: { start: number; end: number } | undefined): Promise<Read<Body>> {
+async function streamed(
+  ctx: AppContext,
+  file: ManifestFile,
+  range: { start: number; end: number } | undefined,
+): Promise<Read<Body>> {
   try {
     const stream = await ctx.storage.get(file.storageRef, range);
     if (!stream) return STALE;

@@ -92,7 +92,14 @@ export class BlobStorage implements Storage {
 
   async putStream(key: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<string> {
     // Multipart: the SDK sends the stream in parts and never holds it whole.
-    const result = await put(key, body, { access: "public", token: this.token, contentType, addRandomSuffix: false, allowOverwrite: true, multipart: true });
+    const result = await put(key, body, {
+      access: "public",
+      token: this.token,
+      contentType,
+      addRandomSuffix: false,
+      allowOverwrite: true,
+      multipart: true,
+    });
     return result.url;
   }
 

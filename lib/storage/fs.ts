@@ -6,6 +6,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { assertScopedPrefix, type ByteRange, type Storage } from "./types";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 
 // The embedded default: files under DATA_DIR/blobs. Writes go to a temp name and are renamed
 // into place, so a reader never sees half a file.
@@ -41,7 +42,7 @@ export class FsStorage implements Storage {
     await mkdir(path.dirname(full), { recursive: true });
     const tmp = `${full}.${randomBytes(6).toString("hex")}.tmp`;
     try {
-      await pipeline(Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>), createWriteStream(tmp));
+      await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), createWriteStream(tmp));
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;

@@ -48,7 +48,11 @@ const UNREACHABLE_CODES = new Set([
  * or a socket idle past its timeout).
  */
 export function isUnreachable(err: unknown): boolean {
-  for (let e: unknown = err, i = 0; e !== null && typeof e === "object" && i < 6; e = (e as { cause?: unknown }).cause, i++) {
+  for (
+    let e: unknown = err, i = 0;
+    e !== null && typeof e === "object" && i < 6;
+    e = (e as { cause?: unknown }).cause, i++
+  ) {
     const { code, name } = e as { code?: unknown; name?: unknown };
     if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
     if (name === "TimeoutError") return true;
@@ -134,7 +138,8 @@ export class GuardedStorage implements Storage {
     );
     // Refused before the store saw it: the caller's stream is released as a failed put would.
     return put.catch((err: unknown) => {
-      if (err instanceof ApiError && err.code === "upstream_unavailable") void reader.cancel(err).catch(() => undefined);
+      if (err instanceof ApiError && err.code === "upstream_unavailable")
+        void reader.cancel(err).catch(() => undefined);
       throw err;
     });
   }
@@ -190,7 +195,11 @@ export class GuardedStorage implements Storage {
       await Promise.race([
         this.inner.list("healthz/"),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${this.probeTimeoutMs} ms`), { name: "TimeoutError" })), this.probeTimeoutMs);
+          timer = setTimeout(
+            () =>
+              reject(Object.assign(new Error(`no answer within ${this.probeTimeoutMs} ms`), { name: "TimeoutError" })),
+            this.probeTimeoutMs,
+          );
         }),
       ]);
       this.markUp();
@@ -219,8 +228,8 @@ export class GuardedStorage implements Storage {
 
 function logChange(kind: string): (down: boolean, cause: unknown) => void {
   return (down, cause) => {
-    if (down) console.error(`[storage] ${kind} store unreachable; failing fast until a probe answers: ${describeCause(cause)}`);
+    if (down)
+      console.error(`[storage] ${kind} store unreachable; failing fast until a probe answers: ${describeCause(cause)}`);
     else console.error(`[storage] ${kind} store answers again`);
   };
 }
-

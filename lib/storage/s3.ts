@@ -76,21 +76,33 @@ export class S3Storage implements Storage {
       // requestTimeout only logs unless told to throw, and a long upload may rightly take longer.
       // Sockets: up to 256 (the SDK's default is 50), because a request waiting in the agent's
       // queue counts against its connect timeout, and a busy moment must not look like an outage.
-      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS, httpAgent: { keepAlive: true, maxSockets: MAX_SOCKETS }, httpsAgent: { keepAlive: true, maxSockets: MAX_SOCKETS } },
+      requestHandler: {
+        connectionTimeout: CONNECT_TIMEOUT_MS,
+        socketTimeout: IDLE_TIMEOUT_MS,
+        httpAgent: { keepAlive: true, maxSockets: MAX_SOCKETS },
+        httpsAgent: { keepAlive: true, maxSockets: MAX_SOCKETS },
+      },
     });
   }
 
   readonly direct: DirectUploads = {
     target: async (key, size, validUntil, sha256) => {
       const checksum = Buffer.from(sha256, "hex").toString("base64");
-      const expiresIn = Math.min(MAX_PRESIGN_SECONDS, Math.max(1, Math.floor((validUntil.getTime() - Date.now()) / 1000)));
-      const url = await getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentLength: size, ChecksumSHA256: checksum }), {
-        expiresIn,
-        // Signed headers, not query parameters: the client must send exactly this length and
-        // checksum, and the store checks the body against the checksum.
-        signableHeaders: new Set(["content-length", "x-amz-checksum-sha256"]),
-        unhoistableHeaders: new Set(["x-amz-checksum-sha256"]),
-      });
+      const expiresIn = Math.min(
+        MAX_PRESIGN_SECONDS,
+        Math.max(1, Math.floor((validUntil.getTime() - Date.now()) / 1000)),
+      );
+      const url = await getSignedUrl(
+        this.client,
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentLength: size, ChecksumSHA256: checksum }),
+        {
+          expiresIn,
+          // Signed headers, not query parameters: the client must send exactly this length and
+          // checksum, and the store checks the body against the checksum.
+          signableHeaders: new Set(["content-length", "x-amz-checksum-sha256"]),
+          unhoistableHeaders: new Set(["x-amz-checksum-sha256"]),
+        },
+      );
       // Content-Length is sent by every HTTP client from the body (browsers refuse to set it).
       return { url, method: "PUT", headers: { "x-amz-checksum-sha256": checksum } };
     },
@@ -102,7 +114,15 @@ export class S3Storage implements Storage {
 
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<string> {
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: contentType }));
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: body,
+        ContentLength: body.byteLength,
+        ContentType: contentType,
+      }),
+    );
     return key;
   }
 
@@ -128,20 +148,40 @@ export class S3Storage implements Storage {
     };
     let part = await readPart();
     if (part.done) return this.put(key, part.bytes, contentType);
-    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
+    const { UploadId } = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+    );
     const parts: CompletedPart[] = [];
     try {
       for (let n = 1; ; n++) {
-        const { ETag } = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId, PartNumber: n, Body: part.bytes, ContentLength: part.bytes.byteLength }));
+        const { ETag } = await this.client.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId,
+            PartNumber: n,
+            Body: part.bytes,
+            ContentLength: part.bytes.byteLength,
+          }),
+        );
         parts.push({ ETag, PartNumber: n });
         if (part.done) break;
         part = await readPart();
         if (part.done && part.bytes.byteLength === 0) break;
       }
-      await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }));
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
     } catch (err) {
       void reader.cancel().catch(() => undefined);
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId })).catch(() => undefined);
+      await this.client
+        .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId }))
+        .catch(() => undefined);
       throw err;
     }
     return key;
@@ -149,12 +189,19 @@ export class S3Storage implements Storage {
 
   async get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: ref, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      const res = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: ref,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
+      );
       const body = res.Body as Readable | undefined;
       if (!body) return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
       const stream = Readable.toWeb(body) as ReadableStream<Uint8Array>;
       // A store may answer a Range with more than it (s3rver answers bytes=0-0 whole): cut it out here.
-      if (range && !res.ContentRange?.startsWith(`bytes ${range.start}-${range.end}/`)) return stream.pipeThrough(sliceStream(range.start, range.end));
+      if (range && !res.ContentRange?.startsWith(`bytes ${range.start}-${range.end}/`))
+        return stream.pipeThrough(sliceStream(range.start, range.end));
       return stream;
     } catch (err) {
       // NoSuchKey only: a missing bucket (NoSuchBucket, also 404) is a configuration fault, thrown.
@@ -186,9 +233,17 @@ export class S3Storage implements Storage {
     const batches: string[][] = [];
     for (let i = 0; i < keys.length; i += this.deleteBatchSize) batches.push(keys.slice(i, i + this.deleteBatchSize));
     await mapLimit(batches, 4, async (batch) => {
-      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      const res = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
       const failed = res.Errors ?? [];
-      if (failed.length > 0) throw new Error(`S3 DeleteObjects failed for ${failed.length} keys (first: ${failed[0]?.Key}: ${failed[0]?.Code})`);
+      if (failed.length > 0)
+        throw new Error(
+          `S3 DeleteObjects failed for ${failed.length} keys (first: ${failed[0]?.Key}: ${failed[0]?.Code})`,
+        );
     });
   }
 
@@ -196,7 +251,9 @@ export class S3Storage implements Storage {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       for (const o of page.Contents ?? []) if (o.Key !== undefined) out.push(o.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -54,7 +54,8 @@ export interface Storage {
 
 /** Deleting by prefix always targets one drop or batch folder: an empty prefix would be everything. */
 export function assertScopedPrefix(prefix: string): void {
-  if (!prefix.includes("/") || prefix.startsWith("/")) throw new Error(`refusing to delete unscoped storage prefix ${JSON.stringify(prefix)}`);
+  if (!prefix.includes("/") || prefix.startsWith("/"))
+    throw new Error(`refusing to delete unscoped storage prefix ${JSON.stringify(prefix)}`);
 }
 
 /**
@@ -62,7 +63,11 @@ export function assertScopedPrefix(prefix: string): void {
  * the ones in flight are awaited, then the failure is thrown, so a caller cleaning up after a
  * failure never races a write still under way.
  */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   let failure: { err: unknown } | undefined;

@@ -64,7 +64,9 @@ function expandIpv6(address: string): number[] | undefined {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted?.[1]) {
     const p = dotted[1].split(".").map(Number);
-    text = text.slice(0, -dotted[1].length) + `${(((p[0] ?? 0) << 8) | (p[1] ?? 0)).toString(16)}:${(((p[2] ?? 0) << 8) | (p[3] ?? 0)).toString(16)}`;
+    text =
+      text.slice(0, -dotted[1].length) +
+      `${(((p[0] ?? 0) << 8) | (p[1] ?? 0)).toString(16)}:${(((p[2] ?? 0) << 8) | (p[3] ?? 0)).toString(16)}`;
   }
   const [head = "", tail] = text.split("::");
   const left = head === "" ? [] : head.split(":");
@@ -113,14 +115,19 @@ export interface Resolved {
 export async function resolveTarget(url: URL, allowPrivate: boolean): Promise<Resolved> {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const literal = isIP(host);
-  const answers = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true }).catch(() => {
-    throw new Error(`the host ${host} does not resolve`);
-  });
+  const answers = literal
+    ? [{ address: host, family: literal }]
+    : await lookup(host, { all: true, verbatim: true }).catch(() => {
+        throw new Error(`the host ${host} does not resolve`);
+      });
   const first = answers[0];
   if (!first) throw new Error(`the host ${host} does not resolve`);
   if (!allowPrivate) {
     const bad = answers.find((a) => isRefusedAddress(a.address));
-    if (bad) throw new Error(`the host ${host} resolves to ${bad.address}, a loopback, private, link-local, multicast or reserved address`);
+    if (bad)
+      throw new Error(
+        `the host ${host} resolves to ${bad.address}, a loopback, private, link-local, multicast or reserved address`,
+      );
   }
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }

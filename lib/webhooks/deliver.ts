@@ -49,18 +49,31 @@ function post(url: URL, target: Resolved, headers: Record<string, string>, body:
       req.destroy();
       resolve(o);
     };
-    const req = send(url, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, lookup, agent: false }, (res: IncomingMessage) => {
-      let read = 0;
-      const status = res.statusCode ?? 0;
-      const finish = () => done({ statusCode: status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` });
-      res.on("data", (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > RESPONSE_BYTES) finish();
-      });
-      res.on("end", finish);
-      res.on("error", finish);
-    });
-    const timer = setTimeout(() => done({ statusCode: null, error: `no answer within ${WEBHOOK_TIMEOUT_SECONDS} seconds` }), WEBHOOK_TIMEOUT_SECONDS * 1000);
+    const req = send(
+      url,
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        lookup,
+        agent: false,
+      },
+      (res: IncomingMessage) => {
+        let read = 0;
+        const status = res.statusCode ?? 0;
+        const finish = () =>
+          done({ statusCode: status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` });
+        res.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > RESPONSE_BYTES) finish();
+        });
+        res.on("end", finish);
+        res.on("error", finish);
+      },
+    );
+    const timer = setTimeout(
+      () => done({ statusCode: null, error: `no answer within ${WEBHOOK_TIMEOUT_SECONDS} seconds` }),
+      WEBHOOK_TIMEOUT_SECONDS * 1000,
+    );
     req.on("error", (err) => done({ statusCode: null, error: `network error: ${err.message}` }));
     req.end(body);
   });
@@ -79,7 +92,11 @@ async function attempt(ctx: AppContext, d: ClaimedDelivery): Promise<boolean> {
     });
     const body = eventBody(ctx, d.event);
     // The signature's timestamp is the wall clock: receivers compare it with theirs.
-    const signature = new Webhook(openSecret(d.webhook.secretSealed, d.webhook.id, ctx.env)).sign(d.event.id, new Date(), body);
+    const signature = new Webhook(openSecret(d.webhook.secretSealed, d.webhook.id, ctx.env)).sign(
+      d.event.id,
+      new Date(),
+      body,
+    );
     outcome = await post(
       url,
       target,
@@ -100,8 +117,19 @@ async function attempt(ctx: AppContext, d: ClaimedDelivery): Promise<boolean> {
   const wait = WEBHOOK_RETRY_SECONDS[d.attempt - 1];
   await finishAttempt(
     ctx.db,
-    { webhookId: d.webhook.id, eventId: d.event.id, type: d.event.type, attempt: d.attempt, statusCode: outcome.statusCode, error: outcome.error, at: new Date(now), logId: prefixedId("att") },
-    delivered ? { delivered: true } : { delivered: false, retryAt: wait === undefined ? null : new Date(now + wait * 1000) },
+    {
+      webhookId: d.webhook.id,
+      eventId: d.event.id,
+      type: d.event.type,
+      attempt: d.attempt,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      at: new Date(now),
+      logId: prefixedId("att"),
+    },
+    delivered
+      ? { delivered: true }
+      : { delivered: false, retryAt: wait === undefined ? null : new Date(now + wait * 1000) },
   );
   return delivered;
 }
@@ -139,7 +167,9 @@ export function startWebhookWorker(ctx: AppContext): () => void {
     if (running) return;
     running = true;
     deliverDue(ctx)
-      .catch((err: unknown) => console.error("[webhooks] delivery pass failed:", err instanceof Error ? err.message : err))
+      .catch((err: unknown) =>
+        console.error("[webhooks] delivery pass failed:", err instanceof Error ? err.message : err),
+      )
       .finally(() => {
         running = false;
       });

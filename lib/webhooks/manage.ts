@@ -2,7 +2,13 @@ import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
 import { prefixedId } from "../db/events";
 import { withDb } from "../db/errors";
-import { deleteAccountWebhook, findAccountWebhook, insertWebhookCapped, listAccountWebhooks, listWebhookAttempts } from "../db/webhooks";
+import {
+  deleteAccountWebhook,
+  findAccountWebhook,
+  insertWebhookCapped,
+  listAccountWebhooks,
+  listWebhookAttempts,
+} from "../db/webhooks";
 import { ApiError } from "../errors";
 import { readJson } from "../http";
 import { z } from "zod";
@@ -29,7 +35,9 @@ export async function checkWebhookUrl(ctx: AppContext, raw: string): Promise<URL
   const problem = urlProblem(raw, allowPrivate);
   const refusedUrl = (why: string) =>
     new ApiError("invalid_request", `This webhook URL is refused: ${why}.`, {
-      hint: allowPrivate ? "Give an absolute http(s) URL." : "Give an https URL whose host resolves to public addresses only.",
+      hint: allowPrivate
+        ? "Give an absolute http(s) URL."
+        : "Give an https URL whose host resolves to public addresses only.",
       docs: "webhooks",
       details: { field: "url" },
     });
@@ -52,14 +60,26 @@ export function readWebhookBody(req: Request): Promise<unknown> {
 export async function createWebhook(ctx: AppContext, account: AccountRow, input: unknown) {
   const parsed = webhookBodySchema.safeParse(input);
   if (!parsed.success) {
-    throw ApiError.fromZod(parsed.error, "The body", { hint: `url is required; events, if given, lists names among: ${WEBHOOK_EVENT_TYPES.join(", ")}.`, docs: "webhooks" });
+    throw ApiError.fromZod(parsed.error, "The body", {
+      hint: `url is required; events, if given, lists names among: ${WEBHOOK_EVENT_TYPES.join(", ")}.`,
+      docs: "webhooks",
+    });
   }
   const url = await checkWebhookUrl(ctx, parsed.data.url);
-  const events = parsed.data.events ? WEBHOOK_EVENT_TYPES.filter((t) => parsed.data.events?.includes(t)) : [...WEBHOOK_EVENT_TYPES];
+  const events = parsed.data.events
+    ? WEBHOOK_EVENT_TYPES.filter((t) => parsed.data.events?.includes(t))
+    : [...WEBHOOK_EVENT_TYPES];
   const max = limits[account.plan].maxWebhooks;
   const id = prefixedId("wh");
   const secret = newWebhookSecret();
-  const row = { id, accountId: account.id, url: url.href, events, secretSealed: sealSecret(secret, id, ctx.env), createdAt: new Date(ctx.now()) };
+  const row = {
+    id,
+    accountId: account.id,
+    url: url.href,
+    events,
+    secretSealed: sealSecret(secret, id, ctx.env),
+    createdAt: new Date(ctx.now()),
+  };
   if (!(await withDb(() => insertWebhookCapped(ctx.db, row, max)))) {
     throw new ApiError("invalid_request", `This account already has ${max} webhooks.`, {
       hint: "Remove a webhook you no longer use, or upgrade for more.",

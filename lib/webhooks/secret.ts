@@ -18,7 +18,9 @@ export function sealSecret(secret: string, webhookId: string, e?: Env): string {
   const cipher = createCipheriv("aes-256-gcm", derivedKey(PURPOSE, e), iv);
   cipher.setAAD(Buffer.from(webhookId));
   const ct = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-  return ["v1", iv, cipher.getAuthTag(), ct].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+  return ["v1", iv, cipher.getAuthTag(), ct]
+    .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+    .join(".");
 }
 
 /** The secret of a sealed value; throws when the server secret changed or the value was altered. */

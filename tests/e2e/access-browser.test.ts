@@ -21,16 +21,22 @@ registerSecret("drop password", PASSWORD);
 registerSecret("drop password", OTHER_PASSWORD);
 
 const SITE = {
-  "index.html": '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Private report</title><link rel="stylesheet" href="/assets/style.3f9a1c2b.css"></head><body><main><h1>Quarterly report</h1><img src="/logo.svg" alt="Logo" width="120" height="60"></main></body></html>',
+  "index.html":
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Private report</title><link rel="stylesheet" href="/assets/style.3f9a1c2b.css"></head><body><main><h1>Quarterly report</h1><img src="/logo.svg" alt="Logo" width="120" height="60"></main></body></html>',
   "assets/style.3f9a1c2b.css": "h1 { color: rgb(12, 34, 56); }",
-  "logo.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#0b57d0"/></svg>',
+  "logo.svg":
+    '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#0b57d0"/></svg>',
 };
 
 const api = (path: string, init: RequestInit = {}) => fetch(`${app.baseUrl}${path}`, init);
 const dropUrl = (slug: string) => `http://${slug}.${app.serveDomain}/`;
 
 async function deploy(): Promise<string> {
-  const res = await api("/deploy", { method: "POST", body: JSON.stringify({ files: SITE }), headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` } });
+  const res = await api("/deploy", {
+    method: "POST",
+    body: JSON.stringify({ files: SITE }),
+    headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { slug: string }).slug;
 }
@@ -103,7 +109,11 @@ describe("the owner", () => {
     }
     const got = await api(`/drops/${first}`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(((await got.json()) as { access: string }).access).toBe("password");
-    const put = await api(`/drops/${second}/access`, { method: "PUT", body: JSON.stringify({ mode: "password", password: OTHER_PASSWORD }), headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` } });
+    const put = await api(`/drops/${second}/access`, {
+      method: "PUT",
+      body: JSON.stringify({ mode: "password", password: OTHER_PASSWORD }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+    });
     expect(put.status).toBe(200);
   });
 });

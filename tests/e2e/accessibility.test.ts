@@ -27,7 +27,8 @@ let world: World;
 let receiver: Server;
 
 /** Accessible content for drops, so previews and drop pages add no findings of the person's own. */
-const site = (h1: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${h1}</title></head><body><main><h1>${h1}</h1></main></body></html>`;
+const site = (h1: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${h1}</title></head><body><main><h1>${h1}</h1></main></body></html>`;
 
 async function newContext(): Promise<BrowserContext> {
   const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
@@ -38,11 +39,19 @@ async function newContext(): Promise<BrowserContext> {
 }
 
 /** Deploys an account drop through the API with the account's ID token; its slug and URL. */
-async function deployAs(sub: string, html: string, rules?: { _redirects: string; _headers: string }): Promise<{ slug: string; url: string }> {
+async function deployAs(
+  sub: string,
+  html: string,
+  rules?: { _redirects: string; _headers: string },
+): Promise<{ slug: string; url: string }> {
   const token = await oidc.mintIdToken({ sub, email: `${sub}@example.test` });
   const body = rules ? JSON.stringify({ files: { "index.html": html, ...rules } }) : html;
   const type = rules ? "application/json" : "text/html";
-  const res = await fetch(`${app.baseUrl}/deploy`, { method: "POST", body, headers: { authorization: `Bearer ${token}`, "content-type": type } });
+  const res = await fetch(`${app.baseUrl}/deploy`, {
+    method: "POST",
+    body,
+    headers: { authorization: `Bearer ${token}`, "content-type": type },
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as { slug: string; url: string };
 }
@@ -50,14 +59,25 @@ async function deployAs(sub: string, html: string, rules?: { _redirects: string;
 beforeAll(async () => {
   const port = await freePort();
   oidc = await startOidcProvider({ redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`] });
-  app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret, WEBHOOKS_ALLOW_PRIVATE: "1" }, { port });
+  app = await startApp(
+    {
+      OIDC_ISSUER: oidc.issuer,
+      OIDC_CLIENT_ID: oidc.clientId,
+      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      WEBHOOKS_ALLOW_PRIVATE: "1",
+    },
+    { port },
+  );
   browser = await launchChromium();
   receiver = createServer((req, res) => void req.resume().on("end", () => res.writeHead(204).end()));
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   const hook = await fetch(`${app.baseUrl}/webhooks`, {
     method: "POST",
     body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }),
-    headers: { authorization: `Bearer ${await oidc.mintIdToken({ sub: "ada", email: "ada@example.test" })}`, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${await oidc.mintIdToken({ sub: "ada", email: "ada@example.test" })}`,
+      "content-type": "application/json",
+    },
   });
   expect(hook.status).toBe(201);
   const webhookId = ((await hook.json()) as { id: string }).id;
@@ -68,7 +88,9 @@ beforeAll(async () => {
   });
   // The app process's own worker delivers the deploys' events (server.mjs starts it): wait for the log.
   for (let i = 0; i < 150; i++) {
-    const log = await fetch(`${app.baseUrl}/webhooks/${webhookId}/deliveries`, { headers: { authorization: `Bearer ${await oidc.mintIdToken({ sub: "ada", email: "ada@example.test" })}` } });
+    const log = await fetch(`${app.baseUrl}/webhooks/${webhookId}/deliveries`, {
+      headers: { authorization: `Bearer ${await oidc.mintIdToken({ sub: "ada", email: "ada@example.test" })}` },
+    });
     if (((await log.json()) as { deliveries: unknown[] }).deliveries.length >= 2) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -94,7 +116,9 @@ beforeAll(async () => {
       return authorizationUrl(app.baseUrl, clientId, redirect, pkcePair().challenge);
     },
     deployFromPage: async (p) => {
-      await p.getByTestId("file-input").setInputFiles({ name: "index.html", mimeType: "text/html", buffer: Buffer.from(site("Dropped")) });
+      await p
+        .getByTestId("file-input")
+        .setInputFiles({ name: "index.html", mimeType: "text/html", buffer: Buffer.from(site("Dropped")) });
       await p.getByTestId("deployed-url").waitFor({ timeout: 30_000 });
       await p.getByTestId("qr-code").waitFor();
     },
@@ -115,26 +139,29 @@ async function open(as: "visitor" | "member", width: keyof typeof VIEWPORTS): Pr
 }
 
 describe.each(PAGES)("$name ($as)", (seen) => {
-  it.each(Object.keys(VIEWPORTS) as (keyof typeof VIEWPORTS)[])("passes WCAG 2.2 AA (axe, every impact) at the %s width", async (width) => {
-    const page = await open(seen.as, width);
-    try {
-      await seen.open(page, world);
-      await page.waitForLoadState("load");
-      const name = `${seen.name} at ${VIEWPORTS[width].width}px`;
-      expect(await axeViolations(page, name), `axe violations on ${name}`).toEqual([]);
-      if (width !== "desktop") return;
-      // Every focus stop Tab reaches (the first 40) draws a ring.
-      const unmarked: FocusStop[] = [];
-      for (let i = 0; i < 40; i++) {
-        await page.keyboard.press("Tab");
-        const stop = await focusStop(page);
-        if (stop && !stop.ring) unmarked.push(stop);
+  it.each(Object.keys(VIEWPORTS) as (keyof typeof VIEWPORTS)[])(
+    "passes WCAG 2.2 AA (axe, every impact) at the %s width",
+    async (width) => {
+      const page = await open(seen.as, width);
+      try {
+        await seen.open(page, world);
+        await page.waitForLoadState("load");
+        const name = `${seen.name} at ${VIEWPORTS[width].width}px`;
+        expect(await axeViolations(page, name), `axe violations on ${name}`).toEqual([]);
+        if (width !== "desktop") return;
+        // Every focus stop Tab reaches (the first 40) draws a ring.
+        const unmarked: FocusStop[] = [];
+        for (let i = 0; i < 40; i++) {
+          await page.keyboard.press("Tab");
+          const stop = await focusStop(page);
+          if (stop && !stop.ring) unmarked.push(stop);
+        }
+        expect(unmarked, `focus stops without a visible focus ring on ${name}`).toEqual([]);
+      } finally {
+        await page.close();
       }
-      expect(unmarked, `focus stops without a visible focus ring on ${name}`).toEqual([]);
-    } finally {
-      await page.close();
-    }
-  });
+    },
+  );
 });
 
 /** Records every text a status element shows from now on. */
@@ -144,13 +171,18 @@ async function recordTexts(page: Page, testId: string): Promise<() => Promise<st
     (window as unknown as Record<string, string[]>)[`seen-${id}`] = seen;
     const el = document.querySelector(`[data-testid="${id}"]`);
     if (!el) throw new Error(`no element ${id}`);
-    new MutationObserver(() => seen.push(el.textContent ?? "")).observe(el, { subtree: true, childList: true, characterData: true });
+    new MutationObserver(() => seen.push(el.textContent ?? "")).observe(el, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+    });
   }, testId);
   return () => page.evaluate((id) => (window as unknown as Record<string, string[]>)[`seen-${id}`]!, testId);
 }
 
 /** The text of the status line (role=status) that follows a button, where copy buttons announce. */
-const statusAfter = (page: Page, name: string) => page.getByRole("button", { name }).locator("xpath=following-sibling::*[@role='status'][1]");
+const statusAfter = (page: Page, name: string) =>
+  page.getByRole("button", { name }).locator("xpath=following-sibling::*[@role='status'][1]");
 
 describe("with the keyboard alone", () => {
   it("copies a code sample and deploys from the landing page; progress, the result and the copy are announced", async () => {
@@ -162,7 +194,9 @@ describe("with the keyboard alone", () => {
     await tabTo(page, copy);
     expect((await focusStop(page))?.ring).toBe(true);
     await page.keyboard.press("Enter");
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain("curl --data-binary @index.html");
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain(
+      "curl --data-binary @index.html",
+    );
     await expect(statusAfter(page, "Copy the curl example").textContent()).resolves.toBe("Copied to the clipboard.");
 
     const announced = await recordTexts(page, "deploy-announcement");
@@ -179,7 +213,10 @@ describe("with the keyboard alone", () => {
     await link.waitFor({ timeout: 30_000 });
     const url = (await link.getAttribute("href"))!;
     const said = await announced();
-    expect(said.some((t) => /^Uploading 1 file: (0|25|50|75|100)% sent\.$/.test(t)), said.join(" | ")).toBe(true);
+    expect(
+      said.some((t) => /^Uploading 1 file: (0|25|50|75|100)% sent\.$/.test(t)),
+      said.join(" | "),
+    ).toBe(true);
     expect(said.at(-1)).toBe(`Published at ${url}`);
     // Focus is on the new URL, or still on the button that started it: either way Tab reaches the copy.
     const copyUrl = page.getByRole("button", { name: "Copy the URL" });
@@ -191,14 +228,18 @@ describe("with the keyboard alone", () => {
     // Space works as well as Enter on buttons.
     await tabTo(page, page.getByRole("button", { name: "Copy the claim token" }));
     await page.keyboard.press(" ");
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(((await page.getByTestId("claim-token").textContent()) ?? "").trim());
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(
+      ((await page.getByTestId("claim-token").textContent()) ?? "").trim(),
+    );
     await own.close();
   });
 
   it("says what went wrong when a deploy is refused (an alert)", async () => {
     const page = await open("visitor", "desktop");
     await page.goto(app.baseUrl);
-    await page.getByTestId("file-input").setInputFiles({ name: "site.zip", mimeType: "application/zip", buffer: Buffer.from("not a zip") });
+    await page
+      .getByTestId("file-input")
+      .setInputFiles({ name: "site.zip", mimeType: "application/zip", buffer: Buffer.from("not a zip") });
     const alert = page.locator(".error[role=alert]");
     await alert.waitFor();
     await expect(alert.textContent()).resolves.toContain("invalid_zip");
@@ -245,7 +286,10 @@ describe("with the keyboard alone", () => {
     expect(await hasFocus(dialog)).toBe(true);
     for (const key of ["Tab", "Tab", "Tab", "Tab", "Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab"]) {
       await page.keyboard.press(key);
-      expect(await hasFocus(dialog), `focus left the dialog after ${key}: ${JSON.stringify(await focusStop(page))}`).toBe(true);
+      expect(
+        await hasFocus(dialog),
+        `focus left the dialog after ${key}: ${JSON.stringify(await focusStop(page))}`,
+      ).toBe(true);
       expect((await focusStop(page))?.ring).toBe(true);
     }
     await page.keyboard.press("Escape");

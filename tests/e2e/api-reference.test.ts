@@ -41,7 +41,9 @@ afterAll(async () => {
 
 describe("GET /docs/api in a browser", () => {
   it("renders every operation of /openapi.json with no request leaving loopback", async () => {
-    const doc = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
+    const doc = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
     const summaries = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.summary));
     expect(summaries.length).toBeGreaterThan(20);
 

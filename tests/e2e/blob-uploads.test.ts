@@ -23,7 +23,11 @@ let root: string;
 
 beforeAll(async () => {
   blob = await startBlobStandin();
-  app = await startApp({ BLOB_READ_WRITE_TOKEN: blob.token, VERCEL_BLOB_API_URL: blob.apiUrl, VERCEL_BLOB_RETRIES: "0" });
+  app = await startApp({
+    BLOB_READ_WRITE_TOKEN: blob.token,
+    VERCEL_BLOB_API_URL: blob.apiUrl,
+    VERCEL_BLOB_RETRIES: "0",
+  });
   browser = await launchChromium();
   page = await (await browser.newContext()).newPage();
   errors = scriptErrors(page);
@@ -56,7 +60,10 @@ async function deployFolder(name: string, files: Record<string, Buffer | string>
   });
   await page.getByTestId("folder-input").setInputFiles(dir);
   const link = page.getByTestId("deployed-url");
-  await Promise.race([link.waitFor({ timeout: 90_000 }), page.locator(".error[role=alert]").waitFor({ timeout: 90_000 })]);
+  await Promise.race([
+    link.waitFor({ timeout: 90_000 }),
+    page.locator(".error[role=alert]").waitFor({ timeout: 90_000 }),
+  ]);
   const alert = await page.locator(".error[role=alert]").count();
   expect(alert ? await page.locator(".error[role=alert]").textContent() : "").toBe("");
   return new URL((await link.getAttribute("href"))!).host;
@@ -65,28 +72,41 @@ async function deployFolder(name: string, files: Record<string, Buffer | string>
 const seenProgress = () => page.evaluate(() => (window as unknown as { seen: string[] }).seen);
 
 describe("the drop zone deploys folders by content", () => {
-  it("a 6 MB file goes from the browser straight to Blob; progress shows bytes and files; served byte-exact", { timeout: 150_000 }, async () => {
-    const big = randomBytes(6 * 1024 * 1024);
-    blob.reset();
-    const host = await deployFolder("with-video", { "index.html": "<h1>video page</h1>", "media/clip.bin": big });
-    const direct = blob.requests.filter((r) => r.auth === "client" && r.kind === "put");
-    expect(direct.map((r) => [r.status, r.bodyBytes, r.headers.origin])).toEqual([[200, big.length, app.baseUrl]]);
-    // The browser asked the Blob API for CORS first (an authorization header from another origin).
-    expect(blob.requests.some((r) => r.method === "OPTIONS")).toBe(true);
-    await expect(seenProgress()).resolves.toEqual(expect.arrayContaining([expect.stringMatching(/^[01] of 2 files: [\d.]+ (B|KB|MB) of 6\.0 MB sent \(\d+%\)$/)]));
-    await expect(page.getByTestId("deployed-unchanged").textContent()).resolves.toBe("0 of 2 files unchanged (not uploaded again).");
-    const served = await app.request(host, "/media/clip.bin");
-    expect(served.status).toBe(200);
-    expect(Buffer.compare(served.body, big)).toBe(0);
-    expect((await app.request(host, "/")).text).toBe("<h1>video page</h1>");
-    expect(errors).toEqual([]);
-  });
+  it(
+    "a 6 MB file goes from the browser straight to Blob; progress shows bytes and files; served byte-exact",
+    { timeout: 150_000 },
+    async () => {
+      const big = randomBytes(6 * 1024 * 1024);
+      blob.reset();
+      const host = await deployFolder("with-video", { "index.html": "<h1>video page</h1>", "media/clip.bin": big });
+      const direct = blob.requests.filter((r) => r.auth === "client" && r.kind === "put");
+      expect(direct.map((r) => [r.status, r.bodyBytes, r.headers.origin])).toEqual([[200, big.length, app.baseUrl]]);
+      // The browser asked the Blob API for CORS first (an authorization header from another origin).
+      expect(blob.requests.some((r) => r.method === "OPTIONS")).toBe(true);
+      await expect(seenProgress()).resolves.toEqual(
+        expect.arrayContaining([expect.stringMatching(/^[01] of 2 files: [\d.]+ (B|KB|MB) of 6\.0 MB sent \(\d+%\)$/)]),
+      );
+      await expect(page.getByTestId("deployed-unchanged").textContent()).resolves.toBe(
+        "0 of 2 files unchanged (not uploaded again).",
+      );
+      const served = await app.request(host, "/media/clip.bin");
+      expect(served.status).toBe(200);
+      expect(Buffer.compare(served.body, big)).toBe(0);
+      expect((await app.request(host, "/")).text).toBe("<h1>video page</h1>");
+      expect(errors).toEqual([]);
+    },
+  );
 
   it("a site of 4 MB of highly compressible text deploys from the page", { timeout: 150_000 }, async () => {
     const bundle = "export const greeting = 'hello, world';\n".repeat(60_000); // 2.4 MB
     const data = JSON.stringify(Array.from({ length: 25_000 }, (_, i) => ({ id: i, name: "item", tags: ["a", "b"] }))); // ~1.1 MB
     const text = "lorem ipsum dolor sit amet ".repeat(20_000); // 0.5 MB
-    const host = await deployFolder("text-heavy", { "index.html": "<script src=app.js></script>", "app.js": bundle, "data.json": data, "notes.txt": text });
+    const host = await deployFolder("text-heavy", {
+      "index.html": "<script src=app.js></script>",
+      "app.js": bundle,
+      "data.json": data,
+      "notes.txt": text,
+    });
     // The picked folder is the one shared top folder: not part of the paths, as for a zip.
     expect((await app.request(host, "/app.js")).text.length).toBe(bundle.length);
     expect((await app.request(host, "/data.json")).text).toBe(data);
@@ -96,21 +116,37 @@ describe("the drop zone deploys folders by content", () => {
 });
 
 describe("the command-line client", () => {
-  it("deploys a folder with a 6 MB file straight to Blob and, on a first deploy, says nothing of unchanged files", { timeout: 120_000 }, async () => {
-    const dir = path.join(root, "cli-site");
-    const big = randomBytes(6 * 1024 * 1024);
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, "index.html"), "<h1>cli</h1>");
-    await writeFile(path.join(dir, "big.bin"), big);
-    blob.reset();
-    const run = await runProgram(process.execPath, [path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs"), "deploy", dir, "--json"], {
-      env: { PATH: process.env.PATH ?? "", HOME: root, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(root, "config"), DROP_API_URL: app.baseUrl },
-    });
-    expect(run.code, run.stderr).toBe(0);
-    // A first deploy: the server had none of the files, so nothing is said about unchanged ones.
-    expect(run.stderr).not.toMatch(/unchanged/);
-    expect(blob.requests.filter((r) => r.auth === "client").map((r) => [r.kind, r.status, r.bodyBytes])).toEqual([["put", 200, big.length]]);
-    const host = new URL((JSON.parse(run.stdout) as { url: string }).url).host;
-    expect(Buffer.compare((await app.request(host, "/big.bin")).body, big)).toBe(0);
-  });
+  it(
+    "deploys a folder with a 6 MB file straight to Blob and, on a first deploy, says nothing of unchanged files",
+    { timeout: 120_000 },
+    async () => {
+      const dir = path.join(root, "cli-site");
+      const big = randomBytes(6 * 1024 * 1024);
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, "index.html"), "<h1>cli</h1>");
+      await writeFile(path.join(dir, "big.bin"), big);
+      blob.reset();
+      const run = await runProgram(
+        process.execPath,
+        [path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mjs"), "deploy", dir, "--json"],
+        {
+          env: {
+            PATH: process.env.PATH ?? "",
+            HOME: root,
+            NODE_ENV: "production",
+            XDG_CONFIG_HOME: path.join(root, "config"),
+            DROP_API_URL: app.baseUrl,
+          },
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      // A first deploy: the server had none of the files, so nothing is said about unchanged ones.
+      expect(run.stderr).not.toMatch(/unchanged/);
+      expect(blob.requests.filter((r) => r.auth === "client").map((r) => [r.kind, r.status, r.bodyBytes])).toEqual([
+        ["put", 200, big.length],
+      ]);
+      const host = new URL((JSON.parse(run.stdout) as { url: string }).url).host;
+      expect(Buffer.compare((await app.request(host, "/big.bin")).body, big)).toBe(0);
+    },
+  );
 });

@@ -52,12 +52,18 @@ beforeAll(async () => {
   await context.route("https://fonts.googleapis.com/**", (r) => r.abort());
   await context.route("https://fonts.gstatic.com/**", (r) => r.abort());
   // Checkout lives at Stripe; the stand-in's session URL is answered here.
-  await context.route("https://checkout.stripe.test/**", (r) => r.fulfill({ status: 200, contentType: "text/html", body: "<h1>Stripe Checkout (stand-in)</h1>" }));
+  await context.route("https://checkout.stripe.test/**", (r) =>
+    r.fulfill({ status: 200, contentType: "text/html", body: "<h1>Stripe Checkout (stand-in)</h1>" }),
+  );
   page = await context.newPage();
   errors = scriptErrors(page);
   // The first request that touches the database opens it (PGlite and migrations), which can take
   // a while on a busy machine; do it here rather than inside the first drag and drop.
-  const warm = await fetch(`${app.baseUrl}/deploy`, { method: "POST", body: "<p>warm-up</p>", headers: { "content-type": "text/html" } });
+  const warm = await fetch(`${app.baseUrl}/deploy`, {
+    method: "POST",
+    body: "<p>warm-up</p>",
+    headers: { "content-type": "text/html" },
+  });
   expect(warm.status).toBe(200);
 }, 180_000);
 
@@ -111,7 +117,9 @@ describe("the landing page", () => {
   it("explains the service, shows pricing from the plan table, fits both widths and does not shift", async () => {
     await page.goto(app.baseUrl);
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toContain("Publish a static site");
-    await expect(page.getByTestId("plan-pro").textContent()).resolves.toContain(`${limits.pro.filesPerRequest} files per deploy`);
+    await expect(page.getByTestId("plan-pro").textContent()).resolves.toContain(
+      `${limits.pro.filesPerRequest} files per deploy`,
+    );
     await expect(page.getByTestId("plan-team").textContent()).resolves.toContain("Your own subdomain");
     // "Free" once on the free card: the heading, and a price in dollars.
     const free = (await page.getByTestId("plan-free").textContent()) ?? "";
@@ -130,7 +138,8 @@ describe("the landing page", () => {
         new Promise<number>((resolve) => {
           let total = 0;
           new PerformanceObserver((list) => {
-            for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) if (!e.hadRecentInput) total += e.value;
+            for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[])
+              if (!e.hadRecentInput) total += e.value;
           }).observe({ type: "layout-shift", buffered: true });
           setTimeout(() => resolve(total), 500);
         }),
@@ -147,7 +156,9 @@ describe("the landing page", () => {
     await expect(page.getByRole("button", { name: "Choose files" }).isVisible()).resolves.toBe(true);
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.baseUrl });
     await page.getByRole("button", { name: "Copy the curl example" }).click();
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain("curl --data-binary @index.html");
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain(
+      "curl --data-binary @index.html",
+    );
     await expect(page.getByRole("button", { name: "Copy the curl example" }).textContent()).resolves.toBe("Copied");
     await page.setViewportSize(VIEWPORTS.desktop);
   });
@@ -164,7 +175,11 @@ describe("the landing page", () => {
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
     await dropFiles(page, [
-      { name: "index.html", body: '<!doctype html><link rel="stylesheet" href="style.css"><h1 id="hi">Hello from the browser</h1>', type: "text/html" },
+      {
+        name: "index.html",
+        body: '<!doctype html><link rel="stylesheet" href="style.css"><h1 id="hi">Hello from the browser</h1>',
+        type: "text/html",
+      },
       { name: "style.css", body: "#hi { color: rgb(200, 0, 0); }", type: "text/css" },
     ]);
     const link = page.getByTestId("deployed-url");
@@ -221,7 +236,8 @@ describe("the landing page", () => {
     await review.waitFor();
     const text = (await review.textContent()) ?? "";
     expect(text).toContain("2 files");
-    for (const left of ["site/.env", "site/.gitignore", "site/debug.log", "site/.git/HEAD"]) expect(text).toContain(left);
+    for (const left of ["site/.env", "site/.gitignore", "site/debug.log", "site/.git/HEAD"])
+      expect(text).toContain(left);
     expect(text).toContain("matched by site/.gitignore");
     await inspect("landing-folder-review");
     await review.getByRole("button", { name: "Publish 2 files" }).click();
@@ -232,16 +248,20 @@ describe("the landing page", () => {
     // The result lists again what was left out, with the reason.
     const leftOut = (await page.getByTestId("deployed-left-out").textContent()) ?? "";
     expect(leftOut).toContain("4 files left out");
-    for (const left of ["site/.env", "site/.gitignore", "site/debug.log", "site/.git/HEAD"]) expect(leftOut).toContain(left);
+    for (const left of ["site/.env", "site/.gitignore", "site/debug.log", "site/.git/HEAD"])
+      expect(leftOut).toContain(left);
     expect(leftOut).toContain("dotfile (may hold secrets)");
     expect((await app.request(host, "/")).text).toBe("<h1>folder</h1>");
     expect((await app.request(host, "/sub/page.html")).status).toBe(200);
-    for (const p of ["/.env", "/debug.log", "/.git/HEAD", "/.gitignore"]) expect((await app.request(host, p)).status).toBe(404);
+    for (const p of ["/.env", "/debug.log", "/.git/HEAD", "/.gitignore"])
+      expect((await app.request(host, p)).status).toBe(404);
   });
 
   it("lists what the deploy report found under the result", async () => {
     await page.goto(app.baseUrl);
-    await dropFiles(page, [{ name: "index.html", body: '<h1>report</h1><img src="img/missing.png">', type: "text/html" }]);
+    await dropFiles(page, [
+      { name: "index.html", body: '<h1>report</h1><img src="img/missing.png">', type: "text/html" },
+    ]);
     const report = page.getByTestId("deploy-report");
     await report.waitFor({ timeout: 30_000 });
     const text = (await report.textContent()) ?? "";
@@ -296,10 +316,18 @@ describe("an account in the browser", () => {
   it("logs in through the OpenID provider's real redirect flow and sees its drops", async () => {
     // Drops made through the API with an ID token of the same person; one expires in a minute.
     const token = await oidc.mintIdToken({ sub: "alice", email: "alice@example.test" });
-    const res = await api("/deploy", { method: "POST", body: "<h1>from the API</h1>", headers: { authorization: `Bearer ${token}`, "content-type": "text/html" } });
+    const res = await api("/deploy", {
+      method: "POST",
+      body: "<h1>from the API</h1>",
+      headers: { authorization: `Bearer ${token}`, "content-type": "text/html" },
+    });
     expect(res.status).toBe(200);
     apiSlug = (await res.json()).slug;
-    const short = await api(`/deploy?ttl=${limits.free.ttlMinSeconds}`, { method: "POST", body: "<h1>brief</h1>", headers: { authorization: `Bearer ${token}`, "content-type": "text/html" } });
+    const short = await api(`/deploy?ttl=${limits.free.ttlMinSeconds}`, {
+      method: "POST",
+      body: "<h1>brief</h1>",
+      headers: { authorization: `Bearer ${token}`, "content-type": "text/html" },
+    });
     expect(short.status).toBe(200);
     shortSlug = (await short.json()).slug;
 
@@ -328,7 +356,11 @@ describe("an account in the browser", () => {
   });
 
   it("claims a drop deployed with curl by pasting its URL and token", async () => {
-    const res = await api("/deploy", { method: "POST", body: "<h1>from curl</h1>", headers: { "content-type": "text/html" } });
+    const res = await api("/deploy", {
+      method: "POST",
+      body: "<h1>from curl</h1>",
+      headers: { "content-type": "text/html" },
+    });
     const made = (await res.json()) as { slug: string; url: string; claim_token: string };
     await page.fill("#claim-drop", made.url);
     await page.fill("#claim-token", "not-the-token");
@@ -348,7 +380,9 @@ describe("an account in the browser", () => {
     expect(del!.x + del!.width).toBeLessThanOrEqual(VIEWPORTS.phone.width);
     await expect(row.locator('td[data-label="Expires"]').isVisible()).resolves.toBe(true);
     // Each card cell names itself (the table's header row is not shown on phones).
-    await expect(row.locator('td[data-label="Expires"]').evaluate((el) => getComputedStyle(el, "::before").content)).resolves.toBe('"Expires"');
+    await expect(
+      row.locator('td[data-label="Expires"]').evaluate((el) => getComputedStyle(el, "::before").content),
+    ).resolves.toBe('"Expires"');
     await page.setViewportSize(VIEWPORTS.desktop);
     await inspect("dashboard");
   });
@@ -360,11 +394,18 @@ describe("an account in the browser", () => {
     const src = (await page.getByTestId("drop-preview").getAttribute("src"))!;
     expect(new URL(src).origin).toBe(`http://${apiSlug}.localhost:${app.port}`);
     expect(new URL(src).origin).not.toBe(app.baseUrl);
-    await expect(page.frameLocator('[data-testid="drop-preview"]').locator("h1").textContent()).resolves.toBe("from the API");
+    await expect(page.frameLocator('[data-testid="drop-preview"]').locator("h1").textContent()).resolves.toBe(
+      "from the API",
+    );
     // The versions of the drop: one, live, so no Rollback button.
     await expect(page.getByTestId("drop-versions").locator("tbody tr").count()).resolves.toBe(1);
     await expect(page.getByTestId("drop-versions").textContent()).resolves.toMatch(/1 \(live\).*deploy.*21 B/);
-    await expect(page.getByTestId("drop-versions").getByRole("button", { name: /Roll back/ }).count()).resolves.toBe(0);
+    await expect(
+      page
+        .getByTestId("drop-versions")
+        .getByRole("button", { name: /Roll back/ })
+        .count(),
+    ).resolves.toBe(0);
     await page.getByRole("button", { name: "Copy the URL" }).click();
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(src);
     await inspect("drop-page");
@@ -408,10 +449,11 @@ describe("an account in the browser", () => {
   it("deletes a drop after confirmation in a dialog that moves nothing on the page, and its URL stops serving", async () => {
     const row = page.getByTestId(`drop-${anonymousSlug}`);
     // Where the table sits on the page (not in the viewport: clicking may scroll).
-    const box = () => page.locator("table.drops-table").evaluate((el) => {
-      const r = el.getBoundingClientRect();
-      return { top: r.top + window.scrollY, left: r.left + window.scrollX, width: r.width, height: r.height };
-    });
+    const box = () =>
+      page.locator("table.drops-table").evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return { top: r.top + window.scrollY, left: r.left + window.scrollX, width: r.width, height: r.height };
+      });
     const before = await box();
     await row.getByRole("button", { name: /^Delete/ }).click();
     const dialog = page.getByTestId("confirm-dialog");
@@ -439,10 +481,29 @@ describe("an account in the browser", () => {
     const customer = String(form.customer);
     const sub = stripe.putSubscription({ customer, price: "price_pro_test", metadata: { accountId } });
     const created = Math.floor(Date.now() / 1000);
-    const event = { id: `evt_browser_${created}`, object: "event", created, type: "checkout.session.completed", data: { object: { id: "cs_browser", object: "checkout.session", mode: "subscription", customer, subscription: sub.id, client_reference_id: accountId } } };
+    const event = {
+      id: `evt_browser_${created}`,
+      object: "event",
+      created,
+      type: "checkout.session.completed",
+      data: {
+        object: {
+          id: "cs_browser",
+          object: "checkout.session",
+          mode: "subscription",
+          customer,
+          subscription: sub.id,
+          client_reference_id: accountId,
+        },
+      },
+    };
     const payload = JSON.stringify(event);
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_browser_test" });
-    const hook = await api("/billing/webhook", { method: "POST", body: payload, headers: { "content-type": "application/json", "stripe-signature": signature } });
+    const hook = await api("/billing/webhook", {
+      method: "POST",
+      body: payload,
+      headers: { "content-type": "application/json", "stripe-signature": signature },
+    });
     expect(hook.status).toBe(200);
 
     await page.goto(`${app.baseUrl}/dashboard`);
@@ -487,7 +548,9 @@ describe("an account in the browser", () => {
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version three</h1>");
     await table.getByRole("button", { name: "Roll back to version 1" }).click();
     await dialog.getByRole("button", { name: "Confirm rollback" }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="drop-versions"] tbody tr:last-child')?.textContent?.startsWith("1 (live)"));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid="drop-versions"] tbody tr:last-child')?.textContent?.startsWith("1 (live)"),
+    );
     await expect(table.getByRole("button", { name: "Roll back to version 3" }).count()).resolves.toBe(1);
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version one</h1>");
     await inspect("drop-page-versions");
@@ -502,7 +565,10 @@ describe("an account in the browser", () => {
       await page.fill("#drop-name", "folder-site");
       await page.getByTestId("folder-input").setInputFiles(dir);
       await page.getByTestId("deployed-unchanged").waitFor({ timeout: 30_000 });
-      return { unchanged: await page.getByTestId("deployed-unchanged").textContent(), url: (await page.getByTestId("deployed-url").getAttribute("href"))! };
+      return {
+        unchanged: await page.getByTestId("deployed-unchanged").textContent(),
+        url: (await page.getByTestId("deployed-url").getAttribute("href"))!,
+      };
     };
     const first = await deployOnce();
     expect(first.unchanged).toBe("0 of 2 files unchanged (not uploaded again).");
@@ -515,13 +581,26 @@ describe("an account in the browser", () => {
   it("on Team, claims a vanity subdomain that serves the named drop", async () => {
     const session = stripe.requestsTo("/v1/checkout/sessions", "POST")[0]!;
     const form = session.body;
-    const team = stripe.putSubscription({ customer: String(form.customer), price: "price_team_test", metadata: { accountId: String(form.client_reference_id) } });
+    const team = stripe.putSubscription({
+      customer: String(form.customer),
+      price: "price_team_test",
+      metadata: { accountId: String(form.client_reference_id) },
+    });
     const created = Math.floor(Date.now() / 1000) + 5;
-    const payload = JSON.stringify({ id: `evt_browser_team_${created}`, object: "event", created, type: "customer.subscription.updated", data: { object: team } });
+    const payload = JSON.stringify({
+      id: `evt_browser_team_${created}`,
+      object: "event",
+      created,
+      type: "customer.subscription.updated",
+      data: { object: team },
+    });
     const hook = await api("/billing/webhook", {
       method: "POST",
       body: payload,
-      headers: { "content-type": "application/json", "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_browser_test" }) },
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_browser_test" }),
+      },
     });
     expect(hook.status).toBe(200);
     await page.goto(`${app.baseUrl}/dashboard`);

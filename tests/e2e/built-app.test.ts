@@ -17,7 +17,20 @@ let ipN = 0;
 beforeAll(async () => {
   app = await startApp({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "20" });
   appHost = `localhost:${app.port}`;
-  const res = await deploy(JSON.stringify({ files: { "index.html": "<h1>built</h1>", "about.html": "about", "docs/index.html": "docs", "404.html": "custom 404", "a.css": "b{}", "_next/static/x.js": "drop next", "api/x": "drop api" } }), "application/json");
+  const res = await deploy(
+    JSON.stringify({
+      files: {
+        "index.html": "<h1>built</h1>",
+        "about.html": "about",
+        "docs/index.html": "docs",
+        "404.html": "custom 404",
+        "a.css": "b{}",
+        "_next/static/x.js": "drop next",
+        "api/x": "drop api",
+      },
+    }),
+    "application/json",
+  );
   expect(res.status).toBe(200);
   slug = (res.json() as { slug: string }).slug;
 }, 120_000);
@@ -28,9 +41,14 @@ afterAll(async () => {
 // Each deploy comes from its own forwarded address; TRUST_PROXY is off, so the guard keys on the
 // socket (always 127.0.0.1 here) — the abuse-guard test below relies on that.
 function deploy(body: string | Uint8Array, type: string, query = "", headers: Record<string, string> = {}) {
-  return app.request(appHost, `/deploy${query}`, { method: "POST", body, headers: { "content-type": type, ...headers } });
+  return app.request(appHost, `/deploy${query}`, {
+    method: "POST",
+    body,
+    headers: { "content-type": type, ...headers },
+  });
 }
-const visit = (label: string, p: string, headers: Record<string, string> = {}, method = "GET") => app.request(`${label}.${app.serveDomain}`, p, { headers, method });
+const visit = (label: string, p: string, headers: Record<string, string> = {}, method = "GET") =>
+  app.request(`${label}.${app.serveDomain}`, p, { headers, method });
 
 /** Sends raw bytes and reads until the server answers (or closes): for request lines fetch cannot send. */
 function rawRequest(text: string): Promise<string> {
@@ -92,7 +110,16 @@ describe("deploy and visit over HTTP", () => {
     const res = await deploy("<h1>Hello from curl</h1>", "text/html");
     expect(res.status).toBe(200);
     const body = res.json() as Record<string, unknown> & { slug: string };
-    expect(Object.keys(body).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "report", "slug", "url", "version"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "claim_token",
+      "expires_at",
+      "files",
+      "plan",
+      "report",
+      "slug",
+      "url",
+      "version",
+    ]);
     // The contract's fields, and the additive report: an index.html that references nothing is clean.
     expect(body.version).toBe(1);
     expect(body.report).toEqual({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 });
@@ -164,7 +191,14 @@ describe("deploy and visit over HTTP", () => {
     expect(page.status).toBe(200);
     expect(page.headers["content-length"]).toBe("5");
     expect(page.headers["transfer-encoding"]).toBeUndefined();
-    for (const h of ["x-powered-by", "x-nextjs-cache", "x-nextjs-prerender", "x-middleware-rewrite", "x-dropsite-content-length"]) expect(page.headers[h]).toBeUndefined();
+    for (const h of [
+      "x-powered-by",
+      "x-nextjs-cache",
+      "x-nextjs-prerender",
+      "x-middleware-rewrite",
+      "x-dropsite-content-length",
+    ])
+      expect(page.headers[h]).toBeUndefined();
     expect(page.headers.vary).toBe("Accept-Encoding");
     const folder = await visit(slug, "/docs?a=1");
     expect(folder.status).toBe(308);
@@ -185,16 +219,22 @@ describe("deploy and visit over HTTP", () => {
   });
 
   it("an absolute-form request line is served by the Host header and never redirected to another host", async () => {
-    const res = await rawRequest(`GET http://other.example/docs HTTP/1.1\r\nHost: ${slug}.${app.serveDomain}\r\nConnection: close\r\n\r\n`);
+    const res = await rawRequest(
+      `GET http://other.example/docs HTTP/1.1\r\nHost: ${slug}.${app.serveDomain}\r\nConnection: close\r\n\r\n`,
+    );
     expect(res).toMatch(/^HTTP\/1\.1 308/);
     expect(res).toMatch(/\r\nlocation: \/docs\/\r\n/i);
-    const api = await rawRequest(`GET http://other.example/limits HTTP/1.1\r\nHost: ${appHost}\r\nConnection: close\r\n\r\n`);
+    const api = await rawRequest(
+      `GET http://other.example/limits HTTP/1.1\r\nHost: ${appHost}\r\nConnection: close\r\n\r\n`,
+    );
     expect(api).toMatch(/^HTTP\/1\.1 200/);
     expect(api).not.toMatch(/other\.example/);
   });
 
   it("a body declared over the route's cap is refused before it is sent", async () => {
-    const res = await rawRequest(`POST /claim HTTP/1.1\r\nHost: ${appHost}\r\nContent-Type: application/json\r\nContent-Length: 62914560\r\n\r\n`);
+    const res = await rawRequest(
+      `POST /claim HTTP/1.1\r\nHost: ${appHost}\r\nContent-Type: application/json\r\nContent-Length: 62914560\r\n\r\n`,
+    );
     expect(res).toMatch(/^HTTP\/1\.1 413/);
     expect(res).toContain('"code":"payload_too_large"');
   });
@@ -202,7 +242,9 @@ describe("deploy and visit over HTTP", () => {
   it("six parallel 100 MB bodies to /claim (declared and chunked) leave the app's memory where it was", async () => {
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${app.proc.pid}/status`, "utf8"))?.[1]) * 1024;
     const before = rss();
-    const statuses = await Promise.all(Array.from({ length: 6 }, (_, i) => sendLarge("/claim", 100 * 1024 * 1024, i % 2 === 0)));
+    const statuses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => sendLarge("/claim", 100 * 1024 * 1024, i % 2 === 0)),
+    );
     // Declared lengths are refused by the listener (413); chunked ones meet /claim's credential
     // check (401) or the listener's cut (413), whichever comes first, and the connection is then
     // closed under the still-writing client (0). Neither buffers the body.
@@ -237,7 +279,12 @@ describe("deploy and visit over HTTP", () => {
 
 describe("every error the anonymous path can produce, over HTTP, leaves nothing behind", () => {
   const cases: [string, () => Promise<Awaited<ReturnType<typeof deploy>>>, number, string][] = [
-    ["invalid_request", () => deploy(JSON.stringify({ files: { "../x": "x" } }), "application/json"), 400, "invalid_request"],
+    [
+      "invalid_request",
+      () => deploy(JSON.stringify({ files: { "../x": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
     ["invalid_ttl", () => deploy("<p>x</p>", "text/html", "?ttl=10"), 400, "invalid_ttl"],
     ["invalid_zip", () => deploy(zipWithSymlink("l", "/etc/passwd"), "application/zip"), 400, "invalid_zip"],
     ["payload_too_large (bomb)", () => deploy(bomb(4 * 1024 * 1024), "application/zip"), 413, "payload_too_large"],
@@ -258,7 +305,10 @@ describe("abuse guard over HTTP", () => {
   it("the socket address is what counts; X-Forwarded-For is ignored without TRUST_PROXY", async () => {
     let limited: Awaited<ReturnType<typeof deploy>> | undefined;
     for (let i = 0; i < 25 && !limited; i++) {
-      const res = await deploy("<p>x</p>", "text/html", "", { "x-forwarded-for": `10.1.0.${ipN++}`, "x-dropsite-socket-ip": `10.2.0.${i}` });
+      const res = await deploy("<p>x</p>", "text/html", "", {
+        "x-forwarded-for": `10.1.0.${ipN++}`,
+        "x-dropsite-socket-ip": `10.2.0.${i}`,
+      });
       if (res.status === 429) limited = res;
       else expect(res.status).toBe(200);
     }

@@ -15,7 +15,9 @@ const help = async (command: string) => (await promisify(execFile)(process.execP
 describe("CLI help numbers", () => {
   it("list --help gives the list query's bounds and default", async () => {
     const limit = listQuerySchema.shape.limit;
-    expect(await help("list")).toContain(`(limit ${limit.unwrap().minValue}-${limit.unwrap().maxValue}, default ${limit.parse(undefined)})`);
+    expect(await help("list")).toContain(
+      `(limit ${limit.unwrap().minValue}-${limit.unwrap().maxValue}, default ${limit.parse(undefined)})`,
+    );
   });
   it("deploy --help gives the smallest ttl any plan accepts", async () => {
     const min = Math.min(...Object.values(limits).map((l) => l.ttlMinSeconds));
@@ -28,9 +30,17 @@ describe("CLI bundle", () => {
   // must be one of them (not a devDependency, not missing).
   it("imports only node built-ins and the package's dependencies", () => {
     const bundle = readFileSync(CLI, "utf8");
-    const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     const specifiers = [...bundle.matchAll(/^import\s[^;]*?from\s+"([^"]+)"/gm)].flatMap((m) => (m[1] ? [m[1]] : []));
-    const packages = [...new Set(specifiers.filter((s) => !s.startsWith("node:")).map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/", 1).join(""))))];
+    const packages = [
+      ...new Set(
+        specifiers
+          .filter((s) => !s.startsWith("node:"))
+          .map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/", 1).join(""))),
+      ),
+    ];
     expect(specifiers.length).toBeGreaterThan(0);
     expect(packages.filter((name) => !(name in pkg.dependencies))).toEqual([]);
   });

@@ -28,11 +28,23 @@ let proKey: string;
 let appVars: Record<string, string>;
 
 /** Runs the CLI with a clean environment: no inherited key, a private config dir. */
-function cli(args: string[], env: Record<string, string> = {}, configHome = path.join(work, "config-default"), stdin?: string): Promise<RunResult> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+  configHome = path.join(work, "config-default"),
+  stdin?: string,
+): Promise<RunResult> {
   return runProgram(process.execPath, [CLI, ...args], {
     cwd: work,
     stdin,
-    env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: configHome, DROP_API_URL: app.baseUrl, ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: work,
+      NODE_ENV: "production",
+      XDG_CONFIG_HOME: configHome,
+      DROP_API_URL: app.baseUrl,
+      ...env,
+    },
   });
 }
 
@@ -60,15 +72,29 @@ beforeAll(async () => {
   appVars = { OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, RATE_LIMIT_DEPLOYS_PER_MINUTE: "200" };
   app = await startApp(appVars, { dataDir, port });
   const idToken = await oidc.mintIdToken({ sub: "cli-user", email: EMAIL });
-  const minted = await app.request(`localhost:${port}`, "/keys", { method: "POST", headers: { authorization: `Bearer ${idToken}` } });
+  const minted = await app.request(`localhost:${port}`, "/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${idToken}` },
+  });
   expect(minted.status, minted.text).toBe(201);
   proKey = (minted.json() as { apiKey: string }).apiKey;
   // The embedded PGlite store is single-process: stop the app to grant the plan.
   await app.stop();
-  const { stdout } = await promisify(execFile)(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/admin.ts", "set-plan", EMAIL, "pro"], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: work, DATA_DIR: dataDir, NODE_ENV: "production", BASE_URL: app.baseUrl, SERVE_DOMAIN: app.serveDomain },
-  });
+  const { stdout } = await promisify(execFile)(
+    path.join(ROOT, "node_modules/.bin/tsx"),
+    ["scripts/admin.ts", "set-plan", EMAIL, "pro"],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: work,
+        DATA_DIR: dataDir,
+        NODE_ENV: "production",
+        BASE_URL: app.baseUrl,
+        SERVE_DOMAIN: app.serveDomain,
+      },
+    },
+  );
   expect(stdout).toContain("→ pro");
   app = await startApp(appVars, { dataDir, port });
 }, 180_000);
@@ -113,7 +139,11 @@ describe("dropsite deploy", () => {
 
   it("prints the deploy report after a folder deploy, never the secret; --json carries it raw", async () => {
     const key = `sp_${"Rr5-w".repeat(8)}Q_7`;
-    const site = await writeTree(path.join(work, "site-report"), { "index.html": '<img src="img/missing.png"><link rel="stylesheet" href="s.css">', "s.css": "", "config.js": `export const key = "${key}";` });
+    const site = await writeTree(path.join(work, "site-report"), {
+      "index.html": '<img src="img/missing.png"><link rel="stylesheet" href="s.css">',
+      "s.css": "",
+      "config.js": `export const key = "${key}";`,
+    });
     const r = await cli(["deploy", site]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Report: 1 warning, 1 missing reference.");
@@ -147,11 +177,16 @@ describe("dropsite deploy", () => {
 
   it("deploys 4 MB of highly compressible text (a 2.4 MB bundle, 1.7 MB of JSON) anonymously", async () => {
     let bundle = "";
-    for (let i = 0; bundle.length < 2.4 * 1024 * 1024; i++) bundle += `export function handler${i % 50}(event) { return dispatch({ type: "event", payload: event }); }\n`;
+    for (let i = 0; bundle.length < 2.4 * 1024 * 1024; i++)
+      bundle += `export function handler${i % 50}(event) { return dispatch({ type: "event", payload: event }); }\n`;
     let data = "[";
     for (let i = 0; data.length < 1.7 * 1024 * 1024; i++) data += `{"id":${i % 100},"name":"item","tags":["a","b"]},`;
     data += "{}]";
-    const site = await writeTree(path.join(work, "text-heavy"), { "index.html": '<script src="app.js"></script>', "app.js": bundle, "data.json": data });
+    const site = await writeTree(path.join(work, "text-heavy"), {
+      "index.html": '<script src="app.js"></script>',
+      "app.js": bundle,
+      "data.json": data,
+    });
     const body = json<{ slug: string; files: string[] }>(await cli(["deploy", site, "--json"]));
     expect(body.files.sort()).toEqual(["app.js", "data.json", "index.html"]);
     expect((await visit(body.slug, "/app.js")).text).toBe(bundle);
@@ -162,9 +197,13 @@ describe("dropsite deploy", () => {
     const env = { DROP_API_KEY: proKey };
     const v1 = await writeTree(path.join(work, "named-v1"), { "index.html": "v1" });
     const v2 = await writeTree(path.join(work, "named-v2"), { "index.html": "v2" });
-    const first = json<{ slug: string; url: string; name: string; replaced: boolean; expires_at: null }>(await cli(["deploy", v1, "--name", "docs", "--json"], env));
+    const first = json<{ slug: string; url: string; name: string; replaced: boolean; expires_at: null }>(
+      await cli(["deploy", v1, "--name", "docs", "--json"], env),
+    );
     expect(first).toMatchObject({ name: "docs", replaced: false, expires_at: null, plan: "pro" });
-    const second = json<{ slug: string; url: string; replaced: boolean }>(await cli(["deploy", v2, "--name", "docs", "--json"], env));
+    const second = json<{ slug: string; url: string; replaced: boolean }>(
+      await cli(["deploy", v2, "--name", "docs", "--json"], env),
+    );
     expect(second).toMatchObject({ slug: first.slug, url: first.url, replaced: true });
     expect((await visit(first.slug, "/")).text).toBe("v2");
     // Not a single top-level folder: the server strips one from any zip (see docs/cli.md).
@@ -188,7 +227,10 @@ describe("dropsite deploy", () => {
     const body = json<{ slug: string }>(first);
     // A first deploy says nothing about unchanged files.
     expect(first.stderr).not.toMatch(/unchanged/);
-    const v2 = await writeTree(path.join(work, "incr-v2"), tree({ "pages/p1.html": "<p>new 1</p>", "pages/p2.html": "<p>new 2</p>", "index.html": "<h1>new home</h1>" }));
+    const v2 = await writeTree(
+      path.join(work, "incr-v2"),
+      tree({ "pages/p1.html": "<p>new 1</p>", "pages/p2.html": "<p>new 2</p>", "index.html": "<h1>new home</h1>" }),
+    );
     const second = await cli(["deploy", v2, "--name", "incremental"], env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/^48 of 51 files unchanged/m);
@@ -200,7 +242,9 @@ describe("dropsite deploy", () => {
   });
 
   it("over the anonymous file cap: exit 1 with the code, the hint and the upgrade URL", async () => {
-    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${String(i).padStart(3, "0")}.txt`, `file ${i}`]));
+    const many = Object.fromEntries(
+      Array.from({ length: 101 }, (_, i) => [`f${String(i).padStart(3, "0")}.txt`, `file ${i}`]),
+    );
     const dir = await writeTree(path.join(work, "many"), many);
     const r = await cli(["deploy", dir]);
     expect(r.code).toBe(1);
@@ -210,7 +254,12 @@ describe("dropsite deploy", () => {
     expect(r.stderr).toMatch(new RegExp(`^Upgrade: ${app.baseUrl}/#pricing$`, "m"));
     const asJson = await cli(["deploy", dir, "--json", "--quiet"]);
     expect(asJson.code).toBe(1);
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ code: "file_cap_exceeded", status: 400, hint: expect.any(String), upgrade_url: `${app.baseUrl}/#pricing` });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      code: "file_cap_exceeded",
+      status: 400,
+      hint: expect.any(String),
+      upgrade_url: `${app.baseUrl}/#pricing`,
+    });
   });
 
   it("a bad ttl is refused by the server with its code", async () => {
@@ -235,7 +284,9 @@ describe("dropsite list, delete and limits", () => {
     const del = await cli(["delete", slug], env);
     expect(del.code, del.stderr).toBe(0);
     expect(del.stdout).toBe(`Deleted ${slug}\n`);
-    expect(json<{ drops: { slug: string }[] }>(await cli(["list", "--json"], env)).drops.map((d) => d.slug)).not.toContain(slug);
+    expect(
+      json<{ drops: { slug: string }[] }>(await cli(["list", "--json"], env)).drops.map((d) => d.slug),
+    ).not.toContain(slug);
     const again = await cli(["delete", slug], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("(not_found, HTTP 404)");
@@ -249,7 +300,11 @@ describe("dropsite list, delete and limits", () => {
 
   it("limits reports the plan", async () => {
     expect(json<{ plan: string }>(await cli(["limits", "--json"])).plan).toBe("anonymous");
-    expect(json<{ plan: string; limits: { files_per_request: number } }>(await cli(["limits", "--json"], { DROP_API_KEY: proKey }))).toMatchObject({ plan: "pro", limits: { files_per_request: 900 } });
+    expect(
+      json<{ plan: string; limits: { files_per_request: number } }>(
+        await cli(["limits", "--json"], { DROP_API_KEY: proKey }),
+      ),
+    ).toMatchObject({ plan: "pro", limits: { files_per_request: 900 } });
   });
 });
 
@@ -298,30 +353,48 @@ describe("dropsite access", () => {
     const host = `${slug}.${app.serveDomain}`;
     const password = "a cli passphrase";
     registerSecret("drop password", password);
-    const set = await cli(["access", slug, "--password-stdin", "--json"], { DROP_API_KEY: proKey }, undefined, `${password}\r\n`);
+    const set = await cli(
+      ["access", slug, "--password-stdin", "--json"],
+      { DROP_API_KEY: proKey },
+      undefined,
+      `${password}\r\n`,
+    );
     expect(json(set)).toEqual({ slug, mode: "password" });
     expect(set.stdout + set.stderr).not.toContain(password);
     const locked = await visit(slug, "/");
     expect(locked.status).toBe(401);
     expect(locked.text).not.toContain("private page");
     const unlock = (p: string) =>
-      app.request(host, "/.well-known/dropsite/unlock", { method: "POST", body: new URLSearchParams({ password: p, path: "/" }).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+      app.request(host, "/.well-known/dropsite/unlock", {
+        method: "POST",
+        body: new URLSearchParams({ password: p, path: "/" }).toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
     expect((await unlock(`${password}\r\n`)).status).toBe(401);
     const ok = await unlock(password);
     expect(ok.status).toBe(303);
     const cookie = String(ok.headers["set-cookie"]).split(";")[0]!;
     expect((await app.request(host, "/", { headers: { cookie } })).text).toContain("private page");
     // Plain "\n" is taken off too.
-    expect((await cli(["access", slug, "--password-stdin"], { DROP_API_KEY: proKey }, undefined, `${password}2\n`)).code).toBe(0);
+    expect(
+      (await cli(["access", slug, "--password-stdin"], { DROP_API_KEY: proKey }, undefined, `${password}2\n`)).code,
+    ).toBe(0);
     expect((await unlock(`${password}2`)).status).toBe(303);
     // Too short: the API's envelope and a non-zero exit; nothing changes.
-    const short = await cli(["access", slug, "--password-stdin", "--json"], { DROP_API_KEY: proKey }, undefined, "short\n");
+    const short = await cli(
+      ["access", slug, "--password-stdin", "--json"],
+      { DROP_API_KEY: proKey },
+      undefined,
+      "short\n",
+    );
     expect(short.code).toBe(1);
     expect(JSON.parse(short.stdout)).toMatchObject({ code: "invalid_request" });
     expect((await unlock(`${password}2`)).status).toBe(303);
     // Neither or both flags: usage.
     expect((await cli(["access", slug], { DROP_API_KEY: proKey })).code).toBe(2);
-    expect((await cli(["access", slug, "--public", "--password-stdin"], { DROP_API_KEY: proKey }, undefined, "x")).code).toBe(2);
+    expect(
+      (await cli(["access", slug, "--public", "--password-stdin"], { DROP_API_KEY: proKey }, undefined, "x")).code,
+    ).toBe(2);
     const open = await cli(["access", slug, "--public"], { DROP_API_KEY: proKey });
     expect(open.code).toBe(0);
     expect(open.stdout).toContain("is public");
@@ -331,7 +404,10 @@ describe("dropsite access", () => {
 
 describe("dropsite help and version", () => {
   it("--version prints package.json's version", async () => {
-    const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
+    const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as {
+      version: string;
+      bin: Record<string, string>;
+    };
     const r = await cli(["--version"]);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);

@@ -20,9 +20,17 @@ afterAll(async () => {
 describe("dashboard preflight", () => {
   it("is cookie-authenticated: another site's request is refused, and a same-origin request without a session answers 401", async () => {
     const body = JSON.stringify({ files: { "index.html": { sha256: "a".repeat(64), size: 1 } } });
-    const cross = await app.request(appHost, "/dashboard/preflight", { method: "POST", body, headers: { "content-type": "application/json", origin: "https://evil.example" } });
+    const cross = await app.request(appHost, "/dashboard/preflight", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", origin: "https://evil.example" },
+    });
     expect([cross.status, (cross.json() as { code: string }).code]).toEqual([400, "invalid_request"]);
-    const anonymous = await app.request(appHost, "/dashboard/preflight", { method: "POST", body, headers: { "content-type": "application/json", origin: app.baseUrl } });
+    const anonymous = await app.request(appHost, "/dashboard/preflight", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", origin: app.baseUrl },
+    });
     expect([anonymous.status, (anonymous.json() as { code: string }).code]).toEqual([401, "auth_required"]);
   });
 });
@@ -30,7 +38,11 @@ describe("dashboard preflight", () => {
 describe("dashboard upload and the shared deploy guard", () => {
   it("refused cross-origin uploads count against the address's refused-request budget, shared with POST /deploy", async () => {
     const upload = () =>
-      app.request(appHost, "/dashboard/upload", { method: "POST", body: "<h1>x</h1>", headers: { "content-type": "text/html", origin: "https://evil.example" } });
+      app.request(appHost, "/dashboard/upload", {
+        method: "POST",
+        body: "<h1>x</h1>",
+        headers: { "content-type": "text/html", origin: "https://evil.example" },
+      });
     for (let i = 0; i < 6; i++) {
       const refused = await upload();
       expect(refused.status).toBe(400);
@@ -40,7 +52,11 @@ describe("dashboard upload and the shared deploy guard", () => {
     expect(limited.status).toBe(429);
     expect((limited.json() as { code: string }).code).toBe("rate_limited");
     // The same address can no longer deploy over REST either, and nothing was stored.
-    const deploy = await app.request(appHost, "/deploy", { method: "POST", body: "<h1>ok</h1>", headers: { "content-type": "text/html" } });
+    const deploy = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: "<h1>ok</h1>",
+      headers: { "content-type": "text/html" },
+    });
     expect(deploy.status).toBe(429);
   });
 });

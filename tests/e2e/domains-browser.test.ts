@@ -47,7 +47,11 @@ beforeAll(async () => {
   const pool = new Pool({ connectionString: pg.url });
   await pool.query("update accounts set plan = 'team' where email = 'domains@example.test'");
   await pool.end();
-  const res = await api("/deploy", { method: "POST", body: '<!doctype html><html lang="en"><title>Docs</title><main><h1>Docs</h1></main></html>', headers: { "content-type": "text/html", authorization: `Bearer ${apiKey}` } });
+  const res = await api("/deploy", {
+    method: "POST",
+    body: '<!doctype html><html lang="en"><title>Docs</title><main><h1>Docs</h1></main></html>',
+    headers: { "content-type": "text/html", authorization: `Bearer ${apiKey}` },
+  });
   expect(res.status).toBe(200);
   slug = ((await res.json()) as { slug: string }).slug;
 }, 180_000);
@@ -69,10 +73,15 @@ describe("the drop page's Custom domains card", () => {
       await p.goto(`${app.baseUrl}/dashboard/drops/${slug}`);
       await p.getByLabel("Hostname").fill("Docs.Browser.Example");
       await p.getByRole("button", { name: "Add domain" }).click();
-      await p.getByTestId("domains-status").filter({ hasText: `Added ${HOSTNAME}` }).waitFor();
+      await p
+        .getByTestId("domains-status")
+        .filter({ hasText: `Added ${HOSTNAME}` })
+        .waitFor();
       await expect(p.getByTestId(`domain-status-${HOSTNAME}`).textContent()).resolves.toBe("Pending");
       const value = (await p.locator("td code", { hasText: "dropsite-verify=" }).textContent())!.trim();
-      await expect(p.getByRole("button", { name: `Copy the TXT record value of ${HOSTNAME}` }).count()).resolves.toBe(1);
+      await expect(p.getByRole("button", { name: `Copy the TXT record value of ${HOSTNAME}` }).count()).resolves.toBe(
+        1,
+      );
       await expect(p.locator("td code", { hasText: `${slug}.` }).count()).resolves.toBe(1);
 
       await p.getByRole("button", { name: `Check DNS of ${HOSTNAME}` }).click();
@@ -83,13 +92,19 @@ describe("the drop page's Custom domains card", () => {
 
       dns.setTxt(`_dropsite-challenge.${HOSTNAME}`, [value]);
       await p.getByRole("button", { name: `Check DNS of ${HOSTNAME}` }).click();
-      await p.getByTestId("domains-status").filter({ hasText: `${HOSTNAME} is active` }).waitFor();
+      await p
+        .getByTestId("domains-status")
+        .filter({ hasText: `${HOSTNAME} is active` })
+        .waitFor();
       await expect(p.getByTestId(`domain-status-${HOSTNAME}`).textContent()).resolves.toBe("Active");
       expect(await axeViolations(p, "drop page, domain active")).toEqual([]);
       expect((await app.request(HOSTNAME, "/")).status).toBe(200);
 
       await p.getByRole("button", { name: `Remove ${HOSTNAME}` }).click();
-      await p.getByTestId("domains-status").filter({ hasText: `Removed ${HOSTNAME}` }).waitFor();
+      await p
+        .getByTestId("domains-status")
+        .filter({ hasText: `Removed ${HOSTNAME}` })
+        .waitFor();
       await expect(p.getByTestId("domains-list").count()).resolves.toBe(0);
       expect((await app.request(HOSTNAME, "/")).status).toBe(404);
 

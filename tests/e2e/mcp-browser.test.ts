@@ -24,12 +24,22 @@ let apiKey = "";
 
 beforeAll(async () => {
   // A page server for the "agent" origins: http://127.0.0.1:<port> is allowed, http://localhost:<port> is not.
-  pages = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>agent</title><p>agent page</p>"));
+  pages = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>agent</title><p>agent page</p>"),
+  );
   await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
   pagesPort = (pages.address() as AddressInfo).port;
   const port = await freePort();
   oidc = await startOidcProvider({ redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`] });
-  app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret, MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${pagesPort}` }, { port });
+  app = await startApp(
+    {
+      OIDC_ISSUER: oidc.issuer,
+      OIDC_CLIENT_ID: oidc.clientId,
+      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${pagesPort}`,
+    },
+    { port },
+  );
   browser = await launchChromium();
   context = await browser.newContext();
   await context.route("https://fonts.googleapis.com/**", (r) => r.abort());
@@ -45,8 +55,15 @@ afterAll(async () => {
 });
 
 async function agent(key?: string): Promise<Client> {
-  const client = new Client({ name: "device-agent", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), { requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : undefined }));
+  const client = new Client(
+    { name: "device-agent", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), {
+      requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : undefined,
+    }),
+  );
   return client;
 }
 
@@ -61,13 +78,27 @@ describe("device authorisation in the browser", () => {
   it("the agent asks (with its anonymous drop), the person approves on /device, the agent's next poll gets a working key and the drop, once", async () => {
     const client = await agent();
     // Before it has a key the agent publishes anonymously, and asks to move that drop in the same approval.
-    const deployed = (await client.callTool({ name: "deploy_html", arguments: { html: "<h1>made before the key</h1>" } })) as Result;
+    const deployed = (await client.callTool({
+      name: "deploy_html",
+      arguments: { html: "<h1>made before the key</h1>" },
+    })) as Result;
     const drop = deployed.structuredContent as { slug: string; claim_token: string };
     expect(drop.claim_token).toMatch(/^ct_/);
-    const started = (await client.callTool({ name: "device_authorize", arguments: { claims: [{ slug: drop.slug, claim_token: drop.claim_token }] } })) as Result;
-    const a = started.structuredContent as { device_code: string; user_code: string; verification_uri_complete: string; interval: number };
+    const started = (await client.callTool({
+      name: "device_authorize",
+      arguments: { claims: [{ slug: drop.slug, claim_token: drop.claim_token }] },
+    })) as Result;
+    const a = started.structuredContent as {
+      device_code: string;
+      user_code: string;
+      verification_uri_complete: string;
+      interval: number;
+    };
     expect(a.verification_uri_complete).toBe(`${app.baseUrl}/device?code=${a.user_code}`);
-    const pending = (await client.callTool({ name: "device_token", arguments: { device_code: a.device_code } })) as Result;
+    const pending = (await client.callTool({
+      name: "device_token",
+      arguments: { device_code: a.device_code },
+    })) as Result;
     expect(pending.isError).toBe(true);
     expect(text(pending)).toMatch(/^Error \(authorization_pending\)/m);
 
@@ -80,14 +111,18 @@ describe("device authorisation in the browser", () => {
     expect(asked).toContain(drop.slug);
     await page.getByRole("button", { name: "Approve" }).click();
     await expect(page.getByTestId("device-outcome").textContent()).resolves.toContain("Approved");
-    await expect(page.getByTestId("device-claims-outcome").textContent()).resolves.toContain(`${drop.slug}: moved into your account`);
+    await expect(page.getByTestId("device-claims-outcome").textContent()).resolves.toContain(
+      `${drop.slug}: moved into your account`,
+    );
 
     // The agent keeps to its interval (polling faster answers slow_down).
     await new Promise((r) => setTimeout(r, a.interval * 1000 + 200));
     const got = (await client.callTool({ name: "device_token", arguments: { device_code: a.device_code } })) as Result;
     expect(got.isError ?? false, text(got)).toBe(false);
     apiKey = (got.structuredContent as { api_key: string }).api_key;
-    expect((got.structuredContent as { claims: unknown[] }).claims).toEqual([{ slug: drop.slug, claimed: true, url: expect.stringContaining(drop.slug) }]);
+    expect((got.structuredContent as { claims: unknown[] }).claims).toEqual([
+      { slug: drop.slug, claimed: true, url: expect.stringContaining(drop.slug) },
+    ]);
     expect(apiKey).toMatch(/^sp_[A-Za-z0-9_-]{43}$/);
     await client.close();
 
@@ -98,7 +133,10 @@ describe("device authorisation in the browser", () => {
     await authed.close();
 
     const again = await agent();
-    const second = (await again.callTool({ name: "device_token", arguments: { device_code: a.device_code } })) as Result;
+    const second = (await again.callTool({
+      name: "device_token",
+      arguments: { device_code: a.device_code },
+    })) as Result;
     expect(text(second)).toMatch(/^Error \(expired_token\)/m);
     await again.close();
   }, 120_000);
@@ -108,17 +146,41 @@ describe("device authorisation in the browser", () => {
 async function callFromPage(p: Page, mcpUrl: string, key: string) {
   return p.evaluate(
     async ({ mcpUrl, key }) => {
-      const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      };
       const post = async (method: string, params: Record<string, unknown>, name?: string) => {
-        const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${key}`, "mcp-protocol-version": "2026-07-28", "mcp-method": method };
+        const headers: Record<string, string> = {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${key}`,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": method,
+        };
         if (name) headers["mcp-name"] = name;
-        const res = await fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }) });
-        return { status: res.status, body: (await res.json()) as { result?: { tools?: { name: string }[]; isError?: boolean; structuredContent?: { total?: number } } } };
+        const res = await fetch(mcpUrl, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
+        });
+        return {
+          status: res.status,
+          body: (await res.json()) as {
+            result?: { tools?: { name: string }[]; isError?: boolean; structuredContent?: { total?: number } };
+          },
+        };
       };
       try {
         const list = await post("tools/list", {});
         const call = await post("tools/call", { name: "list_drops", arguments: {} }, "list_drops");
-        return { ok: true as const, tools: list.body.result?.tools?.map((t) => t.name) ?? [], listStatus: list.status, callError: call.body.result?.isError ?? null, total: call.body.result?.structuredContent?.total ?? null };
+        return {
+          ok: true as const,
+          tools: list.body.result?.tools?.map((t) => t.name) ?? [],
+          listStatus: list.status,
+          callError: call.body.result?.isError ?? null,
+          total: call.body.result?.structuredContent?.total ?? null,
+        };
       } catch (err) {
         return { ok: false as const, error: String(err) };
       }
@@ -145,9 +207,16 @@ describe("the Origin policy in the browser", () => {
     expect(r.ok).toBe(false);
     await foreign.close();
     // What the browser saw, asked directly: the preflight and a POST with that Origin answer 403.
-    const preflight = await app.request(`localhost:${app.port}`, "/mcp", { method: "OPTIONS", headers: { origin: `http://localhost:${pagesPort}`, "access-control-request-method": "POST" } });
+    const preflight = await app.request(`localhost:${app.port}`, "/mcp", {
+      method: "OPTIONS",
+      headers: { origin: `http://localhost:${pagesPort}`, "access-control-request-method": "POST" },
+    });
     expect(preflight.status).toBe(403);
-    const direct = await app.request(`localhost:${app.port}`, "/mcp", { method: "POST", headers: { origin: `http://localhost:${pagesPort}`, "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const direct = await app.request(`localhost:${app.port}`, "/mcp", {
+      method: "POST",
+      headers: { origin: `http://localhost:${pagesPort}`, "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(direct.status).toBe(403);
   });
 });

@@ -30,7 +30,10 @@ let proKey: string;
 
 async function mintKey(port: number, sub: string, email: string): Promise<string> {
   const idToken = await oidc.mintIdToken({ sub, email });
-  const minted = await app.request(`localhost:${port}`, "/keys", { method: "POST", headers: { authorization: `Bearer ${idToken}` } });
+  const minted = await app.request(`localhost:${port}`, "/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${idToken}` },
+  });
   expect(minted.status, minted.text).toBe(201);
   return (minted.json() as { apiKey: string }).apiKey;
 }
@@ -46,10 +49,21 @@ beforeAll(async () => {
   proKey = await mintKey(port, "mcp-pro", "pro@example.test");
   // The embedded PGlite store is single-process: stop the app to grant the plan.
   await app.stop();
-  await promisify(execFile)(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/admin.ts", "set-plan", "pro@example.test", "pro"], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: work, DATA_DIR: dataDir, NODE_ENV: "production", BASE_URL: app.baseUrl, SERVE_DOMAIN: app.serveDomain },
-  });
+  await promisify(execFile)(
+    path.join(ROOT, "node_modules/.bin/tsx"),
+    ["scripts/admin.ts", "set-plan", "pro@example.test", "pro"],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: work,
+        DATA_DIR: dataDir,
+        NODE_ENV: "production",
+        BASE_URL: app.baseUrl,
+        SERVE_DOMAIN: app.serveDomain,
+      },
+    },
+  );
   app = await startApp(vars, { dataDir, port });
 }, 180_000);
 
@@ -94,7 +108,12 @@ async function connect(flavour: Flavour, key?: string): Promise<Session> {
       },
     };
   }
-  const mode = flavour === "client-2.x modern" ? { pin: "2026-07-28" } : flavour === "client-2.x auto" ? ("auto" as const) : ("legacy" as const);
+  const mode =
+    flavour === "client-2.x modern"
+      ? { pin: "2026-07-28" }
+      : flavour === "client-2.x auto"
+        ? ("auto" as const)
+        : ("legacy" as const);
   const client = new Client2({ name: "dropsite-e2e", version: "1.0.0" }, { versionNegotiation: { mode } });
   await client.connect(new Transport2(url, { requestInit }));
   expect(client.getProtocolEra()).toBe(flavour === "client-2.x legacy" ? "legacy" : "modern");
@@ -141,7 +160,9 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     expect(r.text).toContain("const ExtApps={");
     expect(r.text).toContain('<iframe id="frame"');
     const tools = (await s.listTools()) as { name: string; _meta?: { ui?: { resourceUri?: string } } }[];
-    expect(tools.find((x) => x.name === "deploy_html")?._meta?.ui?.resourceUri).toBe("ui://dropsite/deploy-preview.html");
+    expect(tools.find((x) => x.name === "deploy_html")?._meta?.ui?.resourceUri).toBe(
+      "ui://dropsite/deploy-preview.html",
+    );
     await s.close();
   });
 
@@ -152,8 +173,16 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     expect(first.isError ?? false, text(first)).toBe(false);
     const again = await s.call("deploy_html", { html: `<p>${flavour} once</p>`, idempotency_key: key });
     expect(again.structuredContent).toEqual(first.structuredContent);
-    expectFailure(await s.call("deploy_html", { html: "<p>other</p>", idempotency_key: key }), "conflict", /idempotency_key/);
-    expectFailure(await s.call("delete_drop", { slug: "x", idempotency_key: "k".repeat(256) }), "invalid_request", /idempotency_key/);
+    expectFailure(
+      await s.call("deploy_html", { html: "<p>other</p>", idempotency_key: key }),
+      "conflict",
+      /idempotency_key/,
+    );
+    expectFailure(
+      await s.call("delete_drop", { slug: "x", idempotency_key: "k".repeat(256) }),
+      "invalid_request",
+      /idempotency_key/,
+    );
     await s.close();
   });
 
@@ -178,7 +207,11 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     await anon.close();
 
     const free = await connect(flavour, freeKey);
-    expectFailure(await free.call("deploy_html", { html: "<p>x</p>", name: "mine" }), "invalid_request", /deploy_named/);
+    expectFailure(
+      await free.call("deploy_html", { html: "<p>x</p>", name: "mine" }),
+      "invalid_request",
+      /deploy_named/,
+    );
     await free.close();
   });
 
@@ -194,8 +227,13 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     const first = await s.call("deploy_named", { name, files: { "index.html": "v1" } });
     expect(first.isError ?? false, text(first)).toBe(false);
     const second = await s.call("deploy_named", { name, files: { "index.html": "v2" } });
-    expect(second.structuredContent).toMatchObject({ slug: (first.structuredContent as { slug: string }).slug, replaced: true });
-    expect((await app.request(`${(first.structuredContent as { slug: string }).slug}.${app.serveDomain}`, "/")).text).toBe("v2");
+    expect(second.structuredContent).toMatchObject({
+      slug: (first.structuredContent as { slug: string }).slug,
+      replaced: true,
+    });
+    expect(
+      (await app.request(`${(first.structuredContent as { slug: string }).slug}.${app.serveDomain}`, "/")).text,
+    ).toBe("v2");
     await s.close();
   });
 
@@ -219,10 +257,19 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
 
   it("deploy_files: publishes text and base64; bad base64 and too many files fail", async () => {
     const s = await connect(flavour, freeKey);
-    const ok = await s.call("deploy_files", { files: { "index.html": "<p>files</p>", "a.bin": { encoding: "base64", content: Buffer.from([0, 1, 2]).toString("base64") } } });
+    const ok = await s.call("deploy_files", {
+      files: {
+        "index.html": "<p>files</p>",
+        "a.bin": { encoding: "base64", content: Buffer.from([0, 1, 2]).toString("base64") },
+      },
+    });
     expect(ok.isError ?? false, text(ok)).toBe(false);
     expect((ok.structuredContent as { files: string[] }).files.sort()).toEqual(["a.bin", "index.html"]);
-    expectFailure(await s.call("deploy_files", { files: { "a.bin": { encoding: "base64", content: "not base64!" } } }), "invalid_request", /base64/);
+    expectFailure(
+      await s.call("deploy_files", { files: { "a.bin": { encoding: "base64", content: "not base64!" } } }),
+      "invalid_request",
+      /base64/,
+    );
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
     expectFailure(await s.call("deploy_files", { files: many }), "file_cap_exceeded", /./);
     await s.close();
@@ -249,7 +296,9 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
 
   it("preflight_files, upload_content, deploy by reference: the second deploy uploads 0 of N; a wrong hash fails with code and hint", async () => {
     const s = await connect(flavour, proKey);
-    const site = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`page${i}.html`, `<p>${flavour} page ${i}</p>`]));
+    const site = Object.fromEntries(
+      Array.from({ length: 5 }, (_, i) => [`page${i}.html`, `<p>${flavour} page ${i}</p>`]),
+    );
     const files = Object.fromEntries(Object.entries(site).map(([p, c]) => [p, ref(c)]));
     const first = await s.call("preflight_files", { files });
     expect(first.isError ?? false, text(first)).toBe(false);
@@ -267,7 +316,11 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     const d2 = await s.call("deploy_files", { files });
     const slug = (d2.structuredContent as { slug: string }).slug;
     expect((await app.request(`${slug}.${app.serveDomain}`, "/page3.html")).text).toBe(site["page3.html"]);
-    expectFailure(await s.call("upload_content", { sha256: sha("the bytes it claims"), content: "other bytes" }), "invalid_request", /exact bytes/);
+    expectFailure(
+      await s.call("upload_content", { sha256: sha("the bytes it claims"), content: "other bytes" }),
+      "invalid_request",
+      /exact bytes/,
+    );
     await s.close();
   });
 
@@ -290,7 +343,11 @@ describe.each(FLAVOURS)("%s against the built app", (flavour) => {
     const a = started.structuredContent as { device_code: string; verification_uri_complete: string };
     expect(text(started)).toContain(a.verification_uri_complete);
     expectFailure(await s.call("device_token", { device_code: a.device_code }), "authorization_pending", /approve/);
-    expectFailure(await s.call("device_token", { device_code: "not-a-real-code" }), "expired_token", /device_authorize/);
+    expectFailure(
+      await s.call("device_token", { device_code: "not-a-real-code" }),
+      "expired_token",
+      /device_authorize/,
+    );
     await s.close();
   });
 });
@@ -302,7 +359,15 @@ interface Grant {
 
 /** Runs a command line in a shell, as an agent would paste it. */
 function shell(command: string, cwd: string): Promise<RunResult> {
-  return runProgram("sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config-none") } });
+  return runProgram("sh", ["-c", command], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: work,
+      NODE_ENV: "production",
+      XDG_CONFIG_HOME: path.join(work, "config-none"),
+    },
+  });
 }
 
 async function grantFor(key: string | undefined, args: Record<string, unknown>): Promise<Grant> {
@@ -317,7 +382,10 @@ describe("deploy_directory's commands, run in a shell against the built app", ()
   it("the curl command deploys the zip once (anonymously); running it again is refused", async () => {
     const dir = path.join(work, "curl-run");
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, "site.zip"), zipSync({ "index.html": strToU8("<h1>sent by curl</h1>"), "css/site.css": strToU8("h1 { color: teal }") }));
+    await writeFile(
+      path.join(dir, "site.zip"),
+      zipSync({ "index.html": strToU8("<h1>sent by curl</h1>"), "css/site.css": strToU8("h1 { color: teal }") }),
+    );
     const g = await grantFor(undefined, { dir: "." });
     const first = await shell(g.commands.curl, dir);
     expect(first.code, first.stderr).toBe(0);
@@ -327,7 +395,10 @@ describe("deploy_directory's commands, run in a shell against the built app", ()
     const second = await shell(g.commands.curl, dir);
     expect(second.code).toBe(22); // curl --fail: HTTP error
     const refused = await shell(g.commands.curl.replace("curl --fail", "curl -s"), dir);
-    expect(JSON.parse(refused.stdout)).toMatchObject({ code: "gone", hint: expect.stringContaining("deploy_directory") });
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      code: "gone",
+      hint: expect.stringContaining("deploy_directory"),
+    });
   });
 
   it("the npx command (the built CLI) deploys the folder as the pro account, under the name asked for; a second run is refused", async () => {
@@ -349,7 +420,9 @@ describe("deploy_directory's commands, run in a shell against the built app", ()
     expect(first.stderr).not.toMatch(/unchanged/);
     expect((await app.request(`${d.slug}.${app.serveDomain}`, "/")).text).toBe("<h1>sent by the CLI</h1>");
     const list = await connect("client-2.x modern", proKey);
-    const drops = (await list.call("list_drops", { limit: 500 })).structuredContent as { drops: { slug: string; name: string | null }[] };
+    const drops = (await list.call("list_drops", { limit: 500 })).structuredContent as {
+      drops: { slug: string; name: string | null }[];
+    };
     expect(drops.drops.find((x) => x.slug === d.slug)?.name).toBe("from-cli");
     await list.close();
     const second = await shell(command, work);

@@ -29,8 +29,26 @@ beforeAll(async () => {
   // the whole scenario 30 s, and a cold start on a busy machine can take a good part of that.
   const warm = await fetch(mcpUrl, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "list_drops" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_drops", arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }),
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "list_drops",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "list_drops",
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
   });
   expect(warm.status).toBe(200);
 }, 120_000);
@@ -40,7 +58,11 @@ afterAll(async () => {
 });
 
 /** Runs a pinned tool's binary; the exit code is returned, not thrown. */
-async function tool(bin: string, args: string[], timeout = 240_000): Promise<{ code: number; stdout: string; stderr: string }> {
+async function tool(
+  bin: string,
+  args: string[],
+  timeout = 240_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(bin, args, {
       cwd: work,
@@ -52,7 +74,8 @@ async function tool(bin: string, args: string[], timeout = 240_000): Promise<{ c
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number | string; stdout?: string; stderr?: string; message: string };
-    if (typeof e.code !== "number") throw new Error(`${path.basename(bin)} could not run: ${e.message}\n${e.stderr ?? ""}`, { cause: err });
+    if (typeof e.code !== "number")
+      throw new Error(`${path.basename(bin)} could not run: ${e.message}\n${e.stderr ?? ""}`, { cause: err });
     return { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
   }
 }
@@ -75,9 +98,20 @@ describe("official MCP conformance suite: server-stateless, 2026-07-28", () => {
 
   beforeAll(async () => {
     const out = path.join(work, "conformance");
-    const r = await tool(CONFORMANCE, ["server", "--url", mcpUrl, "--scenario", "server-stateless", "--spec-version", "2026-07-28", "-o", out]);
+    const r = await tool(CONFORMANCE, [
+      "server",
+      "--url",
+      mcpUrl,
+      "--scenario",
+      "server-stateless",
+      "--spec-version",
+      "2026-07-28",
+      "-o",
+      out,
+    ]);
     const file = await findFile(out, "checks.json").catch(() => undefined);
-    if (!file) throw new Error(`the conformance suite wrote no checks.json (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+    if (!file)
+      throw new Error(`the conformance suite wrote no checks.json (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
     checks = JSON.parse(await readFile(file, "utf8")) as Check[];
   }, 300_000);
 
@@ -88,7 +122,9 @@ describe("official MCP conformance suite: server-stateless, 2026-07-28", () => {
   it("every failing check is on the committed expected-failure list, with a reason", () => {
     const expected = new Map(expectedFailures.map((f) => [f.id, f.reason]));
     for (const reason of expected.values()) expect(reason.length).toBeGreaterThan(20);
-    const unexpected = checks.filter((c) => c.status === "FAILURE" && !expected.has(c.id)).map((c) => `${c.id}: ${c.errorMessage ?? ""}`);
+    const unexpected = checks
+      .filter((c) => c.status === "FAILURE" && !expected.has(c.id))
+      .map((c) => `${c.id}: ${c.errorMessage ?? ""}`);
     expect(unexpected).toEqual([]);
   });
 
@@ -121,14 +157,17 @@ describe("official MCP conformance suite: server-stateless, 2026-07-28", () => {
 });
 
 describe("MCP Inspector CLI, modern era", () => {
-  const inspector = (...args: string[]) => tool(INSPECTOR, ["--cli", mcpUrl, "--transport", "http", "--protocol-era", "modern", ...args]);
+  const inspector = (...args: string[]) =>
+    tool(INSPECTOR, ["--cli", mcpUrl, "--transport", "http", "--protocol-era", "modern", ...args]);
 
   it("tools/list shows the tools with their schemas", async () => {
     // --strict exits 6 on any error-severity schema portability problem.
     const r = await inspector("--method", "tools/list", "--strict");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/^(Warning|Error): tool/m);
-    const out = JSON.parse(r.stdout) as { tools: { name: string; inputSchema: { type: string }; annotations?: Record<string, boolean> }[] };
+    const out = JSON.parse(r.stdout) as {
+      tools: { name: string; inputSchema: { type: string }; annotations?: Record<string, boolean> }[];
+    };
     expect(out.tools.map((x) => x.name).sort()).toEqual(TOOL_NAMES);
     expect(out.tools.every((x) => x.inputSchema.type === "object")).toBe(true);
     expect(out.tools.find((x) => x.name === "list_drops")?.annotations?.readOnlyHint).toBe(true);
@@ -137,7 +176,11 @@ describe("MCP Inspector CLI, modern era", () => {
   it("tools/call get_limits answers the anonymous limits", async () => {
     const r = await inspector("--method", "tools/call", "--tool-name", "get_limits");
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { isError?: boolean; structuredContent: { plan: string; limits: { files_per_request: number } }; content: { text: string }[] };
+    const out = JSON.parse(r.stdout) as {
+      isError?: boolean;
+      structuredContent: { plan: string; limits: { files_per_request: number } };
+      content: { text: string }[];
+    };
     expect(out.isError ?? false).toBe(false);
     expect(out.structuredContent).toMatchObject({ plan: "anonymous", limits: { files_per_request: 100 } });
     expect(out.content[0]?.text).toContain("Plan: anonymous");

@@ -56,16 +56,26 @@ async function render(page: Page, result: CallResult): Promise<void> {
   await page.route(new RegExp(`^http://[^/]+\\.${TEST_SERVE_DOMAIN.replace(/[.]/g, "\\.")}/`), async (route) => {
     const u = new URL(route.request().url());
     const res = await serveGET(dropRequest(u.hostname.split(".")[0]!, `/api/serve-drop${u.pathname}`));
-    await route.fulfill({ status: res.status, headers: Object.fromEntries(res.headers), body: Buffer.from(await res.arrayBuffer()) });
+    await route.fulfill({
+      status: res.status,
+      headers: Object.fromEntries(res.headers),
+      body: Buffer.from(await res.arrayBuffer()),
+    });
   });
   await page.setContent(HOST);
-  await page.evaluate(([h, r]) => (window as unknown as { startView: (h: string, r: unknown) => void }).startView(h, r), [html, result] as const);
+  await page.evaluate(
+    ([h, r]) => (window as unknown as { startView: (h: string, r: unknown) => void }).startView(h, r),
+    [html, result] as const,
+  );
 }
 
 describe("the deploy preview in a browser", () => {
   it("shows an anonymous deploy: URL, expiry, claim token, a labelled QR code and the drop in a sandboxed frame; passes axe", async () => {
     const client = await connectInProcess("modern", { ip: "198.18.0.10" });
-    const result = (await client.callTool({ name: "deploy_html", arguments: { html: "<!doctype html><html lang=\"en\"><title>Hi</title><main><h1>Hello from the drop</h1></main>" } })) as CallResult;
+    const result = (await client.callTool({
+      name: "deploy_html",
+      arguments: { html: '<!doctype html><html lang="en"><title>Hi</title><main><h1>Hello from the drop</h1></main>' },
+    })) as CallResult;
     const d = result.structuredContent as { url: string; claim_token: string; expires_at: string };
     const page = await (await browser.newContext({ viewport: { width: 800, height: 1000 } })).newPage();
     const errors = scriptErrors(page);
@@ -85,8 +95,21 @@ describe("the deploy preview in a browser", () => {
     const frame = view.locator("#frame");
     expect(await frame.getAttribute("sandbox")).toBe("allow-scripts allow-forms");
     expect(await frame.getAttribute("title")).toBe(`Preview of ${d.url}`);
-    await expect.poll(() => view.frameLocator("#frame").locator("h1").textContent().catch(() => null), { timeout: 15_000 }).toBe("Hello from the drop");
-    expect(await page.evaluate(() => (window as unknown as { hostLog: string[] }).hostLog.slice(0, 2))).toEqual(["ui/initialize", "ui/notifications/initialized"]);
+    await expect
+      .poll(
+        () =>
+          view
+            .frameLocator("#frame")
+            .locator("h1")
+            .textContent()
+            .catch(() => null),
+        { timeout: 15_000 },
+      )
+      .toBe("Hello from the drop");
+    expect(await page.evaluate(() => (window as unknown as { hostLog: string[] }).hostLog.slice(0, 2))).toEqual([
+      "ui/initialize",
+      "ui/notifications/initialized",
+    ]);
     expect(await axeViolations(page, "deploy preview")).toEqual([]);
     expect(errors).toEqual([]);
     // axe reaches into the host's sandboxed frame: an untitled drop frame would be reported.

@@ -28,13 +28,18 @@ beforeAll(async () => {
   // The connector's redirect target: a loopback server that keeps what the browser brings back.
   callbackServer = createServer((req, res) => {
     codes.push(new URL(req.url ?? "/", "http://127.0.0.1").searchParams);
-    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>connected</title><p>You can close this window.</p>");
+    res
+      .writeHead(200, { "content-type": "text/html" })
+      .end("<!doctype html><title>connected</title><p>You can close this window.</p>");
   });
   await new Promise<void>((resolve) => callbackServer.listen(0, "127.0.0.1", resolve));
   redirectUri = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
   const port = await freePort();
   oidc = await startOidcProvider({ redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`] });
-  app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret }, { port });
+  app = await startApp(
+    { OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret },
+    { port },
+  );
   browser = await launchChromium();
   const context = await browser.newContext();
   await context.route("https://fonts.googleapis.com/**", (r) => r.abort());
@@ -101,7 +106,10 @@ describe("an OAuth connector in the browser", () => {
     expect(provider.tokens()?.refresh_token).toBeTruthy();
     const client = new Client({ name: "e2e-connector", version: "1.0.0" });
     await client.connect(transport);
-    const deployed = (await client.callTool({ name: "deploy_html", arguments: { html: "<h1>from the connector</h1>" } })) as Result;
+    const deployed = (await client.callTool({
+      name: "deploy_html",
+      arguments: { html: "<h1>from the connector</h1>" },
+    })) as Result;
     expect(deployed.isError).toBeFalsy();
     const slug = deployed.structuredContent!.slug as string;
     // An account's drop: no claim token.
@@ -120,11 +128,22 @@ describe("an OAuth connector in the browser", () => {
     await expect(client.callTool({ name: "list_drops", arguments: {} })).rejects.toThrow();
     const raw = await fetch(serverUrl, {
       method: "POST",
-      headers: { authorization: `Bearer ${provider.tokens()!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+      headers: {
+        authorization: `Bearer ${provider.tokens()!.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
     });
     expect(raw.status).toBe(401);
-    expect(raw.headers.get("www-authenticate")).toContain(`resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
+    expect(raw.headers.get("www-authenticate")).toContain(
+      `resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   it("deny sends the browser back to the client with error=access_denied", async () => {

@@ -25,7 +25,10 @@ beforeAll(async () => {
     await cp(path.join(ROOT, file), path.join(work, file));
   }
   // The build stage's output: Next's build and the data plane (not its cache), and the CLI.
-  await cp(path.join(ROOT, ".next"), path.join(work, ".next"), { recursive: true, filter: (src) => !src.includes(`${path.sep}.next${path.sep}cache`) });
+  await cp(path.join(ROOT, ".next"), path.join(work, ".next"), {
+    recursive: true,
+    filter: (src) => !src.includes(`${path.sep}.next${path.sep}cache`),
+  });
   await cp(path.join(ROOT, "cli", "dist"), path.join(work, "cli", "dist"), { recursive: true });
   await run("npm", ["ci", "--no-audit", "--no-fund"], {
     cwd: work,

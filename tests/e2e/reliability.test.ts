@@ -16,7 +16,10 @@ describe("reliability run (short)", () => {
     expect(outbox?.checked, text).toMatch(/^[1-9]\d* events .*deliveries [1-9]\d* delivered/);
     // The mix rolled drops back and retried writes with their idempotency keys.
     const answered = (route: string) => Object.values(report.outcomes[route] ?? {}).reduce((n, c) => n + c, 0);
-    expect(answered("POST /drops/{slug}/rollback") + answered("POST /deploy?name (redeploy) (retried)"), text).toBeGreaterThan(0);
+    expect(
+      answered("POST /drops/{slug}/rollback") + answered("POST /deploy?name (redeploy) (retried)"),
+      text,
+    ).toBeGreaterThan(0);
     const down503 = Object.values(report.duringOutage).reduce((n, o) => n + (o["503"] ?? 0), 0);
     expect(down503, text).toBeGreaterThan(0);
     expect(report.successesAfterRestart, text).toBeGreaterThan(0);

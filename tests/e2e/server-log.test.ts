@@ -36,7 +36,10 @@ beforeAll(async () => {
   app = await startApp({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId }, { dataDir });
   appHost = `localhost:${app.port}`;
   idToken = await oidc.mintIdToken({ sub: "log-user", email: "log@example.test" });
-  const minted = await app.request(appHost, "/keys", { method: "POST", headers: { authorization: `Bearer ${idToken}` } });
+  const minted = await app.request(appHost, "/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${idToken}` },
+  });
   expect(minted.status).toBe(201);
   apiKey = (minted.json() as { apiKey: string }).apiKey;
   expect(apiKey).toMatch(/^sp_/);
@@ -86,7 +89,8 @@ describe("start-up", () => {
         .filter((l) => l.startsWith("{"))
         .map((l) => JSON.parse(l) as { msg: string; db?: string; ms?: number; path?: string; method?: string });
     // The first request that needed it (POST /keys, in beforeAll): its line may trail its answer.
-    const isKeys = (l: { msg: string; method?: string; path?: string }) => l.msg === "request" && l.method === "POST" && l.path === "/keys";
+    const isKeys = (l: { msg: string; method?: string; path?: string }) =>
+      l.msg === "request" && l.method === "POST" && l.path === "/keys";
     for (let i = 0; i < 100 && !lines().some(isKeys); i++) await new Promise((r) => setTimeout(r, 50));
     const all = lines();
     const opened = all.findIndex((l) => l.msg === "context");
@@ -99,7 +103,9 @@ describe("start-up configuration", () => {
   it("production refuses to start when SERVE_DOMAIN shares the app's registrable domain, naming the variable", async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-misconf-"));
     try {
-      await expect(startApp({ BASE_URL: "https://app.example.com", SERVE_DOMAIN: "drops.example.com" }, { dataDir })).rejects.toThrow(
+      await expect(
+        startApp({ BASE_URL: "https://app.example.com", SERVE_DOMAIN: "drops.example.com" }, { dataDir }),
+      ).rejects.toThrow(
         /app exited early[\s\S]*SERVE_DOMAIN: drops \(\*\.drops\.example\.com\) and the app \(app\.example\.com\) share the registrable domain example\.com/,
       );
     } finally {
@@ -113,12 +119,24 @@ describe("two credentials are one bad request, on the data plane and behind Next
     expect((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
     // A subscriber's drop to append to (the append route runs on both paths: plain slug → data plane, escaped → Next).
     const auth = { "content-type": "application/json", authorization: `Bearer ${proKey}` };
-    const made = await app.request(appHost, "/deploy", { method: "POST", body: JSON.stringify({ files: { "index.html": "<h1>kept</h1>" } }), headers: auth });
+    const made = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": "<h1>kept</h1>" } }),
+      headers: auth,
+    });
     expect(made.status).toBe(200);
     const { slug } = made.json() as { slug: string };
     const state = async () => ({
-      drops: ((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${proKey}` } })).json() as { total: number }).total,
-      anonDrops: ((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${apiKey}` } })).json() as { total: number }).total,
+      drops: (
+        (await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${proKey}` } })).json() as {
+          total: number;
+        }
+      ).total,
+      anonDrops: (
+        (await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${apiKey}` } })).json() as {
+          total: number;
+        }
+      ).total,
       file: (await app.request(`${slug}.${app.serveDomain}`, "/x.html")).status,
     });
     const before = await state();
@@ -138,13 +156,32 @@ describe("two credentials are one bad request, on the data plane and behind Next
       ["data", "POST", "/deploy", withBody, body],
       ["data", "POST", `/deploy/${slug}`, withBody, body],
       ["next", "POST", `/deploy/${escaped(slug)}`, withBody, body],
-      ["next", "POST", "/deploy/preflight", withBody, JSON.stringify({ files: { "x.html": { sha256: "a".repeat(64), size: 1 } } })],
+      [
+        "next",
+        "POST",
+        "/deploy/preflight",
+        withBody,
+        JSON.stringify({ files: { "x.html": { sha256: "a".repeat(64), size: 1 } } }),
+      ],
       ["next", "GET", "/drops", [], ""],
     ];
     for (const [name, credentials] of cases) {
       for (const [plane, method, target, extra, sent] of targets) {
-        const res = await rawAnswer([`${method} ${target} HTTP/1.1`, `Host: ${appHost}`, ...credentials, ...extra.map((h) => (h.startsWith("Content-Length") ? `Content-Length: ${Buffer.byteLength(sent)}` : h))], sent);
-        expect({ name, target, status: res.status, code: res.code }).toEqual({ name, target, status: 401, code: "auth_required" });
+        const res = await rawAnswer(
+          [
+            `${method} ${target} HTTP/1.1`,
+            `Host: ${appHost}`,
+            ...credentials,
+            ...extra.map((h) => (h.startsWith("Content-Length") ? `Content-Length: ${Buffer.byteLength(sent)}` : h)),
+          ],
+          sent,
+        );
+        expect({ name, target, status: res.status, code: res.code }).toEqual({
+          name,
+          target,
+          status: 401,
+          code: "auth_required",
+        });
         expect({ name, target, plane: (await lineOf(res.id))?.plane }).toEqual({ name, target, plane });
       }
     }
@@ -157,23 +194,45 @@ describe("one structured log line per request", () => {
     const cookieSecret = randomBytes(24).toString("hex");
     const querySecret = randomBytes(24).toString("hex");
     // An anonymous deploy hands out a claim token; claiming sends it back in the body.
-    const anon = await app.request(appHost, `/deploy?note=${querySecret}`, { method: "POST", body: "<h1>log</h1>", headers: { "content-type": "text/html", cookie: `theme=${cookieSecret}` } });
+    const anon = await app.request(appHost, `/deploy?note=${querySecret}`, {
+      method: "POST",
+      body: "<h1>log</h1>",
+      headers: { "content-type": "text/html", cookie: `theme=${cookieSecret}` },
+    });
     expect(anon.status).toBe(200);
     const { slug, claim_token: claimToken } = anon.json() as { slug: string; claim_token: string };
     expect(claimToken).toBeTruthy();
     const claimed = await app.request(appHost, "/claim", {
       method: "POST",
       body: JSON.stringify({ slug, claim_token: claimToken }),
-      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}`, cookie: `__Host-next-auth.session-token=${cookieSecret}` },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${apiKey}`,
+        cookie: `__Host-next-auth.session-token=${cookieSecret}`,
+      },
     });
     expect(claimed.status).toBe(200);
     const requestId = claimed.headers["x-request-id"];
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     // Refused and failing credentials, a claim token in a query string, a drop visit with secrets.
-    expect((await app.request(appHost, `/drops?claim_token=${claimToken}`, { headers: { authorization: `Bearer ${apiKey}x`, cookie: `next-auth.session-token=${cookieSecret}` } })).status).toBe(401);
+    expect(
+      (
+        await app.request(appHost, `/drops?claim_token=${claimToken}`, {
+          headers: { authorization: `Bearer ${apiKey}x`, cookie: `next-auth.session-token=${cookieSecret}` },
+        })
+      ).status,
+    ).toBe(401);
     expect((await app.request(appHost, "/keys", { headers: { authorization: `Bearer ${idToken}` } })).status).toBe(200);
-    expect((await app.request(appHost, `/dashboard?k=${querySecret}`, { headers: { cookie: `next-auth.session-token=${cookieSecret}` } })).status).toBeLessThan(500);
-    const drop = await app.request(`${slug}.${app.serveDomain}`, `/?token=${claimToken}`, { headers: { authorization: `Bearer ${apiKey}`, cookie: `s=${cookieSecret}` } });
+    expect(
+      (
+        await app.request(appHost, `/dashboard?k=${querySecret}`, {
+          headers: { cookie: `next-auth.session-token=${cookieSecret}` },
+        })
+      ).status,
+    ).toBeLessThan(500);
+    const drop = await app.request(`${slug}.${app.serveDomain}`, `/?token=${claimToken}`, {
+      headers: { authorization: `Bearer ${apiKey}`, cookie: `s=${cookieSecret}` },
+    });
     expect(drop.status).toBe(200);
     expect(drop.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -183,7 +242,9 @@ describe("one structured log line per request", () => {
     const claimLine = lines.find((l) => l.id === requestId);
     expect(claimLine).toMatchObject({ method: "POST", host: "app", path: "/claim", status: 200 });
     expect(typeof claimLine?.ms).toBe("number");
-    expect(lines).toContainEqual(expect.objectContaining({ method: "POST", host: "app", path: "/deploy", status: 200 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ method: "POST", host: "app", path: "/deploy", status: 200 }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ method: "GET", host: "app", path: "/drops", status: 401 }));
     // Every line names a unique request.
     expect(new Set(lines.map((l) => l.id)).size).toBe(lines.length);
@@ -204,45 +265,92 @@ describe("one structured log line per request", () => {
     const { upload_token: token, uploads } = pre.json() as { upload_token: string; uploads: Array<{ url: string }> };
     const target = new URL(uploads[0]!.url);
     expect(target.pathname).toContain(token);
-    const put = await app.request(appHost, target.pathname, { method: "PUT", body: bytes, headers: { "content-type": "application/octet-stream" } });
+    const put = await app.request(appHost, target.pathname, {
+      method: "PUT",
+      body: bytes,
+      headers: { "content-type": "application/octet-stream" },
+    });
     expect(put.status).toBeLessThan(300);
     const line = await lineOf(put.headers["x-request-id"]);
-    expect(line).toMatchObject({ method: "PUT", path: `/deploy/uploads/(token)/${sha256}`, status: put.status, plane: "data" });
+    expect(line).toMatchObject({
+      method: "PUT",
+      path: `/deploy/uploads/(token)/${sha256}`,
+      status: put.status,
+      plane: "data",
+    });
     expect(app.output()).not.toContain(token);
   });
 
   it("masks every secret token in a path by one rule: one-time deploy grants and their preflight, escaped tokens, keys and claim tokens", async () => {
     // A one-time deploy URL, from the MCP deploy_directory tool over HTTP.
-    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
     const issued = await app.request(appHost, "/mcp", {
       method: "POST",
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "deploy_directory", arguments: {}, _meta: envelope } }),
-      headers: { "content-type": "application/json", accept: "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "deploy_directory", authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "deploy_directory", arguments: {}, _meta: envelope },
+      }),
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "deploy_directory",
+        authorization: `Bearer ${apiKey}`,
+      },
     });
     expect(issued.status).toBe(200);
-    const grant = (issued.json() as { result: { structuredContent: { url: string; preflight_url: string } } }).result.structuredContent;
+    const grant = (issued.json() as { result: { structuredContent: { url: string; preflight_url: string } } }).result
+      .structuredContent;
     const grantToken = new URL(grant.url).pathname.split("/").at(-1)!;
     expect(grantToken).toMatch(/^dg_[A-Za-z0-9_-]{43}$/);
     expect(new URL(grant.preflight_url).pathname).toBe(`/deploy/once/${grantToken}/preflight`);
 
     const bytes = Buffer.from("<p>granted</p>");
     const sha256 = createHash("sha256").update(bytes).digest("hex");
-    const pre = await app.request(appHost, `/deploy/once/${grantToken}/preflight`, { method: "POST", body: JSON.stringify({ files: { "index.html": { sha256, size: bytes.byteLength } } }), headers: { "content-type": "application/json" } });
+    const pre = await app.request(appHost, `/deploy/once/${grantToken}/preflight`, {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": { sha256, size: bytes.byteLength } } }),
+      headers: { "content-type": "application/json" },
+    });
     expect(pre.status).toBe(200);
     const uploadToken = (pre.json() as { upload_token?: string }).upload_token;
-    const deployed = await app.request(appHost, `/deploy/once/${grantToken}`, { method: "POST", body: "<p>granted</p>", headers: { "content-type": "text/html" } });
+    const deployed = await app.request(appHost, `/deploy/once/${grantToken}`, {
+      method: "POST",
+      body: "<p>granted</p>",
+      headers: { "content-type": "text/html" },
+    });
     expect(deployed.status).toBe(200);
     // Used up: the refusal of a second use, and of a percent-escaped copy (which Next decodes), are logged masked too.
-    const again = await app.request(appHost, `/deploy/once/${grantToken}`, { method: "POST", body: "<p>again</p>", headers: { "content-type": "text/html" } });
+    const again = await app.request(appHost, `/deploy/once/${grantToken}`, {
+      method: "POST",
+      body: "<p>again</p>",
+      headers: { "content-type": "text/html" },
+    });
     expect(again.status).toBe(410);
-    const escapedAgain = await app.request(appHost, `/deploy/once/${escaped(grantToken)}`, { method: "POST", body: "<p>again</p>", headers: { "content-type": "text/html" } });
+    const escapedAgain = await app.request(appHost, `/deploy/once/${escaped(grantToken)}`, {
+      method: "POST",
+      body: "<p>again</p>",
+      headers: { "content-type": "text/html" },
+    });
     expect(escapedAgain.status).toBe(410);
     // Secrets a client put in a path by mistake: a key, a claim token, a truncated grant.
     const { claim_token: claimToken } = deployed.json() as { claim_token?: string };
-    const strays = [`/drops/${apiKey}`, `/drops/${claimToken ?? `ct_${"C".repeat(43)}`}`, `/deploy/once/${grantToken.slice(0, 20)}`];
+    const strays = [
+      `/drops/${apiKey}`,
+      `/drops/${claimToken ?? `ct_${"C".repeat(43)}`}`,
+      `/deploy/once/${grantToken.slice(0, 20)}`,
+    ];
     const strayAnswers = await Promise.all(strays.map((p) => app.request(appHost, p)));
 
-    const lines = await Promise.all([pre, deployed, again, escapedAgain, ...strayAnswers].map((r) => lineOf(r.headers["x-request-id"])));
+    const lines = await Promise.all(
+      [pre, deployed, again, escapedAgain, ...strayAnswers].map((r) => lineOf(r.headers["x-request-id"])),
+    );
     expect(lines.map((l) => l?.path)).toEqual([
       "/deploy/once/(token)/preflight",
       "/deploy/once/(token)",
@@ -254,7 +362,15 @@ describe("one structured log line per request", () => {
     ]);
     // Every kind of secret this suite used, grepped in the whole captured log.
     const output = app.output();
-    const secrets = { apiKey, proKey, idToken, grantToken, grantPrefix: grantToken.slice(0, 20), uploadToken, claimToken };
+    const secrets = {
+      apiKey,
+      proKey,
+      idToken,
+      grantToken,
+      grantPrefix: grantToken.slice(0, 20),
+      uploadToken,
+      claimToken,
+    };
     for (const [kind, secret] of Object.entries(secrets)) {
       if (secret) expect({ kind, leaked: output.includes(secret) }).toEqual({ kind, leaked: false });
     }
@@ -268,13 +384,19 @@ describe("a protected drop on the self-hosted data plane", () => {
     const marker = randomBytes(8).toString("hex");
     const deployed = await app.request(appHost, "/deploy", {
       method: "POST",
-      body: JSON.stringify({ files: { "index.html": `<p>${marker}</p>`, "a/index.html": marker, "big.txt": marker.repeat(100) } }),
+      body: JSON.stringify({
+        files: { "index.html": `<p>${marker}</p>`, "a/index.html": marker, "big.txt": marker.repeat(100) },
+      }),
       headers: { "content-type": "application/json", authorization: `Bearer ${proKey}` },
     });
     expect(deployed.status).toBe(200);
     const { slug } = deployed.json() as { slug: string };
     const host = `${slug}.${app.serveDomain}`;
-    const set = await app.request(appHost, `/drops/${slug}/access`, { method: "PUT", body: JSON.stringify({ mode: "password", password }), headers: { "content-type": "application/json", authorization: `Bearer ${proKey}` } });
+    const set = await app.request(appHost, `/drops/${slug}/access`, {
+      method: "PUT",
+      body: JSON.stringify({ mode: "password", password }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${proKey}` },
+    });
     expect(set.status).toBe(200);
     expect(set.text).not.toContain(password);
     for (const [p, headers, method] of [
@@ -292,7 +414,11 @@ describe("a protected drop on the self-hosted data plane", () => {
     }
     const form = (pw: string) => new URLSearchParams({ password: pw, path: "/a/" }).toString();
     const post = (body: string, headers: Record<string, string> = {}) =>
-      app.request(host, "/.well-known/dropsite/unlock", { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded", ...headers } });
+      app.request(host, "/.well-known/dropsite/unlock", {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      });
     const wrong = await post(form(`${password}x`));
     expect(wrong.status).toBe(401);
     expect(wrong.headers["set-cookie"]).toBeUndefined();
@@ -313,7 +439,13 @@ describe("a protected drop on the self-hosted data plane", () => {
     expect(open.text).toContain(marker);
     expect(open.headers["cache-control"]).toMatch(/^private/);
     const line = await lineOf(ok.headers["x-request-id"]);
-    expect(line).toMatchObject({ method: "POST", host: "drop", path: "/.well-known/dropsite/unlock", status: 303, plane: "data" });
+    expect(line).toMatchObject({
+      method: "POST",
+      host: "drop",
+      path: "/.well-known/dropsite/unlock",
+      status: 303,
+      plane: "data",
+    });
     const output = app.output();
     expect(output).not.toContain(password);
     expect(output).not.toContain(cookie.split("=")[1]!);
@@ -330,7 +462,15 @@ function rawUnlock(host: string, body: string): Promise<{ status: number; raw: s
     sock.on("error", reject);
     const chunk = Buffer.from(body);
     sock.write(
-      [`POST /.well-known/dropsite/unlock HTTP/1.1`, `Host: ${host}`, "Content-Type: application/x-www-form-urlencoded", "Transfer-Encoding: chunked", "Connection: close", "", ""].join("\r\n"),
+      [
+        `POST /.well-known/dropsite/unlock HTTP/1.1`,
+        `Host: ${host}`,
+        "Content-Type: application/x-www-form-urlencoded",
+        "Transfer-Encoding: chunked",
+        "Connection: close",
+        "",
+        "",
+      ].join("\r\n"),
     );
     sock.write(`${chunk.byteLength.toString(16)}\r\n`);
     sock.write(chunk);
@@ -341,28 +481,44 @@ function rawUnlock(host: string, body: string): Promise<{ status: number; raw: s
 /** Sends a request's head (a declared body that is never sent) and resolves the answer the server gives before any of it. */
 function headOnly(pathname: string, headers: Record<string, string>): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: app.port, path: pathname, method: "POST", headers: { host: appHost, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const body = Buffer.concat(chunks);
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString("utf8"), json: () => JSON.parse(body.toString("utf8")) });
-      });
-    });
+    const req = httpRequest(
+      { host: "127.0.0.1", port: app.port, path: pathname, method: "POST", headers: { host: appHost, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          req.destroy();
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            text: body.toString("utf8"),
+            json: () => JSON.parse(body.toString("utf8")),
+          });
+        });
+      },
+    );
     req.on("error", reject);
     req.flushHeaders();
   });
 }
 
 /** Sends a raw request (repeated headers included; no body headers unless given) and resolves the answer's status, request id and envelope code. */
-function rawAnswer(lines: string[], body = ""): Promise<{ status: number; id: string | undefined; code: string | undefined }> {
+function rawAnswer(
+  lines: string[],
+  body = "",
+): Promise<{ status: number; id: string | undefined; code: string | undefined }> {
   return new Promise((resolve, reject) => {
     const sock = connect(app.port, "127.0.0.1");
     let out = "";
     sock.on("data", (d) => (out += d.toString()));
     sock.on("close", () =>
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0), id: /\r\nx-request-id: ([^\r]+)/i.exec(out)?.[1], code: /"code":"([a-z_]+)"/.exec(out)?.[1] }),
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0),
+        id: /\r\nx-request-id: ([^\r]+)/i.exec(out)?.[1],
+        code: /"code":"([a-z_]+)"/.exec(out)?.[1],
+      }),
     );
     sock.on("error", reject);
     sock.write([...lines, "Connection: close", "", body].join("\r\n"));
@@ -381,17 +537,33 @@ function expectJsonAnswer(res: HttpResult): void {
 
 describe("the data plane receives the deploy bodies", () => {
   it("zip, JSON and HTML deploys, appends and upload targets are answered by the data plane; other methods, bodiless requests and other routes by Next", async () => {
-    const zipped = await app.request(appHost, "/deploy", { method: "POST", body: zip({ "index.html": "<h1>zip</h1>" }), headers: { "content-type": "application/zip" } });
+    const zipped = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: zip({ "index.html": "<h1>zip</h1>" }),
+      headers: { "content-type": "application/zip" },
+    });
     expect(zipped.status).toBe(200);
     expectJsonAnswer(zipped);
-    const jsonDeploy = await app.request(appHost, "/deploy?ttl=3600", { method: "POST", body: JSON.stringify({ files: { "index.html": "json" } }), headers: { "content-type": "application/json" } });
+    const jsonDeploy = await app.request(appHost, "/deploy?ttl=3600", {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": "json" } }),
+      headers: { "content-type": "application/json" },
+    });
     expect(jsonDeploy.status).toBe(200);
     expect((jsonDeploy.json() as { expires_at: string }).expires_at).toBeTruthy();
-    const html = await app.request(appHost, "/deploy", { method: "POST", body: "<p>html</p>", headers: { "content-type": "text/html", "content-length": "11" } });
+    const html = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: "<p>html</p>",
+      headers: { "content-type": "text/html", "content-length": "11" },
+    });
     expect(html.status).toBe(200);
     const { slug } = html.json() as { slug: string };
     // A free account cannot append: the flow still runs (credential, then plan) and answers 402.
-    const append = await app.request(appHost, `/deploy/${slug}`, { method: "POST", body: JSON.stringify({ files: { "b.html": "b" } }), headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` } });
+    const append = await app.request(appHost, `/deploy/${slug}`, {
+      method: "POST",
+      body: JSON.stringify({ files: { "b.html": "b" } }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+    });
     expect(append.status).toBe(402);
     expect((append.json() as { code: string }).code).toBe("subscription_required");
 
@@ -402,7 +574,11 @@ describe("the data plane receives the deploy bodies", () => {
     // No Content-Length and no Transfer-Encoding: no body, so Next (and its proxy) answers.
     const bodiless = await rawAnswer([`POST /deploy HTTP/1.1`, `Host: ${appHost}`]);
     expect(bodiless.status).toBe(400);
-    const preflight = await app.request(appHost, "/deploy/preflight", { method: "POST", body: JSON.stringify({ files: { "index.html": { sha256: "a".repeat(64), size: 1 } } }), headers: { "content-type": "application/json" } });
+    const preflight = await app.request(appHost, "/deploy/preflight", {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": { sha256: "a".repeat(64), size: 1 } } }),
+      headers: { "content-type": "application/json" },
+    });
     expect(preflight.status).toBe(200);
     const drop = await app.request(`${slug}.${app.serveDomain}`, "/");
     expect(drop.status).toBe(200);
@@ -411,34 +587,68 @@ describe("the data plane receives the deploy bodies", () => {
     for (const res of [zipped, jsonDeploy, html, append, drop]) expect(await planeOf(res)).toBe("data");
     for (const res of [limits, wrongMethod, preflight]) expect(await planeOf(res)).toBe("next");
     expect((await lineOf(bodiless.id))?.plane).toBe("next");
-    expect(await lineOf(append.headers["x-request-id"])).toMatchObject({ method: "POST", host: "app", path: `/deploy/${slug}`, status: 402, plane: "data" });
+    expect(await lineOf(append.headers["x-request-id"])).toMatchObject({
+      method: "POST",
+      host: "app",
+      path: `/deploy/${slug}`,
+      status: 402,
+      plane: "data",
+    });
   });
 
   it("a subscriber's deploy and append go through the data plane", async () => {
     const auth = { "content-type": "application/json", authorization: `Bearer ${proKey}` };
-    const first = await app.request(appHost, "/deploy", { method: "POST", body: JSON.stringify({ files: { "index.html": "<h1>one</h1>" } }), headers: auth });
+    const first = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": "<h1>one</h1>" } }),
+      headers: auth,
+    });
     expect(first.status).toBe(200);
     const { slug } = first.json() as { slug: string };
-    const added = await app.request(appHost, `/deploy/${slug}`, { method: "POST", body: zip({ "two.html": "<h1>two</h1>" }), headers: { ...auth, "content-type": "application/zip" } });
+    const added = await app.request(appHost, `/deploy/${slug}`, {
+      method: "POST",
+      body: zip({ "two.html": "<h1>two</h1>" }),
+      headers: { ...auth, "content-type": "application/zip" },
+    });
     expect(added.status).toBe(200);
     expect(added.json()).toMatchObject({ slug });
     expect((await app.request(`${slug}.${app.serveDomain}`, "/two.html")).text).toBe("<h1>two</h1>");
-    expect(await lineOf(added.headers["x-request-id"])).toMatchObject({ method: "POST", path: `/deploy/${slug}`, status: 200, plane: "data" });
+    expect(await lineOf(added.headers["x-request-id"])).toMatchObject({
+      method: "POST",
+      path: `/deploy/${slug}`,
+      status: 200,
+      plane: "data",
+    });
   });
 
   it("a chunked body past the route's cap is cut by the listener (413) and deploys nothing", async () => {
-    const drops = async () => ((await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${proKey}` } })).json() as { total: number }).total;
+    const drops = async () =>
+      (
+        (await app.request(appHost, "/drops", { headers: { authorization: `Bearer ${proKey}` } })).json() as {
+          total: number;
+        }
+      ).total;
     const before = await drops();
-    const refusals = () => logLines().filter((l) => l.path === "/deploy" && l.status === 413 && l.plane === "data").length;
+    const refusals = () =>
+      logLines().filter((l) => l.path === "/deploy" && l.status === 413 && l.plane === "data").length;
     const refusedBefore = refusals();
     // 101 MB of a zip's worth of bytes, undeclared: the subscriber's own cap is the route's (100 MB).
     const status = await new Promise<number>((resolve) => {
       let answered = 0;
-      const req = httpRequest({ host: "127.0.0.1", port: app.port, path: "/deploy", method: "POST", headers: { host: appHost, "content-type": "application/zip", authorization: `Bearer ${proKey}` } }, (res) => {
-        answered = res.statusCode ?? 0;
-        res.resume();
-        res.on("end", () => resolve(answered));
-      });
+      const req = httpRequest(
+        {
+          host: "127.0.0.1",
+          port: app.port,
+          path: "/deploy",
+          method: "POST",
+          headers: { host: appHost, "content-type": "application/zip", authorization: `Bearer ${proKey}` },
+        },
+        (res) => {
+          answered = res.statusCode ?? 0;
+          res.resume();
+          res.on("end", () => resolve(answered));
+        },
+      );
       // The listener may close the connection before this client reads the answer: 0.
       req.on("error", () => resolve(answered));
       const chunk = Buffer.alloc(1024 * 1024, 120);
@@ -468,10 +678,25 @@ describe("the data plane receives the deploy bodies", () => {
       ["/deploy/", "somedrop", { ...json, authorization: "Bearer sp_not-a-key" }, body, 401],
       ["/deploy/", "somedrop", { ...json, authorization: `Bearer ${apiKey}` }, body, 402],
       ["/deploy/once/", `dg_${"A".repeat(43)}`, json, body, 404],
-      ["/deploy/uploads/", `ut_${"B".repeat(43)}/${"c".repeat(64)}`, { "content-type": "application/octet-stream" }, "xyz", 404],
+      [
+        "/deploy/uploads/",
+        `ut_${"B".repeat(43)}/${"c".repeat(64)}`,
+        { "content-type": "application/octet-stream" },
+        "xyz",
+        404,
+      ],
     ];
-    const volatile = new Set(["date", "connection", "keep-alive", "x-request-id", "content-length", "transfer-encoding", "vary"]);
-    const stable = (h: HttpResult["headers"]) => Object.fromEntries(Object.entries(h).filter(([k]) => !volatile.has(k)));
+    const volatile = new Set([
+      "date",
+      "connection",
+      "keep-alive",
+      "x-request-id",
+      "content-length",
+      "transfer-encoding",
+      "vary",
+    ]);
+    const stable = (h: HttpResult["headers"]) =>
+      Object.fromEntries(Object.entries(h).filter(([k]) => !volatile.has(k)));
     for (const [prefix, param, headers, sent, status] of cases) {
       const method = prefix === "/deploy/uploads/" ? "PUT" : "POST";
       const data = await app.request(appHost, prefix + param, { method, body: sent, headers });
@@ -491,13 +716,53 @@ describe("the data plane receives the deploy bodies", () => {
     const zipType = { "content-type": "application/zip" };
     const refusals: [string, () => Promise<HttpResult>, number, string][] = [
       // Past every plan's cap: the listener refuses the declared length before reading.
-      ["declared past the route's cap", () => headOnly("/deploy", { ...zipType, "content-length": String(200 * 1024 * 1024) }), 413, "payload_too_large"],
+      [
+        "declared past the route's cap",
+        () => headOnly("/deploy", { ...zipType, "content-length": String(200 * 1024 * 1024) }),
+        413,
+        "payload_too_large",
+      ],
       // Past the anonymous plan's 25 MB: the handler refuses it before reading.
-      ["declared past the plan's cap", () => headOnly("/deploy", { ...zipType, "content-length": String(30 * 1024 * 1024) }), 413, "payload_too_large"],
+      [
+        "declared past the plan's cap",
+        () => headOnly("/deploy", { ...zipType, "content-length": String(30 * 1024 * 1024) }),
+        413,
+        "payload_too_large",
+      ],
       // Undeclared (chunked): read until it passes the plan's 10 MB for JSON, then refused.
-      ["chunked past the plan's cap", () => app.request(appHost, "/deploy", { method: "POST", body: "x".repeat(11 * 1024 * 1024), headers: { "content-type": "application/json" } }), 413, "payload_too_large"],
-      ["invalid zip", () => app.request(appHost, "/deploy", { method: "POST", body: zipWithSymlink("l", "/etc/passwd"), headers: zipType }), 400, "invalid_zip"],
-      ["bad key", () => app.request(appHost, "/deploy", { method: "POST", body: "<p>x</p>", headers: { "content-type": "text/html", authorization: "Bearer sp_nope" } }), 401, "auth_required"],
+      [
+        "chunked past the plan's cap",
+        () =>
+          app.request(appHost, "/deploy", {
+            method: "POST",
+            body: "x".repeat(11 * 1024 * 1024),
+            headers: { "content-type": "application/json" },
+          }),
+        413,
+        "payload_too_large",
+      ],
+      [
+        "invalid zip",
+        () =>
+          app.request(appHost, "/deploy", {
+            method: "POST",
+            body: zipWithSymlink("l", "/etc/passwd"),
+            headers: zipType,
+          }),
+        400,
+        "invalid_zip",
+      ],
+      [
+        "bad key",
+        () =>
+          app.request(appHost, "/deploy", {
+            method: "POST",
+            body: "<p>x</p>",
+            headers: { "content-type": "text/html", authorization: "Bearer sp_nope" },
+          }),
+        401,
+        "auth_required",
+      ],
     ];
     for (const [name, send, status, code] of refusals) {
       const res = await send();

@@ -37,7 +37,11 @@ afterAll(async () => {
 });
 
 const deploy = (app: RunningApp, html: string) =>
-  app.request(`localhost:${app.port}`, "/deploy", { method: "POST", headers: { "content-type": "text/html" }, body: html });
+  app.request(`localhost:${app.port}`, "/deploy", {
+    method: "POST",
+    headers: { "content-type": "text/html" },
+    body: html,
+  });
 
 describe("two instances on PostgreSQL, S3 and Redis", () => {
   it("a drop deployed on one is served by the other, and both spend one deploy budget", async () => {

@@ -34,16 +34,36 @@ const requests: { path: string; method?: string; headers?: Record<string, string
   { path: "/", method: "HEAD" },
 ];
 
-function send(host: string, p: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpResult> {
+function send(
+  host: string,
+  p: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path: p, method: opts.method ?? "GET", headers: { host, ...(opts.headers ?? {}) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString("utf8"), json: () => JSON.parse(body.toString("utf8")) });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path: p,
+        method: opts.method ?? "GET",
+        headers: { host, ...(opts.headers ?? {}) },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            text: body.toString("utf8"),
+            json: () => JSON.parse(body.toString("utf8")),
+          });
+        });
+      },
+    );
     req.on("error", reject);
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
@@ -57,8 +77,19 @@ async function visitAll(which: "next" | "plane"): Promise<void> {
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-vercel-path-"));
   port = await freePort();
-  const vars = { NODE_ENV: "production" as const, PORT: String(port), BASE_URL: `http://localhost:${port}`, SERVE_DOMAIN: `localhost:${port}`, DATA_DIR: dataDir, RATE_LIMIT_DEPLOYS_PER_MINUTE: "100" };
-  const next = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env: { ...process.env, ...vars }, stdio: ["ignore", "pipe", "pipe"] });
+  const vars = {
+    NODE_ENV: "production" as const,
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    SERVE_DOMAIN: `localhost:${port}`,
+    DATA_DIR: dataDir,
+    RATE_LIMIT_DEPLOYS_PER_MINUTE: "100",
+  };
+  const next = spawn(
+    process.execPath,
+    [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    { cwd: ROOT, env: { ...process.env, ...vars }, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let out = "";
   next.stdout.on("data", (d) => (out += d));
   next.stderr.on("data", (d) => (out += d));
@@ -70,9 +101,19 @@ beforeAll(async () => {
       if (i > 240) throw new Error(`next start did not answer:\n${out}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    const files = { "index.html": "<!doctype html><h1>same on both paths</h1>", "style.css": css, "data.bin": { encoding: "base64", content: binary.toString("base64") }, "about.html": "<p>about</p>", "docs/index.html": "<p>docs</p>" };
+    const files = {
+      "index.html": "<!doctype html><h1>same on both paths</h1>",
+      "style.css": css,
+      "data.bin": { encoding: "base64", content: binary.toString("base64") },
+      "about.html": "<p>about</p>",
+      "docs/index.html": "<p>docs</p>",
+    };
     const body = JSON.stringify({ files });
-    const deployed = await send(`localhost:${port}`, "/deploy", { method: "POST", body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } });
+    const deployed = await send(`localhost:${port}`, "/deploy", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+    });
     expect(deployed.status, deployed.text).toBe(200);
     slug = (deployed.json() as { slug: string }).slug;
     await visitAll("next");
@@ -102,21 +143,34 @@ const PER_REQUEST = new Set(["date", "connection", "keep-alive", "x-request-id",
 const headersOf = (r: HttpResult) => Object.fromEntries(Object.entries(r.headers).filter(([k]) => !PER_REQUEST.has(k)));
 
 describe("a drop answers the same on the Vercel path (next start) and the data plane", () => {
-  it.each(requests.map((r, i) => [`${r.method ?? "GET"} ${r.path} ${JSON.stringify(r.headers ?? {})}`, i] as const))("%s: status, headers and bytes", (_name, i) => {
-    const next = answers.next[i]!;
-    const plane = answers.plane[i]!;
-    expect(next.status).toBe(plane.status);
-    expect(headersOf(next)).toEqual(headersOf(plane));
-    expect(Buffer.compare(next.body, plane.body)).toBe(0);
-    expect(next.headers.vary ?? "").not.toMatch(/rsc|next-router/i);
-    expect(next.headers["transfer-encoding"]).toBeUndefined();
-    // A Content-Length on every answer, true to the bytes (a HEAD declares the GET's).
-    expect(next.headers["content-length"]).toBe(requests[i]!.method === "HEAD" ? plane.headers["content-length"] : String(next.body.byteLength));
-  });
+  it.each(requests.map((r, i) => [`${r.method ?? "GET"} ${r.path} ${JSON.stringify(r.headers ?? {})}`, i] as const))(
+    "%s: status, headers and bytes",
+    (_name, i) => {
+      const next = answers.next[i]!;
+      const plane = answers.plane[i]!;
+      expect(next.status).toBe(plane.status);
+      expect(headersOf(next)).toEqual(headersOf(plane));
+      expect(Buffer.compare(next.body, plane.body)).toBe(0);
+      expect(next.headers.vary ?? "").not.toMatch(/rsc|next-router/i);
+      expect(next.headers["transfer-encoding"]).toBeUndefined();
+      // A Content-Length on every answer, true to the bytes (a HEAD declares the GET's).
+      expect(next.headers["content-length"]).toBe(
+        requests[i]!.method === "HEAD" ? plane.headers["content-length"] : String(next.body.byteLength),
+      );
+    },
+  );
 
   it("answered what each request asks for (so the comparison compares something)", () => {
     const [plain, gzipped, cssPlain, cssGz, bin, range, about, docs, missing, head] = answers.plane;
-    expect([plain!.status, gzipped!.status, cssPlain!.status, bin!.status, range!.status, missing!.status, head!.status]).toEqual([200, 200, 200, 200, 206, 404, 200]);
+    expect([
+      plain!.status,
+      gzipped!.status,
+      cssPlain!.status,
+      bin!.status,
+      range!.status,
+      missing!.status,
+      head!.status,
+    ]).toEqual([200, 200, 200, 200, 206, 404, 200]);
     expect(cssGz!.headers["content-encoding"]).toBe("gzip");
     expect(cssPlain!.text).toBe(css);
     expect(Buffer.compare(bin!.body, binary)).toBe(0);

@@ -29,7 +29,16 @@ async function startRefused(vars: Record<string, string>): Promise<{ code: numbe
   try {
     const proc = spawn(process.execPath, ["server.mjs"], {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", BASE_URL: `http://localhost:${port}`, SERVE_DOMAIN: `localhost:${port}`, DATA_DIR: dataDir, ...vars },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        BASE_URL: `http://localhost:${port}`,
+        SERVE_DOMAIN: `localhost:${port}`,
+        DATA_DIR: dataDir,
+        ...vars,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -45,13 +54,16 @@ async function startRefused(vars: Record<string, string>): Promise<{ code: numbe
 }
 
 describe("WEB_CONCURRENCY at start", () => {
-  it.each(["0", "-1", "two", "1.5", "1e1", "0x2"])("%s is refused with a message naming WEB_CONCURRENCY", async (value) => {
-    const { code, output } = await startRefused({ WEB_CONCURRENCY: value });
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(output).toMatch(/WEB_CONCURRENCY: WEB_CONCURRENCY must be a positive whole number/);
-    expect(output).not.toContain("ready on");
-  });
+  it.each(["0", "-1", "two", "1.5", "1e1", "0x2"])(
+    "%s is refused with a message naming WEB_CONCURRENCY",
+    async (value) => {
+      const { code, output } = await startRefused({ WEB_CONCURRENCY: value });
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull();
+      expect(output).toMatch(/WEB_CONCURRENCY: WEB_CONCURRENCY must be a positive whole number/);
+      expect(output).not.toContain("ready on");
+    },
+  );
 
   it("above 1 on the embedded PGlite stops the start with a message naming DATABASE_URL", async () => {
     const { code, output } = await startRefused({ WEB_CONCURRENCY: "2" });
@@ -62,12 +74,20 @@ describe("WEB_CONCURRENCY at start", () => {
 });
 
 /** Starts server.mjs with two workers and waits until both listen. */
-async function startWorkers(vars: Record<string, string>, dataDir: string): Promise<{ app: RunningApp; pids: number[] }> {
-  const app = await startApp({ WEB_CONCURRENCY: "2", RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE), ...vars }, { dataDir });
+async function startWorkers(
+  vars: Record<string, string>,
+  dataDir: string,
+): Promise<{ app: RunningApp; pids: number[] }> {
+  const app = await startApp(
+    { WEB_CONCURRENCY: "2", RATE_LIMIT_DEPLOYS_PER_MINUTE: String(DEPLOYS_PER_MINUTE), ...vars },
+    { dataDir },
+  );
   const deadline = Date.now() + 90_000;
   let pids: number[] = [];
   while (Date.now() < deadline) {
-    pids = [...app.output().matchAll(/> dropsite ready on \S+ \(production, worker \d+, pid (\d+)\)/g)].map((m) => Number(m[1]));
+    pids = [...app.output().matchAll(/> dropsite ready on \S+ \(production, worker \d+, pid (\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
     if (pids.length >= 2) break;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -76,14 +96,27 @@ async function startWorkers(vars: Record<string, string>, dataDir: string): Prom
 }
 
 /** One request on a connection of its own (the cluster hands each new connection to the next worker). */
-function fresh(app: RunningApp, host: string, pathname: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+function fresh(
+  app: RunningApp,
+  host: string,
+  pathname: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
   return app.request(host, pathname, { ...opts, headers: { connection: "close", ...opts.headers } });
 }
 
 async function anonymousDeploys(app: RunningApp, n: number): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < n; i++) {
-    statuses.push((await fresh(app, `localhost:${app.port}`, "/deploy", { method: "POST", headers: { "content-type": "text/html" }, body: `<p>deploy ${i}</p>` })).status);
+    statuses.push(
+      (
+        await fresh(app, `localhost:${app.port}`, "/deploy", {
+          method: "POST",
+          headers: { "content-type": "text/html" },
+          body: `<p>deploy ${i}</p>`,
+        })
+      ).status,
+    );
   }
   return statuses;
 }
@@ -110,7 +143,9 @@ describe("two workers on PostgreSQL", () => {
   it("without a shared store each worker counts its own budget (so both answer), and the start says so", async () => {
     const { app } = await startWorkers({ DATABASE_URL: pg.url }, dataDir);
     try {
-      expect(app.output()).toContain("Rate limits are counted per worker (2 workers allow 2 times each budget): set REDIS_URL to share them.");
+      expect(app.output()).toContain(
+        "Rate limits are counted per worker (2 workers allow 2 times each budget): set REDIS_URL to share them.",
+      );
       const statuses = await anonymousDeploys(app, 2 * DEPLOYS_PER_MINUTE);
       // One process would allow DEPLOYS_PER_MINUTE; the second worker's budget lets more through.
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(DEPLOYS_PER_MINUTE);
@@ -131,7 +166,8 @@ describe("two workers on PostgreSQL", () => {
     const { app } = await startWorkers({ DATABASE_URL: freshDb.toString(), REDIS_URL: redis.url }, freshDir);
     try {
       const deadline = Date.now() + 30_000;
-      while ((app.output().match(/"msg":"context","db":"postgres"/g)?.length ?? 0) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      while ((app.output().match(/"msg":"context","db":"postgres"/g)?.length ?? 0) < 2 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
       expect(app.output().match(/"msg":"context","db":"postgres"/g)).toHaveLength(2);
       expect(app.output()).not.toContain("could not open the context");
       expect(app.output()).not.toContain("could not apply the migrations");
@@ -164,7 +200,10 @@ describe("two workers on PostgreSQL", () => {
       const [flushed] = redis.conn.send([[Buffer.from("FLUSHDB")]]);
       await flushed;
       const statuses = await anonymousDeploys(app, 2 * DEPLOYS_PER_MINUTE);
-      expect(statuses).toEqual([...Array<number>(DEPLOYS_PER_MINUTE).fill(200), ...Array<number>(DEPLOYS_PER_MINUTE).fill(429)]);
+      expect(statuses).toEqual([
+        ...Array<number>(DEPLOYS_PER_MINUTE).fill(200),
+        ...Array<number>(DEPLOYS_PER_MINUTE).fill(429),
+      ]);
     });
 
     it("a replace made through one worker is served by every worker within the manifest revalidation window", async () => {
@@ -172,12 +211,19 @@ describe("two workers on PostgreSQL", () => {
       await flushed;
       const appHost = `localhost:${app.port}`;
       const auth = { authorization: `Bearer ${apiKey}`, "content-type": "text/html" };
-      const first = await fresh(app, appHost, "/deploy?name=shared", { method: "POST", headers: auth, body: "<p>one</p>" });
+      const first = await fresh(app, appHost, "/deploy?name=shared", {
+        method: "POST",
+        headers: auth,
+        body: "<p>one</p>",
+      });
       expect(first.status).toBe(200);
       const { slug } = first.json() as { slug: string };
       const dropHost = `${slug}.localhost:${app.port}`;
       for (let i = 0; i < 4; i++) expect((await fresh(app, dropHost, "/")).text).toBe("<p>one</p>");
-      expect((await fresh(app, appHost, "/deploy?name=shared", { method: "POST", headers: auth, body: "<p>two</p>" })).status).toBe(200);
+      expect(
+        (await fresh(app, appHost, "/deploy?name=shared", { method: "POST", headers: auth, body: "<p>two</p>" }))
+          .status,
+      ).toBe(200);
       await new Promise((r) => setTimeout(r, MANIFEST_REVALIDATE_MS + 300));
       const seen = [];
       for (let i = 0; i < 6; i++) seen.push((await fresh(app, dropHost, "/")).text);
@@ -192,7 +238,18 @@ describe("two workers on PostgreSQL", () => {
       let sendRest: () => void = () => undefined;
       const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
         const req = httpRequest(
-          { host: "127.0.0.1", port: app.port, method: "POST", path: "/deploy", headers: { host: `localhost:${app.port}`, "content-type": "text/html", "content-length": String(body.length), connection: "close" } },
+          {
+            host: "127.0.0.1",
+            port: app.port,
+            method: "POST",
+            path: "/deploy",
+            headers: {
+              host: `localhost:${app.port}`,
+              "content-type": "text/html",
+              "content-length": String(body.length),
+              connection: "close",
+            },
+          },
           (res) => {
             let text = "";
             res.on("data", (d: Buffer) => (text += d.toString()));

@@ -37,8 +37,29 @@ async function outcomeAsync<T>(f: () => Promise<T>): Promise<{ ok: true; value: 
   }
 }
 
-const segmentChars = fc.constantFrom("a", "b", "é", ".", "..", "/", "\\", "\u0000", "\n", "%2e", "C:", " ", "__proto__", "\uD800", "😀", "index.html", "x".repeat(150));
-const pathLike = fc.oneof(fc.string({ maxLength: 300, unit: "binary" }), fc.array(segmentChars, { maxLength: 12 }).map((a) => a.join("")));
+const segmentChars = fc.constantFrom(
+  "a",
+  "b",
+  "é",
+  ".",
+  "..",
+  "/",
+  "\\",
+  "\u0000",
+  "\n",
+  "%2e",
+  "C:",
+  " ",
+  "__proto__",
+  "\uD800",
+  "😀",
+  "index.html",
+  "x".repeat(150),
+);
+const pathLike = fc.oneof(
+  fc.string({ maxLength: 300, unit: "binary" }),
+  fc.array(segmentChars, { maxLength: 12 }).map((a) => a.join("")),
+);
 
 describe("path normalisation", () => {
   it("an accepted path is relative, inside the drop, within the byte limits, and normalises to itself", () =>
@@ -75,11 +96,21 @@ describe("path normalisation", () => {
 });
 
 describe("files map", () => {
-  const protoKeys = fc.constantFrom("__proto__", "constructor", "prototype", "a/__proto__", "toString", "hasOwnProperty");
+  const protoKeys = fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "prototype",
+    "a/__proto__",
+    "toString",
+    "hasOwnProperty",
+  );
   const key = fc.oneof(pathLike, protoKeys);
   const value = fc.oneof(
     fc.string({ maxLength: 50 }),
-    fc.record({ encoding: fc.constantFrom("base64", "hex", ""), content: fc.oneof(fc.base64String({ maxLength: 40 }), fc.string({ maxLength: 20 })) }),
+    fc.record({
+      encoding: fc.constantFrom("base64", "hex", ""),
+      content: fc.oneof(fc.base64String({ maxLength: 40 }), fc.string({ maxLength: 20 })),
+    }),
     fc.jsonValue({ maxDepth: 2 }),
   );
 
@@ -89,39 +120,60 @@ describe("files map", () => {
         // Through JSON text, as a request body arrives: "__proto__" stays an own key.
         const raw = JSON.parse(JSON.stringify({ files })) as { files: unknown };
         const r = outcome(() => normalizeFiles(decodeFilesMap(raw.files, limits.free, false)));
-        if (!r.ok) return void expect(["invalid_request", "file_cap_exceeded", "payload_too_large"]).toContain(r.error.code);
+        if (!r.ok)
+          return void expect(["invalid_request", "file_cap_exceeded", "payload_too_large"]).toContain(r.error.code);
         for (const f of r.value) expect(f.bytes).toBeInstanceOf(Uint8Array);
       }),
     ));
 
   it("duplicate keys anywhere in the text are refused; JSON.stringify output never has any", () =>
     check(
-      fc.property(fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 5 }), fc.nat(), (obj, n) => {
-        const text = JSON.stringify({ files: obj });
-        expect(findDuplicateKey(text)).toBeNull();
-        const keys = Object.keys(obj);
-        const k = keys[n % keys.length]!;
-        const dup = `{"files":${text.slice(9, -2)},${JSON.stringify(k)}:1}}`;
-        expect(findDuplicateKey(dup)?.key).toBe(k);
-        expect(outcome(() => parseJsonStrict(dup)).ok).toBe(false);
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 5 }),
+        fc.nat(),
+        (obj, n) => {
+          const text = JSON.stringify({ files: obj });
+          expect(findDuplicateKey(text)).toBeNull();
+          const keys = Object.keys(obj);
+          const k = keys[n % keys.length]!;
+          const dup = `{"files":${text.slice(9, -2)},${JSON.stringify(k)}:1}}`;
+          expect(findDuplicateKey(dup)?.key).toBe(k);
+          expect(outcome(() => parseJsonStrict(dup)).ok).toBe(false);
+        },
+      ),
     ));
 
   it("isBase64 accepts exactly what a reference regular expression accepts (short strings)", () => {
     const reference = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
     return check(
-      fc.property(fc.oneof(fc.base64String({ maxLength: 40 }), fc.string({ unit: fc.constantFrom("A", "z", "0", "+", "/", "=", "-", "_", " ", "\n"), maxLength: 16 })), (s) => {
-        expect(isBase64(s)).toBe(reference.test(s));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.base64String({ maxLength: 40 }),
+          fc.string({ unit: fc.constantFrom("A", "z", "0", "+", "/", "=", "-", "_", " ", "\n"), maxLength: 16 }),
+        ),
+        (s) => {
+          expect(isBase64(s)).toBe(reference.test(s));
+        },
+      ),
       5,
     );
   });
 });
 
 describe("zip reader", () => {
-  const names = fc.array(fc.oneof(pathLike, fc.constantFrom("a.html", "dir/b.txt", "../x", "C:/y", "/abs", "site/index.html")), { minLength: 1, maxLength: 5 });
+  const names = fc.array(
+    fc.oneof(pathLike, fc.constantFrom("a.html", "dir/b.txt", "../x", "C:/y", "/abs", "site/index.html")),
+    { minLength: 1, maxLength: 5 },
+  );
   const tooLarge = (m: string) => new ApiError("payload_too_large", m);
-  const zipLimits = { maxFiles: 100, maxTotalBytes: 4 * 1024 * 1024, maxFileBytes: 1024 * 1024, tooManyFiles: () => new ApiError("file_cap_exceeded", "too many"), tooLarge, overRatio: tooLarge };
+  const zipLimits = {
+    maxFiles: 100,
+    maxTotalBytes: 4 * 1024 * 1024,
+    maxFileBytes: 1024 * 1024,
+    tooManyFiles: () => new ApiError("file_cap_exceeded", "too many"),
+    tooLarge,
+    overRatio: tooLarge,
+  };
 
   /** Opens the archive (whole, or as the chunks a body arrives in) and reads every entry, as a deploy would. */
   function readZip(buf: Uint8Array | Uint8Array[]) {
@@ -136,58 +188,73 @@ describe("zip reader", () => {
     check(
       fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), async (bytes) => {
         const r = await readZip(bytes);
-        if (!r.ok) expect(["invalid_zip", "invalid_request", "payload_too_large", "file_cap_exceeded"]).toContain(r.error.code);
+        if (!r.ok)
+          expect(["invalid_zip", "invalid_request", "payload_too_large", "file_cap_exceeded"]).toContain(r.error.code);
       }),
     ));
 
   it("an archive read as chunks cut anywhere (as a body arrives) gives what the whole archive gives", () =>
     check(
-      fc.asyncProperty(names, fc.array(fc.nat(), { maxLength: 6 }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 2 }), async (entryNames, cuts, flips) => {
-        const entries: Record<string, Uint8Array> = {};
-        for (const n of entryNames) entries[n] = new TextEncoder().encode(`<p>${n}</p>`.repeat(n.length % 7));
-        let buf: Uint8Array;
-        try {
-          buf = zipSync(entries);
-        } catch {
-          return;
-        }
-        for (const [at, byte] of flips) buf[at % buf.length] = byte;
-        const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
-        const chunks: Uint8Array[] = [];
-        let from = 0;
-        for (const p of [...points, buf.length]) {
-          chunks.push(buf.slice(from, p));
-          from = p;
-        }
-        const whole = await readZip(buf);
-        const chunked = await readZip(chunks);
-        if (!whole.ok) return void expect(chunked.ok ? "accepted" : chunked.error.code).toBe(whole.error.code);
-        expect(chunked.ok).toBe(true);
-        if (!chunked.ok) return;
-        expect(chunked.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")])).toEqual(whole.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")]));
-      }),
+      fc.asyncProperty(
+        names,
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 2 }),
+        async (entryNames, cuts, flips) => {
+          const entries: Record<string, Uint8Array> = {};
+          for (const n of entryNames) entries[n] = new TextEncoder().encode(`<p>${n}</p>`.repeat(n.length % 7));
+          let buf: Uint8Array;
+          try {
+            buf = zipSync(entries);
+          } catch {
+            return;
+          }
+          for (const [at, byte] of flips) buf[at % buf.length] = byte;
+          const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
+          const chunks: Uint8Array[] = [];
+          let from = 0;
+          for (const p of [...points, buf.length]) {
+            chunks.push(buf.slice(from, p));
+            from = p;
+          }
+          const whole = await readZip(buf);
+          const chunked = await readZip(chunks);
+          if (!whole.ok) return void expect(chunked.ok ? "accepted" : chunked.error.code).toBe(whole.error.code);
+          expect(chunked.ok).toBe(true);
+          if (!chunked.ok) return;
+          expect(chunked.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")])).toEqual(
+            whole.value.map((f) => [f.path, Buffer.from(f.bytes).toString("hex")]),
+          );
+        },
+      ),
     ));
 
   it("archives with hostile names, and mutations of them, yield only safe paths or an envelope error", () =>
     check(
-      fc.asyncProperty(names, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }), async (entryNames, flips) => {
-        const entries: Record<string, Uint8Array> = {};
-        for (const n of entryNames) entries[n] = new TextEncoder().encode(`<p>${n.length}</p>`);
-        let buf: Uint8Array;
-        try {
-          buf = zipSync(entries);
-        } catch {
-          return; // a name fflate itself cannot write
-        }
-        for (const [at, byte] of flips) if (buf.length > 0) buf[at % buf.length] = byte;
-        const r = await readZip(buf);
-        if (!r.ok) return void expect(["invalid_zip", "invalid_request", "payload_too_large", "file_cap_exceeded"]).toContain(r.error.code);
-        for (const f of r.value) {
-          expect(f.path.split("/")).not.toContain("..");
-          expect(f.path.startsWith("/")).toBe(false);
-          expect(/^[A-Za-z]:/.test(f.path)).toBe(false);
-        }
-      }),
+      fc.asyncProperty(
+        names,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }),
+        async (entryNames, flips) => {
+          const entries: Record<string, Uint8Array> = {};
+          for (const n of entryNames) entries[n] = new TextEncoder().encode(`<p>${n.length}</p>`);
+          let buf: Uint8Array;
+          try {
+            buf = zipSync(entries);
+          } catch {
+            return; // a name fflate itself cannot write
+          }
+          for (const [at, byte] of flips) if (buf.length > 0) buf[at % buf.length] = byte;
+          const r = await readZip(buf);
+          if (!r.ok)
+            return void expect(["invalid_zip", "invalid_request", "payload_too_large", "file_cap_exceeded"]).toContain(
+              r.error.code,
+            );
+          for (const f of r.value) {
+            expect(f.path.split("/")).not.toContain("..");
+            expect(f.path.startsWith("/")).toBe(false);
+            expect(/^[A-Za-z]:/.test(f.path)).toBe(false);
+          }
+        },
+      ),
     ));
 });
 
@@ -197,27 +264,51 @@ describe("host resolution", () => {
     { serveDomain: "localhost:3000", appHost: "localhost:3000" },
     { serveDomain: "example-drops.com", appHost: "app.example.com" },
   ];
-  const label = fc.string({ unit: fc.constantFrom("a", "b", "1", "-", ".", ":", "_", "A", "\u0000", " "), maxLength: 12 });
+  const label = fc.string({
+    unit: fc.constantFrom("a", "b", "1", "-", ".", ":", "_", "A", "\u0000", " "),
+    maxLength: 12,
+  });
 
   it("the app host, in any spelling, never reaches a drop; a drop host reaches only its own label", () =>
     check(
-      fc.property(fc.constantFrom(...cfgs), label, fc.constantFrom("", ".", ":80", ":443", ". "), fc.boolean(), (cfg, l, tail, upper) => {
-        const appSpelling = (upper ? cfg.appHost.toUpperCase() : cfg.appHost) + (tail === ":80" || tail === ":443" ? "" : tail.trim());
-        expect(resolveHost(appSpelling, cfg).kind).toBe("app");
-        const host = `${l}.${cfg.serveDomain}`;
-        const action = resolveHost(host, cfg);
-        if (action.kind === "drop") {
-          expect(action.slug).toBe(l.trim().toLowerCase());
-          expect(action.slug).toMatch(/^[a-z0-9-]+$/);
-          expect(action.slug.includes("--")).toBe(false);
-        }
-        if (action.kind === "vanity") expect(`${action.sub}--${action.name}`).toBe(l.trim().toLowerCase());
-      }),
+      fc.property(
+        fc.constantFrom(...cfgs),
+        label,
+        fc.constantFrom("", ".", ":80", ":443", ". "),
+        fc.boolean(),
+        (cfg, l, tail, upper) => {
+          const appSpelling =
+            (upper ? cfg.appHost.toUpperCase() : cfg.appHost) + (tail === ":80" || tail === ":443" ? "" : tail.trim());
+          expect(resolveHost(appSpelling, cfg).kind).toBe("app");
+          const host = `${l}.${cfg.serveDomain}`;
+          const action = resolveHost(host, cfg);
+          if (action.kind === "drop") {
+            expect(action.slug).toBe(l.trim().toLowerCase());
+            expect(action.slug).toMatch(/^[a-z0-9-]+$/);
+            expect(action.slug.includes("--")).toBe(false);
+          }
+          if (action.kind === "vanity") expect(`${action.sub}--${action.name}`).toBe(l.trim().toLowerCase());
+        },
+      ),
     ));
 });
 
 describe("query parameters", () => {
-  const raw = fc.oneof(fc.string({ maxLength: 25 }), fc.constantFrom("99999999999999999999", "-1", "1e3", "0x10", "NaN", "Infinity", "60.0", " 60", "+60", "9007199254740993"));
+  const raw = fc.oneof(
+    fc.string({ maxLength: 25 }),
+    fc.constantFrom(
+      "99999999999999999999",
+      "-1",
+      "1e3",
+      "0x10",
+      "NaN",
+      "Infinity",
+      "60.0",
+      " 60",
+      "+60",
+      "9007199254740993",
+    ),
+  );
 
   it("limit and offset are in range or invalid_request", () =>
     check(
@@ -225,7 +316,9 @@ describe("query parameters", () => {
         const r = outcome(() => parseListQuery(new URLSearchParams(q as Record<string, string>)));
         if (!r.ok) return void expect(r.error.code).toBe("invalid_request");
         expect(Number.isSafeInteger(r.value.limit) && r.value.limit >= 1 && r.value.limit <= 500).toBe(true);
-        expect(Number.isSafeInteger(r.value.offset) && r.value.offset >= 0 && r.value.offset <= 2_147_483_647).toBe(true);
+        expect(Number.isSafeInteger(r.value.offset) && r.value.offset >= 0 && r.value.offset <= 2_147_483_647).toBe(
+          true,
+        );
       }),
     ));
 

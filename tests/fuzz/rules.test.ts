@@ -16,14 +16,68 @@ const L = { ...limits.free, redirectRules: 20, headerRules: 10, ruleLineChars: 1
 
 /** Pieces that make lines near the grammar, so that many inputs parse and the rest fail in interesting places. */
 const piece = fc.constantFrom(
-  "/", "/a", "/b/", ":x", "/:x", "/:y", "*", "/*", "/:splat", " ", "\t", "  ", "!", "200", "301", "302!", "404", "404!", "308", "999",
-  "https://", "http://", "example.com", "evil.example", "//", "/\\", "\\", "?q=1", "#f", "%2F", "%0D%0A", "%zz", "é", "\uD800", "😀",
-  "\r", "\r\n", "\n", "\u0000", "#", ":", "@", "..", "Cache-Control: no-store", "Set-Cookie: a=1", "X-Content-Type-Options: sniff",
-  "Access-Control-Allow-Origin: *", "  X-A: 1", "\n  ", "Name:", ": v",
+  "/",
+  "/a",
+  "/b/",
+  ":x",
+  "/:x",
+  "/:y",
+  "*",
+  "/*",
+  "/:splat",
+  " ",
+  "\t",
+  "  ",
+  "!",
+  "200",
+  "301",
+  "302!",
+  "404",
+  "404!",
+  "308",
+  "999",
+  "https://",
+  "http://",
+  "example.com",
+  "evil.example",
+  "//",
+  "/\\",
+  "\\",
+  "?q=1",
+  "#f",
+  "%2F",
+  "%0D%0A",
+  "%zz",
+  "é",
+  "\uD800",
+  "😀",
+  "\r",
+  "\r\n",
+  "\n",
+  "\u0000",
+  "#",
+  ":",
+  "@",
+  "..",
+  "Cache-Control: no-store",
+  "Set-Cookie: a=1",
+  "X-Content-Type-Options: sniff",
+  "Access-Control-Allow-Origin: *",
+  "  X-A: 1",
+  "\n  ",
+  "Name:",
+  ": v",
 );
 const nearGrammar = fc.array(piece, { maxLength: 40 }).map((ps) => ps.join(""));
-const anyText = fc.oneof(nearGrammar, fc.string({ unit: "grapheme", maxLength: 300 }), fc.string({ unit: "binary", maxLength: 200 }));
-const anyBytes = fc.oneof(anyText.map((s) => new TextEncoder().encode(s)), fc.uint8Array({ maxLength: 300 }));
+const anyText = fc.oneof(
+  nearGrammar,
+  fc.string({ unit: "grapheme", maxLength: 300 }),
+  fc.string({ unit: "binary", maxLength: 200 }),
+);
+const anyBytes = fc.oneof(
+  anyText.map((s) => new TextEncoder().encode(s)),
+  fc.uint8Array({ maxLength: 300 }),
+);
 
 function lineCount(input: string | Uint8Array): number {
   const text = typeof input === "string" ? input : new TextDecoder().decode(input);
@@ -73,10 +127,35 @@ describe("the _redirects parser", () => {
     );
   });
 
-  const segment = fc.oneof(fc.constantFrom("a", "..", "%", "\r\n", "\\", "@evil.example", "evil.example", "?x", "#y", " ", "é", "\uD800", ":x"), fc.string({ maxLength: 8 }).filter((s) => s !== "" && !s.includes("/")));
+  const segment = fc.oneof(
+    fc.constantFrom(
+      "a",
+      "..",
+      "%",
+      "\r\n",
+      "\\",
+      "@evil.example",
+      "evil.example",
+      "?x",
+      "#y",
+      " ",
+      "é",
+      "\uD800",
+      ":x",
+    ),
+    fc.string({ maxLength: 8 }).filter((s) => s !== "" && !s.includes("/")),
+  );
   const rulesLine = fc.tuple(
     fc.constantFrom("/*", "/a/*", "/:x/*", "/:x", "/a/:x/*"),
-    fc.constantFrom("/:splat", "/:splat/evil.example", "/b/:splat", "https://example.com/:splat", "https://example.com/x/:splat?y=1", "/:splat?z=1", "/x#:splat"),
+    fc.constantFrom(
+      "/:splat",
+      "/:splat/evil.example",
+      "/b/:splat",
+      "https://example.com/:splat",
+      "https://example.com/x/:splat?y=1",
+      "/:splat?z=1",
+      "/x#:splat",
+    ),
     fc.constantFrom("301", "302", "307", "200", "404", "302!"),
   );
 
@@ -123,8 +202,23 @@ describe("the _headers parser", () => {
   });
 
   it("a well-formed block of allowed headers always parses, and a refused name is always refused", () => {
-    const name = fc.constantFrom("X-Frame-Options", "Cache-Control", "Access-Control-Allow-Origin", "Cross-Origin-Opener-Policy", "Content-Security-Policy");
-    const bad = fc.constantFrom("Set-Cookie", "Content-Length", "Transfer-Encoding", "Content-Encoding", "Connection", "ETag", "set-cookie", "CONTENT-LENGTH");
+    const name = fc.constantFrom(
+      "X-Frame-Options",
+      "Cache-Control",
+      "Access-Control-Allow-Origin",
+      "Cross-Origin-Opener-Policy",
+      "Content-Security-Policy",
+    );
+    const bad = fc.constantFrom(
+      "Set-Cookie",
+      "Content-Length",
+      "Transfer-Encoding",
+      "Content-Encoding",
+      "Connection",
+      "ETag",
+      "set-cookie",
+      "CONTENT-LENGTH",
+    );
     const value = fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, "v"));
     return check(
       fc.property(fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 5 }), bad, value, (pairs, refused, v) => {
@@ -150,17 +244,36 @@ describe("the rule index", () => {
 
   it("finds the same first redirect and the same headers as a scan of every rule in file order", () => {
     return check(
-      fc.property(fc.array(fc.tuple(pattern, fc.boolean()), { minLength: 1, maxLength: 30 }), path, fc.boolean(), (rules, segs, fileAnswers) => {
-        const redirects: RedirectRule[] = rules.map(([from, force], i) => ({ line: i + 1, from, to: `/t${i}`, status: 301, force }));
-        const headers: HeaderRule[] = rules.map(([from], i) => ({ line: i + 1, path: from, headers: [["X-Rule", String(i)]] }));
-        const compiled = compileRules({ redirects, headers })!;
-        const patterns = rules.map(([from]) => parsePattern(from) as Pattern);
-        const matching = patterns.flatMap((p, i) => (matchPattern(p, segs) ? [i] : []));
-        const expected = matching.find((i) => rules[i]![1] || !fileAnswers);
-        const hit = firstRedirect(compiled, segs, () => fileAnswers);
-        expect(hit ? expandTarget(hit.rule.target, hit.values) : undefined).toBe(expected === undefined ? undefined : `/t${expected}`);
-        expect(headersFor(compiled, segs)?.get("x-rule")?.[1]).toBe(matching.length ? matching.join(", ") : undefined);
-      }),
+      fc.property(
+        fc.array(fc.tuple(pattern, fc.boolean()), { minLength: 1, maxLength: 30 }),
+        path,
+        fc.boolean(),
+        (rules, segs, fileAnswers) => {
+          const redirects: RedirectRule[] = rules.map(([from, force], i) => ({
+            line: i + 1,
+            from,
+            to: `/t${i}`,
+            status: 301,
+            force,
+          }));
+          const headers: HeaderRule[] = rules.map(([from], i) => ({
+            line: i + 1,
+            path: from,
+            headers: [["X-Rule", String(i)]],
+          }));
+          const compiled = compileRules({ redirects, headers })!;
+          const patterns = rules.map(([from]) => parsePattern(from) as Pattern);
+          const matching = patterns.flatMap((p, i) => (matchPattern(p, segs) ? [i] : []));
+          const expected = matching.find((i) => rules[i]![1] || !fileAnswers);
+          const hit = firstRedirect(compiled, segs, () => fileAnswers);
+          expect(hit ? expandTarget(hit.rule.target, hit.values) : undefined).toBe(
+            expected === undefined ? undefined : `/t${expected}`,
+          );
+          expect(headersFor(compiled, segs)?.get("x-rule")?.[1]).toBe(
+            matching.length ? matching.join(", ") : undefined,
+          );
+        },
+      ),
     );
   });
 });

@@ -9,7 +9,7 @@ import { findDropAccess } from "@/lib/db/access";
 import { findDropBySlug } from "@/lib/db/queries";
 import { createDrop } from "@/lib/deploy/store";
 import { parseEnv } from "@/lib/env";
-import { ApiError } from "@/lib/errors";
+import type { ApiError } from "@/lib/errors";
 import { ratePolicies } from "@/lib/ratelimit/policy";
 import { serveRequest } from "@/lib/serve";
 import { UNLOCK_PATH } from "@/lib/serve/access";
@@ -33,10 +33,24 @@ afterEach(() => void calls.splice(0));
 
 const MARKER = "SECRET-MARKER-7f3a9c";
 const enc = (s: string) => new TextEncoder().encode(s);
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...enc(MARKER), ...new Uint8Array(64).fill(7)]);
+const PNG = new Uint8Array([
+  0x89,
+  0x50,
+  0x4e,
+  0x47,
+  0x0d,
+  0x0a,
+  0x1a,
+  0x0a,
+  ...enc(MARKER),
+  ...new Uint8Array(64).fill(7),
+]);
 /** Every kind of file a drop host answers from, each carrying the marker. */
 const SITE = [
-  { path: "index.html", bytes: enc(`<!doctype html><title>home</title><link rel="stylesheet" href="/style.css"><h1>${MARKER} home</h1>`) },
+  {
+    path: "index.html",
+    bytes: enc(`<!doctype html><title>home</title><link rel="stylesheet" href="/style.css"><h1>${MARKER} home</h1>`),
+  },
   { path: "about.html", bytes: enc(`<p>${MARKER} about</p>`) },
   { path: "blog/index.html", bytes: enc(`<p>${MARKER} blog</p>`) },
   { path: "style.css", bytes: enc(`/* ${MARKER} */ body{color:red}`) },
@@ -48,19 +62,34 @@ const SITE = [
 const PASSWORD = "correct horse battery";
 registerSecret("drop password", PASSWORD);
 
-const callerOf = (account: Caller["account"]): Caller => ({ account, via: "api_key", credentialKey: `test:${account?.id}` });
+const callerOf = (account: Caller["account"]): Caller => ({
+  account,
+  via: "api_key",
+  credentialKey: `test:${account?.id}`,
+});
 const params = (slug: string) => ({ params: Promise.resolve({ slug }) });
 
-async function put(apiKey: string | null, slug: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; text: string }> {
+async function put(
+  apiKey: string | null,
+  slug: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, unknown>; text: string }> {
   const res = await accessRoute.PUT(
-    apiRequest(`/drops/${slug}/access`, { method: "PUT", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...(apiKey ? bearer(apiKey) : {}) } }),
+    apiRequest(`/drops/${slug}/access`, {
+      method: "PUT",
+      body: typeof body === "string" ? body : JSON.stringify(body),
+      headers: { "content-type": "application/json", ...(apiKey ? bearer(apiKey) : {}) },
+    }),
     params(slug),
   );
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) as Record<string, unknown>, text };
 }
 
-async function detail(apiKey: string, slug: string): Promise<{ status: number; json: Record<string, unknown>; text: string }> {
+async function detail(
+  apiKey: string,
+  slug: string,
+): Promise<{ status: number; json: Record<string, unknown>; text: string }> {
   const res = await dropRoute.GET(apiRequest(`/drops/${slug}`, { headers: bearer(apiKey) }), params(slug));
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) as Record<string, unknown>, text };
@@ -81,9 +110,21 @@ async function visit(label: string, path: string, init: RequestInit & { ip?: str
   return { status: res.status, headers: res.headers, bytes, text: new TextDecoder().decode(bytes) };
 }
 
-function unlockPost(label: string, form: Record<string, string> | string, init: RequestInit & { ip?: string } = {}): Promise<Visit> {
+function unlockPost(
+  label: string,
+  form: Record<string, string> | string,
+  init: RequestInit & { ip?: string } = {},
+): Promise<Visit> {
   const body = typeof form === "string" ? form : new URLSearchParams(form).toString();
-  return visit(label, UNLOCK_PATH, { method: "POST", body, ...init, headers: { "content-type": "application/x-www-form-urlencoded", ...(init.headers as Record<string, string> | undefined) } });
+  return visit(label, UNLOCK_PATH, {
+    method: "POST",
+    body,
+    ...init,
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      ...(init.headers as Record<string, string> | undefined),
+    },
+  });
 }
 
 /** The cookie pair ("name=value") a 303 sets. */
@@ -109,7 +150,17 @@ function expectLocked(v: Visit, what: string): void {
   expect(all, what).not.toContain(MARKER);
   expect(v.headers.get("cache-control"), what).toBe("private, no-store");
   expect(v.headers.get("x-robots-tag"), what).toBe("noindex");
-  for (const h of ["etag", "content-range", "location", "accept-ranges", "vercel-cdn-cache-control", "cdn-cache-control", "cache-tag", "set-cookie", "last-modified"]) {
+  for (const h of [
+    "etag",
+    "content-range",
+    "location",
+    "accept-ranges",
+    "vercel-cdn-cache-control",
+    "cdn-cache-control",
+    "cache-tag",
+    "set-cookie",
+    "last-modified",
+  ]) {
     expect(v.headers.get(h), `${what}: ${h}`).toBeNull();
   }
   // Its own length only (the lock page's), never a file's.
@@ -191,7 +242,8 @@ describe("PUT /drops/{slug}/access and GET /drops/{slug}", () => {
     expect(r.json.code).toBe("not_found");
     expect((await detail(other.apiKey, slug)).status).toBe(404);
     const anon = await createDrop(t.ctx, anonymousCaller, { files: SITE, ttl: 3600 });
-    for (const who of [owner, other]) expect((await put(who.apiKey, anon.slug, { mode: "password", password: PASSWORD })).status).toBe(404);
+    for (const who of [owner, other])
+      expect((await put(who.apiKey, anon.slug, { mode: "password", password: PASSWORD })).status).toBe(404);
     expect((await findDropBySlug(t.ctx.db, anon.slug))!.accessMode).toBe("public");
     expect((await put(null, slug, { mode: "public" })).status).toBe(401);
     expect((await put(owner.apiKey, "not-a-slug!", { mode: "public" })).status).toBe(404);
@@ -206,7 +258,11 @@ describe("PUT /drops/{slug}/access and GET /drops/{slug}", () => {
   it("an oversized JSON body is refused and changes nothing", async () => {
     const { owner, slug, dropId } = await protectedSite();
     const before = await findDropAccess(t.ctx.db, dropId);
-    const r = await put(owner.apiKey, slug, JSON.stringify({ mode: "password", password: PASSWORD, pad: "x".repeat(70 * 1024) }));
+    const r = await put(
+      owner.apiKey,
+      slug,
+      JSON.stringify({ mode: "password", password: PASSWORD, pad: "x".repeat(70 * 1024) }),
+    );
     expect(r.status).toBe(413);
     expect(await findDropAccess(t.ctx.db, dropId)).toEqual(before);
   });
@@ -259,7 +315,9 @@ describe("the gate: a protected drop answers every path kind with 401 and nothin
     expect(v.text).toContain("<title>Password required</title>");
     expect(v.text).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
     expect(v.text).toMatch(/<main>.*<h1>Password required<\/h1>.*<\/main>/s);
-    expect(v.text).toContain('<label for="password">Password</label><input id="password" name="password" type="password"');
+    expect(v.text).toContain(
+      '<label for="password">Password</label><input id="password" name="password" type="password"',
+    );
     expect(v.text).toContain('<input type="hidden" name="path" value="/blog/?page=2">');
     expect(v.text).not.toContain("<script");
     expect(v.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
@@ -336,7 +394,9 @@ describe("unlocking", () => {
     expect((await visit(slug, "/blog", { headers: { cookie } })).headers.get("location")).toBe("/blog/");
     // Unlocked answers are never tagged for the CDN either.
     expect(calls.filter((c) => c[0] === "addCacheTag")).toEqual([]);
-    expect(hasAccess(t.ctx.env, cookie, dropId, (await findDropAccess(t.ctx.db, dropId))!.accessPolicyVersion, t.ctx.now())).toBe(true);
+    expect(
+      hasAccess(t.ctx.env, cookie, dropId, (await findDropAccess(t.ctx.db, dropId))!.accessPolicyVersion, t.ctx.now()),
+    ).toBe(true);
   });
 
   it("the 303 never leaves the drop host, whatever the form, next or Referer say", async () => {
@@ -354,7 +414,11 @@ describe("unlocking", () => {
       ["/deep/page.html?q=1#frag", "/deep/page.html?q=1"],
     ];
     for (const [path, expected] of targets) {
-      const r = await unlockPost(slug, { password: PASSWORD, path, next: "https://evil.example/" }, { headers: { referer: "https://evil.example/" } });
+      const r = await unlockPost(
+        slug,
+        { password: PASSWORD, path, next: "https://evil.example/" },
+        { headers: { referer: "https://evil.example/" } },
+      );
       expect(r.status, path).toBe(303);
       expect(r.headers.get("location"), path).toBe(expected);
     }
@@ -369,13 +433,25 @@ describe("unlocking", () => {
     expect(wrong.text).not.toContain(MARKER);
     expect(wrong.text).not.toContain("not the password");
     expect((await unlockPost(slug, { path: "/" })).status).toBe(401);
-    const json = await visit(slug, UNLOCK_PATH, { method: "POST", body: JSON.stringify({ password: PASSWORD }), headers: { "content-type": "application/json" } });
+    const json = await visit(slug, UNLOCK_PATH, {
+      method: "POST",
+      body: JSON.stringify({ password: PASSWORD }),
+      headers: { "content-type": "application/json" },
+    });
     expect(json.status).toBe(400);
     expect(json.headers.get("set-cookie")).toBeNull();
-    const cross = await unlockPost(slug, { password: PASSWORD, path: "/" }, { headers: { origin: "https://evil.example" } });
+    const cross = await unlockPost(
+      slug,
+      { password: PASSWORD, path: "/" },
+      { headers: { origin: "https://evil.example" } },
+    );
     expect(cross.status).toBe(403);
     expect(cross.headers.get("set-cookie")).toBeNull();
-    const same = await unlockPost(slug, { password: PASSWORD, path: "/" }, { headers: { origin: `http://${slug}.${TEST_SERVE_DOMAIN}` } });
+    const same = await unlockPost(
+      slug,
+      { password: PASSWORD, path: "/" },
+      { headers: { origin: `http://${slug}.${TEST_SERVE_DOMAIN}` } },
+    );
     expect(same.status).toBe(303);
     // Other methods on the unlock path are not a way in either.
     expect((await visit(slug, UNLOCK_PATH, { method: "PUT", body: `password=${PASSWORD}` })).status).toBe(405);
@@ -393,7 +469,12 @@ describe("unlocking", () => {
         c.close();
       },
     });
-    const undeclared = await visit(slug, UNLOCK_PATH, { method: "POST", body: stream, headers: { "content-type": "application/x-www-form-urlencoded" }, duplex: "half" } as RequestInit);
+    const undeclared = await visit(slug, UNLOCK_PATH, {
+      method: "POST",
+      body: stream,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      duplex: "half",
+    } as RequestInit);
     expect(undeclared.status).toBe(413);
     expect(undeclared.headers.get("set-cookie")).toBeNull();
   });
@@ -419,7 +500,10 @@ describe("unlocking", () => {
     // A's cookie on B's host (as if a browser sent it there) opens nothing.
     expectLocked(await visit(b.slug, "/", { headers: { cookie: cookieA } }), "another drop's cookie");
     // A cookie signed for A with another server secret does not work either.
-    const otherSecret = parseEnv({ BASE_URL: "http://localhost:3000", NEXTAUTH_SECRET: "a-different-server-secret-value" });
+    const otherSecret = parseEnv({
+      BASE_URL: "http://localhost:3000",
+      NEXTAUTH_SECRET: "a-different-server-secret-value",
+    });
     const foreign = accessCookie(otherSecret, a.dropId, Number(policy), t.ctx.now()).split(";")[0]!;
     expectLocked(await visit(a.slug, "/", { headers: { cookie: foreign } }), "other secret");
     // Expired: past its lifetime the same cookie opens nothing.
@@ -432,9 +516,15 @@ describe("unlocking", () => {
   });
 
   it("over https the cookie is Secure and __Host- prefixed", () => {
-    const e = parseEnv({ BASE_URL: "https://app.example.com", SERVE_DOMAIN: "drops.example.net", NEXTAUTH_SECRET: "production-secret-for-the-test" });
+    const e = parseEnv({
+      BASE_URL: "https://app.example.com",
+      SERVE_DOMAIN: "drops.example.net",
+      NEXTAUTH_SECRET: "production-secret-for-the-test",
+    });
     const set = accessCookie(e, "drop-id", 3, Date.now());
-    expect(set).toMatch(/^__Host-dropsite-access=3\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/);
+    expect(set).toMatch(
+      /^__Host-dropsite-access=3\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/,
+    );
   });
 });
 
@@ -461,7 +551,10 @@ describe("a change of password or mode revokes every cookie", () => {
     expect((await visit(slug, "/")).text).toContain(MARKER);
     await put(owner.apiKey, slug, { mode: "password", password: "another password 2" });
     versions.push((await findDropAccess(t.ctx.db, dropId))!.accessPolicyVersion);
-    expectLocked(await visit(slug, "/", { headers: { cookie: third } }), "after public and back with the same password");
+    expectLocked(
+      await visit(slug, "/", { headers: { cookie: third } }),
+      "after public and back with the same password",
+    );
     // The version only ever rises.
     expect([...versions].sort((x, y) => x - y)).toEqual(versions);
     expect(new Set(versions).size).toBe(versions.length);
@@ -500,7 +593,8 @@ describe("wrong passwords are limited per drop and client address", () => {
     const a = await protectedSite();
     const b = await protectedSite();
     const ip = "198.51.100.77";
-    for (let i = 0; i < max; i++) expect((await unlockPost(a.slug, { password: `wrong password ${i}`, path: "/" }, { ip })).status).toBe(401);
+    for (let i = 0; i < max; i++)
+      expect((await unlockPost(a.slug, { password: `wrong password ${i}`, path: "/" }, { ip })).status).toBe(401);
     const limited = await unlockPost(a.slug, { password: "wrong password 11", path: "/" }, { ip });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -515,7 +609,8 @@ describe("wrong passwords are limited per drop and client address", () => {
     expect((await unlockPost(b.slug, { password: "wrong again", path: "/" }, { ip })).status).toBe(401);
     expect((await unlockPost(b.slug, { password: PASSWORD, path: "/" }, { ip })).status).toBe(303);
     // Right passwords do not count against the budget.
-    for (let i = 0; i < max + 2; i++) expect((await unlockPost(b.slug, { password: PASSWORD, path: "/" }, { ip: "198.51.100.79" })).status).toBe(303);
+    for (let i = 0; i < max + 2; i++)
+      expect((await unlockPost(b.slug, { password: PASSWORD, path: "/" }, { ip: "198.51.100.79" })).status).toBe(303);
   });
 
   it("after the window the address may try again", async () => {
@@ -536,12 +631,20 @@ describe("MCP set_access and get_drop", () => {
     const other = await accountWithKey(t.ctx);
     const d = await createDrop(t.ctx, callerOf(owner.account), { files: SITE, ttl: null });
     const client = await connectInProcess("modern", { ip: "203.0.113.50", credential: owner.apiKey });
-    const call = async (args: Record<string, unknown>, c = client) => (await c.callTool({ name: "set_access", arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text?: string }[] };
+    const call = async (args: Record<string, unknown>, c = client) =>
+      (await c.callTool({ name: "set_access", arguments: args })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+        content: { text?: string }[];
+      };
     const set = await call({ slug: d.slug, mode: "password", password: PASSWORD });
     expect(set.isError).toBe(false);
     expect(set.structuredContent).toEqual({ slug: d.slug, mode: "password" });
     expect(JSON.stringify(set)).not.toContain(PASSWORD);
-    const got = (await client.callTool({ name: "get_drop", arguments: { slug: d.slug } })) as { structuredContent?: Record<string, unknown>; content: { text?: string }[] };
+    const got = (await client.callTool({ name: "get_drop", arguments: { slug: d.slug } })) as {
+      structuredContent?: Record<string, unknown>;
+      content: { text?: string }[];
+    };
     expect(got.structuredContent?.access).toBe("password");
     expect(got.content[0]?.text).toContain("access password");
     expectLocked(await visit(d.slug, "/"), "after set_access");

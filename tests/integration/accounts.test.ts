@@ -28,12 +28,24 @@ type Files = Record<string, string>;
 function deployJson(files: Files, query = "", headers: Record<string, string> = {}) {
   ip++;
   return deployRoute.POST(
-    apiRequest(`/deploy${query}`, { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...headers }, ip: `198.18.${ip >> 8}.${ip & 255}` }),
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...headers },
+      ip: `198.18.${ip >> 8}.${ip & 255}`,
+    }),
     p({}),
   );
 }
 function append(slug: string, files: Files, headers: Record<string, string>) {
-  return appendRoute.POST(apiRequest(`/deploy/${slug}`, { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...headers } }), p({ slug }));
+  return appendRoute.POST(
+    apiRequest(`/deploy/${slug}`, {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...headers },
+    }),
+    p({ slug }),
+  );
 }
 const visit = (slug: string, path = "/") => serveGET(dropRequest(slug, `/api/serve-drop${path}`));
 async function err(res: Response, status: number, code: string) {
@@ -43,7 +55,10 @@ async function err(res: Response, status: number, code: string) {
 }
 const keysUnder = (prefix: string) => t.ctx.storage.list(prefix);
 /** The stored bytes a drop's files can use: its contents scope (the account's, or its own when anonymous). */
-const bytesOf = async (row: DropRow) => [...(await keysUnder(`${row.id}/`)), ...(await keysUnder(`c/${row.ownerId ? accountScope(row.ownerId) : anonymousDropScope(row.id)}/`))];
+const bytesOf = async (row: DropRow) => [
+  ...(await keysUnder(`${row.id}/`)),
+  ...(await keysUnder(`c/${row.ownerId ? accountScope(row.ownerId) : anonymousDropScope(row.id)}/`)),
+];
 
 describe("GET /drops and DELETE /drops/{slug}", () => {
   it("lists the account's drops newest first with the contract's fields, paged", async () => {
@@ -61,15 +76,35 @@ describe("GET /drops and DELETE /drops/{slug}", () => {
     for (const d of body.drops) dropSchema.strict().parse(d);
     expect(body.drops[0].file_count).toBe(1);
     expect(body.drops[0].name).toBeNull();
-    const page = await (await dropsRoute.GET(apiRequest("/drops?limit=1&offset=1", { headers: bearer(apiKey) }), p({}))).json();
+    const page = await (
+      await dropsRoute.GET(apiRequest("/drops?limit=1&offset=1", { headers: bearer(apiKey) }), p({}))
+    ).json();
     expect(page.total).toBe(3);
     expect(page.drops.map((d: { slug: string }) => d.slug)).toEqual([slugs[1]]);
   });
 
   // Query integers are decimal digits only: Number() would read the found spellings as 100, 16, 1 and 0.
-  it.each(["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=1.5", "limit=1e2", "limit=0x10", "limit=0b1", "limit=", "offset=", "limit=+5", "limit=%2010", "offset=1e1"])("GET /drops?%s answers 400", async (q) => {
+  it.each([
+    "limit=0",
+    "limit=501",
+    "limit=abc",
+    "offset=-1",
+    "offset=1.5",
+    "limit=1e2",
+    "limit=0x10",
+    "limit=0b1",
+    "limit=",
+    "offset=",
+    "limit=+5",
+    "limit=%2010",
+    "offset=1e1",
+  ])("GET /drops?%s answers 400", async (q) => {
     const { apiKey } = await accountWithKey(t.ctx);
-    await err(await dropsRoute.GET(apiRequest(`/drops?${q}`, { headers: bearer(apiKey) }), p({})), 400, "invalid_request");
+    await err(
+      await dropsRoute.GET(apiRequest(`/drops?${q}`, { headers: bearer(apiKey) }), p({})),
+      400,
+      "invalid_request",
+    );
   });
 
   it("deleting purges rows and bytes; the URL stops serving; another account gets 404", async () => {
@@ -78,21 +113,42 @@ describe("GET /drops and DELETE /drops/{slug}", () => {
     const body = await (await deployJson({ "index.html": "bye", "a/b.txt": "x" }, "", bearer(owner.apiKey))).json();
     const row = await findDropBySlug(t.ctx.db, body.slug);
     expect(await bytesOf(row!)).toHaveLength(2);
-    await err(await dropRoute.DELETE(apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(other.apiKey) }), p({ slug: body.slug })), 404, "not_found");
+    await err(
+      await dropRoute.DELETE(
+        apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(other.apiKey) }),
+        p({ slug: body.slug }),
+      ),
+      404,
+      "not_found",
+    );
     expect((await visit(body.slug)).status).toBe(200);
-    const res = await dropRoute.DELETE(apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(owner.apiKey) }), p({ slug: body.slug }));
+    const res = await dropRoute.DELETE(
+      apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(owner.apiKey) }),
+      p({ slug: body.slug }),
+    );
     expect(await res.json()).toEqual({ deleted: body.slug });
     expect(await bytesOf(row!)).toEqual([]);
     expect(await findDropBySlug(t.ctx.db, body.slug)).toBeUndefined();
     expect((await visit(body.slug)).status).toBe(404);
-    await err(await dropRoute.DELETE(apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(owner.apiKey) }), p({ slug: body.slug })), 404, "not_found");
+    await err(
+      await dropRoute.DELETE(
+        apiRequest(`/drops/${body.slug}`, { method: "DELETE", headers: bearer(owner.apiKey) }),
+        p({ slug: body.slug }),
+      ),
+      404,
+      "not_found",
+    );
   });
 });
 
 describe("plans on POST /deploy", () => {
   it("a free account gets 402 with upgrade_url for name, and 7-day default lifetime", async () => {
     const { apiKey } = await accountWithKey(t.ctx);
-    const body = await err(await deployJson({ "index.html": "x" }, "?name=blog", bearer(apiKey)), 402, "subscription_required");
+    const body = await err(
+      await deployJson({ "index.html": "x" }, "?name=blog", bearer(apiKey)),
+      402,
+      "subscription_required",
+    );
     expect(body.hint).toBeTruthy();
     expect(body.upgrade_url).toMatch(/^http/);
     const ok = await (await deployJson({ "index.html": "x" }, "", bearer(apiKey))).json();
@@ -120,29 +176,47 @@ describe("plans on POST /deploy", () => {
   it("an invalid name answers 400 invalid_name", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
     for (const name of ["Blog", "-blog", "a".repeat(42), "bl_og"]) {
-      await err(await deployJson({ "index.html": "x" }, `?name=${encodeURIComponent(name)}`, bearer(apiKey)), 400, "invalid_name");
+      await err(
+        await deployJson({ "index.html": "x" }, `?name=${encodeURIComponent(name)}`, bearer(apiKey)),
+        400,
+        "invalid_name",
+      );
     }
   });
 
   it("a named redeploy replaces content atomically, keeps slug and URL, counts redeploys, keeps the old version's bytes", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
-    const first = await (await deployJson({ "index.html": "v1", "old.txt": "old" }, "?name=site", bearer(apiKey))).json();
+    const first = await (
+      await deployJson({ "index.html": "v1", "old.txt": "old" }, "?name=site", bearer(apiKey))
+    ).json();
     deployResponseSchema.parse(first);
     expect(first).toMatchObject({ name: "site", replaced: false });
     const row = await findDropBySlug(t.ctx.db, first.slug);
     const second = await (await deployJson({ "index.html": "v2" }, "?name=site", bearer(apiKey))).json();
-    expect(second).toMatchObject({ slug: first.slug, url: first.url, name: "site", replaced: true, files: ["index.html"] });
+    expect(second).toMatchObject({
+      slug: first.slug,
+      url: first.url,
+      name: "site",
+      replaced: true,
+      files: ["index.html"],
+    });
     expect(await (await visit(first.slug)).text()).toBe("v2");
     expect((await visit(first.slug, "/old.txt")).status).toBe(404);
     // The replaced version is retained for a rollback (docs/contract.md, versions): its bytes stay.
     expect(await bytesOf(row!)).toHaveLength(3);
     const list = await (await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({}))).json();
-    expect(list.drops.find((d: { slug: string }) => d.slug === first.slug)).toMatchObject({ name: "site", redeploy_count: 1, file_count: 1 });
+    expect(list.drops.find((d: { slug: string }) => d.slug === first.slug)).toMatchObject({
+      name: "site",
+      redeploy_count: 1,
+      file_count: 1,
+    });
   });
 
   it("two parallel deploys of one new name leave one drop", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "team");
-    const results = await Promise.all([0, 1, 2].map((i) => deployJson({ "index.html": `p${i}` }, "?name=race", bearer(apiKey)).then((r) => r.json())));
+    const results = await Promise.all(
+      [0, 1, 2].map((i) => deployJson({ "index.html": `p${i}` }, "?name=race", bearer(apiKey)).then((r) => r.json())),
+    );
     const slugs = new Set(results.map((r) => r.slug));
     expect(slugs.size).toBe(1);
     const list = await (await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({}))).json();
@@ -200,7 +274,10 @@ describe("POST /deploy/{slug} (append)", () => {
     const row = await findDropBySlug(t.ctx.db, d.slug);
     expect(row!.fileCount).toBe(10_000);
     // What is stored is exactly the contents the drop's files use: the refused appends left none.
-    const used = await t.ctx.db.selectDistinct({ sha256: fileRows.sha256 }).from(fileRows).where(eq(fileRows.dropId, row!.id));
+    const used = await t.ctx.db
+      .selectDistinct({ sha256: fileRows.sha256 })
+      .from(fileRows)
+      .where(eq(fileRows.dropId, row!.id));
     expect(await bytesOf(row!)).toEqual(used.map((u) => contentKey(accountScope(row!.ownerId!), u.sha256)).sort());
     await err(await append(d.slug, { "one-more.txt": "z" }, bearer(apiKey)), 413, "payload_too_large");
   }, 240_000);
@@ -208,10 +285,21 @@ describe("POST /deploy/{slug} (append)", () => {
 
 describe("claiming and the drop lifecycle", () => {
   async function anonymousDrop(query = "") {
-    return (await deployJson({ "index.html": "anon" }, query)).json() as Promise<{ slug: string; claim_token: string; expires_at: string }>;
+    return (await deployJson({ "index.html": "anon" }, query)).json() as Promise<{
+      slug: string;
+      claim_token: string;
+      expires_at: string;
+    }>;
   }
   const claim = (slug: string, token: string, apiKey: string) =>
-    claimRoute.POST(apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug, claim_token: token }), headers: { ...bearer(apiKey), "content-type": "application/json" } }), p({}));
+    claimRoute.POST(
+      apiRequest("/claim", {
+        method: "POST",
+        body: JSON.stringify({ slug, claim_token: token }),
+        headers: { ...bearer(apiKey), "content-type": "application/json" },
+      }),
+      p({}),
+    );
 
   it("a claim gives the drop to the account once, with the claimer's lifetime", async () => {
     const { apiKey } = await accountWithKey(t.ctx);
@@ -231,7 +319,8 @@ describe("claiming and the drop lifecycle", () => {
 
   it("free accounts keep at most 100 drops: the 101st deploy or claim answers 402 with upgrade_url", async () => {
     const { apiKey } = await accountWithKey(t.ctx);
-    for (let i = 0; i < 100; i++) expect((await deployJson({ "index.html": `${i}` }, "", bearer(apiKey))).status).toBe(200);
+    for (let i = 0; i < 100; i++)
+      expect((await deployJson({ "index.html": `${i}` }, "", bearer(apiKey))).status).toBe(200);
     const over = await err(await deployJson({ "index.html": "x" }, "", bearer(apiKey)), 402, "subscription_required");
     expect(over.upgrade_url).toBeTruthy();
     const d = await anonymousDrop();
@@ -245,15 +334,29 @@ describe("claiming and the drop lifecycle", () => {
     const a = await accountWithKey(t.ctx);
     const b = await accountWithKey(t.ctx);
     const d = await anonymousDrop();
-    const [ra, rb] = await Promise.all([claim(d.slug, d.claim_token, a.apiKey), claim(d.slug, d.claim_token, b.apiKey)]);
+    const [ra, rb] = await Promise.all([
+      claim(d.slug, d.claim_token, a.apiKey),
+      claim(d.slug, d.claim_token, b.apiKey),
+    ]);
     expect([ra.status, rb.status].sort()).toEqual([200, 404]);
   });
 
   it("claims need a credential and a body", async () => {
     const d = await anonymousDrop();
-    await err(await claimRoute.POST(apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug: d.slug, claim_token: d.claim_token }) }), p({})), 401, "auth_required");
+    await err(
+      await claimRoute.POST(
+        apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug: d.slug, claim_token: d.claim_token }) }),
+        p({}),
+      ),
+      401,
+      "auth_required",
+    );
     const { apiKey } = await accountWithKey(t.ctx);
-    await err(await claimRoute.POST(apiRequest("/claim", { method: "POST", body: "{", headers: bearer(apiKey) }), p({})), 400, "invalid_request");
+    await err(
+      await claimRoute.POST(apiRequest("/claim", { method: "POST", body: "{", headers: bearer(apiKey) }), p({})),
+      400,
+      "invalid_request",
+    );
   });
 
   it("anonymous: offline (410) after 30 days, still claimable, back online when claimed, purged after 60", async () => {
@@ -302,7 +405,11 @@ describe("claiming and the drop lifecycle", () => {
 
   it("GET /cron/cleanup needs the CRON_SECRET", async () => {
     await err(await cronRoute.GET(apiRequest("/cron/cleanup"), p({})), 401, "auth_required");
-    await err(await cronRoute.GET(apiRequest("/cron/cleanup", { headers: bearer("wrong") }), p({})), 401, "auth_required");
+    await err(
+      await cronRoute.GET(apiRequest("/cron/cleanup", { headers: bearer("wrong") }), p({})),
+      401,
+      "auth_required",
+    );
     const ok = await cronRoute.GET(apiRequest("/cron/cleanup", { headers: bearer("cron-secret-value") }), p({}));
     expect(ok.status).toBe(200);
     expect(typeof (await ok.json()).purged).toBe("number");
@@ -313,12 +420,35 @@ describe("keys with an API key credential", () => {
   it("lists keys (without secrets), cannot mint, revokes instantly", async () => {
     const { apiKey, keyId, account } = await accountWithKey(t.ctx);
     const list = await (await keysRoute.GET(apiRequest("/keys", { headers: bearer(apiKey) }), p({}))).json();
-    expect(list.keys).toEqual([{ keyId, kind: "api_key", prefix: apiKey.slice(0, 10), note: "test", createdAt: expect.any(String), lastUsedAt: expect.any(String) }]);
+    expect(list.keys).toEqual([
+      {
+        keyId,
+        kind: "api_key",
+        prefix: apiKey.slice(0, 10),
+        note: "test",
+        createdAt: expect.any(String),
+        lastUsedAt: expect.any(String),
+      },
+    ]);
     expect(JSON.stringify(list)).not.toContain(apiKey);
-    await err(await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: bearer(apiKey) }), p({})), 401, "auth_required");
+    await err(
+      await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: bearer(apiKey) }), p({})),
+      401,
+      "auth_required",
+    );
     const other = await accountWithKey(t.ctx);
-    await err(await keyRoute.DELETE(apiRequest(`/keys/${keyId}`, { method: "DELETE", headers: bearer(other.apiKey) }), p({ id: keyId })), 404, "not_found");
-    const res = await keyRoute.DELETE(apiRequest(`/keys/${keyId}`, { method: "DELETE", headers: bearer(apiKey) }), p({ id: keyId }));
+    await err(
+      await keyRoute.DELETE(
+        apiRequest(`/keys/${keyId}`, { method: "DELETE", headers: bearer(other.apiKey) }),
+        p({ id: keyId }),
+      ),
+      404,
+      "not_found",
+    );
+    const res = await keyRoute.DELETE(
+      apiRequest(`/keys/${keyId}`, { method: "DELETE", headers: bearer(apiKey) }),
+      p({ id: keyId }),
+    );
     expect(await res.json()).toEqual({ revoked: keyId });
     await err(await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({})), 401, "auth_required");
     expect(account.id).toMatch(/^acc_/);
@@ -329,17 +459,28 @@ describe("GET /limits and rate limits", () => {
   it("reports the caller's plan limits", async () => {
     const anon = await (await limitsRoute.GET(apiRequest("/limits"), p({}))).json();
     expect(anon.plan).toBe("anonymous");
-    expect(anon.limits).toMatchObject({ files_per_request: 100, zip_bytes: 25 * 1024 * 1024, ttl_max_seconds: 2592000 });
+    expect(anon.limits).toMatchObject({
+      files_per_request: 100,
+      zip_bytes: 25 * 1024 * 1024,
+      ttl_max_seconds: 2592000,
+    });
     const { apiKey } = await accountWithKey(t.ctx, "team");
     const team = await (await limitsRoute.GET(apiRequest("/limits", { headers: bearer(apiKey) }), p({}))).json();
     expect(team).toMatchObject({ plan: "team", paid: true });
-    expect(team.limits).toMatchObject({ files_per_request: 900, zip_bytes: 100 * 1024 * 1024, ttl_max_seconds: null, vanity: true, max_drops: 20000 });
+    expect(team.limits).toMatchObject({
+      files_per_request: 900,
+      zip_bytes: 100 * 1024 * 1024,
+      ttl_max_seconds: null,
+      vanity: true,
+      max_drops: 20000,
+    });
   });
 
   it("account routes allow 120 requests a minute per credential, then 429 with Retry-After", async () => {
     await clearOfMinuteEdge(t, 40); // 121 requests take a while on a busy machine
     const { apiKey } = await accountWithKey(t.ctx);
-    for (let i = 0; i < 120; i++) expect((await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({}))).status).toBe(200);
+    for (let i = 0; i < 120; i++)
+      expect((await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({}))).status).toBe(200);
     const res = await dropsRoute.GET(apiRequest("/drops", { headers: bearer(apiKey) }), p({}));
     await err(res, 429, "rate_limited");
     // The limiter's real wait: the whole minute on the in-process limiter's frozen test clock,
@@ -353,7 +494,16 @@ describe("GET /limits and rate limits", () => {
   it("POST /claim allows 10 a minute per address", async () => {
     await clearOfMinuteEdge(t);
     const { apiKey } = await accountWithKey(t.ctx);
-    const req = () => claimRoute.POST(apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug: "x", claim_token: "y" }), headers: bearer(apiKey), ip: "192.0.2.200" }), p({}));
+    const req = () =>
+      claimRoute.POST(
+        apiRequest("/claim", {
+          method: "POST",
+          body: JSON.stringify({ slug: "x", claim_token: "y" }),
+          headers: bearer(apiKey),
+          ip: "192.0.2.200",
+        }),
+        p({}),
+      );
     for (let i = 0; i < 10; i++) expect((await req()).status).toBe(404);
     await err(await req(), 429, "rate_limited");
   });

@@ -30,9 +30,18 @@ beforeEach(async () => {
 });
 
 function deploy(body: BodyInit, contentType: string, query = "", headers: Record<string, string> = {}) {
-  return deployPOST(apiRequest(`/deploy${query}`, { method: "POST", body, headers: { "content-type": contentType, ...headers }, ip: `198.51.100.${ip % 250}` }), noParams);
+  return deployPOST(
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType, ...headers },
+      ip: `198.51.100.${ip % 250}`,
+    }),
+    noParams,
+  );
 }
-const deployJson = (files: unknown, query = "", headers: Record<string, string> = {}) => deploy(JSON.stringify({ files }), "application/json", query, headers);
+const deployJson = (files: unknown, query = "", headers: Record<string, string> = {}) =>
+  deploy(JSON.stringify({ files }), "application/json", query, headers);
 const deployZip = (archive: Uint8Array) => deploy(archive as BodyInit, "application/zip");
 const serve = (label: string, path = "/") => serveGET(dropRequest(label, `/api/serve-drop${path}`));
 
@@ -50,7 +59,14 @@ async function expectError(res: Response, status: number, code: string) {
 }
 
 function mcp(body: unknown, headers: Record<string, string> = {}) {
-  return mcpPOST(apiRequest("/mcp", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }), noParams);
+  return mcpPOST(
+    apiRequest("/mcp", {
+      method: "POST",
+      body: typeof body === "string" ? body : JSON.stringify(body),
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    }),
+    noParams,
+  );
 }
 async function tool(name: string, args: unknown, headers: Record<string, string> = {}) {
   const res = await mcp({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } }, headers);
@@ -120,7 +136,11 @@ function rawZip(locals: { name: string; data: Uint8Array }[], cd: CdEntry[]): Ui
 describe("query parameters", () => {
   it("found: a subscriber's ttl past year 9999 is 400 invalid_ttl, not a 503 from the database", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
-    await expectError(await deployJson({ "index.html": "x" }, "?ttl=999999999999", bearer(pro.apiKey)), 400, "invalid_ttl");
+    await expectError(
+      await deployJson({ "index.html": "x" }, "?ttl=999999999999", bearer(pro.apiKey)),
+      400,
+      "invalid_ttl",
+    );
     const viaMcp = await tool("deploy_html", { html: "<p>x</p>", ttl: 999999999999 }, bearer(pro.apiKey));
     expect(viaMcp.isError).toBe(true);
     expect(viaMcp.error?.code).toBe("invalid_ttl");
@@ -144,7 +164,14 @@ describe("query parameters", () => {
 
   it("name: empty, uppercase, non-ASCII, NUL and 42 characters are invalid_name; anonymous is 401 first", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
-    for (const q of ["?name=", "?name=Site", "?name=%C3%A9t%C3%A9", "?name=a%00", `?name=${"a".repeat(42)}`, "?name=-a"]) {
+    for (const q of [
+      "?name=",
+      "?name=Site",
+      "?name=%C3%A9t%C3%A9",
+      "?name=a%00",
+      `?name=${"a".repeat(42)}`,
+      "?name=-a",
+    ]) {
       await expectError(await deployJson({ "index.html": "x" }, q, bearer(pro.apiKey)), 400, "invalid_name");
     }
     await expectError(await deployJson({ "index.html": "x" }, "?name=Site"), 401, "auth_required");
@@ -153,8 +180,16 @@ describe("query parameters", () => {
 
 describe("paths", () => {
   it("found: paths with lone surrogates are 400, not two names collapsing into one stored file (503)", async () => {
-    await expectError(await deploy('{"files":{"a\\ud800.html":"one","a\\udc00.html":"two"}}', "application/json"), 400, "invalid_request");
-    await expectError(await deploy('{"files":{"index.html":"x","\\udfff":"y"}}', "application/json"), 400, "invalid_request");
+    await expectError(
+      await deploy('{"files":{"a\\ud800.html":"one","a\\udc00.html":"two"}}', "application/json"),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await deploy('{"files":{"index.html":"x","\\udfff":"y"}}', "application/json"),
+      400,
+      "invalid_request",
+    );
     // A proper pair (an emoji) is fine and serves under its percent-encoded UTF-8 name.
     const d = await ok(await deploy('{"files":{"\\ud83d\\ude00.html":"smile"}}', "application/json"));
     expect(await (await serve(d.slug, "/%F0%9F%98%80.html")).text()).toBe("smile");
@@ -164,13 +199,19 @@ describe("paths", () => {
     const body = await expectError(await deployJson({ a: "file", "a/index.html": "inner" }), 400, "invalid_request");
     expect(body.error).toContain("both a file and a folder");
     await expectError(await deployJson({ "x/y/z.html": "deep", "x/y": "file" }), 400, "invalid_request");
-    await expectError(await deployZip(zip({ "docs/a": "file", "docs/a/b.html": "inner", "docs/index.html": "i" })), 400, "invalid_request");
+    await expectError(
+      await deployZip(zip({ "docs/a": "file", "docs/a/b.html": "inner", "docs/index.html": "i" })),
+      400,
+      "invalid_request",
+    );
     // Siblings sharing a prefix are no clash.
     await ok(await deployJson({ ab: "1", "a/b": "2", "a-b/c": "3" }));
   });
 
   it("percent-encoding on the serve side cannot climb out or name a different file", async () => {
-    const d = await ok(await deployJson({ "index.html": "root", "a b.html": "space", "%41.html": "literal", "dir/index.html": "dir" }));
+    const d = await ok(
+      await deployJson({ "index.html": "root", "a b.html": "space", "%41.html": "literal", "dir/index.html": "dir" }),
+    );
     const cases: [string, number, string?][] = [
       ["/a%20b.html", 200, "space"],
       ["/%2541.html", 200, "literal"],
@@ -194,8 +235,16 @@ describe("paths", () => {
 
 describe("zip archives", () => {
   it("../ that appears after the root folder is stripped is refused", async () => {
-    await expectError(await deployZip(zip({ "root/index.html": "a", "root/../evil.html": "b" })), 400, "invalid_request");
-    await expectError(await deployZip(zip({ "site/index.html": "a", "site/x/../../../etc/passwd": "b" })), 400, "invalid_request");
+    await expectError(
+      await deployZip(zip({ "root/index.html": "a", "root/../evil.html": "b" })),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await deployZip(zip({ "site/index.html": "a", "site/x/../../../etc/passwd": "b" })),
+      400,
+      "invalid_request",
+    );
   });
 
   it("./ entries are normalised; a NUL or a duplicate name is refused", async () => {
@@ -203,7 +252,16 @@ describe("zip archives", () => {
     expect([...(d.files as string[])].sort()).toEqual(["a/b.html", "index.html"]);
     await expectError(await deployZip(zip({ "index.html": "a", "x\u0000.html": "b" })), 400, "invalid_request");
     const data = text("<h1>dup</h1>");
-    const dup = rawZip([{ name: "index.html", data }, { name: "index.html", data }], [{ name: "index.html", local: 0 }, { name: "index.html", local: 1 }]);
+    const dup = rawZip(
+      [
+        { name: "index.html", data },
+        { name: "index.html", data },
+      ],
+      [
+        { name: "index.html", local: 0 },
+        { name: "index.html", local: 1 },
+      ],
+    );
     await expectError(await deployZip(dup), 400, "invalid_request");
   });
 
@@ -212,14 +270,32 @@ describe("zip archives", () => {
     const names = Array.from({ length: 40 }, (_, i) => ({ name: `f${i}.bin`, local: 0 }));
     await expectError(await deployZip(rawZip([{ name: "f0.bin", data }], names)), 413, "payload_too_large");
     // Two names over one small file stay within 4x: both are the same bytes, nothing more.
-    const two = await ok(await deployZip(rawZip([{ name: "a.txt", data: text("same") }], [{ name: "a.txt", local: 0 }, { name: "b.txt", local: 0 }])));
+    const two = await ok(
+      await deployZip(
+        rawZip(
+          [{ name: "a.txt", data: text("same") }],
+          [
+            { name: "a.txt", local: 0 },
+            { name: "b.txt", local: 0 },
+          ],
+        ),
+      ),
+    );
     expect(two.files).toEqual(["a.txt", "b.txt"]);
   });
 
   it("a stored entry whose sizes disagree is invalid_zip; the local header's name is never used", async () => {
     const data = text("<h1>x</h1>");
-    await expectError(await deployZip(rawZip([{ name: "index.html", data }], [{ name: "index.html", local: 0, size: data.length + 100 }])), 400, "invalid_zip");
-    const d = await ok(await deployZip(rawZip([{ name: "../../../evil.html", data }], [{ name: "index.html", local: 0 }])));
+    await expectError(
+      await deployZip(
+        rawZip([{ name: "index.html", data }], [{ name: "index.html", local: 0, size: data.length + 100 }]),
+      ),
+      400,
+      "invalid_zip",
+    );
+    const d = await ok(
+      await deployZip(rawZip([{ name: "../../../evil.html", data }], [{ name: "index.html", local: 0 }])),
+    );
     expect(d.files).toEqual(["index.html"]);
   });
 });
@@ -227,17 +303,33 @@ describe("zip archives", () => {
 describe("JSON bodies", () => {
   it("non-object files, deep nesting and arrays are 400 invalid_request", async () => {
     const deep = "[".repeat(200_000) + "]".repeat(200_000);
-    for (const body of ['{"files":[]}', '{"files":"index.html"}', '{"files":null}', "[]", '"x"', "12", `{"files":{"a":${deep}}}`, `{"files":${deep}}`, '{"files":{"a":{"encoding":"base64","content":"@@@@"}}}']) {
+    for (const body of [
+      '{"files":[]}',
+      '{"files":"index.html"}',
+      '{"files":null}',
+      "[]",
+      '"x"',
+      "12",
+      `{"files":{"a":${deep}}}`,
+      `{"files":${deep}}`,
+      '{"files":{"a":{"encoding":"base64","content":"@@@@"}}}',
+    ]) {
       await expectError(await deploy(body, "application/json"), 400, "invalid_request");
     }
   });
 
   it("found: a repeated key (files, a path, or one spelled with escapes) is 400, not the last one winning", async () => {
-    for (const body of ['{"files":{"evil.html":"x"},"files":{"index.html":"ok"}}', '{"files":{"index.html":"a","index.html":"b"}}', '{"files":{"ab.html":"a","a\\u0062.html":"b"}}']) {
+    for (const body of [
+      '{"files":{"evil.html":"x"},"files":{"index.html":"ok"}}',
+      '{"files":{"index.html":"a","index.html":"b"}}',
+      '{"files":{"ab.html":"a","a\\u0062.html":"b"}}',
+    ]) {
       await expectError(await deploy(body, "application/json"), 400, "invalid_request");
     }
     // The same key in different objects is fine.
-    await ok(await deploy('{"files":{"a.json":"{}","b.html":{"encoding":"base64","content":"YQ=="}}}', "application/json"));
+    await ok(
+      await deploy('{"files":{"a.json":"{}","b.html":{"encoding":"base64","content":"YQ=="}}}', "application/json"),
+    );
   });
 
   it("invalid UTF-8 in a JSON body is 400, not silently replaced", async () => {
@@ -256,18 +348,41 @@ describe("credentials", () => {
     headers.append("authorization", `Bearer ${a.apiKey}`);
     headers.append("authorization", "Bearer sp_other");
     await expectError(await dropsGET(apiRequest("/drops", { headers }), noParams), 401, "auth_required");
-    const swapped = a.apiKey.slice(0, 3) + [...a.apiKey.slice(3)].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join("");
-    for (const bad of [`Basic ${a.apiKey}`, `Bearer ${swapped}`, `Bearer ${a.apiKey}x`, `Bearer ${a.apiKey} extra`, "Bearer", `Token ${a.apiKey}`]) {
+    const swapped =
+      a.apiKey.slice(0, 3) +
+      [...a.apiKey.slice(3)].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join("");
+    for (const bad of [
+      `Basic ${a.apiKey}`,
+      `Bearer ${swapped}`,
+      `Bearer ${a.apiKey}x`,
+      `Bearer ${a.apiKey} extra`,
+      "Bearer",
+      `Token ${a.apiKey}`,
+    ]) {
       await expectError(await list(bad), 401, "auth_required");
     }
   });
 
   it("an unsigned or HS256 token with a trusted-looking issuer is 401, never an account", async () => {
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
-    const claims = { iss: "https://accounts.google.com", sub: "victim", aud: ["x"], exp: 4102444800, iat: Math.floor(t.clock.now / 1000) };
-    for (const header of [{ alg: "none" }, { alg: "HS256", jku: "https://evil.example/jwks" }, { alg: "RS256", kid: "../../x", x5u: "https://evil.example/c" }]) {
+    const claims = {
+      iss: "https://accounts.google.com",
+      sub: "victim",
+      aud: ["x"],
+      exp: 4102444800,
+      iat: Math.floor(t.clock.now / 1000),
+    };
+    for (const header of [
+      { alg: "none" },
+      { alg: "HS256", jku: "https://evil.example/jwks" },
+      { alg: "RS256", kid: "../../x", x5u: "https://evil.example/c" },
+    ]) {
       const token = `${b64(header)}.${b64(claims)}.`;
-      await expectError(await dropsGET(apiRequest("/drops", { headers: bearer(token) }), noParams), 401, "auth_required");
+      await expectError(
+        await dropsGET(apiRequest("/drops", { headers: bearer(token) }), noParams),
+        401,
+        "auth_required",
+      );
     }
   });
 });
@@ -278,11 +393,22 @@ describe("other accounts' resources", () => {
     const intruder = await accountWithKey(t.ctx, "pro");
     const d = await ok(await deployJson({ "index.html": "mine" }, "", bearer(owner.apiKey)));
     const append = await appendPOST(
-      apiRequest(`/deploy/${d.slug}`, { method: "POST", body: JSON.stringify({ files: { "x.html": "pwned" } }), headers: { "content-type": "application/json", ...bearer(intruder.apiKey) } }),
+      apiRequest(`/deploy/${d.slug}`, {
+        method: "POST",
+        body: JSON.stringify({ files: { "x.html": "pwned" } }),
+        headers: { "content-type": "application/json", ...bearer(intruder.apiKey) },
+      }),
       slugParams(d.slug),
     );
     await expectError(append, 404, "not_found");
-    await expectError(await dropDELETE(apiRequest(`/drops/${d.slug}`, { method: "DELETE", headers: bearer(intruder.apiKey) }), slugParams(d.slug)), 404, "not_found");
+    await expectError(
+      await dropDELETE(
+        apiRequest(`/drops/${d.slug}`, { method: "DELETE", headers: bearer(intruder.apiKey) }),
+        slugParams(d.slug),
+      ),
+      404,
+      "not_found",
+    );
     const viaMcp = await tool("delete_drop", { slug: d.slug }, bearer(intruder.apiKey));
     expect(viaMcp.error?.code).toBe("not_found");
     const listed = await (await dropsGET(apiRequest("/drops", { headers: bearer(intruder.apiKey) }), noParams)).json();
@@ -294,9 +420,19 @@ describe("other accounts' resources", () => {
   it("an anonymous drop cannot be claimed with a wrong token, nor an owned drop with any token", async () => {
     const thief = await accountWithKey(t.ctx, "free");
     const anon = await ok(await deployJson({ "index.html": "anon" }));
-    const owned = await ok(await deployJson({ "index.html": "owned" }, "", bearer((await accountWithKey(t.ctx, "free")).apiKey)));
+    const owned = await ok(
+      await deployJson({ "index.html": "owned" }, "", bearer((await accountWithKey(t.ctx, "free")).apiKey)),
+    );
     const claim = (slug: string, claim_token: string) =>
-      claimPOST(apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug, claim_token }), headers: { "content-type": "application/json", ...bearer(thief.apiKey) }, ip: `192.0.2.${ip % 250}` }), noParams);
+      claimPOST(
+        apiRequest("/claim", {
+          method: "POST",
+          body: JSON.stringify({ slug, claim_token }),
+          headers: { "content-type": "application/json", ...bearer(thief.apiKey) },
+          ip: `192.0.2.${ip % 250}`,
+        }),
+        noParams,
+      );
     await expectError(await claim(anon.slug, `ct_${"A".repeat(43)}`), 404, "not_found");
     await expectError(await claim(owned.slug, anon.claim_token as string), 404, "not_found");
   });
@@ -321,7 +457,14 @@ describe("host header", () => {
       const res = await get(host);
       expect({ host, status: res.status }).toEqual({ host, status: 200 });
     }
-    for (const host of ["127.0.0.1:3000", "[::1]:3000", "localhost:3000", `${d.slug}.${domain}:9999`, `evil.${d.slug}.${domain}:${port}`, `${d.slug}.${domain}.evil.example`]) {
+    for (const host of [
+      "127.0.0.1:3000",
+      "[::1]:3000",
+      "localhost:3000",
+      `${d.slug}.${domain}:9999`,
+      `evil.${d.slug}.${domain}:${port}`,
+      `${d.slug}.${domain}.evil.example`,
+    ]) {
       const res = await get(host);
       expect({ host, status: res.status }).toEqual({ host, status: 404 });
     }
@@ -332,7 +475,14 @@ describe("concurrency", () => {
   it("found: parallel deletes of one drop: exactly one answers 200, the others 404", async () => {
     const a = await accountWithKey(t.ctx, "free");
     const d = await ok(await deployJson({ "index.html": "x" }, "", bearer(a.apiKey)));
-    const statuses = await Promise.all([1, 2, 3].map(() => dropDELETE(apiRequest(`/drops/${d.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }), slugParams(d.slug)).then((r) => r.status)));
+    const statuses = await Promise.all(
+      [1, 2, 3].map(() =>
+        dropDELETE(
+          apiRequest(`/drops/${d.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }),
+          slugParams(d.slug),
+        ).then((r) => r.status),
+      ),
+    );
     expect(statuses.sort()).toEqual([200, 404, 404]);
     expect((await serve(d.slug)).status).toBe(404);
   });
@@ -349,14 +499,21 @@ describe("concurrency", () => {
         await storage.deletePrefix(prefix);
         if (prefix === `${id}/` && !appended) {
           appended = await appendPOST(
-            apiRequest(`/deploy/${d.slug}`, { method: "POST", body: JSON.stringify({ files: { "late.html": "late" } }), headers: { "content-type": "application/json", ...bearer(pro.apiKey) } }),
+            apiRequest(`/deploy/${d.slug}`, {
+              method: "POST",
+              body: JSON.stringify({ files: { "late.html": "late" } }),
+              headers: { "content-type": "application/json", ...bearer(pro.apiKey) },
+            }),
             slugParams(d.slug),
           );
         }
       },
     });
     try {
-      const del = await dropDELETE(apiRequest(`/drops/${d.slug}`, { method: "DELETE", headers: bearer(pro.apiKey) }), slugParams(d.slug));
+      const del = await dropDELETE(
+        apiRequest(`/drops/${d.slug}`, { method: "DELETE", headers: bearer(pro.apiKey) }),
+        slugParams(d.slug),
+      );
       expect(del.status).toBe(200);
       expect(appended?.status).toBe(200);
     } finally {
@@ -367,7 +524,9 @@ describe("concurrency", () => {
 
   it("parallel redeploys of one new name end as one drop with one URL", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
-    const results = await Promise.all([1, 2, 3, 4].map((i) => deployJson({ "index.html": `v${i}` }, "?name=race", bearer(pro.apiKey)).then(ok)));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((i) => deployJson({ "index.html": `v${i}` }, "?name=race", bearer(pro.apiKey)).then(ok)),
+    );
     expect(new Set(results.map((r) => r.slug)).size).toBe(1);
     const listed = await (await dropsGET(apiRequest("/drops", { headers: bearer(pro.apiKey) }), noParams)).json();
     expect(listed.total).toBe(1);
@@ -397,17 +556,36 @@ describe("MCP", () => {
   });
 
   it("a body past the cap is refused before it is parsed", async () => {
-    const res = await mcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy_html","arguments":{"html":"${"x".repeat(11 * 1024 * 1024)}"}}}`);
+    const res = await mcp(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy_html","arguments":{"html":"${"x".repeat(11 * 1024 * 1024)}"}}}`,
+    );
     expect(res.status).toBe(413);
   });
 });
 
 describe("billing webhook", () => {
   it("unsigned, wrongly signed and stale-signed events are 400 and change nothing", async () => {
-    const payload = JSON.stringify({ id: "evt_attack", type: "customer.subscription.updated", created: Math.floor(t.clock.now / 1000), data: { object: {} } });
-    const deliver = (headers: Record<string, string>) => webhookPOST(apiRequest("/billing/webhook", { method: "POST", body: payload, headers: { "content-type": "application/json", ...headers } }), noParams);
+    const payload = JSON.stringify({
+      id: "evt_attack",
+      type: "customer.subscription.updated",
+      created: Math.floor(t.clock.now / 1000),
+      data: { object: {} },
+    });
+    const deliver = (headers: Record<string, string>) =>
+      webhookPOST(
+        apiRequest("/billing/webhook", {
+          method: "POST",
+          body: payload,
+          headers: { "content-type": "application/json", ...headers },
+        }),
+        noParams,
+      );
     await expectError(await deliver({}), 400, "invalid_request");
-    await expectError(await deliver({ "stripe-signature": `t=${Math.floor(t.clock.now / 1000)},v1=${"0".repeat(64)}` }), 400, "invalid_request");
+    await expectError(
+      await deliver({ "stripe-signature": `t=${Math.floor(t.clock.now / 1000)},v1=${"0".repeat(64)}` }),
+      400,
+      "invalid_request",
+    );
     await expectError(await deliver({ "stripe-signature": "garbage" }), 400, "invalid_request");
   });
 });

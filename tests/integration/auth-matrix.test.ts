@@ -44,9 +44,19 @@ beforeAll(async () => {
   const owner = await mintKeyWith(ownerToken);
   const other = await mintKeyWith(otherToken);
   const revoked = await mintKeyWith(ownerToken);
-  await keyRoute.DELETE(apiRequest(`/keys/${revoked.keyId}`, { method: "DELETE", headers: bearer(owner.apiKey) }), p({ id: revoked.keyId }));
+  await keyRoute.DELETE(
+    apiRequest(`/keys/${revoked.keyId}`, { method: "DELETE", headers: bearer(owner.apiKey) }),
+    p({ id: revoked.keyId }),
+  );
   await setPlan(t.ctx.db, owner.accountId, "pro");
-  const dep = await deployRoute.POST(apiRequest("/deploy?name=owned", { method: "POST", body: "<p>owned</p>", headers: { ...bearer(owner.apiKey), "content-type": "text/html" } }), p({}));
+  const dep = await deployRoute.POST(
+    apiRequest("/deploy?name=owned", {
+      method: "POST",
+      body: "<p>owned</p>",
+      headers: { ...bearer(owner.apiKey), "content-type": "text/html" },
+    }),
+    p({}),
+  );
   expect(dep.status).toBe(200);
   f = {
     ownerToken,
@@ -74,10 +84,19 @@ const badCredentials: [string, Cred][] = [
   ["an unknown key", async () => `sp_${"A".repeat(43)}`],
   ["a key of the wrong length", async () => `sp_${"A".repeat(40)}`],
   ["a revoked key", async () => f.revokedKey],
-  ["an expired ID token", async () => oidc.mintIdToken({ sub: "owner", iat: new Date(t.clock.now - 7200_000), expiresIn: 3600 })],
-  ["an ID token issued more than an hour ago, though not yet expired", async () => oidc.mintIdToken({ sub: "owner", iat: new Date(t.clock.now - 90 * 60_000), expiresIn: 3 * 3600 })],
+  [
+    "an expired ID token",
+    async () => oidc.mintIdToken({ sub: "owner", iat: new Date(t.clock.now - 7200_000), expiresIn: 3600 }),
+  ],
+  [
+    "an ID token issued more than an hour ago, though not yet expired",
+    async () => oidc.mintIdToken({ sub: "owner", iat: new Date(t.clock.now - 90 * 60_000), expiresIn: 3 * 3600 }),
+  ],
   ["an ID token for another audience", async () => oidc.mintIdToken({ sub: "owner", aud: "someone-else", iat: iat() })],
-  ["an ID token from another issuer", async () => oidc.mintIdToken({ sub: "owner", iss: "http://evil.test", iat: iat() })],
+  [
+    "an ID token from another issuer",
+    async () => oidc.mintIdToken({ sub: "owner", iss: "http://evil.test", iat: iat() }),
+  ],
   ["an alg:none token", async () => oidc.unsignedToken(claims())],
   ["an HS256 token keyed with the public key", async () => oidc.hs256WithPublicKey(claims())],
   ["a token signed by a foreign key with the same kid", async () => oidc.foreignKeyToken(claims())],
@@ -91,12 +110,45 @@ function headers(cred: string | null, extra: Record<string, string> = {}): Recor
 // Each route: how to call it with a credential, and what the owner's valid credential gets.
 const routes: [string, (cred: string | null) => Promise<Response>][] = [
   ["GET /drops", (c) => dropsRoute.GET(apiRequest("/drops", { headers: headers(c) }), p({}))],
-  ["DELETE /drops/{slug}", (c) => dropRoute.DELETE(apiRequest(`/drops/nosuch`, { method: "DELETE", headers: headers(c) }), p({ slug: "nosuch" }))],
-  ["POST /deploy/{slug}", (c) => appendRoute.POST(apiRequest(`/deploy/${f.slug}`, { method: "POST", body: JSON.stringify({ files: { [`x${Math.random()}.txt`]: "x" } }), headers: headers(c, { "content-type": "application/json" }) }), p({ slug: f.slug }))],
+  [
+    "DELETE /drops/{slug}",
+    (c) =>
+      dropRoute.DELETE(apiRequest(`/drops/nosuch`, { method: "DELETE", headers: headers(c) }), p({ slug: "nosuch" })),
+  ],
+  [
+    "POST /deploy/{slug}",
+    (c) =>
+      appendRoute.POST(
+        apiRequest(`/deploy/${f.slug}`, {
+          method: "POST",
+          body: JSON.stringify({ files: { [`x${Math.random()}.txt`]: "x" } }),
+          headers: headers(c, { "content-type": "application/json" }),
+        }),
+        p({ slug: f.slug }),
+      ),
+  ],
   ["POST /keys", (c) => keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(c) }), p({}))],
   ["GET /keys", (c) => keysRoute.GET(apiRequest("/keys", { headers: headers(c) }), p({}))],
-  ["DELETE /keys/{id}", (c) => keyRoute.DELETE(apiRequest(`/keys/${"0".repeat(64)}`, { method: "DELETE", headers: headers(c) }), p({ id: "0".repeat(64) }))],
-  ["POST /claim", (c) => claimRoute.POST(apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug: "x", claim_token: "y" }), headers: headers(c) }), p({}))],
+  [
+    "DELETE /keys/{id}",
+    (c) =>
+      keyRoute.DELETE(
+        apiRequest(`/keys/${"0".repeat(64)}`, { method: "DELETE", headers: headers(c) }),
+        p({ id: "0".repeat(64) }),
+      ),
+  ],
+  [
+    "POST /claim",
+    (c) =>
+      claimRoute.POST(
+        apiRequest("/claim", {
+          method: "POST",
+          body: JSON.stringify({ slug: "x", claim_token: "y" }),
+          headers: headers(c),
+        }),
+        p({}),
+      ),
+  ],
 ];
 
 describe.each(routes)("%s", (_route, call) => {
@@ -121,8 +173,17 @@ describe("valid credentials", () => {
     }
   });
   it("only an ID token can mint keys; a key answers 401", async () => {
-    expect((await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(f.ownerKey) }), p({}))).status).toBe(401);
-    const res = await keysRoute.POST(apiRequest("/keys", { method: "POST", body: JSON.stringify({ note: "ci" }), headers: headers(f.ownerToken, { "content-type": "application/json" }) }), p({}));
+    expect(
+      (await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(f.ownerKey) }), p({}))).status,
+    ).toBe(401);
+    const res = await keysRoute.POST(
+      apiRequest("/keys", {
+        method: "POST",
+        body: JSON.stringify({ note: "ci" }),
+        headers: headers(f.ownerToken, { "content-type": "application/json" }),
+      }),
+      p({}),
+    );
     expect(res.status).toBe(201);
     const body = await res.json();
     expect(Object.keys(body).sort()).toEqual(["accountId", "apiKey", "keyId", "note"]);
@@ -144,10 +205,16 @@ describe("another account's key", () => {
   it("sees none of the owner's drops and gets 404 for them", async () => {
     const list = await (await dropsRoute.GET(apiRequest("/drops", { headers: headers(f.otherKey) }), p({}))).json();
     expect(list.drops.map((d: { slug: string }) => d.slug)).not.toContain(f.slug);
-    const del = await dropRoute.DELETE(apiRequest(`/drops/${f.slug}`, { method: "DELETE", headers: headers(f.otherKey) }), p({ slug: f.slug }));
+    const del = await dropRoute.DELETE(
+      apiRequest(`/drops/${f.slug}`, { method: "DELETE", headers: headers(f.otherKey) }),
+      p({ slug: f.slug }),
+    );
     expect(del.status).toBe(404);
     expect((await del.json()).code).toBe("not_found");
-    const revoke = await keyRoute.DELETE(apiRequest(`/keys/${f.ownerKeyId}`, { method: "DELETE", headers: headers(f.otherKey) }), p({ id: f.ownerKeyId }));
+    const revoke = await keyRoute.DELETE(
+      apiRequest(`/keys/${f.ownerKeyId}`, { method: "DELETE", headers: headers(f.otherKey) }),
+      p({ id: f.ownerKeyId }),
+    );
     expect(revoke.status).toBe(404);
     // The other account is free: appending answers 402 before ownership is looked at…
     const append = await routes[2]![1](f.otherKey);
@@ -160,7 +227,10 @@ describe("another account's key", () => {
 describe("POST /keys rate limit", () => {
   it("allows 5 mints a minute per account, then 429 with Retry-After", async () => {
     const token = await oidc.mintIdToken({ sub: "minter", iat: iat() });
-    for (let i = 0; i < 5; i++) expect((await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}))).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}))).status,
+      ).toBe(201);
     const res = await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}));
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
@@ -174,7 +244,9 @@ describe("POST /keys rate limit", () => {
     const token = await oidc.mintIdToken({ sub: "hoarder", iat: iat() });
     for (let i = 0; i < 25; i++) {
       if (i % 5 === 0) t.clock.advance(61);
-      expect((await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}))).status).toBe(201);
+      expect(
+        (await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}))).status,
+      ).toBe(201);
     }
     t.clock.advance(61);
     const res = await keysRoute.POST(apiRequest("/keys", { method: "POST", headers: headers(token) }), p({}));

@@ -10,7 +10,14 @@ import { setContext } from "@/lib/context";
 import { findAccount, setPlan } from "@/lib/db/accounts";
 import { billingEvents } from "@/lib/db/schema";
 import { checkoutResponseSchema, entitlementsSchema, portalResponseSchema } from "@/lib/schemas";
-import { freshLimiter, apiRequest, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import {
+  freshLimiter,
+  apiRequest,
+  dropRequest,
+  makeTestContext,
+  TEST_BASE_URL,
+  type TestContext,
+} from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { startStripeStandin, type StandinSubscription, type StripeStandin } from "../support/stripe-standin";
 
@@ -48,11 +55,16 @@ const nowSeconds = () => Math.floor(t.clock.now / 1000);
 
 function checkout(apiKey: string, body?: unknown) {
   return checkoutRoute.POST(
-    apiRequest("/billing/checkout", { method: "POST", headers: { ...bearer(apiKey), "content-type": "application/json" }, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) }),
+    apiRequest("/billing/checkout", {
+      method: "POST",
+      headers: { ...bearer(apiKey), "content-type": "application/json" },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    }),
     p({}),
   );
 }
-const portal = (apiKey: string) => portalRoute.POST(apiRequest("/billing/portal", { method: "POST", headers: bearer(apiKey) }), p({}));
+const portal = (apiKey: string) =>
+  portalRoute.POST(apiRequest("/billing/portal", { method: "POST", headers: bearer(apiKey) }), p({}));
 async function me(apiKey: string) {
   const res = await meRoute.GET(apiRequest("/billing/me", { headers: bearer(apiKey) }), p({}));
   expect(res.status).toBe(200);
@@ -81,19 +93,35 @@ function stripeEvent(type: string, object: unknown, opts: { id?: string; created
 }
 
 /** POSTs a payload to the webhook with a Stripe-Signature computed the way Stripe does. */
-function deliver(payload: string, sign: { secret?: string; timestamp?: number; header?: string | null; body?: string } = {}) {
+function deliver(
+  payload: string,
+  sign: { secret?: string; timestamp?: number; header?: string | null; body?: string } = {},
+) {
   const header =
     sign.header === undefined
-      ? Stripe.webhooks.generateTestHeaderString({ payload, secret: sign.secret ?? WEBHOOK_SECRET, timestamp: sign.timestamp ?? nowSeconds() })
+      ? Stripe.webhooks.generateTestHeaderString({
+          payload,
+          secret: sign.secret ?? WEBHOOK_SECRET,
+          timestamp: sign.timestamp ?? nowSeconds(),
+        })
       : sign.header;
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (header !== null) headers["stripe-signature"] = header;
-  return webhookRoute.POST(apiRequest("/billing/webhook", { method: "POST", headers, body: sign.body ?? payload }), p({}));
+  return webhookRoute.POST(
+    apiRequest("/billing/webhook", { method: "POST", headers, body: sign.body ?? payload }),
+    p({}),
+  );
 }
 async function deliverOk(event: ReturnType<typeof stripeEvent>) {
   const res = await deliver(JSON.stringify(event));
   expect(res.status).toBe(200);
-  return (await res.json()) as { received: boolean; duplicate?: boolean; stale?: boolean; ignored?: boolean; outcome?: string };
+  return (await res.json()) as {
+    received: boolean;
+    duplicate?: boolean;
+    stale?: boolean;
+    ignored?: boolean;
+    outcome?: string;
+  };
 }
 
 /** An account whose Stripe customer exists (created by a real first checkout). */
@@ -227,7 +255,11 @@ describe("POST /billing/portal", () => {
     expect(body.url).toMatch(/^https:\/\/billing\.stripe\.test\//);
     const seen = stripe.requests.slice(before);
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ method: "POST", path: "/v1/billing_portal/sessions", body: { customer: customerId, return_url: `${TEST_BASE_URL}/dashboard` } });
+    expect(seen[0]).toMatchObject({
+      method: "POST",
+      path: "/v1/billing_portal/sessions",
+      body: { customer: customerId, return_url: `${TEST_BASE_URL}/dashboard` },
+    });
   });
 
   it("is POST only", async () => {
@@ -241,7 +273,14 @@ describe("POST /billing/portal", () => {
 describe("GET /billing/me", () => {
   it("reports a new account as free, with no subscription and no portal", async () => {
     const { account, apiKey } = await accountWithKey(t.ctx);
-    expect(await me(apiKey)).toEqual({ accountId: account.id, plan: "free", activeSubscription: false, currentPeriodEnd: null, cancelAt: null, portalAvailable: false });
+    expect(await me(apiKey)).toEqual({
+      accountId: account.id,
+      plan: "free",
+      activeSubscription: false,
+      currentPeriodEnd: null,
+      cancelAt: null,
+      portalAvailable: false,
+    });
   });
 
   it("needs a credential", async () => {
@@ -319,13 +358,19 @@ describe("POST /billing/webhook: signatures", () => {
     const sub = stripe.putSubscription({ customer: customerId, price: PRICE_TEAM });
     const t0 = nowSeconds();
     // Stripe sent: created (t0) → deleted (t0+10) → re-subscribed? No: updated (t0+20, active). It delivers updated first.
-    expect(await deliverOk(subscriptionEvent("customer.subscription.updated", sub, t0 + 20))).toMatchObject({ outcome: "applied" });
+    expect(await deliverOk(subscriptionEvent("customer.subscription.updated", sub, t0 + 20))).toMatchObject({
+      outcome: "applied",
+    });
     expect((await me(apiKey)).plan).toBe("team");
-    expect(await deliverOk(subscriptionEvent("customer.subscription.deleted", sub, t0 + 10, "canceled"))).toMatchObject({ stale: true });
+    expect(await deliverOk(subscriptionEvent("customer.subscription.deleted", sub, t0 + 10, "canceled"))).toMatchObject(
+      { stale: true },
+    );
     expect((await me(apiKey)).plan).toBe("team");
     expect(await deliverOk(subscriptionEvent("customer.subscription.created", sub, t0))).toMatchObject({ stale: true });
     // A newer deletion does apply.
-    expect(await deliverOk(subscriptionEvent("customer.subscription.deleted", sub, t0 + 30, "canceled"))).toMatchObject({ outcome: "applied" });
+    expect(await deliverOk(subscriptionEvent("customer.subscription.deleted", sub, t0 + 30, "canceled"))).toMatchObject(
+      { outcome: "applied" },
+    );
     expect(await me(apiKey)).toMatchObject({ plan: "free", activeSubscription: false });
   });
 
@@ -345,9 +390,19 @@ describe("POST /billing/webhook: subscription states", () => {
     // A customer created outside this server's checkout (e.g. in the Stripe dashboard).
     const sub = stripe.putSubscription({ customer: "cus_external_1", price: PRICE_TEAM });
     const before = stripe.requests.length;
-    const session = { id: "cs_test_ext", object: "checkout.session", mode: "subscription", customer: "cus_external_1", subscription: sub.id, client_reference_id: account.id, metadata: { accountId: account.id } };
+    const session = {
+      id: "cs_test_ext",
+      object: "checkout.session",
+      mode: "subscription",
+      customer: "cus_external_1",
+      subscription: sub.id,
+      client_reference_id: account.id,
+      metadata: { accountId: account.id },
+    };
     expect(await deliverOk(stripeEvent("checkout.session.completed", session))).toMatchObject({ outcome: "applied" });
-    expect(stripe.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/subscriptions/${sub.id}`]);
+    expect(stripe.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /v1/subscriptions/${sub.id}`,
+    ]);
     expect(await me(apiKey)).toMatchObject({ plan: "team", activeSubscription: true, portalAvailable: true });
     expect((await findAccount(t.ctx.db, account.id))?.stripeCustomerId).toBe("cus_external_1");
   });
@@ -355,7 +410,14 @@ describe("POST /billing/webhook: subscription states", () => {
   it("a checkout.session.completed whose subscription cannot be fetched answers 503 and can be retried", async () => {
     const { apiKey, customerId, account } = await customerAccount();
     const sub = stripe.putSubscription({ customer: customerId, price: PRICE_PRO });
-    const event = stripeEvent("checkout.session.completed", { id: "cs_x", object: "checkout.session", mode: "subscription", customer: customerId, subscription: sub.id, client_reference_id: account.id });
+    const event = stripeEvent("checkout.session.completed", {
+      id: "cs_x",
+      object: "checkout.session",
+      mode: "subscription",
+      customer: customerId,
+      subscription: sub.id,
+      client_reference_id: account.id,
+    });
     stripe.failNext(1, 400);
     expect((await deliver(JSON.stringify(event))).status).toBe(503);
     expect((await me(apiKey)).plan).toBe("free");
@@ -368,8 +430,15 @@ describe("POST /billing/webhook: subscription states", () => {
     const sub = stripe.putSubscription({ customer: customerId, price: PRICE_PRO });
     const t0 = nowSeconds();
     await deliverOk(subscriptionEvent("customer.subscription.created", sub, t0));
-    const invoice = { id: "in_1", object: "invoice", customer: customerId, parent: { type: "subscription_details", subscription_details: { subscription: sub.id } } };
-    expect(await deliverOk(stripeEvent("invoice.payment_failed", invoice, { created: t0 + 1 }))).toMatchObject({ outcome: "applied" });
+    const invoice = {
+      id: "in_1",
+      object: "invoice",
+      customer: customerId,
+      parent: { type: "subscription_details", subscription_details: { subscription: sub.id } },
+    };
+    expect(await deliverOk(stripeEvent("invoice.payment_failed", invoice, { created: t0 + 1 }))).toMatchObject({
+      outcome: "applied",
+    });
     expect(await me(apiKey)).toMatchObject({ plan: "pro", activeSubscription: true });
     expect((await findAccount(t.ctx.db, account.id))?.subscriptionStatus).toBe("past_due");
     await deliverOk(subscriptionEvent("customer.subscription.updated", sub, t0 + 2, "past_due"));
@@ -385,9 +454,18 @@ describe("POST /billing/webhook: subscription states", () => {
     await deliverOk(subscriptionEvent("customer.subscription.created", sub, t0));
     expect((await me(apiKey)).plan).toBe("pro");
     const cancelAt = t0 + 7 * 86_400;
-    await deliverOk(stripeEvent("customer.subscription.updated", { ...sub, status: "active", cancel_at: cancelAt }, { created: t0 + 1 }));
+    await deliverOk(
+      stripeEvent(
+        "customer.subscription.updated",
+        { ...sub, status: "active", cancel_at: cancelAt },
+        { created: t0 + 1 },
+      ),
+    );
     expect(await me(apiKey)).toMatchObject({ plan: "pro", cancelAt: new Date(cancelAt * 1000).toISOString() });
-    const upgraded = { ...sub, items: { ...sub.items, data: [{ ...sub.items.data[0]!, price: { id: PRICE_TEAM, object: "price" } }] } };
+    const upgraded = {
+      ...sub,
+      items: { ...sub.items, data: [{ ...sub.items.data[0]!, price: { id: PRICE_TEAM, object: "price" } }] },
+    };
     await deliverOk(stripeEvent("customer.subscription.updated", upgraded, { created: t0 + 2 }));
     expect((await me(apiKey)).plan).toBe("team");
   });
@@ -400,20 +478,33 @@ describe("POST /billing/webhook: subscription states", () => {
     await deliverOk(subscriptionEvent("customer.subscription.created", old, t0));
     await deliverOk(subscriptionEvent("customer.subscription.created", current, t0 + 1));
     expect((await me(apiKey)).plan).toBe("team");
-    expect(await deliverOk(subscriptionEvent("customer.subscription.deleted", old, t0 + 2, "canceled"))).toMatchObject({ outcome: "no_change" });
+    expect(await deliverOk(subscriptionEvent("customer.subscription.deleted", old, t0 + 2, "canceled"))).toMatchObject({
+      outcome: "no_change",
+    });
     expect(await me(apiKey)).toMatchObject({ plan: "team", activeSubscription: true });
   });
 
   it("an event for a customer no account has is acknowledged", async () => {
     const sub = stripe.putSubscription({ customer: "cus_nobody", price: PRICE_PRO });
-    expect(await deliverOk(subscriptionEvent("customer.subscription.created", sub))).toMatchObject({ received: true, outcome: "no_account" });
+    expect(await deliverOk(subscriptionEvent("customer.subscription.created", sub))).toMatchObject({
+      received: true,
+      outcome: "no_account",
+    });
   });
 });
 
 describe("end to end: upgrade, named drops, downgrade", () => {
   function deploy(apiKey: string, query: string, html: string) {
     ip++;
-    return deployRoute.POST(apiRequest(`/deploy${query}`, { method: "POST", body: html, headers: { "content-type": "text/html", ...bearer(apiKey) }, ip: `198.19.${ip >> 8}.${ip & 255}` }), p({}));
+    return deployRoute.POST(
+      apiRequest(`/deploy${query}`, {
+        method: "POST",
+        body: html,
+        headers: { "content-type": "text/html", ...bearer(apiKey) },
+        ip: `198.19.${ip >> 8}.${ip & 255}`,
+      }),
+      p({}),
+    );
   }
 
   it("a free account pays, deploys a named drop, is downgraded, and its drop keeps serving", async () => {
@@ -427,7 +518,20 @@ describe("end to end: upgrade, named drops, downgrade", () => {
     const customerId = (await findAccount(t.ctx.db, account.id))!.stripeCustomerId!;
     const sub = stripe.putSubscription({ customer: customerId, price: PRICE_PRO, metadata: { accountId: account.id } });
     const t0 = nowSeconds();
-    await deliverOk(stripeEvent("checkout.session.completed", { id: "cs_e2e", object: "checkout.session", mode: "subscription", customer: customerId, subscription: sub.id, client_reference_id: account.id }, { created: t0 }));
+    await deliverOk(
+      stripeEvent(
+        "checkout.session.completed",
+        {
+          id: "cs_e2e",
+          object: "checkout.session",
+          mode: "subscription",
+          customer: customerId,
+          subscription: sub.id,
+          client_reference_id: account.id,
+        },
+        { created: t0 },
+      ),
+    );
     await deliverOk(subscriptionEvent("customer.subscription.created", sub, t0));
     expect(await me(apiKey)).toMatchObject({ plan: "pro", activeSubscription: true });
 
@@ -468,7 +572,14 @@ describe("without Stripe configured", () => {
       expect(body.hint).toContain("npm run admin -- set-plan");
     }
     const before = stripe.requests.length;
-    expect(await me(apiKey)).toEqual({ accountId: account.id, plan: "free", activeSubscription: false, currentPeriodEnd: null, cancelAt: null, portalAvailable: false });
+    expect(await me(apiKey)).toEqual({
+      accountId: account.id,
+      plan: "free",
+      activeSubscription: false,
+      currentPeriodEnd: null,
+      cancelAt: null,
+      portalAvailable: false,
+    });
     // A plan set by the admin command shows up.
     await setPlan(bare.ctx.db, account.id, "team");
     expect((await me(apiKey)).plan).toBe("team");

@@ -24,7 +24,11 @@ let ip = 0;
 
 beforeAll(async () => {
   oidc = await startOidcProvider();
-  t = await makeTestContext({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000" });
+  t = await makeTestContext({
+    OIDC_ISSUER: oidc.issuer,
+    OIDC_CLIENT_ID: oidc.clientId,
+    RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000",
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -35,14 +39,23 @@ beforeEach(async () => {
 });
 
 async function liveKeys(accountId: string): Promise<number> {
-  return (await t.ctx.db.select().from(apiKeys).where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))).length;
+  return (
+    await t.ctx.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+  ).length;
 }
 
 /** Gives an account `n` empty drops directly through the queries. */
 async function fillDrops(ownerId: string, n: number): Promise<void> {
   const now = new Date(t.clock.now);
   for (let i = 0; i < n; i++) {
-    await insertDropWithFiles(t.ctx.db, { id: newId(), slug: newSlug(), ownerId, fileCount: 0, totalBytes: 0, createdAt: now, updatedAt: now }, []);
+    await insertDropWithFiles(
+      t.ctx.db,
+      { id: newId(), slug: newSlug(), ownerId, fileCount: 0, totalBytes: 0, createdAt: now, updatedAt: now },
+      [],
+    );
   }
 }
 
@@ -55,11 +68,21 @@ describe("caps under concurrency", () => {
     const max = limits.free.maxKeys;
     for (let i = 1; i < max - 1; i++) {
       const k = newApiKey();
-      await insertKey(t.ctx.db, { id: k.keyId, accountId, prefix: k.prefix, note: "", createdAt: new Date(t.clock.now) });
+      await insertKey(t.ctx.db, {
+        id: k.keyId,
+        accountId,
+        prefix: k.prefix,
+        note: "",
+        createdAt: new Date(t.clock.now),
+      });
     }
     expect(await liveKeys(accountId)).toBe(max - 1);
     await freshLimiter(t); // the first mint used one of the 5 a minute
-    const results = await Promise.all(Array.from({ length: 5 }, () => keysPOST(apiRequest("/keys", { method: "POST", headers: bearer(token) }), noParams)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        keysPOST(apiRequest("/keys", { method: "POST", headers: bearer(token) }), noParams),
+      ),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 400, 400, 400, 400]);
     expect(await liveKeys(accountId)).toBe(max);
@@ -72,7 +95,15 @@ describe("caps under concurrency", () => {
     const storedBefore = (await t.ctx.storage.list("")).length;
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        deployPOST(apiRequest("/deploy", { method: "POST", body: `<p>${i}</p>`, headers: { ...bearer(a.apiKey), "content-type": "text/html" }, ip: `192.0.2.${++ip % 250}` }), noParams),
+        deployPOST(
+          apiRequest("/deploy", {
+            method: "POST",
+            body: `<p>${i}</p>`,
+            headers: { ...bearer(a.apiKey), "content-type": "text/html" },
+            ip: `192.0.2.${++ip % 250}`,
+          }),
+          noParams,
+        ),
       ),
     );
     const statuses = results.map((r) => r.status).sort();
@@ -88,19 +119,37 @@ describe("caps under concurrency", () => {
     await fillDrops(a.account.id, max - 1);
     const anon = await Promise.all(
       Array.from({ length: 4 }, async (_, i) => {
-        const res = await deployPOST(apiRequest("/deploy", { method: "POST", body: `<p>anon ${i}</p>`, headers: { "content-type": "text/html" }, ip: `198.18.0.${++ip % 250}` }), noParams);
+        const res = await deployPOST(
+          apiRequest("/deploy", {
+            method: "POST",
+            body: `<p>anon ${i}</p>`,
+            headers: { "content-type": "text/html" },
+            ip: `198.18.0.${++ip % 250}`,
+          }),
+          noParams,
+        );
         expect(res.status).toBe(200);
         return (await res.json()) as { slug: string; claim_token: string };
       }),
     );
     const results = await Promise.all(
       anon.map((d) =>
-        claimPOST(apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug: d.slug, claim_token: d.claim_token }), headers: bearer(a.apiKey), ip: `198.19.0.${++ip % 250}` }), noParams),
+        claimPOST(
+          apiRequest("/claim", {
+            method: "POST",
+            body: JSON.stringify({ slug: d.slug, claim_token: d.claim_token }),
+            headers: bearer(a.apiKey),
+            ip: `198.19.0.${++ip % 250}`,
+          }),
+          noParams,
+        ),
       ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 402, 402, 402]);
     expect(await countOwnedDrops(t.ctx.db, a.account.id)).toBe(max);
-    const stillAnonymous = await Promise.all(anon.map(async (d) => (await t.ctx.db.select().from(drops).where(eq(drops.slug, d.slug)))[0]?.ownerId ?? null));
+    const stillAnonymous = await Promise.all(
+      anon.map(async (d) => (await t.ctx.db.select().from(drops).where(eq(drops.slug, d.slug)))[0]?.ownerId ?? null),
+    );
     expect(stillAnonymous.filter((o) => o === null)).toHaveLength(3);
   });
 });

@@ -32,7 +32,12 @@ let dns: DnsStandin;
 beforeAll(async () => {
   purge = await startPurgeRecorder();
   dns = await startDnsStandin();
-  t = await makeTestContext({ CDN_CACHE: "1", CDN_PURGE_URL: purge.url, CDN_PURGE_TOKEN: PURGE_TOKEN, DNS_SERVERS: dns.servers });
+  t = await makeTestContext({
+    CDN_CACHE: "1",
+    CDN_PURGE_URL: purge.url,
+    CDN_PURGE_TOKEN: PURGE_TOKEN,
+    DNS_SERVERS: dns.servers,
+  });
   plane = await startDataPlane();
 });
 afterAll(async () => {
@@ -49,17 +54,26 @@ afterEach(() => {
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const files = (m: Record<string, string>) => Object.entries(m).map(([p, c]) => ({ path: p, bytes: enc(c) }));
-const callerOf = (account: Caller["account"]): Caller => ({ account, via: "api_key", credentialKey: `test:${account?.id}` });
+const callerOf = (account: Caller["account"]): Caller => ({
+  account,
+  via: "api_key",
+  credentialKey: `test:${account?.id}`,
+});
 const PASSWORD = "correct horse battery";
 
 async function visit(label: string, path = "/", headers: Record<string, string> = {}) {
-  const res = await serveRequest(t.ctx, dropRequest(label, path, { headers: { "x-dropsite-socket-ip": "198.51.100.30", ...headers } }));
+  const res = await serveRequest(
+    t.ctx,
+    dropRequest(label, path, { headers: { "x-dropsite-socket-ip": "198.51.100.30", ...headers } }),
+  );
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 /** A request on a custom domain, as the serve route receives it. */
 async function visitDomain(hostname: string, path = "/") {
-  const req = new Request(`http://${hostname}${path}`, { headers: { host: hostname, "x-dropsite-socket-ip": "198.51.100.31" } });
+  const req = new Request(`http://${hostname}${path}`, {
+    headers: { host: hostname, "x-dropsite-socket-ip": "198.51.100.31" },
+  });
   const res = await serveRequest(t.ctx, req);
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
@@ -67,7 +81,10 @@ async function visitDomain(hostname: string, path = "/") {
 let domainSeq = 0;
 /** Points a new active custom domain (TXT record published, verified) at the account's drop. */
 async function activeDomain(account: Caller["account"] & object, slug: string): Promise<string> {
-  const info = await createDomain(t.ctx, account, { hostname: `cdn${++domainSeq}-${Date.now().toString(36)}.example.net`, slug });
+  const info = await createDomain(t.ctx, account, {
+    hostname: `cdn${++domainSeq}-${Date.now().toString(36)}.example.net`,
+    slug,
+  });
   dns.setTxt(info.verification.name, [info.verification.value]);
   expect((await verifyDomain(t.ctx, account, info.hostname)).status).toBe("active");
   return info.hostname;
@@ -79,12 +96,21 @@ async function tagOf(slug: string): Promise<string> {
 
 const purged = (tag: string): PurgeCall => ({
   path: "POST /purge",
-  headers: expect.objectContaining({ authorization: `Bearer ${PURGE_TOKEN}`, "content-type": "application/json" }) as PurgeCall["headers"],
+  headers: expect.objectContaining({
+    authorization: `Bearer ${PURGE_TOKEN}`,
+    "content-type": "application/json",
+  }) as PurgeCall["headers"],
   body: { tags: [tag] },
 });
 
 /** A raw request to the data plane with the Host header given. */
-function planeRequest(method: string, host: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown> }> {
+function planeRequest(
+  method: string,
+  host: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request({ port: plane.port, host: "127.0.0.1", method, path, headers: { host, ...headers } }, (res) => {
       res.resume();
@@ -98,7 +124,10 @@ function planeRequest(method: string, host: string, path: string, body?: string,
 describe("CDN headers with CDN_CACHE=1", () => {
   it("a public drop's responses carry CDN-Cache-Control (as Vercel's) and its Cache-Tag, on every path that answers from its files", async () => {
     const { account } = await accountWithKey(t.ctx, "pro");
-    const d = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "home", "app.3f2a9c1e.js": "x()", "docs/index.html": "docs" }), ttl: null });
+    const d = await createDrop(t.ctx, callerOf(account), {
+      files: files({ "index.html": "home", "app.3f2a9c1e.js": "x()", "docs/index.html": "docs" }),
+      ttl: null,
+    });
     const tag = await tagOf(d.slug);
     const page = await visit(d.slug);
     expect(page.status).toBe(200);
@@ -124,7 +153,10 @@ describe("CDN headers with CDN_CACHE=1", () => {
   });
 
   it("never promises past expires_at: the lifetime is min(default, seconds left), and none once under a second is left", async () => {
-    const d = await createDrop(t.ctx, anonymousCaller, { files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()" }), ttl: 3600 });
+    const d = await createDrop(t.ctx, anonymousCaller, {
+      files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()" }),
+      ttl: 3600,
+    });
     expect((await visit(d.slug)).headers.get("cdn-cache-control")).toBe("max-age=3600");
     expect((await visit(d.slug, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe("max-age=3600");
     t.clock.advance(3000);
@@ -161,31 +193,48 @@ describe("CDN headers with CDN_CACHE=1", () => {
     expect(open.status).toBe(200);
     expect(open.text).toBe("secret");
     for (const r of [locked, unlock, open]) {
-      for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(r.headers.get(h)).toBeNull();
+      for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"])
+        expect(r.headers.get(h)).toBeNull();
     }
   });
 
   it("a _headers rule that makes a response private or no-store removes the CDN headers", async () => {
     const { account } = await accountWithKey(t.ctx, "pro");
-    const d = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "home", "me.html": "mine", _headers: "/me.html\n  Cache-Control: private, max-age=60\n" }), ttl: null });
+    const d = await createDrop(t.ctx, callerOf(account), {
+      files: files({
+        "index.html": "home",
+        "me.html": "mine",
+        _headers: "/me.html\n  Cache-Control: private, max-age=60\n",
+      }),
+      ttl: null,
+    });
     expect((await visit(d.slug)).headers.get("cache-tag")).toBe(await tagOf(d.slug));
     const mine = await visit(d.slug, "/me.html");
     expect(mine.headers.get("cache-control")).toBe("private, max-age=60");
-    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(mine.headers.get(h)).toBeNull();
+    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"])
+      expect(mine.headers.get(h)).toBeNull();
   });
 
   it("a custom domain's responses carry the drop's tag and the same bounds: never past expires_at, none for a protected drop", async () => {
     const { account } = await accountWithKey(t.ctx, "team");
-    const open = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "mine", "app.3f2a9c1e.js": "x()" }), ttl: null });
+    const open = await createDrop(t.ctx, callerOf(account), {
+      files: files({ "index.html": "mine", "app.3f2a9c1e.js": "x()" }),
+      ttl: null,
+    });
     const openHost = await activeDomain(account, open.slug);
     const page = await visitDomain(openHost);
     expect(page.status).toBe(200);
     expect(page.text).toBe("mine");
     expect(page.headers.get("cdn-cache-control")).toBe("max-age=86400, stale-while-revalidate=60");
     expect(page.headers.get("cache-tag")).toBe(await tagOf(open.slug));
-    expect((await visitDomain(openHost, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe("max-age=31536000, stale-while-revalidate=60");
+    expect((await visitDomain(openHost, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe(
+      "max-age=31536000, stale-while-revalidate=60",
+    );
 
-    const brief = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()" }), ttl: 3600 });
+    const brief = await createDrop(t.ctx, callerOf(account), {
+      files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()" }),
+      ttl: 3600,
+    });
     const briefHost = await activeDomain(account, brief.slug);
     expect((await visitDomain(briefHost)).headers.get("cdn-cache-control")).toBe("max-age=3600");
     expect((await visitDomain(briefHost, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe("max-age=3600");
@@ -194,7 +243,8 @@ describe("CDN headers with CDN_CACHE=1", () => {
     t.clock.advance(599.5);
     const last = await visitDomain(briefHost);
     expect(last.status).toBe(200);
-    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(last.headers.get(h)).toBeNull();
+    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"])
+      expect(last.headers.get(h)).toBeNull();
 
     const secret = await createDrop(t.ctx, callerOf(account), { files: files({ "index.html": "secret" }), ttl: null });
     const secretHost = await activeDomain(account, secret.slug);
@@ -202,13 +252,17 @@ describe("CDN headers with CDN_CACHE=1", () => {
     await setAccess(t.ctx, account, secret.slug, { mode: "password", password: PASSWORD });
     const locked = await visitDomain(secretHost);
     expect(locked.status).toBe(401);
-    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(locked.headers.get(h)).toBeNull();
+    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"])
+      expect(locked.headers.get(h)).toBeNull();
   });
 
   it("app-host responses carry no CDN headers", async () => {
-    const res = await planeRequest("POST", "localhost:3000", "/deploy", "<p>app host</p>", { "content-type": "text/html" });
+    const res = await planeRequest("POST", "localhost:3000", "/deploy", "<p>app host</p>", {
+      "content-type": "text/html",
+    });
     expect(res.status).toBe(200);
-    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"]) expect(res.headers[h]).toBeUndefined();
+    for (const h of ["cdn-cache-control", "cache-tag", "vercel-cdn-cache-control"])
+      expect(res.headers[h]).toBeUndefined();
   });
 });
 
@@ -257,7 +311,11 @@ describe("CDN_PURGE_URL", () => {
   it("a purge endpoint that answers an error does not fail the change; it is logged on one line", async () => {
     const { account } = await accountWithKey(t.ctx, "pro");
     const caller = callerOf(account);
-    const d = await createDrop(t.ctx, caller, { files: files({ "index.html": "one" }), ttl: null, name: "purge-fails" });
+    const d = await createDrop(t.ctx, caller, {
+      files: files({ "index.html": "one" }),
+      ttl: null,
+      name: "purge-fails",
+    });
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       purge.status = 500;

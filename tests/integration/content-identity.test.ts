@@ -30,26 +30,52 @@ const refOf = (b: Uint8Array) => ({ sha256: sha256Hex(b), size: b.byteLength });
 const INJECTED = "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nContent-Type: text/html\r\n\r\n<p>own</p>";
 
 function preflight(filesMap: Record<string, { sha256: string; size: number }>, headers: Record<string, string> = {}) {
-  return preflightPOST(apiRequest("/deploy/preflight", { method: "POST", body: JSON.stringify({ files: filesMap }), headers: { "content-type": "application/json", ...headers } }), noParams);
+  return preflightPOST(
+    apiRequest("/deploy/preflight", {
+      method: "POST",
+      body: JSON.stringify({ files: filesMap }),
+      headers: { "content-type": "application/json", ...headers },
+    }),
+    noParams,
+  );
 }
 
 function upload(url: string, body: Uint8Array) {
   const { pathname } = new URL(url);
   const [, , , token, sha256] = pathname.split("/");
-  return uploadPUT(apiRequest(pathname, { method: "PUT", body: body as BodyInit, headers: { "content-type": "application/octet-stream" } }), { params: Promise.resolve({ token: token!, sha256: sha256! }) });
+  return uploadPUT(
+    apiRequest(pathname, {
+      method: "PUT",
+      body: body as BodyInit,
+      headers: { "content-type": "application/octet-stream" },
+    }),
+    { params: Promise.resolve({ token: token!, sha256: sha256! }) },
+  );
 }
 
 function deploy(filesMap: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return deployPOST(apiRequest("/deploy", { method: "POST", body: JSON.stringify({ files: filesMap }), headers: { "content-type": "application/json", ...headers }, ip: `198.51.100.${++ip % 250}` }), noParams);
+  return deployPOST(
+    apiRequest("/deploy", {
+      method: "POST",
+      body: JSON.stringify({ files: filesMap }),
+      headers: { "content-type": "application/json", ...headers },
+      ip: `198.51.100.${++ip % 250}`,
+    }),
+    noParams,
+  );
 }
 
 /** Every row and object a refused request could have touched. */
 async function snapshot() {
   const db = t.ctx.db;
   return {
-    drops: (await db.select({ id: drops.id, fileCount: drops.fileCount, totalBytes: drops.totalBytes }).from(drops)).sort((a, b) => (a.id < b.id ? -1 : 1)),
+    drops: (
+      await db.select({ id: drops.id, fileCount: drops.fileCount, totalBytes: drops.totalBytes }).from(drops)
+    ).sort((a, b) => (a.id < b.id ? -1 : 1)),
     files: (await db.select({ dropId: files.dropId, path: files.path, size: files.size }).from(files)).length,
-    contents: (await db.select().from(contents)).map((c) => `${c.scope}/${c.sha256} ${c.size} ${c.storageRef} ${c.holdUntil?.toISOString()} ${c.pins}`).sort(),
+    contents: (await db.select().from(contents))
+      .map((c) => `${c.scope}/${c.sha256} ${c.size} ${c.storageRef} ${c.holdUntil?.toISOString()} ${c.pins}`)
+      .sort(),
     grants: (await db.select().from(uploadGrants)).length,
     stored: (await t.ctx.storage.list("")).sort(),
   };
@@ -93,14 +119,23 @@ describe("bytes are accepted only when hash and size both match", () => {
     const { sha256 } = refOf(real);
     const declared = real.byteLength - INJECTED.length;
     // The preflight states a size the bytes do not have.
-    const pre = preflightResponseSchema.parse(await (await preflight({ "big.bin": { sha256, size: declared } }, bearer(a.apiKey))).json());
+    const pre = preflightResponseSchema.parse(
+      await (await preflight({ "big.bin": { sha256, size: declared } }, bearer(a.apiKey))).json(),
+    );
     expect(pre.missing).toEqual([sha256]);
     // Without a token the bytes decide: they are stored with their own size.
-    expect(await uploadContent(t.ctx, { account: a.account }, { sha256, bytes: real }, "203.0.113.7")).toEqual({ sha256, size: real.byteLength });
+    expect(await uploadContent(t.ctx, { account: a.account }, { sha256, bytes: real }, "203.0.113.7")).toEqual({
+      sha256,
+      size: real.byteLength,
+    });
     const [row] = await t.ctx.db.select().from(contents).where(eq(contents.sha256, sha256));
     expect({ size: row?.size, stored: row?.storageRef !== null }).toEqual({ size: real.byteLength, stored: true });
     // A deploy naming the hash with the declared size is refused; the real size deploys.
-    const body = await refusedWithoutTrace(() => deploy({ "big.bin": { sha256, size: declared } }, bearer(a.apiKey)), 400, "invalid_request");
+    const body = await refusedWithoutTrace(
+      () => deploy({ "big.bin": { sha256, size: declared } }, bearer(a.apiKey)),
+      400,
+      "invalid_request",
+    );
     expect(body.unusable).toEqual([sha256]);
     const ok = await deploy({ "big.bin": { sha256, size: real.byteLength } }, bearer(a.apiKey));
     expect(ok.status).toBe(200);
@@ -119,9 +154,17 @@ describe("bytes are accepted only when hash and size both match", () => {
     const bytes = enc("<p>one content</p>");
     expect((await deploy({ "index.html": "<p>one content</p>" }, bearer(a.apiKey))).status).toBe(200);
     const ref = refOf(bytes);
-    await refusedWithoutTrace(() => deploy({ "a.html": ref, "b.html": { ...ref, size: ref.size + 76 } }, bearer(a.apiKey)), 400, "invalid_request");
+    await refusedWithoutTrace(
+      () => deploy({ "a.html": ref, "b.html": { ...ref, size: ref.size + 76 } }, bearer(a.apiKey)),
+      400,
+      "invalid_request",
+    );
     // Inline bytes of the hash with a reference of another size: the same.
-    await refusedWithoutTrace(() => deploy({ "a.html": "<p>one content</p>", "b.html": { ...ref, size: ref.size + 76 } }, bearer(a.apiKey)), 400, "invalid_request");
+    await refusedWithoutTrace(
+      () => deploy({ "a.html": "<p>one content</p>", "b.html": { ...ref, size: ref.size + 76 } }, bearer(a.apiKey)),
+      400,
+      "invalid_request",
+    );
   });
 
   it("a stored object that is not the size of its row is refused as a reference before any drop uses it", async () => {
@@ -129,8 +172,16 @@ describe("bytes are accepted only when hash and size both match", () => {
     const bytes = enc("<p>stored once</p>");
     expect((await deploy({ "index.html": "<p>stored once</p>" }, bearer(a.apiKey))).status).toBe(200);
     // The object changes behind the app's back (another writer, a restore from a backup).
-    await t.ctx.storage.put(contentKey(accountScope(a.account.id), sha256Hex(bytes)), enc(`<p>stored once</p>${INJECTED}`), "application/octet-stream");
-    const body = await refusedWithoutTrace(() => deploy({ "index.html": refOf(bytes) }, bearer(a.apiKey)), 400, "invalid_request");
+    await t.ctx.storage.put(
+      contentKey(accountScope(a.account.id), sha256Hex(bytes)),
+      enc(`<p>stored once</p>${INJECTED}`),
+      "application/octet-stream",
+    );
+    const body = await refusedWithoutTrace(
+      () => deploy({ "index.html": refOf(bytes) }, bearer(a.apiKey)),
+      400,
+      "invalid_request",
+    );
     expect(body.unusable).toEqual([sha256Hex(bytes)]);
   });
 });
@@ -138,19 +189,27 @@ describe("bytes are accepted only when hash and size both match", () => {
 describe("one hash, one size in preflights", () => {
   it("a preflight naming one hash with two sizes is 400 invalid_request and changes nothing", async () => {
     const ref = refOf(enc("same"));
-    await refusedWithoutTrace(() => preflight({ "a.txt": ref, "b.txt": { ...ref, size: ref.size + 1 } }), 400, "invalid_request");
+    await refusedWithoutTrace(
+      () => preflight({ "a.txt": ref, "b.txt": { ...ref, size: ref.size + 1 } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("found: a declared size that no bytes matched does not bind the next preflight, nor push its hold further", async () => {
     const a = await accountWithKey(t.ctx, "free");
     const real = new Uint8Array(5000).fill(7);
     const { sha256 } = refOf(real);
-    const first = preflightResponseSchema.parse(await (await preflight({ "f.bin": { sha256, size: 5007 } }, bearer(a.apiKey))).json());
+    const first = preflightResponseSchema.parse(
+      await (await preflight({ "f.bin": { sha256, size: 5007 } }, bearer(a.apiKey))).json(),
+    );
     expect(first.missing).toEqual([sha256]);
     // A PUT of the real bytes to the wrong preflight's target is refused (the size differs).
     expect((await upload(first.uploads[0]!.url, real)).status).toBe(400);
     t.clock.advance(10 * 60);
-    const second = preflightResponseSchema.parse(await (await preflight({ "f.bin": { sha256, size: 5000 } }, bearer(a.apiKey))).json());
+    const second = preflightResponseSchema.parse(
+      await (await preflight({ "f.bin": { sha256, size: 5000 } }, bearer(a.apiKey))).json(),
+    );
     expect(second.missing).toEqual([sha256]);
     const [row] = await t.ctx.db.select().from(contents).where(eq(contents.sha256, sha256));
     // The row is the corrected declaration, held until the corrected preflight's end, not later.
@@ -158,7 +217,11 @@ describe("one hash, one size in preflights", () => {
     expect((await upload(second.uploads[0]!.url, real)).status).toBe(201);
     // Once bytes are stored they decide: a preflight with another size is refused and holds nothing longer.
     t.clock.advance(10 * 60);
-    await refusedWithoutTrace(() => preflight({ "f.bin": { sha256, size: 5007 } }, bearer(a.apiKey)), 400, "invalid_request");
+    await refusedWithoutTrace(
+      () => preflight({ "f.bin": { sha256, size: 5007 } }, bearer(a.apiKey)),
+      400,
+      "invalid_request",
+    );
     const res = await deploy({ "f.bin": { sha256, size: 5000 } }, bearer(a.apiKey));
     expect(res.status).toBe(200);
   });
@@ -201,7 +264,10 @@ describe("the serve path never writes past the Content-Length it sent", () => {
   it("the serve route's response errors instead of carrying more bytes than its Content-Length", async () => {
     const { slug, size } = await dropWithTamperedFile(INJECTED);
     const res = await serveGET(dropRequest(slug, "/api/serve-drop/big.bin"));
-    expect({ status: res.status, length: res.headers.get("content-length") }).toEqual({ status: 200, length: String(size) });
+    expect({ status: res.status, length: res.headers.get("content-length") }).toEqual({
+      status: 200,
+      length: String(size),
+    });
     await expect(res.arrayBuffer()).rejects.toThrow();
   });
 });

@@ -20,7 +20,12 @@ const t = suiteContext({}, { freshLimiter: true });
 
 async function deployJson(files: Record<string, string>, query = "", headers: Record<string, string> = {}) {
   const res = await deployPOST(
-    apiRequest(`/deploy${query}`, { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...headers }, ip: `198.51.100.${++ip % 250}` }),
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...headers },
+      ip: `198.51.100.${++ip % 250}`,
+    }),
     noParams,
   );
   const body = await res.json();
@@ -82,11 +87,17 @@ describe("content-addressed storage", () => {
     const anon1 = await deployJson(same);
     const anon2 = await deployJson(same);
     const sha = sha256Hex(new TextEncoder().encode("<p>same bytes</p>"));
-    expect(await t.ctx.storage.list(`c/${accountScope(a.account.id)}/`)).toEqual([contentKey(accountScope(a.account.id), sha)]);
-    expect(await t.ctx.storage.list(`c/${accountScope(b.account.id)}/`)).toEqual([contentKey(accountScope(b.account.id), sha)]);
+    expect(await t.ctx.storage.list(`c/${accountScope(a.account.id)}/`)).toEqual([
+      contentKey(accountScope(a.account.id), sha),
+    ]);
+    expect(await t.ctx.storage.list(`c/${accountScope(b.account.id)}/`)).toEqual([
+      contentKey(accountScope(b.account.id), sha),
+    ]);
     for (const d of [anon1, anon2]) {
       const id = (await findDropBySlug(t.ctx.db, d.slug))!.id;
-      expect(await t.ctx.storage.list(`c/${anonymousDropScope(id)}/`)).toEqual([contentKey(anonymousDropScope(id), sha)]);
+      expect(await t.ctx.storage.list(`c/${anonymousDropScope(id)}/`)).toEqual([
+        contentKey(anonymousDropScope(id), sha),
+      ]);
     }
   });
 
@@ -97,7 +108,9 @@ describe("content-addressed storage", () => {
     const two = await deployJson({ "index.html": "shared", "only-two.txt": "two" }, "", bearer(a.apiKey));
     const key = (s: string) => contentKey(scope, sha256Hex(new TextEncoder().encode(s)));
     expect(await t.ctx.storage.list(`c/${scope}/`)).toEqual([key("shared"), key("one"), key("two")].sort());
-    const del = await dropDELETE(apiRequest(`/drops/${one.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }), { params: Promise.resolve({ slug: one.slug }) });
+    const del = await dropDELETE(apiRequest(`/drops/${one.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }), {
+      params: Promise.resolve({ slug: one.slug }),
+    });
     expect(del.status).toBe(200);
     expect(await t.ctx.storage.list(`c/${scope}/`)).toEqual([key("shared"), key("two")].sort());
     expect(await served(two.slug, "/")).toEqual({ status: 200, text: "shared" });
@@ -116,7 +129,10 @@ describe("content-addressed storage", () => {
       },
     });
     try {
-      const del = await dropDELETE(apiRequest(`/drops/${doomed.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }), { params: Promise.resolve({ slug: doomed.slug }) });
+      const del = await dropDELETE(
+        apiRequest(`/drops/${doomed.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }),
+        { params: Promise.resolve({ slug: doomed.slug }) },
+      );
       expect(del.status).toBe(200);
       expect(racing).toBeDefined();
       const fresh = await racing!;
@@ -134,7 +150,11 @@ describe("content-addressed storage", () => {
     const hook = hookStorage({
       put: async (key, bytes, type) => {
         // The deploy has pinned "kept" (already stored) and now stores "new": delete the old drop.
-        deleted ??= (await dropDELETE(apiRequest(`/drops/${old.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }), { params: Promise.resolve({ slug: old.slug }) })).status;
+        deleted ??= (
+          await dropDELETE(apiRequest(`/drops/${old.slug}`, { method: "DELETE", headers: bearer(a.apiKey) }), {
+            params: Promise.resolve({ slug: old.slug }),
+          })
+        ).status;
         return storage.put(key, bytes, type);
       },
     });

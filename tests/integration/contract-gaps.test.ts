@@ -29,10 +29,26 @@ beforeEach(async () => {
 });
 
 function deploy(body: BodyInit, contentType: string, headers: Record<string, string> = {}) {
-  return deployPOST(apiRequest("/deploy", { method: "POST", body, headers: { "content-type": contentType, ...headers }, ip: `198.18.1.${ip % 250}` }), noParams);
+  return deployPOST(
+    apiRequest("/deploy", {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType, ...headers },
+      ip: `198.18.1.${ip % 250}`,
+    }),
+    noParams,
+  );
 }
 function append(slug: string, body: BodyInit, contentType: string, apiKey: string) {
-  return appendPOST(apiRequest(`/deploy/${slug}`, { method: "POST", body, headers: { "content-type": contentType, ...bearer(apiKey) }, ip: `198.18.2.${ip % 250}` }), slugParams(slug));
+  return appendPOST(
+    apiRequest(`/deploy/${slug}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType, ...bearer(apiKey) },
+      ip: `198.18.2.${ip % 250}`,
+    }),
+    slugParams(slug),
+  );
 }
 async function code(res: Response): Promise<{ status: number; code?: string }> {
   const body = (await res.json()) as { code?: string };
@@ -41,7 +57,9 @@ async function code(res: Response): Promise<{ status: number; code?: string }> {
 async function unchanged(run: () => Promise<void>) {
   const before = [await countDrops(t.ctx.db), await countFiles(t.ctx.db), (await t.ctx.storage.list("")).length];
   await run();
-  expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db), (await t.ctx.storage.list("")).length]).toEqual(before);
+  expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db), (await t.ctx.storage.list("")).length]).toEqual(
+    before,
+  );
 }
 
 describe("zip size cap per plan", () => {
@@ -53,9 +71,15 @@ describe("zip size cap per plan", () => {
     const pro = await accountWithKey(t.ctx, "pro");
     await unchanged(async () => {
       expect(await code(await deploy(over, "application/zip"))).toEqual({ status: 413, code: "payload_too_large" });
-      expect(await code(await deploy(over, "application/zip", bearer(free.apiKey)))).toEqual({ status: 413, code: "payload_too_large" });
+      expect(await code(await deploy(over, "application/zip", bearer(free.apiKey)))).toEqual({
+        status: 413,
+        code: "payload_too_large",
+      });
       // Within the paid cap the same bytes are read, and refused for what they are: not a zip.
-      expect(await code(await deploy(over, "application/zip", bearer(pro.apiKey)))).toEqual({ status: 400, code: "invalid_zip" });
+      expect(await code(await deploy(over, "application/zip", bearer(pro.apiKey)))).toEqual({
+        status: 400,
+        code: "invalid_zip",
+      });
     });
   });
 });
@@ -67,8 +91,14 @@ describe("per-request file cap per plan", () => {
     const free = await accountWithKey(t.ctx, "free");
     const pro = await accountWithKey(t.ctx, "pro");
     await unchanged(async () => {
-      expect(await code(await deploy(zip(manyFiles(n)) as BodyInit, "application/zip", bearer(free.apiKey)))).toEqual({ status: 400, code: "file_cap_exceeded" });
-      expect(await code(await deploy(JSON.stringify({ files: manyFiles(n) }), "application/json"))).toEqual({ status: 400, code: "file_cap_exceeded" });
+      expect(await code(await deploy(zip(manyFiles(n)) as BodyInit, "application/zip", bearer(free.apiKey)))).toEqual({
+        status: 400,
+        code: "file_cap_exceeded",
+      });
+      expect(await code(await deploy(JSON.stringify({ files: manyFiles(n) }), "application/json"))).toEqual({
+        status: 400,
+        code: "file_cap_exceeded",
+      });
     });
     const ok = await deploy(zip(manyFiles(n)) as BodyInit, "application/zip", bearer(pro.apiKey));
     expect(ok.status).toBe(200);
@@ -78,7 +108,11 @@ describe("per-request file cap per plan", () => {
   it(`paid: ${limits.pro.filesPerRequest + 1} files in one request are 400 file_cap_exceeded with a hint to append`, async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     await unchanged(async () => {
-      const res = await deploy(JSON.stringify({ files: manyFiles(limits.pro.filesPerRequest + 1) }), "application/json", bearer(pro.apiKey));
+      const res = await deploy(
+        JSON.stringify({ files: manyFiles(limits.pro.filesPerRequest + 1) }),
+        "application/json",
+        bearer(pro.apiKey),
+      );
       const body = (await res.json()) as { code: string; hint?: string };
       expect({ status: res.status, code: body.code }).toEqual({ status: 400, code: "file_cap_exceeded" });
       expect(body.hint).toContain("/deploy/{slug}");
@@ -92,7 +126,10 @@ describe("POST /deploy/{slug}", () => {
     const d = await deploy("<p>base</p>", "text/html", bearer(pro.apiKey));
     const { slug } = (await d.json()) as { slug: string };
     await unchanged(async () => {
-      expect(await code(await append(slug, "x".repeat(limits.pro.bodyBytes + 1), "text/html", pro.apiKey))).toEqual({ status: 413, code: "payload_too_large" });
+      expect(await code(await append(slug, "x".repeat(limits.pro.bodyBytes + 1), "text/html", pro.apiKey))).toEqual({
+        status: 413,
+        code: "payload_too_large",
+      });
     });
   });
 
@@ -103,7 +140,10 @@ describe("POST /deploy/{slug}", () => {
     const budget = ratePolicies(t.ctx.env).accountRoute.max;
     for (let i = 0; i < budget; i++) {
       // Each append is refused for its content (a path that exists), after the guard counted it.
-      expect((await append(slug, JSON.stringify({ files: { "index.html": "again" } }), "application/json", pro.apiKey)).status).toBe(400);
+      expect(
+        (await append(slug, JSON.stringify({ files: { "index.html": "again" } }), "application/json", pro.apiKey))
+          .status,
+      ).toBe(400);
     }
     const res = await append(slug, JSON.stringify({ files: { "new.html": "x" } }), "application/json", pro.apiKey);
     expect(await code(res)).toEqual({ status: 429, code: "rate_limited" });
@@ -113,28 +153,44 @@ describe("POST /deploy/{slug}", () => {
 
 describe("POST /billing/portal", () => {
   it("without a credential, or with a malformed one, is 401", async () => {
-    expect(await code(await portalPOST(apiRequest("/billing/portal", { method: "POST" }), noParams))).toEqual({ status: 401, code: "auth_required" });
-    expect(await code(await portalPOST(apiRequest("/billing/portal", { method: "POST", headers: { authorization: "Bearer nope" } }), noParams))).toEqual({ status: 401, code: "auth_required" });
+    expect(await code(await portalPOST(apiRequest("/billing/portal", { method: "POST" }), noParams))).toEqual({
+      status: 401,
+      code: "auth_required",
+    });
+    expect(
+      await code(
+        await portalPOST(
+          apiRequest("/billing/portal", { method: "POST", headers: { authorization: "Bearer nope" } }),
+          noParams,
+        ),
+      ),
+    ).toEqual({ status: 401, code: "auth_required" });
   });
 });
 
 describe("rate limiter store down", () => {
   it.each([
     // The real Upstash client, and the real redis client, against a port nothing listens on.
-    { store: "Upstash", make: (port: number) => new UpstashRateLimiter(`http://127.0.0.1:${port}`, "token", { timeoutMs: 500 }) },
+    {
+      store: "Upstash",
+      make: (port: number) => new UpstashRateLimiter(`http://127.0.0.1:${port}`, "token", { timeoutMs: 500 }),
+    },
     { store: "Redis", make: (port: number) => new RedisRateLimiter(`redis://127.0.0.1:${port}`, { timeoutMs: 500 }) },
-  ])("$store: deploys and account routes go through (the guard fails open) and the outage is logged on one line", async ({ make }) => {
-    const limiter = make(await freePort());
-    t.ctx.limiter = limiter;
-    onTestFinished(() => (limiter instanceof RedisRateLimiter ? limiter.close() : undefined));
-    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    try {
-      expect((await deploy("<p>limiter down</p>", "text/html")).status).toBe(200);
-      const lines = spy.mock.calls.map((c) => c.map(String).join(" ")).filter((l) => l.startsWith("[ratelimit]"));
-      expect(lines.length).toBeGreaterThan(0);
-      for (const l of lines) expect(l).not.toContain("\n");
-    } finally {
-      spy.mockRestore();
-    }
-  });
+  ])(
+    "$store: deploys and account routes go through (the guard fails open) and the outage is logged on one line",
+    async ({ make }) => {
+      const limiter = make(await freePort());
+      t.ctx.limiter = limiter;
+      onTestFinished(() => (limiter instanceof RedisRateLimiter ? limiter.close() : undefined));
+      const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      try {
+        expect((await deploy("<p>limiter down</p>", "text/html")).status).toBe(200);
+        const lines = spy.mock.calls.map((c) => c.map(String).join(" ")).filter((l) => l.startsWith("[ratelimit]"));
+        expect(lines.length).toBeGreaterThan(0);
+        for (const l of lines) expect(l).not.toContain("\n");
+      } finally {
+        spy.mockRestore();
+      }
+    },
+  );
 });

@@ -19,13 +19,18 @@ import { startPgServer, type PgServer } from "../support/pg-server";
 // driver (@neondatabase/serverless over WebSocket, via a local ws→tcp proxy).
 
 const migrationsFolder = path.resolve(import.meta.dirname, "../../drizzle");
-const journalEntries = (JSON.parse(readFileSync(path.join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: unknown[] }).entries.length;
+const journalEntries = (
+  JSON.parse(readFileSync(path.join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: unknown[] }
+).entries.length;
 /** Tables and index names the schema module declares: what migrating must produce. */
 const schemaTables = (Object.values(schema) as unknown[])
   .filter((v): v is PgTable => is(v, PgTable))
   .map((t) => {
     const config = getTableConfig(t);
-    return { name: config.name, indexes: config.indexes.map((i) => i.config.name).filter((n): n is string => Boolean(n)) };
+    return {
+      name: config.name,
+      indexes: config.indexes.map((i) => i.config.name).filter((n): n is string => Boolean(n)),
+    };
   });
 
 let pgServer: PgServer;
@@ -50,7 +55,11 @@ async function tempDir(): Promise<string> {
 
 const implementations: Array<{ name: string; kind: DbHandle["kind"]; options: () => Promise<DbOptions> }> = [
   { name: "PGlite", kind: "pglite", options: async () => ({ dataDir: await tempDir(), migrationsFolder }) },
-  { name: "PostgreSQL via node-postgres", kind: "postgres", options: async () => ({ databaseUrl: pgServer.url, dataDir: await tempDir(), migrationsFolder }) },
+  {
+    name: "PostgreSQL via node-postgres",
+    kind: "postgres",
+    options: async () => ({ databaseUrl: pgServer.url, dataDir: await tempDir(), migrationsFolder }),
+  },
   {
     name: "PostgreSQL via the Neon WebSocket driver",
     kind: "neon",
@@ -127,7 +136,17 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
 
   it("inserts file rows as column arrays: any path, null scope and large sizes come back exactly", async () => {
     const drop = await newDrop(db);
-    const paths = ['a "quoted" name.html', "back\\slash\\x.txt", "comma,brace{}.css", "NULL", "", "sp ace/ünï cödé/日本.txt", "emoji/🚀.svg", "tab\there", "{a,b}"];
+    const paths = [
+      'a "quoted" name.html',
+      "back\\slash\\x.txt",
+      "comma,brace{}.css",
+      "NULL",
+      "",
+      "sp ace/ünï cödé/日本.txt",
+      "emoji/🚀.svg",
+      "tab\there",
+      "{a,b}",
+    ];
     const rows = paths.map((p, i) => ({
       dropId: drop.id,
       path: p || "empty-name",
@@ -139,7 +158,12 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
       scope: i % 2 ? null : "a-scope",
     }));
     await insertDropWithFiles(db, { id: id("drop2"), slug: id("slug").replace(/_/g, "-") }, []);
-    const replaced = await replaceDropFiles(db, drop.id, rows, { updatedAt: new Date(), expiresAt: null, purgeAt: null, siteRules: null });
+    const replaced = await replaceDropFiles(db, drop.id, rows, {
+      updatedAt: new Date(),
+      expiresAt: null,
+      purgeAt: null,
+      siteRules: null,
+    });
     expect(replaced.ok && replaced.drop.fileCount).toBe(rows.length);
     const back = await db.select().from(files).where(eq(files.dropId, drop.id));
     const byPath = <T extends { path: string }>(xs: T[]) => [...xs].sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -148,12 +172,22 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
 
   it("pins and records contents as column arrays: sizes as numbers, pins counted, holds kept at the later time", async () => {
     const scope = id("scope");
-    const keys = [{ sha256: "0".repeat(64), size: 2 ** 40 }, { sha256: "1".repeat(64), size: 0 }];
-    const [t1, t2, t3] = [new Date("2026-01-01T00:00:00Z"), new Date("2026-01-02T00:00:00Z"), new Date("2026-01-03T00:00:00Z")];
+    const keys = [
+      { sha256: "0".repeat(64), size: 2 ** 40 },
+      { sha256: "1".repeat(64), size: 0 },
+    ];
+    const [t1, t2, t3] = [
+      new Date("2026-01-01T00:00:00Z"),
+      new Date("2026-01-02T00:00:00Z"),
+      new Date("2026-01-03T00:00:00Z"),
+    ];
     expect(await pinContents(db, scope, keys, t1, t3)).toEqual(keys.map((k) => ({ ...k, storageRef: null })));
     await markContentsStored(db, scope, [{ sha256: keys[0]!.sha256, storageRef: "c/x/0", size: keys[0]!.size }]);
     const again = await pinContents(db, scope, keys, t2, t2);
-    expect(again.sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1))).toEqual([{ ...keys[0]!, storageRef: "c/x/0" }, { ...keys[1]!, storageRef: null }]);
+    expect(again.sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1))).toEqual([
+      { ...keys[0]!, storageRef: "c/x/0" },
+      { ...keys[1]!, storageRef: null },
+    ]);
     const rows = await db.select().from(contents).where(eq(contents.scope, scope));
     expect(rows.map((r) => [r.pins, r.pinnedAt?.toISOString(), r.holdUntil?.toISOString()])).toEqual([
       [2, t2.toISOString(), t3.toISOString()],
@@ -167,9 +201,13 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
       sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`,
     );
     expect(tables.map((r) => r.table_name)).toEqual(schemaTables.map((t) => t.name).sort());
-    const idx = await query<{ indexname: string; indexdef: string }>(db, sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`);
+    const idx = await query<{ indexname: string; indexdef: string }>(
+      db,
+      sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`,
+    );
     const byName = new Map(idx.map((r) => [r.indexname, r.indexdef]));
-    for (const t of schemaTables) for (const name of t.indexes) expect(byName.has(name), `index ${name} of ${t.name}`).toBe(true);
+    for (const t of schemaTables)
+      for (const name of t.indexes) expect(byName.has(name), `index ${name} of ${t.name}`).toBe(true);
     expect(byName.get("drops_slug_idx")).toMatch(/UNIQUE/);
     expect(byName.get("drops_owner_name_idx")).toMatch(/UNIQUE.*\(owner_id, name\) WHERE \(name IS NOT NULL\)/);
     const applied = await query<{ n: number }>(db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
@@ -181,14 +219,45 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
     expect(account.plan).toBe("free");
     expect(account.createdAt).toBeInstanceOf(Date);
     const expiresAt = new Date("2031-02-03T04:05:06.789Z");
-    const drop = await newDrop(db, { ownerId: account.id, name: "site", fileCount: 2, totalBytes: 6_000_000_000, expiresAt });
+    const drop = await newDrop(db, {
+      ownerId: account.id,
+      name: "site",
+      fileCount: 2,
+      totalBytes: 6_000_000_000,
+      expiresAt,
+    });
     await db.insert(files).values([
-      { dropId: drop.id, path: "index.html", size: 12, sha256: "a".repeat(64), contentType: "text/html; charset=utf-8", storageRef: `${drop.id}/b1/index.html`, batch: "b1" },
-      { dropId: drop.id, path: "img/ünï cødé.png", size: 5_999_999_988, sha256: "b".repeat(64), contentType: "image/png", storageRef: `${drop.id}/b1/img/x.png`, batch: "b1" },
+      {
+        dropId: drop.id,
+        path: "index.html",
+        size: 12,
+        sha256: "a".repeat(64),
+        contentType: "text/html; charset=utf-8",
+        storageRef: `${drop.id}/b1/index.html`,
+        batch: "b1",
+      },
+      {
+        dropId: drop.id,
+        path: "img/ünï cødé.png",
+        size: 5_999_999_988,
+        sha256: "b".repeat(64),
+        contentType: "image/png",
+        storageRef: `${drop.id}/b1/img/x.png`,
+        batch: "b1",
+      },
     ]);
 
     const [read] = await db.select().from(drops).where(eq(drops.slug, drop.slug));
-    expect(read).toMatchObject({ id: drop.id, ownerId: account.id, name: "site", fileCount: 2, totalBytes: 6_000_000_000, redeployCount: 0, claimTokenHash: null, purgeAt: null });
+    expect(read).toMatchObject({
+      id: drop.id,
+      ownerId: account.id,
+      name: "site",
+      fileCount: 2,
+      totalBytes: 6_000_000_000,
+      redeployCount: 0,
+      claimTokenHash: null,
+      purgeAt: null,
+    });
     expect(read?.expiresAt?.toISOString()).toBe(expiresAt.toISOString());
     const rows = await db.select().from(files).where(eq(files.dropId, drop.id)).orderBy(files.path);
     expect(rows.map((r) => [r.path, r.size])).toEqual([
@@ -273,7 +342,15 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
   it("cascades an account's deletion to its drops and their files", async () => {
     const owner = await newAccount(db);
     const drop = await newDrop(db, { ownerId: owner.id });
-    await db.insert(files).values({ dropId: drop.id, path: "a.txt", size: 1, sha256: "c".repeat(64), contentType: "text/plain", storageRef: "r", batch: "b1" });
+    await db.insert(files).values({
+      dropId: drop.id,
+      path: "a.txt",
+      size: 1,
+      sha256: "c".repeat(64),
+      contentType: "text/plain",
+      storageRef: "r",
+      batch: "b1",
+    });
     await db.delete(accounts).where(eq(accounts.id, owner.id));
     expect(await db.select().from(drops).where(eq(drops.id, drop.id))).toEqual([]);
     expect(await db.select().from(files).where(eq(files.dropId, drop.id))).toEqual([]);
@@ -296,7 +373,12 @@ describe("Neon driver path", () => {
     const before = proxy.connections;
     const url = new URL(await pgServer.createDatabase("dropsite_neon_proxy"));
     url.searchParams.set("driver", "neon");
-    const h = await openDb({ databaseUrl: url.toString(), dataDir: await tempDir(), migrationsFolder, neonWsProxy: proxy.wsProxy });
+    const h = await openDb({
+      databaseUrl: url.toString(),
+      dataDir: await tempDir(),
+      migrationsFolder,
+      neonWsProxy: proxy.wsProxy,
+    });
     try {
       expect(h.kind).toBe("neon");
       await query(h.db, sql`select 1`);

@@ -3,7 +3,14 @@ import { POST as deployPOST, GET as deployGET } from "@/app/deploy/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { deployResponseSchema } from "@/lib/schemas";
-import { suiteContext, clearOfMinuteEdge, clockedLimiter, freshLimiter, apiRequest, dropRequest } from "../support/context";
+import {
+  suiteContext,
+  clearOfMinuteEdge,
+  clockedLimiter,
+  freshLimiter,
+  apiRequest,
+  dropRequest,
+} from "../support/context";
 import { bomb, manyFiles, text, zip, zipWithSymlink } from "../support/zips";
 
 const noParams = { params: Promise.resolve({}) };
@@ -16,10 +23,23 @@ beforeEach(async () => {
   ipCounter++;
 });
 
-function deploy(body: string | Uint8Array | null, contentType: string | null, query = "", headers: Record<string, string> = {}) {
+function deploy(
+  body: string | Uint8Array | null,
+  contentType: string | null,
+  query = "",
+  headers: Record<string, string> = {},
+) {
   const h: Record<string, string> = { ...headers };
   if (contentType) h["content-type"] = contentType;
-  return deployPOST(apiRequest(`/deploy${query}`, { method: "POST", body: body as BodyInit | null, headers: h, ip: `198.51.100.${ipCounter}` }), noParams);
+  return deployPOST(
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: body as BodyInit | null,
+      headers: h,
+      ip: `198.51.100.${ipCounter}`,
+    }),
+    noParams,
+  );
 }
 
 async function serve(slug: string, path: string, headers: Record<string, string> = {}, method = "GET") {
@@ -92,7 +112,12 @@ describe("POST /deploy, anonymous", () => {
   it("accepts a FilesBody with text and base64 values", async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
     const res = await deploy(
-      JSON.stringify({ files: { "index.html": "<h1>files</h1>", "./img/logo.png": { encoding: "base64", content: png.toString("base64") } } }),
+      JSON.stringify({
+        files: {
+          "index.html": "<h1>files</h1>",
+          "./img/logo.png": { encoding: "base64", content: png.toString("base64") },
+        },
+      }),
       "application/json; charset=utf-8",
     );
     expect(res.status).toBe(200);
@@ -104,7 +129,10 @@ describe("POST /deploy, anonymous", () => {
   });
 
   it("unpacks a zip and strips a single root folder", async () => {
-    const res = await deploy(zip({ "site/index.html": "<h1>zip</h1>", "site/css/a.css": "body{}", "site/a/b/c.txt": "deep" }), "application/zip");
+    const res = await deploy(
+      zip({ "site/index.html": "<h1>zip</h1>", "site/css/a.css": "body{}", "site/a/b/c.txt": "deep" }),
+      "application/zip",
+    );
     const body = await res.json();
     expect(res.status).toBe(200);
     expect(body.files.sort()).toEqual(["a/b/c.txt", "css/a.css", "index.html"]);
@@ -112,7 +140,9 @@ describe("POST /deploy, anonymous", () => {
   });
 
   it("keeps nested folders when there is more than one top-level entry", async () => {
-    const body = await (await deploy(zip({ "index.html": "<h1>root</h1>", "docs/guide/index.html": "guide" }), "application/zip")).json();
+    const body = await (
+      await deploy(zip({ "index.html": "<h1>root</h1>", "docs/guide/index.html": "guide" }), "application/zip")
+    ).json();
     expect(body.files.sort()).toEqual(["docs/guide/index.html", "index.html"]);
     expect(await (await serve(body.slug, "/docs/guide/")).text()).toBe("guide");
   });
@@ -127,12 +157,20 @@ describe("ttl and name", () => {
     await expectRejectedWithoutTrace(() => deploy("<p>x</p>", "text/html", `?ttl=${ttl}`), 400, "invalid_ttl");
   });
   it("name without a credential answers 401 auth_required", async () => {
-    const body = await expectRejectedWithoutTrace(() => deploy("<p>x</p>", "text/html", "?name=site"), 401, "auth_required");
+    const body = await expectRejectedWithoutTrace(
+      () => deploy("<p>x</p>", "text/html", "?name=site"),
+      401,
+      "auth_required",
+    );
     expect(body.hint).toBeTruthy();
     expect(body.docs_url).toMatch(/^http:\/\/localhost:3000\/docs#/);
   });
   it("an unrecognised credential answers 401", async () => {
-    await expectRejectedWithoutTrace(() => deploy("<p>x</p>", "text/html", "", { authorization: "Bearer sp_nope" }), 401, "auth_required");
+    await expectRejectedWithoutTrace(
+      () => deploy("<p>x</p>", "text/html", "", { authorization: "Bearer sp_nope" }),
+      401,
+      "auth_required",
+    );
   });
 });
 
@@ -142,21 +180,96 @@ describe("bad bodies change nothing", () => {
     ["JSON that does not parse", () => deploy("{nope", "application/json"), 400, "invalid_request"],
     ["JSON without files", () => deploy(JSON.stringify({ nope: 1 }), "application/json"), 400, "invalid_request"],
     ["empty files map", () => deploy(JSON.stringify({ files: {} }), "application/json"), 400, "invalid_request"],
-    ["path with ..", () => deploy(JSON.stringify({ files: { "../x.html": "x" } }), "application/json"), 400, "invalid_request"],
-    ["nested ..", () => deploy(JSON.stringify({ files: { "a/../../x.html": "x" } }), "application/json"), 400, "invalid_request"],
-    ["absolute path", () => deploy(JSON.stringify({ files: { "/etc/passwd": "x" } }), "application/json"), 400, "invalid_request"],
-    ["backslash", () => deploy(JSON.stringify({ files: { "a\\b.html": "x" } }), "application/json"), 400, "invalid_request"],
-    ["NUL byte", () => deploy(JSON.stringify({ files: { "a\u0000.html": "x" } }), "application/json"), 400, "invalid_request"],
-    ["control character", () => deploy(JSON.stringify({ files: { "a\u001b.html": "x" } }), "application/json"), 400, "invalid_request"],
-    ["empty segment", () => deploy(JSON.stringify({ files: { "a//b.html": "x" } }), "application/json"), 400, "invalid_request"],
-    ["trailing slash", () => deploy(JSON.stringify({ files: { "a/": "x" } }), "application/json"), 400, "invalid_request"],
-    ["duplicate after normalisation", () => deploy(JSON.stringify({ files: { "a.html": "x", "./a.html": "y" } }), "application/json"), 400, "invalid_request"],
-    ["NFC and NFD spellings of one name", () => deploy(JSON.stringify({ files: { "caf\u00e9.html": "x", "cafe\u0301.html": "y" } }), "application/json"), 400, "invalid_request"],
-    ["__proto__ key", () => deploy('{"files":{"__proto__":"x","index.html":"y"}}', "application/json"), 400, "invalid_request"],
-    ["__proto__ segment", () => deploy(JSON.stringify({ files: { "__proto__/polluted": "x" } }), "application/json"), 400, "invalid_request"],
-    ["invalid base64", () => deploy(JSON.stringify({ files: { "a.bin": { encoding: "base64", content: "@@@@" } } }), "application/json"), 400, "invalid_request"],
-    ["unknown encoding", () => deploy(JSON.stringify({ files: { "a.bin": { encoding: "hex", content: "00" } } }), "application/json"), 400, "invalid_request"],
-    ["101 files in JSON", () => deploy(JSON.stringify({ files: manyFiles(101) }), "application/json"), 400, "file_cap_exceeded"],
+    [
+      "path with ..",
+      () => deploy(JSON.stringify({ files: { "../x.html": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "nested ..",
+      () => deploy(JSON.stringify({ files: { "a/../../x.html": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "absolute path",
+      () => deploy(JSON.stringify({ files: { "/etc/passwd": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "backslash",
+      () => deploy(JSON.stringify({ files: { "a\\b.html": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "NUL byte",
+      () => deploy(JSON.stringify({ files: { "a\u0000.html": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "control character",
+      () => deploy(JSON.stringify({ files: { "a\u001b.html": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "empty segment",
+      () => deploy(JSON.stringify({ files: { "a//b.html": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "trailing slash",
+      () => deploy(JSON.stringify({ files: { "a/": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "duplicate after normalisation",
+      () => deploy(JSON.stringify({ files: { "a.html": "x", "./a.html": "y" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "NFC and NFD spellings of one name",
+      () => deploy(JSON.stringify({ files: { "caf\u00e9.html": "x", "cafe\u0301.html": "y" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "__proto__ key",
+      () => deploy('{"files":{"__proto__":"x","index.html":"y"}}', "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "__proto__ segment",
+      () => deploy(JSON.stringify({ files: { "__proto__/polluted": "x" } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "invalid base64",
+      () => deploy(JSON.stringify({ files: { "a.bin": { encoding: "base64", content: "@@@@" } } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "unknown encoding",
+      () => deploy(JSON.stringify({ files: { "a.bin": { encoding: "hex", content: "00" } } }), "application/json"),
+      400,
+      "invalid_request",
+    ],
+    [
+      "101 files in JSON",
+      () => deploy(JSON.stringify({ files: manyFiles(101) }), "application/json"),
+      400,
+      "file_cap_exceeded",
+    ],
     ["a body declared zip that is not one", () => deploy("<h1>not a zip</h1>", "application/zip"), 400, "invalid_zip"],
   ];
   it.each(cases)("%s", async (_name, run, status, code) => {
@@ -164,7 +277,11 @@ describe("bad bodies change nothing", () => {
   });
 
   it("the file cap carries a hint and an upgrade_url", async () => {
-    const body = await expectRejectedWithoutTrace(() => deploy(JSON.stringify({ files: manyFiles(101) }), "application/json"), 400, "file_cap_exceeded");
+    const body = await expectRejectedWithoutTrace(
+      () => deploy(JSON.stringify({ files: manyFiles(101) }), "application/json"),
+      400,
+      "file_cap_exceeded",
+    );
     expect(body.hint).toBeTruthy();
     expect(body.upgrade_url).toMatch(/^http:\/\/localhost:3000\//);
   });
@@ -186,7 +303,13 @@ describe("bad bodies change nothing", () => {
       },
     });
     const res = await deployPOST(
-      apiRequest("/deploy", { method: "POST", body: stream, headers: { "content-type": "text/html" }, duplex: "half", ip: "198.51.100.250" } as RequestInit),
+      apiRequest("/deploy", {
+        method: "POST",
+        body: stream,
+        headers: { "content-type": "text/html" },
+        duplex: "half",
+        ip: "198.51.100.250",
+      } as RequestInit),
       noParams,
     );
     await expectError(res, 413, "payload_too_large");
@@ -253,7 +376,12 @@ describe("abuse guard", () => {
     const ip = { "x-dropsite-socket-ip": "192.0.2.120" };
     // 59 refused attempts (bad ttl, bad JSON, empty body) leave all 10 deploys available.
     for (let i = 0; i < 59; i++) {
-      const res = i % 3 === 0 ? await deploy("<p>x</p>", "text/html", "?ttl=5", ip) : i % 3 === 1 ? await deploy("{", "application/json", "", ip) : await deploy("", "text/html", "", ip);
+      const res =
+        i % 3 === 0
+          ? await deploy("<p>x</p>", "text/html", "?ttl=5", ip)
+          : i % 3 === 1
+            ? await deploy("{", "application/json", "", ip)
+            : await deploy("", "text/html", "", ip);
       expect(res.status).toBe(400);
     }
     for (let i = 0; i < 10; i++) expect((await deploy("<p>x</p>", "text/html", "", ip)).status).toBe(200);
@@ -273,11 +401,18 @@ describe("abuse guard", () => {
     await clearOfMinuteEdge(t);
     const sock = { "x-dropsite-socket-ip": "192.0.2.150" };
     for (let i = 0; i < 10; i++) {
-      expect((await deploy("<p>x</p>", "text/html", "", { ...sock, "x-forwarded-for": `10.0.0.${i}` })).status).toBe(200);
+      expect((await deploy("<p>x</p>", "text/html", "", { ...sock, "x-forwarded-for": `10.0.0.${i}` })).status).toBe(
+        200,
+      );
     }
-    await expectError(await deploy("<p>x</p>", "text/html", "", { ...sock, "x-forwarded-for": "10.0.0.77" }), 429, "rate_limited");
+    await expectError(
+      await deploy("<p>x</p>", "text/html", "", { ...sock, "x-forwarded-for": "10.0.0.77" }),
+      429,
+      "rate_limited",
+    );
     // On the hosted stack that limit was counted by @upstash/ratelimit through the Upstash stand-in.
-    if (t.hosted) expect(t.hosted.upstash.commands.filter(([cmd]) => cmd?.startsWith("EVAL")).length).toBeGreaterThan(0);
+    if (t.hosted)
+      expect(t.hosted.upstash.commands.filter(([cmd]) => cmd?.startsWith("EVAL")).length).toBeGreaterThan(0);
   });
 
   it("found: behind one trusted proxy that appends the real address, a client cannot pick its own by writing X-Forwarded-For", async () => {
@@ -287,11 +422,20 @@ describe("abuse guard", () => {
     try {
       const proxy = { "x-dropsite-socket-ip": "10.9.9.9" };
       for (let i = 0; i < 10; i++) {
-        expect((await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": `6.6.6.${i}, 203.0.113.50` })).status).toBe(200);
+        expect(
+          (await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": `6.6.6.${i}, 203.0.113.50` }))
+            .status,
+        ).toBe(200);
       }
-      await expectError(await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "6.6.6.77, 203.0.113.50" }), 429, "rate_limited");
+      await expectError(
+        await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "6.6.6.77, 203.0.113.50" }),
+        429,
+        "rate_limited",
+      );
       // Another real client behind the same proxy is unaffected.
-      expect((await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "203.0.113.51" })).status).toBe(200);
+      expect((await deploy("<p>x</p>", "text/html", "", { ...proxy, "x-forwarded-for": "203.0.113.51" })).status).toBe(
+        200,
+      );
     } finally {
       t.ctx.env = saved;
     }

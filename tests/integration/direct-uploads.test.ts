@@ -8,7 +8,13 @@ import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
-import { deployByContent, INLINE_BODY_BUDGET, type HashedFile, type UploadProgress, type UploadTransport } from "@/lib/files/upload";
+import {
+  deployByContent,
+  INLINE_BODY_BUDGET,
+  type HashedFile,
+  type UploadProgress,
+  type UploadTransport,
+} from "@/lib/files/upload";
 import { APP_UPLOAD_MAX_BYTES } from "@/lib/plans";
 import { preflightResponseSchema, type DeployResponse, type PreflightResponse } from "@/lib/schemas";
 import { startBlobStandin, type BlobStandin } from "../support/blob-standin";
@@ -31,7 +37,9 @@ beforeAll(async () => {
     ownStandin = await startBlobStandin();
     process.env.VERCEL_BLOB_RETRIES = "0";
   }
-  t = await makeTestContext(ownStandin ? { BLOB_READ_WRITE_TOKEN: ownStandin.token, VERCEL_BLOB_API_URL: ownStandin.apiUrl } : {});
+  t = await makeTestContext(
+    ownStandin ? { BLOB_READ_WRITE_TOKEN: ownStandin.token, VERCEL_BLOB_API_URL: ownStandin.apiUrl } : {},
+  );
   blob = t.hosted?.blob ?? ownStandin!;
   // Client tokens are checked by the storage's clock: the app's clock is the real one here.
   t.clock.now = Date.now();
@@ -47,13 +55,17 @@ const MB = 1024 * 1024;
 /** The app, as a client reaches it: requests to BASE_URL go to the route handlers, with their body sizes recorded. */
 async function app(url: string, init: RequestInit): Promise<Response> {
   const u = new URL(url);
-  const body = init.body === undefined || init.body === null ? new Uint8Array(0) : new Uint8Array(await new Response(init.body).arrayBuffer());
+  const body =
+    init.body === undefined || init.body === null
+      ? new Uint8Array(0)
+      : new Uint8Array(await new Response(init.body).arrayBuffer());
   appBodies.push({ path: u.pathname, bytes: body.byteLength });
   const headers = new Headers(init.headers);
   headers.set("x-dropsite-socket-ip", `198.51.100.${++ip % 250}`);
   const req = new Request(url, { method: init.method, headers, body: body.byteLength > 0 ? body : undefined });
   const upload = /^\/deploy\/uploads\/([^/]+)\/([^/]+)$/.exec(u.pathname);
-  if (upload && init.method === "PUT") return uploadPUT(req, { params: Promise.resolve({ token: upload[1]!, sha256: upload[2]! }) });
+  if (upload && init.method === "PUT")
+    return uploadPUT(req, { params: Promise.resolve({ token: upload[1]!, sha256: upload[2]! }) });
   if (u.pathname === "/deploy/preflight") return preflightPOST(req, { params: Promise.resolve({}) });
   if (u.pathname === "/deploy") return deployPOST(req, { params: Promise.resolve({}) });
   throw new Error(`the test harness has no route for ${init.method} ${u.pathname}`);
@@ -82,19 +94,35 @@ function localFile(path: string, bytes: Uint8Array): LocalFile {
 function transport(headers: Record<string, string>): UploadTransport<LocalFile, DeployResponse> {
   const json = { "content-type": "application/json", ...headers };
   return {
-    preflight: async (body) => preflightResponseSchema.parse(await ok(await send(`${TEST_BASE_URL}/deploy/preflight`, { method: "POST", body, headers: json }))),
+    preflight: async (body) =>
+      preflightResponseSchema.parse(
+        await ok(await send(`${TEST_BASE_URL}/deploy/preflight`, { method: "POST", body, headers: json })),
+      ),
     read: async (file) => file.bytes,
     upload: async (target, file, onSent) => {
-      const res = await send(target.url, { method: target.method, headers: target.headers, body: file.bytes as BodyInit });
+      const res = await send(target.url, {
+        method: target.method,
+        headers: target.headers,
+        body: file.bytes as BodyInit,
+      });
       expect(res.status, await res.clone().text()).toBeLessThan(300);
       onSent(file.size);
     },
-    deploy: async (body, uploadToken) => ok<DeployResponse>(await send(`${TEST_BASE_URL}/deploy`, { method: "POST", body, headers: { ...json, "x-upload-token": uploadToken } })),
+    deploy: async (body, uploadToken) =>
+      ok<DeployResponse>(
+        await send(`${TEST_BASE_URL}/deploy`, {
+          method: "POST",
+          body,
+          headers: { ...json, "x-upload-token": uploadToken },
+        }),
+      ),
   };
 }
 
 async function preflightFor(files: LocalFile[], headers: Record<string, string>): Promise<PreflightResponse> {
-  return transport(headers).preflight(JSON.stringify({ files: Object.fromEntries(files.map((f) => [f.path, { sha256: f.sha256, size: f.size }])) }));
+  return transport(headers).preflight(
+    JSON.stringify({ files: Object.fromEntries(files.map((f) => [f.path, { sha256: f.sha256, size: f.size }])) }),
+  );
 }
 
 async function servedBytes(slug: string, path: string): Promise<Buffer> {
@@ -104,62 +132,97 @@ async function servedBytes(slug: string, path: string): Promise<Buffer> {
 }
 
 describe("contents over 4 MB go straight to Vercel Blob", () => {
-  it("a 30 MB site (five 6 MB files) deploys through the preflight flow with no request body over 4 MB at the app, served byte-exact", { timeout: 120_000 }, async () => {
-    const a = await accountWithKey(t.ctx, "free");
-    const files = [localFile("index.html", new TextEncoder().encode("<h1>big site</h1>")), ...Array.from({ length: 5 }, (_, i) => localFile(`media/part${i}.bin`, randomBytes(6 * MB)))];
-    appBodies.length = 0;
-    blob.reset();
-    const progress: number[] = [];
-    const outcome = await deployByContent(files, transport(bearer(a.apiKey)), (p) => progress.push(p.sentBytes));
-    expect(outcome).toMatchObject({ unchanged: 0, uploaded: 6, inline: 1 });
-    expect(progress.at(-1)).toBe(30 * MB + files[0]!.size);
-    // At the app: the preflight and the deploy (the small page inline); nothing near the function limit.
-    expect(appBodies.map((b) => b.path).sort()).toEqual(["/deploy", "/deploy/preflight"]);
-    expect(Math.max(...appBodies.map((b) => b.bytes))).toBeLessThanOrEqual(APP_UPLOAD_MAX_BYTES);
-    // At storage: five client-token PUTs of 6 MB, one per exact pathname.
-    const direct = blob.requests.filter((r) => r.auth === "client");
-    expect(direct.map((r) => [r.kind, r.status, r.bodyBytes])).toEqual(Array.from({ length: 5 }, () => ["put", 200, 6 * MB]));
-    const scope = accountScope(a.account.id);
-    expect(direct.map((r) => r.pathname).sort()).toEqual(files.slice(1).map((f) => contentKey(scope, f.sha256)).sort());
-    for (const f of files) expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
-    // A redeploy sends nothing: every content is stored and verified.
-    appBodies.length = 0;
-    const again = await deployByContent(files, transport(bearer(a.apiKey)));
-    expect(again).toMatchObject({ unchanged: 6, uploaded: 0 });
-  });
+  it(
+    "a 30 MB site (five 6 MB files) deploys through the preflight flow with no request body over 4 MB at the app, served byte-exact",
+    { timeout: 120_000 },
+    async () => {
+      const a = await accountWithKey(t.ctx, "free");
+      const files = [
+        localFile("index.html", new TextEncoder().encode("<h1>big site</h1>")),
+        ...Array.from({ length: 5 }, (_, i) => localFile(`media/part${i}.bin`, randomBytes(6 * MB))),
+      ];
+      appBodies.length = 0;
+      blob.reset();
+      const progress: number[] = [];
+      const outcome = await deployByContent(files, transport(bearer(a.apiKey)), (p) => progress.push(p.sentBytes));
+      expect(outcome).toMatchObject({ unchanged: 0, uploaded: 6, inline: 1 });
+      expect(progress.at(-1)).toBe(30 * MB + files[0]!.size);
+      // At the app: the preflight and the deploy (the small page inline); nothing near the function limit.
+      expect(appBodies.map((b) => b.path).sort()).toEqual(["/deploy", "/deploy/preflight"]);
+      expect(Math.max(...appBodies.map((b) => b.bytes))).toBeLessThanOrEqual(APP_UPLOAD_MAX_BYTES);
+      // At storage: five client-token PUTs of 6 MB, one per exact pathname.
+      const direct = blob.requests.filter((r) => r.auth === "client");
+      expect(direct.map((r) => [r.kind, r.status, r.bodyBytes])).toEqual(
+        Array.from({ length: 5 }, () => ["put", 200, 6 * MB]),
+      );
+      const scope = accountScope(a.account.id);
+      expect(direct.map((r) => r.pathname).sort()).toEqual(
+        files
+          .slice(1)
+          .map((f) => contentKey(scope, f.sha256))
+          .sort(),
+      );
+      for (const f of files)
+        expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
+      // A redeploy sends nothing: every content is stored and verified.
+      appBodies.length = 0;
+      const again = await deployByContent(files, transport(bearer(a.apiKey)));
+      expect(again).toMatchObject({ unchanged: 6, uploaded: 0 });
+    },
+  );
 
-  it("a first deploy of 200 small files and a 6 MB one: two requests at the app (small contents inline), the 6 MB file through its upload target", { timeout: 60_000 }, async () => {
-    const a = await accountWithKey(t.ctx, "pro");
-    const small = Array.from({ length: 200 }, (_, i) =>
-      localFile(`page${i}.${i % 3 === 0 ? "bin" : "html"}`, i % 3 === 0 ? randomBytes(2000) : new TextEncoder().encode(`<p>"${i}" é\u0001\n</p>`.repeat(40))),
-    );
-    const big = localFile("media/big.bin", randomBytes(6 * MB));
-    const files = [...small, big];
-    appBodies.length = 0;
-    blob.reset();
-    const progress: UploadProgress[] = [];
-    const outcome = await deployByContent(files, transport(bearer(a.apiKey)), (p) => progress.push(p));
-    expect(outcome).toMatchObject({ unchanged: 0, uploaded: 201, inline: 200 });
-    expect(progress.at(-1)).toEqual({ sentBytes: files.reduce((n, f) => n + f.size, 0), totalBytes: files.reduce((n, f) => n + f.size, 0), doneFiles: 201, totalFiles: 201 });
-    expect(appBodies.map((b) => b.path).sort()).toEqual(["/deploy", "/deploy/preflight"]);
-    expect(appBodies.find((b) => b.path === "/deploy")!.bytes).toBeLessThanOrEqual(INLINE_BODY_BUDGET);
-    expect(blob.requests.filter((r) => r.auth === "client").map((r) => [r.kind, r.bodyBytes])).toEqual([["put", 6 * MB]]);
-    for (const f of [small[0]!, small[1]!, big]) expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
-  });
+  it(
+    "a first deploy of 200 small files and a 6 MB one: two requests at the app (small contents inline), the 6 MB file through its upload target",
+    { timeout: 60_000 },
+    async () => {
+      const a = await accountWithKey(t.ctx, "pro");
+      const small = Array.from({ length: 200 }, (_, i) =>
+        localFile(
+          `page${i}.${i % 3 === 0 ? "bin" : "html"}`,
+          i % 3 === 0 ? randomBytes(2000) : new TextEncoder().encode(`<p>"${i}" é\u0001\n</p>`.repeat(40)),
+        ),
+      );
+      const big = localFile("media/big.bin", randomBytes(6 * MB));
+      const files = [...small, big];
+      appBodies.length = 0;
+      blob.reset();
+      const progress: UploadProgress[] = [];
+      const outcome = await deployByContent(files, transport(bearer(a.apiKey)), (p) => progress.push(p));
+      expect(outcome).toMatchObject({ unchanged: 0, uploaded: 201, inline: 200 });
+      expect(progress.at(-1)).toEqual({
+        sentBytes: files.reduce((n, f) => n + f.size, 0),
+        totalBytes: files.reduce((n, f) => n + f.size, 0),
+        doneFiles: 201,
+        totalFiles: 201,
+      });
+      expect(appBodies.map((b) => b.path).sort()).toEqual(["/deploy", "/deploy/preflight"]);
+      expect(appBodies.find((b) => b.path === "/deploy")!.bytes).toBeLessThanOrEqual(INLINE_BODY_BUDGET);
+      expect(blob.requests.filter((r) => r.auth === "client").map((r) => [r.kind, r.bodyBytes])).toEqual([
+        ["put", 6 * MB],
+      ]);
+      for (const f of [small[0]!, small[1]!, big])
+        expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
+    },
+  );
 
-  it("inline contents stop at the body budget: the rest go to upload targets, the deploy body stays under it", { timeout: 60_000 }, async () => {
-    const a = await accountWithKey(t.ctx, "free");
-    const files = Array.from({ length: 6 }, (_, i) => localFile(`part${i}.bin`, randomBytes(MB + i)));
-    appBodies.length = 0;
-    const outcome = await deployByContent(files, transport(bearer(a.apiKey)));
-    // Base64 makes each 1 MB content 1.33 MB in the body: two fit, the four largest are uploaded.
-    expect(outcome).toMatchObject({ unchanged: 0, uploaded: 6, inline: 2 });
-    expect(appBodies.filter((b) => b.path.startsWith("/deploy/uploads/"))).toHaveLength(4);
-    const deployBody = appBodies.find((b) => b.path === "/deploy")!.bytes;
-    expect(deployBody).toBeGreaterThan(2 * MB);
-    expect(deployBody).toBeLessThanOrEqual(INLINE_BODY_BUDGET);
-    for (const f of files) expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
-  });
+  it(
+    "inline contents stop at the body budget: the rest go to upload targets, the deploy body stays under it",
+    { timeout: 60_000 },
+    async () => {
+      const a = await accountWithKey(t.ctx, "free");
+      const files = Array.from({ length: 6 }, (_, i) => localFile(`part${i}.bin`, randomBytes(MB + i)));
+      appBodies.length = 0;
+      const outcome = await deployByContent(files, transport(bearer(a.apiKey)));
+      // Base64 makes each 1 MB content 1.33 MB in the body: two fit, the four largest are uploaded.
+      expect(outcome).toMatchObject({ unchanged: 0, uploaded: 6, inline: 2 });
+      expect(appBodies.filter((b) => b.path.startsWith("/deploy/uploads/"))).toHaveLength(4);
+      const deployBody = appBodies.find((b) => b.path === "/deploy")!.bytes;
+      expect(deployBody).toBeGreaterThan(2 * MB);
+      expect(deployBody).toBeLessThanOrEqual(INLINE_BODY_BUDGET);
+      for (const f of files)
+        expect(Buffer.compare(await servedBytes(outcome.result.slug, `/${f.path}`), Buffer.from(f.bytes))).toBe(0);
+    },
+  );
 
   it("anonymous: a direct upload with the wrong bytes is refused at deploy (400, unusable), nothing is created and the object is deleted", async () => {
     const right = localFile("video.bin", randomBytes(5 * MB));
@@ -202,16 +265,25 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
     expect(stolen.status).toBe(400);
     expect(JSON.stringify(await stolen.json())).toContain("does not match the token payload");
     expect(blob.blobs.has(contentKey(scope, two.sha256))).toBe(false);
-    const longer = await fetch(target.url, { method: "PUT", headers: target.headers, body: Buffer.concat([one.bytes, Buffer.from("x")]) });
+    const longer = await fetch(target.url, {
+      method: "PUT",
+      headers: target.headers,
+      body: Buffer.concat([one.bytes, Buffer.from("x")]),
+    });
     expect(longer.status).toBe(400);
     // The real SDK's client put, with the token from the target, writes the content once.
     const clientToken = target.headers.authorization!.replace(/^Bearer /, "");
     blob.reset();
-    const written = await clientPut(contentKey(scope, one.sha256), Buffer.from(one.bytes), { access: "public", token: clientToken, contentType: "application/octet-stream" });
+    const written = await clientPut(contentKey(scope, one.sha256), Buffer.from(one.bytes), {
+      access: "public",
+      token: clientToken,
+      contentType: "application/octet-stream",
+    });
     expect(written.pathname).toBe(contentKey(scope, one.sha256));
     // The generic target sends what the SDK sends.
     const sdk = blob.requests.find((r) => r.kind === "put")!;
-    for (const h of ["x-api-version", "x-vercel-blob-store-id", "x-vercel-blob-access"]) expect(target.headers[h], h).toBe(sdk.headers[h]);
+    for (const h of ["x-api-version", "x-vercel-blob-store-id", "x-vercel-blob-access"])
+      expect(target.headers[h], h).toBe(sdk.headers[h]);
     const overwrite = await fetch(target.url, { method: "PUT", headers: target.headers, body: one.bytes as BodyInit });
     expect(overwrite.status).toBe(400);
     // An upload no deploy has used yet is checked at the next preflight and not asked for again.
@@ -219,13 +291,22 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
     expect(next.missing).toEqual([]);
     // The SDK's multipart client upload takes the same token; the deploy then verifies and uses it.
     const twoToken = pre.uploads.find((u) => u.sha256 === two.sha256)!.headers.authorization!.replace(/^Bearer /, "");
-    await clientPut(contentKey(scope, two.sha256), Buffer.from(two.bytes), { access: "public", token: twoToken, multipart: true });
+    await clientPut(contentKey(scope, two.sha256), Buffer.from(two.bytes), {
+      access: "public",
+      token: twoToken,
+      multipart: true,
+    });
     expect(blob.requests.filter((r) => r.kind.startsWith("mpu-")).map((r) => [r.kind, r.auth, r.status])).toEqual([
       ["mpu-create", "client", 200],
       ["mpu-upload", "client", 200],
       ["mpu-complete", "client", 200],
     ]);
-    const deployed = await transport(bearer(a.apiKey)).deploy(JSON.stringify({ files: { "one.bin": { sha256: one.sha256, size: one.size }, "two.bin": { sha256: two.sha256, size: two.size } } }), pre.upload_token);
+    const deployed = await transport(bearer(a.apiKey)).deploy(
+      JSON.stringify({
+        files: { "one.bin": { sha256: one.sha256, size: one.size }, "two.bin": { sha256: two.sha256, size: two.size } },
+      }),
+      pre.upload_token,
+    );
     expect(Buffer.compare(await servedBytes(deployed.slug, "/two.bin"), Buffer.from(two.bytes))).toBe(0);
   });
 
@@ -240,7 +321,9 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
     const unused = localFile("unused.bin", randomBytes(4 * MB + 3));
     const pre = await preflightFor([unused], bearer(a.apiKey));
     const target = pre.uploads[0]!;
-    expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: unused.bytes as BodyInit })).status).toBe(200);
+    expect(
+      (await fetch(target.url, { method: "PUT", headers: target.headers, body: unused.bytes as BodyInit })).status,
+    ).toBe(200);
     const pathname = contentKey(accountScope(a.account.id), unused.sha256);
     await runCleanup(t.ctx);
     expect(blob.blobs.has(pathname)).toBe(true);
@@ -252,7 +335,11 @@ describe("contents over 4 MB go straight to Vercel Blob", () => {
   it("the Blob API answers browsers' CORS preflights for direct uploads", async () => {
     const res = await fetch(`${blob.apiUrl}/?pathname=x`, {
       method: "OPTIONS",
-      headers: { origin: TEST_BASE_URL, "access-control-request-method": "PUT", "access-control-request-headers": "authorization,x-api-version" },
+      headers: {
+        origin: TEST_BASE_URL,
+        "access-control-request-method": "PUT",
+        "access-control-request-headers": "authorization,x-api-version",
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe(TEST_BASE_URL);

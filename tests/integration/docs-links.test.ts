@@ -33,7 +33,9 @@ afterAll(async () => {
 async function anchorsInSources(): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   for (const dir of ["lib", "app"]) {
-    const files = (await readdir(path.join(ROOT, dir), { recursive: true })).map(String).filter((f) => /\.(ts|tsx)$/.test(f));
+    const files = (await readdir(path.join(ROOT, dir), { recursive: true }))
+      .map(String)
+      .filter((f) => /\.(ts|tsx)$/.test(f));
     for (const f of files) {
       const text = await readFile(path.join(ROOT, dir, f), "utf8");
       for (const m of text.matchAll(/\bdocs:\s*["'`]([a-z0-9][a-z0-9-]*)["'`]/g)) found.set(m[1]!, `${dir}/${f}`);
@@ -46,7 +48,20 @@ describe("docs anchors", () => {
   it("finds the anchors the error envelopes use", async () => {
     const anchors = await anchorsInSources();
     // The scan itself must work: these are known to be emitted today.
-    for (const a of ["authentication", "paths", "zip", "deploy", "ttl", "named-drops", "limits", "list-drops", "claiming", "keys", "append", "plans"]) {
+    for (const a of [
+      "authentication",
+      "paths",
+      "zip",
+      "deploy",
+      "ttl",
+      "named-drops",
+      "limits",
+      "list-drops",
+      "claiming",
+      "keys",
+      "append",
+      "plans",
+    ]) {
       expect([...anchors.keys()]).toContain(a);
     }
   });
@@ -85,7 +100,9 @@ describe("docs content", () => {
   it("every error code appears with its status and advice", () => {
     for (const code of errorCodes) {
       expect(ids, code).toContain(`error-${code}`);
-      const row = new RegExp(`<tr id="error-${code}"><td><code>${code}</code></td><td>${errorStatus[code]}</td><td>[^<]{20,}</td></tr>`);
+      const row = new RegExp(
+        `<tr id="error-${code}"><td><code>${code}</code></td><td>${errorStatus[code]}</td><td>[^<]{20,}</td></tr>`,
+      );
       expect(html).toMatch(row);
     }
   });
@@ -109,13 +126,23 @@ describe("docs content", () => {
 /** Relative Markdown links of a file (`[text](target)`), without web, mail and in-page links. */
 function relativeLinks(markdown: string): string[] {
   const withoutCode = markdown.replace(/```[\s\S]*?```/g, "");
-  return [...withoutCode.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!).filter((t) => !/^([a-z][a-z0-9+.-]*:|#)/i.test(t));
+  return [...withoutCode.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map((m) => m[1]!)
+    .filter((t) => !/^([a-z][a-z0-9+.-]*:|#)/i.test(t));
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function headingAnchors(markdown: string): Set<string> {
   const withoutCode = markdown.replace(/```[\s\S]*?```/g, "");
-  return new Set([...withoutCode.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-")));
+  return new Set(
+    [...withoutCode.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+        .replace(/\s/g, "-"),
+    ),
+  );
 }
 
 describe("links in README.md and docs/", () => {
@@ -132,10 +159,15 @@ describe("links in README.md and docs/", () => {
         checked++;
         const [file = "", anchor] = decodeURI(link).split("#");
         const target = path.normalize(path.join(path.dirname(source), file));
-        if (target.startsWith("..") || path.isAbsolute(target)) broken.push(`${source}: ${link} (outside the repository)`);
+        if (target.startsWith("..") || path.isAbsolute(target))
+          broken.push(`${source}: ${link} (outside the repository)`);
         else if (ignored.ignores(target)) broken.push(`${source}: ${link} (git-ignored, not in a clone)`);
         else if (!existsSync(path.join(ROOT, target))) broken.push(`${source}: ${link} (no such file)`);
-        else if (anchor && target.endsWith(".md") && !headingAnchors(await readFile(path.join(ROOT, target), "utf8")).has(anchor)) {
+        else if (
+          anchor &&
+          target.endsWith(".md") &&
+          !headingAnchors(await readFile(path.join(ROOT, target), "utf8")).has(anchor)
+        ) {
           broken.push(`${source}: ${link} (no such heading)`);
         }
       }
@@ -145,7 +177,10 @@ describe("links in README.md and docs/", () => {
   });
 
   it("the checker finds what a clone lacks", () => {
-    expect(relativeLinks("[a](../shared/spec.md) [b](https://x.test) [c](#here) [d](docs/x.md#y)")).toEqual(["../shared/spec.md", "docs/x.md#y"]);
+    expect(relativeLinks("[a](../shared/spec.md) [b](https://x.test) [c](#here) [d](docs/x.md#y)")).toEqual([
+      "../shared/spec.md",
+      "docs/x.md#y",
+    ]);
     const ignored = ignore().add("test-results/\n");
     expect(ignored.ignores("test-results/screenshots/a.png")).toBe(true);
     expect(headingAnchors("## Where the contract is open\n")).toContain("where-the-contract-is-open");

@@ -16,8 +16,10 @@ const dns = await startDnsStandin();
 const t = suiteContext({ DNS_SERVERS: dns.servers }, { freshLimiter: true });
 const suite = cliAgainstRoutes("203.0.113.51", async (request, url) => {
   const m = /^\/domains\/([^/]+)(\/verify)?$/.exec(url.pathname);
-  if (url.pathname === "/deploy" && request.method === "POST") return deployPOST(request, { params: Promise.resolve({}) });
-  if (url.pathname === "/domains" && request.method === "POST") return domainsRoute.POST(request, { params: Promise.resolve({}) });
+  if (url.pathname === "/deploy" && request.method === "POST")
+    return deployPOST(request, { params: Promise.resolve({}) });
+  if (url.pathname === "/domains" && request.method === "POST")
+    return domainsRoute.POST(request, { params: Promise.resolve({}) });
   if (url.pathname === "/domains") return domainsRoute.GET(request, { params: Promise.resolve({}) });
   if (m?.[2]) return verifyRoute.POST(request, { params: Promise.resolve({ hostname: m[1]! }) });
   if (m) return domainRoute.DELETE(request, { params: Promise.resolve({ hostname: m[1]! }) });
@@ -30,7 +32,15 @@ describe("dropsite domains", () => {
   it("adds a domain and prints the DNS records, verifies it once the TXT record is published, lists it, removes it", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "team");
     const deployed = await deployPOST(
-      new Request(`${suite.api}/deploy`, { method: "POST", body: "<p>x</p>", headers: { "content-type": "text/html", authorization: `Bearer ${apiKey}`, "x-dropsite-socket-ip": "203.0.113.52" } }),
+      new Request(`${suite.api}/deploy`, {
+        method: "POST",
+        body: "<p>x</p>",
+        headers: {
+          "content-type": "text/html",
+          authorization: `Bearer ${apiKey}`,
+          "x-dropsite-socket-ip": "203.0.113.52",
+        },
+      }),
       { params: Promise.resolve({}) },
     );
     const { slug } = (await deployed.json()) as { slug: string };

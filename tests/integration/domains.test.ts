@@ -46,7 +46,15 @@ const vercel = await startVercelStandin();
 registerSecret("VERCEL_TOKEN", vercel.token);
 const SERVE = "drops.localhost:3000";
 const t = suiteContext(
-  { BASE_URL: "https://app.example.test", SERVE_DOMAIN: SERVE, DNS_SERVERS: dns.servers, VERCEL_API_URL: vercel.url, VERCEL_TOKEN: vercel.token, VERCEL_PROJECT_ID: vercel.projectId, VERCEL_TEAM_ID: "team_dropsite" },
+  {
+    BASE_URL: "https://app.example.test",
+    SERVE_DOMAIN: SERVE,
+    DNS_SERVERS: dns.servers,
+    VERCEL_API_URL: vercel.url,
+    VERCEL_TOKEN: vercel.token,
+    VERCEL_PROJECT_ID: vercel.projectId,
+    VERCEL_TEAM_ID: "team_dropsite",
+  },
   { freshLimiter: true },
 );
 afterAll(async () => {
@@ -54,17 +62,30 @@ afterAll(async () => {
   await vercel.close();
 });
 
-const p = <P,>(params: P) => ({ params: Promise.resolve(params) });
+const p = <P>(params: P) => ({ params: Promise.resolve(params) });
 let ip = 0;
 let seq = 0;
 const freshHost = (base = "example.net") => `site${++seq}-${Math.random().toString(36).slice(2, 6)}.${base}`;
-const json = (apiKey: string, body: unknown) => ({ method: "POST", headers: { ...bearer(apiKey), "content-type": "application/json" }, body: JSON.stringify(body) });
+const json = (apiKey: string, body: unknown) => ({
+  method: "POST",
+  headers: { ...bearer(apiKey), "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 const add = (apiKey: string, body: unknown) => domainsRoute.POST(apiRequest("/domains", json(apiKey, body)), p({}));
 const list = (apiKey: string) => domainsRoute.GET(apiRequest("/domains", { headers: bearer(apiKey) }), p({}));
-const verify = (apiKey: string, hostname: string) => verifyRoute.POST(apiRequest(`/domains/${hostname}/verify`, { method: "POST", headers: bearer(apiKey) }), p({ hostname }));
-const remove = (apiKey: string, hostname: string) => domainRoute.DELETE(apiRequest(`/domains/${hostname}`, { method: "DELETE", headers: bearer(apiKey) }), p({ hostname }));
-const tlsAllowed = (domain: string) => tlsRoute.GET(apiRequest(`/domains/tls-allowed?domain=${encodeURIComponent(domain)}`), p({}));
+const verify = (apiKey: string, hostname: string) =>
+  verifyRoute.POST(
+    apiRequest(`/domains/${hostname}/verify`, { method: "POST", headers: bearer(apiKey) }),
+    p({ hostname }),
+  );
+const remove = (apiKey: string, hostname: string) =>
+  domainRoute.DELETE(
+    apiRequest(`/domains/${hostname}`, { method: "DELETE", headers: bearer(apiKey) }),
+    p({ hostname }),
+  );
+const tlsAllowed = (domain: string) =>
+  tlsRoute.GET(apiRequest(`/domains/tls-allowed?domain=${encodeURIComponent(domain)}`), p({}));
 
 async function expectError(res: Response, status: number, code: string) {
   const body = await res.json();
@@ -73,7 +94,15 @@ async function expectError(res: Response, status: number, code: string) {
 }
 async function deploy(apiKey: string, query: string, html: string): Promise<string> {
   ip++;
-  const res = await deployRoute.POST(apiRequest(`/deploy${query}`, { method: "POST", body: html, headers: { "content-type": "text/html", ...bearer(apiKey) }, ip: `198.21.${ip >> 8}.${ip & 255}` }), p({}));
+  const res = await deployRoute.POST(
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: html,
+      headers: { "content-type": "text/html", ...bearer(apiKey) },
+      ip: `198.21.${ip >> 8}.${ip & 255}`,
+    }),
+    p({}),
+  );
   expect(res.status).toBe(200);
   return ((await res.json()) as { slug: string }).slug;
 }
@@ -98,7 +127,11 @@ async function activeDomain(html = "<h1>on my domain</h1>", name?: string) {
 describe("the domain.verified event", () => {
   it("is recorded once, in the verification's transaction, when a pending domain becomes active; a verify of an active domain records none", async () => {
     const { owner, slug, hostname } = await activeDomain();
-    const recorded = () => t.ctx.db.select().from(events).where(and(eq(events.accountId, owner.account.id), eq(events.type, "domain.verified")));
+    const recorded = () =>
+      t.ctx.db
+        .select()
+        .from(events)
+        .where(and(eq(events.accountId, owner.account.id), eq(events.type, "domain.verified")));
     const first = await recorded();
     expect(first.map((e) => e.data)).toEqual([{ slug, domain: hostname }]);
     expect((await (await verify(owner.apiKey, hostname)).json()).status).toBe("active");
@@ -113,7 +146,14 @@ describe("POST /domains", () => {
     const res = await add(apiKey, { hostname: "Docs.Example.COM.", slug });
     expect(res.status).toBe(201);
     const body = domainSchema.strict().parse(await res.json());
-    expect(body).toMatchObject({ hostname: "docs.example.com", slug, status: "pending", verification: { type: "TXT", name: "_dropsite-challenge.docs.example.com" }, target: { type: "CNAME", value: `${slug}.drops.localhost` }, verified_at: null });
+    expect(body).toMatchObject({
+      hostname: "docs.example.com",
+      slug,
+      status: "pending",
+      verification: { type: "TXT", name: "_dropsite-challenge.docs.example.com" },
+      target: { type: "CNAME", value: `${slug}.drops.localhost` },
+      verified_at: null,
+    });
     expect(body.verification.value).toMatch(/^dropsite-verify=[A-Za-z0-9_-]{24}$/);
     const listed = await (await list(apiKey)).json();
     expect(listed).toEqual({ domains: [body] });
@@ -140,7 +180,10 @@ describe("POST /domains", () => {
     ["a single label", "intranet"],
     ["localhost", "localhost"],
     ["a name under localhost", "x.localhost"],
-    ["a name over 253 characters", `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.example.com`],
+    [
+      "a name over 253 characters",
+      `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.example.com`,
+    ],
     ["a label over 63 characters", `${"a".repeat(64)}.example.com`],
     ["a wildcard", "*.example.com"],
     ["a port", "example.com:8080"],
@@ -178,10 +221,22 @@ describe("POST /domains", () => {
     const { apiKey } = await team();
     const other = await team();
     ip++;
-    const anon = await deployRoute.POST(apiRequest("/deploy", { method: "POST", body: "<p>anon</p>", headers: { "content-type": "text/html" }, ip: `198.22.0.${ip & 255}` }), p({}));
+    const anon = await deployRoute.POST(
+      apiRequest("/deploy", {
+        method: "POST",
+        body: "<p>anon</p>",
+        headers: { "content-type": "text/html" },
+        ip: `198.22.0.${ip & 255}`,
+      }),
+      p({}),
+    );
     const anonSlug = ((await anon.json()) as { slug: string }).slug;
     await expectError(await add(apiKey, { hostname: freshHost(), slug: anonSlug }), 404, "not_found");
-    await expectError(await add(apiKey, { hostname: freshHost(), slug: await deploy(other.apiKey, "", "theirs") }), 404, "not_found");
+    await expectError(
+      await add(apiKey, { hostname: freshHost(), slug: await deploy(other.apiKey, "", "theirs") }),
+      404,
+      "not_found",
+    );
     await expectError(await add(apiKey, { hostname: freshHost(), slug: "aaaaaaaaaaaaaaaaaaaa" }), 404, "not_found");
     expect((await (await list(apiKey)).json()).domains).toEqual([]);
   });
@@ -189,7 +244,11 @@ describe("POST /domains", () => {
   it("is the Team plan's: 402 with upgrade_url on free and pro", async () => {
     for (const plan of ["free", "pro"] as const) {
       const { apiKey } = await accountWithKey(t.ctx, plan);
-      const body = await expectError(await add(apiKey, { hostname: freshHost(), slug: "aaaaaaaaaaaaaaaaaaaa" }), 402, "subscription_required");
+      const body = await expectError(
+        await add(apiKey, { hostname: freshHost(), slug: "aaaaaaaaaaaaaaaaaaaa" }),
+        402,
+        "subscription_required",
+      );
       expect(body).toHaveProperty("upgrade_url");
     }
   });
@@ -199,15 +258,24 @@ describe("POST /domains", () => {
     const res = await limitsRoute.GET(apiRequest("/limits", { headers: bearer(apiKey) }), p({}));
     expect((await res.json()).limits.max_domains).toBe(limits.team.maxDomains);
     const slug = await deploy(apiKey, "", "<p>x</p>");
-    for (let i = 0; i < limits.team.maxDomains; i++) await createDomain(t.ctx, account, { hostname: `d${i}.cap.example`, slug });
-    const body = await expectError(await add(apiKey, { hostname: "one-more.cap.example", slug }), 400, "invalid_request");
+    for (let i = 0; i < limits.team.maxDomains; i++)
+      await createDomain(t.ctx, account, { hostname: `d${i}.cap.example`, slug });
+    const body = await expectError(
+      await add(apiKey, { hostname: "one-more.cap.example", slug }),
+      400,
+      "invalid_request",
+    );
     expect(body).toMatchObject({ limit: "max_domains", allowed: limits.team.maxDomains });
     expect((await (await list(apiKey)).json()).domains).toHaveLength(limits.team.maxDomains);
   });
 
   it("needs a credential", async () => {
     await expectError(await domainsRoute.GET(apiRequest("/domains"), p({})), 401, "auth_required");
-    await expectError(await domainsRoute.POST(apiRequest("/domains", { method: "POST", body: "{}" }), p({})), 401, "auth_required");
+    await expectError(
+      await domainsRoute.POST(apiRequest("/domains", { method: "POST", body: "{}" }), p({})),
+      401,
+      "auth_required",
+    );
   });
 });
 
@@ -218,20 +286,28 @@ describe("POST /domains/{hostname}/verify", () => {
     const hostname = freshHost();
     const created = domainSchema.parse(await (await add(apiKey, { hostname, slug })).json());
     const before = domainVerifyResponseSchema.strict().parse(await (await verify(apiKey, hostname)).json());
-    expect(before).toMatchObject({ status: "pending", checks: [{ type: "TXT", name: created.verification.name, ok: false, found: [] }] });
+    expect(before).toMatchObject({
+      status: "pending",
+      checks: [{ type: "TXT", name: created.verification.name, ok: false, found: [] }],
+    });
     expect(before.vercel).toBeUndefined();
     // A value of another domain is not this one's.
     const other = domainSchema.parse(await (await add(apiKey, { hostname: freshHost(), slug })).json());
     dns.setTxt(created.verification.name, [other.verification.value, "v=spf1 -all"]);
     const wrong = await (await verify(apiKey, hostname)).json();
-    expect(wrong).toMatchObject({ status: "pending", checks: [{ ok: false, found: [other.verification.value, "v=spf1 -all"] }] });
+    expect(wrong).toMatchObject({
+      status: "pending",
+      checks: [{ ok: false, found: [other.verification.value, "v=spf1 -all"] }],
+    });
     dns.setTxt(created.verification.name, ["v=spf1 -all", created.verification.value]);
     const res = await verify(apiKey, hostname.toUpperCase());
     expect(res.status).toBe(200);
     const after = domainVerifyResponseSchema.strict().parse(await res.json());
     expect(after).toMatchObject({ hostname, status: "active", checks: [{ ok: true }] });
     expect(after.verified_at).toBe(new Date(t.clock.now).toISOString());
-    expect((await (await list(apiKey)).json()).domains.find((d: { hostname: string }) => d.hostname === hostname)).toMatchObject({ status: "active" });
+    expect(
+      (await (await list(apiKey)).json()).domains.find((d: { hostname: string }) => d.hostname === hostname),
+    ).toMatchObject({ status: "active" });
     expect(dns.queries).toContain(`TXT ${created.verification.name}`);
   });
 
@@ -245,7 +321,10 @@ describe("POST /domains/{hostname}/verify", () => {
     const created = domainSchema.parse(await (await add(owner.apiKey, { hostname: pending, slug })).json());
     dns.setTxt(created.verification.name, [created.verification.value]);
     await expectError(await verify(stranger.apiKey, pending), 404, "not_found");
-    expect((await (await list(owner.apiKey)).json()).domains.find((d: { hostname: string }) => d.hostname === pending).status).toBe("pending");
+    expect(
+      (await (await list(owner.apiKey)).json()).domains.find((d: { hostname: string }) => d.hostname === pending)
+        .status,
+    ).toBe("pending");
     await expectError(await verify(owner.apiKey, "nothing.example.net"), 404, "not_found");
     await expectError(await verify(owner.apiKey, "not a host"), 404, "not_found");
   });
@@ -268,7 +347,9 @@ describe("serving on a custom domain", () => {
       expect(res.status).toBe(200);
       expect(new Uint8Array(await res.arrayBuffer())).toEqual(new TextEncoder().encode(html));
     }
-    const onSlug = await serveGET(new Request(`http://${slug}.${SERVE}/api/serve-drop/`, { headers: { host: `${slug}.${SERVE}` } }));
+    const onSlug = await serveGET(
+      new Request(`http://${slug}.${SERVE}/api/serve-drop/`, { headers: { host: `${slug}.${SERVE}` } }),
+    );
     const onDomain = await visit(hostname);
     expect(onDomain.headers.get("etag")).toBe(onSlug.headers.get("etag"));
     expect(onDomain.headers.get("cache-control")).toBe(onSlug.headers.get("cache-control"));
@@ -302,7 +383,10 @@ describe("serving on a custom domain", () => {
     const name = (await t.ctx.db.query.drops.findFirst({ where: (d, { eq }) => eq(d.slug, slug) }))!.name!;
     expect(await deploy(owner.apiKey, `?name=${name}`, "<p>v2</p>")).toBe(slug);
     expect(await (await visit(hostname)).text()).toBe("<p>v2</p>");
-    const rb = await rollbackRoute.POST(apiRequest(`/drops/${slug}/rollback`, json(owner.apiKey, { version: 1 })), p({ slug }));
+    const rb = await rollbackRoute.POST(
+      apiRequest(`/drops/${slug}/rollback`, json(owner.apiKey, { version: 1 })),
+      p({ slug }),
+    );
     expect(rb.status).toBe(200);
     expect(await (await visit(hostname)).text()).toBe("<p>v1</p>");
   });
@@ -314,10 +398,21 @@ describe("serving on a custom domain", () => {
     const { port } = server.address() as AddressInfo;
     const get = (host: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: "127.0.0.1", port, path: `${SERVE_PREFIX}/`, headers: { host: "internal.example", [DROP_HOST_HEADER]: host } }, (res) => {
-          let body = "";
-          res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = httpRequest(
+          {
+            host: "127.0.0.1",
+            port,
+            path: `${SERVE_PREFIX}/`,
+            headers: { host: "internal.example", [DROP_HOST_HEADER]: host },
+          },
+          (res) => {
+            let body = "";
+            res
+              .setEncoding("utf8")
+              .on("data", (c: string) => (body += c))
+              .on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on("error", reject).end();
       });
     try {
@@ -340,7 +435,10 @@ describe("serving on a custom domain", () => {
         new Promise<{ status: number; body: string }>((resolve, reject) => {
           const req = httpRequest({ host: "127.0.0.1", port: plane!.port, path: "/", headers: { host } }, (res) => {
             let body = "";
-            res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+            res
+              .setEncoding("utf8")
+              .on("data", (c: string) => (body += c))
+              .on("end", () => resolve({ status: res.statusCode ?? 0, body }));
           });
           req.on("error", reject).end();
         });
@@ -374,7 +472,9 @@ describe("TLS", () => {
     const mark = vercel.calls.length;
     const del = await remove(owner.apiKey, hostname);
     expect(await del.json()).toEqual({ deleted: hostname });
-    expect(vercel.calls.slice(mark).map((c) => `${c.method} ${c.url}`)).toEqual([`DELETE /v9/projects/${vercel.projectId}/domains/${hostname}?teamId=team_dropsite`]);
+    expect(vercel.calls.slice(mark).map((c) => `${c.method} ${c.url}`)).toEqual([
+      `DELETE /v9/projects/${vercel.projectId}/domains/${hostname}?teamId=team_dropsite`,
+    ]);
     expect(vercel.domains()).not.toContain(hostname);
   });
 
@@ -400,13 +500,15 @@ describe("TLS", () => {
     expect(await ok.json()).toEqual({ domain: hostname, allowed: true });
     const pending = freshHost();
     await add(owner.apiKey, { hostname: pending, slug: await deploy(owner.apiKey, "", "x") });
-    for (const d of [pending, "unknown.example.org", "", "127.0.0.1", `${"a".repeat(300)}.com`]) await expectError(await tlsAllowed(d), 404, "not_found");
+    for (const d of [pending, "unknown.example.org", "", "127.0.0.1", `${"a".repeat(300)}.com`])
+      await expectError(await tlsAllowed(d), 404, "not_found");
     await expectError(await tlsRoute.GET(apiRequest("/domains/tls-allowed"), p({})), 404, "not_found");
   });
 });
 
 describe("MCP add_domain, verify_domain, list_domains, remove_domain", () => {
-  const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallResult;
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallResult;
   const errorCode = (r: CallResult) => (r._meta?.["dev.dropsite/error"] as { code: string } | undefined)?.code;
 
   it("mirror the REST answers, with the DNS records in the text", async () => {
@@ -424,7 +526,10 @@ describe("MCP add_domain, verify_domain, list_domains, remove_domain", () => {
     expect(resultText(pending)).toContain("no TXT record found");
     dns.setTxt(d.verification.name, [d.verification.value]);
     const active = await call(agent, "verify_domain", { hostname });
-    expect(active.structuredContent).toMatchObject({ status: "active", vercel: { verified: true, misconfigured: true } });
+    expect(active.structuredContent).toMatchObject({
+      status: "active",
+      vercel: { verified: true, misconfigured: true },
+    });
     expect(resultText(active)).not.toContain(vercel.token);
     expect((await call(agent, "list_domains", {})).structuredContent).toEqual(await (await list(apiKey)).json());
     expect(await (await visit(hostname)).text()).toBe("<p>via mcp</p>");
@@ -434,7 +539,9 @@ describe("MCP add_domain, verify_domain, list_domains, remove_domain", () => {
     expect(errorCode(await call(agent, "add_domain", { hostname: "10.0.0.1", slug }))).toBe("invalid_request");
     const free = await accountWithKey(t.ctx, "free");
     const freeAgent = await connectInProcess("modern", { credential: free.apiKey, ip: "198.51.100.78" });
-    expect(errorCode(await call(freeAgent, "add_domain", { hostname: freshHost(), slug }))).toBe("subscription_required");
+    expect(errorCode(await call(freeAgent, "add_domain", { hostname: freshHost(), slug }))).toBe(
+      "subscription_required",
+    );
   });
 });
 
@@ -465,7 +572,14 @@ describe("two instances on one PostgreSQL", () => {
   beforeAll(async () => {
     pg = await startPgServer();
     dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-domains-"));
-    const vars = { DATABASE_URL: pg.url, DATA_DIR: dataDir, BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: SERVE, NODE_ENV: "test", DNS_SERVERS: dns.servers };
+    const vars = {
+      DATABASE_URL: pg.url,
+      DATA_DIR: dataDir,
+      BASE_URL: TEST_BASE_URL,
+      SERVE_DOMAIN: SERVE,
+      NODE_ENV: "test",
+      DNS_SERVERS: dns.servers,
+    };
     a = await createContext(parseEnv(vars), { now: () => now });
     b = await createContext(parseEnv(vars), { now: () => now });
   });
@@ -484,7 +598,11 @@ describe("two instances on one PostgreSQL", () => {
 
   it("a domain verified on one is served by the other within the revalidation window, and stops within it once deleted", async () => {
     const { account } = await accountWithKey(a, "team");
-    const d = await createDrop(a, { account, via: "api_key", credentialKey: `test:${account.id}` }, { files: [{ path: "index.html", bytes: new TextEncoder().encode("shared") }], ttl: null });
+    const d = await createDrop(
+      a,
+      { account, via: "api_key", credentialKey: `test:${account.id}` },
+      { files: [{ path: "index.html", bytes: new TextEncoder().encode("shared") }], ttl: null },
+    );
     const hostname = freshHost();
     const created = await createDomain(a, account, { hostname, slug: d.slug });
     expect((await get(b, hostname)).status).toBe(404);

@@ -11,7 +11,11 @@ const t = suiteContext();
 
 async function deploy(files: Record<string, string>, apiKey: string): Promise<string> {
   const res = await deployRoute.POST(
-    apiRequest("/deploy", { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...bearer(apiKey) } }),
+    apiRequest("/deploy", {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...bearer(apiKey) },
+    }),
     { params: Promise.resolve({}) },
   );
   expect(res.status).toBe(200);

@@ -35,16 +35,37 @@ describe("errors carry their facts in the REST envelope", () => {
     const before = await state();
     const n = limits.anonymous.filesPerRequest + 1;
     const files = Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}.txt`, "x"]));
-    const res = await deployPOST(apiRequest("/deploy", { method: "POST", body: JSON.stringify({ files }), headers: json, ip: `203.0.113.${++ip}` }), noParams);
+    const res = await deployPOST(
+      apiRequest("/deploy", {
+        method: "POST",
+        body: JSON.stringify({ files }),
+        headers: json,
+        ip: `203.0.113.${++ip}`,
+      }),
+      noParams,
+    );
     const body = await refused(res, 400, "file_cap_exceeded");
-    expect(body).toMatchObject({ limit: "files_per_request", allowed: limits.anonymous.filesPerRequest, upgrade_url: expect.any(String), docs_url: expect.any(String) });
+    expect(body).toMatchObject({
+      limit: "files_per_request",
+      allowed: limits.anonymous.filesPerRequest,
+      upgrade_url: expect.any(String),
+      docs_url: expect.any(String),
+    });
     expect(await state()).toEqual(before);
   });
 
   it("a file over the per-file limit: 413 payload_too_large with limit file_bytes", async () => {
     const before = await state();
     const size = limits.anonymous.fileBytes + 1;
-    const res = await preflightPOST(apiRequest("/deploy/preflight", { method: "POST", body: JSON.stringify({ files: { "big.bin": { sha256: "a".repeat(64), size } } }), headers: json, ip: `203.0.113.${++ip}` }), noParams);
+    const res = await preflightPOST(
+      apiRequest("/deploy/preflight", {
+        method: "POST",
+        body: JSON.stringify({ files: { "big.bin": { sha256: "a".repeat(64), size } } }),
+        headers: json,
+        ip: `203.0.113.${++ip}`,
+      }),
+      noParams,
+    );
     const body = await refused(res, 413, "payload_too_large");
     expect(body).toMatchObject({ limit: "file_bytes", allowed: limits.anonymous.fileBytes });
     expect(await state()).toEqual(before);
@@ -54,7 +75,14 @@ describe("errors carry their facts in the REST envelope", () => {
     const before = await state();
     const { apiKey } = await accountWithKey(t.ctx, "free");
     const cap = limits.free.bodyBytes;
-    const res = await deployPOST(apiRequest("/deploy", { method: "POST", body: "x".repeat(cap + 1), headers: { "content-type": "text/html", ...bearer(apiKey) } }), noParams);
+    const res = await deployPOST(
+      apiRequest("/deploy", {
+        method: "POST",
+        body: "x".repeat(cap + 1),
+        headers: { "content-type": "text/html", ...bearer(apiKey) },
+      }),
+      noParams,
+    );
     const body = await refused(res, 413, "payload_too_large");
     expect(body).toMatchObject({ limit: "body_bytes", allowed: cap });
     expect(await state()).toEqual(before);
@@ -62,7 +90,15 @@ describe("errors carry their facts in the REST envelope", () => {
 
   it("a ttl below the minimum: 400 invalid_ttl with limit ttl_min_seconds", async () => {
     const before = await state();
-    const res = await deployPOST(apiRequest("/deploy?ttl=30", { method: "POST", body: "<p>x</p>", headers: { "content-type": "text/html" }, ip: `203.0.113.${++ip}` }), noParams);
+    const res = await deployPOST(
+      apiRequest("/deploy?ttl=30", {
+        method: "POST",
+        body: "<p>x</p>",
+        headers: { "content-type": "text/html" },
+        ip: `203.0.113.${++ip}`,
+      }),
+      noParams,
+    );
     const body = await refused(res, 400, "invalid_ttl");
     expect(body).toMatchObject({ limit: "ttl_min_seconds", allowed: limits.anonymous.ttlMinSeconds });
     expect(await state()).toEqual(before);
@@ -71,10 +107,25 @@ describe("errors carry their facts in the REST envelope", () => {
   it("a body that fails its schema: 400 invalid_request naming the field (ApiError.fromZod)", async () => {
     const before = await state();
     const { apiKey } = await accountWithKey(t.ctx, "free");
-    const res = await claimPOST(apiRequest("/claim", { method: "POST", body: JSON.stringify({ slug: 1, claim_token: "ct_x" }), headers: { ...json, ...bearer(apiKey) } }), noParams);
+    const res = await claimPOST(
+      apiRequest("/claim", {
+        method: "POST",
+        body: JSON.stringify({ slug: 1, claim_token: "ct_x" }),
+        headers: { ...json, ...bearer(apiKey) },
+      }),
+      noParams,
+    );
     const body = await refused(res, 400, "invalid_request");
     expect(body).toMatchObject({ field: "slug", error: expect.stringMatching(/^The body is invalid at "slug": /) });
-    const files = await deployPOST(apiRequest("/deploy", { method: "POST", body: JSON.stringify({ files: { "a.html": 5 } }), headers: json, ip: `203.0.113.${++ip}` }), noParams);
+    const files = await deployPOST(
+      apiRequest("/deploy", {
+        method: "POST",
+        body: JSON.stringify({ files: { "a.html": 5 } }),
+        headers: json,
+        ip: `203.0.113.${++ip}`,
+      }),
+      noParams,
+    );
     expect(await refused(files, 400, "invalid_request")).toMatchObject({ field: "files.a.html" });
     expect(await state()).toEqual(before);
   });

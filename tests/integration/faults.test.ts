@@ -47,7 +47,14 @@ beforeEach(async () => {
 
 const files = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}.txt`, `file ${i}`]));
 function deploy(n: number, query = "", headers: Record<string, string> = {}) {
-  return deployPOST(apiRequest(`/deploy${query}`, { method: "POST", body: JSON.stringify({ files: files(n) }), headers: { "content-type": "application/json", ...headers } }), p);
+  return deployPOST(
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: JSON.stringify({ files: files(n) }),
+      headers: { "content-type": "application/json", ...headers },
+    }),
+    p,
+  );
 }
 
 async function expect503(res: Response) {
@@ -60,7 +67,11 @@ async function expect503(res: Response) {
 }
 
 async function snapshot() {
-  return { drops: await countDrops(t.ctx.db), files: await countFiles(t.ctx.db), blobs: [...stack.blob.blobs.keys()].sort() };
+  return {
+    drops: await countDrops(t.ctx.db),
+    files: await countFiles(t.ctx.db),
+    blobs: [...stack.blob.blobs.keys()].sort(),
+  };
 }
 
 describe("storage failing mid-deploy", () => {

@@ -23,7 +23,8 @@ describe("GET /healthz", () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ status: "ok", version: pkg.version, database: "ok", storage: "ok" });
-    for (const secret of ["cron-secret-healthz", "nextauth-secret-healthz", t.dataDir, "postgres://"]) expect(text).not.toContain(secret);
+    for (const secret of ["cron-secret-healthz", "nextauth-secret-healthz", t.dataDir, "postgres://"])
+      expect(text).not.toContain(secret);
     expect((await healthPOST(apiRequest("/healthz", { method: "POST" }), noParams)).status).toBe(405);
   });
 
@@ -37,7 +38,9 @@ describe("GET /healthz", () => {
       expect(down.headers.get("retry-after")).toBeTruthy();
       const lines = spy.mock.calls.map((c) => c.map(String).join(" "));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^\[upstream_unavailable\] The database is unavailable right now\. cause: .*PGlite is closed/);
+      expect(lines[0]).toMatch(
+        /^\[upstream_unavailable\] The database is unavailable right now\. cause: .*PGlite is closed/,
+      );
       expect(lines[0]).not.toContain("\n");
       expect(lines[0]).not.toContain(apiKey);
     } finally {

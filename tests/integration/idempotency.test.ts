@@ -21,13 +21,24 @@ let keySeq = 0;
 const newKey = () => `key-${Date.now()}-${++keySeq}`;
 
 async function deploy(body: string, headers: Record<string, string>, query = "", ip = "198.51.100.10") {
-  const res = await deployPOST(apiRequest(`/deploy${query}`, { method: "POST", body, headers: { "content-type": "text/html", ...headers }, ip }), noParams);
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> & { slug: string; version: number } };
+  const res = await deployPOST(
+    apiRequest(`/deploy${query}`, { method: "POST", body, headers: { "content-type": "text/html", ...headers }, ip }),
+    noParams,
+  );
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as Record<string, unknown> & { slug: string; version: number },
+  };
 }
 
 async function rollback(apiKey: string, slug: string, version: number, headers: Record<string, string> = {}) {
   const res = await rollbackRoute.POST(
-    apiRequest(`/drops/${slug}/rollback`, { method: "POST", body: JSON.stringify({ version }), headers: { "content-type": "application/json", ...bearer(apiKey), ...headers } }),
+    apiRequest(`/drops/${slug}/rollback`, {
+      method: "POST",
+      body: JSON.stringify({ version }),
+      headers: { "content-type": "application/json", ...bearer(apiKey), ...headers },
+    }),
     { params: Promise.resolve({ slug }) },
   );
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
@@ -43,7 +54,11 @@ describe("POST /deploy with Idempotency-Key", () => {
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     const drops = await countDrops(t.ctx.db);
     // Headers outside the fingerprint (User-Agent, X-Forwarded-For) do not make it another request.
-    const again = await deploy("<p>once</p>", { "idempotency-key": key, "user-agent": "retry/2", "x-forwarded-for": "192.0.2.99" });
+    const again = await deploy("<p>once</p>", {
+      "idempotency-key": key,
+      "user-agent": "retry/2",
+      "x-forwarded-for": "192.0.2.99",
+    });
     expect(again.status).toBe(200);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
@@ -78,7 +93,11 @@ describe("POST /deploy with Idempotency-Key", () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
     const key = newKey();
     const drops = await countDrops(t.ctx.db);
-    const results = await Promise.all(Array.from({ length: 10 }, () => deploy("<p>parallel</p>", { "idempotency-key": key, ...bearer(apiKey) }, "?name=parallel")));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        deploy("<p>parallel</p>", { "idempotency-key": key, ...bearer(apiKey) }, "?name=parallel"),
+      ),
+    );
     expect(await countDrops(t.ctx.db)).toBe(drops + 1);
     const ok = results.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThanOrEqual(1);
@@ -111,7 +130,9 @@ describe("POST /deploy with Idempotency-Key", () => {
     const key = newKey();
     const first = await deploy("<p>day</p>", { "idempotency-key": key }, "", "198.51.100.41");
     t.clock.advance(IDEMPOTENCY_SECONDS - 60);
-    expect((await deploy("<p>day</p>", { "idempotency-key": key }, "", "198.51.100.41")).body.slug).toBe(first.body.slug);
+    expect((await deploy("<p>day</p>", { "idempotency-key": key }, "", "198.51.100.41")).body.slug).toBe(
+      first.body.slug,
+    );
     t.clock.advance(120);
     await runCleanup(t.ctx);
     const later = await deploy("<p>day</p>", { "idempotency-key": key }, "", "198.51.100.41");
@@ -127,7 +148,11 @@ describe("POST /deploy/{slug} and POST /drops/{slug}/rollback with Idempotency-K
     const key = newKey();
     const send = () =>
       appendPOST(
-        apiRequest(`/deploy/${slug}`, { method: "POST", body: JSON.stringify({ files: { "more.html": "m" } }), headers: { "content-type": "application/json", ...bearer(apiKey), "idempotency-key": key } }),
+        apiRequest(`/deploy/${slug}`, {
+          method: "POST",
+          body: JSON.stringify({ files: { "more.html": "m" } }),
+          headers: { "content-type": "application/json", ...bearer(apiKey), "idempotency-key": key },
+        }),
         { params: Promise.resolve({ slug }) },
       );
     const first = await send();
@@ -150,8 +175,14 @@ describe("POST /deploy/{slug} and POST /drops/{slug}/rollback with Idempotency-K
     expect(replay).toMatchObject({ status: 200, body: first.body });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(await servedText(slug)).toBe("<p>v2</p>");
-    expect(await rollback(apiKey, slug, 2, { "idempotency-key": key })).toMatchObject({ status: 409, body: { code: "conflict" } });
-    expect(await rollback(apiKey, slug, 1, { "idempotency-key": "x".repeat(256) })).toMatchObject({ status: 400, body: { code: "invalid_request" } });
+    expect(await rollback(apiKey, slug, 2, { "idempotency-key": key })).toMatchObject({
+      status: 409,
+      body: { code: "conflict" },
+    });
+    expect(await rollback(apiKey, slug, 1, { "idempotency-key": "x".repeat(256) })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request" },
+    });
     expect(await servedText(slug)).toBe("<p>v2</p>");
   });
 });
@@ -168,11 +199,28 @@ describe("the data plane (lib/plane/node.ts) honours Idempotency-Key on POST /de
   function post(body: string, key: string): Promise<{ status: number; replayed: string | undefined; text: string }> {
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: "127.0.0.1", port, path: "/deploy", method: "POST", headers: { host: "localhost:3000", "content-type": "text/html", "idempotency-key": key, "content-length": Buffer.byteLength(body) } },
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/deploy",
+          method: "POST",
+          headers: {
+            host: "localhost:3000",
+            "content-type": "text/html",
+            "idempotency-key": key,
+            "content-length": Buffer.byteLength(body),
+          },
+        },
         (res) => {
           let text = "";
           res.on("data", (c) => (text += c));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, replayed: res.headers["idempotent-replayed"] as string | undefined, text }));
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              replayed: res.headers["idempotent-replayed"] as string | undefined,
+              text,
+            }),
+          );
         },
       );
       req.on("error", reject);

@@ -20,7 +20,8 @@ beforeAll(async () => {
   server = createServer(listenerOptions, (req, res) => {
     if (dispatch(req, res)) return;
     reachedNext++;
-    if (req.url === "/echo-authorization") return void res.writeHead(200, { "content-type": "text/plain" }).end(req.headers.authorization ?? "(none)");
+    if (req.url === "/echo-authorization")
+      return void res.writeHead(200, { "content-type": "text/plain" }).end(req.headers.authorization ?? "(none)");
     let n = 0;
     req.on("data", (c: Buffer) => (n += c.length));
     req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end(`${req.url} ${n}`));
@@ -63,7 +64,9 @@ function raw(text: string): Promise<string> {
 
 describe("repeated headers reach every path as sent", () => {
   it("two Authorization headers arrive joined (the Fetch API's form), so the one credential parser sees both", async () => {
-    const res = await raw("GET /echo-authorization HTTP/1.1\r\nHost: localhost:3000\r\nAuthorization: Bearer sp_a\r\nAuthorization: Bearer sp_b\r\nConnection: close\r\n\r\n");
+    const res = await raw(
+      "GET /echo-authorization HTTP/1.1\r\nHost: localhost:3000\r\nAuthorization: Bearer sp_a\r\nAuthorization: Bearer sp_b\r\nConnection: close\r\n\r\n",
+    );
     expect(res).toMatch(/^HTTP\/1\.1 200/);
     expect(res).toContain("\r\nBearer sp_a, Bearer sp_b\r\n");
   });
@@ -72,10 +75,16 @@ describe("repeated headers reach every path as sent", () => {
 describe("bodies past the route's cap never reach the framework", () => {
   it("on /mcp the refusal is a JSON-RPC error object with id null (declared or chunked), never the REST envelope", async () => {
     const before = reachedNext;
-    const declared = await raw("POST /mcp HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/json\r\nContent-Length: 11534336\r\nConnection: close\r\n\r\n");
+    const declared = await raw(
+      "POST /mcp HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/json\r\nContent-Length: 11534336\r\nConnection: close\r\n\r\n",
+    );
     expect(declared).toMatch(/^HTTP\/1\.1 413/);
     const body = JSON.parse(declared.slice(declared.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
-    expect(body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("bytes") } });
+    expect(body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: expect.stringContaining("bytes") },
+    });
     const chunked = await post("/mcp", Buffer.alloc(11 * 1024 * 1024, 32), true);
     expect(chunked.status).toBe(413);
     expect(JSON.parse(chunked.text)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
@@ -100,7 +109,9 @@ describe("bodies past the route's cap never reach the framework", () => {
     sock.on("data", (d: Buffer) => (out += d.toString("latin1")));
     sock.on("error", () => undefined);
     const closed = new Promise<number>((resolve) => sock.on("close", () => resolve(Date.now())));
-    sock.write("POST /claim HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    sock.write(
+      "POST /claim HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+    );
     // 16 KB every 10 ms, and never the last chunk: past the 64 KB cap within a few writes.
     const chunk = Buffer.concat([Buffer.from("4000\r\n"), Buffer.alloc(0x4000, 32), Buffer.from("\r\n")]);
     const started = Date.now();
@@ -120,7 +131,9 @@ describe("bodies past the route's cap never reach the framework", () => {
 
   it("a declared length over the cap is answered at once, before any byte of the body", async () => {
     const before = reachedNext;
-    const res = await raw("POST /claim HTTP/1.1\r\nHost: localhost:3000\r\nContent-Length: 62914560\r\nConnection: close\r\n\r\n");
+    const res = await raw(
+      "POST /claim HTTP/1.1\r\nHost: localhost:3000\r\nContent-Length: 62914560\r\nConnection: close\r\n\r\n",
+    );
     expect(res).toMatch(/^HTTP\/1\.1 413/);
     expect(res).toContain('"code":"payload_too_large"');
     expect(reachedNext).toBe(before);
@@ -134,7 +147,9 @@ describe("bodies past the route's cap never reach the framework", () => {
 
 describe("request targets", () => {
   it("an absolute-form target reaches the framework as its path, not another host", async () => {
-    const res = await raw("GET http://other.example/limits?x=1 HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n");
+    const res = await raw(
+      "GET http://other.example/limits?x=1 HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n",
+    );
     expect(res).toMatch(/^HTTP\/1\.1 200/);
     expect(res).toContain("/limits?x=1 0");
   });

@@ -77,7 +77,12 @@ describe("preflight_files, upload_content and deploys by reference", () => {
     const first = await ok<Preflight>(agent, "preflight_files", { files: manifest });
     expect(first.missing.sort()).toEqual(Object.values(site).map(sha).sort());
     for (const content of Object.values(site)) {
-      expect(await ok(agent, "upload_content", { sha256: sha(content), content: { encoding: "base64", content: Buffer.from(content).toString("base64") } })).toEqual(ref(content));
+      expect(
+        await ok(agent, "upload_content", {
+          sha256: sha(content),
+          content: { encoding: "base64", content: Buffer.from(content).toString("base64") },
+        }),
+      ).toEqual(ref(content));
     }
     const d = await ok<Deployed>(agent, "deploy_files", { files: manifest });
     expect(await visit(d.slug, "/style.css")).toBe(site["style.css"]);
@@ -90,7 +95,10 @@ describe("preflight_files, upload_content and deploys by reference", () => {
     await ok(agent, "upload_content", { sha256: sha("<h1>home v2</h1>"), content: "<h1>home v2</h1>" });
     const named = await ok<Deployed>(agent, "deploy_named", { name: "by-ref", files: changed });
     expect(await visit(named.slug)).toBe("<h1>home v2</h1>");
-    const appended = await ok<{ files: string[] }>(agent, "append_files", { slug: d.slug, files: { "more.css": ref(site["style.css"]) } });
+    const appended = await ok<{ files: string[] }>(agent, "append_files", {
+      slug: d.slug,
+      files: { "more.css": ref(site["style.css"]) },
+    });
     expect(appended.files).toEqual(["more.css"]);
     expect(await visit(d.slug, "/more.css")).toBe(site["style.css"]);
     await agent.close();
@@ -100,10 +108,19 @@ describe("preflight_files, upload_content and deploys by reference", () => {
     const agent = await connect();
     const files = { "index.html": ref("<p>anon by ref</p>") };
     const pre = await ok<Preflight>(agent, "preflight_files", { files });
-    expect(pre.uploads[0]!.url).toBe(`${TEST_BASE_URL}/deploy/uploads/${pre.upload_token}/${sha("<p>anon by ref</p>")}`);
-    const noToken = await fails(agent, "upload_content", { sha256: sha("<p>anon by ref</p>"), content: "<p>anon by ref</p>" });
+    expect(pre.uploads[0]!.url).toBe(
+      `${TEST_BASE_URL}/deploy/uploads/${pre.upload_token}/${sha("<p>anon by ref</p>")}`,
+    );
+    const noToken = await fails(agent, "upload_content", {
+      sha256: sha("<p>anon by ref</p>"),
+      content: "<p>anon by ref</p>",
+    });
     expect(noToken).toMatchObject({ code: "invalid_request", hint: expect.stringContaining("upload_token") });
-    await ok(agent, "upload_content", { sha256: sha("<p>anon by ref</p>"), content: "<p>anon by ref</p>", upload_token: pre.upload_token });
+    await ok(agent, "upload_content", {
+      sha256: sha("<p>anon by ref</p>"),
+      content: "<p>anon by ref</p>",
+      upload_token: pre.upload_token,
+    });
     // Without the token the reference is not this caller's: refused, nothing created.
     const unusable = await fails(agent, "deploy_files", { files });
     expect(unusable).toMatchObject({ code: "invalid_request", hint: expect.stringContaining("preflight_files") });
@@ -119,18 +136,33 @@ describe("preflight_files, upload_content and deploys by reference", () => {
     const wrong = await fails(agent, "upload_content", { sha256: sha("the real bytes"), content: "other bytes" });
     expect(wrong.code).toBe("invalid_request");
     expect(wrong.text).toMatch(/^Hint: Send the file's exact bytes/m);
-    expect(await fails(agent, "deploy_files", { files: { "index.html": ref("the real bytes") } })).toMatchObject({ code: "invalid_request" });
+    expect(await fails(agent, "deploy_files", { files: { "index.html": ref("the real bytes") } })).toMatchObject({
+      code: "invalid_request",
+    });
     expect((await fails(agent, "upload_content", { sha256: "not-a-hash", content: "x" })).code).toBe("invalid_request");
-    const expired = await fails(agent, "upload_content", { sha256: sha("x"), content: "x", upload_token: `ut_${"a".repeat(43)}` });
+    const expired = await fails(agent, "upload_content", {
+      sha256: sha("x"),
+      content: "x",
+      upload_token: `ut_${"a".repeat(43)}`,
+    });
     expect(expired).toMatchObject({ code: "not_found", hint: expect.stringContaining("preflight_files") });
     await agent.close();
   });
 });
 
-const zipOf = (files: Record<string, string>) => zipSync(Object.fromEntries(Object.entries(files).map(([p, c]) => [p, strToU8(c)])));
+const zipOf = (files: Record<string, string>) =>
+  zipSync(Object.fromEntries(Object.entries(files).map(([p, c]) => [p, strToU8(c)])));
 const tokenOf = (url: string) => url.split("/").pop()!;
 const once = (token: string, body: BodyInit, contentType: string, headers: Record<string, string> = {}) =>
-  onceRoute.POST(apiRequest(`/deploy/once/${token}`, { method: "POST", body, headers: { "content-type": contentType, ...headers }, ip: nextIp() }), { params: Promise.resolve({ token }) });
+  onceRoute.POST(
+    apiRequest(`/deploy/once/${token}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType, ...headers },
+      ip: nextIp(),
+    }),
+    { params: Promise.resolve({ token }) },
+  );
 
 describe("deploy_directory: a one-time deploy URL", () => {
   it("returns the URL and ready commands; the URL deploys a zip once, anonymously; a second use is refused", async () => {
@@ -139,7 +171,8 @@ describe("deploy_directory: a one-time deploy URL", () => {
     expect(g.url).toMatch(new RegExp(`^${TEST_BASE_URL}/deploy/once/dg_[A-Za-z0-9_-]{43}$`));
     // Where the store takes direct uploads (the hosted stack's Blob), the zip goes by reference (tests/integration/zip-references.test.ts runs that script).
     if (t.ctx.storage.direct) expect(g.commands.curl).toContain(`--data "$ref" ${g.url}/preflight`);
-    else expect(g.commands.curl).toBe(`curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${g.url}`);
+    else
+      expect(g.commands.curl).toBe(`curl --fail -H 'content-type: application/zip' --data-binary @site.zip ${g.url}`);
     expect(g.commands.npx).toBe(`npx dropsite deploy 'my site' --grant ${g.url}`);
     expect(g.commands.zip).toContain("(cd 'my site' && zip -qr - .");
     expect(Date.parse(g.expires_at) - t.ctx.now()).toBe(DEPLOY_GRANT_SECONDS * 1000);
@@ -155,7 +188,11 @@ describe("deploy_directory: a one-time deploy URL", () => {
     expect(await visit(d.slug)).toBe("<p>zipped</p>");
     const again = await once(tokenOf(g.url), zipOf({ "index.html": "again" }), "application/zip");
     expect(again.status).toBe(410);
-    expect(await again.json()).toMatchObject({ code: "gone", error: expect.stringContaining("already used"), hint: expect.stringContaining("deploy_directory") });
+    expect(await again.json()).toMatchObject({
+      code: "gone",
+      error: expect.stringContaining("already used"),
+      hint: expect.stringContaining("deploy_directory"),
+    });
     const unknown = await once(`dg_${"x".repeat(43)}`, "<p>x</p>", "text/html");
     expect(unknown.status).toBe(404);
   });
@@ -167,7 +204,11 @@ describe("deploy_directory: a one-time deploy URL", () => {
     await agent.close();
     const token = tokenOf(g.url);
     const pre = await oncePreflightRoute.POST(
-      apiRequest(`/deploy/once/${token}/preflight`, { method: "POST", body: JSON.stringify({ files: { "index.html": ref("<p>grant ref</p>") } }), headers: { "content-type": "application/json" } }),
+      apiRequest(`/deploy/once/${token}/preflight`, {
+        method: "POST",
+        body: JSON.stringify({ files: { "index.html": ref("<p>grant ref</p>") } }),
+        headers: { "content-type": "application/json" },
+      }),
       { params: Promise.resolve({ token }) },
     );
     expect(pre.status).toBe(200);
@@ -177,7 +218,11 @@ describe("deploy_directory: a one-time deploy URL", () => {
       params: Promise.resolve({ token: p.upload_token, sha256: target.sha256 }),
     });
     expect(put.status).toBe(201);
-    const res = await once(token, JSON.stringify({ files: { "index.html": ref("<p>grant ref</p>") } }), "application/json");
+    const res = await once(
+      token,
+      JSON.stringify({ files: { "index.html": ref("<p>grant ref</p>") } }),
+      "application/json",
+    );
     expect(res.status).toBe(200);
     const d = (await res.json()) as Deployed;
     expect(d).toMatchObject({ name: "from-shell", replaced: false });
@@ -186,7 +231,14 @@ describe("deploy_directory: a one-time deploy URL", () => {
     expect((await listDrops(t.ctx, account, { limit: 10, offset: 0 })).drops.map((x) => x.slug)).toContain(d.slug);
     expect(await visit(d.slug)).toBe("<p>grant ref</p>");
     // Used: its preflight is refused too.
-    const late = await oncePreflightRoute.POST(apiRequest(`/deploy/once/${token}/preflight`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } }), { params: Promise.resolve({ token }) });
+    const late = await oncePreflightRoute.POST(
+      apiRequest(`/deploy/once/${token}/preflight`, {
+        method: "POST",
+        body: "{}",
+        headers: { "content-type": "application/json" },
+      }),
+      { params: Promise.resolve({ token }) },
+    );
     expect(late.status).toBe(410);
   });
 
@@ -198,18 +250,39 @@ describe("deploy_directory: a one-time deploy URL", () => {
     await agent.close();
     // A grant of a live key works (the spare one, to show the difference is the revocation).
     expect((await once(tokenOf(spare.url), "<p>live key</p>", "text/html")).status).toBe(200);
-    const revoked = await keyRoute.DELETE(apiRequest(`/keys/${a.keyId}`, { method: "DELETE", headers: bearer(a.apiKey) }), { params: Promise.resolve({ id: a.keyId }) });
+    const revoked = await keyRoute.DELETE(
+      apiRequest(`/keys/${a.keyId}`, { method: "DELETE", headers: bearer(a.apiKey) }),
+      { params: Promise.resolve({ id: a.keyId }) },
+    );
     expect(revoked.status).toBe(200);
     const token = tokenOf(g.url);
-    const before = { drops: await countDrops(t.ctx.db), grants: (await t.ctx.db.select().from(deployGrants)).sort((x, y) => (x.id < y.id ? -1 : 1)), stored: (await t.ctx.storage.list("")).sort() };
+    const before = {
+      drops: await countDrops(t.ctx.db),
+      grants: (await t.ctx.db.select().from(deployGrants)).sort((x, y) => (x.id < y.id ? -1 : 1)),
+      stored: (await t.ctx.storage.list("")).sort(),
+    };
     const res = await once(token, "<p>after revocation</p>", "text/html");
-    expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({ status: 401, code: "auth_required" });
+    expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({
+      status: 401,
+      code: "auth_required",
+    });
     const pre = await oncePreflightRoute.POST(
-      apiRequest(`/deploy/once/${token}/preflight`, { method: "POST", body: JSON.stringify({ files: { "index.html": ref("<p>x</p>") } }), headers: { "content-type": "application/json" } }),
+      apiRequest(`/deploy/once/${token}/preflight`, {
+        method: "POST",
+        body: JSON.stringify({ files: { "index.html": ref("<p>x</p>") } }),
+        headers: { "content-type": "application/json" },
+      }),
       { params: Promise.resolve({ token }) },
     );
-    expect({ status: pre.status, code: ((await pre.json()) as { code: string }).code }).toEqual({ status: 401, code: "auth_required" });
-    expect({ drops: await countDrops(t.ctx.db), grants: (await t.ctx.db.select().from(deployGrants)).sort((x, y) => (x.id < y.id ? -1 : 1)), stored: (await t.ctx.storage.list("")).sort() }).toEqual(before);
+    expect({ status: pre.status, code: ((await pre.json()) as { code: string }).code }).toEqual({
+      status: 401,
+      code: "auth_required",
+    });
+    expect({
+      drops: await countDrops(t.ctx.db),
+      grants: (await t.ctx.db.select().from(deployGrants)).sort((x, y) => (x.id < y.id ? -1 : 1)),
+      stored: (await t.ctx.storage.list("")).sort(),
+    }).toEqual(before);
   });
 
   it("checks the options when it is asked for: a name needs a paid plan, ttl its bounds; an expired URL is refused", async () => {
@@ -234,9 +307,19 @@ describe("deploy_directory: anonymous grants by content, and cleanup", () => {
     await agent.close();
     const token = tokenOf(g.url);
     const body = JSON.stringify({ files: { "index.html": ref("<p>anon grant</p>") } });
-    const pre = await oncePreflightRoute.POST(apiRequest(`/deploy/once/${token}/preflight`, { method: "POST", body, headers: { "content-type": "application/json" } }), { params: Promise.resolve({ token }) });
+    const pre = await oncePreflightRoute.POST(
+      apiRequest(`/deploy/once/${token}/preflight`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      }),
+      { params: Promise.resolve({ token }) },
+    );
     const p = (await pre.json()) as Preflight;
-    const put = await uploadPUT(apiRequest(new URL(p.uploads[0]!.url).pathname, { method: "PUT", body: "<p>anon grant</p>" }), { params: Promise.resolve({ token: p.upload_token, sha256: p.uploads[0]!.sha256 }) });
+    const put = await uploadPUT(
+      apiRequest(new URL(p.uploads[0]!.url).pathname, { method: "PUT", body: "<p>anon grant</p>" }),
+      { params: Promise.resolve({ token: p.upload_token, sha256: p.uploads[0]!.sha256 }) },
+    );
     expect(put.status).toBe(201);
     expect((await once(token, body, "application/json")).status).toBe(400); // no upload token: the reference is not this caller's
     const res = await once(token, body, "application/json", { "x-upload-token": p.upload_token });
@@ -287,7 +370,9 @@ describe("device_authorize with claims", () => {
       { slug: b.slug, claimed: false, code: "not_found", error: expect.any(String) },
     ]);
     t.clock.advance(10);
-    const key = await ok<{ api_key: string; claims: unknown[] }>(agent, "device_token", { device_code: started.device_code });
+    const key = await ok<{ api_key: string; claims: unknown[] }>(agent, "device_token", {
+      device_code: started.device_code,
+    });
     expect(key.claims).toEqual(decided.claims);
     const authed = await connect(key.api_key);
     const list = await ok<{ drops: { slug: string }[] }>(authed, "list_drops", {});
@@ -298,7 +383,15 @@ describe("device_authorize with claims", () => {
 
   it("over REST a JSON body carries the claims; a malformed claim is refused up front", async () => {
     const post = (body: string) =>
-      deviceAuthorizeRoute.POST(apiRequest("/device/authorize", { method: "POST", body, headers: { "content-type": "application/json" }, ip: nextIp() }), { params: Promise.resolve({}) });
+      deviceAuthorizeRoute.POST(
+        apiRequest("/device/authorize", {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json" },
+          ip: nextIp(),
+        }),
+        { params: Promise.resolve({}) },
+      );
     const bad = await post(JSON.stringify({ claims: [{ slug: "x", claim_token: "nope" }] }));
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: "invalid_request" });

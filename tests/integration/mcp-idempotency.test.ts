@@ -66,10 +66,19 @@ const versionsOf = async (slug: string) => {
 describe("the write tools", () => {
   it("are exactly the tools that publish idempotency_key, with its bounds", async () => {
     const agent = await connectAgent("client-2.x", { ip: nextIp() });
-    const tools = (await agent.listTools()) as { name: string; inputSchema: { properties?: Record<string, { minLength?: number; maxLength?: number }> } }[];
+    const tools = (await agent.listTools()) as {
+      name: string;
+      inputSchema: { properties?: Record<string, { minLength?: number; maxLength?: number }> };
+    }[];
     expect(tools.map((x) => x.name).sort()).toEqual(TOOL_NAMES);
-    expect(tools.filter((x) => x.inputSchema.properties?.idempotency_key).map((x) => x.name).sort()).toEqual(WRITE_TOOLS);
-    for (const x of tools.filter((y) => y.inputSchema.properties?.idempotency_key)) expect(x.inputSchema.properties!.idempotency_key, x.name).toMatchObject({ minLength: 1, maxLength: 255 });
+    expect(
+      tools
+        .filter((x) => x.inputSchema.properties?.idempotency_key)
+        .map((x) => x.name)
+        .sort(),
+    ).toEqual(WRITE_TOOLS);
+    for (const x of tools.filter((y) => y.inputSchema.properties?.idempotency_key))
+      expect(x.inputSchema.properties!.idempotency_key, x.name).toMatchObject({ minLength: 1, maxLength: 255 });
   });
 });
 
@@ -107,14 +116,20 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
     const one = await connectAgent(flavour, { ip: nextIp(), credential: apiKey });
     const two = await connectAgent(flavour, { ip: nextIp(), credential: apiKey });
     const c = await one.call("deploy_html", { html: "<p>scoped</p>", idempotency_key: key });
-    expect((await two.call("deploy_html", { html: "<p>scoped</p>", idempotency_key: key })).structuredContent).toEqual(c.structuredContent);
+    expect((await two.call("deploy_html", { html: "<p>scoped</p>", idempotency_key: key })).structuredContent).toEqual(
+      c.structuredContent,
+    );
     expect((c.structuredContent as { slug: string }).slug).not.toBe((a.structuredContent as { slug: string }).slug);
   });
 
   it("parallel calls with one key write once: the others replay or are told the first is in flight", async () => {
     const { agent } = await pro(flavour);
     const before = await countDrops(t.ctx.db);
-    const results = await Promise.all(Array.from({ length: 10 }, () => agent.call("deploy_named", { name: "parallel", files: { "index.html": "p" }, idempotency_key: "parallel" })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        agent.call("deploy_named", { name: "parallel", files: { "index.html": "p" }, idempotency_key: "parallel" }),
+      ),
+    );
     expect(await countDrops(t.ctx.db)).toBe(before + 1);
     const ok = results.filter((r) => !r.isError);
     expect(ok.length).toBeGreaterThan(0);
@@ -128,12 +143,24 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
   it("deploy_named and append_files: ten calls, one version each", async () => {
     const { agent } = await pro(flavour);
     const before = await countDrops(t.ctx.db);
-    const d = await tenTimes(agent, "deploy_named", { name: "tenfold", files: { "index.html": "v1" }, idempotency_key: "named" });
+    const d = await tenTimes(agent, "deploy_named", {
+      name: "tenfold",
+      files: { "index.html": "v1" },
+      idempotency_key: "named",
+    });
     const slug = (d.structuredContent as { slug: string }).slug;
     expect(await countDrops(t.ctx.db)).toBe(before + 1);
-    await tenTimes(agent, "deploy_named", { name: "tenfold", files: { "index.html": "v2" }, idempotency_key: "named-2" });
+    await tenTimes(agent, "deploy_named", {
+      name: "tenfold",
+      files: { "index.html": "v2" },
+      idempotency_key: "named-2",
+    });
     expect((await versionsOf(slug)).versions).toBe(2);
-    await expectConflict(agent, "deploy_named", { name: "tenfold", files: { "index.html": "v3" }, idempotency_key: "named" });
+    await expectConflict(agent, "deploy_named", {
+      name: "tenfold",
+      files: { "index.html": "v3" },
+      idempotency_key: "named",
+    });
 
     const a = await tenTimes(agent, "append_files", { slug, files: { "more.html": "m" }, idempotency_key: "append" });
     expect(a.structuredContent).toMatchObject({ version: 3, total_files: 2 });
@@ -144,20 +171,31 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
 
   it("rollback_drop: a replay moves nothing", async () => {
     const { agent } = await pro(flavour);
-    const slug = ((await agent.call("deploy_named", { name: "rb", files: { "index.html": "v1" } })).structuredContent as { slug: string }).slug;
+    const slug = (
+      (await agent.call("deploy_named", { name: "rb", files: { "index.html": "v1" } })).structuredContent as {
+        slug: string;
+      }
+    ).slug;
     await agent.call("deploy_named", { name: "rb", files: { "index.html": "v2" } });
-    expect((await tenTimes(agent, "rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent).toMatchObject({ live_version: 1 });
+    expect(
+      (await tenTimes(agent, "rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent,
+    ).toMatchObject({ live_version: 1 });
     await agent.call("rollback_drop", { slug, version: 2 });
-    expect((await agent.call("rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent).toMatchObject({ live_version: 1 });
+    expect(
+      (await agent.call("rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent,
+    ).toMatchObject({ live_version: 1 });
     expect((await versionsOf(slug)).drop.liveVersion).toBe(2);
     await expectConflict(agent, "rollback_drop", { slug, version: 2, idempotency_key: "rb" });
   });
 
   it("delete_drop: the retries replay the deletion instead of answering not_found", async () => {
     const { agent } = await pro(flavour);
-    const slug = ((await agent.call("deploy_html", { html: "<p>doomed</p>" })).structuredContent as { slug: string }).slug;
+    const slug = ((await agent.call("deploy_html", { html: "<p>doomed</p>" })).structuredContent as { slug: string })
+      .slug;
     const before = await countDrops(t.ctx.db);
-    expect((await tenTimes(agent, "delete_drop", { slug, idempotency_key: "del" })).structuredContent).toEqual({ deleted: slug });
+    expect((await tenTimes(agent, "delete_drop", { slug, idempotency_key: "del" })).structuredContent).toEqual({
+      deleted: slug,
+    });
     expect(await countDrops(t.ctx.db)).toBe(before - 1);
     expect(errorCode(await agent.call("delete_drop", { slug }))).toBe("not_found");
     await expectConflict(agent, "delete_drop", { slug: "someother", idempotency_key: "del" });
@@ -165,12 +203,27 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
 
   it("set_access: ten calls sign visitors out once; another password with the key conflicts", async () => {
     const { agent } = await pro(flavour);
-    const slug = ((await agent.call("deploy_html", { html: "<p>guarded</p>" })).structuredContent as { slug: string }).slug;
+    const slug = ((await agent.call("deploy_html", { html: "<p>guarded</p>" })).structuredContent as { slug: string })
+      .slug;
     const policy = async () => (await findDropBySlug(t.ctx.db, slug))!.accessPolicyVersion;
     const start = await policy();
-    expect((await tenTimes(agent, "set_access", { slug, mode: "password", password: "correct horse", idempotency_key: "lock" })).structuredContent).toEqual({ slug, mode: "password" });
+    expect(
+      (
+        await tenTimes(agent, "set_access", {
+          slug,
+          mode: "password",
+          password: "correct horse",
+          idempotency_key: "lock",
+        })
+      ).structuredContent,
+    ).toEqual({ slug, mode: "password" });
     expect(await policy()).toBe(start + 1);
-    await expectConflict(agent, "set_access", { slug, mode: "password", password: "another horse", idempotency_key: "lock" });
+    await expectConflict(agent, "set_access", {
+      slug,
+      mode: "password",
+      password: "another horse",
+      idempotency_key: "lock",
+    });
     expect(await policy()).toBe(start + 1);
   });
 
@@ -182,9 +235,22 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
     const p = await tenTimes(agent, "preflight_files", { files, idempotency_key: "pre" });
     expect(await grants()).toBe(before + 1);
     const token = (p.structuredContent as { upload_token: string }).upload_token;
-    await tenTimes(agent, "upload_content", { sha256: sha(`${flavour} pre`), content: `${flavour} pre`, upload_token: token, idempotency_key: "up" });
-    await expectConflict(agent, "upload_content", { sha256: sha("x"), content: "x", upload_token: token, idempotency_key: "up" });
-    await expectConflict(agent, "preflight_files", { files: { "other.html": files["index.html"] }, idempotency_key: "pre" });
+    await tenTimes(agent, "upload_content", {
+      sha256: sha(`${flavour} pre`),
+      content: `${flavour} pre`,
+      upload_token: token,
+      idempotency_key: "up",
+    });
+    await expectConflict(agent, "upload_content", {
+      sha256: sha("x"),
+      content: "x",
+      upload_token: token,
+      idempotency_key: "up",
+    });
+    await expectConflict(agent, "preflight_files", {
+      files: { "other.html": files["index.html"] },
+      idempotency_key: "pre",
+    });
 
     const dg = async () => (await t.ctx.db.select({ n: count() }).from(deployGrants))[0]!.n;
     const dgBefore = await dg();
@@ -196,8 +262,13 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
 
   it("add_webhook and remove_webhook: one webhook for ten calls, the same secret replayed, never stored in plain", async () => {
     const { agent, account } = await pro(flavour);
-    const hooks = async () => (await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n;
-    const added = await tenTimes(agent, "add_webhook", { url: "https://127.0.0.1/hook", events: ["drop.deployed"], idempotency_key: "hook" });
+    const hooks = async () =>
+      (await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n;
+    const added = await tenTimes(agent, "add_webhook", {
+      url: "https://127.0.0.1/hook",
+      events: ["drop.deployed"],
+      idempotency_key: "hook",
+    });
     const w = added.structuredContent as { id: string; secret: string };
     expect(w.secret).toMatch(/^whsec_/);
     expect(resultText(added)).toContain(w.secret);
@@ -212,14 +283,20 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
     await expectConflict(agent, "add_webhook", { url: "https://127.0.0.1/other", idempotency_key: "hook" });
     expect(await hooks()).toBe(1);
 
-    expect((await tenTimes(agent, "remove_webhook", { id: w.id, idempotency_key: "unhook" })).structuredContent).toEqual({ deleted: w.id });
+    expect(
+      (await tenTimes(agent, "remove_webhook", { id: w.id, idempotency_key: "unhook" })).structuredContent,
+    ).toEqual({ deleted: w.id });
     expect(await hooks()).toBe(0);
     expect(errorCode(await agent.call("remove_webhook", { id: w.id }))).toBe("not_found");
   });
 
   it("an out-of-range key is an isError result with invalid_request on every write tool, and writes nothing", async () => {
     const { agent, account } = await pro(flavour);
-    const slug = ((await agent.call("deploy_named", { name: "bounds", files: { "index.html": "v1" } })).structuredContent as { slug: string }).slug;
+    const slug = (
+      (await agent.call("deploy_named", { name: "bounds", files: { "index.html": "v1" } })).structuredContent as {
+        slug: string;
+      }
+    ).slug;
     const args: Record<string, Record<string, unknown>> = {
       add_domain: { hostname: "docs.example.test", slug },
       add_webhook: { url: "https://127.0.0.1/bounds" },
@@ -247,12 +324,20 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
         expect(errorCode(r), `${name} ${JSON.stringify(key)}`).toBe("invalid_request");
         expect(resultText(r)).toMatch(/^Error \(invalid_request\): /m);
       }
-      expect(resultText(await agent.call(name, { ...a, idempotency_key: "" }))).toMatch(/^Hint: Pass idempotency_key as 1 to 255 printable ASCII characters/m);
+      expect(resultText(await agent.call(name, { ...a, idempotency_key: "" }))).toMatch(
+        /^Hint: Pass idempotency_key as 1 to 255 printable ASCII characters/m,
+      );
     }
     expect(await countDrops(t.ctx.db)).toBe(drops);
-    expect((await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n).toBe(0);
+    expect((await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n).toBe(
+      0,
+    );
     const { drop, versions } = await versionsOf(slug);
-    expect({ versions, live: drop.liveVersion, mode: drop.accessMode }).toEqual({ versions: 1, live: 1, mode: "public" });
+    expect({ versions, live: drop.liveVersion, mode: drop.accessMode }).toEqual({
+      versions: 1,
+      live: 1,
+      mode: "public",
+    });
     // The bounds themselves are accepted.
     expect((await agent.call("deploy_html", { html: "edge", idempotency_key: k255 })).isError).toBe(false);
     expect((await agent.call("deploy_html", { html: "edge", idempotency_key: "k" })).isError).toBe(false);

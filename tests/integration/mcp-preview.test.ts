@@ -43,29 +43,49 @@ interface Listed {
 }
 
 describe("the deploy preview resource", () => {
-  it.each(["modern", "legacy", "sdk-1.x"] as const)("%s: the server declares resources; resources/list and resources/read return the preview", async (mode) => {
-    const client = mode === "sdk-1.x" ? await sdk1() : await connectInProcess(mode, { ip: ip() });
-    expect(client.getServerCapabilities()?.resources).toBeDefined();
-    const listed = (await client.listResources()).resources as Listed[];
-    expect(listed.map((r) => r.uri)).toEqual([URI]);
-    expect(listed[0]).toMatchObject({ mimeType: MIME, _meta: { ui: { csp: { frameDomains: ["http://*.drops.localhost:3000"] } } } });
+  it.each(["modern", "legacy", "sdk-1.x"] as const)(
+    "%s: the server declares resources; resources/list and resources/read return the preview",
+    async (mode) => {
+      const client = mode === "sdk-1.x" ? await sdk1() : await connectInProcess(mode, { ip: ip() });
+      expect(client.getServerCapabilities()?.resources).toBeDefined();
+      const listed = (await client.listResources()).resources as Listed[];
+      expect(listed.map((r) => r.uri)).toEqual([URI]);
+      expect(listed[0]).toMatchObject({
+        mimeType: MIME,
+        _meta: { ui: { csp: { frameDomains: ["http://*.drops.localhost:3000"] } } },
+      });
 
-    const read = await client.readResource({ uri: URI });
-    expect(read.contents).toHaveLength(1);
-    const c = read.contents[0] as { uri: string; mimeType: string; text: string; _meta?: Listed["_meta"] };
-    expect(c).toMatchObject({ uri: URI, mimeType: MIME, _meta: { ui: { csp: { frameDomains: ["http://*.drops.localhost:3000"] } } } });
-    const html = c.text;
-    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
-    // What the view shows: URL, expiry, claim token, a labelled QR code, a sandboxed frame.
-    for (const part of ['id="url"', 'id="expires"', 'id="token"', 'role="img" aria-labelledby="qr-title"', "<figcaption", '<iframe id="frame"', 'sandbox="allow-scripts allow-forms"', 'role="status"']) expect(html).toContain(part);
-    // The frame may load drop hosts and nothing else; the view has no network of its own.
-    expect(html).toContain("frame-src http://*.drops.localhost:3000;");
-    expect(html).toContain("default-src 'none'");
-    // The official App class is inside, and nothing closes the script early.
-    expect(html).toContain("const ExtApps={");
-    expect(html.match(/<\/script/g)).toHaveLength(1);
-    await client.close();
-  });
+      const read = await client.readResource({ uri: URI });
+      expect(read.contents).toHaveLength(1);
+      const c = read.contents[0] as { uri: string; mimeType: string; text: string; _meta?: Listed["_meta"] };
+      expect(c).toMatchObject({
+        uri: URI,
+        mimeType: MIME,
+        _meta: { ui: { csp: { frameDomains: ["http://*.drops.localhost:3000"] } } },
+      });
+      const html = c.text;
+      expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
+      // What the view shows: URL, expiry, claim token, a labelled QR code, a sandboxed frame.
+      for (const part of [
+        'id="url"',
+        'id="expires"',
+        'id="token"',
+        'role="img" aria-labelledby="qr-title"',
+        "<figcaption",
+        '<iframe id="frame"',
+        'sandbox="allow-scripts allow-forms"',
+        'role="status"',
+      ])
+        expect(html).toContain(part);
+      // The frame may load drop hosts and nothing else; the view has no network of its own.
+      expect(html).toContain("frame-src http://*.drops.localhost:3000;");
+      expect(html).toContain("default-src 'none'");
+      // The official App class is inside, and nothing closes the script early.
+      expect(html).toContain("const ExtApps={");
+      expect(html.match(/<\/script/g)).toHaveLength(1);
+      await client.close();
+    },
+  );
 
   it("holds no data or secret: the same bytes for every caller, no token or key inside", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
@@ -76,7 +96,8 @@ describe("the deploy preview resource", () => {
     const a = ((await anon.readResource({ uri: URI })).contents[0] as { text: string }).text;
     const b = ((await owner.readResource({ uri: URI })).contents[0] as { text: string }).text;
     expect(a).toBe(b);
-    for (const secret of [token, apiKey, t.ctx.env.NEXTAUTH_SECRET ?? "no-secret-configured"]) expect(a).not.toContain(secret);
+    for (const secret of [token, apiKey, t.ctx.env.NEXTAUTH_SECRET ?? "no-secret-configured"])
+      expect(a).not.toContain(secret);
     expect(a).not.toMatch(/\b(ct|sp|ut|dg)_[A-Za-z0-9_-]{20,}/);
   });
 
@@ -87,13 +108,16 @@ describe("the deploy preview resource", () => {
 });
 
 describe("the deploy tools link the preview", () => {
-  it.each(["modern", "legacy"] as const)("%s: tools/list carries _meta.ui.resourceUri (and ui/resourceUri) on the deploy tools only", async (mode) => {
-    const client = await connectInProcess(mode, { ip: ip() });
-    const tools = (await client.listTools()).tools;
-    const linked = tools.filter((x) => x._meta !== undefined);
-    expect(linked.map((x) => x.name).sort()).toEqual(["deploy_files", "deploy_html", "deploy_named"]);
-    for (const x of linked) expect(x._meta, x.name).toEqual({ ui: { resourceUri: URI }, "ui/resourceUri": URI });
-  });
+  it.each(["modern", "legacy"] as const)(
+    "%s: tools/list carries _meta.ui.resourceUri (and ui/resourceUri) on the deploy tools only",
+    async (mode) => {
+      const client = await connectInProcess(mode, { ip: ip() });
+      const tools = (await client.listTools()).tools;
+      const linked = tools.filter((x) => x._meta !== undefined);
+      expect(linked.map((x) => x.name).sort()).toEqual(["deploy_files", "deploy_html", "deploy_named"]);
+      for (const x of linked) expect(x._meta, x.name).toEqual({ ui: { resourceUri: URI }, "ui/resourceUri": URI });
+    },
+  );
 
   it("SDK 1.x sees the link too", async () => {
     const client = await sdk1();
@@ -114,7 +138,16 @@ describe("the deploy tools link the preview", () => {
           `(or sends POST ${t.ctx.env.BASE_URL}/claim with their credential and {"slug": "${d.slug}", "claim_token": "${d.claim_token}"}). The token works once; keep it private.`,
       ].join("\n"),
     );
-    expect(Object.keys(r.structuredContent ?? {}).sort()).toEqual(["claim_token", "expires_at", "files", "plan", "report", "slug", "url", "version"]);
+    expect(Object.keys(r.structuredContent ?? {}).sort()).toEqual([
+      "claim_token",
+      "expires_at",
+      "files",
+      "plan",
+      "report",
+      "slug",
+      "url",
+      "version",
+    ]);
     const qr = r._meta?.["dev.dropsite/qr"] as { size: number; rows: string[] };
     expect(qr).toEqual(qrModules(d.url));
     expect(qr.rows).toHaveLength(qr.size);

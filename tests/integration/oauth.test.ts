@@ -39,7 +39,15 @@ async function register(body: Record<string, unknown> = {}): Promise<Response> {
   return fetch(url("/api/oauth/register"), {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "Test Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], scope: "mcp", ...body }),
+    body: JSON.stringify({
+      client_name: "Test Agent",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      scope: "mcp",
+      ...body,
+    }),
   });
 }
 
@@ -57,7 +65,17 @@ interface Started {
 
 async function authorize(clientId: string, params: Record<string, string> = {}): Promise<Response> {
   const { challenge } = pkcePair();
-  const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", scope: "mcp", state: "st4te", resource: `${app.baseUrl}/mcp`, ...params });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "mcp",
+    state: "st4te",
+    resource: `${app.baseUrl}/mcp`,
+    ...params,
+  });
   // An empty value leaves the parameter out.
   for (const [k, v] of Object.entries(params)) if (v === "") q.delete(k);
   return fetch(url(`/api/oauth/authorize?${q}`), { redirect: "manual" });
@@ -66,7 +84,16 @@ async function authorize(clientId: string, params: Record<string, string> = {}):
 /** The browser's first leg: the authorization URL sends it to the consent page. */
 async function start(clientId: string): Promise<Started> {
   const { verifier, challenge } = pkcePair();
-  const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", scope: "mcp", state: "st4te", resource: `${app.baseUrl}/mcp` });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "mcp",
+    state: "st4te",
+    resource: `${app.baseUrl}/mcp`,
+  });
   const jar = new CookieJar();
   const res = await fetch(url(`/api/oauth/authorize?${q}`), { redirect: "manual" });
   expect(res.status).toBe(303);
@@ -87,7 +114,11 @@ async function decide(s: Started, accountId: string, approve: boolean): Promise<
 }
 
 async function token(body: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(url("/api/oauth/token"), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body) });
+  const res = await fetch(url("/api/oauth/token"), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(body),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -100,7 +131,14 @@ async function codeFor(clientId: string, accountId: string): Promise<{ code: str
 }
 
 async function exchange(clientId: string, code: string, verifier: string) {
-  return token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource: `${app.baseUrl}/mcp` });
+  return token({
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: `${app.baseUrl}/mcp`,
+  });
 }
 
 async function tokensFor(clientId: string, accountId: string): Promise<{ access: string; refresh: string }> {
@@ -116,7 +154,9 @@ async function tokensFor(clientId: string, accountId: string): Promise<{ access:
 
 async function mcpClient(access: string): Promise<Client> {
   const client = new Client({ name: "oauth-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url("/mcp")), { requestInit: { headers: bearer(access) } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url("/mcp")), { requestInit: { headers: bearer(access) } }),
+  );
   return client;
 }
 
@@ -125,7 +165,12 @@ async function rawMcp(access: string): Promise<Response> {
   return fetch(url("/mcp"), {
     method: "POST",
     headers: { ...bearer(access), "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
   });
 }
 
@@ -168,36 +213,62 @@ describe("registration", () => {
     // Without a scope and naming only authorization_code, it still gets the refresh grant.
     const bare = await register({ scope: undefined, grant_types: ["authorization_code"] });
     expect(bare.status).toBe(201);
-    expect(((await bare.json()) as { grant_types: string[] }).grant_types).toEqual(["authorization_code", "refresh_token"]);
+    expect(((await bare.json()) as { grant_types: string[] }).grant_types).toEqual([
+      "authorization_code",
+      "refresh_token",
+    ]);
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ client_name: "Test Agent", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
+    expect(body).toMatchObject({
+      client_name: "Test Agent",
+      token_endpoint_auth_method: "none",
+      redirect_uris: [REDIRECT],
+    });
     expect(body.client_secret).toBeUndefined();
   });
 
-  it.each([["http://agent.example.com/cb"], ["https://agent.example.com/cb#frag"], ["ftp://127.0.0.1/cb"], ["http://10.0.0.1/cb"]])("redirect URI %s is 400 invalid_redirect_uri", async (uri) => {
+  it.each([
+    ["http://agent.example.com/cb"],
+    ["https://agent.example.com/cb#frag"],
+    ["ftp://127.0.0.1/cb"],
+    ["http://10.0.0.1/cb"],
+  ])("redirect URI %s is 400 invalid_redirect_uri", async (uri) => {
     const before = await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"));
     const res = await register({ redirect_uris: [uri] });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe("invalid_redirect_uri");
-    expect(await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"))).toHaveLength(before.length);
+    expect(await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"))).toHaveLength(
+      before.length,
+    );
   });
 
   it("registrations are bounded per client address: 429 rate_limited with Retry-After, and nothing stored", async () => {
     const from = { "x-dropsite-socket-ip": "198.51.100.77", "content-type": "application/json" };
-    const body = JSON.stringify({ client_name: "Flood", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
-    for (let i = 0; i < 50; i++) expect((await fetch(url("/api/oauth/register"), { method: "POST", headers: from, body })).status).toBe(201);
+    const body = JSON.stringify({
+      client_name: "Flood",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+    });
+    for (let i = 0; i < 50; i++)
+      expect((await fetch(url("/api/oauth/register"), { method: "POST", headers: from, body })).status).toBe(201);
     const before = await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"));
     const refused = await fetch(url("/api/oauth/register"), { method: "POST", headers: from, body });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(((await refused.json()) as { error: string }).error).toBe("rate_limited");
-    expect(await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"))).toHaveLength(before.length);
+    expect(await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "Client"))).toHaveLength(
+      before.length,
+    );
     // Another address is not affected.
     expect((await register()).status).toBe(201);
   });
 
-  it.each([["https://agent.example.com/cb"], ["http://localhost:8080/cb"], ["http://[::1]:9/cb"], ["http://127.0.0.1/cb"]])("redirect URI %s is accepted", async (uri) => {
+  it.each([
+    ["https://agent.example.com/cb"],
+    ["http://localhost:8080/cb"],
+    ["http://[::1]:9/cb"],
+    ["http://127.0.0.1/cb"],
+  ])("redirect URI %s is accepted", async (uri) => {
     expect((await register({ redirect_uris: [uri] })).status).toBe(201);
   });
 });
@@ -206,7 +277,11 @@ describe("authorization code with PKCE", () => {
   it("the full flow: consent, code, tokens, and the tools act as the account", async () => {
     const { account, apiKey } = await accountWithKey(t.ctx);
     const deployed = await deployRoute.POST(
-      new Request(url("/deploy"), { method: "POST", headers: { ...bearer(apiKey), "content-type": "application/json", "x-dropsite-socket-ip": "192.0.2.7" }, body: JSON.stringify({ files: { "index.html": "<h1>mine</h1>" } }) }),
+      new Request(url("/deploy"), {
+        method: "POST",
+        headers: { ...bearer(apiKey), "content-type": "application/json", "x-dropsite-socket-ip": "192.0.2.7" },
+        body: JSON.stringify({ files: { "index.html": "<h1>mine</h1>" } }),
+      }),
       { params: Promise.resolve({}) },
     );
     expect(deployed.status).toBe(200);
@@ -218,7 +293,10 @@ describe("authorization code with PKCE", () => {
     expect(refresh).toBeTruthy();
 
     const client = await mcpClient(access);
-    const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as { isError?: boolean; structuredContent?: { drops: { slug: string }[] } };
+    const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as {
+      isError?: boolean;
+      structuredContent?: { drops: { slug: string }[] };
+    };
     expect(listed.isError).toBeFalsy();
     expect(listed.structuredContent?.drops.map((d) => d.slug)).toEqual([slug]);
     await client.close();
@@ -228,13 +306,25 @@ describe("authorization code with PKCE", () => {
     expect(refreshed.status).toBe(200);
     const again = await mcpClient(refreshed.json.access_token as string);
     registerSecret("oauth access token", refreshed.json.access_token as string);
-    const relisted = (await again.callTool({ name: "list_drops", arguments: {} })) as { structuredContent?: { drops: { slug: string }[] } };
+    const relisted = (await again.callTool({ name: "list_drops", arguments: {} })) as {
+      structuredContent?: { drops: { slug: string }[] };
+    };
     expect(relisted.structuredContent?.drops.map((d) => d.slug)).toEqual([slug]);
     await again.close();
 
     // Tokens are stored by hash only.
-    expect(await t.ctx.db.select().from(oauthModels).where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, access)))).toHaveLength(0);
-    expect(await t.ctx.db.select().from(oauthModels).where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, sha256Hex(access))))).toHaveLength(1);
+    expect(
+      await t.ctx.db
+        .select()
+        .from(oauthModels)
+        .where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, access))),
+    ).toHaveLength(0);
+    expect(
+      await t.ctx.db
+        .select()
+        .from(oauthModels)
+        .where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, sha256Hex(access)))),
+    ).toHaveLength(1);
   });
 
   it("deny redirects with error=access_denied and issues nothing", async () => {
@@ -256,7 +346,10 @@ describe("authorization code with PKCE", () => {
 
   it("no PKCE, or code_challenge_method=plain, is invalid_request", async () => {
     const clientId = await newClient();
-    const cases: Record<string, string>[] = [{ code_challenge: "", code_challenge_method: "" }, { code_challenge_method: "plain" }];
+    const cases: Record<string, string>[] = [
+      { code_challenge: "", code_challenge_method: "" },
+      { code_challenge_method: "plain" },
+    ];
     for (const params of cases) {
       const res = await authorize(clientId, params);
       expect(res.status).toBe(303);
@@ -310,7 +403,10 @@ describe("the official client's OAuth provider interface", () => {
     await transport.finishAuth(back.searchParams);
     const client = new Client({ name: "sdk-agent", version: "1.0.0" });
     await client.connect(transport);
-    const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as { isError?: boolean; structuredContent?: { drops: unknown[] } };
+    const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as {
+      isError?: boolean;
+      structuredContent?: { drops: unknown[] };
+    };
     expect(listed.isError).toBeFalsy();
     expect(listed.structuredContent?.drops).toEqual([]);
     await client.close();
@@ -334,7 +430,12 @@ describe("tokens on /mcp", () => {
     const anon = await fetch(url("/mcp"), {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
     });
     expect(anon.status).toBe(200);
   });
@@ -343,27 +444,40 @@ describe("tokens on /mcp", () => {
     const { account, apiKey, keyId } = await accountWithKey(t.ctx);
     const clientId = await newClient("Revocable Agent");
     const { access, refresh } = await tokensFor(clientId, account.id);
-    const listed = (await (await keysRoute.GET(new Request(url("/keys"), { headers: bearer(apiKey) }), { params: Promise.resolve({}) })).json()) as { keys: Record<string, unknown>[] };
+    const listed = (await (
+      await keysRoute.GET(new Request(url("/keys"), { headers: bearer(apiKey) }), { params: Promise.resolve({}) })
+    ).json()) as { keys: Record<string, unknown>[] };
     const oauthEntry = listed.keys.find((k) => k.kind === "oauth");
     expect(oauthEntry).toMatchObject({ kind: "oauth", client_name: "Revocable Agent" });
     expect(listed.keys.find((k) => k.keyId === keyId)).toMatchObject({ kind: "api_key" });
 
     const id = oauthEntry!.keyId as string;
-    const del = await keyRoute.DELETE(new Request(url(`/keys/${id}`), { method: "DELETE", headers: bearer(apiKey) }), { params: Promise.resolve({ id }) });
+    const del = await keyRoute.DELETE(new Request(url(`/keys/${id}`), { method: "DELETE", headers: bearer(apiKey) }), {
+      params: Promise.resolve({ id }),
+    });
     expect(del.status).toBe(200);
     expectChallenge(await rawMcp(access));
     const refreshed = await token({ grant_type: "refresh_token", refresh_token: refresh, client_id: clientId });
     expect(refreshed.status).toBe(400);
     expect(refreshed.json.error).toBe("invalid_grant");
-    const after = (await (await keysRoute.GET(new Request(url("/keys"), { headers: bearer(apiKey) }), { params: Promise.resolve({}) })).json()) as { keys: Record<string, unknown>[] };
+    const after = (await (
+      await keysRoute.GET(new Request(url("/keys"), { headers: bearer(apiKey) }), { params: Promise.resolve({}) })
+    ).json()) as { keys: Record<string, unknown>[] };
     expect(after.keys.some((k) => k.kind === "oauth")).toBe(false);
     // Another account cannot revoke it: 404, as for keys.
     const other = await accountWithKey(t.ctx);
     const { access: otherAccess } = await tokensFor(clientId, other.account.id);
     const otherId = (
-      (await (await keysRoute.GET(new Request(url("/keys"), { headers: bearer(other.apiKey) }), { params: Promise.resolve({}) })).json()) as { keys: Record<string, unknown>[] }
+      (await (
+        await keysRoute.GET(new Request(url("/keys"), { headers: bearer(other.apiKey) }), {
+          params: Promise.resolve({}),
+        })
+      ).json()) as { keys: Record<string, unknown>[] }
     ).keys.find((k) => k.kind === "oauth")!.keyId as string;
-    const foreign = await keyRoute.DELETE(new Request(url(`/keys/${otherId}`), { method: "DELETE", headers: bearer(apiKey) }), { params: Promise.resolve({ id: otherId }) });
+    const foreign = await keyRoute.DELETE(
+      new Request(url(`/keys/${otherId}`), { method: "DELETE", headers: bearer(apiKey) }),
+      { params: Promise.resolve({ id: otherId }) },
+    );
     expect(foreign.status).toBe(404);
     expect((await rawMcp(otherAccess)).status).toBe(200);
   });

@@ -41,7 +41,14 @@ describe("discovery and JWKS", () => {
     const set = (await (await fetch(oidc.jwksUri)).json()) as { keys: Array<Record<string, unknown>> };
     expect(set.keys).toHaveLength(1);
     const [key] = set.keys;
-    expect(key).toMatchObject({ kty: "RSA", kid: oidc.kid, alg: "RS256", use: "sig", n: oidc.publicJwk.n, e: oidc.publicJwk.e });
+    expect(key).toMatchObject({
+      kty: "RSA",
+      kid: oidc.kid,
+      alg: "RS256",
+      use: "sig",
+      n: oidc.publicJwk.n,
+      e: oidc.publicJwk.e,
+    });
     expect(key).not.toHaveProperty("d");
   });
 });
@@ -51,7 +58,13 @@ describe("minted ID tokens", () => {
     const token = await oidc.mintIdToken({ sub: "user-1", email: "user-1@example.test" });
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: "RS256", kid: oidc.kid });
     const { payload } = await verify(token);
-    expect(payload).toMatchObject({ iss: oidc.issuer, sub: "user-1", aud: "dropsite-test", email: "user-1@example.test", email_verified: true });
+    expect(payload).toMatchObject({
+      iss: oidc.issuer,
+      sub: "user-1",
+      aud: "dropsite-test",
+      email: "user-1@example.test",
+      email_verified: true,
+    });
     expect(payload.exp! - payload.iat!).toBe(3600);
   });
 
@@ -64,14 +77,49 @@ describe("minted ID tokens", () => {
   // [name, token factory, expected jose error code, message fragment]
   const cases: Array<[string, () => Promise<string>, string, string]> = [
     ["expired", () => oidc.mintIdToken({ sub: "u", iat: now() - 7200, expiresIn: 3600 }), "ERR_JWT_EXPIRED", '"exp"'],
-    ["wrong audience", () => oidc.mintIdToken({ sub: "u", aud: "someone-else" }), "ERR_JWT_CLAIM_VALIDATION_FAILED", '"aud"'],
-    ["wrong issuer", () => oidc.mintIdToken({ sub: "u", iss: "http://evil" }), "ERR_JWT_CLAIM_VALIDATION_FAILED", '"iss"'],
-    ["not yet valid", () => oidc.mintIdToken({ sub: "u", nbf: now() + 3600 }), "ERR_JWT_CLAIM_VALIDATION_FAILED", '"nbf"'],
-    ["RS512 with the right key", () => oidc.mintIdToken({ sub: "u", alg: "RS512" }), "ERR_JOSE_ALG_NOT_ALLOWED", '"alg"'],
+    [
+      "wrong audience",
+      () => oidc.mintIdToken({ sub: "u", aud: "someone-else" }),
+      "ERR_JWT_CLAIM_VALIDATION_FAILED",
+      '"aud"',
+    ],
+    [
+      "wrong issuer",
+      () => oidc.mintIdToken({ sub: "u", iss: "http://evil" }),
+      "ERR_JWT_CLAIM_VALIDATION_FAILED",
+      '"iss"',
+    ],
+    [
+      "not yet valid",
+      () => oidc.mintIdToken({ sub: "u", nbf: now() + 3600 }),
+      "ERR_JWT_CLAIM_VALIDATION_FAILED",
+      '"nbf"',
+    ],
+    [
+      "RS512 with the right key",
+      () => oidc.mintIdToken({ sub: "u", alg: "RS512" }),
+      "ERR_JOSE_ALG_NOT_ALLOWED",
+      '"alg"',
+    ],
     ["alg none", async () => oidc.unsignedToken(oidc.idTokenClaims({ sub: "u" })), "ERR_JOSE_ALG_NOT_ALLOWED", '"alg"'],
-    ["HS256 keyed with the public key PEM", () => oidc.hs256WithPublicKey(oidc.idTokenClaims({ sub: "u" })), "ERR_JOSE_ALG_NOT_ALLOWED", '"alg"'],
-    ["HS256 keyed with the public JWK", () => oidc.hs256WithPublicKey(oidc.idTokenClaims({ sub: "u" }), "jwk"), "ERR_JOSE_ALG_NOT_ALLOWED", '"alg"'],
-    ["foreign RSA key with the same kid", () => oidc.foreignKeyToken(oidc.idTokenClaims({ sub: "u" })), "ERR_JWS_SIGNATURE_VERIFICATION_FAILED", "signature"],
+    [
+      "HS256 keyed with the public key PEM",
+      () => oidc.hs256WithPublicKey(oidc.idTokenClaims({ sub: "u" })),
+      "ERR_JOSE_ALG_NOT_ALLOWED",
+      '"alg"',
+    ],
+    [
+      "HS256 keyed with the public JWK",
+      () => oidc.hs256WithPublicKey(oidc.idTokenClaims({ sub: "u" }), "jwk"),
+      "ERR_JOSE_ALG_NOT_ALLOWED",
+      '"alg"',
+    ],
+    [
+      "foreign RSA key with the same kid",
+      () => oidc.foreignKeyToken(oidc.idTokenClaims({ sub: "u" })),
+      "ERR_JWS_SIGNATURE_VERIFICATION_FAILED",
+      "signature",
+    ],
   ];
   it.each(cases)("rejects %s", async (_name, make, code, fragment) => {
     const token = await make();
@@ -214,11 +262,18 @@ describe("authorization-code login through the dev interaction pages", () => {
     expect(code).toBeTruthy();
 
     // 4. exchange the code (client_secret_basic + code_verifier)
-    const basic = Buffer.from(`${encodeURIComponent(oidc.clientId)}:${encodeURIComponent(oidc.clientSecret)}`).toString("base64");
+    const basic = Buffer.from(`${encodeURIComponent(oidc.clientId)}:${encodeURIComponent(oidc.clientSecret)}`).toString(
+      "base64",
+    );
     const tokenRes = await fetch(String(discovery.token_endpoint), {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: code!, redirect_uri: REDIRECT_URI, code_verifier: verifier }).toString(),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: code!,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: verifier,
+      }).toString(),
     });
     const tokens = (await tokenRes.json()) as Record<string, unknown>;
     expect(tokenRes.status, JSON.stringify(tokens)).toBe(200);
@@ -229,13 +284,25 @@ describe("authorization-code login through the dev interaction pages", () => {
     const idToken = String(tokens.id_token);
     expect(decodeProtectedHeader(idToken)).toMatchObject({ alg: "RS256", kid: oidc.kid });
     const { payload } = await verify(idToken);
-    expect(payload).toMatchObject({ iss: oidc.issuer, aud: "dropsite-test", sub: "alice", email: "alice@example.test", email_verified: true, nonce });
+    expect(payload).toMatchObject({
+      iss: oidc.issuer,
+      aud: "dropsite-test",
+      sub: "alice",
+      email: "alice@example.test",
+      email_verified: true,
+      nonce,
+    });
 
     // 6. the code is single-use
     const again = await fetch(String(discovery.token_endpoint), {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: code!, redirect_uri: REDIRECT_URI, code_verifier: verifier }).toString(),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: code!,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: verifier,
+      }).toString(),
     });
     expect(again.status).toBe(400);
   });
@@ -245,14 +312,27 @@ describe("authorization-code login through the dev interaction pages", () => {
     const challenge = createHash("sha256").update("the-real-verifier-the-real-verifier-0123456789").digest("base64url");
     const auth = new URL(String(discovery.authorization_endpoint));
     auth.search = new URLSearchParams({
-      client_id: oidc.clientId, response_type: "code", scope: "openid email", redirect_uri: REDIRECT_URI,
-      code_challenge: challenge, code_challenge_method: "S256", state: "s", nonce: "n",
+      client_id: oidc.clientId,
+      response_type: "code",
+      scope: "openid email",
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "s",
+      nonce: "n",
     }).toString();
     let step = await follow(browser, await browser.fetch(auth.toString()), auth.toString());
-    const forms: Array<Record<string, string>> = [{ prompt: "login", login: "bob", password: "x" }, { prompt: "consent" }];
+    const forms: Array<Record<string, string>> = [
+      { prompt: "login", login: "bob", password: "x" },
+      { prompt: "consent" },
+    ];
     for (const body of forms) {
       const action = formAction(await step.res.text(), step.url);
-      const res = await browser.fetch(action, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body).toString() });
+      const res = await browser.fetch(action, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(body).toString(),
+      });
       step = await follow(browser, res, action);
     }
     const code = new URL(step.url).searchParams.get("code")!;
@@ -260,7 +340,12 @@ describe("authorization-code login through the dev interaction pages", () => {
     const res = await fetch(String(discovery.token_endpoint), {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: "a-wrong-verifier-a-wrong-verifier-0123456789" }).toString(),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: "a-wrong-verifier-a-wrong-verifier-0123456789",
+      }).toString(),
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: "invalid_grant" });
@@ -273,7 +358,13 @@ describe("autoConsent", () => {
     try {
       const browser = new Browser();
       const auth = new URL(`${h.issuer}/auth`);
-      auth.search = new URLSearchParams({ client_id: h.clientId, response_type: "code", scope: "openid email", redirect_uri: REDIRECT_URI, state: "s" }).toString();
+      auth.search = new URLSearchParams({
+        client_id: h.clientId,
+        response_type: "code",
+        scope: "openid email",
+        redirect_uri: REDIRECT_URI,
+        state: "s",
+      }).toString();
       let step = await follow(browser, await browser.fetch(auth.toString()), auth.toString());
       const action = formAction(await step.res.text(), step.url);
       const res = await browser.fetch(action, {

@@ -21,7 +21,10 @@ import { limits } from "@/lib/plans";
 // path, method and status, and a status the document does not list fails the test.
 
 type Json = Record<string, unknown>;
-type RouteModule = Record<string, (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>>;
+type RouteModule = Record<
+  string,
+  (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>
+>;
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CRON_SECRET = "cron-secret-for-openapi-test";
@@ -36,7 +39,12 @@ const seen = new Map<string, Set<number>>();
 
 beforeAll(async () => {
   oidc = await startOidcProvider();
-  t = await makeTestContext({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, CRON_SECRET, RATE_LIMIT_DEPLOYS_PER_MINUTE: "30" });
+  t = await makeTestContext({
+    OIDC_ISSUER: oidc.issuer,
+    OIDC_CLIENT_ID: oidc.clientId,
+    CRON_SECRET,
+    RATE_LIMIT_DEPLOYS_PER_MINUTE: "30",
+  });
   const route = (await import("@/app/openapi.json/route")) as unknown as RouteModule;
   const res = await route.GET!(apiRequest("/openapi.json"), { params: Promise.resolve({}) });
   expect(res.status).toBe(200);
@@ -44,7 +52,10 @@ beforeAll(async () => {
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   // Component $refs ("#/components/schemas/X") resolve against this registered copy.
-  ajv.addSchema({ $id: "https://openapi.dropsite.test/doc.json", components: doc.components }, "https://openapi.dropsite.test/doc.json");
+  ajv.addSchema(
+    { $id: "https://openapi.dropsite.test/doc.json", components: doc.components },
+    "https://openapi.dropsite.test/doc.json",
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -53,7 +64,10 @@ afterAll(async () => {
 });
 
 const components = () => doc.components as { schemas: Record<string, Json>; responses: Record<string, Json> };
-const rebase = (schema: unknown): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"https://openapi.dropsite.test/doc.json#/components/')) as Json;
+const rebase = (schema: unknown): Json =>
+  JSON.parse(
+    JSON.stringify(schema).replaceAll('"#/components/', '"https://openapi.dropsite.test/doc.json#/components/'),
+  ) as Json;
 
 function operation(p: string, method: string): Json {
   const op = (doc.paths as Record<string, Record<string, Json>>)[p]?.[method.toLowerCase()];
@@ -99,7 +113,8 @@ async function expectDocumented(p: string, method: string, res: Response): Promi
   const ok = validate(body);
   expect(ok, `${id} body does not match the document: ${ajv.errorsText(validate.errors)}\n${text}`).toBe(true);
   // An envelope's code must be one the error table maps to this status.
-  if (status >= 400 && !notEnvelope(p, status)) expect(errorStatus[(body as { code: keyof typeof errorStatus }).code]).toBe(status);
+  if (status >= 400 && !notEnvelope(p, status))
+    expect(errorStatus[(body as { code: keyof typeof errorStatus }).code]).toBe(status);
   return body;
 }
 
@@ -108,7 +123,17 @@ async function load(file: string): Promise<RouteModule> {
 }
 
 /** Calls a live handler in-process and checks the answer against the document. */
-async function call(p: string, method: string, opts: { params?: Record<string, string>; query?: string; headers?: Record<string, string>; body?: BodyInit; ip?: string } = {}): Promise<{ status: number; body: Json }> {
+async function call(
+  p: string,
+  method: string,
+  opts: {
+    params?: Record<string, string>;
+    query?: string;
+    headers?: Record<string, string>;
+    body?: BodyInit;
+    ip?: string;
+  } = {},
+): Promise<{ status: number; body: Json }> {
   const file = p.replace(/\{(\w+)\}/g, "[$1]").replace(/^\//, "");
   const mod = await load(file);
   const handler = mod[method];
@@ -122,7 +147,10 @@ async function call(p: string, method: string, opts: { params?: Record<string, s
 }
 
 const html = (ip = "198.51.100.1") => ({ headers: { "content-type": "text/html" }, body: "<h1>hi</h1>", ip });
-const jsonBody = (value: unknown, headers: Record<string, string> = {}) => ({ headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(value) });
+const jsonBody = (value: unknown, headers: Record<string, string> = {}) => ({
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(value),
+});
 
 describe("the document", () => {
   it("is valid OpenAPI 3.1 with info.version 1.0.0", async () => {
@@ -135,10 +163,28 @@ describe("the document", () => {
 
   it("lists every endpoint of the contract and of DESIGN.md", () => {
     const expected = [
-      "POST /deploy", "POST /deploy/{slug}", "GET /drops", "DELETE /drops/{slug}", "POST /keys", "GET /keys", "DELETE /keys/{id}",
-      "GET /limits", "POST /claim", "GET /billing/me", "POST /billing/checkout", "POST /billing/portal", "POST /billing/webhook",
-      "GET /vanity", "POST /vanity", "POST /mcp", "GET /cron/cleanup", "GET /cron/webhooks",
-      "POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries",
+      "POST /deploy",
+      "POST /deploy/{slug}",
+      "GET /drops",
+      "DELETE /drops/{slug}",
+      "POST /keys",
+      "GET /keys",
+      "DELETE /keys/{id}",
+      "GET /limits",
+      "POST /claim",
+      "GET /billing/me",
+      "POST /billing/checkout",
+      "POST /billing/portal",
+      "POST /billing/webhook",
+      "GET /vanity",
+      "POST /vanity",
+      "POST /mcp",
+      "GET /cron/cleanup",
+      "GET /cron/webhooks",
+      "POST /webhooks",
+      "GET /webhooks",
+      "DELETE /webhooks/{id}",
+      "GET /webhooks/{id}/deliveries",
     ];
     for (const e of expected) {
       const [method, p] = e.split(" ") as [string, string];
@@ -150,19 +196,25 @@ describe("the document", () => {
     for (const p of ["/deploy", "/deploy/{slug}"]) {
       const content = (operation(p, "POST").requestBody as Json).content as Record<string, Json>;
       expect(Object.keys(content).sort()).toEqual(["application/json", "application/zip", "text/html"]);
-      expect(content["application/json"]!.schema).toEqual({ anyOf: [{ $ref: "#/components/schemas/FilesBody" }, { $ref: "#/components/schemas/ZipBody" }] });
+      expect(content["application/json"]!.schema).toEqual({
+        anyOf: [{ $ref: "#/components/schemas/FilesBody" }, { $ref: "#/components/schemas/ZipBody" }],
+      });
     }
     const zipBody = components().schemas.ZipBody as { required: string[]; properties: { zip: { required: string[] } } };
     expect(zipBody.required).toEqual(["zip"]);
     expect(zipBody.properties.zip.required.sort()).toEqual(["sha256", "size"]);
-    const files = components().schemas.FilesBody as { required: string[]; properties: { files: { additionalProperties: { anyOf: Json[] } } } };
+    const files = components().schemas.FilesBody as {
+      required: string[];
+      properties: { files: { additionalProperties: { anyOf: Json[] } } };
+    };
     expect(files.required).toEqual(["files"]);
     // Text, base64, and a reference {sha256, size} to uploaded content (docs/uploads.md).
     expect(files.properties.files.additionalProperties.anyOf).toHaveLength(3);
   });
 
   it("carries the parameter bounds: ttl ≥ 60, the name pattern, limit 1–500, offset ≥ 0", () => {
-    const param = (p: string, method: string, name: string) => ((operation(p, method).parameters as Json[]).find((x) => x.name === name)!.schema as Json);
+    const param = (p: string, method: string, name: string) =>
+      (operation(p, method).parameters as Json[]).find((x) => x.name === name)!.schema as Json;
     expect(param("/deploy", "POST", "ttl")).toMatchObject({ type: "integer", minimum: 60 });
     expect(param("/deploy", "POST", "name")).toMatchObject({ type: "string", pattern: "^[a-z0-9][a-z0-9-]{0,40}$" });
     expect(param("/drops", "GET", "limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 500, default: 100 });
@@ -182,7 +234,10 @@ describe("the document", () => {
   it("documents each error status with the envelope and the codes of that status", () => {
     for (const [code, status] of Object.entries(errorStatus)) {
       const r = components().responses[`Error${status}`] as { content: Record<string, { schema: { allOf: Json[] } }> };
-      const [envelope, codes] = r.content["application/json"]!.schema.allOf as [Json, { properties: { code: { enum: string[] } } }];
+      const [envelope, codes] = r.content["application/json"]!.schema.allOf as [
+        Json,
+        { properties: { code: { enum: string[] } } },
+      ];
       expect(envelope).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
       expect(codes.properties.code.enum).toContain(code);
     }
@@ -192,13 +247,15 @@ describe("the document", () => {
 
   it("states real bounds: no safe-integer limits from zod, ttl up to the 100-year ceiling", () => {
     expect(JSON.stringify(doc)).not.toContain(String(Number.MAX_SAFE_INTEGER));
-    const ttl = ((operation("/deploy", "POST").parameters as Json[]).find((x) => x.name === "ttl")!.schema as Json);
+    const ttl = (operation("/deploy", "POST").parameters as Json[]).find((x) => x.name === "ttl")!.schema as Json;
     expect(ttl).toMatchObject({ type: "integer", minimum: 60, maximum: TTL_CEILING_SECONDS });
   });
 
   it("lists per operation only the error codes it answers, with an example envelope for each", () => {
     const codesOf = (p: string, method: string, status: number) => {
-      const r = documentedResponse(p, method, status) as { content: Record<string, { schema: { allOf: Json[] }; examples: Record<string, { value: Json }> }> } | undefined;
+      const r = documentedResponse(p, method, status) as
+        | { content: Record<string, { schema: { allOf: Json[] }; examples: Record<string, { value: Json }> }> }
+        | undefined;
       if (!r) return undefined;
       const media = r.content["application/json"]!;
       const codes = (media.schema.allOf[1] as { properties: { code: { enum: ErrorCode[] } } }).properties.code.enum;
@@ -211,7 +268,13 @@ describe("the document", () => {
       }
       return codes;
     };
-    expect(codesOf("/deploy", "POST", 400)?.sort()).toEqual(["file_cap_exceeded", "invalid_name", "invalid_request", "invalid_ttl", "invalid_zip"]);
+    expect(codesOf("/deploy", "POST", 400)?.sort()).toEqual([
+      "file_cap_exceeded",
+      "invalid_name",
+      "invalid_request",
+      "invalid_ttl",
+      "invalid_zip",
+    ]);
     expect(codesOf("/drops", "GET", 400)).toEqual(["invalid_request"]);
     expect(codesOf("/vanity", "POST", 409)).toEqual(["conflict"]);
     expect(codesOf("/drops", "GET", 402)).toBeUndefined();
@@ -219,15 +282,23 @@ describe("the document", () => {
     for (const [p, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       for (const method of Object.keys(methods)) {
         // /mcp fails with JSON-RPC bodies, and /healthz answers 503 with its own body.
-        for (const status of Object.keys(operation(p, method).responses as Json).map(Number).filter((s) => s >= 400 && !notEnvelope(p, s))) codesOf(p, method, status);
+        for (const status of Object.keys(operation(p, method).responses as Json)
+          .map(Number)
+          .filter((s) => s >= 400 && !notEnvelope(p, s)))
+          codesOf(p, method, status);
       }
     }
   });
 
   it("gives an example for each JSON deploy body form, valid against FilesBody or ZipBody", () => {
-    const media = ((operation("/deploy", "POST").requestBody as Json).content as Record<string, { examples?: Record<string, { value: unknown }>; example?: unknown }>);
+    const media = (operation("/deploy", "POST").requestBody as Json).content as Record<
+      string,
+      { examples?: Record<string, { value: unknown }>; example?: unknown }
+    >;
     expect(media["text/html"]!.example).toEqual(expect.any(String));
-    const validate = ajv.compile(rebase({ anyOf: [{ $ref: "#/components/schemas/FilesBody" }, { $ref: "#/components/schemas/ZipBody" }] }));
+    const validate = ajv.compile(
+      rebase({ anyOf: [{ $ref: "#/components/schemas/FilesBody" }, { $ref: "#/components/schemas/ZipBody" }] }),
+    );
     const examples = Object.values(media["application/json"]!.examples ?? {});
     expect(examples.length).toBeGreaterThanOrEqual(4);
     for (const e of examples) expect(validate(e.value), ajv.errorsText(validate.errors)).toBe(true);
@@ -238,13 +309,18 @@ describe("the document", () => {
     const deploy = operation("/deploy", "POST").description as string;
     expect(deploy).toContain(`${limits.pro.filesPerRequest} (paid)`);
     expect(deploy).toContain("30 deploys per 60 seconds");
-    const other = buildOpenApi({ BASE_URL: "https://drops.example.test", RATE_LIMIT_DEPLOYS_PER_MINUTE: 7 }) as { servers: Json[]; paths: Record<string, Record<string, Json>> };
+    const other = buildOpenApi({ BASE_URL: "https://drops.example.test", RATE_LIMIT_DEPLOYS_PER_MINUTE: 7 }) as {
+      servers: Json[];
+      paths: Record<string, Record<string, Json>>;
+    };
     expect(other.servers).toEqual([{ url: "https://drops.example.test" }]);
     expect(other.paths["/deploy"]!.post!.description).toContain("7 deploys per 60 seconds");
   });
 
   it("every API route file in app/ is documented, and every documented path has a route", async () => {
-    const files = (await readdir(path.join(ROOT, "app"), { recursive: true })).map(String).filter((f) => f.endsWith("route.ts"));
+    const files = (await readdir(path.join(ROOT, "app"), { recursive: true }))
+      .map(String)
+      .filter((f) => f.endsWith("route.ts"));
     const apiPaths = files
       .map((f) => `/${path.dirname(f).split(path.sep).join("/")}`.replace(/\[(\w+)\]/g, "{$1}"))
       // Not the public API: catch-alls, the internal serve route, and the browser's own
@@ -266,16 +342,57 @@ describe("live handlers answer what the document says", () => {
     const anon = await call("/deploy", "POST", html());
     expect(anon.status).toBe(200);
     expect(anon.body.claim_token).toEqual(expect.any(String));
-    expect((await call("/deploy", "POST", { ...jsonBody({ files: { "index.html": "x", "a.bin": { encoding: "base64", content: "AAEC" } } }, bearer(free.apiKey)), ip: "198.51.100.2" })).status).toBe(200);
+    expect(
+      (
+        await call("/deploy", "POST", {
+          ...jsonBody(
+            { files: { "index.html": "x", "a.bin": { encoding: "base64", content: "AAEC" } } },
+            bearer(free.apiKey),
+          ),
+          ip: "198.51.100.2",
+        })
+      ).status,
+    ).toBe(200);
     const zip = zipSync({ "site/index.html": strToU8("<p>zip</p>") });
-    expect((await call("/deploy", "POST", { headers: { "content-type": "application/zip" }, body: zip, ip: "198.51.100.3" })).status).toBe(200);
+    expect(
+      (await call("/deploy", "POST", { headers: { "content-type": "application/zip" }, body: zip, ip: "198.51.100.3" }))
+        .status,
+    ).toBe(200);
     expect((await call("/deploy", "POST", { ...html("198.51.100.4"), query: "?ttl=5" })).body.code).toBe("invalid_ttl");
-    expect((await call("/deploy", "POST", { ...html("198.51.100.4"), query: "?name=site" })).body.code).toBe("auth_required");
-    expect((await call("/deploy", "POST", { ...html("198.51.100.4"), query: "?name=site", headers: { "content-type": "text/html", ...bearer(free.apiKey) } })).body.code).toBe("subscription_required");
-    expect((await call("/deploy", "POST", { headers: { "content-type": "application/zip" }, body: "not a zip", ip: "198.51.100.4" })).body.code).toBe("invalid_zip");
+    expect((await call("/deploy", "POST", { ...html("198.51.100.4"), query: "?name=site" })).body.code).toBe(
+      "auth_required",
+    );
+    expect(
+      (
+        await call("/deploy", "POST", {
+          ...html("198.51.100.4"),
+          query: "?name=site",
+          headers: { "content-type": "text/html", ...bearer(free.apiKey) },
+        })
+      ).body.code,
+    ).toBe("subscription_required");
+    expect(
+      (
+        await call("/deploy", "POST", {
+          headers: { "content-type": "application/zip" },
+          body: "not a zip",
+          ip: "198.51.100.4",
+        })
+      ).body.code,
+    ).toBe("invalid_zip");
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, "x"]));
-    expect((await call("/deploy", "POST", { ...jsonBody({ files: many }), ip: "198.51.100.5" })).body.code).toBe("file_cap_exceeded");
-    expect((await call("/deploy", "POST", { headers: { "content-type": "text/html" }, body: "x".repeat(10 * 1024 * 1024 + 1), ip: "198.51.100.6" })).body.code).toBe("payload_too_large");
+    expect((await call("/deploy", "POST", { ...jsonBody({ files: many }), ip: "198.51.100.5" })).body.code).toBe(
+      "file_cap_exceeded",
+    );
+    expect(
+      (
+        await call("/deploy", "POST", {
+          headers: { "content-type": "text/html" },
+          body: "x".repeat(10 * 1024 * 1024 + 1),
+          ip: "198.51.100.6",
+        })
+      ).body.code,
+    ).toBe("payload_too_large");
     // Refused requests have their own budget; the deploy budget counts deploys that reach storage.
     for (let i = 0; i < 30; i++) expect((await call("/deploy", "POST", html("198.51.100.7"))).status).toBe(200);
     expect((await call("/deploy", "POST", html("198.51.100.7"))).body.code).toBe("rate_limited");
@@ -284,68 +401,162 @@ describe("live handlers answer what the document says", () => {
   it("POST /deploy/{slug}: append, and its 400, 401, 402, 404", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     const free = await accountWithKey(t.ctx, "free");
-    const drop = await call("/deploy", "POST", { ...jsonBody({ files: { "index.html": "x" } }, bearer(pro.apiKey)), ip: "198.51.100.10" });
+    const drop = await call("/deploy", "POST", {
+      ...jsonBody({ files: { "index.html": "x" } }, bearer(pro.apiKey)),
+      ip: "198.51.100.10",
+    });
     const slug = drop.body.slug as string;
-    const appended = await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "b.html": "b" } }, bearer(pro.apiKey)) });
+    const appended = await call("/deploy/{slug}", "POST", {
+      params: { slug },
+      ...jsonBody({ files: { "b.html": "b" } }, bearer(pro.apiKey)),
+    });
     expect(appended.status).toBe(200);
     expect(appended.body.total_files).toBe(2);
-    expect((await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "b.html": "b" } }, bearer(pro.apiKey)) })).status).toBe(400);
-    expect((await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "c.html": "c" } }) })).status).toBe(401);
-    expect((await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "c.html": "c" } }, bearer(free.apiKey)) })).status).toBe(402);
+    expect(
+      (
+        await call("/deploy/{slug}", "POST", {
+          params: { slug },
+          ...jsonBody({ files: { "b.html": "b" } }, bearer(pro.apiKey)),
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "c.html": "c" } }) })).status,
+    ).toBe(401);
+    expect(
+      (
+        await call("/deploy/{slug}", "POST", {
+          params: { slug },
+          ...jsonBody({ files: { "c.html": "c" } }, bearer(free.apiKey)),
+        })
+      ).status,
+    ).toBe(402);
     const other = await accountWithKey(t.ctx, "pro");
-    expect((await call("/deploy/{slug}", "POST", { params: { slug }, ...jsonBody({ files: { "c.html": "c" } }, bearer(other.apiKey)) })).status).toBe(404);
+    expect(
+      (
+        await call("/deploy/{slug}", "POST", {
+          params: { slug },
+          ...jsonBody({ files: { "c.html": "c" } }, bearer(other.apiKey)),
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it("POST /deploy/preflight, PUT /deploy/uploads/{token}/{sha256}, and a deploy by reference", async () => {
     const bytes = "<p>by reference</p>";
     const sha256 = createHash("sha256").update(bytes).digest("hex");
-    const pre = await call("/deploy/preflight", "POST", jsonBody({ files: { "index.html": { sha256, size: bytes.length } } }));
+    const pre = await call(
+      "/deploy/preflight",
+      "POST",
+      jsonBody({ files: { "index.html": { sha256, size: bytes.length } } }),
+    );
     expect(pre.status).toBe(200);
     expect(pre.body.missing).toEqual([sha256]);
     const token = pre.body.upload_token as string;
-    expect((await call("/deploy/preflight", "POST", jsonBody({ files: { "../x": { sha256, size: 1 } } }))).status).toBe(400);
+    expect((await call("/deploy/preflight", "POST", jsonBody({ files: { "../x": { sha256, size: 1 } } }))).status).toBe(
+      400,
+    );
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, { sha256, size: 1 }]));
     expect((await call("/deploy/preflight", "POST", jsonBody({ files: many }))).body.code).toBe("file_cap_exceeded");
-    expect((await call("/deploy/preflight", "POST", jsonBody({ files: { "big.bin": { sha256, size: 2 ** 40 } } }))).status).toBe(413);
-    expect((await call("/deploy/preflight", "POST", jsonBody({ files: { "a.txt": { sha256, size: 1 } } }, bearer("sp_" + "x".repeat(40))))).status).toBe(401);
-    const put = (body: string, sha = sha256) => call("/deploy/uploads/{token}/{sha256}", "PUT", { params: { token, sha256: sha }, headers: { "content-type": "application/octet-stream" }, body });
+    expect(
+      (await call("/deploy/preflight", "POST", jsonBody({ files: { "big.bin": { sha256, size: 2 ** 40 } } }))).status,
+    ).toBe(413);
+    expect(
+      (
+        await call(
+          "/deploy/preflight",
+          "POST",
+          jsonBody({ files: { "a.txt": { sha256, size: 1 } } }, bearer("sp_" + "x".repeat(40))),
+        )
+      ).status,
+    ).toBe(401);
+    const put = (body: string, sha = sha256) =>
+      call("/deploy/uploads/{token}/{sha256}", "PUT", {
+        params: { token, sha256: sha },
+        headers: { "content-type": "application/octet-stream" },
+        body,
+      });
     expect((await put("wrong")).status).toBe(400);
     expect((await put(bytes, "0".repeat(64))).status).toBe(404);
     expect((await put(bytes)).status).toBe(201);
-    const deployed = await call("/deploy", "POST", { ...jsonBody({ files: { "index.html": { sha256, size: bytes.length } } }, { "x-upload-token": token }), ip: "198.51.100.12" });
+    const deployed = await call("/deploy", "POST", {
+      ...jsonBody({ files: { "index.html": { sha256, size: bytes.length } } }, { "x-upload-token": token }),
+      ip: "198.51.100.12",
+    });
     expect(deployed.status).toBe(200);
   });
 
   it("GET /drops and DELETE /drops/{slug}", async () => {
     const a = await accountWithKey(t.ctx, "free");
-    const drop = await call("/deploy", "POST", { headers: { "content-type": "text/html", ...bearer(a.apiKey) }, body: "x", ip: "198.51.100.11" });
+    const drop = await call("/deploy", "POST", {
+      headers: { "content-type": "text/html", ...bearer(a.apiKey) },
+      body: "x",
+      ip: "198.51.100.11",
+    });
     const list = await call("/drops", "GET", { headers: bearer(a.apiKey), query: "?limit=10" });
     expect(list.body.total).toBe(1);
     expect((await call("/drops", "GET", { headers: bearer(a.apiKey), query: "?limit=501" })).status).toBe(400);
     expect((await call("/drops", "GET")).status).toBe(401);
-    expect((await call("/drops/{slug}", "DELETE", { params: { slug: drop.body.slug as string }, headers: bearer(a.apiKey) })).body).toEqual({ deleted: drop.body.slug });
-    expect((await call("/drops/{slug}", "DELETE", { params: { slug: drop.body.slug as string }, headers: bearer(a.apiKey) })).status).toBe(404);
+    expect(
+      (await call("/drops/{slug}", "DELETE", { params: { slug: drop.body.slug as string }, headers: bearer(a.apiKey) }))
+        .body,
+    ).toEqual({ deleted: drop.body.slug });
+    expect(
+      (await call("/drops/{slug}", "DELETE", { params: { slug: drop.body.slug as string }, headers: bearer(a.apiKey) }))
+        .status,
+    ).toBe(404);
     expect((await call("/drops/{slug}", "DELETE", { params: { slug: "x" } })).status).toBe(401);
   });
 
   it("POST /claim: 200, 400, 401, 404, 410, 429", async () => {
     const a = await accountWithKey(t.ctx, "free");
     const first = await call("/deploy", "POST", html("198.51.100.12"));
-    const claimed = await call("/claim", "POST", { ...jsonBody({ slug: first.body.slug, claim_token: first.body.claim_token }, bearer(a.apiKey)), ip: "198.51.100.13" });
+    const claimed = await call("/claim", "POST", {
+      ...jsonBody({ slug: first.body.slug, claim_token: first.body.claim_token }, bearer(a.apiKey)),
+      ip: "198.51.100.13",
+    });
     expect(claimed.status).toBe(200);
-    expect((await call("/claim", "POST", { ...jsonBody({ slug: first.body.slug, claim_token: first.body.claim_token }, bearer(a.apiKey)), ip: "198.51.100.13" })).status).toBe(404);
-    expect((await call("/claim", "POST", { ...jsonBody({ slug: 1 }, bearer(a.apiKey)), ip: "198.51.100.13" })).status).toBe(400);
-    expect((await call("/claim", "POST", { ...jsonBody({ slug: "x", claim_token: "y" }), ip: "198.51.100.13" })).status).toBe(401);
+    expect(
+      (
+        await call("/claim", "POST", {
+          ...jsonBody({ slug: first.body.slug, claim_token: first.body.claim_token }, bearer(a.apiKey)),
+          ip: "198.51.100.13",
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call("/claim", "POST", { ...jsonBody({ slug: 1 }, bearer(a.apiKey)), ip: "198.51.100.13" })).status,
+    ).toBe(400);
+    expect(
+      (await call("/claim", "POST", { ...jsonBody({ slug: "x", claim_token: "y" }), ip: "198.51.100.13" })).status,
+    ).toBe(401);
     const late = await call("/deploy", "POST", html("198.51.100.12"));
     t.clock.advance(61 * 86_400);
-    expect((await call("/claim", "POST", { ...jsonBody({ slug: late.body.slug, claim_token: late.body.claim_token }, bearer(a.apiKey)), ip: "198.51.100.14" })).status).toBe(410);
+    expect(
+      (
+        await call("/claim", "POST", {
+          ...jsonBody({ slug: late.body.slug, claim_token: late.body.claim_token }, bearer(a.apiKey)),
+          ip: "198.51.100.14",
+        })
+      ).status,
+    ).toBe(410);
     let last = 0;
-    for (let i = 0; i < 11; i++) last = (await call("/claim", "POST", { ...jsonBody({ slug: "x", claim_token: "y" }, bearer(a.apiKey)), ip: "198.51.100.15" })).status;
+    for (let i = 0; i < 11; i++)
+      last = (
+        await call("/claim", "POST", {
+          ...jsonBody({ slug: "x", claim_token: "y" }, bearer(a.apiKey)),
+          ip: "198.51.100.15",
+        })
+      ).status;
     expect(last).toBe(429);
   });
 
   it("keys: POST /keys with an ID token, GET /keys, DELETE /keys/{id}", async () => {
-    const idToken = await oidc.mintIdToken({ sub: "openapi-user", email: "openapi@example.test", iat: new Date(t.clock.now) });
+    const idToken = await oidc.mintIdToken({
+      sub: "openapi-user",
+      email: "openapi@example.test",
+      iat: new Date(t.clock.now),
+    });
     const minted = await call("/keys", "POST", jsonBody({ note: "ci" }, bearer(idToken)));
     expect(minted.status).toBe(201);
     const apiKey = minted.body.apiKey as string;
@@ -354,8 +565,13 @@ describe("live handlers answer what the document says", () => {
     const list = await call("/keys", "GET", { headers: bearer(apiKey) });
     expect((list.body.keys as unknown[]).length).toBe(1);
     expect((await call("/keys", "GET")).status).toBe(401);
-    expect((await call("/keys/{id}", "DELETE", { params: { id: "0".repeat(64) }, headers: bearer(apiKey) })).status).toBe(404);
-    expect((await call("/keys/{id}", "DELETE", { params: { id: minted.body.keyId as string }, headers: bearer(apiKey) })).status).toBe(200);
+    expect(
+      (await call("/keys/{id}", "DELETE", { params: { id: "0".repeat(64) }, headers: bearer(apiKey) })).status,
+    ).toBe(404);
+    expect(
+      (await call("/keys/{id}", "DELETE", { params: { id: minted.body.keyId as string }, headers: bearer(apiKey) }))
+        .status,
+    ).toBe(200);
     expect((await call("/keys", "GET", { headers: bearer(apiKey) })).status).toBe(401);
   });
 
@@ -373,7 +589,9 @@ describe("live handlers answer what the document says", () => {
     expect(me.body.plan).toBe("free");
     expect((await call("/billing/me", "GET")).status).toBe(401);
     await call("/billing/checkout", "POST", jsonBody({ plan: "team" }, bearer(a.apiKey)));
-    expect((await call("/billing/checkout", "POST", jsonBody({ plan: "gold" }, bearer(a.apiKey)))).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await call("/billing/checkout", "POST", jsonBody({ plan: "gold" }, bearer(a.apiKey)))).status,
+    ).toBeGreaterThanOrEqual(400);
     await call("/billing/portal", "POST", { headers: bearer(a.apiKey) });
     await call("/billing/webhook", "POST", jsonBody({ id: "evt_1" }, { "stripe-signature": "t=1,v1=00" }));
   });
@@ -391,13 +609,24 @@ describe("live handlers answer what the document says", () => {
   });
 
   it.skipIf(!existsSync(path.join(ROOT, "app/mcp/route.ts")))("POST /mcp answers JSON-RPC as documented", async () => {
-    await call("/mcp", "POST", jsonBody({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }));
+    await call(
+      "/mcp",
+      "POST",
+      jsonBody({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    );
     await call("/mcp", "POST", jsonBody([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]));
     await call("/mcp", "POST", { headers: { "content-type": "application/json" }, body: "{" });
   });
 
   it("GET /cron/cleanup with and without the secret", async () => {
-    expect((await call("/cron/cleanup", "GET", { headers: bearer(CRON_SECRET) })).body).toMatchObject({ purged: expect.any(Number) });
+    expect((await call("/cron/cleanup", "GET", { headers: bearer(CRON_SECRET) })).body).toMatchObject({
+      purged: expect.any(Number),
+    });
     expect((await call("/cron/cleanup", "GET", { headers: bearer("wrong") })).status).toBe(401);
   });
 

@@ -9,7 +9,12 @@ import { RedisRateLimiter } from "@/lib/ratelimit/redis";
 import type { RateLimiter } from "@/lib/ratelimit/types";
 import { UpstashRateLimiter } from "@/lib/ratelimit/upstash";
 import { freePort } from "../support/pg-server";
-import { startRedisServer, startUpstashStandin, type RedisServer, type UpstashStandin } from "../support/upstash-standin";
+import {
+  startRedisServer,
+  startUpstashStandin,
+  type RedisServer,
+  type UpstashStandin,
+} from "../support/upstash-standin";
 import { parseEnv } from "@/lib/env";
 
 // The RateLimiter contract, run against the in-process limiter, the Upstash limiter (the real
@@ -186,7 +191,11 @@ describe("UpstashRateLimiter specifics", () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
-      const limiter = new UpstashRateLimiter(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, upstash.token, { timeoutMs: 300 });
+      const limiter = new UpstashRateLimiter(
+        `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        upstash.token,
+        { timeoutMs: 300 },
+      );
       const started = Date.now();
       await expect(limiter.hit(freshKey("slow"), 3, 60)).rejects.toThrow(/did not answer within 300 ms/);
       expect(Date.now() - started).toBeLessThan(2000);
@@ -248,7 +257,8 @@ describe("RedisRateLimiter specifics", () => {
     const original = console.error;
     console.error = (...args: unknown[]) => void errors.push(args.map(String).join(" "));
     try {
-      for (let i = 0; i < 3; i++) await expect(enforceLimit({ env, limiter }, "deploy", "192.0.2.1")).resolves.toBeUndefined();
+      for (let i = 0; i < 3; i++)
+        await expect(enforceLimit({ env, limiter }, "deploy", "192.0.2.1")).resolves.toBeUndefined();
     } finally {
       console.error = original;
     }

@@ -10,7 +10,13 @@ import { sha256Hex } from "@/lib/ids";
 import { toolError } from "@/lib/mcp/tools";
 import { openApiDocument } from "@/lib/openapi";
 import { LARGE_FILE_WARNING_BYTES } from "@/lib/plans";
-import { appendResponseSchema, deployResponseSchema, errorEnvelopeSchema, preflightResponseSchema, type DeployReport } from "@/lib/schemas";
+import {
+  appendResponseSchema,
+  deployResponseSchema,
+  errorEnvelopeSchema,
+  preflightResponseSchema,
+  type DeployReport,
+} from "@/lib/schemas";
 import { suiteContext, apiRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { zip } from "../support/zips";
@@ -29,11 +35,19 @@ const refOf = (s: string) => ({ sha256: sha256Hex(enc(s)), size: enc(s).byteLeng
 const plantedKey = () => `sp_${"Zq8-x".repeat(8)}K2_`;
 
 function post(path: string, body: BodyInit, contentType: string, headers: Record<string, string> = {}) {
-  return apiRequest(path, { method: "POST", body, headers: { "content-type": contentType, ...headers }, ip: `203.0.113.${++ip % 250}` });
+  return apiRequest(path, {
+    method: "POST",
+    body,
+    headers: { "content-type": contentType, ...headers },
+    ip: `203.0.113.${++ip % 250}`,
+  });
 }
 
 async function deployJson(files: Record<string, unknown>, headers: Record<string, string> = {}, query = "") {
-  const res = await deployPOST(post(`/deploy${query}`, JSON.stringify({ files }), "application/json", headers), noParams);
+  const res = await deployPOST(
+    post(`/deploy${query}`, JSON.stringify({ files }), "application/json", headers),
+    noParams,
+  );
   return { status: res.status, text: await res.text() };
 }
 
@@ -43,7 +57,8 @@ async function deployOk(files: Record<string, unknown>, headers: Record<string, 
   return { ...deployResponseSchema.parse(JSON.parse(res.text)), raw: res.text };
 }
 
-const warningKinds = (r: DeployReport | undefined) => (r?.warnings ?? []).map((w) => (w.secret_kind ? `secret:${w.secret_kind}` : w.kind));
+const warningKinds = (r: DeployReport | undefined) =>
+  (r?.warnings ?? []).map((w) => (w.secret_kind ? `secret:${w.secret_kind}` : w.kind));
 
 describe("POST /deploy answers with a report", () => {
   it("lists a planted missing image and a planted sp_ key, without the key anywhere in the body", async () => {
@@ -54,7 +69,14 @@ describe("POST /deploy answers with a report", () => {
     });
     expect(d.report).toEqual({
       missing_references: [{ path: "index.html", ref: "img/missing.png" }],
-      warnings: [{ path: "index.html", kind: "secret", secret_kind: "dropsite_api_key", message: expect.stringContaining("Line 1") }],
+      warnings: [
+        {
+          path: "index.html",
+          kind: "secret",
+          secret_kind: "dropsite_api_key",
+          message: expect.stringContaining("Line 1"),
+        },
+      ],
       redirect_rules: 0,
       header_rules: 0,
     });
@@ -63,7 +85,14 @@ describe("POST /deploy answers with a report", () => {
   });
 
   it("a clean site has a report with two empty lists", async () => {
-    const d = await deployOk({ "index.html": '<link rel="stylesheet" href="css/site.css"><a href="about">About</a><img srcset="a.png 1x, b.png 2x">', "css/site.css": "body{background:url(../a.png)}", "about.html": "", "a.png": "", "b.png": "" });
+    const d = await deployOk({
+      "index.html":
+        '<link rel="stylesheet" href="css/site.css"><a href="about">About</a><img srcset="a.png 1x, b.png 2x">',
+      "css/site.css": "body{background:url(../a.png)}",
+      "about.html": "",
+      "a.png": "",
+      "b.png": "",
+    });
     expect(d.report).toEqual({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 });
   });
 
@@ -71,12 +100,18 @@ describe("POST /deploy answers with a report", () => {
     const html =
       '<a href="https://example.com/x">x</a><script src="//cdn.example.com/lib.js"></script><a href="#top">top</a>' +
       '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><a href="mailto:me@example.com">mail</a><link rel=stylesheet href="s.css?v=2">';
-    expect((await deployOk({ "index.html": html, "s.css": "" })).report).toEqual({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 });
+    expect((await deployOk({ "index.html": html, "s.css": "" })).report).toEqual({
+      missing_references: [],
+      warnings: [],
+      redirect_rules: 0,
+      header_rules: 0,
+    });
   });
 
   it("checks CSS url() and @import, srcset and module imports", async () => {
     const d = await deployOk({
-      "index.html": '<img srcset="small.png 480w, large.png 1080w"><script type="module" src="js/app.js"></script><link rel="stylesheet" href="css/site.css">',
+      "index.html":
+        '<img srcset="small.png 480w, large.png 1080w"><script type="module" src="js/app.js"></script><link rel="stylesheet" href="css/site.css">',
       "small.png": "",
       "css/site.css": '@import "theme.css"; h1 { background: url("../img/hero.jpg") }',
       "js/app.js": 'import { util } from "./util.js"; const lazy = () => import("./lazy.js");',
@@ -91,21 +126,39 @@ describe("POST /deploy answers with a report", () => {
   });
 
   it("warns no_index, case_clash and .env files", async () => {
-    const d = await deployOk({ "page.html": "", "Logo.png": "", "logo.png": "", ".env": "DATABASE_URL=postgres://u:p@h/db" });
+    const d = await deployOk({
+      "page.html": "",
+      "Logo.png": "",
+      "logo.png": "",
+      ".env": "DATABASE_URL=postgres://u:p@h/db",
+    });
     expect(warningKinds(d.report).sort()).toEqual(["case_clash", "no_index", "secret:env_file"]);
     expect(d.raw).not.toContain("postgres://");
   });
 
   it("warns large_file for a file over the size in lib/plans.ts (a zip deploy)", async () => {
     const big = randomBytes(LARGE_FILE_WARNING_BYTES + 1);
-    const res = await deployPOST(post("/deploy", zip({ "index.html": "<p>video</p>", "media/big.bin": big }) as BodyInit, "application/zip"), noParams);
+    const res = await deployPOST(
+      post("/deploy", zip({ "index.html": "<p>video</p>", "media/big.bin": big }) as BodyInit, "application/zip"),
+      noParams,
+    );
     const body = deployResponseSchema.parse(await res.json());
     expect(body.report?.warnings).toEqual([{ path: "media/big.bin", kind: "large_file", message: expect.any(String) }]);
   });
 
   it("a zip deploy's text files are checked, whether or not the flow keeps their bytes in memory", async () => {
     const key = plantedKey();
-    const res = await deployPOST(post("/deploy", zip({ "site/index.html": '<img src="img/missing.png">', "site/js/app.js": `export const k = "${key}";` }) as BodyInit, "application/zip"), noParams);
+    const res = await deployPOST(
+      post(
+        "/deploy",
+        zip({
+          "site/index.html": '<img src="img/missing.png">',
+          "site/js/app.js": `export const k = "${key}";`,
+        }) as BodyInit,
+        "application/zip",
+      ),
+      noParams,
+    );
     const text = await res.text();
     const body = deployResponseSchema.parse(JSON.parse(text));
     expect(body.report?.missing_references).toEqual([{ path: "index.html", ref: "img/missing.png" }]);
@@ -123,8 +176,14 @@ describe("POST /deploy answers with a report", () => {
       return get(...args);
     };
     try {
-      const site: Record<string, string> = { "index.html": '<link href="css/site.css" rel="stylesheet"><script src="js/gone.js"></script>', "css/site.css": "body { background: url(img/bg.png) }", "notes.txt": `token ${key}` };
-      for (let i = 0; i < 90; i++) site[`pages/p${i}.html`] = `<a href="../index.html">home</a> <img src="img/p${i}.png"> ${randomBytes(1000 + i).toString("base64")}`;
+      const site: Record<string, string> = {
+        "index.html": '<link href="css/site.css" rel="stylesheet"><script src="js/gone.js"></script>',
+        "css/site.css": "body { background: url(img/bg.png) }",
+        "notes.txt": `token ${key}`,
+      };
+      for (let i = 0; i < 90; i++)
+        site[`pages/p${i}.html`] =
+          `<a href="../index.html">home</a> <img src="img/p${i}.png"> ${randomBytes(1000 + i).toString("base64")}`;
       const res = await deployPOST(post("/deploy", zip(site) as BodyInit, "application/zip"), noParams);
       const text = await res.text();
       expect(res.status, text).toBe(200);
@@ -157,21 +216,42 @@ describe("POST /deploy answers with a report", () => {
 describe("POST /deploy/{slug} (append) answers with a report", () => {
   it("references are checked against the files the drop already holds", async () => {
     const a = await accountWithKey(t.ctx, "pro");
-    const d = await deployOk({ "index.html": "<p>home</p>", "css/site.css": "body{}", "img/logo.png": "" }, bearer(a.apiKey));
+    const d = await deployOk(
+      { "index.html": "<p>home</p>", "css/site.css": "body{}", "img/logo.png": "" },
+      bearer(a.apiKey),
+    );
     const res = await appendPOST(
-      post(`/deploy/${d.slug}`, JSON.stringify({ files: { "about.html": '<link rel="stylesheet" href="css/site.css"><img src="img/logo.png"><img src="img/team.png"><a href="/">home</a>' } }), "application/json", bearer(a.apiKey)),
+      post(
+        `/deploy/${d.slug}`,
+        JSON.stringify({
+          files: {
+            "about.html":
+              '<link rel="stylesheet" href="css/site.css"><img src="img/logo.png"><img src="img/team.png"><a href="/">home</a>',
+          },
+        }),
+        "application/json",
+        bearer(a.apiKey),
+      ),
       { params: Promise.resolve({ slug: d.slug }) },
     );
     const body = appendResponseSchema.parse(await res.json());
     expect(res.status).toBe(200);
     // index.html is in the drop already: no no_index warning either.
-    expect(body.report).toEqual({ missing_references: [{ path: "about.html", ref: "img/team.png" }], warnings: [], redirect_rules: 0, header_rules: 0 });
+    expect(body.report).toEqual({
+      missing_references: [{ path: "about.html", ref: "img/team.png" }],
+      warnings: [],
+      redirect_rules: 0,
+      header_rules: 0,
+    });
   });
 
   it("an appended path that differs only by case from an existing one warns case_clash", async () => {
     const a = await accountWithKey(t.ctx, "pro");
     const d = await deployOk({ "index.html": "", "README.txt": "" }, bearer(a.apiKey));
-    const res = await appendPOST(post(`/deploy/${d.slug}`, JSON.stringify({ files: { "readme.txt": "" } }), "application/json", bearer(a.apiKey)), { params: Promise.resolve({ slug: d.slug }) });
+    const res = await appendPOST(
+      post(`/deploy/${d.slug}`, JSON.stringify({ files: { "readme.txt": "" } }), "application/json", bearer(a.apiKey)),
+      { params: Promise.resolve({ slug: d.slug }) },
+    );
     expect(warningKinds(appendResponseSchema.parse(await res.json()).report)).toEqual(["case_clash"]);
   });
 });
@@ -179,15 +259,25 @@ describe("POST /deploy/{slug} (append) answers with a report", () => {
 describe("deploys by reference", () => {
   async function preflightAndUpload(files: Record<string, string>, headers: Record<string, string>) {
     const refs = Object.fromEntries(Object.entries(files).map(([p, s]) => [p, refOf(s)]));
-    const res = await preflightPOST(post("/deploy/preflight", JSON.stringify({ files: refs }), "application/json", headers), noParams);
+    const res = await preflightPOST(
+      post("/deploy/preflight", JSON.stringify({ files: refs }), "application/json", headers),
+      noParams,
+    );
     const pre = preflightResponseSchema.parse(await res.json());
     const bySha = new Map(Object.values(files).map((s) => [refOf(s).sha256, s]));
     for (const u of pre.uploads) {
       const { pathname } = new URL(u.url);
       const [, , , token, sha256] = pathname.split("/");
-      const put = await uploadPUT(apiRequest(pathname, { method: "PUT", body: enc(bySha.get(u.sha256)!) as BodyInit, headers: { "content-type": "application/octet-stream" } }), {
-        params: Promise.resolve({ token: token!, sha256: sha256! }),
-      });
+      const put = await uploadPUT(
+        apiRequest(pathname, {
+          method: "PUT",
+          body: enc(bySha.get(u.sha256)!) as BodyInit,
+          headers: { "content-type": "application/octet-stream" },
+        }),
+        {
+          params: Promise.resolve({ token: token!, sha256: sha256! }),
+        },
+      );
       expect(put.status).toBe(201);
     }
     return refs;
@@ -196,7 +286,10 @@ describe("deploys by reference", () => {
   it("text contents given by reference are read back from storage and checked", async () => {
     const a = await accountWithKey(t.ctx, "free");
     const key = plantedKey();
-    const refs = await preflightAndUpload({ "index.html": '<img src="img/missing.png">', "app.js": `const k = "${key}";` }, bearer(a.apiKey));
+    const refs = await preflightAndUpload(
+      { "index.html": '<img src="img/missing.png">', "app.js": `const k = "${key}";` },
+      bearer(a.apiKey),
+    );
     const d = await deployOk(refs, bearer(a.apiKey));
     expect(d.report?.missing_references).toEqual([{ path: "index.html", ref: "img/missing.png" }]);
     expect(warningKinds(d.report)).toEqual(["secret:dropsite_api_key"]);
@@ -236,7 +329,14 @@ describe("deploys by reference", () => {
           { path: "b/deep/site.css", ref: "../img/bg.png" },
           { path: "app.js", ref: "./lib.js" },
         ],
-        warnings: [{ path: "app.js", kind: "secret", secret_kind: "dropsite_api_key", message: expect.stringContaining("Line 1") }],
+        warnings: [
+          {
+            path: "app.js",
+            kind: "secret",
+            secret_kind: "dropsite_api_key",
+            message: expect.stringContaining("Line 1"),
+          },
+        ],
         redirect_rules: 0,
         header_rules: 0,
       });
@@ -257,7 +357,11 @@ describe("deploys by reference", () => {
     const [drops, files] = [await countDrops(t.ctx.db), await countFiles(t.ctx.db)];
     const res = await deployJson({ "index.html": "inline", "ghost.bin": { sha256: ghost, size: 3 } }, bearer(a.apiKey));
     const body = errorEnvelopeSchema.parse(JSON.parse(res.text));
-    expect({ status: res.status, code: body.code, unusable: body.unusable }).toEqual({ status: 400, code: "invalid_request", unusable: [ghost] });
+    expect({ status: res.status, code: body.code, unusable: body.unusable }).toEqual({
+      status: 400,
+      code: "invalid_request",
+      unusable: [ghost],
+    });
     expect(body.hint).toContain("/deploy/preflight");
     expect([await countDrops(t.ctx.db), await countFiles(t.ctx.db)]).toEqual([drops, files]);
     expect(await t.ctx.storage.list(`c/${accountScope(a.account.id)}/`)).toEqual([]);
@@ -273,9 +377,18 @@ describe("deploys by reference", () => {
 
 describe("the API description", () => {
   it("/openapi.json describes the report on deploy and append responses and unusable on the envelope", () => {
-    const doc = openApiDocument(t.ctx.env) as { components: { schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }> } };
+    const doc = openApiDocument(t.ctx.env) as {
+      components: { schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }> };
+    };
     const { DeployResponse, AppendResponse, ErrorEnvelope } = doc.components.schemas;
-    for (const s of [DeployResponse!, AppendResponse!]) expect(Object.keys(s.properties.report?.properties ?? {})).toEqual(["missing_references", "warnings", "left_off", "redirect_rules", "header_rules"]);
+    for (const s of [DeployResponse!, AppendResponse!])
+      expect(Object.keys(s.properties.report?.properties ?? {})).toEqual([
+        "missing_references",
+        "warnings",
+        "left_off",
+        "redirect_rules",
+        "header_rules",
+      ]);
     expect(ErrorEnvelope!.properties.unusable).toBeDefined();
   });
 });

@@ -28,7 +28,10 @@ async function withContext<T>(now: number, fn: (ctx: AppContext) => Promise<T>):
 
 async function script(name: string, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", name), ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dataDir } });
+    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", name), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dataDir },
+    });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -25,10 +25,21 @@ const { calls } = cdn;
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const files = (m: Record<string, string>) => Object.entries(m).map(([p, c]) => ({ path: p, bytes: enc(c) }));
-const callerOf = (account: Caller["account"]): Caller => ({ account, via: "api_key", credentialKey: `test:${account?.id}` });
+const callerOf = (account: Caller["account"]): Caller => ({
+  account,
+  via: "api_key",
+  credentialKey: `test:${account?.id}`,
+});
 
-async function visit(ctx: AppContext, label: string, p = "/"): Promise<{ status: number; text: string; headers: Headers }> {
-  const action = resolveHost(`${label}.${TEST_SERVE_DOMAIN}`, { serveDomain: TEST_SERVE_DOMAIN, appHost: new URL(TEST_BASE_URL).host });
+async function visit(
+  ctx: AppContext,
+  label: string,
+  p = "/",
+): Promise<{ status: number; text: string; headers: Headers }> {
+  const action = resolveHost(`${label}.${TEST_SERVE_DOMAIN}`, {
+    serveDomain: TEST_SERVE_DOMAIN,
+    appHost: new URL(TEST_BASE_URL).host,
+  });
   const res = await serveDrop(ctx, action, { method: "GET", pathname: p, headers: new Headers() });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
@@ -109,7 +120,13 @@ describe("two instances on one PostgreSQL", () => {
   beforeAll(async () => {
     pg = await startPgServer();
     dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-two-"));
-    const vars = { DATABASE_URL: pg.url, DATA_DIR: dataDir, BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, NODE_ENV: "test" };
+    const vars = {
+      DATABASE_URL: pg.url,
+      DATA_DIR: dataDir,
+      BASE_URL: TEST_BASE_URL,
+      SERVE_DOMAIN: TEST_SERVE_DOMAIN,
+      NODE_ENV: "test",
+    };
     a = await createContext(parseEnv(vars), { now: () => now });
     b = await createContext(parseEnv(vars), { now: () => now });
   });
@@ -123,7 +140,11 @@ describe("two instances on one PostgreSQL", () => {
   it("a replace and a delete made by one are served by the other within the revalidation window", async () => {
     const { account } = await accountWithKey(a, "pro");
     const caller = callerOf(account);
-    const d = await createDrop(a, caller, { files: files({ "index.html": "one", "a.css": "a{}" }), ttl: null, name: "shared" });
+    const d = await createDrop(a, caller, {
+      files: files({ "index.html": "one", "a.css": "a{}" }),
+      ttl: null,
+      name: "shared",
+    });
     expect((await visit(b, d.slug)).text).toBe("one");
     await createDrop(a, caller, { files: files({ "index.html": "two", "b.css": "b{}" }), ttl: null, name: "shared" });
     expect((await visit(a, d.slug)).text).toBe("two");

@@ -13,8 +13,16 @@ import { makeTestContext, TEST_BASE_URL, TEST_SERVE_DOMAIN, type TestContext } f
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
-async function visit(ctx: AppContext, label: string, p: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
-  const action = resolveHost(`${label}.${TEST_SERVE_DOMAIN}`, { serveDomain: TEST_SERVE_DOMAIN, appHost: new URL(TEST_BASE_URL).host });
+async function visit(
+  ctx: AppContext,
+  label: string,
+  p: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: Headers }> {
+  const action = resolveHost(`${label}.${TEST_SERVE_DOMAIN}`, {
+    serveDomain: TEST_SERVE_DOMAIN,
+    appHost: new URL(TEST_BASE_URL).host,
+  });
   const res = await serveDrop(ctx, action, { method: "GET", pathname: p, headers: new Headers(headers) });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
@@ -44,7 +52,13 @@ describe.each([
 
   async function dropWith(text: string): Promise<string> {
     // A 404.html too: the answer after the second look is the service's page, not the drop's.
-    const d = await createDrop(t.ctx, anonymousCaller, { files: [{ path: "page.txt", bytes: enc(text.repeat(50)) }, { path: "404.html", bytes: enc("drop's own 404") }], ttl: 3600 });
+    const d = await createDrop(t.ctx, anonymousCaller, {
+      files: [
+        { path: "page.txt", bytes: enc(text.repeat(50)) },
+        { path: "404.html", bytes: enc("drop's own 404") },
+      ],
+      ttl: 3600,
+    });
     return d.slug;
   }
 

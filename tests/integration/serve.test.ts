@@ -10,9 +10,17 @@ let bare: string;
 const noParams = { params: Promise.resolve({}) };
 const video = new Uint8Array(1000).map((_, i) => i % 251);
 
-async function deployFiles(files: Record<string, string | { encoding: "base64"; content: string }>, query = ""): Promise<string> {
+async function deployFiles(
+  files: Record<string, string | { encoding: "base64"; content: string }>,
+  query = "",
+): Promise<string> {
   const res = await deployPOST(
-    apiRequest(`/deploy${query}`, { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json" }, ip: `198.51.100.${Math.floor(Math.random() * 250)}` }),
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json" },
+      ip: `198.51.100.${Math.floor(Math.random() * 250)}`,
+    }),
     noParams,
   );
   expect(res.status).toBe(200);
@@ -128,12 +136,18 @@ describe("headers", () => {
       expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     }
     // A word in the name is not a hash; the 404 page of a hashed-looking missing name is not immutable.
-    expect((await get(slug, "/my-component.js")).headers.get("cache-control")).toBe("public, max-age=0, must-revalidate");
-    expect((await get(slug, "/gone.3f9a1c2b.js")).headers.get("cache-control")).toBe("public, max-age=0, must-revalidate");
+    expect((await get(slug, "/my-component.js")).headers.get("cache-control")).toBe(
+      "public, max-age=0, must-revalidate",
+    );
+    expect((await get(slug, "/gone.3f9a1c2b.js")).headers.get("cache-control")).toBe(
+      "public, max-age=0, must-revalidate",
+    );
   });
   it("the CDN may keep a response, never past the drop's expires_at", async () => {
     // The anonymous drop expires in 30 days: the CDN keeps HTML a day, hashed names until expiry.
-    expect((await get(slug, "/")).headers.get("vercel-cdn-cache-control")).toBe("max-age=86400, stale-while-revalidate=60");
+    expect((await get(slug, "/")).headers.get("vercel-cdn-cache-control")).toBe(
+      "max-age=86400, stale-while-revalidate=60",
+    );
     expect((await get(slug, "/app.3f9a1c2b.js")).headers.get("vercel-cdn-cache-control")).toBe(`max-age=${30 * 86400}`);
     const short = await deployFiles({ "index.html": "<p>short</p>" }, "?ttl=120");
     expect((await get(short, "/")).headers.get("vercel-cdn-cache-control")).toBe("max-age=120");
@@ -155,18 +169,26 @@ describe("headers", () => {
 describe("single-page apps", () => {
   let spa: string;
   beforeAll(async () => {
-    spa = await deployFiles({ "index.html": "home", "200.html": "<div id=app></div>", "404.html": "missing", "main.js": "boot()" });
+    spa = await deployFiles({
+      "index.html": "home",
+      "200.html": "<div id=app></div>",
+      "404.html": "missing",
+      "main.js": "boot()",
+    });
   });
   it.each(["/settings", "/users/42", "/deep/route/"])("an unknown route %s serves 200.html with 200", async (p) => {
     const res = await get(spa, p);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("<div id=app></div>");
   });
-  it.each(["/missing.js", "/app.css", "/x.map", "/data.json", "/logo.png", "/font.woff2"])("an unknown asset %s stays 404", async (p) => {
-    const res = await get(spa, p);
-    expect(res.status).toBe(404);
-    expect(await res.text()).toBe("missing");
-  });
+  it.each(["/missing.js", "/app.css", "/x.map", "/data.json", "/logo.png", "/font.woff2"])(
+    "an unknown asset %s stays 404",
+    async (p) => {
+      const res = await get(spa, p);
+      expect(res.status).toBe(404);
+      expect(await res.text()).toBe("missing");
+    },
+  );
   it("existing files still answer themselves", async () => {
     expect(await (await get(spa, "/")).text()).toBe("home");
     expect(await (await get(spa, "/main.js")).text()).toBe("boot()");
@@ -196,7 +218,9 @@ describe("compression", () => {
     expect((await get(slug, "/big.txt", { "accept-encoding": "br", "if-none-match": tags[2]! })).status).toBe(200);
   });
   it("q=0 refuses an encoding; binary types are never compressed; ranges are on the identity bytes", async () => {
-    expect((await get(slug, "/big.txt", { "accept-encoding": "br;q=0, gzip" })).headers.get("content-encoding")).toBe("gzip");
+    expect((await get(slug, "/big.txt", { "accept-encoding": "br;q=0, gzip" })).headers.get("content-encoding")).toBe(
+      "gzip",
+    );
     const mp4 = await get(slug, "/clip.mp4", { "accept-encoding": "br" });
     expect(mp4.headers.get("content-encoding")).toBeNull();
     expect(mp4.headers.get("vary")).toBeNull();

@@ -28,7 +28,12 @@ const L = limits.free;
 
 function deploy(files: Record<string, unknown>, headers: Record<string, string> = {}, query = "") {
   return deployPOST(
-    apiRequest(`/deploy${query}`, { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...headers }, ip: `203.0.113.${++ip % 250}` }),
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...headers },
+      ip: `203.0.113.${++ip % 250}`,
+    }),
     noParams,
   );
 }
@@ -187,7 +192,12 @@ describe("redirects: statuses, placeholders, order", () => {
 
 describe("order with 200.html: rules come before the SPA fallback", () => {
   it("a rule answers before 200.html; other unknown routes get 200.html", async () => {
-    const d = await deployOk({ "index.html": "home", "200.html": "spa", "moved.html": "m", _redirects: "/old /moved 301" });
+    const d = await deployOk({
+      "index.html": "home",
+      "200.html": "spa",
+      "moved.html": "m",
+      _redirects: "/old /moved 301",
+    });
     const res = await get(d.slug, "/old");
     expect([res.status, res.headers.get("location")]).toEqual([301, "/moved"]);
     const route = await get(d.slug, "/some/route");
@@ -234,7 +244,11 @@ describe("headers rules", () => {
     expect(revalidated.status).toBe(304);
     expect(revalidated.headers.get("access-control-allow-origin")).toBe("*");
     const ranged = await get(slug, "/assets/style.css", { range: "bytes=0-0" });
-    expect([ranged.status, ranged.headers.get("content-range"), ranged.headers.get("access-control-allow-origin")]).toEqual([206, "bytes 0-0/3", "*"]);
+    expect([
+      ranged.status,
+      ranged.headers.get("content-range"),
+      ranged.headers.get("access-control-allow-origin"),
+    ]).toEqual([206, "bytes 0-0/3", "*"]);
     const head = await serveGET(dropRequest(slug, "/api/serve-drop/assets/app.js", { method: "HEAD" }));
     expect(head.headers.get("access-control-allow-origin")).toBe("*");
     const missing = await get(slug, "/assets/none.js");
@@ -249,7 +263,11 @@ describe("headers rules", () => {
   });
 
   it("a no-store rule keeps the response out of the CDN", async () => {
-    const d = await deployOk({ "private/a.html": "a", "b.html": "b", _headers: "/private/*\n  Cache-Control: no-store" });
+    const d = await deployOk({
+      "private/a.html": "a",
+      "b.html": "b",
+      _headers: "/private/*\n  Cache-Control: no-store",
+    });
     const a = await get(d.slug, "/private/a.html");
     expect([a.headers.get("cache-control"), a.headers.get("vercel-cdn-cache-control")]).toEqual(["no-store", null]);
     const b = await get(d.slug, "/b.html");
@@ -264,11 +282,23 @@ describe("headers rules", () => {
 
 describe("refusals name the file, the line and the rule, and change nothing", () => {
   it.each([
-    [{ _redirects: "/a /b\n/c https://evil.example/ 200" }, "_redirects line 2: /c https://evil.example/ 200 (a 200 rewrite serves a path of this drop, never another host)"],
+    [
+      { _redirects: "/a /b\n/c https://evil.example/ 200" },
+      "_redirects line 2: /c https://evil.example/ 200 (a 200 rewrite serves a path of this drop, never another host)",
+    ],
     [{ _redirects: "/a" }, "_redirects line 1: /a (a rule is: from to [status][!])"],
-    [{ _headers: "/*\n  Set-Cookie: session=1" }, "_headers line 2: Set-Cookie: session=1 (Set-Cookie cannot be set: a drop cannot set cookies)"],
-    [{ _headers: "/*\n  X-Content-Type-Options: none" }, "_headers line 2: X-Content-Type-Options: none (X-Content-Type-Options stays nosniff)"],
-    [{ _headers: "/*\n  Content-Length: 5" }, "_headers line 2: Content-Length: 5 (Content-Length cannot be set: the service sets the length)"],
+    [
+      { _headers: "/*\n  Set-Cookie: session=1" },
+      "_headers line 2: Set-Cookie: session=1 (Set-Cookie cannot be set: a drop cannot set cookies)",
+    ],
+    [
+      { _headers: "/*\n  X-Content-Type-Options: none" },
+      "_headers line 2: X-Content-Type-Options: none (X-Content-Type-Options stays nosniff)",
+    ],
+    [
+      { _headers: "/*\n  Content-Length: 5" },
+      "_headers line 2: Content-Length: 5 (Content-Length cannot be set: the service sets the length)",
+    ],
   ])("%j", async (files, message) => {
     const before = await countDrops(t.ctx.db);
     const r = await refusal(await deploy({ "index.html": "x", ...files }));
@@ -278,8 +308,14 @@ describe("refusals name the file, the line and the rule, and change nothing", ()
   });
 
   it("GET /limits reports the rule limits of the plan table", async () => {
-    const body = (await (await limitsGET(apiRequest("/limits"), noParams)).json()) as { limits: Record<string, number> };
-    expect(body.limits).toMatchObject({ redirect_rules: L.redirectRules, header_rules: L.headerRules, rule_line_chars: L.ruleLineChars });
+    const body = (await (await limitsGET(apiRequest("/limits"), noParams)).json()) as {
+      limits: Record<string, number>;
+    };
+    expect(body.limits).toMatchObject({
+      redirect_rules: L.redirectRules,
+      header_rules: L.headerRules,
+      rule_line_chars: L.ruleLineChars,
+    });
   });
 
   it(`${L.redirectRules} redirect rules deploy; one more is refused naming the limit`, async () => {
@@ -289,7 +325,11 @@ describe("refusals name the file, the line and the rule, and change nothing", ()
     const last = await get(d.slug, `/p${L.redirectRules - 1}`);
     expect(last.headers.get("location")).toBe(`/q${L.redirectRules - 1}`);
     const r = await refusal(await deploy({ "index.html": "x", _redirects: [...lines, "/x /y"].join("\n") }));
-    expect(r).toMatchObject({ status: 400, code: "invalid_request", error: `_redirects line ${L.redirectRules + 1}: /x /y (over the limit of ${L.redirectRules} redirect rules)` });
+    expect(r).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      error: `_redirects line ${L.redirectRules + 1}: /x /y (over the limit of ${L.redirectRules} redirect rules)`,
+    });
   });
 
   it(`${L.headerRules} header rules deploy; one more is refused naming the limit`, async () => {
@@ -297,17 +337,29 @@ describe("refusals name the file, the line and the rule, and change nothing", ()
     const d = await deployOk({ "index.html": "x", _headers: blocks.join("\n") });
     expect(d.report?.header_rules).toBe(L.headerRules);
     const r = await refusal(await deploy({ "index.html": "x", _headers: [...blocks, "/x\n  X-N: y"].join("\n") }));
-    expect(r.error).toBe(`_headers line ${2 * L.headerRules + 1}: /x (over the limit of ${L.headerRules} header rules)`);
+    expect(r.error).toBe(
+      `_headers line ${2 * L.headerRules + 1}: /x (over the limit of ${L.headerRules} header rules)`,
+    );
   });
 
   it("a zip's rules are read and refused the same way", async () => {
     const bad = await deployPOST(
-      apiRequest("/deploy", { method: "POST", body: zip({ "index.html": "x", _redirects: "# a\n/a /b 299" }) as BodyInit, headers: { "content-type": "application/zip" }, ip: "203.0.113.251" }),
+      apiRequest("/deploy", {
+        method: "POST",
+        body: zip({ "index.html": "x", _redirects: "# a\n/a /b 299" }) as BodyInit,
+        headers: { "content-type": "application/zip" },
+        ip: "203.0.113.251",
+      }),
       noParams,
     );
     expect((await refusal(bad)).error).toMatch(/^_redirects line 2: \/a \/b 299 /);
     const good = await deployPOST(
-      apiRequest("/deploy", { method: "POST", body: zip({ "index.html": "x", "b.html": "b", _redirects: "/a /b 302" }) as BodyInit, headers: { "content-type": "application/zip" }, ip: "203.0.113.252" }),
+      apiRequest("/deploy", {
+        method: "POST",
+        body: zip({ "index.html": "x", "b.html": "b", _redirects: "/a /b 302" }) as BodyInit,
+        headers: { "content-type": "application/zip" },
+        ip: "203.0.113.252",
+      }),
       noParams,
     );
     const d = deployResponseSchema.parse(await good.json());
@@ -322,7 +374,11 @@ describe("rules given by reference, appended, replaced", () => {
 
   async function uploadAll(files: Record<string, string>, key: string) {
     const res = await preflightPOST(
-      apiRequest("/deploy/preflight", { method: "POST", body: JSON.stringify({ files: Object.fromEntries(Object.entries(files).map(([p, s]) => [p, refOf(s)])) }), headers: { "content-type": "application/json", ...bearer(key) } }),
+      apiRequest("/deploy/preflight", {
+        method: "POST",
+        body: JSON.stringify({ files: Object.fromEntries(Object.entries(files).map(([p, s]) => [p, refOf(s)])) }),
+        headers: { "content-type": "application/json", ...bearer(key) },
+      }),
       noParams,
     );
     const pre = preflightResponseSchema.parse(await res.json());
@@ -330,9 +386,16 @@ describe("rules given by reference, appended, replaced", () => {
     for (const u of pre.uploads) {
       const { pathname } = new URL(u.url);
       const [, , , token, sha256] = pathname.split("/");
-      const put = await uploadPUT(apiRequest(pathname, { method: "PUT", body: enc(bySha.get(sha256!)!) as BodyInit, headers: { "content-type": "application/octet-stream" } }), {
-        params: Promise.resolve({ token: token!, sha256: sha256! }),
-      });
+      const put = await uploadPUT(
+        apiRequest(pathname, {
+          method: "PUT",
+          body: enc(bySha.get(sha256!)!) as BodyInit,
+          headers: { "content-type": "application/octet-stream" },
+        }),
+        {
+          params: Promise.resolve({ token: token!, sha256: sha256! }),
+        },
+      );
       expect(put.status).toBe(201);
     }
   }
@@ -347,21 +410,41 @@ describe("rules given by reference, appended, replaced", () => {
     const badRules = "/from /to 307\n/x\n";
     await uploadAll({ _redirects: badRules }, a.apiKey);
     const before = await countDrops(t.ctx.db);
-    const r = await refusal(await deploy({ "index.html": "<p>ref</p>", _redirects: refOf(badRules) }, bearer(a.apiKey)));
-    expect(r).toMatchObject({ status: 400, code: "invalid_request", error: "_redirects line 2: /x (a rule is: from to [status][!])" });
+    const r = await refusal(
+      await deploy({ "index.html": "<p>ref</p>", _redirects: refOf(badRules) }, bearer(a.apiKey)),
+    );
+    expect(r).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      error: "_redirects line 2: /x (a rule is: from to [status][!])",
+    });
     expect(await countDrops(t.ctx.db)).toBe(before);
   });
 
   it("an append that adds a rules file compiles it beside the drop's other rules", async () => {
     const a = await accountWithKey(t.ctx, "pro");
-    const d = await deployOk({ "index.html": "i", "b.html": "b", _headers: "/*\n  X-Frame-Options: DENY" }, bearer(a.apiKey));
+    const d = await deployOk(
+      { "index.html": "i", "b.html": "b", _headers: "/*\n  X-Frame-Options: DENY" },
+      bearer(a.apiKey),
+    );
     expect(d.report).toMatchObject({ redirect_rules: 0, header_rules: 1 });
     const append = (files: Record<string, string>) =>
-      appendPOST(apiRequest(`/deploy/${d.slug}`, { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...bearer(a.apiKey) } }), {
-        params: Promise.resolve({ slug: d.slug }),
-      });
+      appendPOST(
+        apiRequest(`/deploy/${d.slug}`, {
+          method: "POST",
+          body: JSON.stringify({ files }),
+          headers: { "content-type": "application/json", ...bearer(a.apiKey) },
+        }),
+        {
+          params: Promise.resolve({ slug: d.slug }),
+        },
+      );
     const bad = await refusal(await append({ _redirects: "/a /b 200\n/c https://x.example 200" }));
-    expect(bad).toMatchObject({ status: 400, error: "_redirects line 2: /c https://x.example 200 (a 200 rewrite serves a path of this drop, never another host)" });
+    expect(bad).toMatchObject({
+      status: 400,
+      error:
+        "_redirects line 2: /c https://x.example 200 (a 200 rewrite serves a path of this drop, never another host)",
+    });
     expect((await get(d.slug, "/a")).status).toBe(404);
     const res = await append({ _redirects: "/a /b 200" });
     const body = await res.json();
@@ -372,26 +455,44 @@ describe("rules given by reference, appended, replaced", () => {
     const detail = await getDrop(t.ctx, a.account, d.slug);
     expect(detail).toMatchObject({ redirect_rules: 1, header_rules: 1 });
     expect(detail.rules.redirects).toEqual([{ line: 1, from: "/a", to: "/b", status: 200, force: false }]);
-    expect(detail.rules.headers).toEqual([{ line: 1, path: "/*", headers: [{ name: "X-Frame-Options", value: "DENY" }] }]);
+    expect(detail.rules.headers).toEqual([
+      { line: 1, path: "/*", headers: [{ name: "X-Frame-Options", value: "DENY" }] },
+    ]);
   });
 
   it("a named replace without rules files drops the old rules", async () => {
     const a = await accountWithKey(t.ctx, "pro");
-    const first = await deployOk({ "index.html": "1", "b.html": "b", _redirects: "/a /b 302" }, bearer(a.apiKey), "?name=site");
+    const first = await deployOk(
+      { "index.html": "1", "b.html": "b", _redirects: "/a /b 302" },
+      bearer(a.apiKey),
+      "?name=site",
+    );
     expect((await get(first.slug, "/a")).status).toBe(302);
     const second = await deployOk({ "index.html": "2" }, bearer(a.apiKey), "?name=site");
     expect(second.slug).toBe(first.slug);
     expect(second.report).toMatchObject({ redirect_rules: 0, header_rules: 0 });
     expect((await get(first.slug, "/a")).status).toBe(404);
-    const third = await deployOk({ "index.html": "3", "c.html": "c", _redirects: "/a /c 307" }, bearer(a.apiKey), "?name=site");
+    const third = await deployOk(
+      { "index.html": "3", "c.html": "c", _redirects: "/a /c 307" },
+      bearer(a.apiKey),
+      "?name=site",
+    );
     expect(third.report).toMatchObject({ redirect_rules: 1 });
     expect((await get(first.slug, "/a")).headers.get("location")).toBe("/c");
   });
 
   it("the rules are the version's: a rollback serves the old version's rules, a rollfore the new one's", async () => {
     const a = await accountWithKey(t.ctx, "pro");
-    const v1 = await deployOk({ "index.html": "1", "b.html": "b", _redirects: "/a /b 302", _headers: "/*\n  X-Site: one" }, bearer(a.apiKey), "?name=versions");
-    const v2 = await deployOk({ "index.html": "2", "c.html": "c", _redirects: "/a /c 307" }, bearer(a.apiKey), "?name=versions");
+    const v1 = await deployOk(
+      { "index.html": "1", "b.html": "b", _redirects: "/a /b 302", _headers: "/*\n  X-Site: one" },
+      bearer(a.apiKey),
+      "?name=versions",
+    );
+    const v2 = await deployOk(
+      { "index.html": "2", "c.html": "c", _redirects: "/a /c 307" },
+      bearer(a.apiKey),
+      "?name=versions",
+    );
     expect(v2.version).toBe(2);
     const at = async () => {
       const res = await get(v1.slug, "/a");
@@ -401,12 +502,20 @@ describe("rules given by reference, appended, replaced", () => {
     await rollbackToVersion(t.ctx, a.account, v1.slug, 1);
     expect(await at()).toEqual({ status: 302, location: "/b", site: "one" });
     const detail = await getDrop(t.ctx, a.account, v1.slug);
-    expect({ live: detail.live_version, redirects: detail.redirect_rules, headers: detail.header_rules }).toEqual({ live: 1, redirects: 1, headers: 1 });
+    expect({ live: detail.live_version, redirects: detail.redirect_rules, headers: detail.header_rules }).toEqual({
+      live: 1,
+      redirects: 1,
+      headers: 1,
+    });
     await rollbackToVersion(t.ctx, a.account, v1.slug, 2);
     expect(await at()).toEqual({ status: 307, location: "/c", site: null });
     // The next write builds on the live version's rules: an append keeps version 2's redirect.
     const appended = await appendPOST(
-      apiRequest(`/deploy/${v1.slug}`, { method: "POST", body: JSON.stringify({ files: { _headers: "/*\n  X-Site: three" } }), headers: { "content-type": "application/json", ...bearer(a.apiKey) } }),
+      apiRequest(`/deploy/${v1.slug}`, {
+        method: "POST",
+        body: JSON.stringify({ files: { _headers: "/*\n  X-Site: three" } }),
+        headers: { "content-type": "application/json", ...bearer(a.apiKey) },
+      }),
       { params: Promise.resolve({ slug: v1.slug }) },
     );
     expect(appended.status).toBe(200);
@@ -420,7 +529,12 @@ describe("attacks on the rules", () => {
     slug = (
       await deployOk({
         "index.html": "x",
-        _redirects: ["/r/* /:splat 302", "/s/* /x/:splat 302", "/e/* https://example.com/:splat 302", "/w/* /:splat 200"].join("\n"),
+        _redirects: [
+          "/r/* /:splat 302",
+          "/s/* /x/:splat 302",
+          "/e/* https://example.com/:splat 302",
+          "/w/* /:splat 200",
+        ].join("\n"),
       })
     ).slug;
   });
@@ -458,22 +572,35 @@ describe("the self-hosted listener serves the rules through the same function", 
     const plane = await startDataPlane();
     const { port } = plane;
     const fetchRaw = (pathname: string) =>
-      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-        const req = request({ host: "127.0.0.1", port, path: pathname, headers: { host: `${d.slug}.drops.localhost:3000` } }, (res) => {
-          let body = "";
-          res.on("data", (c: Buffer) => (body += c.toString()));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        });
-        req.on("error", reject);
-        req.end();
-      });
+      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
+        (resolve, reject) => {
+          const req = request(
+            { host: "127.0.0.1", port, path: pathname, headers: { host: `${d.slug}.drops.localhost:3000` } },
+            (res) => {
+              let body = "";
+              res.on("data", (c: Buffer) => (body += c.toString()));
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+            },
+          );
+          req.on("error", reject);
+          req.end();
+        },
+      );
     try {
       const moved = await fetchRaw("/blog/2024/hello?x=1");
       expect([moved.status, moved.headers.location]).toEqual([301, "/posts/hello?x=1"]);
       const spa = await fetchRaw("/app/deep/route");
-      expect([spa.status, spa.body, spa.headers["cross-origin-embedder-policy"]]).toEqual([200, "<h1>spa shell</h1>", "require-corp"]);
+      expect([spa.status, spa.body, spa.headers["cross-origin-embedder-policy"]]).toEqual([
+        200,
+        "<h1>spa shell</h1>",
+        "require-corp",
+      ]);
       const asset = await fetchRaw("/assets/app.js");
-      expect([asset.headers["cache-control"], asset.headers["access-control-allow-origin"], asset.headers["set-cookie"]]).toEqual(["public, max-age=600", "*", undefined]);
+      expect([
+        asset.headers["cache-control"],
+        asset.headers["access-control-allow-origin"],
+        asset.headers["set-cookie"],
+      ]).toEqual(["public, max-age=600", "*", undefined]);
       const hidden = await fetchRaw("/_headers");
       expect(hidden.status).toBe(404);
     } finally {

@@ -50,7 +50,14 @@ let s3: S3Server;
 let fsRoot: string;
 
 function s3Storage(opts: Partial<ConstructorParameters<typeof S3Storage>[0]> = {}): S3Storage {
-  return new S3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, region: "us-east-1", credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, forcePathStyle: true, ...opts });
+  return new S3Storage({
+    bucket: s3.bucket,
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    forcePathStyle: true,
+    ...opts,
+  });
 }
 
 beforeAll(async () => {
@@ -96,7 +103,9 @@ describe.each(implementations)("Storage contract: $name", ({ make }) => {
   it("answers the size of a stored object, 0 for an empty one, null for an absent one, the new size after an overwrite", async () => {
     const ref = await storage.put(`${root}/sized.bin`, new Uint8Array(1234), "application/octet-stream");
     expect(await storage.size(ref)).toBe(1234);
-    expect(await storage.size(await storage.put(`${root}/sized-empty.bin`, new Uint8Array(0), "application/octet-stream"))).toBe(0);
+    expect(
+      await storage.size(await storage.put(`${root}/sized-empty.bin`, new Uint8Array(0), "application/octet-stream")),
+    ).toBe(0);
     await storage.put(`${root}/sized.bin`, new Uint8Array(1310), "application/octet-stream");
     expect(await storage.size(ref)).toBe(1310);
     await storage.delete(ref);
@@ -118,9 +127,15 @@ describe.each(implementations)("Storage contract: $name", ({ make }) => {
   });
 
   it("keeps keys with spaces, unicode and URL-special characters apart", async () => {
-    const keys = [`${root}/dir/héllo wörld (1).txt`, `${root}/dir/a+b&c=d.html`, `${root}/dir/100%.css`, `${root}/dir/q?x#y.js`];
+    const keys = [
+      `${root}/dir/héllo wörld (1).txt`,
+      `${root}/dir/a+b&c=d.html`,
+      `${root}/dir/100%.css`,
+      `${root}/dir/q?x#y.js`,
+    ];
     const refs = await Promise.all(keys.map((k, i) => storage.put(k, Buffer.from(`content ${i}`), "text/plain")));
-    for (const [i, ref] of refs.entries()) expect((await readAll(await storage.get(ref)))?.toString()).toBe(`content ${i}`);
+    for (const [i, ref] of refs.entries())
+      expect((await readAll(await storage.get(ref)))?.toString()).toBe(`content ${i}`);
     expect(await storage.list(`${root}/dir/`)).toEqual([...keys].sort());
   });
 
@@ -241,7 +256,10 @@ describe.each(implementations)("Storage contract: $name", ({ make }) => {
     if (standin) standin.options.latencyMs = 15;
     let inFlight = 0;
     let peak = 0;
-    const files = Array.from({ length: 40 }, (_, i) => ({ key: `${root}/many/f${String(i).padStart(2, "0")}.txt`, bytes: Buffer.from(`file ${i} `.repeat(i + 1)) }));
+    const files = Array.from({ length: 40 }, (_, i) => ({
+      key: `${root}/many/f${String(i).padStart(2, "0")}.txt`,
+      bytes: Buffer.from(`file ${i} `.repeat(i + 1)),
+    }));
     const refs = await mapLimit(files, 4, async (f) => {
       peak = Math.max(peak, ++inFlight);
       try {
@@ -252,7 +270,8 @@ describe.each(implementations)("Storage contract: $name", ({ make }) => {
     });
     expect(peak).toBe(4);
     expect(await storage.list(`${root}/many/`)).toEqual(files.map((f) => f.key));
-    for (const [i, ref] of refs.entries()) expect((await readAll(await storage.get(ref)))?.equals(files[i]?.bytes as Buffer)).toBe(true);
+    for (const [i, ref] of refs.entries())
+      expect((await readAll(await storage.get(ref)))?.equals(files[i]?.bytes as Buffer)).toBe(true);
     if (standin) {
       // What reached the service was bounded too, and really parallel.
       expect(standin.peakInFlight).toBeLessThanOrEqual(4);
@@ -376,7 +395,8 @@ describe("BlobStorage specifics (Vercel Blob SDK against the stand-in)", () => {
 function sigV4Accepts(target: string, headers: Record<string, string>, secretAccessKey: string): boolean {
   const url = new URL(target);
   const q = url.searchParams;
-  const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const enc = (s: string) =>
+    encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const query = [...q]
     .filter(([k]) => k !== "X-Amz-Signature")
     .map(([k, v]) => [enc(k), enc(v)] as const)
@@ -384,12 +404,27 @@ function sigV4Accepts(target: string, headers: Record<string, string>, secretAcc
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
   const signed = (q.get("X-Amz-SignedHeaders") ?? "").split(";");
-  const all: Record<string, string> = { host: url.host, ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
+  const all: Record<string, string> = {
+    host: url.host,
+    ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+  };
   const canonicalHeaders = signed.map((h) => `${h}:${(all[h] ?? "").trim()}\n`).join("");
-  const canonical = ["PUT", url.pathname, query, canonicalHeaders, signed.join(";"), q.get("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD"].join("\n");
+  const canonical = [
+    "PUT",
+    url.pathname,
+    query,
+    canonicalHeaders,
+    signed.join(";"),
+    q.get("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD",
+  ].join("\n");
   const [, date, region, service] = (q.get("X-Amz-Credential") ?? "").split("/");
   const scope = `${date}/${region}/${service}/aws4_request`;
-  const toSign = ["AWS4-HMAC-SHA256", q.get("X-Amz-Date"), scope, createHash("sha256").update(canonical).digest("hex")].join("\n");
+  const toSign = [
+    "AWS4-HMAC-SHA256",
+    q.get("X-Amz-Date"),
+    scope,
+    createHash("sha256").update(canonical).digest("hex"),
+  ].join("\n");
   let key: Buffer = Buffer.from(`AWS4${secretAccessKey}`);
   for (const part of [date!, region!, service!, "aws4_request"]) key = createHmac("sha256", key).update(part).digest();
   return createHmac("sha256", key).update(toSign).digest("hex") === q.get("X-Amz-Signature");
@@ -419,7 +454,9 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
     expect((await readAll(await storage.get(ref)))?.equals(big)).toBe(true);
     const range = { start: 5 * MB - 3, end: 10 * MB + 3 };
     expect((await readAll(await storage.get(ref, range)))?.equals(big.subarray(range.start, range.end + 1))).toBe(true);
-    await expect(storage.putStream(`${r}/failed.bin`, chunked(big, true), "application/octet-stream")).rejects.toThrow(/hash mismatch/);
+    await expect(storage.putStream(`${r}/failed.bin`, chunked(big, true), "application/octet-stream")).rejects.toThrow(
+      /hash mismatch/,
+    );
     expect(await storage.list(`${r}/`)).toEqual([`${r}/big.bin`]);
   });
 
@@ -435,15 +472,19 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
     expect(await storage.list(`${r}x/`)).toEqual([`${r}x/other`]);
   });
 
-  it("pages a listing of more than 1,000 keys (ListObjectsV2 continuation tokens) and deletes them all", { timeout: 120_000 }, async () => {
-    const storage = s3Storage();
-    const r = root();
-    const keys = Array.from({ length: 1_005 }, (_, i) => `${r}/k${String(i).padStart(4, "0")}`);
-    await mapLimit(keys, 16, (k) => storage.put(k, Buffer.from("k"), "text/plain"));
-    expect(await storage.list(`${r}/`)).toEqual(keys);
-    await storage.deletePrefix(`${r}/`);
-    expect(await storage.list(`${r}/`)).toEqual([]);
-  });
+  it(
+    "pages a listing of more than 1,000 keys (ListObjectsV2 continuation tokens) and deletes them all",
+    { timeout: 120_000 },
+    async () => {
+      const storage = s3Storage();
+      const r = root();
+      const keys = Array.from({ length: 1_005 }, (_, i) => `${r}/k${String(i).padStart(4, "0")}`);
+      await mapLimit(keys, 16, (k) => storage.put(k, Buffer.from("k"), "text/plain"));
+      expect(await storage.list(`${r}/`)).toEqual(keys);
+      await storage.deletePrefix(`${r}/`);
+      expect(await storage.list(`${r}/`)).toEqual([]);
+    },
+  );
 
   it("hands out a presigned PUT whose signature binds the size and the SHA-256; the bytes sent through it read back", async () => {
     const storage = s3Storage();
@@ -454,13 +495,19 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
     expect(target.method).toBe("PUT");
     expect(target.headers["x-amz-checksum-sha256"]).toBe(sha.toString("base64"));
     const url = new URL(target.url);
-    expect(url.searchParams.get("X-Amz-SignedHeaders")?.split(";")).toEqual(["content-length", "host", "x-amz-checksum-sha256"]);
+    expect(url.searchParams.get("X-Amz-SignedHeaders")?.split(";")).toEqual([
+      "content-length",
+      "host",
+      "x-amz-checksum-sha256",
+    ]);
     expect(Number(url.searchParams.get("X-Amz-Expires"))).toBeGreaterThan(590);
     expect(url.searchParams.has("x-amz-checksum-sha256")).toBe(false);
     // What a store that checks signatures (every S3) accepts: exactly these headers.
     const sent = { "content-length": String(bytes.length), ...target.headers };
     expect(sigV4Accepts(target.url, sent, s3.secretAccessKey)).toBe(true);
-    expect(sigV4Accepts(target.url, { ...sent, "content-length": String(bytes.length + 1) }, s3.secretAccessKey)).toBe(false);
+    expect(sigV4Accepts(target.url, { ...sent, "content-length": String(bytes.length + 1) }, s3.secretAccessKey)).toBe(
+      false,
+    );
     const otherSha = createHash("sha256").update("other bytes").digest("base64");
     expect(sigV4Accepts(target.url, { ...sent, "x-amz-checksum-sha256": otherSha }, s3.secretAccessKey)).toBe(false);
     expect(sigV4Accepts(target.url, sent, "another-secret-key")).toBe(false);
@@ -495,7 +542,9 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
 });
 
 /** The outcome of one call: its time, and the error's code, status and Retry-After when it failed. */
-async function timed(call: () => Promise<unknown>): Promise<{ ms: number; code?: string; status?: number; retryAfter?: string; error?: unknown }> {
+async function timed(
+  call: () => Promise<unknown>,
+): Promise<{ ms: number; code?: string; status?: number; retryAfter?: string; error?: unknown }> {
   const t0 = performance.now();
   try {
     await call();
@@ -510,7 +559,8 @@ async function timed(call: () => Promise<unknown>): Promise<{ ms: number; code?:
 describe("a store known down fails fast (lib/storage/guard.ts, against s3rver stopped and started)", () => {
   const root = () => `guard-${randomBytes(6).toString("hex")}`;
   const changes: boolean[] = [];
-  const guarded = (downMs: number) => new GuardedStorage(s3Storage(), { downMs, onChange: (down) => changes.push(down) });
+  const guarded = (downMs: number) =>
+    new GuardedStorage(s3Storage(), { downMs, onChange: (down) => changes.push(down) });
 
   it("answers 503 with Retry-After at once while the bucket is down, writes nothing, and answers again once a probe does", async () => {
     changes.length = 0;
@@ -522,12 +572,21 @@ describe("a store known down fails fast (lib/storage/guard.ts, against s3rver st
     try {
       // The first call finds out (connection refused, after the SDK's retries); it is a 503 already.
       const first = await timed(() => storage.put(`${r}/during-1.txt`, Buffer.from("x"), "text/plain"));
-      expect(first).toMatchObject({ code: "upstream_unavailable", status: 503, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+      expect(first).toMatchObject({
+        code: "upstream_unavailable",
+        status: 503,
+        retryAfter: expect.stringMatching(/^[1-9]\d*$/),
+      });
       expect(storage.down).toBe(true);
       // Every call after it, of every kind, fails without waiting on the store.
       const calls: Array<() => Promise<unknown>> = [
         () => storage.put(`${r}/during-2.txt`, Buffer.from("x"), "text/plain"),
-        () => storage.putStream(`${r}/during-3.txt`, new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) }), "text/plain"),
+        () =>
+          storage.putStream(
+            `${r}/during-3.txt`,
+            new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) }),
+            "text/plain",
+          ),
         () => storage.get(before),
         () => storage.get(before, { start: 0, end: 1 }),
         () => storage.size(before),
@@ -539,7 +598,11 @@ describe("a store known down fails fast (lib/storage/guard.ts, against s3rver st
       ];
       for (const call of calls) {
         const out = await timed(call);
-        expect(out).toMatchObject({ code: "upstream_unavailable", status: 503, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+        expect(out).toMatchObject({
+          code: "upstream_unavailable",
+          status: 503,
+          retryAfter: expect.stringMatching(/^[1-9]\d*$/),
+        });
         // No connection attempt: well under the SDK's connect timeout (2 s) and its retries.
         expect(out.ms).toBeLessThan(250);
       }
@@ -573,7 +636,9 @@ describe("a store known down fails fast (lib/storage/guard.ts, against s3rver st
 
   it("a failure that is an answer, or the caller's own body failing, marks nothing down", async () => {
     changes.length = 0;
-    const storage = new GuardedStorage(s3Storage({ bucket: "no-such-bucket", maxAttempts: 1 }), { onChange: (down) => changes.push(down) });
+    const storage = new GuardedStorage(s3Storage({ bucket: "no-such-bucket", maxAttempts: 1 }), {
+      onChange: (down) => changes.push(down),
+    });
     const missing = await timed(() => storage.put(`${root()}/x`, Buffer.from("x"), "text/plain"));
     expect(missing.error).toBeDefined();
     expect(missing.code).toBeUndefined();
@@ -598,9 +663,15 @@ describe("a store known down fails fast (lib/storage/guard.ts, against s3rver st
     const closedPort = await freePort();
     const saved = process.env.VERCEL_BLOB_API_URL;
     process.env.VERCEL_BLOB_API_URL = `http://127.0.0.1:${closedPort}/api/blob`;
-    const storage = new GuardedStorage(new BlobStorage(blobStandin.token), { downMs: 60_000, onChange: () => undefined });
+    const storage = new GuardedStorage(new BlobStorage(blobStandin.token), {
+      downMs: 60_000,
+      onChange: () => undefined,
+    });
     try {
-      expect(await timed(() => storage.put(`${root()}/n`, Buffer.from("n"), "text/plain"))).toMatchObject({ code: "upstream_unavailable", status: 503 });
+      expect(await timed(() => storage.put(`${root()}/n`, Buffer.from("n"), "text/plain"))).toMatchObject({
+        code: "upstream_unavailable",
+        status: 503,
+      });
       expect(storage.down).toBe(true);
       const again = await timed(() => storage.list(""));
       expect(again).toMatchObject({ code: "upstream_unavailable", status: 503 });
@@ -612,10 +683,23 @@ describe("a store known down fails fast (lib/storage/guard.ts, against s3rver st
 
   it("tells transport failures (anywhere in the cause chain) from answers", () => {
     expect(isUnreachable(Object.assign(new Error("connect"), { code: "ECONNREFUSED" }))).toBe(true);
-    expect(isUnreachable(new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "UND_ERR_SOCKET" }) }))).toBe(true);
+    expect(
+      isUnreachable(
+        new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "UND_ERR_SOCKET" }) }),
+      ),
+    ).toBe(true);
     expect(isUnreachable(new AggregateError([Object.assign(new Error("a"), { code: "ECONNREFUSED" })]))).toBe(true);
-    expect(isUnreachable(Object.assign(new Error("the request socket timed out"), { name: "TimeoutError" }))).toBe(true);
-    expect(isUnreachable(Object.assign(new Error("The specified bucket does not exist"), { name: "NoSuchBucket", $metadata: { httpStatusCode: 404 } }))).toBe(false);
+    expect(isUnreachable(Object.assign(new Error("the request socket timed out"), { name: "TimeoutError" }))).toBe(
+      true,
+    );
+    expect(
+      isUnreachable(
+        Object.assign(new Error("The specified bucket does not exist"), {
+          name: "NoSuchBucket",
+          $metadata: { httpStatusCode: 404 },
+        }),
+      ),
+    ).toBe(false);
     expect(isUnreachable(new Error("hash mismatch"))).toBe(false);
     expect(isUnreachable("ECONNREFUSED")).toBe(false);
   });
@@ -623,18 +707,30 @@ describe("a store known down fails fast (lib/storage/guard.ts, against s3rver st
 
 describe("choosing the byte store (S3_* variables)", () => {
   it("S3_FORCE_PATH_STYLE takes 1/0/true/false; anything else stops the start naming it", () => {
-    for (const [value, want] of [["1", true], ["true", true], ["0", false], ["false", false], ["", false]] as const) {
+    for (const [value, want] of [
+      ["1", true],
+      ["true", true],
+      ["0", false],
+      ["false", false],
+      ["", false],
+    ] as const) {
       expect(parseEnv({ S3_BUCKET: "b", S3_FORCE_PATH_STYLE: value }).S3_FORCE_PATH_STYLE).toBe(want);
     }
     expect(parseEnv({}).S3_FORCE_PATH_STYLE).toBe(false);
-    expect(() => parseEnv({ S3_FORCE_PATH_STYLE: "yes please" })).toThrow(/S3_FORCE_PATH_STYLE must be 1, 0, true or false/);
+    expect(() => parseEnv({ S3_FORCE_PATH_STYLE: "yes please" })).toThrow(
+      /S3_FORCE_PATH_STYLE must be 1, 0, true or false/,
+    );
     expect(() => parseEnv({ S3_ENDPOINT: "minio:9000" })).toThrow(/S3_ENDPOINT must be an http\(s\) URL/);
-    expect(() => parseEnv({ S3_BUCKET: "b", S3_ACCESS_KEY_ID: "AKIAEXAMPLE" })).toThrow(/S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither/);
+    expect(() => parseEnv({ S3_BUCKET: "b", S3_ACCESS_KEY_ID: "AKIAEXAMPLE" })).toThrow(
+      /S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither/,
+    );
   });
 
   it("S3_BUCKET wins over BLOB_READ_WRITE_TOKEN, and the context's store then reads and writes the bucket", async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-choose-"));
-    const ctx = await createContext(parseEnv({ DATA_DIR: dataDir, BLOB_READ_WRITE_TOKEN: blobStandin.token, ...s3.vars }));
+    const ctx = await createContext(
+      parseEnv({ DATA_DIR: dataDir, BLOB_READ_WRITE_TOKEN: blobStandin.token, ...s3.vars }),
+    );
     try {
       expect(ctx.storage.kind).toBe("s3");
       expect(ctx.storage).toBeInstanceOf(GuardedStorage);

@@ -24,16 +24,34 @@ let n = 0;
 
 /** A files map of distinct made-up contents (only hashes and sizes travel in a preflight). */
 function declared(count: number, size: number): Record<string, { sha256: string; size: number }> {
-  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}.bin`, { sha256: sha256Hex(new TextEncoder().encode(`content ${++n}`)), size }]));
+  return Object.fromEntries(
+    Array.from({ length: count }, (_, i) => [
+      `f${i}.bin`,
+      { sha256: sha256Hex(new TextEncoder().encode(`content ${++n}`)), size },
+    ]),
+  );
 }
 
-function preflight(files: Record<string, { sha256: string; size: number }>, opts: { ip?: string; headers?: Record<string, string> } = {}) {
-  return preflightPOST(apiRequest("/deploy/preflight", { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...opts.headers }, ip: opts.ip }), noParams);
+function preflight(
+  files: Record<string, { sha256: string; size: number }>,
+  opts: { ip?: string; headers?: Record<string, string> } = {},
+) {
+  return preflightPOST(
+    apiRequest("/deploy/preflight", {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...opts.headers },
+      ip: opts.ip,
+    }),
+    noParams,
+  );
 }
 
 async function snapshot() {
   return {
-    contents: (await t.ctx.db.select().from(contents)).map((c) => `${c.scope}/${c.sha256} ${c.size} ${c.holdUntil?.toISOString()} ${c.pins}`).sort(),
+    contents: (await t.ctx.db.select().from(contents))
+      .map((c) => `${c.scope}/${c.sha256} ${c.size} ${c.holdUntil?.toISOString()} ${c.pins}`)
+      .sort(),
     grants: (await t.ctx.db.select().from(uploadGrants)).length,
     stored: (await t.ctx.storage.list("")).sort(),
   };
@@ -54,7 +72,11 @@ describe("preflights and uploads go through the rate-limit table", () => {
     const max = ratePolicies(t.ctx.env).preflight.max;
     expect(max).toBe(ratePolicies(t.ctx.env).deploy.max);
     for (let i = 0; i < max; i++) expect((await preflight(declared(1, 10), { ip: "198.51.100.10" })).status).toBe(200);
-    const { res } = await refusedWithoutTrace(() => preflight(declared(1, 10), { ip: "198.51.100.10" }), 429, "rate_limited");
+    const { res } = await refusedWithoutTrace(
+      () => preflight(declared(1, 10), { ip: "198.51.100.10" }),
+      429,
+      "rate_limited",
+    );
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await preflight(declared(1, 10), { ip: "198.51.100.11" })).status).toBe(200);
     const a = await accountWithKey(t.ctx, "free");
@@ -66,15 +88,26 @@ describe("preflights and uploads go through the rate-limit table", () => {
     const a = await accountWithKey(t.ctx, "free");
     const max = ratePolicies(t.ctx.env).preflightAccount.max;
     for (let i = 0; i < max; i++) await enforceLimit(t.ctx, "preflightAccount", a.account.id);
-    await refusedWithoutTrace(() => preflight(declared(1, 10), { ip: "198.51.100.20", headers: bearer(a.apiKey) }), 429, "rate_limited");
+    await refusedWithoutTrace(
+      () => preflight(declared(1, 10), { ip: "198.51.100.20", headers: bearer(a.apiKey) }),
+      429,
+      "rate_limited",
+    );
   });
 
   it("anonymous uploads are limited per address: past the budget a PUT answers 429 and stores nothing", async () => {
     await clearOfMinuteEdge(t);
     const bytes = new TextEncoder().encode("<p>upload</p>");
-    const pre = preflightResponseSchema.parse(await (await preflight({ "index.html": { sha256: sha256Hex(bytes), size: bytes.byteLength } }, { ip: "198.51.100.30" })).json());
+    const pre = preflightResponseSchema.parse(
+      await (
+        await preflight({ "index.html": { sha256: sha256Hex(bytes), size: bytes.byteLength } }, { ip: "198.51.100.30" })
+      ).json(),
+    );
     const target = new URL(pre.uploads[0]!.url).pathname;
-    const put = () => uploadPUT(apiRequest(target, { method: "PUT", body: bytes, ip: "198.51.100.30" }), { params: Promise.resolve({ token: pre.upload_token, sha256: sha256Hex(bytes) }) });
+    const put = () =>
+      uploadPUT(apiRequest(target, { method: "PUT", body: bytes, ip: "198.51.100.30" }), {
+        params: Promise.resolve({ token: pre.upload_token, sha256: sha256Hex(bytes) }),
+      });
     // The budget spent by earlier uploads of this address (each a real hit on the limiter).
     const max = ratePolicies(t.ctx.env).upload.max;
     for (let i = 0; i < max; i++) await enforceLimit(t.ctx, "upload", "198.51.100.30");
@@ -84,11 +117,19 @@ describe("preflights and uploads go through the rate-limit table", () => {
 
 describe("held bytes per caller", () => {
   it("found: preflights that hold more than the plan's heldBytes for no drop answer 413 payload_too_large and hold nothing more (anonymous, per address)", async () => {
-    expect([limits.anonymous.heldBytes, limits.free.heldBytes, limits.pro.heldBytes]).toEqual([200 * MB, 200 * MB, 800 * MB]);
+    expect([limits.anonymous.heldBytes, limits.free.heldBytes, limits.pro.heldBytes]).toEqual([
+      200 * MB,
+      200 * MB,
+      800 * MB,
+    ]);
     // Two preflights of 99 MB each are within 200 MB; the third would hold 297 MB.
     expect((await preflight(declared(5, PART), { ip: "198.51.100.40" })).status).toBe(200);
     expect((await preflight(declared(5, PART), { ip: "198.51.100.40" })).status).toBe(200);
-    const { body } = await refusedWithoutTrace(() => preflight(declared(5, PART), { ip: "198.51.100.40" }), 413, "payload_too_large");
+    const { body } = await refusedWithoutTrace(
+      () => preflight(declared(5, PART), { ip: "198.51.100.40" }),
+      413,
+      "payload_too_large",
+    );
     expect(body.error).toContain("200 MB");
     // Another address holds nothing yet.
     expect((await preflight(declared(5, PART), { ip: "198.51.100.41" })).status).toBe(200);
@@ -98,6 +139,10 @@ describe("held bytes per caller", () => {
     const a = await accountWithKey(t.ctx, "free");
     expect((await preflight(declared(5, PART), { ip: "198.51.100.50", headers: bearer(a.apiKey) })).status).toBe(200);
     expect((await preflight(declared(5, PART), { ip: "198.51.100.51", headers: bearer(a.apiKey) })).status).toBe(200);
-    await refusedWithoutTrace(() => preflight(declared(5, PART), { ip: "198.51.100.52", headers: bearer(a.apiKey) }), 413, "payload_too_large");
+    await refusedWithoutTrace(
+      () => preflight(declared(5, PART), { ip: "198.51.100.52", headers: bearer(a.apiKey) }),
+      413,
+      "payload_too_large",
+    );
   });
 });

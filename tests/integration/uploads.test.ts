@@ -22,11 +22,24 @@ const t = suiteContext({}, { freshLimiter: true });
 const enc = (s: string) => new TextEncoder().encode(s);
 const refOf = (s: string) => ({ sha256: sha256Hex(enc(s)), size: enc(s).byteLength });
 
-async function preflight(files: Record<string, { sha256: string; size: number }>, headers: Record<string, string> = {}) {
-  return preflightPOST(apiRequest("/deploy/preflight", { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...headers } }), noParams);
+async function preflight(
+  files: Record<string, { sha256: string; size: number }>,
+  headers: Record<string, string> = {},
+) {
+  return preflightPOST(
+    apiRequest("/deploy/preflight", {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...headers },
+    }),
+    noParams,
+  );
 }
 
-async function preflightOk(files: Record<string, { sha256: string; size: number }>, headers: Record<string, string> = {}) {
+async function preflightOk(
+  files: Record<string, { sha256: string; size: number }>,
+  headers: Record<string, string> = {},
+) {
   const res = await preflight(files, headers);
   const body = await res.json();
   expect({ status: res.status, body }).toMatchObject({ status: 200 });
@@ -36,11 +49,26 @@ async function preflightOk(files: Record<string, { sha256: string; size: number 
 async function upload(url: string, body: Uint8Array) {
   const { pathname } = new URL(url);
   const [, , , token, sha256] = pathname.split("/");
-  return uploadPUT(apiRequest(pathname, { method: "PUT", body: body as BodyInit, headers: { "content-type": "application/octet-stream" } }), { params: Promise.resolve({ token: token!, sha256: sha256! }) });
+  return uploadPUT(
+    apiRequest(pathname, {
+      method: "PUT",
+      body: body as BodyInit,
+      headers: { "content-type": "application/octet-stream" },
+    }),
+    { params: Promise.resolve({ token: token!, sha256: sha256! }) },
+  );
 }
 
 function deploy(files: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return deployPOST(apiRequest("/deploy", { method: "POST", body: JSON.stringify({ files }), headers: { "content-type": "application/json", ...headers }, ip: `198.51.100.${++ip % 250}` }), noParams);
+  return deployPOST(
+    apiRequest("/deploy", {
+      method: "POST",
+      body: JSON.stringify({ files }),
+      headers: { "content-type": "application/json", ...headers },
+      ip: `198.51.100.${++ip % 250}`,
+    }),
+    noParams,
+  );
 }
 
 async function served(slug: string, path: string) {
@@ -53,11 +81,18 @@ describe("preflight, upload, deploy by reference", () => {
     const a = await accountWithKey(t.ctx, "free");
     const first = await deploy({ "index.html": "<h1>old</h1>", "app.js": "console.log(1)" }, bearer(a.apiKey));
     expect(first.status).toBe(200);
-    const files = { "index.html": refOf("<h1>new</h1>"), "app.js": refOf("console.log(1)"), "data.json": refOf('{"a":1}') };
+    const files = {
+      "index.html": refOf("<h1>new</h1>"),
+      "app.js": refOf("console.log(1)"),
+      "data.json": refOf('{"a":1}'),
+    };
     const pre = await preflightOk(files, bearer(a.apiKey));
     expect(pre.missing.sort()).toEqual([refOf("<h1>new</h1>").sha256, refOf('{"a":1}').sha256].sort());
     expect(pre.uploads.map((u) => u.method)).toEqual(["PUT", "PUT"]);
-    const bytesOf: Record<string, string> = { [refOf("<h1>new</h1>").sha256]: "<h1>new</h1>", [refOf('{"a":1}').sha256]: '{"a":1}' };
+    const bytesOf: Record<string, string> = {
+      [refOf("<h1>new</h1>").sha256]: "<h1>new</h1>",
+      [refOf('{"a":1}').sha256]: '{"a":1}',
+    };
     for (const u of pre.uploads) {
       const res = await upload(u.url, enc(bytesOf[u.sha256]!));
       expect(res.status).toBe(201);
@@ -95,7 +130,9 @@ describe("preflight, upload, deploy by reference", () => {
     const deployed = await deploy({ "index.html": refOf("right bytes") }, bearer(a.apiKey));
     expect(deployed.status).toBe(400);
     expect((await upload(target.url, enc("right bytes"))).status).toBe(201);
-    expect(await t.ctx.storage.list(`c/${accountScope(a.account.id)}/`)).toEqual([contentKey(accountScope(a.account.id), target.sha256)]);
+    expect(await t.ctx.storage.list(`c/${accountScope(a.account.id)}/`)).toEqual([
+      contentKey(accountScope(a.account.id), target.sha256),
+    ]);
   });
 
   it("a reference never uploaded answers 400 with a hint and the hash; nothing is created", async () => {
@@ -134,7 +171,8 @@ describe("preflight, upload, deploy by reference", () => {
     const a = await accountWithKey(t.ctx, "free");
     const scope = accountScope(a.account.id);
     const pre = await preflightOk({ "used.txt": refOf("used"), "unused.txt": refOf("unused") }, bearer(a.apiKey));
-    for (const u of pre.uploads) expect((await upload(u.url, enc(u.sha256 === refOf("used").sha256 ? "used" : "unused"))).status).toBe(201);
+    for (const u of pre.uploads)
+      expect((await upload(u.url, enc(u.sha256 === refOf("used").sha256 ? "used" : "unused"))).status).toBe(201);
     expect((await deploy({ "used.txt": refOf("used") }, bearer(a.apiKey))).status).toBe(200);
     await runCleanup(t.ctx);
     expect(await t.ctx.storage.list(`c/${scope}/`)).toHaveLength(2);

@@ -15,10 +15,20 @@ let ip = 0;
 let subSeq = 0;
 const freshSub = (prefix = "team") => `${prefix}-${++subSeq}-${Math.random().toString(36).slice(2, 6)}`;
 
-const t = suiteContext({ BASE_URL: "https://app.example.test", SERVE_DOMAIN: "drops.localhost:3000" }, { freshLimiter: true });
+const t = suiteContext(
+  { BASE_URL: "https://app.example.test", SERVE_DOMAIN: "drops.localhost:3000" },
+  { freshLimiter: true },
+);
 
 function claim(apiKey: string, body: unknown) {
-  return vanityRoute.POST(apiRequest("/vanity", { method: "POST", headers: { ...bearer(apiKey), "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) }), p({}));
+  return vanityRoute.POST(
+    apiRequest("/vanity", {
+      method: "POST",
+      headers: { ...bearer(apiKey), "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+    p({}),
+  );
 }
 async function current(apiKey: string) {
   const res = await vanityRoute.GET(apiRequest("/vanity", { headers: bearer(apiKey) }), p({}));
@@ -32,7 +42,15 @@ async function expectError(res: Response, status: number, code: string) {
 }
 function deploy(apiKey: string, query: string, html: string) {
   ip++;
-  return deployRoute.POST(apiRequest(`/deploy${query}`, { method: "POST", body: html, headers: { "content-type": "text/html", ...bearer(apiKey) }, ip: `198.20.${ip >> 8}.${ip & 255}` }), p({}));
+  return deployRoute.POST(
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: html,
+      headers: { "content-type": "text/html", ...bearer(apiKey) },
+      ip: `198.20.${ip >> 8}.${ip & 255}`,
+    }),
+    p({}),
+  );
 }
 const visit = (label: string, path = "/") => serveGET(dropRequest(label, `/api/serve-drop${path}`));
 
@@ -138,7 +156,11 @@ describe("POST /vanity", () => {
   });
 
   it("needs a credential", async () => {
-    await expectError(await vanityRoute.POST(apiRequest("/vanity", { method: "POST", body: JSON.stringify({ sub: "nobody" }) }), p({})), 401, "auth_required");
+    await expectError(
+      await vanityRoute.POST(apiRequest("/vanity", { method: "POST", body: JSON.stringify({ sub: "nobody" }) }), p({})),
+      401,
+      "auth_required",
+    );
   });
 });
 

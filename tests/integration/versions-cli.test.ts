@@ -16,7 +16,8 @@ import { cliAgainstRoutes } from "../support/cli";
 const t = suiteContext({}, { freshLimiter: true });
 const suite = cliAgainstRoutes("203.0.113.50", async (request, url) => {
   const m = /^\/drops\/([^/]+)\/(versions|rollback)$/.exec(url.pathname);
-  if (url.pathname === "/deploy" && request.method === "POST") return deployPOST(request, { params: Promise.resolve({}) });
+  if (url.pathname === "/deploy" && request.method === "POST")
+    return deployPOST(request, { params: Promise.resolve({}) });
   if (m?.[2] === "versions") return versionsRoute.GET(request, { params: Promise.resolve({ slug: m[1]! }) });
   if (m?.[2] === "rollback") return rollbackRoute.POST(request, { params: Promise.resolve({ slug: m[1]! }) });
   return null;
@@ -51,7 +52,10 @@ describe("dropsite versions, rollback and deploy --if-version", () => {
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/VERSION\s+LIVE\s+KIND\s+FILES\s+SIZE\s+CREATED/);
     expect(table.stdout).toMatch(/\n2\s+live\s+replace\s+1 /);
-    const listed = JSON.parse((await cli(["versions", slug, "--json"], apiKey)).stdout) as { total: number; live_version: number };
+    const listed = JSON.parse((await cli(["versions", slug, "--json"], apiKey)).stdout) as {
+      total: number;
+      live_version: number;
+    };
     expect(listed).toMatchObject({ total: 2, live_version: 2 });
 
     const back = await cli(["rollback", slug, "1"], apiKey);

@@ -12,8 +12,10 @@ import { connectInProcess, resultText, type CallResult } from "../support/mcp";
 
 const t = suiteContext({}, { freshLimiter: true });
 let ipN = 0;
-const connect = (credential?: string): Promise<Client> => connectInProcess("modern", { credential, ip: `198.51.100.${++ipN}` });
-const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallResult;
+const connect = (credential?: string): Promise<Client> =>
+  connectInProcess("modern", { credential, ip: `198.51.100.${++ipN}` });
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallResult;
 const errorCode = (r: CallResult) => (r._meta?.["dev.dropsite/error"] as { code: string } | undefined)?.code;
 const served = async (slug: string) => (await serveGET(dropRequest(slug, "/api/serve-drop/"))).text();
 
@@ -22,19 +24,32 @@ describe("MCP list_versions and rollback_drop", () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
     const agent = await connect(apiKey);
     const tools = (await agent.listTools()).tools;
-    expect(tools.find((x) => x.name === "rollback_drop")?.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true, readOnlyHint: false });
+    expect(tools.find((x) => x.name === "rollback_drop")?.annotations).toMatchObject({
+      destructiveHint: true,
+      idempotentHint: true,
+      readOnlyHint: false,
+    });
     expect(tools.find((x) => x.name === "list_versions")?.annotations).toMatchObject({ readOnlyHint: true });
 
     const first = await call(agent, "deploy_named", { name: "mcpv", files: { "index.html": "one" } });
     const slug = (first.structuredContent as { slug: string; version: number }).slug;
     expect(first.structuredContent).toMatchObject({ version: 1 });
-    expect((await call(agent, "deploy_named", { name: "mcpv", files: { "index.html": "two" } })).structuredContent).toMatchObject({ version: 2, replaced: true });
+    expect(
+      (await call(agent, "deploy_named", { name: "mcpv", files: { "index.html": "two" } })).structuredContent,
+    ).toMatchObject({ version: 2, replaced: true });
     const same = await call(agent, "deploy_named", { name: "mcpv", files: { "index.html": "two" } });
     expect(same.structuredContent).toMatchObject({ version: 2, unchanged: true });
     expect(resultText(same)).toContain("Unchanged");
 
     const list = await call(agent, "list_versions", { slug });
-    expect(list.structuredContent).toMatchObject({ total: 2, live_version: 2, versions: [{ version: 2, kind: "replace", live: true }, { version: 1, kind: "deploy", live: false }] });
+    expect(list.structuredContent).toMatchObject({
+      total: 2,
+      live_version: 2,
+      versions: [
+        { version: 2, kind: "replace", live: true },
+        { version: 1, kind: "deploy", live: false },
+      ],
+    });
     const back = await call(agent, "rollback_drop", { slug, version: 1 });
     expect(back.isError).toBe(false);
     expect(back.structuredContent).toEqual({ slug, url: `http://${slug}.drops.localhost:3000/`, live_version: 1 });
@@ -61,20 +76,34 @@ describe("MCP idempotency_key", () => {
     const again = await call(agent, "deploy_html", args);
     expect(again.structuredContent).toEqual(first.structuredContent);
     expect(await countDrops(t.ctx.db)).toBe(drops + 1);
-    expect(errorCode(await call(agent, "deploy_html", { html: "<p>other</p>", idempotency_key: "mcp-key-1" }))).toBe("conflict");
+    expect(errorCode(await call(agent, "deploy_html", { html: "<p>other</p>", idempotency_key: "mcp-key-1" }))).toBe(
+      "conflict",
+    );
   });
 
   it("a replayed rollback_drop moves nothing; bad keys are invalid_request results", async () => {
     const { apiKey } = await accountWithKey(t.ctx, "pro");
     const agent = await connect(apiKey);
-    const slug = ((await call(agent, "deploy_named", { name: "mcpk", files: { "index.html": "v1" } })).structuredContent as { slug: string }).slug;
+    const slug = (
+      (await call(agent, "deploy_named", { name: "mcpk", files: { "index.html": "v1" } })).structuredContent as {
+        slug: string;
+      }
+    ).slug;
     await call(agent, "deploy_named", { name: "mcpk", files: { "index.html": "v2" } });
-    expect((await call(agent, "rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent).toMatchObject({ live_version: 1 });
+    expect(
+      (await call(agent, "rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent,
+    ).toMatchObject({ live_version: 1 });
     await call(agent, "rollback_drop", { slug, version: 2 });
-    expect((await call(agent, "rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent).toMatchObject({ live_version: 1 });
+    expect(
+      (await call(agent, "rollback_drop", { slug, version: 1, idempotency_key: "rb" })).structuredContent,
+    ).toMatchObject({ live_version: 1 });
     expect(await served(slug)).toBe("v2");
     for (const key of ["", "k".repeat(256), "new\nline"]) {
-      expect(errorCode(await call(agent, "deploy_named", { name: "mcpk", files: { "index.html": "v3" }, idempotency_key: key }))).toBe("invalid_request");
+      expect(
+        errorCode(
+          await call(agent, "deploy_named", { name: "mcpk", files: { "index.html": "v3" }, idempotency_key: key }),
+        ),
+      ).toBe("invalid_request");
     }
     expect(await served(slug)).toBe("v2");
   });
@@ -86,20 +115,32 @@ describe("the version and access tools speak in tools and the plan's numbers", (
     const agent = await connect(apiKey);
     const tools = (await agent.listTools()).tools;
     for (const name of ["list_versions", "rollback_drop"]) {
-      expect(tools.find((x) => x.name === name)?.description, name).toContain("Versions kept per drop, the live one included — anonymous and free: 5; pro and team: 100");
+      expect(tools.find((x) => x.name === name)?.description, name).toContain(
+        "Versions kept per drop, the live one included — anonymous and free: 5; pro and team: 100",
+      );
     }
     expect(tools.find((x) => x.name === "list_drops")?.description).toContain("limit (1–500, default 100)");
     expect(resultText(await call(agent, "get_limits", {}))).toContain("100 versions kept per drop");
 
-    const slug = ((await call(agent, "deploy_named", { name: "hinted", files: { "index.html": "v1" } })).structuredContent as { slug: string }).slug;
+    const slug = (
+      (await call(agent, "deploy_named", { name: "hinted", files: { "index.html": "v1" } })).structuredContent as {
+        slug: string;
+      }
+    ).slug;
     const pruned = await call(agent, "rollback_drop", { slug, version: 7 });
     expect(errorCode(pruned)).toBe("not_found");
     expect(resultText(pruned)).toMatch(/^Hint: Call list_versions \{slug\}/m);
     expect(resultText(pruned)).not.toContain("GET /drops");
-    for (const args of [{ slug, mode: "password", password: "short" }, { slug, mode: "password" }, { slug, mode: "hidden" }]) {
+    for (const args of [
+      { slug, mode: "password", password: "short" },
+      { slug, mode: "password" },
+      { slug, mode: "hidden" },
+    ]) {
       const r = await call(agent, "set_access", args);
       expect(errorCode(r), JSON.stringify(args)).toBe("invalid_request");
-      expect(resultText(r), JSON.stringify(args)).toMatch(/^Hint: Call set_access with \{slug, mode: "password", password\} \(a password of 8 to 128 characters\) or \{slug, mode: "public"\}\./m);
+      expect(resultText(r), JSON.stringify(args)).toMatch(
+        /^Hint: Call set_access with \{slug, mode: "password", password\} \(a password of 8 to 128 characters\) or \{slug, mode: "public"\}\./m,
+      );
     }
   });
 });
@@ -115,10 +156,13 @@ describe("the webhook tools' errors name tools", () => {
     const before = t.ctx.env.WEBHOOKS_ALLOW_PRIVATE;
     t.ctx.env.WEBHOOKS_ALLOW_PRIVATE = true;
     try {
-      for (let i = 0; i < limits[account.plan].maxWebhooks; i++) expect((await call(agent, "add_webhook", { url: `https://127.0.0.1/h${i}` })).isError).toBe(false);
+      for (let i = 0; i < limits[account.plan].maxWebhooks; i++)
+        expect((await call(agent, "add_webhook", { url: `https://127.0.0.1/h${i}` })).isError).toBe(false);
       const full = await call(agent, "add_webhook", { url: "https://127.0.0.1/more" });
       expect(errorCode(full)).toBe("invalid_request");
-      expect(resultText(full)).toMatch(/^Hint: Call list_webhooks, then remove_webhook for one you no longer use; or see upgrade_url/m);
+      expect(resultText(full)).toMatch(
+        /^Hint: Call list_webhooks, then remove_webhook for one you no longer use; or see upgrade_url/m,
+      );
       expect(resultText(full)).toMatch(/^Upgrade: /m);
     } finally {
       t.ctx.env.WEBHOOKS_ALLOW_PRIVATE = before;

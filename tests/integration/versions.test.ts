@@ -33,7 +33,12 @@ const noParams = { params: Promise.resolve({}) };
 
 type Body = { slug: string; version: number; replaced?: boolean; unchanged?: boolean; total_files?: number };
 
-async function deploy(apiKey: string | null, filesBody: Record<string, string>, query = "", headers: Record<string, string> = {}): Promise<{ status: number; body: Body & Record<string, unknown> }> {
+async function deploy(
+  apiKey: string | null,
+  filesBody: Record<string, string>,
+  query = "",
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Body & Record<string, unknown> }> {
   const res = await deployPOST(
     apiRequest(`/deploy${query}`, {
       method: "POST",
@@ -46,9 +51,18 @@ async function deploy(apiKey: string | null, filesBody: Record<string, string>, 
   return { status: res.status, body: (await res.json()) as Body & Record<string, unknown> };
 }
 
-async function append(apiKey: string, slug: string, filesBody: Record<string, string>, headers: Record<string, string> = {}) {
+async function append(
+  apiKey: string,
+  slug: string,
+  filesBody: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   const res = await appendPOST(
-    apiRequest(`/deploy/${slug}`, { method: "POST", body: JSON.stringify({ files: filesBody }), headers: { "content-type": "application/json", ...bearer(apiKey), ...headers } }),
+    apiRequest(`/deploy/${slug}`, {
+      method: "POST",
+      body: JSON.stringify({ files: filesBody }),
+      headers: { "content-type": "application/json", ...bearer(apiKey), ...headers },
+    }),
     { params: Promise.resolve({ slug }) },
   );
   return { status: res.status, body: (await res.json()) as Body & Record<string, unknown> };
@@ -67,8 +81,18 @@ async function servedBytes(label: string, p = "/"): Promise<{ status: number; by
 const slugParams = (slug: string) => ({ params: Promise.resolve({ slug }) });
 
 async function listVersionsOf(apiKey: string | null, slug: string, query = "") {
-  const res = await versionsRoute.GET(apiRequest(`/drops/${slug}/versions${query}`, { headers: apiKey ? bearer(apiKey) : {} }), slugParams(slug));
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> & { total: number; live_version: number; versions: Array<Record<string, unknown>> } };
+  const res = await versionsRoute.GET(
+    apiRequest(`/drops/${slug}/versions${query}`, { headers: apiKey ? bearer(apiKey) : {} }),
+    slugParams(slug),
+  );
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown> & {
+      total: number;
+      live_version: number;
+      versions: Array<Record<string, unknown>>;
+    },
+  };
 }
 
 async function rollback(apiKey: string | null, slug: string, body: unknown, headers: Record<string, string> = {}) {
@@ -85,7 +109,11 @@ async function rollback(apiKey: string | null, slug: string, body: unknown, head
 
 async function versionRows(slug: string) {
   const drop = await findDropBySlug(t.ctx.db, slug);
-  return t.ctx.db.select().from(dropVersions).where(eq(dropVersions.dropId, drop!.id)).orderBy(asc(dropVersions.version));
+  return t.ctx.db
+    .select()
+    .from(dropVersions)
+    .where(eq(dropVersions.dropId, drop!.id))
+    .orderBy(asc(dropVersions.version));
 }
 
 describe("every write makes a version", () => {
@@ -114,7 +142,10 @@ describe("every write makes a version", () => {
     // Version 1's bytes stay for a rollback: all four contents are stored.
     expect(await t.ctx.storage.list(`c/${accountScope(pro.account.id)}/`)).toHaveLength(4);
     // Deleting the drop purges the contents of every version.
-    const del = await dropRoute.DELETE(apiRequest(`/drops/${slug}`, { method: "DELETE", headers: bearer(pro.apiKey) }), slugParams(slug));
+    const del = await dropRoute.DELETE(
+      apiRequest(`/drops/${slug}`, { method: "DELETE", headers: bearer(pro.apiKey) }),
+      slugParams(slug),
+    );
     expect(del.status).toBe(200);
     expect(await t.ctx.storage.list(`c/${accountScope(pro.account.id)}/`)).toHaveLength(0);
   });
@@ -163,14 +194,26 @@ describe("POST /drops/{slug}/rollback", () => {
   it("a replace then a rollback serves the old bytes byte-exact on the drop host and the vanity host; rollfore too", async () => {
     const team = await accountWithKey(t.ctx, "team");
     const sub = `vr-${Math.random().toString(36).slice(2, 8)}`;
-    const claimed = await vanityRoute.POST(apiRequest("/vanity", { method: "POST", headers: { ...bearer(team.apiKey), "content-type": "application/json" }, body: JSON.stringify({ sub }) }), noParams);
+    const claimed = await vanityRoute.POST(
+      apiRequest("/vanity", {
+        method: "POST",
+        headers: { ...bearer(team.apiKey), "content-type": "application/json" },
+        body: JSON.stringify({ sub }),
+      }),
+      noParams,
+    );
     expect(claimed.status).toBe(201);
     const oldBytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7 + 3) % 256));
     const res1 = await deployPOST(
       apiRequest("/deploy?name=app", {
         method: "POST",
         headers: { "content-type": "application/json", ...bearer(team.apiKey) },
-        body: JSON.stringify({ files: { "index.html": "<p>old</p>", "blob.bin": { encoding: "base64", content: oldBytes.toString("base64") } } }),
+        body: JSON.stringify({
+          files: {
+            "index.html": "<p>old</p>",
+            "blob.bin": { encoding: "base64", content: oldBytes.toString("base64") },
+          },
+        }),
       }),
       noParams,
     );
@@ -179,7 +222,10 @@ describe("POST /drops/{slug}/rollback", () => {
     expect(await served(slug)).toEqual({ status: 200, text: "<p>broken</p>" });
 
     const back = await rollback(team.apiKey, slug, { version: 1 });
-    expect(back).toMatchObject({ status: 200, body: { slug, url: `http://${slug}.drops.localhost:3000/`, live_version: 1 } });
+    expect(back).toMatchObject({
+      status: 200,
+      body: { slug, url: `http://${slug}.drops.localhost:3000/`, live_version: 1 },
+    });
     for (const host of [slug, `${sub}--app`]) {
       expect(await served(host)).toEqual({ status: 200, text: "<p>old</p>" });
       const blob = await servedBytes(host, "/blob.bin");
@@ -255,16 +301,31 @@ describe("POST /drops/{slug}/rollback", () => {
     const { slug } = (await deploy(owner.apiKey, { "index.html": "v1" }, "?name=bad")).body;
     await deploy(owner.apiKey, { "index.html": "v2" }, "?name=bad");
     for (const body of [{ version: 1.5 }, { version: "1" }, {}, { version: null }, "not json", { version: 1e300 }]) {
-      expect(await rollback(owner.apiKey, slug, body)).toMatchObject({ status: 400, body: { code: "invalid_request" } });
+      expect(await rollback(owner.apiKey, slug, body)).toMatchObject({
+        status: 400,
+        body: { code: "invalid_request" },
+      });
     }
     for (const version of [0, -1, 3, 99, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
-      expect(await rollback(owner.apiKey, slug, { version })).toMatchObject({ status: 404, body: { code: "not_found" } });
+      expect(await rollback(owner.apiKey, slug, { version })).toMatchObject({
+        status: 404,
+        body: { code: "not_found" },
+      });
     }
-    expect(await rollback(other.apiKey, slug, { version: 1 })).toMatchObject({ status: 404, body: { code: "not_found" } });
+    expect(await rollback(other.apiKey, slug, { version: 1 })).toMatchObject({
+      status: 404,
+      body: { code: "not_found" },
+    });
     const anon = (await deploy(null, { "index.html": "anon" })).body.slug;
-    expect(await rollback(owner.apiKey, anon, { version: 1 })).toMatchObject({ status: 404, body: { code: "not_found" } });
+    expect(await rollback(owner.apiKey, anon, { version: 1 })).toMatchObject({
+      status: 404,
+      body: { code: "not_found" },
+    });
     expect(await rollback(null, slug, { version: 1 })).toMatchObject({ status: 401, body: { code: "auth_required" } });
-    expect(await rollback(owner.apiKey, "no-such-drop-here", { version: 1 })).toMatchObject({ status: 404, body: { code: "not_found" } });
+    expect(await rollback(owner.apiKey, "no-such-drop-here", { version: 1 })).toMatchObject({
+      status: 404,
+      body: { code: "not_found" },
+    });
     // Nothing moved.
     expect(await served(slug)).toEqual({ status: 200, text: "v2" });
 
@@ -273,14 +334,18 @@ describe("POST /drops/{slug}/rollback", () => {
     await setPlan(t.ctx.db, owner.account.id, "free");
     await runCleanup(t.ctx);
     await setPlan(t.ctx.db, owner.account.id, "pro");
-    expect(await rollback(owner.apiKey, slug, { version: 2 })).toMatchObject({ status: 404, body: { code: "not_found" } });
+    expect(await rollback(owner.apiKey, slug, { version: 2 })).toMatchObject({
+      status: 404,
+      body: { code: "not_found" },
+    });
     expect((await rollback(owner.apiKey, slug, { version: 3 })).status).toBe(200);
   });
 
   it("pruning never removes the live version: a rolled-back drop keeps it plus the newest others", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     let slug = "";
-    for (let i = 1; i <= 8; i++) slug = (await deploy(pro.apiKey, { "index.html": `<p>${i}</p>` }, "?name=keeplive")).body.slug;
+    for (let i = 1; i <= 8; i++)
+      slug = (await deploy(pro.apiKey, { "index.html": `<p>${i}</p>` }, "?name=keeplive")).body.slug;
     expect((await rollback(pro.apiKey, slug, { version: 1 })).status).toBe(200);
     await setPlan(t.ctx.db, pro.account.id, "free");
     await runCleanup(t.ctx);
@@ -309,22 +374,43 @@ describe("If-Match on named deploys and appends", () => {
     expect(await t.ctx.storage.list(scope)).toHaveLength(stored);
     expect((await getDrop(t.ctx, pro.account, slug)).redeploy_count).toBe(1);
 
-    expect(await deploy(pro.apiKey, { "index.html": "three" }, "?name=guarded", { "if-match": '"2"' })).toMatchObject({ status: 200, body: { version: 3, replaced: true } });
-    expect(await append(pro.apiKey, slug, { "more.html": "m" }, { "if-match": ' "3" ' })).toMatchObject({ status: 200, body: { version: 4 } });
+    expect(await deploy(pro.apiKey, { "index.html": "three" }, "?name=guarded", { "if-match": '"2"' })).toMatchObject({
+      status: 200,
+      body: { version: 3, replaced: true },
+    });
+    expect(await append(pro.apiKey, slug, { "more.html": "m" }, { "if-match": ' "3" ' })).toMatchObject({
+      status: 200,
+      body: { version: 4 },
+    });
   });
 
   it("a malformed If-Match answers 400 and changes nothing; If-Match needs a name, and a new name has no version", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     const { slug } = (await deploy(pro.apiKey, { "index.html": "one" }, "?name=malformed")).body;
     for (const bad of ["1", '"abc"', '"0"', 'W/"1"', "*", '""', '"1.0"', '"01"', '"99999999999"', '"1", "2"']) {
-      expect(await deploy(pro.apiKey, { "index.html": "x" }, "?name=malformed", { "if-match": bad }), bad).toMatchObject({ status: 400, body: { code: "invalid_request" } });
-      expect(await append(pro.apiKey, slug, { "y.html": "y" }, { "if-match": bad }), bad).toMatchObject({ status: 400, body: { code: "invalid_request" } });
+      expect(
+        await deploy(pro.apiKey, { "index.html": "x" }, "?name=malformed", { "if-match": bad }),
+        bad,
+      ).toMatchObject({ status: 400, body: { code: "invalid_request" } });
+      expect(await append(pro.apiKey, slug, { "y.html": "y" }, { "if-match": bad }), bad).toMatchObject({
+        status: 400,
+        body: { code: "invalid_request" },
+      });
     }
     expect(await versionRows(slug)).toHaveLength(1);
-    expect(await deploy(pro.apiKey, { "index.html": "x" }, "", { "if-match": '"1"' })).toMatchObject({ status: 400, body: { code: "invalid_request" } });
-    expect(await deploy(pro.apiKey, { "index.html": "x" }, "?name=brand-new", { "if-match": '"1"' })).toMatchObject({ status: 409, body: { code: "conflict" } });
+    expect(await deploy(pro.apiKey, { "index.html": "x" }, "", { "if-match": '"1"' })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request" },
+    });
+    expect(await deploy(pro.apiKey, { "index.html": "x" }, "?name=brand-new", { "if-match": '"1"' })).toMatchObject({
+      status: 409,
+      body: { code: "conflict" },
+    });
     const other = await accountWithKey(t.ctx, "pro");
-    expect(await append(other.apiKey, slug, { "y.html": "y" }, { "if-match": '"1"' })).toMatchObject({ status: 404, body: { code: "not_found" } });
+    expect(await append(other.apiKey, slug, { "y.html": "y" }, { "if-match": '"1"' })).toMatchObject({
+      status: 404,
+      body: { code: "not_found" },
+    });
   });
 });
 
@@ -336,14 +422,21 @@ describe("unchanged redeploys", () => {
     const again = await deploy(pro.apiKey, site, "?name=same");
     expect(again).toMatchObject({ status: 200, body: { slug, version: 1, unchanged: true, replaced: false } });
     const res = await deployPOST(
-      apiRequest("/deploy?name=same", { method: "POST", body: Buffer.from(zip(site)), headers: { "content-type": "application/zip", ...bearer(pro.apiKey) } }),
+      apiRequest("/deploy?name=same", {
+        method: "POST",
+        body: Buffer.from(zip(site)),
+        headers: { "content-type": "application/zip", ...bearer(pro.apiKey) },
+      }),
       noParams,
     );
     expect(await res.json()).toMatchObject({ slug, version: 1, unchanged: true });
     expect(await versionRows(slug)).toHaveLength(1);
     expect((await getDrop(t.ctx, pro.account, slug)).redeploy_count).toBe(0);
     // If-Match of the live version and the same files: still unchanged.
-    expect((await deploy(pro.apiKey, site, "?name=same", { "if-match": '"1"' })).body).toMatchObject({ version: 1, unchanged: true });
+    expect((await deploy(pro.apiKey, site, "?name=same", { "if-match": '"1"' })).body).toMatchObject({
+      version: 1,
+      unchanged: true,
+    });
   });
 
   it("compares with the live version only: files equal to an older retained version make a new version", async () => {
@@ -370,9 +463,15 @@ describe("GET /drops/{slug} and GET /limits", () => {
     const res = await dropRoute.GET(apiRequest(`/drops/${slug}`, { headers: bearer(owner.apiKey) }), slugParams(slug));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(JSON.parse(JSON.stringify(await getDrop(t.ctx, owner.account, slug))));
-    const again = await dropRoute.GET(apiRequest(`/drops/${slug}`, { headers: bearer(owner.apiKey) }), slugParams(slug));
+    const again = await dropRoute.GET(
+      apiRequest(`/drops/${slug}`, { headers: bearer(owner.apiKey) }),
+      slugParams(slug),
+    );
     expect(await again.json()).toMatchObject({ live_version: 2, total_bytes: 2 });
-    const theirs = await dropRoute.GET(apiRequest(`/drops/${slug}`, { headers: bearer(other.apiKey) }), slugParams(slug));
+    const theirs = await dropRoute.GET(
+      apiRequest(`/drops/${slug}`, { headers: bearer(other.apiKey) }),
+      slugParams(slug),
+    );
     expect(theirs.status).toBe(404);
   });
 
@@ -380,10 +479,14 @@ describe("GET /drops/{slug} and GET /limits", () => {
     for (const plan of ["free", "pro", "team"] as const) {
       const { apiKey } = await accountWithKey(t.ctx, plan);
       const res = await limitsRoute.GET(apiRequest("/limits", { headers: bearer(apiKey) }), noParams);
-      expect(((await res.json()) as { limits: { versions_kept: number } }).limits.versions_kept).toBe(limits[plan].versionsKept);
+      expect(((await res.json()) as { limits: { versions_kept: number } }).limits.versions_kept).toBe(
+        limits[plan].versionsKept,
+      );
     }
     const anon = await limitsRoute.GET(apiRequest("/limits"), noParams);
-    expect(((await anon.json()) as { limits: { versions_kept: number } }).limits.versions_kept).toBe(limits.anonymous.versionsKept);
+    expect(((await anon.json()) as { limits: { versions_kept: number } }).limits.versions_kept).toBe(
+      limits.anonymous.versionsKept,
+    );
   });
 });
 
@@ -392,7 +495,11 @@ describe("pruning keeps the plan's versionsKept", () => {
     const pro = await accountWithKey(t.ctx, "pro");
     let slug = "";
     for (let i = 1; i <= 8; i++) {
-      const r = await deploy(pro.apiKey, { "index.html": `<p>version ${i}</p>`, "shared.css": "body{}" }, "?name=pruned");
+      const r = await deploy(
+        pro.apiKey,
+        { "index.html": `<p>version ${i}</p>`, "shared.css": "body{}" },
+        "?name=pruned",
+      );
       expect(r.body.version).toBe(i);
       slug = r.body.slug;
     }
@@ -400,7 +507,10 @@ describe("pruning keeps the plan's versionsKept", () => {
     // The bytes storage holds for the account's contents, read back through their rows' refs.
     const bytesStored = async () => {
       let n = 0;
-      for (const row of await t.ctx.db.select().from(contents).where(eq(contents.scope, accountScope(pro.account.id)))) {
+      for (const row of await t.ctx.db
+        .select()
+        .from(contents)
+        .where(eq(contents.scope, accountScope(pro.account.id)))) {
         const stream = row.storageRef ? await t.ctx.storage.get(row.storageRef) : null;
         n += stream ? (await new Response(stream).arrayBuffer()).byteLength : 0;
       }
@@ -419,11 +529,16 @@ describe("pruning keeps the plan's versionsKept", () => {
     expect(result.versions_pruned).toBeGreaterThanOrEqual(8 - kept);
     expect((await versionRows(slug)).map((v) => v.version)).toEqual([4, 5, 6, 7, 8].slice(5 - kept));
     const drop = await findDropBySlug(t.ctx.db, slug);
-    const [{ n } = { n: -1 }] = await t.ctx.db.select({ n: sql<number>`count(distinct ${files.version})::int` }).from(files).where(eq(files.dropId, drop!.id));
+    const [{ n } = { n: -1 }] = await t.ctx.db
+      .select({ n: sql<number>`count(distinct ${files.version})::int` })
+      .from(files)
+      .where(eq(files.dropId, drop!.id));
     expect(n).toBe(kept);
     // The pruned versions' own pages are purged; the shared file and the retained pages stay.
     expect(await t.ctx.storage.list(scope)).toHaveLength(kept + 1);
-    expect(await bytesStored()).toBe(["4", "5", "6", "7", "8"].map((i) => `<p>version ${i}</p>`.length).reduce((a, b) => a + b) + "body{}".length);
+    expect(await bytesStored()).toBe(
+      ["4", "5", "6", "7", "8"].map((i) => `<p>version ${i}</p>`.length).reduce((a, b) => a + b) + "body{}".length,
+    );
     expect(await served(slug)).toEqual({ status: 200, text: "<p>version 8</p>" });
     expect(await served(slug, "/shared.css")).toEqual({ status: 200, text: "body{}" });
     // A second run prunes nothing more.
@@ -451,7 +566,9 @@ describe("the migration", () => {
       journal.entries = journal.entries.filter((e) => e.tag < versionsTag);
       await writeFile(journalPath, JSON.stringify(journal));
       const before = await openDb({ dataDir: path.join(dir, "data"), migrationsFolder: folder });
-      await before.db.execute(sql`insert into drops (id, slug, file_count, total_bytes, redeploy_count, site_rules) values ('d1', 'old-drop', 2, 30, 3, ${JSON.stringify(RULES)}::jsonb)`);
+      await before.db.execute(
+        sql`insert into drops (id, slug, file_count, total_bytes, redeploy_count, site_rules) values ('d1', 'old-drop', 2, 30, 3, ${JSON.stringify(RULES)}::jsonb)`,
+      );
       await before.db.execute(
         sql`insert into files (drop_id, path, size, sha256, content_type, storage_ref, batch) values ('d1', 'index.html', 10, ${"a".repeat(64)}, 'text/html', 'r1', 'b'), ('d1', 'x.css', 20, ${"b".repeat(64)}, 'text/css', 'r2', 'b')`,
       );
@@ -460,7 +577,9 @@ describe("the migration", () => {
       const after = await openDb({ dataDir: path.join(dir, "data"), migrationsFolder: folder });
       try {
         const versions = await after.db.select().from(dropVersions).where(eq(dropVersions.dropId, "d1"));
-        expect(versions.map((v) => [v.version, v.kind, v.fileCount, v.totalBytes, v.siteRules])).toEqual([[1, "replace", 2, 30, RULES]]);
+        expect(versions.map((v) => [v.version, v.kind, v.fileCount, v.totalBytes, v.siteRules])).toEqual([
+          [1, "replace", 2, 30, RULES],
+        ]);
         const rows = await after.db.select({ version: files.version }).from(files).where(eq(files.dropId, "d1"));
         expect(rows).toEqual([{ version: 1 }, { version: 1 }]);
         const [live] = await after.db.select({ v: drops.liveVersion }).from(drops).where(eq(drops.id, "d1"));

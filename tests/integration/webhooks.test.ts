@@ -62,7 +62,10 @@ class Receiver {
         const body = Buffer.concat(chunks).toString("utf8");
         const status = this.status();
         try {
-          const payload = new Webhook(this.secret).verify(body, req.headers as Record<string, string>) as Received["payload"];
+          const payload = new Webhook(this.secret).verify(
+            body,
+            req.headers as Record<string, string>,
+          ) as Received["payload"];
           if (status >= 200 && status < 300) this.received.push({ headers: req.headers, body, payload });
         } catch {
           this.unverified++;
@@ -78,16 +81,33 @@ class Receiver {
   }
 }
 
-async function call(handler: (req: Request, p: never) => Promise<Response>, path: string, init: RequestInit & { key?: string | null; params?: unknown } = {}) {
+async function call(
+  handler: (req: Request, p: never) => Promise<Response>,
+  path: string,
+  init: RequestInit & { key?: string | null; params?: unknown } = {},
+) {
   const { key, params, ...rest } = init;
-  const headers = { ...(rest.body ? { "content-type": "application/json" } : {}), ...(key ? bearer(key) : {}), ...(rest.headers as Record<string, string> | undefined) };
-  const res = await handler(apiRequest(path, { ...rest, headers, ip: `198.51.100.${(++ip % 250) + 1}` }), (params ?? noParams) as never);
+  const headers = {
+    ...(rest.body ? { "content-type": "application/json" } : {}),
+    ...(key ? bearer(key) : {}),
+    ...(rest.headers as Record<string, string> | undefined),
+  };
+  const res = await handler(
+    apiRequest(path, { ...rest, headers, ip: `198.51.100.${(++ip % 250) + 1}` }),
+    (params ?? noParams) as never,
+  );
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-const addWebhook = (key: string | null, body: unknown) => call(webhooksRoute.POST, "/webhooks", { method: "POST", key, body: typeof body === "string" ? body : JSON.stringify(body) });
-const deploy = (key: string | null, files: Record<string, string>, query = "") => call(deployPOST, `/deploy${query}`, { method: "POST", key, body: JSON.stringify({ files }) });
+const addWebhook = (key: string | null, body: unknown) =>
+  call(webhooksRoute.POST, "/webhooks", {
+    method: "POST",
+    key,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+const deploy = (key: string | null, files: Record<string, string>, query = "") =>
+  call(deployPOST, `/deploy${query}`, { method: "POST", key, body: JSON.stringify({ files }) });
 
 async function withPrivate<T>(allowed: boolean, step: () => Promise<T>): Promise<T> {
   const before = t.ctx.env.WEBHOOKS_ALLOW_PRIVATE;
@@ -123,7 +143,9 @@ beforeEach(async () => {
 /** A pro account with a webhook on the receiver (private addresses allowed, as a self-hoster's network). */
 async function subscribed(plan: "pro" | "free" = "pro", eventsWanted?: string[]) {
   const acc = await accountWithKey(t.ctx, plan);
-  const created = await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url, ...(eventsWanted ? { events: eventsWanted } : {}) }));
+  const created = await withPrivate(true, () =>
+    addWebhook(acc.apiKey, { url: receiver.url, ...(eventsWanted ? { events: eventsWanted } : {}) }),
+  );
   expect(created.status).toBe(201);
   registerSecret("webhook secret", created.body.secret);
   receiver.secret = created.body.secret;
@@ -135,7 +157,12 @@ describe("POST/GET/DELETE /webhooks", () => {
     const acc = await accountWithKey(t.ctx, "pro");
     const created = await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url }));
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.stringMatching(/^wh_[a-z2-7]{24}$/), url: receiver.url, events: WEBHOOK_EVENT_TYPES, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^wh_[a-z2-7]{24}$/),
+      url: receiver.url,
+      events: WEBHOOK_EVENT_TYPES,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
     registerSecret("webhook secret", created.body.secret);
     expect(WEBHOOK_EVENT_TYPES).toHaveLength(9);
     // Stored sealed, not in the clear; the server's key opens it.
@@ -144,15 +171,28 @@ describe("POST/GET/DELETE /webhooks", () => {
     expect(openSecret(row!.secretSealed, row!.id, t.ctx.env)).toBe(created.body.secret);
 
     const listed = await call(webhooksRoute.GET, "/webhooks", { key: acc.apiKey });
-    expect(listed).toEqual({ status: 200, body: { webhooks: [{ id: created.body.id, url: receiver.url, events: WEBHOOK_EVENT_TYPES }] } });
+    expect(listed).toEqual({
+      status: 200,
+      body: { webhooks: [{ id: created.body.id, url: receiver.url, events: WEBHOOK_EVENT_TYPES }] },
+    });
     expect(JSON.stringify(listed.body)).not.toContain("whsec_");
 
-    const some = await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url, events: ["drop.deleted", "drop.deployed"] }));
+    const some = await withPrivate(true, () =>
+      addWebhook(acc.apiKey, { url: receiver.url, events: ["drop.deleted", "drop.deployed"] }),
+    );
     expect(some.body.events).toEqual(["drop.deployed", "drop.deleted"]);
 
-    const del = await call(webhookRoute.DELETE, `/webhooks/${created.body.id}`, { method: "DELETE", key: acc.apiKey, params: idParams(created.body.id) });
+    const del = await call(webhookRoute.DELETE, `/webhooks/${created.body.id}`, {
+      method: "DELETE",
+      key: acc.apiKey,
+      params: idParams(created.body.id),
+    });
     expect(del).toEqual({ status: 200, body: { deleted: created.body.id } });
-    const again = await call(webhookRoute.DELETE, `/webhooks/${created.body.id}`, { method: "DELETE", key: acc.apiKey, params: idParams(created.body.id) });
+    const again = await call(webhookRoute.DELETE, `/webhooks/${created.body.id}`, {
+      method: "DELETE",
+      key: acc.apiKey,
+      params: idParams(created.body.id),
+    });
     expect(again.status).toBe(404);
     expect(again.body.code).toBe("not_found");
     expect((await call(webhooksRoute.GET, "/webhooks", { key: acc.apiKey })).body.webhooks).toHaveLength(1);
@@ -162,7 +202,11 @@ describe("POST/GET/DELETE /webhooks", () => {
     const a = await subscribed();
     const b = await accountWithKey(t.ctx, "pro");
     const id = a.webhook.id;
-    const del = await call(webhookRoute.DELETE, `/webhooks/${id}`, { method: "DELETE", key: b.apiKey, params: idParams(id) });
+    const del = await call(webhookRoute.DELETE, `/webhooks/${id}`, {
+      method: "DELETE",
+      key: b.apiKey,
+      params: idParams(id),
+    });
     expect([del.status, del.body.code]).toEqual([404, "not_found"]);
     const log = await call(deliveriesRoute.GET, `/webhooks/${id}/deliveries`, { key: b.apiKey, params: idParams(id) });
     expect([log.status, log.body.code]).toEqual([404, "not_found"]);
@@ -170,15 +214,28 @@ describe("POST/GET/DELETE /webhooks", () => {
     expect((await call(webhooksRoute.GET, "/webhooks", {})).status).toBe(401);
     expect((await addWebhook(null, { url: receiver.url })).status).toBe(401);
     for (const bad of ["nope", "wh_", `${id}x`]) {
-      expect((await call(deliveriesRoute.GET, `/webhooks/${bad}/deliveries`, { key: a.apiKey, params: idParams(bad) })).status).toBe(404);
+      expect(
+        (await call(deliveriesRoute.GET, `/webhooks/${bad}/deliveries`, { key: a.apiKey, params: idParams(bad) }))
+          .status,
+      ).toBe(404);
     }
     // Still there for its owner.
-    expect((await call(deliveriesRoute.GET, `/webhooks/${id}/deliveries`, { key: a.apiKey, params: idParams(id) })).body).toEqual({ deliveries: [] });
+    expect(
+      (await call(deliveriesRoute.GET, `/webhooks/${id}/deliveries`, { key: a.apiKey, params: idParams(id) })).body,
+    ).toEqual({ deliveries: [] });
   });
 
   it("bad bodies and unknown events answer 400 invalid_request and create nothing", async () => {
     const acc = await accountWithKey(t.ctx, "pro");
-    for (const body of [{}, { url: 42 }, { url: receiver.url, events: ["drop.exploded"] }, { url: receiver.url, events: [] }, { url: receiver.url, events: "drop.deployed" }, "not json", "[]"]) {
+    for (const body of [
+      {},
+      { url: 42 },
+      { url: receiver.url, events: ["drop.exploded"] },
+      { url: receiver.url, events: [] },
+      { url: receiver.url, events: "drop.deployed" },
+      "not json",
+      "[]",
+    ]) {
       const res = await withPrivate(true, () => addWebhook(acc.apiKey, body));
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.code).toBe("invalid_request");
@@ -190,7 +247,8 @@ describe("POST/GET/DELETE /webhooks", () => {
   it("caps webhooks per account by plan (free 2) and GET /limits reports max_webhooks", async () => {
     expect([limits.free.maxWebhooks, limits.pro.maxWebhooks, limits.team.maxWebhooks]).toEqual([2, 10, 25]);
     const acc = await accountWithKey(t.ctx, "free");
-    for (let i = 0; i < limits.free.maxWebhooks; i++) expect((await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url }))).status).toBe(201);
+    for (let i = 0; i < limits.free.maxWebhooks; i++)
+      expect((await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url }))).status).toBe(201);
     const over = await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url }));
     expect(over.status).toBe(400);
     expect(over.body).toMatchObject({ code: "invalid_request", limit: "max_webhooks", allowed: 2, plan: "free" });
@@ -242,8 +300,24 @@ describe("refused webhook URLs (production rules: WEBHOOKS_ALLOW_PRIVATE unset)"
   });
 
   it("the address rule: public unicast addresses pass, every private spelling is refused", () => {
-    for (const a of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "192.169.0.1", "100.128.0.1"]) expect(isRefusedAddress(a), a).toBe(false);
-    for (const a of ["127.0.0.1", "::ffff:127.0.0.1", "::ffff:7f00:1", "0.0.0.0", "fd12::1", "172.16.5.4", "192.168.0.10", "169.254.169.254", "fe80::1%eth0", "ff02::1", "::1", "::", "64:ff9b::c0a8:1", "not-an-ip"]) {
+    for (const a of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "192.169.0.1", "100.128.0.1"])
+      expect(isRefusedAddress(a), a).toBe(false);
+    for (const a of [
+      "127.0.0.1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "0.0.0.0",
+      "fd12::1",
+      "172.16.5.4",
+      "192.168.0.10",
+      "169.254.169.254",
+      "fe80::1%eth0",
+      "ff02::1",
+      "::1",
+      "::",
+      "64:ff9b::c0a8:1",
+      "not-an-ip",
+    ]) {
       expect(isRefusedAddress(a), a).toBe(true);
     }
   });
@@ -262,15 +336,30 @@ describe("refused webhook URLs (production rules: WEBHOOKS_ALLOW_PRIVATE unset)"
     expect(receiver.received).toHaveLength(0);
     expect(receiver.unverified).toBe(0);
     // An https URL whose host is now a loopback address (as a DNS answer changed after creation).
-    await t.ctx.db.update(webhooks).set({ url: receiver.url.replace("http:", "https:") }).where(eq(webhooks.id, acc.webhook.id));
+    await t.ctx.db
+      .update(webhooks)
+      .set({ url: receiver.url.replace("http:", "https:") })
+      .where(eq(webhooks.id, acc.webhook.id));
     t.clock.advance(WEBHOOK_RETRY_SECONDS[0]);
     expect(await withPrivate(false, () => drain())).toEqual({ attempted: 1, delivered: 0 });
     expect(receiver.received).toHaveLength(0);
     expect(receiver.unverified).toBe(0);
-    const log = await call(deliveriesRoute.GET, `/webhooks/${acc.webhook.id}/deliveries`, { key: acc.apiKey, params: idParams(acc.webhook.id) });
-    const entry = { event_id: expect.stringMatching(/^msg_/), type: "drop.deployed", status_code: null, created_at: expect.any(String) };
+    const log = await call(deliveriesRoute.GET, `/webhooks/${acc.webhook.id}/deliveries`, {
+      key: acc.apiKey,
+      params: idParams(acc.webhook.id),
+    });
+    const entry = {
+      event_id: expect.stringMatching(/^msg_/),
+      type: "drop.deployed",
+      status_code: null,
+      created_at: expect.any(String),
+    };
     expect(log.body.deliveries).toEqual([
-      { ...entry, attempt: 2, error: expect.stringMatching(/^refused: the host 127\.0\.0\.1 resolves to 127\.0\.0\.1/) },
+      {
+        ...entry,
+        attempt: 2,
+        error: expect.stringMatching(/^refused: the host 127\.0\.0\.1 resolves to 127\.0\.0\.1/),
+      },
       { ...entry, attempt: 1, error: "refused: url must use https" },
     ]);
   });
@@ -286,20 +375,70 @@ describe("events and their delivery", () => {
     expect(named.status).toBe(200);
     const slug = named.body.slug as string;
     expect((await deploy(acc.apiKey, { "index.html": "two" }, "?name=site")).status).toBe(200);
-    expect((await call(appendPOST, `/deploy/${slug}`, { method: "POST", key: acc.apiKey, body: JSON.stringify({ files: { "more.html": "m" } }), params: slugParams(slug) })).status).toBe(200);
-    expect((await call(rollbackRoute.POST, `/drops/${slug}/rollback`, { method: "POST", key: acc.apiKey, body: JSON.stringify({ version: 1 }), params: slugParams(slug) })).status).toBe(200);
-    expect((await call(accessRoute.PUT, `/drops/${slug}/access`, { method: "PUT", key: acc.apiKey, body: JSON.stringify({ mode: "password", password: "correct horse battery" }), params: slugParams(slug) })).status).toBe(200);
+    expect(
+      (
+        await call(appendPOST, `/deploy/${slug}`, {
+          method: "POST",
+          key: acc.apiKey,
+          body: JSON.stringify({ files: { "more.html": "m" } }),
+          params: slugParams(slug),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(rollbackRoute.POST, `/drops/${slug}/rollback`, {
+          method: "POST",
+          key: acc.apiKey,
+          body: JSON.stringify({ version: 1 }),
+          params: slugParams(slug),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(accessRoute.PUT, `/drops/${slug}/access`, {
+          method: "PUT",
+          key: acc.apiKey,
+          body: JSON.stringify({ mode: "password", password: "correct horse battery" }),
+          params: slugParams(slug),
+        })
+      ).status,
+    ).toBe(200);
     const anon = await deploy(null, { "index.html": "anon" });
     registerSecret("claim token", anon.body.claim_token);
-    expect((await call(claimRoute.POST, "/claim", { method: "POST", key: acc.apiKey, body: JSON.stringify({ slug: anon.body.slug, claim_token: anon.body.claim_token }) })).status).toBe(200);
-    expect((await call(dropRoute.DELETE, `/drops/${anon.body.slug}`, { method: "DELETE", key: acc.apiKey, params: slugParams(anon.body.slug) })).status).toBe(200);
+    expect(
+      (
+        await call(claimRoute.POST, "/claim", {
+          method: "POST",
+          key: acc.apiKey,
+          body: JSON.stringify({ slug: anon.body.slug, claim_token: anon.body.claim_token }),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(dropRoute.DELETE, `/drops/${anon.body.slug}`, {
+          method: "DELETE",
+          key: acc.apiKey,
+          params: slugParams(anon.body.slug),
+        })
+      ).status,
+    ).toBe(200);
     const short = await deploy(acc.apiKey, { "index.html": "short" }, "?ttl=60");
     // Another account's change is not this webhook's business.
     expect((await deploy(other.apiKey, { "index.html": "theirs" })).status).toBe(200);
     t.clock.advance(120);
     expect((await runCleanup(t.ctx)).slugs).toContain(short.body.slug);
     // domain.verified is recorded by the custom-domains flow in its own transaction, through the same function.
-    await t.ctx.db.transaction((tx) => recordEvent(tx, { accountId: acc.account.id, type: "domain.verified", data: { domain: "www.example.com", slug }, now: new Date(t.clock.now) }));
+    await t.ctx.db.transaction((tx) =>
+      recordEvent(tx, {
+        accountId: acc.account.id,
+        type: "domain.verified",
+        data: { domain: "www.example.com", slug },
+        now: new Date(t.clock.now),
+      }),
+    );
 
     const pass = await drain();
     expect(pass.delivered).toBe(10);
@@ -316,7 +455,11 @@ describe("events and their delivery", () => {
       expect(r.payload.id).toMatch(/^msg_[a-z2-7]{24}$/);
       expect(new Date(r.payload.created_at).toISOString()).toBe(r.payload.created_at);
     }
-    expect(byType["drop.deployed"]!.data).toEqual({ slug: expect.any(String), url: expect.stringMatching(/^http:\/\//), version: 1 });
+    expect(byType["drop.deployed"]!.data).toEqual({
+      slug: expect.any(String),
+      url: expect.stringMatching(/^http:\/\//),
+      version: 1,
+    });
     expect(byType["drop.replaced"]!.data).toEqual({ slug, url: url(slug), version: 2 });
     expect(byType["drop.appended"]!.data).toEqual({ slug, url: url(slug), version: 3 });
     expect(byType["drop.rolled_back"]!.data).toEqual({ slug, url: url(slug), version: 1 });
@@ -326,14 +469,29 @@ describe("events and their delivery", () => {
     expect(byType["drop.expired"]!.data).toEqual({ slug: short.body.slug, url: url(short.body.slug), version: 1 });
     expect(byType["domain.verified"]!.data).toEqual({ slug, url: url(slug), domain: "www.example.com" });
     // The anonymous deploy (nobody's) and the other account's deploy reached no one here.
-    expect(got.filter((p) => p.type === "drop.deployed").map((p) => p.data.slug).sort()).toEqual([slug, short.body.slug].sort());
-    const [otherEvents] = await t.ctx.db.select({ n: count() }).from(events).where(eq(events.accountId, other.account.id));
+    expect(
+      got
+        .filter((p) => p.type === "drop.deployed")
+        .map((p) => p.data.slug)
+        .sort(),
+    ).toEqual([slug, short.body.slug].sort());
+    const [otherEvents] = await t.ctx.db
+      .select({ n: count() })
+      .from(events)
+      .where(eq(events.accountId, other.account.id));
     expect(otherEvents?.n).toBe(1);
 
     // The delivery log: one attempt per event, 200.
-    const log = await call(deliveriesRoute.GET, `/webhooks/${acc.webhook.id}/deliveries`, { key: acc.apiKey, params: idParams(acc.webhook.id) });
+    const log = await call(deliveriesRoute.GET, `/webhooks/${acc.webhook.id}/deliveries`, {
+      key: acc.apiKey,
+      params: idParams(acc.webhook.id),
+    });
     expect(log.body.deliveries).toHaveLength(10);
-    expect(log.body.deliveries.every((d: Record<string, unknown>) => d.status_code === 200 && d.error === null && d.attempt === 1)).toBe(true);
+    expect(
+      log.body.deliveries.every(
+        (d: Record<string, unknown>) => d.status_code === 200 && d.error === null && d.attempt === 1,
+      ),
+    ).toBe(true);
     // Nothing more is due.
     expect(await drain()).toEqual({ attempted: 0, delivered: 0 });
   });
@@ -341,14 +499,26 @@ describe("events and their delivery", () => {
   it("a webhook subscribed to some events gets only those; a change with no webhook records its event and owes nothing", async () => {
     const acc = await subscribed("pro", ["drop.deleted"]);
     const d = await deploy(acc.apiKey, { "index.html": "x" });
-    expect((await call(dropRoute.DELETE, `/drops/${d.body.slug}`, { method: "DELETE", key: acc.apiKey, params: slugParams(d.body.slug) })).status).toBe(200);
+    expect(
+      (
+        await call(dropRoute.DELETE, `/drops/${d.body.slug}`, {
+          method: "DELETE",
+          key: acc.apiKey,
+          params: slugParams(d.body.slug),
+        })
+      ).status,
+    ).toBe(200);
     await drain();
     expect(receiver.received.map((r) => r.payload.type)).toEqual(["drop.deleted"]);
     const lone = await accountWithKey(t.ctx, "pro");
     await deploy(lone.apiKey, { "index.html": "x" });
     const [e] = await t.ctx.db.select({ n: count() }).from(events).where(eq(events.accountId, lone.account.id));
     expect(e?.n).toBe(1);
-    const [owed] = await t.ctx.db.select({ n: count() }).from(webhookDeliveries).innerJoin(events, eq(events.id, webhookDeliveries.eventId)).where(eq(events.accountId, lone.account.id));
+    const [owed] = await t.ctx.db
+      .select({ n: count() })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(eq(events.accountId, lone.account.id));
     expect(owed?.n).toBe(0);
   });
 
@@ -359,7 +529,10 @@ describe("events and their delivery", () => {
     const seen: string[] = [];
     receiver.status = () => (down ? 503 : 200);
     const origin = receiver.server.listeners("request")[0] as (...a: unknown[]) => void;
-    receiver.server.prependListener("request", (req: { headers: IncomingHttpHeaders }) => void seen.push(String(req.headers["webhook-id"])));
+    receiver.server.prependListener(
+      "request",
+      (req: { headers: IncomingHttpHeaders }) => void seen.push(String(req.headers["webhook-id"])),
+    );
     // First attempt at once, then retries on the schedule (the first within 60 s).
     expect(WEBHOOK_RETRY_SECONDS[0]).toBeLessThanOrEqual(60);
     expect(await drain()).toEqual({ attempted: 3, delivered: 0 });
@@ -375,8 +548,13 @@ describe("events and their delivery", () => {
     const ids = receiver.received.map((r) => r.payload.id);
     // Each event id was sent three times: the same webhook-id on every attempt.
     for (const id of ids) expect(seen.filter((s) => s === id)).toHaveLength(3);
-    const log = await call(deliveriesRoute.GET, `/webhooks/${acc.webhook.id}/deliveries`, { key: acc.apiKey, params: idParams(acc.webhook.id) });
-    const forFirst = (log.body.deliveries as Array<Record<string, unknown>>).filter((d) => d.event_id === ids[0]).sort((a, b) => Number(a.attempt) - Number(b.attempt));
+    const log = await call(deliveriesRoute.GET, `/webhooks/${acc.webhook.id}/deliveries`, {
+      key: acc.apiKey,
+      params: idParams(acc.webhook.id),
+    });
+    const forFirst = (log.body.deliveries as Array<Record<string, unknown>>)
+      .filter((d) => d.event_id === ids[0])
+      .sort((a, b) => Number(a.attempt) - Number(b.attempt));
     expect(forFirst.map((d) => [d.attempt, d.status_code, d.error])).toEqual([
       [1, 503, "the receiver answered 503"],
       [2, 503, "the receiver answered 503"],
@@ -387,7 +565,8 @@ describe("events and their delivery", () => {
   it("retries back off exponentially for over 24 hours, then the delivery is failed and logged", async () => {
     const total = WEBHOOK_RETRY_SECONDS.reduce((a, b) => a + b, 0);
     expect(total).toBeGreaterThanOrEqual(24 * 3600);
-    for (let i = 1; i < WEBHOOK_RETRY_SECONDS.length; i++) expect(WEBHOOK_RETRY_SECONDS[i]).toBeGreaterThanOrEqual(WEBHOOK_RETRY_SECONDS[i - 1]!);
+    for (let i = 1; i < WEBHOOK_RETRY_SECONDS.length; i++)
+      expect(WEBHOOK_RETRY_SECONDS[i]).toBeGreaterThanOrEqual(WEBHOOK_RETRY_SECONDS[i - 1]!);
     const acc = await subscribed();
     receiver.status = () => 500;
     await deploy(acc.apiKey, { "index.html": "x" });
@@ -400,7 +579,10 @@ describe("events and their delivery", () => {
     }
     t.clock.advance(7 * 86_400);
     expect((await drain()).attempted).toBe(0);
-    const [row] = await t.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, acc.webhook.id));
+    const [row] = await t.ctx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, acc.webhook.id));
     expect(row).toMatchObject({ state: "failed", attempts: WEBHOOK_RETRY_SECONDS.length + 1 });
   });
 
@@ -411,7 +593,10 @@ describe("events and their delivery", () => {
     });
     await new Promise<void>((r) => hang.listen(0, "127.0.0.1", r));
     try {
-      await t.ctx.db.update(webhooks).set({ url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/` }).where(eq(webhooks.id, acc.webhook.id));
+      await t.ctx.db
+        .update(webhooks)
+        .set({ url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/` })
+        .where(eq(webhooks.id, acc.webhook.id));
       const started = Date.now();
       expect((await deploy(acc.apiKey, { "index.html": "x" })).status).toBe(200);
       expect(Date.now() - started).toBeLessThan(5_000);
@@ -441,7 +626,10 @@ describe("events and their delivery", () => {
     const ids = receiver.received.map((r) => r.payload.id);
     expect(ids).toHaveLength(N);
     expect(new Set(ids).size).toBe(N);
-    const [n] = await t.ctx.db.select({ n: count() }).from(webhookAttempts).where(eq(webhookAttempts.webhookId, acc.webhook.id));
+    const [n] = await t.ctx.db
+      .select({ n: count() })
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.webhookId, acc.webhook.id));
     expect(n?.n).toBe(N);
   });
 
@@ -451,7 +639,8 @@ describe("events and their delivery", () => {
     try {
       const started = Date.now();
       expect((await deploy(acc.apiKey, { "index.html": "worker" })).status).toBe(200);
-      while (receiver.received.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 50));
+      while (receiver.received.length === 0 && Date.now() - started < 10_000)
+        await new Promise((r) => setTimeout(r, 50));
       expect(receiver.received.map((r) => r.payload.type)).toEqual(["drop.deployed"]);
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
@@ -477,8 +666,14 @@ describe("the outbox is the change's own transaction", () => {
   it("a deploy whose transaction dies mid-way leaves neither the drop nor an event; the next deploy has exactly one", async () => {
     const acc = await subscribed();
     const action = t.hosted ? "perform pg_terminate_backend(pg_backend_pid());" : "raise exception 'database stopped';";
-    await t.ctx.db.execute(sql.raw(`create or replace function stop_mid_deploy() returns trigger language plpgsql as $$ begin ${action} return new; end $$`));
-    await t.ctx.db.execute(sql.raw(`create trigger stop_mid_deploy before insert on events for each row execute function stop_mid_deploy()`));
+    await t.ctx.db.execute(
+      sql.raw(
+        `create or replace function stop_mid_deploy() returns trigger language plpgsql as $$ begin ${action} return new; end $$`,
+      ),
+    );
+    await t.ctx.db.execute(
+      sql.raw(`create trigger stop_mid_deploy before insert on events for each row execute function stop_mid_deploy()`),
+    );
     const [before] = await t.ctx.db.select({ n: count() }).from(drops).where(eq(drops.ownerId, acc.account.id));
     try {
       const res = await deploy(acc.apiKey, { "index.html": "lost" });
@@ -503,7 +698,12 @@ describe("the outbox is the change's own transaction", () => {
   it("a refused write (a stale If-Match) records no event", async () => {
     const acc = await subscribed();
     const d = await deploy(acc.apiKey, { "index.html": "a" }, "?name=stale");
-    const res = await call(deployPOST, "/deploy?name=stale", { method: "POST", key: acc.apiKey, body: JSON.stringify({ files: { "index.html": "b" } }), headers: { "if-match": '"7"' } });
+    const res = await call(deployPOST, "/deploy?name=stale", {
+      method: "POST",
+      key: acc.apiKey,
+      body: JSON.stringify({ files: { "index.html": "b" } }),
+      headers: { "if-match": '"7"' },
+    });
     expect(res.status).toBe(409);
     const rows = await t.ctx.db.select({ type: events.type }).from(events).where(eq(events.accountId, acc.account.id));
     expect(rows.map((r) => r.type)).toEqual(["drop.deployed"]);
@@ -531,14 +731,20 @@ describe("MCP add_webhook, list_webhooks, remove_webhook", () => {
     expect(w).toMatchObject({ url: receiver.url, events: ["drop.deployed"], secret: expect.stringMatching(/^whsec_/) });
     expect(resultText(added)).toContain(w.secret);
     const listed = await tool(acc.apiKey, "list_webhooks", {});
-    expect(listed.structuredContent).toEqual({ webhooks: [{ id: w.id, url: receiver.url, events: ["drop.deployed"] }] });
+    expect(listed.structuredContent).toEqual({
+      webhooks: [{ id: w.id, url: receiver.url, events: ["drop.deployed"] }],
+    });
     expect(JSON.stringify(listed)).not.toContain("whsec_");
 
     const other = await accountWithKey(t.ctx, "pro");
     expect(code(await tool(other.apiKey, "remove_webhook", { id: w.id }))).toBe("not_found");
-    expect(code(await tool(acc.apiKey, "add_webhook", { url: receiver.url, events: ["drop.nope"] }))).toBe("invalid_request");
+    expect(code(await tool(acc.apiKey, "add_webhook", { url: receiver.url, events: ["drop.nope"] }))).toBe(
+      "invalid_request",
+    );
     expect(code(await tool(undefined, "list_webhooks", {}))).toBe("auth_required");
-    expect(code(await withPrivate(false, () => tool(acc.apiKey, "add_webhook", { url: "https://169.254.169.254/" })))).toBe("invalid_request");
+    expect(
+      code(await withPrivate(false, () => tool(acc.apiKey, "add_webhook", { url: "https://169.254.169.254/" }))),
+    ).toBe("invalid_request");
 
     const removed = await tool(acc.apiKey, "remove_webhook", { id: w.id });
     expect(removed.structuredContent).toEqual({ deleted: w.id });
@@ -551,7 +757,8 @@ describe("dropsite webhooks add|list|rm|deliveries", () => {
   // The command-line client (cli/dist/dropsite.mjs) against this suite's route modules on loopback.
   const { cli } = cliAgainstRoutes("203.0.113.60", async (request, url) => {
     const m = /^\/webhooks\/([^/]+)(\/deliveries)?$/.exec(url.pathname);
-    if (url.pathname === "/webhooks") return (request.method === "POST" ? webhooksRoute.POST : webhooksRoute.GET)(request, noParams);
+    if (url.pathname === "/webhooks")
+      return (request.method === "POST" ? webhooksRoute.POST : webhooksRoute.GET)(request, noParams);
     if (m && m[2]) return deliveriesRoute.GET(request, idParams(m[1]!));
     if (m) return webhookRoute.DELETE(request, idParams(m[1]!));
     return null;
@@ -559,7 +766,10 @@ describe("dropsite webhooks add|list|rm|deliveries", () => {
 
   it("adds (printing the secret once), lists, shows deliveries and removes; bad input exits 1 or 2", async () => {
     const acc = await accountWithKey(t.ctx, "pro");
-    const added = await cli(["webhooks", "add", receiver.url, "--events", "drop.deployed,drop.deleted", "--json"], acc.apiKey);
+    const added = await cli(
+      ["webhooks", "add", receiver.url, "--events", "drop.deployed,drop.deleted", "--json"],
+      acc.apiKey,
+    );
     expect(added.code, added.stderr).toBe(0);
     const w = JSON.parse(added.stdout) as { id: string; secret: string; events: string[] };
     registerSecret("webhook secret", w.secret);

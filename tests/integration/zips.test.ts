@@ -28,7 +28,15 @@ beforeEach(() => {
 });
 
 function deployZip(archive: Uint8Array, query = "", headers: Record<string, string> = {}) {
-  return deployPOST(apiRequest(`/deploy${query}`, { method: "POST", body: archive as BodyInit, headers: { "content-type": "application/zip", ...headers }, ip: `198.51.100.${++ip % 250}` }), noParams);
+  return deployPOST(
+    apiRequest(`/deploy${query}`, {
+      method: "POST",
+      body: archive as BodyInit,
+      headers: { "content-type": "application/zip", ...headers },
+      ip: `198.51.100.${++ip % 250}`,
+    }),
+    noParams,
+  );
 }
 
 async function served(slug: string, path: string): Promise<Uint8Array> {
@@ -87,7 +95,14 @@ describe("streaming zip deploys", () => {
     for (let i = 0; i < 900; i++) {
       // Two files of 4 MB (a group each), one of 9 MB (more than a group: streamed), every
       // 7th file one shared content.
-      const bytes = i === 299 || i === 599 ? new Uint8Array(randomBytes(4 * MB)) : i === 899 ? new TextEncoder().encode("nine megabytes of text ".repeat(410_000)) : i % 7 === 0 ? new TextEncoder().encode("shared content\n".repeat(50)) : new Uint8Array(randomBytes(1 + (i % 40) * 37));
+      const bytes =
+        i === 299 || i === 599
+          ? new Uint8Array(randomBytes(4 * MB))
+          : i === 899
+            ? new TextEncoder().encode("nine megabytes of text ".repeat(410_000))
+            : i % 7 === 0
+              ? new TextEncoder().encode("shared content\n".repeat(50))
+              : new Uint8Array(randomBytes(1 + (i % 40) * 37));
       const name = `site/d${i % 9}/f${i}.${i % 2 ? "bin" : "txt"}`;
       tree[name] = [bytes, { level: i % 3 === 0 ? 0 : 6 }];
       expected.set(name.slice("site/".length), bytes);
@@ -97,7 +112,8 @@ describe("streaming zip deploys", () => {
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.files).toHaveLength(900);
     expect(new Set(body.files)).toEqual(new Set(expected.keys()));
-    for (const [path, bytes] of expected) expect(Buffer.from(await served(body.slug, `/${path}`)).equals(Buffer.from(bytes)), path).toBe(true);
+    for (const [path, bytes] of expected)
+      expect(Buffer.from(await served(body.slug, `/${path}`)).equals(Buffer.from(bytes)), path).toBe(true);
   });
 
   it("a bad CRC in the last entry, found after earlier groups were stored, leaves nothing behind", async () => {
@@ -140,7 +156,13 @@ describe("streaming zip deploys", () => {
   it("a late entry that unpacks past its declared size is refused mid-stream; contents a live drop shares survive", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     const shared = new Uint8Array(randomBytes(5 * MB));
-    const live = await (await deployZip(zipSync({ "index.html": new TextEncoder().encode("<h1>live</h1>"), "shared.bin": [shared, { level: 0 }] }), "", bearer(pro.apiKey))).json();
+    const live = await (
+      await deployZip(
+        zipSync({ "index.html": new TextEncoder().encode("<h1>live</h1>"), "shared.bin": [shared, { level: 0 }] }),
+        "",
+        bearer(pro.apiKey),
+      )
+    ).json();
     expect(live.slug).toBeTruthy();
     const before = await trace();
     // Earlier groups: a new content (stored), the shared one (already stored: pinned only) and
@@ -172,11 +194,13 @@ describe("streaming zip deploys", () => {
 
 describe("the decompression ratio", () => {
   // 4.1 MB of text that deflates to a sixth of its size or less: a bundle and a data file.
-  const line = (i: number) => `export function handler${i % 50}(event) { return dispatch({ type: "event", payload: event, retries: ${i % 7} }); }\n`;
+  const line = (i: number) =>
+    `export function handler${i % 50}(event) { return dispatch({ type: "event", payload: event, retries: ${i % 7} }); }\n`;
   let bundle = "";
   for (let i = 0; bundle.length < 2.4 * MB; i++) bundle += line(i);
   let data = "[";
-  for (let i = 0; data.length < 1.7 * MB; i++) data += `{"id":${i % 100},"name":"item","tags":["a","b","c"],"active":true},`;
+  for (let i = 0; data.length < 1.7 * MB; i++)
+    data += `{"id":${i % 100},"name":"item","tags":["a","b","c"],"active":true},`;
   data += "{}]";
   const site = {
     "index.html": new TextEncoder().encode('<!doctype html><script src="app.js"></script>'),
@@ -216,11 +240,15 @@ describe("the decompression ratio", () => {
     const res = await deployZip(archive);
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(200);
-    for (const [path, bytes] of Object.entries(site)) expect(Buffer.from(await served(body.slug, `/${path}`)).equals(Buffer.from(bytes)), path).toBe(true);
+    for (const [path, bytes] of Object.entries(site))
+      expect(Buffer.from(await served(body.slug, `/${path}`)).equals(Buffer.from(bytes)), path).toBe(true);
   });
 
   it("zipForDeploy deflates everything when the ratio allows it", () => {
-    const small = { "a.txt": new TextEncoder().encode("hello hello hello hello ".repeat(10)), "b.bin": new Uint8Array(randomBytes(10_000)) };
+    const small = {
+      "a.txt": new TextEncoder().encode("hello hello hello hello ".repeat(10)),
+      "b.bin": new Uint8Array(randomBytes(10_000)),
+    };
     const archive = zipForDeploy(small, 1000);
     expect(archive.byteLength).toBeLessThan(10_000 + 240 + 400);
     expect(zipForDeploy(small, 1).byteLength).toBeGreaterThanOrEqual(10_000 + 240);

@@ -50,7 +50,9 @@ export async function tabTo(page: Page, target: Locator, { max = 120, back = fal
     if (await target.evaluate((el) => el === document.activeElement).catch(() => false)) return;
     await page.keyboard.press(back ? "Shift+Tab" : "Tab");
   }
-  throw new Error(`Tab never reached ${target.toString()} in ${max} presses (last focus: ${JSON.stringify(await focusStop(page))})`);
+  throw new Error(
+    `Tab never reached ${target.toString()} in ${max} presses (last focus: ${JSON.stringify(await focusStop(page))})`,
+  );
 }
 
 /** Whether `locator` holds the focused element (or is it). */

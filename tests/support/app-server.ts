@@ -61,18 +61,32 @@ export interface StartOptions {
 const READY_LINE = /> dropsite ready on/g;
 
 /** An HTTP request to a loopback port with an explicit Host header (fetch cannot set Host). */
-export function requestAt(port: number, host: string, pathname: string, opts: RequestOptions = {}): Promise<HttpResult> {
+export function requestAt(
+  port: number,
+  host: string,
+  pathname: string,
+  opts: RequestOptions = {},
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path: pathname, method: opts.method ?? "GET", headers: { host, ...(opts.headers ?? {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const body = Buffer.concat(chunks);
-        const text = body.toString("utf8");
-        registerResponseSecrets(res.headers, text);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path: pathname,
+        method: opts.method ?? "GET",
+        headers: { host, ...(opts.headers ?? {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString("utf8");
+          registerResponseSecrets(res.headers, text);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
+        });
+      },
+    );
     req.on("error", reject);
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
@@ -90,7 +104,17 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
   const stdoutFd = opts.stdoutFile !== undefined ? openSync(opts.stdoutFile, "w") : undefined;
   const proc = spawn(process.execPath, ["--expose-gc", ...(opts.nodeArgs ?? []), "server.mjs"], {
     cwd: opts.cwd ?? path.resolve(import.meta.dirname, "../.."),
-    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", BASE_URL: baseUrl, SERVE_DOMAIN: serveDomain, DATA_DIR: dataDir, ...workers, ...vars },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: baseUrl,
+      SERVE_DOMAIN: serveDomain,
+      DATA_DIR: dataDir,
+      ...workers,
+      ...vars,
+    },
     stdio: ["ignore", stdoutFd ?? "pipe", "pipe"],
   });
   if (stdoutFd !== undefined) closeSync(stdoutFd);

@@ -30,7 +30,8 @@ import mime from "mime";
 // Errors are {error: {code, message}} as the SDK expects. Blobs live in memory; every request is
 // recorded for assertions.
 
-export type RequestKind = "put" | "mpu-create" | "mpu-upload" | "mpu-complete" | "delete" | "head" | "list" | "read" | "unknown";
+export type RequestKind =
+  "put" | "mpu-create" | "mpu-upload" | "mpu-complete" | "delete" | "head" | "list" | "read" | "unknown";
 
 export interface RecordedRequest {
   kind: RequestKind;
@@ -110,7 +111,10 @@ export async function startBlobStandin(): Promise<BlobStandin> {
   const storeId = `standin${randomBytes(4).toString("hex")}`;
   const token = `vercel_blob_rw_${storeId}_${randomBytes(12).toString("hex")}`;
   const blobs = new Map<string, StoredBlob>();
-  const uploads = new Map<string, { pathname: string; key: string; parts: Map<number, { bytes: Buffer; etag: string }> }>();
+  const uploads = new Map<
+    string,
+    { pathname: string; key: string; parts: Map<number, { bytes: Buffer; etag: string }> }
+  >();
   const failures: Array<InjectedFailure & { left: number }> = [];
   let inFlight = 0;
 
@@ -172,14 +176,29 @@ export async function startBlobStandin(): Promise<BlobStandin> {
 
   const listEntry = (b: StoredBlob) => {
     const url = standin.urlFor(b.pathname);
-    return { url, downloadUrl: `${url}?download=1`, pathname: b.pathname, size: b.bytes.length, uploadedAt: b.uploadedAt.toISOString(), etag: b.etag };
+    return {
+      url,
+      downloadUrl: `${url}?download=1`,
+      pathname: b.pathname,
+      size: b.bytes.length,
+      uploadedAt: b.uploadedAt.toISOString(),
+      etag: b.etag,
+    };
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", origin);
     const body = await readBody(req);
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    const rec: RecordedRequest = { kind: "unknown", method: req.method ?? "GET", url: url.toString(), headers, bodyBytes: body.length };
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]),
+    );
+    const rec: RecordedRequest = {
+      kind: "unknown",
+      method: req.method ?? "GET",
+      url: url.toString(),
+      headers,
+      bodyBytes: body.length,
+    };
     standin.requests.push(rec);
     res.on("finish", () => {
       rec.status = res.statusCode;
@@ -191,7 +210,8 @@ export async function startBlobStandin(): Promise<BlobStandin> {
       if (injectedFailure(rec, res, true)) return;
       return serveBlob(req, res, rec.pathname);
     }
-    if (url.pathname !== apiPath && !url.pathname.startsWith(`${apiPath}/`)) return sendError(res, 404, "not_found", "no such endpoint");
+    if (url.pathname !== apiPath && !url.pathname.startsWith(`${apiPath}/`))
+      return sendError(res, 404, "not_found", "no such endpoint");
     res.setHeader("access-control-allow-origin", headers.origin || "*");
     res.setHeader("access-control-expose-headers", "*");
     if (req.method === "OPTIONS") {
@@ -220,26 +240,53 @@ export async function startBlobStandin(): Promise<BlobStandin> {
       if (headers.authorization === `Bearer ${token}`) rec.auth = "read-write";
       else {
         const found = clientTokenPayload(headers.authorization ?? "");
-        if (!found) return sendError(res, 403, "forbidden", "Access denied, please provide a valid token for this resource.");
+        if (!found)
+          return sendError(res, 403, "forbidden", "Access denied, please provide a valid token for this resource.");
         client = found;
         rec.auth = "client";
       }
       if (!headers["x-api-version"]) return sendError(res, 400, "bad_request", "missing x-api-version");
-      if (headers["x-vercel-blob-store-id"] !== storeId) return sendError(res, 400, "store_not_found", "This store does not exist.");
+      if (headers["x-vercel-blob-store-id"] !== storeId)
+        return sendError(res, 400, "store_not_found", "This store does not exist.");
       if (client) {
-        if (!(rec.kind === "put" || rec.kind.startsWith("mpu-"))) return sendError(res, 403, "client_token_not_allowed", "This operation is not available when using a client token.");
+        if (!(rec.kind === "put" || rec.kind.startsWith("mpu-")))
+          return sendError(
+            res,
+            403,
+            "client_token_not_allowed",
+            "This operation is not available when using a client token.",
+          );
         if (Date.now() > client.validUntil) return sendError(res, 400, "bad_request", "Token expired");
-        if (q.get("pathname") !== client.pathname) return sendError(res, 400, "bad_request", `The "pathname" ${q.get("pathname") ?? ""} does not match the token payload.`);
+        if (q.get("pathname") !== client.pathname)
+          return sendError(
+            res,
+            400,
+            "bad_request",
+            `The "pathname" ${q.get("pathname") ?? ""} does not match the token payload.`,
+          );
         const type = headers["x-content-type"] || mime.getType(client.pathname) || "application/octet-stream";
-        if (client.allowedContentTypes && !client.allowedContentTypes.some((t) => t === type || (t.endsWith("/*") && type.startsWith(t.slice(0, -1))))) {
+        if (
+          client.allowedContentTypes &&
+          !client.allowedContentTypes.some((t) => t === type || (t.endsWith("/*") && type.startsWith(t.slice(0, -1))))
+        ) {
           return sendError(res, 400, "bad_request", `contentType ${type} is not allowed`);
         }
-        const tooBig = client.maximumSizeInBytes !== undefined && (rec.kind === "put" || rec.kind === "mpu-upload") && body.length > client.maximumSizeInBytes;
-        if (tooBig) return sendError(res, 400, "bad_request", `the file length cannot be greater than ${client.maximumSizeInBytes} bytes`);
+        const tooBig =
+          client.maximumSizeInBytes !== undefined &&
+          (rec.kind === "put" || rec.kind === "mpu-upload") &&
+          body.length > client.maximumSizeInBytes;
+        if (tooBig)
+          return sendError(
+            res,
+            400,
+            "bad_request",
+            `the file length cannot be greater than ${client.maximumSizeInBytes} bytes`,
+          );
         // Options come from the token, whatever the headers say.
         headers["x-allow-overwrite"] = client.allowOverwrite ? "1" : "0";
         headers["x-add-random-suffix"] = client.addRandomSuffix ? "1" : "0";
-        if (client.cacheControlMaxAge !== undefined) headers["x-cache-control-max-age"] = String(client.cacheControlMaxAge);
+        if (client.cacheControlMaxAge !== undefined)
+          headers["x-cache-control-max-age"] = String(client.cacheControlMaxAge);
         else delete headers["x-cache-control-max-age"];
       }
       if (injectedFailure(rec, res, false)) return;
@@ -269,7 +316,9 @@ export async function startBlobStandin(): Promise<BlobStandin> {
   function clientTokenPayload(authorization: string): ClientTokenPayload | undefined {
     const m = /^Bearer vercel_blob_client_([^_]+)_(.+)$/.exec(authorization);
     if (!m || m[1] !== storeId) return undefined;
-    const [signature, payload] = Buffer.from(m[2] ?? "", "base64").toString("utf8").split(".");
+    const [signature, payload] = Buffer.from(m[2] ?? "", "base64")
+      .toString("utf8")
+      .split(".");
     if (!signature || !payload) return undefined;
     const expected = createHmac("sha256", token).update(payload).digest();
     const given = Buffer.from(signature, "hex");
@@ -290,20 +339,30 @@ export async function startBlobStandin(): Promise<BlobStandin> {
     return true;
   }
 
-  function checkWrite(res: ServerResponse, headers: Record<string, string>, pathname: string | null): { pathname: string; access: "public" | "private" } | undefined {
+  function checkWrite(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    pathname: string | null,
+  ): { pathname: string; access: "public" | "private" } | undefined {
     if (!pathname) return void sendError(res, 400, "bad_request", "pathname is required");
-    if (pathname.includes("//") || pathname.length > 950) return void sendError(res, 400, "bad_request", "invalid pathname");
+    if (pathname.includes("//") || pathname.length > 950)
+      return void sendError(res, 400, "bad_request", "invalid pathname");
     const access = headers["x-vercel-blob-access"];
-    if (access !== "public" && access !== "private") return void sendError(res, 400, "bad_request", "access must be public or private");
+    if (access !== "public" && access !== "private")
+      return void sendError(res, 400, "bad_request", "access must be public or private");
     let finalPath = pathname;
     if (headers["x-add-random-suffix"] === "1") {
       const dot = pathname.lastIndexOf(".");
       const suffix = `-${randomBytes(15).toString("base64url").replace(/[-_]/g, "x").slice(0, 20)}`;
-      finalPath = dot > pathname.lastIndexOf("/") ? `${pathname.slice(0, dot)}${suffix}${pathname.slice(dot)}` : `${pathname}${suffix}`;
+      finalPath =
+        dot > pathname.lastIndexOf("/")
+          ? `${pathname.slice(0, dot)}${suffix}${pathname.slice(dot)}`
+          : `${pathname}${suffix}`;
     }
     const existing = blobs.get(finalPath);
     const ifMatch = headers["x-if-match"];
-    if (ifMatch && existing?.etag !== ifMatch) return void sendError(res, 412, "precondition_failed", "Precondition failed: ETag mismatch.");
+    if (ifMatch && existing?.etag !== ifMatch)
+      return void sendError(res, 412, "precondition_failed", "Precondition failed: ETag mismatch.");
     if (existing && headers["x-allow-overwrite"] !== "1" && !ifMatch) {
       return void sendError(
         res,
@@ -315,7 +374,12 @@ export async function startBlobStandin(): Promise<BlobStandin> {
     return { pathname: finalPath, access };
   }
 
-  function store(pathname: string, access: "public" | "private", bytes: Buffer, headers: Record<string, string>): StoredBlob {
+  function store(
+    pathname: string,
+    access: "public" | "private",
+    bytes: Buffer,
+    headers: Record<string, string>,
+  ): StoredBlob {
     const maxAge = headers["x-cache-control-max-age"] ?? "2592000";
     const b: StoredBlob = {
       pathname,
@@ -337,7 +401,14 @@ export async function startBlobStandin(): Promise<BlobStandin> {
     sendJson(res, 200, putResult(store(w.pathname, w.access, body, headers)));
   }
 
-  function handleMpu(kind: RequestKind, res: ServerResponse, headers: Record<string, string>, q: URLSearchParams, body: Buffer, client: ClientTokenPayload | undefined): void {
+  function handleMpu(
+    kind: RequestKind,
+    res: ServerResponse,
+    headers: Record<string, string>,
+    q: URLSearchParams,
+    body: Buffer,
+    client: ClientTokenPayload | undefined,
+  ): void {
     const pathname = q.get("pathname");
     if (kind === "mpu-create") {
       const w = checkWrite(res, headers, pathname);
@@ -370,14 +441,21 @@ export async function startBlobStandin(): Promise<BlobStandin> {
       const chunks: Buffer[] = [];
       for (const [i, p] of sorted.entries()) {
         const got = upload.parts.get(p.partNumber);
-        if (!got || got.etag !== p.etag) return sendError(res, 400, "bad_request", `part ${p.partNumber} is missing or its etag does not match`);
+        if (!got || got.etag !== p.etag)
+          return sendError(res, 400, "bad_request", `part ${p.partNumber} is missing or its etag does not match`);
         // S3's rule: every part but the last is at least 5 MiB.
-        if (i < sorted.length - 1 && got.bytes.length < MIN_PART_BYTES) return sendError(res, 400, "bad_request", `part ${p.partNumber} is too small`);
+        if (i < sorted.length - 1 && got.bytes.length < MIN_PART_BYTES)
+          return sendError(res, 400, "bad_request", `part ${p.partNumber} is too small`);
         chunks.push(got.bytes);
       }
       const total = Buffer.concat(chunks);
       if (client?.maximumSizeInBytes !== undefined && total.length > client.maximumSizeInBytes) {
-        return sendError(res, 400, "bad_request", `the file length cannot be greater than ${client.maximumSizeInBytes} bytes`);
+        return sendError(
+          res,
+          400,
+          "bad_request",
+          `the file length cannot be greater than ${client.maximumSizeInBytes} bytes`,
+        );
       }
       const w = checkWrite(res, headers, pathname);
       if (!w) return;
@@ -394,7 +472,8 @@ export async function startBlobStandin(): Promise<BlobStandin> {
     } catch {
       return sendError(res, 400, "bad_request", "body must be JSON");
     }
-    if (!Array.isArray(urls) || urls.some((u) => typeof u !== "string")) return sendError(res, 400, "bad_request", "urls must be strings");
+    if (!Array.isArray(urls) || urls.some((u) => typeof u !== "string"))
+      return sendError(res, 400, "bad_request", "urls must be strings");
     if (urls.length > 1000) return sendError(res, 400, "bad_request", "at most 1000 urls per request");
     for (const u of urls as string[]) blobs.delete(pathnameOfUrl(u));
     sendJson(res, 200, {});
@@ -404,12 +483,18 @@ export async function startBlobStandin(): Promise<BlobStandin> {
     const b = blobs.get(pathnameOfUrl(q.get("url") ?? ""));
     if (!b) return sendError(res, 404, "not_found", "The requested blob does not exist");
     const p = putResult(b);
-    sendJson(res, 200, { ...p, size: b.bytes.length, uploadedAt: b.uploadedAt.toISOString(), cacheControl: b.cacheControl });
+    sendJson(res, 200, {
+      ...p,
+      size: b.bytes.length,
+      uploadedAt: b.uploadedAt.toISOString(),
+      cacheControl: b.cacheControl,
+    });
   }
 
   function handleList(res: ServerResponse, q: URLSearchParams): void {
     const asked = Number(q.get("limit") ?? "1000");
-    if (!Number.isInteger(asked) || asked < 1 || asked > 1000) return sendError(res, 400, "bad_request", "limit must be 1..1000");
+    if (!Number.isInteger(asked) || asked < 1 || asked > 1000)
+      return sendError(res, 400, "bad_request", "limit must be 1..1000");
     const limit = Math.min(asked, standin.options.maxListLimit);
     const prefix = q.get("prefix") ?? "";
     const after = q.get("cursor") ? Buffer.from(q.get("cursor") ?? "", "base64url").toString("utf8") : undefined;
@@ -469,7 +554,12 @@ export async function startBlobStandin(): Promise<BlobStandin> {
       }
       if (r) {
         const slice = b.bytes.subarray(r.start, r.end + 1);
-        res.writeHead(206, { ...common, "content-type": b.contentType, "content-length": slice.length, "content-range": `bytes ${r.start}-${r.end}/${size}` });
+        res.writeHead(206, {
+          ...common,
+          "content-type": b.contentType,
+          "content-length": slice.length,
+          "content-range": `bytes ${r.start}-${r.end}/${size}`,
+        });
         res.end(req.method === "HEAD" ? undefined : slice);
         return;
       }

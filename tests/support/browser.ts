@@ -9,7 +9,15 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -45,9 +53,14 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       const clipped = pre.scrollWidth > pre.clientWidth + 1;
       const style = getComputedStyle(pre);
       // A horizontal scrollbar is a cue only where it takes room (not an overlay that hides).
-      const scrollbar = (style.overflowX === "auto" || style.overflowX === "scroll") && pre.offsetHeight - pre.clientHeight - parseFloat(style.borderTopWidth) - parseFloat(style.borderBottomWidth) > 0;
-      if (clipped && !scrollbar) problems.push(`code block ${i + 1} is cut off without a scroll cue: ${pre.textContent?.slice(0, 40)}`);
-      if (!pre.parentElement?.querySelector("button.copy")) problems.push(`code block ${i + 1} has no copy button: ${pre.textContent?.slice(0, 40)}`);
+      const scrollbar =
+        (style.overflowX === "auto" || style.overflowX === "scroll") &&
+        pre.offsetHeight - pre.clientHeight - parseFloat(style.borderTopWidth) - parseFloat(style.borderBottomWidth) >
+          0;
+      if (clipped && !scrollbar)
+        problems.push(`code block ${i + 1} is cut off without a scroll cue: ${pre.textContent?.slice(0, 40)}`);
+      if (!pre.parentElement?.querySelector("button.copy"))
+        problems.push(`code block ${i + 1} has no copy button: ${pre.textContent?.slice(0, 40)}`);
     });
     return problems;
   });

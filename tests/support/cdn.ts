@@ -40,7 +40,13 @@ export interface PurgeCall {
  * A loopback purge endpoint (what CDN_PURGE_URL names): records every request and answers
  * `status` (200 unless told), after `delayMs` when set.
  */
-export async function startPurgeRecorder(): Promise<{ url: string; calls: PurgeCall[]; status: number; delayMs: number; close(): Promise<void> }> {
+export async function startPurgeRecorder(): Promise<{
+  url: string;
+  calls: PurgeCall[];
+  status: number;
+  delayMs: number;
+  close(): Promise<void>;
+}> {
   const rec = {
     url: "",
     calls: [] as PurgeCall[],
@@ -63,7 +69,10 @@ export async function startPurgeRecorder(): Promise<{ url: string; calls: PurgeC
         /* kept as text */
       }
       rec.calls.push({ path: `${req.method} ${req.url}`, headers: req.headers, body });
-      setTimeout(() => res.writeHead(rec.status, { "content-type": "application/json" }).end('{"success":true}'), rec.delayMs);
+      setTimeout(
+        () => res.writeHead(rec.status, { "content-type": "application/json" }).end('{"success":true}'),
+        rec.delayMs,
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -13,7 +13,13 @@ export const CLI = path.resolve(import.meta.dirname, "../../cli/dist/dropsite.mj
 
 /** Runs the built CLI in `work` with a clean environment (its own HOME and config folder) against `api`, with `key` as DROP_API_KEY when given. */
 export function runCli(work: string, api: string, args: string[], key?: string): Promise<RunResult> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: work, NODE_ENV: "production", XDG_CONFIG_HOME: path.join(work, "config"), DROP_API_URL: api };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? "",
+    HOME: work,
+    NODE_ENV: "production",
+    XDG_CONFIG_HOME: path.join(work, "config"),
+    DROP_API_URL: api,
+  };
   if (key !== undefined) env.DROP_API_KEY = key;
   return runProgram(process.execPath, [CLI, ...args], { cwd: work, env });
 }
@@ -49,7 +55,9 @@ export function cliAgainstRoutes(socketIp: string, routes: Routes): CliSuite {
           for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
           headers.set("x-dropsite-socket-ip", socketIp);
           const body = chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined;
-          const answer = (await routes(new Request(url, { method: req.method, headers, body }), url)) ?? new Response("{}", { status: 404 });
+          const answer =
+            (await routes(new Request(url, { method: req.method, headers, body }), url)) ??
+            new Response("{}", { status: 404 });
           res.writeHead(answer.status, Object.fromEntries(answer.headers));
           res.end(Buffer.from(await answer.arrayBuffer()));
         })();

@@ -63,17 +63,32 @@ export async function startHostedStack(): Promise<{ pg: PgServer; blob: BlobStan
   // The Blob SDK's own variables.
   process.env.VERCEL_BLOB_API_URL = blob.apiUrl;
   process.env.VERCEL_BLOB_RETRIES = "0";
-  return { pg, blob, vars: { DATABASE_URL: pg.url, BLOB_READ_WRITE_TOKEN: blob.token, VERCEL_BLOB_API_URL: blob.apiUrl } };
+  return {
+    pg,
+    blob,
+    vars: { DATABASE_URL: pg.url, BLOB_READ_WRITE_TOKEN: blob.token, VERCEL_BLOB_API_URL: blob.apiUrl },
+  };
 }
 
-export async function makeTestContext(vars: Record<string, string> = {}, overrides: ContextOverrides = {}): Promise<TestContext> {
+export async function makeTestContext(
+  vars: Record<string, string> = {},
+  overrides: ContextOverrides = {},
+): Promise<TestContext> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-test-"));
   const hosted = process.env.TEST_STACK === "hosted" ? await startHostedStack() : undefined;
   // On the hosted stack the routes' rate limits go through @upstash/ratelimit, configured as in
   // production (UPSTASH_REDIS_REST_URL/TOKEN), against the Upstash stand-in.
   const upstash = hosted ? await startUpstashStandin() : undefined;
   const upstashVars = upstash ? { UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token } : {};
-  const source = { BASE_URL: TEST_BASE_URL, SERVE_DOMAIN: TEST_SERVE_DOMAIN, DATA_DIR: dataDir, NODE_ENV: "test", ...hosted?.vars, ...upstashVars, ...vars };
+  const source = {
+    BASE_URL: TEST_BASE_URL,
+    SERVE_DOMAIN: TEST_SERVE_DOMAIN,
+    DATA_DIR: dataDir,
+    NODE_ENV: "test",
+    ...hosted?.vars,
+    ...upstashVars,
+    ...vars,
+  };
   registerSecretVars(source);
   // The code under test reads configuration through env(); point it at this context's values.
   for (const [k, v] of Object.entries(source)) process.env[k] = v;

@@ -31,7 +31,14 @@ export async function startDnsStandin(): Promise<DnsStandin> {
         response.header.rcode = Packet.RCODE.NXDOMAIN;
       } else if (question.type === Packet.TYPE.TXT) {
         // The packet encoder takes plain records (the declared Resource type asks for methods it does not use).
-        for (const data of values) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data } as unknown as (typeof response.answers)[number]);
+        for (const data of values)
+          response.answers.push({
+            name: question.name,
+            type: Packet.TYPE.TXT,
+            class: Packet.CLASS.IN,
+            ttl: 1,
+            data,
+          } as unknown as (typeof response.answers)[number]);
       }
       void send(response);
     },

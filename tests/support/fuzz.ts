@@ -10,5 +10,8 @@ const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : process.env
 export const fuzz: fc.Parameters<unknown> = { seed, numRuns: runs };
 
 export function check<T>(prop: fc.IProperty<T> | fc.IAsyncProperty<T>, scale = 1): void | Promise<void> {
-  return fc.assert(prop as fc.IProperty<T>, { ...(fuzz as fc.Parameters<T>), numRuns: Math.max(1, Math.round(runs * scale)) });
+  return fc.assert(prop as fc.IProperty<T>, {
+    ...(fuzz as fc.Parameters<T>),
+    numRuns: Math.max(1, Math.round(runs * scale)),
+  });
 }

@@ -41,7 +41,9 @@ export default function setup(): () => void {
       // A throw here is only printed by vitest ("error during close"): set the exit code too.
       process.exitCode = 1;
       const lines = leaks.slice(0, 30).map((l) => `  ${l.kind} (${l.preview}) in ${l.log}`);
-      throw new Error(`Secrets found in the logs of this test run (${leaks.length}); the logs are in ${dir}/logs:\n${lines.join("\n")}`);
+      throw new Error(
+        `Secrets found in the logs of this test run (${leaks.length}); the logs are in ${dir}/logs:\n${lines.join("\n")}`,
+      );
     }
     rmSync(dir, { recursive: true, force: true });
   };

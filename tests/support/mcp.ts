@@ -25,7 +25,10 @@ function inProcessFetch(ip: string) {
 export type McpMode = "modern" | "legacy";
 
 export async function connectInProcess(mode: McpMode, opts: { ip: string; credential?: string }): Promise<Client> {
-  const client = new Client({ name: "dropsite-test", version: "1.0.0" }, mode === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
+  const client = new Client(
+    { name: "dropsite-test", version: "1.0.0" },
+    mode === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
   const transport = new StreamableHTTPClientTransport(new URL(`${TEST_BASE_URL}/mcp`), {
     fetch: inProcessFetch(opts.ip),
     requestInit: opts.credential ? { headers: bearer(opts.credential) } : undefined,

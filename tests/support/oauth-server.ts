@@ -37,10 +37,15 @@ export async function startOauthServer(port: number): Promise<OauthServer> {
   const server = createServer({ joinDuplicateHeaders: true }, (req, res) => {
     const path = new URL(req.url ?? "/", baseUrl).pathname;
     void (async () => {
-      if (path.startsWith("/api/oauth/") || path === "/.well-known/oauth-authorization-server") return handleOauth(req, res);
-      const route = path === "/mcp" ? mcpRoute : path === "/.well-known/oauth-protected-resource/mcp" ? resourceRoute : undefined;
+      if (path.startsWith("/api/oauth/") || path === "/.well-known/oauth-authorization-server")
+        return handleOauth(req, res);
+      const route =
+        path === "/mcp" ? mcpRoute : path === "/.well-known/oauth-protected-resource/mcp" ? resourceRoute : undefined;
       if (!route) return void res.writeHead(404).end();
-      return fromWeb(res, await route[(req.method ?? "GET") as Method](await toWeb(req, baseUrl), { params: Promise.resolve({}) }));
+      return fromWeb(
+        res,
+        await route[(req.method ?? "GET") as Method](await toWeb(req, baseUrl), { params: Promise.resolve({}) }),
+      );
     })().catch((err: unknown) => {
       console.error(err);
       res.writeHead(500).end();

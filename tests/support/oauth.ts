@@ -1,10 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { OAuthClientMetadata, OAuthClientProvider, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
 import { registerSecret } from "./secrets";
 
 // An OAuth client's small parts for tests: PKCE pairs, a cookie jar playing the browser, and
 // registering a public client with the app's authorization server.
-
 
 /** A PKCE pair (RFC 7636, S256). */
 export function pkcePair(): { verifier: string; challenge: string } {
@@ -38,7 +42,13 @@ export async function registerClient(base: string, name: string, redirectUri: st
   const res = await fetch(`${base}/api/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: name, redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    }),
   });
   if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { client_id: string }).client_id;
@@ -46,7 +56,16 @@ export async function registerClient(base: string, name: string, redirectUri: st
 
 /** The authorization URL of a code request with PKCE S256 for the MCP resource. */
 export function authorizationUrl(base: string, clientId: string, redirectUri: string, challenge: string): string {
-  const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", scope: "mcp", state: "st4te", resource: `${base}/mcp` });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "mcp",
+    state: "st4te",
+    resource: `${base}/mcp`,
+  });
   return `${base}/api/oauth/authorize?${q}`;
 }
 
@@ -64,7 +83,13 @@ export class ConnectorProvider implements OAuthClientProvider {
     return this.redirect;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
   clientInformation() {
     return this.info;
@@ -90,4 +115,3 @@ export class ConnectorProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
-

@@ -12,7 +12,12 @@ import {
   type JWK,
   type JWTPayload,
 } from "jose";
-import Provider, { type Account, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, {
+  type Account,
+  type ClientMetadata,
+  type Configuration,
+  type KoaContextWithOIDC,
+} from "oidc-provider";
 import { registerSecret } from "./secrets";
 
 // A real OpenID provider (`oidc-provider` 9) run in-process on a spare loopback port, for tests:
@@ -153,7 +158,8 @@ export async function startOidcProvider(opts: StartOidcProviderOptions = {}): Pr
     ...(c.post_logout_redirect_uris ? { post_logout_redirect_uris: c.post_logout_redirect_uris } : {}),
     response_types: ["code"],
     grant_types: ["authorization_code"],
-    token_endpoint_auth_method: c.token_endpoint_auth_method ?? (c.client_secret !== undefined ? "client_secret_basic" : "none"),
+    token_endpoint_auth_method:
+      c.token_endpoint_auth_method ?? (c.client_secret !== undefined ? "client_secret_basic" : "none"),
     id_token_signed_response_alg: "RS256",
   });
   const defaultClient: OidcClientOptions = {
@@ -162,8 +168,11 @@ export async function startOidcProvider(opts: StartOidcProviderOptions = {}): Pr
     redirect_uris: opts.redirectUris ?? DEFAULT_REDIRECT_URIS,
   };
   const extra = opts.clients ?? [];
-  const clients = [...(extra.some((c) => c.client_id === DEFAULT_CLIENT_ID) ? [] : [defaultClient]), ...extra].map(toClientMetadata);
-  const defaultClientSecret = clients.find((c) => c.client_id === DEFAULT_CLIENT_ID)?.client_secret ?? DEFAULT_CLIENT_SECRET;
+  const clients = [...(extra.some((c) => c.client_id === DEFAULT_CLIENT_ID) ? [] : [defaultClient]), ...extra].map(
+    toClientMetadata,
+  );
+  const defaultClientSecret =
+    clients.find((c) => c.client_id === DEFAULT_CLIENT_ID)?.client_secret ?? DEFAULT_CLIENT_SECRET;
 
   const findAccount = (_ctx: KoaContextWithOIDC, id: string): Account => ({
     accountId: id,
@@ -248,7 +257,9 @@ export async function startOidcProvider(opts: StartOidcProviderOptions = {}): Pr
     idTokenClaims,
     async mintIdToken(o) {
       const alg = o.alg ?? "RS256";
-      const token = await new SignJWT(idTokenClaims(o)).setProtectedHeader({ alg, kid: o.kid ?? kid, typ: "JWT" }).sign(await keyFor(alg));
+      const token = await new SignJWT(idTokenClaims(o))
+        .setProtectedHeader({ alg, kid: o.kid ?? kid, typ: "JWT" })
+        .sign(await keyFor(alg));
       registerSecret("ID token", token);
       return token;
     },

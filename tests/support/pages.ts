@@ -40,23 +40,105 @@ export const PAGES: SeenPage[] = [
   { name: "docs: contract (Markdown, tables)", as: "visitor", open: path("/docs/contract") },
   { name: "docs: webhooks (Markdown, code)", as: "visitor", open: path("/docs/webhooks") },
   { name: "docs: mcp (Markdown, deep headings)", as: "visitor", open: path("/docs/mcp") },
-  { name: "API reference", as: "visitor", open: async (p, w) => (await p.goto(`${w.base}/docs/api`), p.waitForLoadState("networkidle")) },
-  { name: "API reference, dark", as: "visitor", open: async (p, w) => (await p.emulateMedia({ colorScheme: "dark" }), await p.goto(`${w.base}/docs/api`), p.waitForLoadState("networkidle")) },
+  {
+    name: "API reference",
+    as: "visitor",
+    open: async (p, w) => (await p.goto(`${w.base}/docs/api`), p.waitForLoadState("networkidle")),
+  },
+  {
+    name: "API reference, dark",
+    as: "visitor",
+    open: async (p, w) => (
+      await p.emulateMedia({ colorScheme: "dark" }),
+      await p.goto(`${w.base}/docs/api`),
+      p.waitForLoadState("networkidle")
+    ),
+  },
   { name: "app 404 (unknown path)", as: "visitor", open: path("/no-such-page") },
   { name: "drop-host 404", as: "visitor", open: (p, w) => p.goto(new URL("/no-such-file", w.dropUrl).href) },
   { name: "drop-host 400", as: "visitor", open: (p, w) => p.goto(new URL("/%zz", w.dropUrl).href) },
-  { name: "device approval, logged out", as: "visitor", open: async (p, w) => p.goto(`${w.base}/device?code=${await w.deviceCode()}`) },
+  {
+    name: "device approval, logged out",
+    as: "visitor",
+    open: async (p, w) => p.goto(`${w.base}/device?code=${await w.deviceCode()}`),
+  },
   { name: "dashboard", as: "member", open: path("/dashboard") },
-  { name: "dashboard, key just minted", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.getByRole("button", { name: "Mint API key" }).click(), p.getByTestId("new-key-secret").waitFor()) },
-  { name: "dashboard, delete confirmation", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.getByRole("button", { name: `Delete ${w.slug}` }).click(), p.getByTestId("confirm-dialog").waitFor()) },
-  { name: "dashboard, webhook refused", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.fill("#webhook-url", "ftp://example.com/hook"), await p.getByRole("button", { name: "Add webhook" }).click(), p.locator(".error[role=alert]").waitFor()) },
-  { name: "dashboard, claim refused", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard`), await p.fill("#claim-drop", w.slug), await p.fill("#claim-token", "not-the-token"), await p.getByRole("button", { name: "Claim drop" }).click(), p.locator(".error[role=alert]").waitFor()) },
+  {
+    name: "dashboard, key just minted",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(`${w.base}/dashboard`),
+      await p.getByRole("button", { name: "Mint API key" }).click(),
+      p.getByTestId("new-key-secret").waitFor()
+    ),
+  },
+  {
+    name: "dashboard, delete confirmation",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(`${w.base}/dashboard`),
+      await p.getByRole("button", { name: `Delete ${w.slug}` }).click(),
+      p.getByTestId("confirm-dialog").waitFor()
+    ),
+  },
+  {
+    name: "dashboard, webhook refused",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(`${w.base}/dashboard`),
+      await p.fill("#webhook-url", "ftp://example.com/hook"),
+      await p.getByRole("button", { name: "Add webhook" }).click(),
+      p.locator(".error[role=alert]").waitFor()
+    ),
+  },
+  {
+    name: "dashboard, claim refused",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(`${w.base}/dashboard`),
+      await p.fill("#claim-drop", w.slug),
+      await p.fill("#claim-token", "not-the-token"),
+      await p.getByRole("button", { name: "Claim drop" }).click(),
+      p.locator(".error[role=alert]").waitFor()
+    ),
+  },
   { name: "drop page", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.slug}`) },
-  { name: "drop page with site rules", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.rulesSlug}`) },
-  { name: "drop page, delete confirmation", as: "member", open: async (p, w) => (await p.goto(`${w.base}/dashboard/drops/${w.slug}`), await p.getByRole("button", { name: "Delete" }).click(), p.getByTestId("confirm-dialog").waitFor()) },
+  {
+    name: "drop page with site rules",
+    as: "member",
+    open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.rulesSlug}`),
+  },
+  {
+    name: "drop page, delete confirmation",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(`${w.base}/dashboard/drops/${w.slug}`),
+      await p.getByRole("button", { name: "Delete" }).click(),
+      p.getByTestId("confirm-dialog").waitFor()
+    ),
+  },
   { name: "app 404 (unknown drop)", as: "member", open: path("/dashboard/drops/nosuchdrop") },
-  { name: "device approval", as: "member", open: async (p, w) => p.goto(`${w.base}/device?code=${await w.deviceCode()}`) },
-  { name: "OAuth consent", as: "member", open: async (p, w) => (await p.goto(await w.oauthAuthorizeUrl()), p.getByRole("heading", { name: /^Connect Accessibility Agent\?/ }).waitFor()) },
+  {
+    name: "device approval",
+    as: "member",
+    open: async (p, w) => p.goto(`${w.base}/device?code=${await w.deviceCode()}`),
+  },
+  {
+    name: "OAuth consent",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(await w.oauthAuthorizeUrl()),
+      p.getByRole("heading", { name: /^Connect Accessibility Agent\?/ }).waitFor()
+    ),
+  },
   { name: "OAuth consent, request gone", as: "member", open: path("/dashboard/connect/no-such-request") },
-  { name: "device approval, approved", as: "member", open: async (p, w) => (await p.goto(`${w.base}/device?code=${await w.deviceCode()}`), await p.getByRole("button", { name: "Approve" }).click(), p.getByTestId("device-outcome").waitFor()) },
+  {
+    name: "device approval, approved",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(`${w.base}/device?code=${await w.deviceCode()}`),
+      await p.getByRole("button", { name: "Approve" }).click(),
+      p.getByTestId("device-outcome").waitFor()
+    ),
+  },
 ];

@@ -93,10 +93,24 @@ export async function startPgServer(opts: PgServerOptions = {}): Promise<PgServe
   try {
     // Password auth over TCP (SCRAM, as on Neon), trust on the socket; durability off for speed
     // (fsync off always: only the server process is ever stopped, never the machine).
-    await cmd("initdb", ["-D", dataDir, "-U", "postgres", `--pwfile=${pwFile}`, "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    await cmd("initdb", [
+      "-D",
+      dataDir,
+      "-U",
+      "postgres",
+      `--pwfile=${pwFile}`,
+      "--auth-host=scram-sha-256",
+      "--auth-local=trust",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync",
+    ]);
     let port = 0;
-    const serverOpts = () => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${opts.durable ? "on" : "off"} -c full_page_writes=off -c max_connections=50`;
-    const pgStart = () => cmd("pg_ctl", ["-D", dataDir, "-o", serverOpts(), "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"]);
+    const serverOpts = () =>
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${opts.durable ? "on" : "off"} -c full_page_writes=off -c max_connections=50`;
+    const pgStart = () =>
+      cmd("pg_ctl", ["-D", dataDir, "-o", serverOpts(), "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"]);
     for (let attempt = 0; ; attempt++) {
       port = await freePort();
       try {

@@ -38,8 +38,21 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
     for (const n of world.named.filter((x) => x.stable)) await w.redeploy(n);
     log(`load done: ${records.length} requests`);
     const { proc } = stack.app;
-    const app = { pidBefore: proc.pid, pidAfter: proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined };
-    const invariants = await checkInvariants({ databaseUrl: stack.pg.url, storage: stack.storage, accounts: stack.accounts, world, seen: mix.seen, retries: w.retries, records, times, app });
+    const app = {
+      pidBefore: proc.pid,
+      pidAfter: proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined,
+    };
+    const invariants = await checkInvariants({
+      databaseUrl: stack.pg.url,
+      storage: stack.storage,
+      accounts: stack.accounts,
+      world,
+      seen: mix.seen,
+      retries: w.retries,
+      records,
+      times,
+      app,
+    });
     return buildReport({ opts, loadBefore, records, times, invariants, app });
   } finally {
     await closeReceiver(world?.receiver);

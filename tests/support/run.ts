@@ -9,9 +9,17 @@ export interface RunResult {
   stderr: string;
 }
 
-export function runProgram(command: string, args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; stdin?: string }): Promise<RunResult> {
+export function runProgram(
+  command: string,
+  args: string[],
+  opts: { cwd?: string; env: NodeJS.ProcessEnv; stdin?: string },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
     let stdout = "";
     let stderr = "";

@@ -23,7 +23,10 @@ function patchContinuationTokens(): void {
   tokensPatched = true;
   const twice = (b: crypto.BinaryLike) => Buffer.concat([Buffer.from(b as Uint8Array), Buffer.from(b as Uint8Array)]);
   type Make = (algorithm: string, key: crypto.BinaryLike, iv: crypto.BinaryLike, options?: unknown) => unknown;
-  const patched = (original: Make): Make => (algorithm, key, iv, options) => (algorithm === "des" ? original("aes-128-cbc", twice(key), twice(iv)) : original(algorithm, key, iv, options));
+  const patched =
+    (original: Make): Make =>
+    (algorithm, key, iv, options) =>
+      algorithm === "des" ? original("aes-128-cbc", twice(key), twice(iv)) : original(algorithm, key, iv, options);
   const mutable = crypto as unknown as { createCipheriv: Make; createDecipheriv: Make };
   mutable.createCipheriv = patched(mutable.createCipheriv.bind(crypto));
   mutable.createDecipheriv = patched(mutable.createDecipheriv.bind(crypto));
@@ -49,7 +52,13 @@ export async function startS3Server(): Promise<S3Server> {
   const bucket = "dropsite-test";
   let server: S3rver | undefined;
   const start = async () => {
-    server = new S3rver({ port, address: "127.0.0.1", silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+    server = new S3rver({
+      port,
+      address: "127.0.0.1",
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket, configs: [] }],
+    });
     await server.run();
   };
   const stop = async () => {
@@ -78,7 +87,14 @@ export async function startS3Server(): Promise<S3Server> {
     bucket,
     accessKeyId,
     secretAccessKey,
-    vars: { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey, S3_FORCE_PATH_STYLE: "1" },
+    vars: {
+      S3_BUCKET: bucket,
+      S3_ENDPOINT: endpoint,
+      S3_REGION: "us-east-1",
+      S3_ACCESS_KEY_ID: accessKeyId,
+      S3_SECRET_ACCESS_KEY: secretAccessKey,
+      S3_FORCE_PATH_STYLE: "1",
+    },
     stop,
     start,
     async close() {

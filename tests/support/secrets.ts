@@ -99,7 +99,8 @@ export function findLeaks(dir: string): Leak[] {
   const leaks: Leak[] = [];
   for (const log of read("logs")) {
     const text = readFileSync(log, "utf8");
-    for (const [value, kind] of secrets) if (text.includes(value)) leaks.push({ kind, log: path.basename(log), preview: `${value.slice(0, 6)}…` });
+    for (const [value, kind] of secrets)
+      if (text.includes(value)) leaks.push({ kind, log: path.basename(log), preview: `${value.slice(0, 6)}…` });
   }
   return leaks;
 }

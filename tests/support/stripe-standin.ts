@@ -26,7 +26,17 @@ export interface StandinSubscription {
   canceled_at: number | null;
   created: number;
   metadata: Record<string, string>;
-  items: { object: "list"; data: { id: string; object: "subscription_item"; price: { id: string; object: "price" }; quantity: number; current_period_start: number; current_period_end: number }[] };
+  items: {
+    object: "list";
+    data: {
+      id: string;
+      object: "subscription_item";
+      price: { id: string; object: "price" };
+      quantity: number;
+      current_period_start: number;
+      current_period_end: number;
+    }[];
+  };
 }
 
 export interface StripeStandin {
@@ -39,7 +49,15 @@ export interface StripeStandin {
   /** Requests to one path (and method). */
   requestsTo(path: string, method?: string): RecordedRequest[];
   /** Stores a subscription that GET /v1/subscriptions/:id returns, and returns it (for event payloads). */
-  putSubscription(s: { id?: string; customer: string; price: string; status?: string; periodEnd?: number; cancelAt?: number | null; metadata?: Record<string, string> }): StandinSubscription;
+  putSubscription(s: {
+    id?: string;
+    customer: string;
+    price: string;
+    status?: string;
+    periodEnd?: number;
+    cancelAt?: number | null;
+    metadata?: Record<string, string>;
+  }): StandinSubscription;
   /** The next `count` API calls answer this Stripe error instead. */
   failNext(count: number, status?: number, type?: string): void;
   close(): Promise<void>;
@@ -68,24 +86,41 @@ export function decodeForm(text: string): Record<string, unknown> {
   return arrays(root) as Record<string, unknown>;
 }
 
-export async function startStripeStandin(secretKey = `sk_test_${randomBytes(12).toString("hex")}`): Promise<StripeStandin> {
+export async function startStripeStandin(
+  secretKey = `sk_test_${randomBytes(12).toString("hex")}`,
+): Promise<StripeStandin> {
   const requests: RecordedRequest[] = [];
   const subscriptions = new Map<string, StandinSubscription>();
   const customers = new Map<string, Record<string, unknown>>();
   const idempotent = new Map<string, { status: number; body: unknown }>();
-  let failures: { count: number; status: number; type: string } = { count: 0, status: 400, type: "invalid_request_error" };
+  let failures: { count: number; status: number; type: string } = {
+    count: 0,
+    status: 400,
+    type: "invalid_request_error",
+  };
 
-  const stripeError = (status: number, type: string, message: string, code?: string) => ({ status, body: { error: { type, message, ...(code ? { code } : {}) } } });
+  const stripeError = (status: number, type: string, message: string, code?: string) => ({
+    status,
+    body: { error: { type, message, ...(code ? { code } : {}) } },
+  });
 
   function route(method: string, path: string, body: Record<string, unknown>): { status: number; body: unknown } {
     const now = Math.floor(Date.now() / 1000);
     if (method === "POST" && path === "/v1/customers") {
-      const customer = { id: id("cus"), object: "customer", created: now, email: body.email ?? null, metadata: body.metadata ?? {}, livemode: false };
+      const customer = {
+        id: id("cus"),
+        object: "customer",
+        created: now,
+        email: body.email ?? null,
+        metadata: body.metadata ?? {},
+        livemode: false,
+      };
       customers.set(customer.id, customer);
       return { status: 200, body: customer };
     }
     if (method === "POST" && path === "/v1/checkout/sessions") {
-      if (typeof body.customer === "string" && !customers.has(body.customer)) return stripeError(400, "invalid_request_error", `No such customer: '${body.customer}'`, "resource_missing");
+      if (typeof body.customer === "string" && !customers.has(body.customer))
+        return stripeError(400, "invalid_request_error", `No such customer: '${body.customer}'`, "resource_missing");
       const sid = id("cs_test");
       return {
         status: 200,
@@ -107,14 +142,32 @@ export async function startStripeStandin(secretKey = `sk_test_${randomBytes(12).
       };
     }
     if (method === "POST" && path === "/v1/billing_portal/sessions") {
-      if (typeof body.customer !== "string" || !customers.has(body.customer)) return stripeError(400, "invalid_request_error", `No such customer: '${String(body.customer)}'`, "resource_missing");
+      if (typeof body.customer !== "string" || !customers.has(body.customer))
+        return stripeError(
+          400,
+          "invalid_request_error",
+          `No such customer: '${String(body.customer)}'`,
+          "resource_missing",
+        );
       const pid = id("bps");
-      return { status: 200, body: { id: pid, object: "billing_portal.session", customer: body.customer, return_url: body.return_url ?? null, url: `https://billing.stripe.test/p/session/${pid}`, livemode: false } };
+      return {
+        status: 200,
+        body: {
+          id: pid,
+          object: "billing_portal.session",
+          customer: body.customer,
+          return_url: body.return_url ?? null,
+          url: `https://billing.stripe.test/p/session/${pid}`,
+          livemode: false,
+        },
+      };
     }
     const sub = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
     if (method === "GET" && sub) {
       const found = subscriptions.get(decodeURIComponent(sub[1]!));
-      return found ? { status: 200, body: found } : stripeError(404, "invalid_request_error", `No such subscription: '${sub[1]}'`, "resource_missing");
+      return found
+        ? { status: 200, body: found }
+        : stripeError(404, "invalid_request_error", `No such subscription: '${sub[1]}'`, "resource_missing");
     }
     return stripeError(404, "invalid_request_error", `Unrecognized request URL (${method}: ${path}).`);
   }
@@ -126,7 +179,13 @@ export async function startStripeStandin(secretKey = `sk_test_${randomBytes(12).
     const raw = Buffer.concat(chunks).toString("utf8");
     const body = decodeForm(req.method === "GET" ? url.search.slice(1) : raw);
     const idempotencyKey = (req.headers["idempotency-key"] as string | undefined) ?? null;
-    requests.push({ method: req.method ?? "", path: url.pathname, body, idempotencyKey, stripeVersion: (req.headers["stripe-version"] as string | undefined) ?? null });
+    requests.push({
+      method: req.method ?? "",
+      path: url.pathname,
+      body,
+      idempotencyKey,
+      stripeVersion: (req.headers["stripe-version"] as string | undefined) ?? null,
+    });
     let out: { status: number; body: unknown };
     if (req.headers.authorization !== `Bearer ${secretKey}`) {
       out = stripeError(401, "authentication_error", "Invalid API Key provided.");
@@ -157,7 +216,8 @@ export async function startStripeStandin(secretKey = `sk_test_${randomBytes(12).
     secretKey,
     requests,
     customerIds: () => [...customers.keys()],
-    requestsTo: (path, method) => requests.filter((r) => r.path === path && (method === undefined || r.method === method)),
+    requestsTo: (path, method) =>
+      requests.filter((r) => r.path === path && (method === undefined || r.method === method)),
     putSubscription(s) {
       const now = Math.floor(Date.now() / 1000);
       const periodEnd = s.periodEnd ?? now + 30 * 86_400;
@@ -173,7 +233,16 @@ export async function startStripeStandin(secretKey = `sk_test_${randomBytes(12).
         metadata: s.metadata ?? {},
         items: {
           object: "list",
-          data: [{ id: id("si"), object: "subscription_item", price: { id: s.price, object: "price" }, quantity: 1, current_period_start: periodEnd - 30 * 86_400, current_period_end: periodEnd }],
+          data: [
+            {
+              id: id("si"),
+              object: "subscription_item",
+              price: { id: s.price, object: "price" },
+              quantity: 1,
+              current_period_start: periodEnd - 30 * 86_400,
+              current_period_end: periodEnd,
+            },
+          ],
         },
       };
       subscriptions.set(sub.id, sub);

@@ -50,7 +50,9 @@ export function findRedisServer(): string {
       /* next */
     }
   }
-  throw new Error("redis-server not found on PATH. Install it with `apt-get install -y redis-server` (or run `bash scripts/system-deps.sh` as root).");
+  throw new Error(
+    "redis-server not found on PATH. Install it with `apt-get install -y redis-server` (or run `bash scripts/system-deps.sh` as root).",
+  );
 }
 
 function freePort(): Promise<number> {
@@ -110,7 +112,9 @@ export class RespConnection {
       parts.push(Buffer.from(`*${args.length}\r\n`));
       for (const a of args) parts.push(Buffer.from(`$${a.length}\r\n`), a, Buffer.from("\r\n"));
     }
-    const promises = commands.map(() => new Promise<RespValue>((resolve, reject) => this.pending.push({ resolve, reject })));
+    const promises = commands.map(
+      () => new Promise<RespValue>((resolve, reject) => this.pending.push({ resolve, reject })),
+    );
     this.socket.write(Buffer.concat(parts));
     return promises;
   }
@@ -180,9 +184,26 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<Re
   let log = "";
   for (let attempt = 0; !conn; attempt++) {
     port = opts.port ?? (await freePort());
-    child = spawn(bin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    child = spawn(
+      bin,
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+        "--daemonize",
+        "no",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     child.stdout?.on("data", (d: Buffer) => (log += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (log += d.toString()));
     conn = await waitForRedis(port, child);
@@ -261,7 +282,8 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
     if (Array.isArray(v)) return v.map((x) => toJson(x, base64));
     return null;
   };
-  const item = (v: RespValue, base64: boolean) => (v instanceof RespError ? { error: v.message } : { result: toJson(v, base64) });
+  const item = (v: RespValue, base64: boolean) =>
+    v instanceof RespError ? { error: v.message } : { result: toJson(v, base64) };
 
   const server = createHttpServer((req, res) => {
     handle(req, res).catch((err: unknown) => send(res, 500, { error: `ERR stand-in: ${String(err)}` }));
@@ -288,11 +310,16 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
       return send(res, value instanceof RespError ? 400 : 200, item(value, base64));
     }
     if (path === "/pipeline" || path === "/multi-exec") {
-      if (!Array.isArray(body) || !body.every(isCommand)) return send(res, 400, { error: "ERR body must be an array of commands" });
-      const cmds = (body).map(prepare);
+      if (!Array.isArray(body) || !body.every(isCommand))
+        return send(res, 400, { error: "ERR body must be an array of commands" });
+      const cmds = body.map(prepare);
       if (path === "/pipeline") {
         const values = await Promise.all(redis.send(cmds));
-        return send(res, 200, values.map((v, i) => item(answerAs(body[i] as unknown[], v), base64)));
+        return send(
+          res,
+          200,
+          values.map((v, i) => item(answerAs(body[i] as unknown[], v), base64)),
+        );
       }
       const replies = await Promise.all(redis.send([[Buffer.from("MULTI")], ...cmds, [Buffer.from("EXEC")]]));
       const exec = replies[replies.length - 1] ?? null;
@@ -300,14 +327,24 @@ export async function startUpstashStandin(opts: { token?: string } = {}): Promis
         const queued = replies.slice(1, -1).find((r): r is RespError => r instanceof RespError);
         return send(res, 400, { error: (queued ?? (exec as RespError | null))?.message ?? "ERR transaction aborted" });
       }
-      return send(res, 200, exec.map((v, i) => item(answerAs(body[i] as unknown[], v), base64)));
+      return send(
+        res,
+        200,
+        exec.map((v, i) => item(answerAs(body[i] as unknown[], v), base64)),
+      );
     }
     send(res, 404, { error: `ERR unknown endpoint ${path}` });
   };
   // SCRIPT LOAD answers the SHA1 the client computed from its own script, not Redis's.
   const answerAs = (cmd: unknown[], value: RespValue): RespValue => {
     const [name, sub, script] = cmd.map((c) => String(c));
-    if (name?.toUpperCase() === "SCRIPT" && sub?.toUpperCase() === "LOAD" && Buffer.isBuffer(value) && script !== undefined) return Buffer.from(sha1(script));
+    if (
+      name?.toUpperCase() === "SCRIPT" &&
+      sub?.toUpperCase() === "LOAD" &&
+      Buffer.isBuffer(value) &&
+      script !== undefined
+    )
+      return Buffer.from(sha1(script));
     return value;
   };
 

@@ -48,8 +48,16 @@ export async function startVercelStandin(): Promise<VercelStandin> {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
   };
-  const error = (res: ServerResponse, status: number, code: string, message: string) => send(res, status, { error: { code, message } });
-  const domainBody = (name: string) => ({ name, apexName: name.split(".").slice(-2).join("."), projectId, verified: true, createdAt: 1, updatedAt: 1 });
+  const error = (res: ServerResponse, status: number, code: string, message: string) =>
+    send(res, status, { error: { code, message } });
+  const domainBody = (name: string) => ({
+    name,
+    apexName: name.split(".").slice(-2).join("."),
+    projectId,
+    verified: true,
+    createdAt: 1,
+    updatedAt: 1,
+  });
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -67,7 +75,13 @@ export async function startVercelStandin(): Promise<VercelStandin> {
       if (req.method === "POST" && m) {
         if (m[1] !== projectId) return error(res, 404, "not_found", "Project not found");
         const name = (body as { name?: string }).name ?? "";
-        if (project.has(name)) return error(res, 409, "domain_already_in_use", `Cannot add ${name} since it's already in use by your account.`);
+        if (project.has(name))
+          return error(
+            res,
+            409,
+            "domain_already_in_use",
+            `Cannot add ${name} since it's already in use by your account.`,
+          );
         project.set(name, { name, verified: true });
         return send(res, 200, domainBody(name));
       }
@@ -80,7 +94,13 @@ export async function startVercelStandin(): Promise<VercelStandin> {
         return send(res, 200, {});
       }
       if (req.method === "GET" && /^\/v6\/domains\/[^/]+\/config$/.test(path)) {
-        return send(res, 200, { configuredBy: null, acceptedChallenges: ["http-01"], recommendedIPv4: [], recommendedCNAME: [], misconfigured: true });
+        return send(res, 200, {
+          configuredBy: null,
+          acceptedChallenges: ["http-01"],
+          recommendedIPv4: [],
+          recommendedCNAME: [],
+          misconfigured: true,
+        });
       }
       error(res, 404, "not_found", "No such endpoint");
     })();

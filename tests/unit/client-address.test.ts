@@ -4,18 +4,28 @@ import { clientAddress, type AddressEnv } from "@/lib/ratelimit/address";
 // The client address behind 0, 1 and 2 trusted proxies: the right-most address not added by
 // a trusted proxy; whatever the client wrote to the left of it is ignored.
 
-const req = (headers: Record<string, string>) => new Request("http://localhost:3000/deploy", { headers: { "x-dropsite-socket-ip": "10.0.0.1", ...headers } });
-const env = (over: Partial<AddressEnv> = {}): AddressEnv => ({ TRUST_PROXY: true, TRUST_PROXY_HOPS: 1, VERCEL: undefined, ...over });
+const req = (headers: Record<string, string>) =>
+  new Request("http://localhost:3000/deploy", { headers: { "x-dropsite-socket-ip": "10.0.0.1", ...headers } });
+const env = (over: Partial<AddressEnv> = {}): AddressEnv => ({
+  TRUST_PROXY: true,
+  TRUST_PROXY_HOPS: 1,
+  VERCEL: undefined,
+  ...over,
+});
 
 describe("clientAddress", () => {
   it("without TRUST_PROXY: the socket address, whatever the headers say", () => {
-    expect(clientAddress(req({ "x-forwarded-for": "1.1.1.1", "x-real-ip": "2.2.2.2" }), env({ TRUST_PROXY: false }))).toBe("10.0.0.1");
+    expect(
+      clientAddress(req({ "x-forwarded-for": "1.1.1.1", "x-real-ip": "2.2.2.2" }), env({ TRUST_PROXY: false })),
+    ).toBe("10.0.0.1");
   });
 
   it("one hop (nginx appending $remote_addr): the right-most entry; a forged left part changes nothing", () => {
     expect(clientAddress(req({ "x-forwarded-for": "203.0.113.9" }), env())).toBe("203.0.113.9");
     expect(clientAddress(req({ "x-forwarded-for": "6.6.6.6, 203.0.113.9" }), env())).toBe("203.0.113.9");
-    expect(clientAddress(req({ "x-forwarded-for": "1.1.1.1, 2.2.2.2,3.3.3.3 ,203.0.113.9" }), env())).toBe("203.0.113.9");
+    expect(clientAddress(req({ "x-forwarded-for": "1.1.1.1, 2.2.2.2,3.3.3.3 ,203.0.113.9" }), env())).toBe(
+      "203.0.113.9",
+    );
   });
 
   it("two hops (CDN, then nginx): the second entry from the right", () => {
@@ -45,6 +55,8 @@ describe("clientAddress", () => {
   });
 
   it("on Vercel: the platform's x-real-ip", () => {
-    expect(clientAddress(req({ "x-forwarded-for": "6.6.6.6", "x-real-ip": "203.0.113.9" }), env({ VERCEL: "1" }))).toBe("203.0.113.9");
+    expect(clientAddress(req({ "x-forwarded-for": "6.6.6.6", "x-real-ip": "203.0.113.9" }), env({ VERCEL: "1" }))).toBe(
+      "203.0.113.9",
+    );
   });
 });

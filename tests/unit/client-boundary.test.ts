@@ -18,16 +18,23 @@ const config = [
     rules: { "client-boundary/no-server-imports": "error" as const },
   },
 ];
-const lint = (file: string, code: string) => linter.verify(code, config, { filename: path.join(ROOT, file) }).map((m) => m.message);
+const lint = (file: string, code: string) =>
+  linter.verify(code, config, { filename: path.join(ROOT, file) }).map((m) => m.message);
 
 describe("client-boundary/no-server-imports", () => {
   it("refuses a server module imported by a client component, directly or through an app/ module", () => {
     const client = `"use client";\nimport { parseEnv } from "@/lib/env";\nexport const x = parseEnv;\n`;
-    expect(lint("app/_components/Probe.tsx", client)).toEqual([expect.stringContaining("client code imports server code (lib/env.ts)")]);
+    expect(lint("app/_components/Probe.tsx", client)).toEqual([
+      expect.stringContaining("client code imports server code (lib/env.ts)"),
+    ]);
     // app/_components/Header.tsx is a server component that reads the session.
     const through = `"use client";\nimport Header from "./Header";\nexport const x = Header;\n`;
-    expect(lint("app/_components/Probe.tsx", through)).toEqual([expect.stringContaining("app/_components/Header.tsx → lib/auth/session.ts")]);
-    expect(lint("lib/files/probe.ts", `import { openDb } from "../db/client";\nexport const x = openDb;\n`)).toEqual([expect.stringContaining("lib/db/client.ts")]);
+    expect(lint("app/_components/Probe.tsx", through)).toEqual([
+      expect.stringContaining("app/_components/Header.tsx → lib/auth/session.ts"),
+    ]);
+    expect(lint("lib/files/probe.ts", `import { openDb } from "../db/client";\nexport const x = openDb;\n`)).toEqual([
+      expect.stringContaining("lib/db/client.ts"),
+    ]);
   });
 
   it("lets client code import the shared modules, types from anywhere and server actions; server files are not checked", () => {
@@ -41,6 +48,8 @@ describe("client-boundary/no-server-imports", () => {
       `export const x = [limits, zipForDeploy, decideDeviceAction] as unknown as [AppContext, Env];`,
     ].join("\n");
     expect(lint("app/_components/Probe.tsx", client)).toEqual([]);
-    expect(lint("app/_components/Probe.tsx", `import { parseEnv } from "@/lib/env";\nexport const x = parseEnv;\n`)).toEqual([]);
+    expect(
+      lint("app/_components/Probe.tsx", `import { parseEnv } from "@/lib/env";\nexport const x = parseEnv;\n`),
+    ).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ beforeAll(async () => {
   meta = (await build({ ...dataPlaneOptions, write: false, metafile: true, logLevel: "silent" })).metafile;
 });
 
-const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const packageOf = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 
 describe("the data-plane bundle", () => {
   it("imports neither next nor next-auth (nor any of their subpaths)", () => {

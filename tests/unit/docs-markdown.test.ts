@@ -33,7 +33,13 @@ describe("/docs/<name>", () => {
     for (const f of files) {
       const md = await readFile(path.join(ROOT, "docs", f), "utf8");
       const html = pages.get(f.slice(0, -3))!;
-      const text = html.replace(/<[^>]+>/g, "").replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+      const text = html
+        .replace(/<[^>]+>/g, "")
+        .replace(/&quot;/g, '"')
+        .replace(/&#x27;/g, "'")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&amp;/g, "&");
       // The first heading, and a plain run of words from the file, appear as written.
       const h1 = /^# (.+)$/m.exec(md)![1]!.replace(/`/g, "");
       expect(text, f).toContain(h1);
@@ -45,9 +51,13 @@ describe("/docs/<name>", () => {
   it("has one h1, headings that never skip a level, and unique ids", () => {
     for (const [name, html] of pages) {
       const levels = [...html.matchAll(/<h([1-6])[\s>]/g)].map((m) => Number(m[1]));
-      expect(levels.filter((l) => l === 1), name).toHaveLength(1);
+      expect(
+        levels.filter((l) => l === 1),
+        name,
+      ).toHaveLength(1);
       expect(levels[0], name).toBe(1);
-      for (let i = 1; i < levels.length; i++) expect(levels[i]! - levels[i - 1]!, `${name}: h${levels[i - 1]} then h${levels[i]}`).toBeLessThanOrEqual(1);
+      for (let i = 1; i < levels.length; i++)
+        expect(levels[i]! - levels[i - 1]!, `${name}: h${levels[i - 1]} then h${levels[i]}`).toBeLessThanOrEqual(1);
       const all = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!);
       expect(all.length, name).toBe(new Set(all).size);
     }
@@ -56,7 +66,9 @@ describe("/docs/<name>", () => {
   it("puts every table in a named scroll region with column headers, names unique on the page", () => {
     let tables = 0;
     for (const [name, html] of pages) {
-      const regions = [...html.matchAll(/<div class="docs-scroll" role="region" aria-label="([^"]+)" tabindex="0"><table>/g)].map((m) => m[1]!);
+      const regions = [
+        ...html.matchAll(/<div class="docs-scroll" role="region" aria-label="([^"]+)" tabindex="0"><table>/g),
+      ].map((m) => m[1]!);
       const count = html.split("<table>").length - 1;
       expect(regions, name).toHaveLength(count);
       expect(new Set(regions).size, name).toBe(regions.length);
@@ -116,12 +128,20 @@ describe("numbers the Markdown states match lib/plans.ts", () => {
     const md = await readFile(path.join(ROOT, "docs/contract.md"), "utf8");
     const table = md.slice(md.indexOf("## Limits"), md.indexOf("\n## ", md.indexOf("## Limits") + 1));
     const row = (label: string) => table.split("\n").find((l) => l.startsWith(`| ${label} |`)) ?? "";
-    expect(row("files per request")).toContain(`${n(limits.free.filesPerRequest)} anonymous and free, ${n(limits.pro.filesPerRequest)} paid`);
+    expect(row("files per request")).toContain(
+      `${n(limits.free.filesPerRequest)} anonymous and free, ${n(limits.pro.filesPerRequest)} paid`,
+    );
     expect(row("files per drop")).toContain(n(limits.pro.filesPerDrop));
-    expect(row("zip body")).toContain(`${limits.free.zipBytes / MB} MB free, ${limits.pro.zipBytes / MB} MB paid; unpacked at most ${limits.pro.decompressionRatio}×`);
+    expect(row("zip body")).toContain(
+      `${limits.free.zipBytes / MB} MB free, ${limits.pro.zipBytes / MB} MB paid; unpacked at most ${limits.pro.decompressionRatio}×`,
+    );
     expect(row("other bodies (HTML, JSON)")).toContain(`${limits.pro.bodyBytes / MB} MB`);
-    expect(row("a drop's files in total")).toContain(`${limits.free.dropBytes / MB} MB anonymous and free, ${limits.pro.dropBytes / MB} MB paid`);
-    expect(row("`ttl`")).toContain(`at least ${limits.free.ttlMinSeconds} s; at most ${limits.free.ttlMaxSeconds} s on free`);
+    expect(row("a drop's files in total")).toContain(
+      `${limits.free.dropBytes / MB} MB anonymous and free, ${limits.pro.dropBytes / MB} MB paid`,
+    );
+    expect(row("`ttl`")).toContain(
+      `at least ${limits.free.ttlMinSeconds} s; at most ${limits.free.ttlMaxSeconds} s on free`,
+    );
     expect(row("anonymous drops")).toContain(`${limits.anonymous.ttlDefaultSeconds! / 86_400} days online`);
   });
 });

@@ -29,7 +29,13 @@ describe("what a folder deploy leaves out", () => {
 
   it("keeps content; drops .git, node_modules, ignore files, matched paths and dotfiles", () => {
     const sel = selectFiles(tree, rules);
-    expect(kept(sel)).toEqual(["site/.well-known/security.txt", "site/index.html", "site/keep.log", "site/other/draft.html", "site/sub/page.html"]);
+    expect(kept(sel)).toEqual([
+      "site/.well-known/security.txt",
+      "site/index.html",
+      "site/keep.log",
+      "site/other/draft.html",
+      "site/sub/page.html",
+    ]);
     const reasons = Object.fromEntries(sel.skipped.map((s) => [s.file.path, s.reason]));
     expect(reasons).toMatchObject({
       "site/.env": "dotfile",
@@ -45,11 +51,17 @@ describe("what a folder deploy leaves out", () => {
   });
 
   it("a .dropignore applies only inside its own folder", () => {
-    expect(kept(selectFiles(files("a/draft.html", "b/draft.html"), { "a/.dropignore": "draft.html" }))).toEqual(["b/draft.html"]);
+    expect(kept(selectFiles(files("a/draft.html", "b/draft.html"), { "a/.dropignore": "draft.html" }))).toEqual([
+      "b/draft.html",
+    ]);
   });
 
   it("publishes dotfiles only when asked, and ignore rules still win", () => {
-    const sel = selectFiles(files(".env", ".config/x.json", "secret.key", "index.html"), { ".gitignore": "secret.key" }, { includeDotfiles: true });
+    const sel = selectFiles(
+      files(".env", ".config/x.json", "secret.key", "index.html"),
+      { ".gitignore": "secret.key" },
+      { includeDotfiles: true },
+    );
     expect(kept(sel)).toEqual([".config/x.json", ".env", "index.html"]);
   });
 
@@ -61,6 +73,9 @@ describe("what a folder deploy leaves out", () => {
   });
 
   it("finds the ignore files to read among the picked paths", () => {
-    expect(ignoreFilesAmong(["a/.gitignore", "a/x.gitignore", ".dropignore", "b.html"])).toEqual(["a/.gitignore", ".dropignore"]);
+    expect(ignoreFilesAmong(["a/.gitignore", "a/x.gitignore", ".dropignore", "b.html"])).toEqual([
+      "a/.gitignore",
+      ".dropignore",
+    ]);
   });
 });

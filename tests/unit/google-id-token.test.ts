@@ -30,29 +30,63 @@ const now = () => new Date();
 
 describe("Google ID tokens (GOOGLE_CLIENT_ID as audience)", () => {
   it("a token from https://accounts.google.com for GOOGLE_CLIENT_ID is the Google identity", async () => {
-    const token = await oidc.mintIdToken({ sub: "g-123", email: "g@example.test", iss: "https://accounts.google.com", aud: GOOGLE_CLIENT_ID });
-    expect(await verifyIdToken(token, issuers, now())).toEqual({ issuer: "https://accounts.google.com", subject: "g-123", email: "g@example.test" });
+    const token = await oidc.mintIdToken({
+      sub: "g-123",
+      email: "g@example.test",
+      iss: "https://accounts.google.com",
+      aud: GOOGLE_CLIENT_ID,
+    });
+    expect(await verifyIdToken(token, issuers, now())).toEqual({
+      issuer: "https://accounts.google.com",
+      subject: "g-123",
+      email: "g@example.test",
+    });
   });
 
   it("the scheme-less issuer Google also uses maps to the same identity", async () => {
     const token = await oidc.mintIdToken({ sub: "g-123", iss: "accounts.google.com", aud: GOOGLE_CLIENT_ID });
-    expect(await verifyIdToken(token, issuers, now())).toEqual({ issuer: "https://accounts.google.com", subject: "g-123", email: null });
+    expect(await verifyIdToken(token, issuers, now())).toEqual({
+      issuer: "https://accounts.google.com",
+      subject: "g-123",
+      email: null,
+    });
   });
 
   it("audiences are per issuer: Google's token for the OIDC client, or the OIDC issuer's for Google's client, is refused", async () => {
-    const googleForOidcClient = await oidc.mintIdToken({ sub: "g-123", iss: "https://accounts.google.com", aud: oidc.clientId });
+    const googleForOidcClient = await oidc.mintIdToken({
+      sub: "g-123",
+      iss: "https://accounts.google.com",
+      aud: oidc.clientId,
+    });
     expect(await verifyIdToken(googleForOidcClient, issuers, now())).toBeNull();
     const oidcForGoogleClient = await oidc.mintIdToken({ sub: "o-1", aud: GOOGLE_CLIENT_ID });
     expect(await verifyIdToken(oidcForGoogleClient, issuers, now())).toBeNull();
     // The OIDC issuer's own token for its own client passes, so the refusals above are the audience's.
-    expect(await verifyIdToken(await oidc.mintIdToken({ sub: "o-1" }), issuers, now())).toMatchObject({ issuer: oidc.issuer, subject: "o-1" });
+    expect(await verifyIdToken(await oidc.mintIdToken({ sub: "o-1" }), issuers, now())).toMatchObject({
+      issuer: oidc.issuer,
+      subject: "o-1",
+    });
   });
 
   it("another audience, an expired token, or a key Google did not publish is refused", async () => {
-    expect(await verifyIdToken(await oidc.mintIdToken({ sub: "g-1", iss: "https://accounts.google.com", aud: "someone-else" }), issuers, now())).toBeNull();
-    const expired = await oidc.mintIdToken({ sub: "g-1", iss: "https://accounts.google.com", aud: GOOGLE_CLIENT_ID, iat: new Date(Date.now() - 7200_000), expiresIn: 3600 });
+    expect(
+      await verifyIdToken(
+        await oidc.mintIdToken({ sub: "g-1", iss: "https://accounts.google.com", aud: "someone-else" }),
+        issuers,
+        now(),
+      ),
+    ).toBeNull();
+    const expired = await oidc.mintIdToken({
+      sub: "g-1",
+      iss: "https://accounts.google.com",
+      aud: GOOGLE_CLIENT_ID,
+      iat: new Date(Date.now() - 7200_000),
+      expiresIn: 3600,
+    });
     expect(await verifyIdToken(expired, issuers, now())).toBeNull();
-    const foreign = await oidc.foreignKeyToken(oidc.idTokenClaims({ sub: "g-1", iss: "https://accounts.google.com", aud: GOOGLE_CLIENT_ID }));
+    const foreign = await oidc.foreignKeyToken(
+      oidc.idTokenClaims({ sub: "g-1", iss: "https://accounts.google.com", aud: GOOGLE_CLIENT_ID }),
+    );
     expect(await verifyIdToken(foreign, issuers, now())).toBeNull();
   });
 

@@ -59,7 +59,9 @@ describe("checkCustomHostname", () => {
   });
 
   it("compares the service's own hosts without their ports", () => {
-    expect(checkCustomHostname("localhost.example", { appHost: "localhost.example:3000", serveDomain: "x.test" }).ok).toBe(false);
+    expect(
+      checkCustomHostname("localhost.example", { appHost: "localhost.example:3000", serveDomain: "x.test" }).ok,
+    ).toBe(false);
     expect(normalizeHostname("docs.example.com").ok).toBe(true);
   });
 });

@@ -14,7 +14,9 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const MB = 1024 * 1024;
 
 type Operation = { security?: Record<string, string[]>[]; requestBody?: unknown };
-const doc = buildOpenApi({ BASE_URL: "http://localhost:3000", RATE_LIMIT_DEPLOYS_PER_MINUTE: 10 }) as { paths: Record<string, Record<string, Operation>> };
+const doc = buildOpenApi({ BASE_URL: "http://localhost:3000", RATE_LIMIT_DEPLOYS_PER_MINUTE: 10 }) as {
+  paths: Record<string, Record<string, Operation>>;
+};
 
 /** The OpenAPI security requirement each credential rule stands for (lib/openapi/operation.ts). */
 const SECURITY: Record<CredentialRule, Record<string, string[]>[]> = {
@@ -26,22 +28,38 @@ const SECURITY: Record<CredentialRule, Record<string, string[]>[]> = {
   mcp: [{}, { apiKey: [] }, { idToken: [] }, { mcpOAuth: ["mcp"] }],
 };
 
-const routeFile = (p: string) => path.join(ROOT, "app", ...p.slice(1).split("/").map((s) => s.replace(/^\{(.+)\}$/, "[$1]")), "route.ts");
+const routeFile = (p: string) =>
+  path.join(
+    ROOT,
+    "app",
+    ...p
+      .slice(1)
+      .split("/")
+      .map((s) => s.replace(/^\{(.+)\}$/, "[$1]")),
+    "route.ts",
+  );
 
 describe("the table of routes that take bodies", () => {
-  it.each(BODY_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("%s: its route file binds it, and the document states its credential rule", async (_name, row) => {
-    const file = routeFile(row.path);
-    expect(existsSync(file)).toBe(true);
-    expect(readFileSync(file, "utf8")).toContain(`bodyRoutes("${row.path}"`);
-    const mod = (await import(file)) as Record<string, unknown>;
-    expect(typeof mod[row.method]).toBe("function");
-    const op = doc.paths[row.path]?.[row.method.toLowerCase()];
-    expect(op, `${row.method} ${row.path} is documented`).toBeDefined();
-    expect(op!.security).toEqual(SECURITY[row.credential]);
-  });
+  it.each(BODY_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    "%s: its route file binds it, and the document states its credential rule",
+    async (_name, row) => {
+      const file = routeFile(row.path);
+      expect(existsSync(file)).toBe(true);
+      expect(readFileSync(file, "utf8")).toContain(`bodyRoutes("${row.path}"`);
+      const mod = (await import(file)) as Record<string, unknown>;
+      expect(typeof mod[row.method]).toBe("function");
+      const op = doc.paths[row.path]?.[row.method.toLowerCase()];
+      expect(op, `${row.method} ${row.path} is documented`).toBeDefined();
+      expect(op!.security).toEqual(SECURITY[row.credential]);
+    },
+  );
 
   it("holds every operation the OpenAPI document gives a request body", () => {
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => op.requestBody !== undefined).map(([m]) => `${m.toUpperCase()} ${p}`));
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.requestBody !== undefined)
+        .map(([m]) => `${m.toUpperCase()} ${p}`),
+    );
     const listed = new Set(BODY_ROUTES.map((r) => `${r.method} ${r.path}`));
     expect(documented.length).toBeGreaterThan(10);
     expect(documented.filter((op) => !listed.has(op))).toEqual([]);
@@ -56,14 +74,31 @@ describe("the table of routes that take bodies", () => {
 describe("matching a request path", () => {
   it("a literal segment wins over a parameter in the same place, whatever the table's order", () => {
     expect(matchBodyRoute("/deploy/preflight")?.rows.map((r) => r.path)).toEqual(["/deploy/preflight"]);
-    expect(matchBodyRoute("/deploy/my-site")).toMatchObject({ rows: [{ path: "/deploy/{slug}", plane: true }], params: { slug: "my-site" } });
-    expect(matchBodyRoute("/deploy/once/abc")).toMatchObject({ rows: [{ path: "/deploy/once/{token}" }], params: { token: "abc" } });
+    expect(matchBodyRoute("/deploy/my-site")).toMatchObject({
+      rows: [{ path: "/deploy/{slug}", plane: true }],
+      params: { slug: "my-site" },
+    });
+    expect(matchBodyRoute("/deploy/once/abc")).toMatchObject({
+      rows: [{ path: "/deploy/once/{token}" }],
+      params: { token: "abc" },
+    });
     expect(matchBodyRoute("/deploy/uploads/t1/ab12")?.params).toEqual({ token: "t1", sha256: "ab12" });
     expect(matchBodyRoute("/drops/x/access")?.rows[0]?.method).toBe("PUT");
   });
 
   it("an empty segment, an extra segment or another path matches nothing", () => {
-    for (const p of ["/deploy/", "/deploy//preflight", "/deploy/a/b", "/drops/x", "/claimx", "/", "", "deploy", "/mcp/"]) expect(matchBodyRoute(p), p).toBeUndefined();
+    for (const p of [
+      "/deploy/",
+      "/deploy//preflight",
+      "/deploy/a/b",
+      "/drops/x",
+      "/claimx",
+      "/",
+      "",
+      "deploy",
+      "/mcp/",
+    ])
+      expect(matchBodyRoute(p), p).toBeUndefined();
   });
 
   it("caps: the largest of any plan (deploy, upload, preflight, MCP), 1 MB for Stripe's webhook, 64 KB for JSON routes", () => {
@@ -76,7 +111,19 @@ describe("matching a request path", () => {
     expect(routeBodyCap("/deploy/once/abc/preflight")).toBe(10 * MB);
     expect(routeBodyCap("/mcp")).toBe(10 * MB + 256 * 1024);
     expect(routeBodyCap("/billing/webhook")).toBe(MB);
-    for (const p of ["/claim", "/keys", "/vanity", "/billing/checkout", "/billing/portal", "/drops/a/access", "/drops/a/rollback", "/domains", "/webhooks", "/device/token"]) expect(routeBodyCap(p), p).toBe(JSON_BODY_CAP);
+    for (const p of [
+      "/claim",
+      "/keys",
+      "/vanity",
+      "/billing/checkout",
+      "/billing/portal",
+      "/drops/a/access",
+      "/drops/a/rollback",
+      "/domains",
+      "/webhooks",
+      "/device/token",
+    ])
+      expect(routeBodyCap(p), p).toBe(JSON_BODY_CAP);
     expect(routeBodyCap("/limits")).toBeUndefined();
   });
 });

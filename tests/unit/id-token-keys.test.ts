@@ -20,7 +20,9 @@ beforeAll(async () => {
       failNext--;
       return void res.writeHead(503).end();
     }
-    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+    res
+      .writeHead(200, { "Content-Type": "application/json" })
+      .end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -7,7 +7,11 @@ const token = (prefix: string) => `${prefix}_${"Ab9-_".repeat(8)}xyz`;
 
 describe("logPath masks every secret token in a path by one rule", () => {
   it.each([
-    ["an upload target", `/deploy/uploads/${token("ut")}/${"a".repeat(64)}`, `/deploy/uploads/(token)/${"a".repeat(64)}`],
+    [
+      "an upload target",
+      `/deploy/uploads/${token("ut")}/${"a".repeat(64)}`,
+      `/deploy/uploads/(token)/${"a".repeat(64)}`,
+    ],
     ["a one-time deploy URL", `/deploy/once/${token("dg")}`, "/deploy/once/(token)"],
     ["its preflight", `/deploy/once/${token("dg")}/preflight`, "/deploy/once/(token)/preflight"],
     ["a percent-escaped grant", `/deploy/once/%64g_${"A".repeat(43)}`, "/deploy/once/(token)"],

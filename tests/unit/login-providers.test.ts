@@ -12,8 +12,19 @@ describe("login providers", () => {
   });
   it("never next to a real provider", () => {
     expect(ids({ GOOGLE_CLIENT_ID: "g", GOOGLE_CLIENT_SECRET: "s" })).toEqual(["google"]);
-    expect(ids({ OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s" })).toEqual(["oidc"]);
-    expect(ids({ BASE_URL: "https://drop.example.com", GOOGLE_CLIENT_ID: "g", GOOGLE_CLIENT_SECRET: "s", OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s" })).toEqual(["google", "oidc"]);
+    expect(ids({ OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s" })).toEqual([
+      "oidc",
+    ]);
+    expect(
+      ids({
+        BASE_URL: "https://drop.example.com",
+        GOOGLE_CLIENT_ID: "g",
+        GOOGLE_CLIENT_SECRET: "s",
+        OIDC_ISSUER: "https://id.example.com",
+        OIDC_CLIENT_ID: "c",
+        OIDC_CLIENT_SECRET: "s",
+      }),
+    ).toEqual(["google", "oidc"]);
   });
   it("a provider missing its secret is not offered", () => {
     expect(ids({ BASE_URL: "https://drop.example.com", GOOGLE_CLIENT_ID: "g" })).toEqual([]);

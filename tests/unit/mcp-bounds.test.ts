@@ -16,10 +16,14 @@ function numericArguments(): Numeric[] {
   const out: Numeric[] = [];
   const walk = (at: string, s: Record<string, unknown> | undefined) => {
     if (!s || typeof s !== "object") return;
-    if (s.type === "integer" || s.type === "number") out.push({ at, minimum: s.minimum as number | undefined, maximum: s.maximum as number | undefined });
-    for (const [k, v] of Object.entries((s.properties as Record<string, Record<string, unknown>>) ?? {})) walk(`${at}.${k}`, v);
-    if (s.additionalProperties && typeof s.additionalProperties === "object") walk(`${at}[*]`, s.additionalProperties as Record<string, unknown>);
-    for (const k of ["anyOf", "oneOf", "allOf"]) for (const v of (s[k] as Record<string, unknown>[] | undefined) ?? []) walk(at, v);
+    if (s.type === "integer" || s.type === "number")
+      out.push({ at, minimum: s.minimum as number | undefined, maximum: s.maximum as number | undefined });
+    for (const [k, v] of Object.entries((s.properties as Record<string, Record<string, unknown>>) ?? {}))
+      walk(`${at}.${k}`, v);
+    if (s.additionalProperties && typeof s.additionalProperties === "object")
+      walk(`${at}[*]`, s.additionalProperties as Record<string, unknown>);
+    for (const k of ["anyOf", "oneOf", "allOf"])
+      for (const v of (s[k] as Record<string, unknown>[] | undefined) ?? []) walk(at, v);
     if (s.items) walk(`${at}[]`, s.items as Record<string, unknown>);
   };
   for (const t of toolDescriptors()) walk(t.name, t.inputSchema);
@@ -33,7 +37,11 @@ describe("MCP numeric tool arguments state the API's bounds", () => {
     const all = numericArguments();
     expect(all.length).toBeGreaterThan(5);
     for (const n of all) {
-      expect({ at: n.at, hasMin: typeof n.minimum === "number", hasMax: typeof n.maximum === "number" }).toEqual({ at: n.at, hasMin: true, hasMax: true });
+      expect({ at: n.at, hasMin: typeof n.minimum === "number", hasMax: typeof n.maximum === "number" }).toEqual({
+        at: n.at,
+        hasMin: true,
+        hasMax: true,
+      });
       expect(n.maximum!).toBeLessThan(2 ** 53 - 1);
     }
   });
@@ -45,7 +53,8 @@ describe("MCP numeric tool arguments state the API's bounds", () => {
     for (const tool of ["deploy_html", "deploy_files", "deploy_named", "deploy_directory"]) {
       expect(byPath.get(`${tool}.ttl`)?.maximum).toBe(TTL_CEILING_SECONDS);
     }
-    for (const tool of ["deploy_files", "deploy_named", "append_files"]) expect(byPath.get(`${tool}.files[*].size`)?.maximum).toBe(largestFile);
+    for (const tool of ["deploy_files", "deploy_named", "append_files"])
+      expect(byPath.get(`${tool}.files[*].size`)?.maximum).toBe(largestFile);
     expect(byPath.get("preflight_files.files[*].size")?.maximum).toBe(largestFile);
   });
 });

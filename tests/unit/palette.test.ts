@@ -22,7 +22,9 @@ function luminance(hex: string): number {
   const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex.trim());
   if (!m) throw new Error(`not a #rgb or #rrggbb colour: ${hex}`);
   const h = m[1]!.length === 3 ? [...m[1]!].map((c) => c + c).join("") : m[1]!;
-  const [r, g, b] = [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+  const [r, g, b] = [0, 2, 4]
+    .map((i) => parseInt(h.slice(i, i + 2), 16) / 255)
+    .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
@@ -67,11 +69,13 @@ function shortfalls(p: Palette): string[] {
   const surfaces = p.groups.get("surfaces") ?? [];
   const check = (fg: string, bg: string, min: number, what: string) => {
     const [a, b] = [p.vars.get(fg), p.vars.get(bg)];
-    if (a === undefined || b === undefined) return void out.push(`${what} ${fg} on ${bg}: ${a === undefined ? fg : bg} is not defined`);
+    if (a === undefined || b === undefined)
+      return void out.push(`${what} ${fg} on ${bg}: ${a === undefined ? fg : bg} is not defined`);
     const ratio = contrast(a, b);
     if (ratio < min) out.push(`${what} ${fg} (${a}) on ${bg} (${b}): ${ratio.toFixed(2)}:1, needs ${min}:1`);
   };
-  for (const [group, min] of Object.entries(AGAINST_SURFACES)) for (const fg of p.groups.get(group) ?? []) for (const bg of surfaces) check(fg, bg, min, group);
+  for (const [group, min] of Object.entries(AGAINST_SURFACES))
+    for (const fg of p.groups.get(group) ?? []) for (const bg of surfaces) check(fg, bg, min, group);
   for (const on of p.groups.get("on-fill") ?? []) {
     if (!on.startsWith("--on-")) out.push(`on-fill ${on} must be named --on-<fill>`);
     else check(on, `--${on.slice("--on-".length)}`, 4.5, "on-fill");
@@ -100,7 +104,8 @@ describe("the contrast formula", () => {
 
 describe("the palette in app/globals.css", () => {
   it("has surfaces, text, ui, on-fill and decoration colours", () => {
-    for (const g of ["surfaces", "text", "ui", "on-fill", "decoration"]) expect(palette.groups.get(g)?.length, g).toBeGreaterThan(0);
+    for (const g of ["surfaces", "text", "ui", "on-fill", "decoration"])
+      expect(palette.groups.get(g)?.length, g).toBeGreaterThan(0);
   });
 
   it("reaches WCAG 2.2 AA: text 4.5:1 (large text 3:1) on every surface, controls and focus 3:1, text on fills 4.5:1", () => {
@@ -108,7 +113,11 @@ describe("the palette in app/globals.css", () => {
   });
 
   it("is the only place the stylesheet names a colour: every other rule uses var()", () => {
-    const literals = [...palette.rest.matchAll(/#[0-9a-f]{3,8}\b|\b(?:rgba?|hsla?|oklch|lab|lch|hwb)\(|(?<![\w-])(?:white|black|red|green|blue|gray|grey)(?![\w-])/gi)].map((m) => {
+    const literals = [
+      ...palette.rest.matchAll(
+        /#[0-9a-f]{3,8}\b|\b(?:rgba?|hsla?|oklch|lab|lch|hwb)\(|(?<![\w-])(?:white|black|red|green|blue|gray|grey)(?![\w-])/gi,
+      ),
+    ].map((m) => {
       const line = palette.rest.slice(0, m.index).split("\n").length;
       return `${m[0]} near: ${palette.rest.split("\n")[line - 1]?.trim().slice(0, 80)}`;
     });

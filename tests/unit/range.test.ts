@@ -71,21 +71,39 @@ describe("normalizePath", () => {
   ])("accepts %s as %s", (raw, expected) => {
     expect(normalizePath(raw)).toBe(expected);
   });
-  it.each(["", "/abs", "C:/x", "a/../b", "..", "a\\b", "a//b", "a/", "a\u0000b", "a\nb", "__proto__", "x/constructor/y", ".", "a".repeat(1025)])(
-    "refuses %j",
-    (raw) => {
-      expect(() => normalizePath(raw)).toThrowError(expect.objectContaining({ code: "invalid_request" }));
-    },
-  );
+  it.each([
+    "",
+    "/abs",
+    "C:/x",
+    "a/../b",
+    "..",
+    "a\\b",
+    "a//b",
+    "a/",
+    "a\u0000b",
+    "a\nb",
+    "__proto__",
+    "x/constructor/y",
+    ".",
+    "a".repeat(1025),
+  ])("refuses %j", (raw) => {
+    expect(() => normalizePath(raw)).toThrowError(expect.objectContaining({ code: "invalid_request" }));
+  });
 });
 
 describe("stripSingleRoot", () => {
   const f = (path: string) => ({ path, bytes: new Uint8Array() });
   it("strips one shared top folder", () => {
-    expect(stripSingleRoot([f("site/index.html"), f("site/a/b.css")]).map((x) => x.path)).toEqual(["index.html", "a/b.css"]);
+    expect(stripSingleRoot([f("site/index.html"), f("site/a/b.css")]).map((x) => x.path)).toEqual([
+      "index.html",
+      "a/b.css",
+    ]);
   });
   it("keeps paths when a file sits at the top", () => {
-    expect(stripSingleRoot([f("index.html"), f("site/a.css")]).map((x) => x.path)).toEqual(["index.html", "site/a.css"]);
+    expect(stripSingleRoot([f("index.html"), f("site/a.css")]).map((x) => x.path)).toEqual([
+      "index.html",
+      "site/a.css",
+    ]);
   });
   it("keeps paths when there are two top folders", () => {
     expect(stripSingleRoot([f("a/index.html"), f("b/a.css")]).map((x) => x.path)).toEqual(["a/index.html", "b/a.css"]);

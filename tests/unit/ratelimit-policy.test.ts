@@ -25,8 +25,12 @@ describe("rate-limit policy table", () => {
   });
 
   it("every guard goes through the table: no limiter calls outside lib/ratelimit", () => {
-    const files = execFileSync("git", ["ls-files", "lib", "app"], { encoding: "utf8" }).split("\n").filter((f) => /\.tsx?$/.test(f) && !f.startsWith("lib/ratelimit/"));
-    const offenders = files.filter((f) => /limiter\.(hit|peek)\(|enforceLimit\([^)]*,\s*\d/.test(readFileSync(f, "utf8")));
+    const files = execFileSync("git", ["ls-files", "lib", "app"], { encoding: "utf8" })
+      .split("\n")
+      .filter((f) => /\.tsx?$/.test(f) && !f.startsWith("lib/ratelimit/"));
+    const offenders = files.filter((f) =>
+      /limiter\.(hit|peek)\(|enforceLimit\([^)]*,\s*\d/.test(readFileSync(f, "utf8")),
+    );
     expect(offenders).toEqual([]);
   });
 });

@@ -19,7 +19,11 @@ describe("scanWhileStoring", () => {
     const files: InputFile[] = Array.from({ length: count }, (_, i) => ({
       path: `pages/p${i}.html`,
       bytes: new Uint8Array(),
-      source: { size: MB, read: () => Promise.reject(new Error("not read here")), chunks: () => (async function* () {})() },
+      source: {
+        size: MB,
+        read: () => Promise.reject(new Error("not read here")),
+        chunks: () => (async function* () {})(),
+      },
     }));
     // A fake context is only the cache's key here (a WeakMap key): nothing else of it is read.
     const ctx = {} as AppContext;
@@ -28,7 +32,9 @@ describe("scanWhileStoring", () => {
     const before = process.memoryUsage().heapUsed;
     files.forEach((f, i) => {
       const head = `<!doctype html><title>p${i}</title><a href="/a/rather/long/reference/to/page-${i}.html">next</a>`;
-      const page = new TextEncoder().encode(head + `<p>${String(i).repeat(16)} filler</p>`.repeat(MB / 32).slice(0, MB - head.length));
+      const page = new TextEncoder().encode(
+        head + `<p>${String(i).repeat(16)} filler</p>`.repeat(MB / 32).slice(0, MB - head.length),
+      );
       onBytes(f, `${i}`.padStart(64, "0"), page);
     });
     gc();

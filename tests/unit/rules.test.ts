@@ -37,7 +37,9 @@ describe("_redirects: from to [status][!]", () => {
   });
 
   it("comments, blank lines, CRLF and a BOM are accepted; line numbers count every line", () => {
-    const rules = ok(parseRedirects("\uFEFF# moved pages\r\n\r\n/old /new 301 # trailing comment\r\n   \n/x/* /y/:splat\n", L));
+    const rules = ok(
+      parseRedirects("\uFEFF# moved pages\r\n\r\n/old /new 301 # trailing comment\r\n   \n/x/* /y/:splat\n", L),
+    );
     expect(rules).toEqual([
       { line: 3, from: "/old", to: "/new", status: 301, force: false },
       { line: 5, from: "/x/*", to: "/y/:splat", status: 301, force: false },
@@ -46,24 +48,54 @@ describe("_redirects: from to [status][!]", () => {
 
   it.each([
     ["/a", "_redirects line 2: /a (a rule is: from to [status][!])"],
-    ["/a /b 305", "_redirects line 2: /a /b 305 (the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !)"],
-    ["/a /b 200!!", "_redirects line 2: /a /b 200!! (the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !)"],
-    ["/a /b 301 Country=us", "_redirects line 2: /a /b 301 Country=us (a rule is: from to [status][!]; conditions and query matching are not supported)"],
-    ["/a https://evil.example/x 200", "_redirects line 2: /a https://evil.example/x 200 (a 200 rewrite serves a path of this drop, never another host)"],
-    ["/a https://evil.example/x 404", "_redirects line 2: /a https://evil.example/x 404 (a 404 rewrite serves a path of this drop, never another host)"],
-    ["/a //evil.example/x", "_redirects line 2: /a //evil.example/x (a target is a path of this drop (/…) or an http(s) URL)"],
+    [
+      "/a /b 305",
+      "_redirects line 2: /a /b 305 (the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !)",
+    ],
+    [
+      "/a /b 200!!",
+      "_redirects line 2: /a /b 200!! (the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !)",
+    ],
+    [
+      "/a /b 301 Country=us",
+      "_redirects line 2: /a /b 301 Country=us (a rule is: from to [status][!]; conditions and query matching are not supported)",
+    ],
+    [
+      "/a https://evil.example/x 200",
+      "_redirects line 2: /a https://evil.example/x 200 (a 200 rewrite serves a path of this drop, never another host)",
+    ],
+    [
+      "/a https://evil.example/x 404",
+      "_redirects line 2: /a https://evil.example/x 404 (a 404 rewrite serves a path of this drop, never another host)",
+    ],
+    [
+      "/a //evil.example/x",
+      "_redirects line 2: /a //evil.example/x (a target is a path of this drop (/…) or an http(s) URL)",
+    ],
     ["/a /\\evil.example", "_redirects line 2: /a /\\evil.example (a target has no backslash)"],
-    ["/a javascript:alert(1)", "_redirects line 2: /a javascript:alert(1) (a target is a path of this drop (/…) or an http(s) URL)"],
+    [
+      "/a javascript:alert(1)",
+      "_redirects line 2: /a javascript:alert(1) (a target is a path of this drop (/…) or an http(s) URL)",
+    ],
     ["/a b", "_redirects line 2: /a b (a target is a path of this drop (/…) or an http(s) URL)"],
-    ["/:host/* https://:host.example/", "_redirects line 2: /:host/* https://:host.example/ (a placeholder cannot change the target's host)"],
-    ["/* https://example.com:splat", "_redirects line 2: /* https://example.com:splat (a placeholder cannot change the target's host)"],
+    [
+      "/:host/* https://:host.example/",
+      "_redirects line 2: /:host/* https://:host.example/ (a placeholder cannot change the target's host)",
+    ],
+    [
+      "/* https://example.com:splat",
+      "_redirects line 2: /* https://example.com:splat (a placeholder cannot change the target's host)",
+    ],
     ["/a /b/:id", "_redirects line 2: /a /b/:id (:id is not captured by the path)"],
     ["/a /b/:splat", "_redirects line 2: /a /b/:splat (:splat needs a * in the path)"],
     ["/a/*/b /c", "_redirects line 2: /a/*/b /c (* stands only for the last segment (/folder/*))"],
     ["/a* /c", "_redirects line 2: /a* /c (* stands only for a whole last segment (/folder/*))"],
     ["/:a/:a /c", "_redirects line 2: /:a/:a /c (:a appears twice)"],
     ["/a?x=1 /c", "_redirects line 2: /a?x=1 /c (query and fragment matching are not supported)"],
-    ["https://other.example/a /c", "_redirects line 2: https://other.example/a /c (a rule matches paths of this drop; a host is not supported in the path)"],
+    [
+      "https://other.example/a /c",
+      "_redirects line 2: https://other.example/a /c (a rule matches paths of this drop; a host is not supported in the path)",
+    ],
     ["a /c", "_redirects line 2: a /c (a path starts with /)"],
     ["/a/../b /c", "_redirects line 2: /a/../b /c (a path segment cannot name a file)"],
     ["/a /b\r 301", "_redirects line 2: /a /b\\u000d 301 (contains a control character)"],
@@ -80,14 +112,18 @@ describe("_redirects: from to [status][!]", () => {
     const lines = Array.from({ length: L.redirectRules }, (_, i) => `/p${i} /q${i}`);
     expect(ok(parseRedirects(lines.join("\n"), L))).toHaveLength(L.redirectRules);
     const over = refused(parseRedirects([...lines, "/last /x"].join("\n"), L));
-    expect(over).toBe(`_redirects line ${L.redirectRules + 1}: /last /x (over the limit of ${L.redirectRules} redirect rules)`);
+    expect(over).toBe(
+      `_redirects line ${L.redirectRules + 1}: /last /x (over the limit of ${L.redirectRules} redirect rules)`,
+    );
   });
 
   it(`takes lines of ${L.ruleLineChars} characters and refuses longer ones`, () => {
     const at = `/a /${"b".repeat(L.ruleLineChars - 4)}`;
     expect(at).toHaveLength(L.ruleLineChars);
     expect(ok(parseRedirects(at, L))).toHaveLength(1);
-    expect(refused(parseRedirects(`${at}b`, L))).toMatch(new RegExp(`^_redirects line 1: .*… \\(longer than ${L.ruleLineChars} characters\\)$`));
+    expect(refused(parseRedirects(`${at}b`, L))).toMatch(
+      new RegExp(`^_redirects line 1: .*… \\(longer than ${L.ruleLineChars} characters\\)$`),
+    );
     // A long comment is a long line too.
     expect(refused(parseRedirects(`#${"x".repeat(L.ruleLineChars)}`, L))).toContain("longer than");
   });
@@ -95,24 +131,56 @@ describe("_redirects: from to [status][!]", () => {
 
 describe("_headers: path blocks with indented Name: value lines", () => {
   it("parses blocks, comments and repeated names", () => {
-    const rules = ok(parseHeaders("# isolation\n/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp\n\n/assets/*\n\tCache-Control: public, max-age=31536000, immutable\n  Link: </a.css>; rel=preload\n  Link: </b.css>; rel=preload\n/:lang/x\n  Content-Language: x\n", L));
+    const rules = ok(
+      parseHeaders(
+        "# isolation\n/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp\n\n/assets/*\n\tCache-Control: public, max-age=31536000, immutable\n  Link: </a.css>; rel=preload\n  Link: </b.css>; rel=preload\n/:lang/x\n  Content-Language: x\n",
+        L,
+      ),
+    );
     expect(rules).toEqual([
-      { line: 2, path: "/*", headers: [["Cross-Origin-Opener-Policy", "same-origin"], ["Cross-Origin-Embedder-Policy", "require-corp"]] },
-      { line: 6, path: "/assets/*", headers: [["Cache-Control", "public, max-age=31536000, immutable"], ["Link", "</a.css>; rel=preload"], ["Link", "</b.css>; rel=preload"]] },
+      {
+        line: 2,
+        path: "/*",
+        headers: [
+          ["Cross-Origin-Opener-Policy", "same-origin"],
+          ["Cross-Origin-Embedder-Policy", "require-corp"],
+        ],
+      },
+      {
+        line: 6,
+        path: "/assets/*",
+        headers: [
+          ["Cache-Control", "public, max-age=31536000, immutable"],
+          ["Link", "</a.css>; rel=preload"],
+          ["Link", "</b.css>; rel=preload"],
+        ],
+      },
       { line: 10, path: "/:lang/x", headers: [["Content-Language", "x"]] },
     ] satisfies HeaderRule[]);
   });
 
-  it.each(["Content-Length", "Transfer-Encoding", "Content-Encoding", "Connection", "Set-Cookie", "set-cookie", "ETag", "Location", "Vercel-CDN-Cache-Control", "X-Dropsite-Rewrite"])(
-    "refuses %s with its line",
-    (name) => {
-      expect(refused(parseHeaders(`/*\n  X-Frame-Options: DENY\n  ${name}: 1\n`, L))).toMatch(new RegExp(`^_headers line 3: ${name}: 1 \\(${name} cannot be set: .*\\)$`));
-    },
-  );
+  it.each([
+    "Content-Length",
+    "Transfer-Encoding",
+    "Content-Encoding",
+    "Connection",
+    "Set-Cookie",
+    "set-cookie",
+    "ETag",
+    "Location",
+    "Vercel-CDN-Cache-Control",
+    "X-Dropsite-Rewrite",
+  ])("refuses %s with its line", (name) => {
+    expect(refused(parseHeaders(`/*\n  X-Frame-Options: DENY\n  ${name}: 1\n`, L))).toMatch(
+      new RegExp(`^_headers line 3: ${name}: 1 \\(${name} cannot be set: .*\\)$`),
+    );
+  });
 
   it("X-Content-Type-Options stays nosniff", () => {
     expect(ok(parseHeaders("/*\n  X-Content-Type-Options: nosniff", L))).toHaveLength(1);
-    expect(refused(parseHeaders("/*\n  X-Content-Type-Options: sniff", L))).toBe("_headers line 2: X-Content-Type-Options: sniff (X-Content-Type-Options stays nosniff)");
+    expect(refused(parseHeaders("/*\n  X-Content-Type-Options: sniff", L))).toBe(
+      "_headers line 2: X-Content-Type-Options: sniff (X-Content-Type-Options stays nosniff)",
+    );
   });
 
   it.each([
@@ -124,7 +192,10 @@ describe("_headers: path blocks with indented Name: value lines", () => {
     ["/a\n  X-A:", "_headers line 2: X-A: (the header has no value)"],
     ["/a\n  X-A: café", "_headers line 2: X-A: café (a header value is printable ASCII (percent-encode URLs))"],
     ["/a X-A: 1", "_headers line 1: /a X-A: 1 (a path line holds one path; header lines below it are indented)"],
-    ["https://x.example/*\n  X-A: 1", "_headers line 1: https://x.example/* (a rule matches paths of this drop; a host is not supported)"],
+    [
+      "https://x.example/*\n  X-A: 1",
+      "_headers line 1: https://x.example/* (a rule matches paths of this drop; a host is not supported)",
+    ],
     ["/a\n  X-A: 1\r\n  X-B: 2\rX-C: 3", "_headers line 3: X-B: 2\\u000dX-C: 3 (contains a control character)"],
   ])("refuses %j", (text, message) => {
     expect(refused(parseHeaders(text, L))).toBe(message);
@@ -168,7 +239,10 @@ describe("patterns", () => {
 
 describe("matching compiled rules", () => {
   const rules = (redirects: Omit<RedirectRule, "line">[], headers: Omit<HeaderRule, "line">[] = []) =>
-    compileRules({ redirects: redirects.map((r, i) => ({ ...r, line: i + 1 })), headers: headers.map((h, i) => ({ ...h, line: i + 1 })) })!;
+    compileRules({
+      redirects: redirects.map((r, i) => ({ ...r, line: i + 1 })),
+      headers: headers.map((h, i) => ({ ...h, line: i + 1 })),
+    })!;
 
   it("first match wins, across indexed and wildcard rules, in file order", () => {
     const c = rules([
@@ -219,8 +293,20 @@ describe("matching compiled rules", () => {
     const c = rules(
       [],
       [
-        { path: "/*", headers: [["X-Frame-Options", "DENY"], ["Link", "</a>"]] },
-        { path: "/assets/*", headers: [["Cache-Control", "public, max-age=60"], ["link", "</b>"]] },
+        {
+          path: "/*",
+          headers: [
+            ["X-Frame-Options", "DENY"],
+            ["Link", "</a>"],
+          ],
+        },
+        {
+          path: "/assets/*",
+          headers: [
+            ["Cache-Control", "public, max-age=60"],
+            ["link", "</b>"],
+          ],
+        },
         { path: "/:lang/x", headers: [["Content-Language", "any"]] },
         { path: "/other", headers: [["X-Other", "1"]] },
       ],
@@ -257,8 +343,12 @@ describe("matching compiled rules", () => {
 
 describe("the counts in text (CLI and MCP)", () => {
   it("a report with rules says how many; one without says nothing about them", () => {
-    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 3, header_rules: 1 }, 10, "x")).toEqual(["Site rules: 3 redirect rules, 1 header rule."]);
-    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 }, 10, "x")).toEqual([]);
+    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 3, header_rules: 1 }, 10, "x")).toEqual([
+      "Site rules: 3 redirect rules, 1 header rule.",
+    ]);
+    expect(reportLines({ missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 }, 10, "x")).toEqual(
+      [],
+    );
     expect(rulesLine({ redirect_rules: 1, header_rules: 0 })).toBe("Site rules: 1 redirect rule, 0 header rules.");
   });
 });

@@ -32,7 +32,10 @@ describe("Slots (zip deploys in flight)", () => {
     const slots = new Slots(1, 30);
     let release!: () => void;
     const holder = slots.run(() => new Promise<void>((r) => (release = r)));
-    await expect(slots.run(async () => "late")).rejects.toMatchObject({ code: "upstream_unavailable", headers: { "Retry-After": "5" } });
+    await expect(slots.run(async () => "late")).rejects.toMatchObject({
+      code: "upstream_unavailable",
+      headers: { "Retry-After": "5" },
+    });
     release();
     await holder;
     await expect(slots.run(async () => "next")).resolves.toBe("next");

@@ -41,7 +41,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const [name, value] of [["RATE_LIMIT_DEPLOYS_PER_MINUTE", saved.rate], ["BASE_URL", saved.base]] as const) {
+  for (const [name, value] of [
+    ["RATE_LIMIT_DEPLOYS_PER_MINUTE", saved.rate],
+    ["BASE_URL", saved.base],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }

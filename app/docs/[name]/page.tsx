@@ -35,7 +35,11 @@ export default async function DocPage({ params }: { params: Promise<{ name: stri
           {docs.map((d) => (
             <span key={d.name}>
               {" · "}
-              {d.name === doc.name ? <span aria-current="page">{d.name}</span> : <Link href={`/docs/${d.name}`}>{d.name}</Link>}
+              {d.name === doc.name ? (
+                <span aria-current="page">{d.name}</span>
+              ) : (
+                <Link href={`/docs/${d.name}`}>{d.name}</Link>
+              )}
             </span>
           ))}
         </p>

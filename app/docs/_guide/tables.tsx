@@ -13,29 +13,41 @@ const paid = limits.pro;
 
 /** What a client should do for each error code; typed so a new code cannot go undocumented. */
 const errorAdvice: Record<ErrorCode, string> = {
-  invalid_request: "The body or a parameter is malformed (unparseable JSON, a bad path, an empty body, a duplicate path). Read error and hint, fix the request, and send it again.",
+  invalid_request:
+    "The body or a parameter is malformed (unparseable JSON, a bad path, an empty body, a duplicate path). Read error and hint, fix the request, and send it again.",
   invalid_ttl: `ttl must be a whole number of seconds, at least ${anon.ttlMinSeconds} and at most your plan's maximum. Pick a value in range or omit it for the default.`,
-  invalid_name: "name must match ^[a-z0-9][a-z0-9-]{0,40}$: lowercase letters, digits and hyphens, up to 41 characters, not starting with a hyphen.",
-  invalid_zip: "The body is not a readable zip (corrupt, encrypted, or it contains symlinks). Rebuild it, e.g. with zip -r site.zip .",
+  invalid_name:
+    "name must match ^[a-z0-9][a-z0-9-]{0,40}$: lowercase letters, digits and hyphens, up to 41 characters, not starting with a hyphen.",
+  invalid_zip:
+    "The body is not a readable zip (corrupt, encrypted, or it contains symlinks). Rebuild it, e.g. with zip -r site.zip .",
   file_cap_exceeded: `Too many files in one request (${count(free.filesPerRequest)} anonymous and free, ${count(paid.filesPerRequest)} paid). Paid plans raise the cap; subscribers can split the upload and append the rest.`,
-  authorization_pending: "Device authorisation: the person has not approved yet. Poll POST /device/token again after interval seconds.",
-  slow_down: "Device authorisation: polled too fast. Add 5 seconds to your polling interval (Retry-After has the new one).",
-  expired_token: "Device authorisation: the request expired (10 minutes) or its key was already issued. Start over with POST /device/authorize.",
+  authorization_pending:
+    "Device authorisation: the person has not approved yet. Poll POST /device/token again after interval seconds.",
+  slow_down:
+    "Device authorisation: polled too fast. Add 5 seconds to your polling interval (Retry-After has the new one).",
+  expired_token:
+    "Device authorisation: the request expired (10 minutes) or its key was already issued. Start over with POST /device/authorize.",
   access_denied: "Device authorisation: the person denied the request. Ask before starting over.",
-  auth_required: "Send Authorization: Bearer <sp_ key or ID token>. A revoked or mistyped key looks exactly like no key. Minting keys needs an ID token.",
-  subscription_required: "The feature needs a paid plan (named drops, append, longer lifetimes, vanity hosts, more drops). Follow upgrade_url.",
+  auth_required:
+    "Send Authorization: Bearer <sp_ key or ID token>. A revoked or mistyped key looks exactly like no key. Minting keys needs an ID token.",
+  subscription_required:
+    "The feature needs a paid plan (named drops, append, longer lifetimes, vanity hosts, more drops). Follow upgrade_url.",
   not_found: "Nothing there, or it belongs to another account. Check the slug or key id.",
   method_not_allowed: "The path exists but not with this method; the Allow header lists the methods it answers.",
-  conflict: "The vanity subdomain is taken or your account already has one; or a write sent If-Match with a version that is no longer live (read live_version, check what changed, retry); or an Idempotency-Key was reused for another request or is still in flight (see Retry-After).",
+  conflict:
+    "The vanity subdomain is taken or your account already has one; or a write sent If-Match with a version that is no longer live (read live_version, check what changed, retry); or an Idempotency-Key was reused for another request or is still in flight (see Retry-After).",
   gone: "The drop expired, or the claim window of an anonymous drop has closed. Deploy again.",
   payload_too_large: `The body is over its cap (zip ${mb(free.zipBytes)} free / ${mb(paid.zipBytes)} paid, HTML and JSON ${mb(paid.bodyBytes)}), a zip unpacks past ${paid.decompressionRatio}x its size, a file is over the per-file cap, a drop's files would pass its total (${mb(free.dropBytes)} free / ${mb(paid.dropBytes)} paid), or an append would pass ${count(paid.filesPerDrop)} files per drop.`,
   rate_limited: "Too many requests; wait the number of seconds in Retry-After, then retry.",
-  internal_error: "Something failed on our side; nothing about it is in the body. Retry; report the time of the request if it persists.",
-  upstream_unavailable: "A dependency (database, storage, identity provider, payment provider) is unavailable, or billing is not configured on this server. Retry after Retry-After; the hint says which.",
+  internal_error:
+    "Something failed on our side; nothing about it is in the body. Retry; report the time of the request if it persists.",
+  upstream_unavailable:
+    "A dependency (database, storage, identity provider, payment provider) is unavailable, or billing is not configured on this server. Retry after Retry-After; the hint says which.",
 };
 
 const tiers: Tier[] = ["anonymous", "free", "pro", "team"];
-const seconds = (n: number | null, none: string) => (n === null ? none : n % 86_400 === 0 ? `${n / 86_400} days (${n} s)` : `${n} s`);
+const seconds = (n: number | null, none: string) =>
+  n === null ? none : n % 86_400 === 0 ? `${n / 86_400} days (${n} s)` : `${n} s`;
 const yes = (b: boolean) => (b ? "yes" : "no");
 
 const limitRows: [string, (t: Tier) => string][] = [
@@ -56,8 +68,20 @@ const limitRows: [string, (t: Tier) => string][] = [
   ["Append", (t) => yes(limits[t].append)],
   ["Vanity subdomain", (t) => yes(limits[t].vanity)],
   ["Custom domains", (t) => (limits[t].maxDomains === 0 ? "no" : num(limits[t].maxDomains))],
-  ["Site rules (_redirects / _headers)", (t) => `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line`],
-  ["Price", (t) => (limits[t].priceUsd === null ? "free, no account" : limits[t].priceUsd === 0 ? "free" : `$${limits[t].priceUsd}/month`)],
+  [
+    "Site rules (_redirects / _headers)",
+    (t) =>
+      `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line`,
+  ],
+  [
+    "Price",
+    (t) =>
+      limits[t].priceUsd === null
+        ? "free, no account"
+        : limits[t].priceUsd === 0
+          ? "free"
+          : `$${limits[t].priceUsd}/month`,
+  ],
 ];
 
 export function LimitsTable() {

@@ -74,7 +74,10 @@ function props(node: Element): Record<string, unknown> {
   for (const [k, v] of Object.entries(node.properties)) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "align") out.style = { textAlign: v };
-    else out[/^(aria|data)[A-Z]/.test(k) ? k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : k] = Array.isArray(v) ? v.join(" ") : v;
+    else
+      out[/^(aria|data)[A-Z]/.test(k) ? k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : k] = Array.isArray(v)
+        ? v.join(" ")
+        : v;
   }
   return out;
 }

@@ -37,7 +37,12 @@ export function allDocs(): Doc[] {
       const tree = parseMarkdown(readFileSync(path.join(DOCS_DIR, f), "utf8"));
       const h1 = tree.children.find((n) => n.type === "heading" && n.depth === 1);
       const first = tree.children.find((n) => n.type === "paragraph");
-      return { name: f.slice(0, -".md".length), title: h1 ? toString(h1) : f, summary: first ? toString(first).replace(/\s+/g, " ") : "", tree };
+      return {
+        name: f.slice(0, -".md".length),
+        title: h1 ? toString(h1) : f,
+        summary: first ? toString(first).replace(/\s+/g, " ") : "",
+        tree,
+      };
     });
   return cache;
 }

@@ -64,22 +64,35 @@ async function filesPerDrop(q: Query, run: RunState): Promise<Invariant> {
   const v: string[] = [];
   for (const r of rows) {
     if (Number(r.n) > filesCap) v.push(`drop ${r.slug} has ${r.n} files (cap ${filesCap})`);
-    if (Number(r.n) !== r.file_count) v.push(`drop ${r.slug}: file_count ${r.file_count} but ${r.n} file rows in its live version`);
+    if (Number(r.n) !== r.file_count)
+      v.push(`drop ${r.slug}: file_count ${r.file_count} but ${r.n} file rows in its live version`);
   }
   // Every retained version has exactly the file rows it says it has.
   const versions = await q<{ slug: string; version: number; file_count: number; n: string }>(
     "select d.slug, v.version, v.file_count, (select count(*) from files f where f.drop_id = v.drop_id and f.version = v.version) as n from drop_versions v join drops d on d.id = v.drop_id",
   );
-  for (const r of versions) if (Number(r.n) !== r.file_count) v.push(`drop ${r.slug} version ${r.version}: file_count ${r.file_count} but ${r.n} file rows`);
+  for (const r of versions)
+    if (Number(r.n) !== r.file_count)
+      v.push(`drop ${r.slug} version ${r.version}: file_count ${r.file_count} but ${r.n} file rows`);
   const big = rows.find((r) => r.slug === bigSlug);
-  return { name: "files per drop ≤ 10,000 (and file_count = file rows, per version)", checked: `${rows.length} drops, ${versions.length} versions; the drop appended towards the cap ends with ${big?.n ?? "?"} files`, violations: v };
+  return {
+    name: "files per drop ≤ 10,000 (and file_count = file rows, per version)",
+    checked: `${rows.length} drops, ${versions.length} versions; the drop appended towards the cap ends with ${big?.n ?? "?"} files`,
+    violations: v,
+  };
 }
 
 /** 2. No (owner, name) has more than one drop. */
 async function oneDropPerName(q: Query): Promise<Invariant> {
-  const dup = await q<{ owner_id: string; name: string; n: string }>("select owner_id, name, count(*) as n from drops where name is not null group by owner_id, name having count(*) > 1");
+  const dup = await q<{ owner_id: string; name: string; n: string }>(
+    "select owner_id, name, count(*) as n from drops where name is not null group by owner_id, name having count(*) > 1",
+  );
   const total = await q<{ n: string }>("select count(*) as n from drops where name is not null");
-  return { name: "one drop per account and name", checked: `${total[0]?.n ?? 0} named drops`, violations: dup.map((d) => `${d.owner_id}/${d.name}: ${d.n} drops`) };
+  return {
+    name: "one drop per account and name",
+    checked: `${total[0]?.n ?? 0} named drops`,
+    violations: dup.map((d) => `${d.owner_id}/${d.name}: ${d.n} drops`),
+  };
 }
 
 /** 3. Caps: keys, drops per account, vanity, one claim per drop. */
@@ -87,14 +100,24 @@ async function capsHeld(q: Query, run: RunState): Promise<Invariant> {
   const { keysAccountId, free } = run.accounts;
   const { vanityWins, claims } = run.seen;
   const v: string[] = [];
-  const keys = await q<{ account_id: string; n: string }>("select account_id, count(*) as n from api_keys where revoked_at is null group by account_id");
-  const plans = new Map((await q<{ id: string; plan: keyof typeof limits; vanity_sub: string | null }>("select id, plan, vanity_sub from accounts")).map((a) => [a.id, a]));
+  const keys = await q<{ account_id: string; n: string }>(
+    "select account_id, count(*) as n from api_keys where revoked_at is null group by account_id",
+  );
+  const plans = new Map(
+    (
+      await q<{ id: string; plan: keyof typeof limits; vanity_sub: string | null }>(
+        "select id, plan, vanity_sub from accounts",
+      )
+    ).map((a) => [a.id, a]),
+  );
   for (const k of keys) {
     const max = limits[plans.get(k.account_id)?.plan ?? "free"].maxKeys;
     if (Number(k.n) > max) v.push(`account ${k.account_id} has ${k.n} live keys (cap ${max})`);
   }
   const keysLive = keys.find((k) => k.account_id === keysAccountId)?.n ?? "0";
-  const owned = await q<{ owner_id: string; n: string }>("select owner_id, count(*) as n from drops where owner_id is not null group by owner_id");
+  const owned = await q<{ owner_id: string; n: string }>(
+    "select owner_id, count(*) as n from drops where owner_id is not null group by owner_id",
+  );
   for (const o of owned) {
     const max = limits[plans.get(o.owner_id)?.plan ?? "free"].maxDrops;
     if (max !== null && Number(o.n) > max) v.push(`account ${o.owner_id} owns ${o.n} drops (cap ${max})`);
@@ -105,14 +128,18 @@ async function capsHeld(q: Query, run: RunState): Promise<Invariant> {
   for (const w of vanityWins) {
     bySub.set(w.sub, (bySub.get(w.sub) ?? 0) + 1);
     byAccount.set(w.account, (byAccount.get(w.account) ?? 0) + 1);
-    if (plans.get(w.account)?.vanity_sub !== w.sub) v.push(`vanity ${w.sub} answered 201 for ${w.account}, whose sub is ${plans.get(w.account)?.vanity_sub ?? "none"}`);
+    if (plans.get(w.account)?.vanity_sub !== w.sub)
+      v.push(
+        `vanity ${w.sub} answered 201 for ${w.account}, whose sub is ${plans.get(w.account)?.vanity_sub ?? "none"}`,
+      );
   }
   for (const [sub, n] of bySub) if (n > 1) v.push(`vanity ${sub} answered 201 ${n} times`);
   for (const [acc, n] of byAccount) if (n > 1) v.push(`account ${acc} won ${n} vanity claims`);
   for (const [slug, winners] of claims) if (winners.length > 1) v.push(`drop ${slug} claimed ${winners.length} times`);
   for (const [slug, winners] of claims) {
     const [row] = await q<{ owner_id: string | null }>("select owner_id from drops where slug = $1", [slug]);
-    if (row && row.owner_id !== winners[0]) v.push(`drop ${slug} claimed by ${winners[0]} but owned by ${row.owner_id}`);
+    if (row && row.owner_id !== winners[0])
+      v.push(`drop ${slug} claimed by ${winners[0]} but owned by ${row.owner_id}`);
   }
   return {
     name: "every cap held (keys, drops per account, vanity, one claim per drop)",
@@ -125,8 +152,19 @@ async function capsHeld(q: Query, run: RunState): Promise<Invariant> {
 async function bytesMatchRows(q: Query, storage: Storage): Promise<Invariant> {
   const v: string[] = [];
   // A store that cannot list is a finding, not a crash.
-  const stored = new Set(await storage.list("").catch((err: unknown) => (v.push(`the store could not list its objects (${err instanceof Error ? err.message : String(err)})`), [] as string[])));
-  const contents = await q<{ scope: string; sha256: string; size: string; storage_ref: string | null; pins: number }>("select scope, sha256, size, storage_ref, pins from contents");
+  const stored = new Set(
+    await storage
+      .list("")
+      .catch(
+        (err: unknown) => (
+          v.push(`the store could not list its objects (${err instanceof Error ? err.message : String(err)})`),
+          [] as string[]
+        ),
+      ),
+  );
+  const contents = await q<{ scope: string; sha256: string; size: string; storage_ref: string | null; pins: number }>(
+    "select scope, sha256, size, storage_ref, pins from contents",
+  );
   const byRef = new Map(contents.filter((c) => c.storage_ref).map((c) => [c.storage_ref!, c]));
   // A row with storage_ref null says "no bytes stored": a deploy cut off before it marked its
   // bytes, or a purge cut off between its two steps. A later pin stores the bytes anew and a
@@ -148,10 +186,13 @@ async function bytesMatchRows(q: Query, storage: Storage): Promise<Invariant> {
     try {
       bytes = await readStored(storage, c.storage_ref);
     } catch (err) {
-      v.push(`content ${c.scope}/${c.sha256}: its stored bytes could not be read (${err instanceof Error ? err.message : String(err)})`);
+      v.push(
+        `content ${c.scope}/${c.sha256}: its stored bytes could not be read (${err instanceof Error ? err.message : String(err)})`,
+      );
       continue;
     }
-    if (bytes.byteLength !== Number(c.size) || sha256(bytes) !== c.sha256) v.push(`content ${c.scope}/${c.sha256}: stored bytes differ from the row`);
+    if (bytes.byteLength !== Number(c.size) || sha256(bytes) !== c.sha256)
+      v.push(`content ${c.scope}/${c.sha256}: stored bytes differ from the row`);
   }
   let unmarkedBytes = 0;
   for (const key of stored) {
@@ -193,11 +234,13 @@ function noMixedVersions({ seen, world }: RunState): Invariant {
     }
     const [version] = [...versions] as [string];
     if (!r.named.attempted.has(version)) v.push(`${where}: version ${version} was never deployed`);
-    if (r.body.toString("utf8") !== versionedBody(version, r.path)) v.push(`${where}: body is not exactly version ${version}'s file`);
+    if (r.body.toString("utf8") !== versionedBody(version, r.path))
+      v.push(`${where}: body is not exactly version ${version}'s file`);
     if (r.etag !== `"${sha256(r.body)}"`) v.push(`${where}: ETag ${r.etag ?? "(none)"} is not the body's SHA-256`);
   }
   const notOk = seen.reads.filter((r) => r.status !== 200 && r.status !== 503);
-  for (const r of notOk.slice(0, 20)) v.push(`${r.named.name}/${r.path}: read of a stable named drop answered ${r.status}`);
+  for (const r of notOk.slice(0, 20))
+    v.push(`${r.named.name}/${r.path}: read of a stable named drop answered ${r.status}`);
   const { pageLoads } = seen;
   return {
     name: "no response mixed two versions of a named drop",
@@ -221,12 +264,20 @@ function idempotentRetries(retries: Retries): Invariant {
  */
 async function outbox(q: Query, world: World): Promise<Invariant> {
   const v: string[] = [];
-  const writeType: Record<string, string> = { deploy: "drop.deployed", replace: "drop.replaced", append: "drop.appended" };
+  const writeType: Record<string, string> = {
+    deploy: "drop.deployed",
+    replace: "drop.replaced",
+    append: "drop.appended",
+  };
   type Ev = { id: string; account_id: string; type: string; slug: string; version: number | null };
-  const events = await q<Ev>("select id, account_id, type, data->>'slug' as slug, (data->>'version')::int as version from events");
+  const events = await q<Ev>(
+    "select id, account_id, type, data->>'slug' as slug, (data->>'version')::int as version from events",
+  );
   const bySlug = new Map<string, Ev[]>();
   for (const e of events) bySlug.set(e.slug, [...(bySlug.get(e.slug) ?? []), e]);
-  const versions = await q<{ slug: string; owner_id: string | null; version: number; kind: string }>("select d.slug, d.owner_id, v.version, v.kind from drop_versions v join drops d on d.id = v.drop_id");
+  const versions = await q<{ slug: string; owner_id: string | null; version: number; kind: string }>(
+    "select d.slug, d.owner_id, v.version, v.kind from drop_versions v join drops d on d.id = v.drop_id",
+  );
   for (const r of versions) {
     const mine = bySlug.get(r.slug) ?? [];
     if (r.owner_id === null) {
@@ -236,7 +287,8 @@ async function outbox(q: Query, world: World): Promise<Invariant> {
     const n = mine.filter((e) => e.type === writeType[r.kind] && e.version === r.version).length;
     // Versions written while the drop was anonymous (before its claim) have no event of their own.
     const claimed = mine.find((e) => e.type === "drop.claimed");
-    if (n !== 1 && !(n === 0 && claimed && (claimed.version ?? 0) >= r.version)) v.push(`drop ${r.slug} version ${r.version} (${r.kind}) has ${n} events`);
+    if (n !== 1 && !(n === 0 && claimed && (claimed.version ?? 0) >= r.version))
+      v.push(`drop ${r.slug} version ${r.version} (${r.kind}) has ${n} events`);
   }
   const live = new Set((await q<{ slug: string }>("select slug from drops")).map((r) => r.slug));
   const kept = new Set(versions.map((r) => `${r.slug}/${r.version}`));
@@ -246,14 +298,19 @@ async function outbox(q: Query, world: World): Promise<Invariant> {
     if (!live.has(slug) && ends !== 1) v.push(`drop ${slug} is gone with ${ends} delete events`);
     if (!live.has(slug)) continue;
     for (const e of list) {
-      if (Object.values(writeType).includes(e.type) && !kept.has(`${slug}/${e.version}`)) v.push(`event ${e.id} (${e.type}) names version ${e.version} of ${slug}, which does not exist`);
-      if (e.type === "drop.rolled_back" && !kept.has(`${slug}/${e.version}`)) v.push(`event ${e.id} rolls ${slug} back to version ${e.version}, which does not exist`);
+      if (Object.values(writeType).includes(e.type) && !kept.has(`${slug}/${e.version}`))
+        v.push(`event ${e.id} (${e.type}) names version ${e.version} of ${slug}, which does not exist`);
+      if (e.type === "drop.rolled_back" && !kept.has(`${slug}/${e.version}`))
+        v.push(`event ${e.id} rolls ${slug} back to version ${e.version}, which does not exist`);
     }
   }
   // Deliveries: let the app's worker finish what is due (a failed attempt retries after 30 s).
-  const owedNow = async () => Number((await q<{ n: string }>("select count(*) as n from webhook_deliveries where state = 'pending'"))[0]?.n ?? 0);
+  const owedNow = async () =>
+    Number((await q<{ n: string }>("select count(*) as n from webhook_deliveries where state = 'pending'"))[0]?.n ?? 0);
   for (let i = 0; i < 600 && (await owedNow()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
-  const states = await q<{ state: string; n: string }>("select state, count(*) as n from webhook_deliveries group by state");
+  const states = await q<{ state: string; n: string }>(
+    "select state, count(*) as n from webhook_deliveries group by state",
+  );
   const count = (st: string) => Number(states.find((x) => x.state === st)?.n ?? 0);
   if (count("failed") > 0) v.push(`${count("failed")} deliveries failed for good`);
   const hooked = await q<{ event_id: string; webhook_id: string }>(
@@ -262,7 +319,9 @@ async function outbox(q: Query, world: World): Promise<Invariant> {
   for (const h of hooked.slice(0, 10)) v.push(`event ${h.event_id} has no delivery for webhook ${h.webhook_id}`);
   const delivered = await q<{ event_id: string }>("select event_id from webhook_deliveries where state = 'delivered'");
   const { hooks } = world;
-  for (const d of delivered) if (!hooks.received.has(d.event_id)) v.push(`event ${d.event_id} is marked delivered but the receiver never accepted it`);
+  for (const d of delivered)
+    if (!hooks.received.has(d.event_id))
+      v.push(`event ${d.event_id} is marked delivered but the receiver never accepted it`);
   if (hooks.unverified > 0) v.push(`${hooks.unverified} deliveries failed signature verification`);
   return {
     name: "every committed change has exactly one event; every event is delivered or still retrying",
@@ -291,7 +350,8 @@ function outageBehaviour({ records, times, app }: RunState): Invariant {
   if (recoveryMs === null) v.push("GET /healthz did not answer 200 within 60 s of the restart");
   const after = records.filter((r) => r.usesDb && r.start > resumedAt && r.status >= 200 && r.status < 300);
   if (after.length === 0) v.push("no database-backed request succeeded after the restart");
-  if (app.pidAfter !== app.pidBefore) v.push(`the app process did not survive (pid ${app.pidBefore} → ${app.pidAfter ?? "gone"})`);
+  if (app.pidAfter !== app.pidBefore)
+    v.push(`the app process did not survive (pid ${app.pidBefore} → ${app.pidAfter ?? "gone"})`);
   return {
     name: "503 with Retry-After while the database was down; recovery without restarting the app",
     checked: `${down.length} requests completed during the ${haltedAt && resumedAt ? resumedAt - haltedAt : 0} ms outage (${downDb.length} needing the database started and ended in it); ${records.length} responses checked for 5xx other than 503 and for Retry-After; ${after.length} successes after the restart; app pid ${app.pidBefore} before and ${app.pidAfter ?? "gone"} after`,

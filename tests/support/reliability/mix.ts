@@ -36,7 +36,15 @@ const VANITY_SUBS = ["relalpha", "relbravo", "relcharlie", "reldelta"];
 
 /** The weighted mix of actions, and what they saw. */
 export function loadMix(stack: Stack, world: World, send: Send, w: Writes): { next: () => Action; seen: Seen } {
-  const seen: Seen = { reads: [], pageLoads: { total: 0, straddled: 0 }, claimable: [], claims: new Map(), vanityWins: [], freeDrops: [], claimedBy: new Map() };
+  const seen: Seen = {
+    reads: [],
+    pageLoads: { total: 0, straddled: 0 },
+    claimable: [],
+    claims: new Map(),
+    vanityWins: [],
+    freeDrops: [],
+    claimedBy: new Map(),
+  };
   const { appHost } = stack;
   const { pros, teams, free, keysToken } = stack.accounts;
   const { named } = world;
@@ -45,7 +53,11 @@ export function loadMix(stack: Stack, world: World, send: Send, w: Writes): { ne
 
   const anonymousDeploy: Action = async () => {
     // A drop with a claim token.
-    const r = await send("POST /deploy (anonymous)", true, appHost, "/deploy", { method: "POST", headers: { "content-type": "text/html" }, body: `<p>anon ${randomBytes(4).toString("hex")}</p>` });
+    const r = await send("POST /deploy (anonymous)", true, appHost, "/deploy", {
+      method: "POST",
+      headers: { "content-type": "text/html" },
+      body: `<p>anon ${randomBytes(4).toString("hex")}</p>`,
+    });
     if (r.status === 200) {
       const b = jsonOf<{ slug: string; claim_token: string }>(r);
       seen.claimable.push({ slug: b.slug, token: b.claim_token });
@@ -53,10 +65,15 @@ export function loadMix(stack: Stack, world: World, send: Send, w: Writes): { ne
   };
   const claim: Action = async () => {
     // One of the newest anonymous drops (often the same one as another client).
-    const c = seen.claimable[seen.claimable.length - 1 - Math.floor(Math.random() * Math.min(3, seen.claimable.length))];
+    const c =
+      seen.claimable[seen.claimable.length - 1 - Math.floor(Math.random() * Math.min(3, seen.claimable.length))];
     if (!c) return;
     const who = Math.random() < 0.5 ? free : pros[1]!;
-    const r = await send("POST /claim", true, appHost, "/claim", { method: "POST", headers: json(who), body: JSON.stringify({ slug: c.slug, claim_token: c.token }) });
+    const r = await send("POST /claim", true, appHost, "/claim", {
+      method: "POST",
+      headers: json(who),
+      body: JSON.stringify({ slug: c.slug, claim_token: c.token }),
+    });
     if (r.status !== 200) return;
     seen.claims.set(c.slug, [...(seen.claims.get(c.slug) ?? []), who.id]);
     seen.claimedBy.set(c.slug, who);
@@ -72,17 +89,31 @@ export function loadMix(stack: Stack, world: World, send: Send, w: Writes): { ne
     const slug = toBig ? world.bigSlug : n.slug;
     if (!slug) return;
     const count = 1 + Math.floor(Math.random() * 4);
-    const files = Object.fromEntries(Array.from({ length: count }, () => [`more/${appendSeq++}.txt`, `append ${appendSeq}`]));
-    await send("POST /deploy/{slug} (append)", true, appHost, `/deploy/${slug}`, { method: "POST", headers: json(toBig ? pros[0]! : n.owner), body: JSON.stringify({ files }) });
+    const files = Object.fromEntries(
+      Array.from({ length: count }, () => [`more/${appendSeq++}.txt`, `append ${appendSeq}`]),
+    );
+    await send("POST /deploy/{slug} (append)", true, appHost, `/deploy/${slug}`, {
+      method: "POST",
+      headers: json(toBig ? pros[0]! : n.owner),
+      body: JSON.stringify({ files }),
+    });
   };
   const freeDeploy: Action = async () => {
     // A new drop on the free account at its cap.
-    const r = await send("POST /deploy (free, at cap)", true, appHost, "/deploy", { method: "POST", headers: { ...json(free), "content-type": "text/html" }, body: `<p>free ${randomBytes(4).toString("hex")}</p>` });
+    const r = await send("POST /deploy (free, at cap)", true, appHost, "/deploy", {
+      method: "POST",
+      headers: { ...json(free), "content-type": "text/html" },
+      body: `<p>free ${randomBytes(4).toString("hex")}</p>`,
+    });
     if (r.status === 200) seen.freeDrops.push(jsonOf<{ slug: string }>(r).slug);
   };
   const remove: Action = async () => {
     // A volatile named drop, a drop of the free account (making room), or a claimed drop.
-    const del = (slug: string, who: Account) => send("DELETE /drops/{slug}", true, appHost, `/drops/${slug}`, { method: "DELETE", headers: { authorization: `Bearer ${who.apiKey}` } });
+    const del = (slug: string, who: Account) =>
+      send("DELETE /drops/{slug}", true, appHost, `/drops/${slug}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${who.apiKey}` },
+      });
     const roll = Math.random();
     if (roll < 0.4) {
       const n = pick(named.filter((x) => !x.stable && x.slug));
@@ -118,20 +149,33 @@ export function loadMix(stack: Stack, world: World, send: Send, w: Writes): { ne
     // A stable named drop back (or forward) to another retained version, retried once.
     const n = pick(named.filter((x) => x.stable && x.slug));
     if (!n?.slug) return;
-    const list = await send("GET /drops/{slug}/versions", true, appHost, `/drops/${n.slug}/versions?limit=5`, { headers: { authorization: `Bearer ${n.owner.apiKey}` } });
+    const list = await send("GET /drops/{slug}/versions", true, appHost, `/drops/${n.slug}/versions?limit=5`, {
+      headers: { authorization: `Bearer ${n.owner.apiKey}` },
+    });
     if (list.status !== 200) return;
     const v = jsonOf<{ live_version: number; versions: Array<{ version: number }> }>(list);
     const target = pick(v.versions.filter((x) => x.version !== v.live_version));
     if (!target) return;
-    await w.sendTwice("POST /drops/{slug}/rollback", `/drops/${n.slug}/rollback`, { method: "POST", headers: json(n.owner), body: JSON.stringify({ version: target.version }) });
+    await w.sendTwice("POST /drops/{slug}/rollback", `/drops/${n.slug}/rollback`, {
+      method: "POST",
+      headers: json(n.owner),
+      body: JSON.stringify({ version: target.version }),
+    });
   };
   const mintKey: Action = async () => {
-    await send("POST /keys", true, appHost, "/keys", { method: "POST", headers: { authorization: `Bearer ${keysToken}` } });
+    await send("POST /keys", true, appHost, "/keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${keysToken}` },
+    });
   };
   const vanity: Action = async () => {
     const who = pick(teams);
     const sub = pick(VANITY_SUBS);
-    const r = await send("POST /vanity", true, appHost, "/vanity", { method: "POST", headers: json(who), body: JSON.stringify({ sub }) });
+    const r = await send("POST /vanity", true, appHost, "/vanity", {
+      method: "POST",
+      headers: json(who),
+      body: JSON.stringify({ sub }),
+    });
     if (r.status === 201) seen.vanityWins.push({ account: who.id, sub });
   };
   const health: Action = async () => {

@@ -13,7 +13,8 @@ export const versionedBody = (version: string, file: string) => `${file}\n${mark
 export const MARKER_RE = /ver:([a-z0-9]+);/g;
 
 /** The version ids a body carries. */
-export const versionsIn = (body: Buffer | string): Set<string> => new Set([...body.toString("utf8").matchAll(MARKER_RE)].map((m) => m[1]!));
+export const versionsIn = (body: Buffer | string): Set<string> =>
+  new Set([...body.toString("utf8").matchAll(MARKER_RE)].map((m) => m[1]!));
 
 export interface Named {
   owner: Account;
@@ -43,7 +44,11 @@ export interface Retries {
 export interface Writes {
   retries: Retries;
   /** Sends a write twice with one Idempotency-Key: the retry must replay the first answer and write nothing. */
-  sendTwice(route: string, pathname: string, o: { method: string; headers: Record<string, string>; body: string }): Promise<Answer>;
+  sendTwice(
+    route: string,
+    pathname: string,
+    o: { method: string; headers: Record<string, string>; body: string },
+  ): Promise<Answer>;
   /** Deploys a new version of a named drop (three in ten times sent twice). */
   redeploy(n: Named): Promise<Answer>;
 }
@@ -56,18 +61,29 @@ export function writes(send: Send, appHost: string): Writes {
     const again = await send(`${route} (retried)`, true, appHost, pathname, { ...o, headers });
     if (first.status !== 200) return first;
     retries.total++;
-    if (again.status === 200 && again.headers["idempotent-replayed"] === "true" && again.body.equals(first.body)) retries.replayed++;
+    if (again.status === 200 && again.headers["idempotent-replayed"] === "true" && again.body.equals(first.body))
+      retries.replayed++;
     // While the database is down the retry may not be answered at all; anything else is wrong.
-    else if (again.status !== 503) retries.violations.push(`${route} ${pathname}: retry answered ${again.status} (replayed: ${String(again.headers["idempotent-replayed"])})`);
+    else if (again.status !== 503)
+      retries.violations.push(
+        `${route} ${pathname}: retry answered ${again.status} (replayed: ${String(again.headers["idempotent-replayed"])})`,
+      );
     return first;
   };
   const redeploy: Writes["redeploy"] = async (n) => {
     const version = randomBytes(6).toString("hex");
     n.attempted.add(version);
     const files = Object.fromEntries(VERSIONED_PATHS.map((p) => [p, versionedBody(version, p)]));
-    const o = { method: "POST", headers: { authorization: `Bearer ${n.owner.apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ files }) };
+    const o = {
+      method: "POST",
+      headers: { authorization: `Bearer ${n.owner.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ files }),
+    };
     const route = "POST /deploy?name (redeploy)";
-    const r = Math.random() < 0.3 ? await sendTwice(route, `/deploy?name=${n.name}`, o) : await send(route, true, appHost, `/deploy?name=${n.name}`, o);
+    const r =
+      Math.random() < 0.3
+        ? await sendTwice(route, `/deploy?name=${n.name}`, o)
+        : await send(route, true, appHost, `/deploy?name=${n.name}`, o);
     if (r.status === 200) n.slug = jsonOf<{ slug: string }>(r).slug;
     return r;
   };

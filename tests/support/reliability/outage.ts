@@ -41,7 +41,12 @@ export async function loadWithOutage(
   return times;
 }
 
-async function outage(stack: Stack, opts: { outageAt: number; outageSeconds: number }, loadStart: number, log: (line: string) => void): Promise<OutageTimes> {
+async function outage(
+  stack: Stack,
+  opts: { outageAt: number; outageSeconds: number },
+  loadStart: number,
+  log: (line: string) => void,
+): Promise<OutageTimes> {
   const at = () => `t=${((Date.now() - loadStart) / 1000).toFixed(1)}s`;
   await sleep(opts.outageAt * 1000);
   log(`${at()}: stopping PostgreSQL (immediate shutdown)${stack.s3 ? " and the S3 bucket" : ""}`);
@@ -51,14 +56,21 @@ async function outage(stack: Stack, opts: { outageAt: number; outageSeconds: num
   const resumingAt = Date.now();
   await Promise.all([stack.pg.resume(), stack.s3?.start()]);
   const resumedAt = Date.now();
-  log(`${at()}: PostgreSQL started again on the same data dir and port${stack.s3 ? "; the S3 bucket answers again" : ""}`);
+  log(
+    `${at()}: PostgreSQL started again on the same data dir and port${stack.s3 ? "; the S3 bucket answers again" : ""}`,
+  );
   const recoveryMs = await untilHealthy(stack, resumedAt);
   log(`recovered ${recoveryMs === null ? "NOT within 60 s" : `${recoveryMs} ms after the restart`}`);
   return { haltedAt, resumingAt, resumedAt, recoveryMs };
 }
 
 /** The bucket alone, 3 s after the first outage's recovery, for as long as the first outage. */
-async function bucketOutage(stack: Stack, opts: { outageSeconds: number }, loadStart: number, log: (line: string) => void): Promise<OutageTimes["bucket"]> {
+async function bucketOutage(
+  stack: Stack,
+  opts: { outageSeconds: number },
+  loadStart: number,
+  log: (line: string) => void,
+): Promise<OutageTimes["bucket"]> {
   const at = () => `t=${((Date.now() - loadStart) / 1000).toFixed(1)}s`;
   await sleep(3_000);
   log(`${at()}: stopping the S3 bucket alone`);

@@ -57,7 +57,10 @@ export interface Stack {
 export async function startStack(opts: { clients: number; s3?: boolean }): Promise<Stack> {
   const parts: Partial<Stack> = { agent: new Agent({ keepAlive: true, maxSockets: opts.clients * 2 }) };
   try {
-    [parts.pg, parts.oidc] = await Promise.all([startPgServer({ database: "dropsite_reliability", durable: true }), startOidcProvider()]);
+    [parts.pg, parts.oidc] = await Promise.all([
+      startPgServer({ database: "dropsite_reliability", durable: true }),
+      startOidcProvider(),
+    ]);
     if (opts.s3) parts.s3 = await startS3Server();
     const seeded = await seedAccounts(parts.pg.url);
     // WEBHOOKS_ALLOW_PRIVATE: the pro accounts' webhooks point at a receiver on loopback.
@@ -95,7 +98,13 @@ export async function stopStack(stack: Partial<Stack>): Promise<void> {
 
 function storageOf(app: RunningApp, s3: S3Server | undefined): Storage {
   if (!s3) return new FsStorage(path.join(app.dataDir, "blobs"));
-  return new S3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, region: "us-east-1", credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, forcePathStyle: true });
+  return new S3Storage({
+    bucket: s3.bucket,
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    forcePathStyle: true,
+  });
 }
 
 /** The pro, team and free accounts, through the real queries (migrations apply on open). */
@@ -112,7 +121,20 @@ async function seedAccounts(databaseUrl: string): Promise<Pick<Accounts, "pros" 
     // The free account starts 3 drops below its cap (empty drops, through the insert the app uses).
     for (let i = 0; i < limits.free.maxDrops! - 3; i++) {
       const now = new Date();
-      await insertDropWithFiles(setup.db, { id: newId(), slug: newSlug(), ownerId: free.id, name: null, fileCount: 0, totalBytes: 0, createdAt: now, updatedAt: now }, []);
+      await insertDropWithFiles(
+        setup.db,
+        {
+          id: newId(),
+          slug: newSlug(),
+          ownerId: free.id,
+          name: null,
+          fileCount: 0,
+          totalBytes: 0,
+          createdAt: now,
+          updatedAt: now,
+        },
+        [],
+      );
     }
     return { pros, teams, free };
   } finally {
@@ -121,17 +143,33 @@ async function seedAccounts(databaseUrl: string): Promise<Pick<Accounts, "pros" 
 }
 
 /** The keys account: created by its first mint (an ID token), then given keys up to 2 below the cap. */
-async function seedKeysAccount({ agent, app, oidc, pg: pgServer }: Pick<Stack, "agent" | "app" | "oidc" | "pg">): Promise<Pick<Accounts, "keysToken" | "keysAccountId">> {
-  const keysToken = await oidc.mintIdToken({ sub: `rel-keys-${randomBytes(4).toString("hex")}`, email: "keys@example.test" });
-  const firstMint = await call(agent, app.port, `localhost:${app.port}`, "/keys", { method: "POST", headers: { authorization: `Bearer ${keysToken}`, "x-forwarded-for": someAddress() } });
-  if (firstMint.status !== 201) throw new Error(`setup: POST /keys answered ${firstMint.status}: ${firstMint.body.toString()}`);
+async function seedKeysAccount({
+  agent,
+  app,
+  oidc,
+  pg: pgServer,
+}: Pick<Stack, "agent" | "app" | "oidc" | "pg">): Promise<Pick<Accounts, "keysToken" | "keysAccountId">> {
+  const keysToken = await oidc.mintIdToken({
+    sub: `rel-keys-${randomBytes(4).toString("hex")}`,
+    email: "keys@example.test",
+  });
+  const firstMint = await call(agent, app.port, `localhost:${app.port}`, "/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${keysToken}`, "x-forwarded-for": someAddress() },
+  });
+  if (firstMint.status !== 201)
+    throw new Error(`setup: POST /keys answered ${firstMint.status}: ${firstMint.body.toString()}`);
   const keysAccountId = jsonOf<{ accountId: string }>(firstMint).accountId;
   const db = new pg.Client({ connectionString: pgServer.url });
   await db.connect();
   try {
     for (let i = 0; i < limits.free.maxKeys - 3; i++) {
       const k = newApiKey();
-      await db.query("insert into api_keys (id, account_id, prefix, note) values ($1, $2, $3, 'reliability')", [k.keyId, keysAccountId, k.prefix]);
+      await db.query("insert into api_keys (id, account_id, prefix, note) values ($1, $2, $3, 'reliability')", [
+        k.keyId,
+        keysAccountId,
+        k.prefix,
+      ]);
     }
   } finally {
     await db.end();

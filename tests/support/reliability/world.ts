@@ -36,7 +36,9 @@ export async function setUpWorld(stack: Stack, send: Send, w: Writes, log: (line
       const r = await w.redeploy(n);
       if (r.status !== 200) throw new Error(`setup: named deploy answered ${r.status}: ${r.body.toString()}`);
     }
-    log(`setup: drop ${bigSlug} holds ${limits.pro.filesPerDrop - 12} files; the free account holds ${limits.free.maxDrops! - 3} drops; the keys account ${limits.free.maxKeys - 2} keys`);
+    log(
+      `setup: drop ${bigSlug} holds ${limits.pro.filesPerDrop - 12} files; the free account holds ${limits.free.maxDrops! - 3} drops; the keys account ${limits.free.maxKeys - 2} keys`,
+    );
     return { hooks, receiver, bigSlug, filesCap: limits.pro.filesPerDrop, named };
   } catch (err) {
     await closeReceiver(receiver);
@@ -58,7 +60,9 @@ async function startReceiver(): Promise<{ receiver: Server; hooks: Hooks }> {
       const body = Buffer.concat(chunks).toString("utf8");
       const secret = hooks.secrets.get(req.url ?? "");
       try {
-        const event = new Webhook(secret ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>) as { id: string };
+        const event = new Webhook(secret ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>) as {
+          id: string;
+        };
         hooks.received.add(event.id);
         res.writeHead(204).end();
       } catch {
@@ -75,7 +79,11 @@ async function startReceiver(): Promise<{ receiver: Server; hooks: Hooks }> {
 async function addWebhooks(stack: Stack, send: Send, receiver: Server, hooks: Hooks): Promise<void> {
   for (const [i, owner] of stack.accounts.pros.entries()) {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook-${i}`;
-    const r = await send("setup", true, stack.appHost, "/webhooks", { method: "POST", headers: { ...auth(owner.apiKey), "content-type": "application/json" }, body: JSON.stringify({ url }) });
+    const r = await send("setup", true, stack.appHost, "/webhooks", {
+      method: "POST",
+      headers: { ...auth(owner.apiKey), "content-type": "application/json" },
+      body: JSON.stringify({ url }),
+    });
     if (r.status !== 201) throw new Error(`setup: POST /webhooks answered ${r.status}: ${r.body.toString()}`);
     hooks.secrets.set(`/hook-${i}`, jsonOf<{ secret: string }>(r).secret);
   }
@@ -86,13 +94,26 @@ async function fillBigDrop(stack: Stack, send: Send): Promise<string> {
   const owner = stack.accounts.pros[0]!;
   const perRequest = limits.pro.filesPerRequest;
   const prefill = limits.pro.filesPerDrop - 12;
-  const batch = (from: number, n: number) => JSON.stringify({ files: Object.fromEntries(Array.from({ length: n }, (_, i) => [`fill/${String(from + i).padStart(5, "0")}.txt`, "x"])) });
+  const batch = (from: number, n: number) =>
+    JSON.stringify({
+      files: Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [`fill/${String(from + i).padStart(5, "0")}.txt`, "x"]),
+      ),
+    });
   const headers = { ...auth(owner.apiKey), "content-type": "application/json" };
-  const first = await send("setup", true, stack.appHost, "/deploy", { method: "POST", headers, body: batch(0, perRequest) });
+  const first = await send("setup", true, stack.appHost, "/deploy", {
+    method: "POST",
+    headers,
+    body: batch(0, perRequest),
+  });
   if (first.status !== 200) throw new Error(`setup deploy answered ${first.status}: ${first.body.toString()}`);
   const slug = jsonOf<{ slug: string }>(first).slug;
   for (let at = perRequest; at < prefill; at += perRequest) {
-    const r = await send("setup", true, stack.appHost, `/deploy/${slug}`, { method: "POST", headers, body: batch(at, Math.min(perRequest, prefill - at)) });
+    const r = await send("setup", true, stack.appHost, `/deploy/${slug}`, {
+      method: "POST",
+      headers,
+      body: batch(at, Math.min(perRequest, prefill - at)),
+    });
     if (r.status !== 200) throw new Error(`setup append answered ${r.status}: ${r.body.toString()}`);
   }
   return slug;

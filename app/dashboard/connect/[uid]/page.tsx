@@ -10,8 +10,10 @@ export const dynamic = "force-dynamic";
 
 const REFUSALS = {
   not_found: "This connection request expired or was already answered. Start the connection again from your agent.",
-  other_browser: "This connection request was started in another browser. Open the authorization link from your agent in this browser.",
-  other_account: "This connection request was started while you were logged in as another account. Start the connection again from your agent.",
+  other_browser:
+    "This connection request was started in another browser. Open the authorization link from your agent in this browser.",
+  other_account:
+    "This connection request was started while you were logged in as another account. Start the connection again from your agent.",
 } as const;
 
 // /dashboard/connect/<uid> – where a person approves or denies an OAuth client (an MCP
@@ -22,7 +24,12 @@ export default async function ConnectPage({ params }: { params: Promise<{ uid: s
   const here = `${CONSENT_PATH}/${encodeURIComponent(uid)}`;
   const caller = await sessionCaller();
   if (!caller) redirect(`/login?next=${encodeURIComponent(here)}`);
-  const found = await loadConsent(await getContext(), uid, (await cookies()).get(INTERACTION_COOKIE)?.value, caller.account.id);
+  const found = await loadConsent(
+    await getContext(),
+    uid,
+    (await cookies()).get(INTERACTION_COOKIE)?.value,
+    caller.account.id,
+  );
   return (
     <>
       <Header />
@@ -33,7 +40,8 @@ export default async function ConnectPage({ params }: { params: Promise<{ uid: s
             <section className="card" aria-labelledby="consent-title">
               <h2 id="consent-title">What {found.request.clientName} asks for</h2>
               <p>
-                <strong>{found.request.clientName}</strong> wants to use Dropsite&apos;s MCP tools as your account <strong>{caller.account.email ?? caller.account.id}</strong>:
+                <strong>{found.request.clientName}</strong> wants to use Dropsite&apos;s MCP tools as your account{" "}
+                <strong>{caller.account.email ?? caller.account.id}</strong>:
               </p>
               <ul>
                 <li>publish drops and replace the content of your named drops,</li>
@@ -41,11 +49,19 @@ export default async function ConnectPage({ params }: { params: Promise<{ uid: s
                 <li>delete drops, roll them back and change who may see them.</li>
               </ul>
               <p className="muted">
-                It cannot mint API keys, change your plan or see your other connections. You can revoke it at any time under API keys on the dashboard.
-                {found.request.clientUri ? <> The client names its home page as {found.request.clientUri}.</> : null} After your answer you return to{" "}
-                <code>{found.request.redirectTo}</code>.
+                It cannot mint API keys, change your plan or see your other connections. You can revoke it at any time
+                under API keys on the dashboard.
+                {found.request.clientUri ? (
+                  <> The client names its home page as {found.request.clientUri}.</>
+                ) : null}{" "}
+                After your answer you return to <code>{found.request.redirectTo}</code>.
               </p>
-              <form method="post" action={`${here}/decide`} className="row" style={{ justifyContent: "flex-start", gap: "0.75rem" }}>
+              <form
+                method="post"
+                action={`${here}/decide`}
+                className="row"
+                style={{ justifyContent: "flex-start", gap: "0.75rem" }}
+              >
                 <button type="submit" name="decision" value="approve" className="button">
                   Approve
                 </button>

@@ -9,5 +9,11 @@ export const dynamic = "force-dynamic";
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = bodyRoutes("/drops/{slug}/rollback", {
   // POST /drops/{slug}/rollback – make a retained version of the drop live (Idempotency-Key honoured)
-  POST: idempotent(withAccount(async ({ req, params, ctx, caller }) => json(await rollbackToVersion(ctx, caller.account, params.slug, (await readJson(req, rollbackBodySchema)).version)))),
+  POST: idempotent(
+    withAccount(async ({ req, params, ctx, caller }) =>
+      json(
+        await rollbackToVersion(ctx, caller.account, params.slug, (await readJson(req, rollbackBodySchema)).version),
+      ),
+    ),
+  ),
 });

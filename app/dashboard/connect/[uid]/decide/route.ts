@@ -17,7 +17,14 @@ export async function POST(req: Request, { params }: { params: Promise<{ uid: st
   const caller = await sessionCaller();
   const form = await req.formData().catch(() => null);
   const decision = form?.get("decision");
-  if (!caller || (decision !== "approve" && decision !== "deny") || req.headers.get("sec-fetch-site") === "cross-site") return Response.redirect(back, 303);
-  const to = await decideConsent(ctx, uid, (await cookies()).get(INTERACTION_COOKIE)?.value, caller.account.id, decision === "approve");
+  if (!caller || (decision !== "approve" && decision !== "deny") || req.headers.get("sec-fetch-site") === "cross-site")
+    return Response.redirect(back, 303);
+  const to = await decideConsent(
+    ctx,
+    uid,
+    (await cookies()).get(INTERACTION_COOKIE)?.value,
+    caller.account.id,
+    decision === "approve",
+  );
   return Response.redirect(to ? new URL(to, ctx.env.BASE_URL) : back, 303);
 }
