@@ -14,6 +14,22 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
+/** An optional http(s) URL; `origin` refuses a path (an API base such as https://api.vercel.com). */
+const optionalHttpUrl = (name: string, origin?: { example: string }) =>
+  optionalString.refine(
+    (v) => v === undefined || (origin ? /^https?:\/\/[^/]+\/?$/ : /^https?:\/\//).test(v),
+    origin ? `${name} must be an http(s) URL with no path, e.g. ${origin.example}` : `${name} must be an http(s) URL`,
+  );
+
+/** A comma-separated list's items, trimmed, empty ones left out. */
+const commaList = (v: string | undefined): string[] =>
+  v === undefined
+    ? []
+    : v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+
 const url = (name: string) =>
   z
     .string()
@@ -51,20 +67,14 @@ const envSchema = z.object({
    * The Vercel Blob API base (the SDK reads the same variable); direct upload targets point at it.
    * Default Vercel's; tests point it at a local stand-in.
    */
-  VERCEL_BLOB_API_URL: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\//.test(v),
-    "VERCEL_BLOB_API_URL must be an http(s) URL",
-  ),
+  VERCEL_BLOB_API_URL: optionalHttpUrl("VERCEL_BLOB_API_URL"),
   /**
    * An S3-compatible bucket for drop bytes (AWS S3, R2, MinIO, Garage); wins over
    * BLOB_READ_WRITE_TOKEN. The rest of S3_* say where it is and how to sign in.
    */
   S3_BUCKET: optionalString,
   /** The S3 API endpoint (R2: https://<account>.r2.cloudflarestorage.com); absent, AWS's for S3_REGION. */
-  S3_ENDPOINT: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\//.test(v),
-    "S3_ENDPOINT must be an http(s) URL",
-  ),
+  S3_ENDPOINT: optionalHttpUrl("S3_ENDPOINT"),
   S3_REGION: optionalString,
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
@@ -73,10 +83,7 @@ const envSchema = z.object({
     .enum(["1", "0", "true", "false", ""], { error: "S3_FORCE_PATH_STYLE must be 1, 0, true or false" })
     .optional()
     .transform((v) => v === "1" || v === "true"),
-  UPSTASH_REDIS_REST_URL: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\//.test(v),
-    "UPSTASH_REDIS_REST_URL must be an http(s) URL",
-  ),
+  UPSTASH_REDIS_REST_URL: optionalHttpUrl("UPSTASH_REDIS_REST_URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   /** A Redis server of one's own for the rate limits (redis:// or rediss://); wins over Upstash. */
   REDIS_URL: optionalString.refine(
@@ -88,28 +95,15 @@ const envSchema = z.object({
   STRIPE_PRICE_PRO: optionalString,
   STRIPE_PRICE_TEAM: optionalString,
   /** Where the Stripe SDK sends API calls (tests point it at a local stand-in); default api.stripe.com. */
-  STRIPE_API_BASE: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v),
-    "STRIPE_API_BASE must be an http(s) URL with no path, e.g. http://localhost:12111",
-  ),
+  STRIPE_API_BASE: optionalHttpUrl("STRIPE_API_BASE", { example: "http://localhost:12111" }),
   NEXTAUTH_SECRET: optionalString,
   NEXTAUTH_URL: optionalString,
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,
-  OIDC_ISSUER: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\//.test(v),
-    "OIDC_ISSUER must be an http(s) URL",
-  ),
+  OIDC_ISSUER: optionalHttpUrl("OIDC_ISSUER"),
   OIDC_CLIENT_ID: optionalString,
   OIDC_CLIENT_SECRET: optionalString,
-  ID_TOKEN_AUDIENCES: optionalString.transform((v) =>
-    v === undefined
-      ? []
-      : v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-  ),
+  ID_TOKEN_AUDIENCES: optionalString.transform(commaList),
   CRON_SECRET: optionalString,
   TRUST_PROXY: bool.default(false),
   /** How many proxies in front of the app append to X-Forwarded-For (with TRUST_PROXY). */
@@ -129,12 +123,7 @@ const envSchema = z.object({
    */
   MCP_ALLOWED_ORIGINS: optionalString.transform((v, c) => {
     const out: string[] = [];
-    for (const item of v === undefined
-      ? []
-      : v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean)) {
+    for (const item of commaList(v)) {
       let origin: string | undefined;
       try {
         const u = new URL(item);
@@ -171,10 +160,7 @@ const envSchema = z.object({
    */
   CDN_CACHE: bool.default(false),
   /** Receives a POST of {"tags": [...]} for every change to a drop, before the change answers. */
-  CDN_PURGE_URL: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\//.test(v),
-    "CDN_PURGE_URL must be an http(s) URL",
-  ),
+  CDN_PURGE_URL: optionalHttpUrl("CDN_PURGE_URL"),
   /** Sent as `Authorization: Bearer <token>` with each purge (e.g. a Cloudflare API token). */
   CDN_PURGE_TOKEN: optionalString,
   /**
@@ -197,12 +183,7 @@ const envSchema = z.object({
    */
   DNS_SERVERS: optionalString.transform((v, c) => {
     const out: string[] = [];
-    for (const item of v === undefined
-      ? []
-      : v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean)) {
+    for (const item of commaList(v)) {
       const m = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/.exec(item) ?? /^([0-9a-fA-F:]+)$/.exec(item);
       const ip = m ? (m[1] ?? m[2]) : undefined;
       const port = m?.[3] === undefined ? undefined : Number(m[3]);
@@ -223,10 +204,7 @@ const envSchema = z.object({
   /** The Vercel team that owns the project, when it is a team's. */
   VERCEL_TEAM_ID: optionalString,
   /** The Vercel REST API base; default https://api.vercel.com (tests point it at a local stand-in). */
-  VERCEL_API_URL: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\/[^/]+\/?$/.test(v),
-    "VERCEL_API_URL must be an http(s) URL with no path, e.g. https://api.vercel.com",
-  ),
+  VERCEL_API_URL: optionalHttpUrl("VERCEL_API_URL", { example: "https://api.vercel.com" }),
   /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
   SERVE_CACHE_BYTES: z.coerce
     .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })

@@ -196,15 +196,20 @@ export const appendFilesArgs = z
   })
   .meta({ examples: [{ slug: "k3j9x2ab", files: { "about.html": "<h1>About</h1>" } }] });
 
+/** A list tool's page: its size and how many items to skip, within the API's bounds. */
+const pageSize = z
+  .int()
+  .min(1)
+  .max(LIST_LIMIT_MAX)
+  .optional()
+  .describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`);
+const pageOffset = (items: string) =>
+  z.int().min(0).max(MAX_OFFSET).optional().describe(`${items} to skip, 0 to ${MAX_OFFSET} (default 0).`);
+
 export const listDropsArgs = z
   .strictObject({
-    limit: z
-      .int()
-      .min(1)
-      .max(LIST_LIMIT_MAX)
-      .optional()
-      .describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
-    offset: z.int().min(0).max(MAX_OFFSET).optional().describe(`Drops to skip, 0 to ${MAX_OFFSET} (default 0).`),
+    limit: pageSize,
+    offset: pageOffset("Drops"),
   })
   .meta({ examples: [{}, { limit: 20, offset: 40 }] });
 
@@ -213,13 +218,8 @@ export const getDropArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k
 export const listVersionsArgs = z
   .strictObject({
     slug,
-    limit: z
-      .int()
-      .min(1)
-      .max(LIST_LIMIT_MAX)
-      .optional()
-      .describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
-    offset: z.int().min(0).max(MAX_OFFSET).optional().describe(`Versions to skip, 0 to ${MAX_OFFSET} (default 0).`),
+    limit: pageSize,
+    offset: pageOffset("Versions"),
   })
   .meta({ examples: [{ slug: "k3j9x2ab" }] });
 

@@ -79,26 +79,28 @@ export class BlobStorage implements Storage {
     // A Buffer view, not a plain Uint8Array: the SDK's multipart path only recognises Buffers,
     // and would otherwise upload the text "1,2,3,…".
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const result = await put(key, body, {
-      access: "public",
-      token: this.token,
-      contentType,
-      addRandomSuffix: false,
-      allowOverwrite: true,
-      multipart: bytes.byteLength > this.multipartThreshold,
-    });
-    return result.url;
+    return this.send(key, body, contentType, bytes.byteLength > this.multipartThreshold);
   }
 
   async putStream(key: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<string> {
     // Multipart: the SDK sends the stream in parts and never holds it whole.
+    return this.send(key, body, contentType, true);
+  }
+
+  /** One public object at `key` (overwritten if present, never renamed); its URL is the storage ref. */
+  private async send(
+    key: string,
+    body: Buffer | ReadableStream<Uint8Array>,
+    contentType: string,
+    multipart: boolean,
+  ): Promise<string> {
     const result = await put(key, body, {
       access: "public",
       token: this.token,
       contentType,
       addRandomSuffix: false,
       allowOverwrite: true,
-      multipart: true,
+      multipart,
     });
     return result.url;
   }

@@ -45,7 +45,8 @@ describe("the table of routes that take bodies", () => {
     async (_name, row) => {
       const file = routeFile(row.path);
       expect(existsSync(file)).toBe(true);
-      expect(readFileSync(file, "utf8")).toContain(`bodyRoutes("${row.path}"`);
+      // However the formatter wraps the call, the file binds this row's path.
+      expect(readFileSync(file, "utf8").replace(/\s+/g, "")).toContain(`bodyRoutes("${row.path}"`);
       const mod = (await import(file)) as Record<string, unknown>;
       expect(typeof mod[row.method]).toBe("function");
       const op = doc.paths[row.path]?.[row.method.toLowerCase()];
