@@ -150,6 +150,11 @@ export function matchBodyRoute(pathname: string): BodyRouteMatch | undefined {
  * body before the framework reads (or buffers) any of it; the route's own cap for the caller's
  * plan applies after. Undefined: the path is not in the table and only its own cap applies.
  */
+/** The cap of a path in the table (every method of one path shares it): the one number the handlers read. */
+export function capOf(path: BodyPath): number {
+  return (BODY_ROUTES as readonly BodyRoute[]).find((r) => r.path === path)!.cap;
+}
+
 export function routeBodyCap(pathname: string): number | undefined {
   return matchBodyRoute(pathname)?.cap;
 }

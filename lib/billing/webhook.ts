@@ -2,6 +2,7 @@ import type Stripe from "stripe";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { readBodyCapped } from "../http";
+import { capOf } from "../http-routes";
 import { billingNotConfigured, requireStripe, stripeBilling, stripeUnavailable } from "./stripe";
 import {
   applyBillingEvent,
@@ -18,7 +19,8 @@ import { isLiveStatus, subscriptionDecision } from "./subscription";
 
 /** Stripe signs a timestamp; an event older than this is refused (replay window). */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
-const MAX_WEBHOOK_BYTES = 1024 * 1024;
+/** A Stripe event's body cap, from the table of routes that take bodies. */
+const MAX_WEBHOOK_BYTES = capOf("/billing/webhook");
 
 export interface WebhookResult {
   received: true;
@@ -125,7 +127,7 @@ export async function handleWebhook(ctx: AppContext, req: Request): Promise<Webh
   const raw = await readBodyCapped(
     req,
     MAX_WEBHOOK_BYTES,
-    () => new ApiError("payload_too_large", "Webhook bodies are limited to 1 MB."),
+    () => new ApiError("payload_too_large", `Webhook bodies are limited to ${MAX_WEBHOOK_BYTES / (1024 * 1024)} MB.`),
   );
   const signature = req.headers.get("stripe-signature");
   if (!signature) throw badSignature("the Stripe-Signature header is missing.");

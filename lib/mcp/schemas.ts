@@ -10,6 +10,7 @@ import {
   UPLOAD_GRANT_SECONDS,
   type Tier,
 } from "../plans";
+import { capOf } from "../http-routes";
 import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
 import {
   accessModeSchema,
@@ -36,8 +37,8 @@ const tiers = Object.keys(limits) as Tier[];
 
 /** The largest HTML/JSON body any plan accepts: the cap on what one tool call may carry. */
 export const BODY_BYTES = Math.max(...tiers.map((t) => limits[t].bodyBytes));
-/** What a tools/call may weigh: the largest body plus room for the JSON-RPC envelope. */
-export const MCP_BODY_CAP = BODY_BYTES + 256 * 1024;
+/** What a tools/call may weigh: the largest body plus room for the JSON-RPC envelope (lib/http-routes.ts). */
+export const MCP_BODY_CAP = capOf("/mcp");
 
 const mb = (n: number) => `${Math.round((n / MB) * 10) / 10} MB`;
 const days = (s: number) => (s % DAY === 0 ? `${s / DAY} days` : `${s} s`);
