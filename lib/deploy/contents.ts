@@ -383,8 +383,16 @@ async function pinReferences(
  * Checks what a client wrote straight to storage for a content of a scope (docs/uploads.md):
  * reads it back streaming, checks its size and SHA-256 against the content row, and records it
  * as stored. Anything else under that key is deleted. True when the content is stored now.
+ * With `keep`, the bytes read are also collected there (a zip by reference is then opened from
+ * this one read, not read twice); they are only the content's when this returns true after a
+ * read, i.e. when `keep` is not empty.
  */
-export async function verifyDirectUpload(ctx: AppContext, scope: string, sha256: string): Promise<boolean> {
+export async function verifyDirectUpload(
+  ctx: AppContext,
+  scope: string,
+  sha256: string,
+  keep?: Uint8Array[],
+): Promise<boolean> {
   const direct = ctx.storage.direct;
   const row = await findContent(ctx.db, scope, sha256);
   if (!direct || !row) return false;
@@ -392,7 +400,8 @@ export async function verifyDirectUpload(ctx: AppContext, scope: string, sha256:
   const found = await direct.stat(contentKey(scope, sha256));
   if (!found) return false;
   const body = found.size === row.size ? await ctx.storage.get(found.ref) : null;
-  if (!body || (await digestOf(body, row.size)) !== sha256) {
+  if (!body || (await digestOf(body, row.size, keep)) !== sha256) {
+    keep?.splice(0);
     await ctx.storage.delete(found.ref);
     return false;
   }
@@ -400,8 +409,8 @@ export async function verifyDirectUpload(ctx: AppContext, scope: string, sha256:
   return true;
 }
 
-/** SHA-256 (hex) of a stream, or null as soon as it runs past `size` bytes or ends short of them. */
-async function digestOf(body: ReadableStream<Uint8Array>, size: number): Promise<string | null> {
+/** SHA-256 (hex) of a stream (its chunks kept in `keep`), or null as soon as it runs past `size` bytes or ends short of them. */
+async function digestOf(body: ReadableStream<Uint8Array>, size: number, keep?: Uint8Array[]): Promise<string | null> {
   const hash = createHash("sha256");
   let seen = 0;
   const reader = body.getReader();
@@ -414,6 +423,7 @@ async function digestOf(body: ReadableStream<Uint8Array>, size: number): Promise
       return null;
     }
     hash.update(value);
+    keep?.push(value);
   }
   return seen === size ? hash.digest("hex") : null;
 }

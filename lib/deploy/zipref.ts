@@ -35,10 +35,10 @@ export function withZipReference<T>(
   return zipSlots.run(async () => {
     const scope = await uploadScope(ctx, caller, uploadToken ?? null);
     if (!scope) throw unusableZip(ref.sha256);
-    const storageRef = await pinArchive(ctx, scope, ref);
+    const { storageRef, verified } = await pinArchive(ctx, scope, ref);
     let done = false;
     try {
-      const chunks = await readArchive(ctx, scope, storageRef, ref);
+      const chunks = verified ?? (await readArchive(ctx, scope, storageRef, ref));
       const result = await task(openZipBody(chunks, ref.size, limits, paid));
       done = true;
       return result;
@@ -65,14 +65,23 @@ function unusableZip(sha256: string): ApiError {
   );
 }
 
-/** Pins the archive's stored content (checking a direct upload first); its storage ref, or 400 unusable. */
-async function pinArchive(ctx: AppContext, scope: string, ref: ZipReference["zip"]): Promise<string> {
+/**
+ * Pins the archive's stored content (checking a direct upload first): its storage ref, and the
+ * archive's bytes when that check just read and verified them (the deploy then opens them
+ * without a second read); or 400 unusable.
+ */
+async function pinArchive(
+  ctx: AppContext,
+  scope: string,
+  ref: ZipReference["zip"],
+): Promise<{ storageRef: string; verified?: Uint8Array[] }> {
   try {
-    if (ctx.storage.direct && ref.size > APP_UPLOAD_MAX_BYTES) await verifyDirectUpload(ctx, scope, ref.sha256);
+    const read: Uint8Array[] = [];
+    if (ctx.storage.direct && ref.size > APP_UPLOAD_MAX_BYTES) await verifyDirectUpload(ctx, scope, ref.sha256, read);
     const [pinned] = await pinStoredContents(ctx.db, scope, [ref.sha256], new Date(ctx.now()));
     if (pinned && (pinned.size !== ref.size || !pinned.storageRef)) await unpinContents(ctx.db, scope, [ref.sha256]);
     if (!pinned || pinned.size !== ref.size || !pinned.storageRef) throw unusableZip(ref.sha256);
-    return pinned.storageRef;
+    return { storageRef: pinned.storageRef, verified: read.length > 0 ? read : undefined };
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw upstreamUnavailable("file storage", err);
