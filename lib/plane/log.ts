@@ -54,6 +54,20 @@ function hostKind(req: PlaneRequest): "app" | "drop" {
   }
 }
 
+let stdoutGuarded = false;
+
+/**
+ * Writes one log line to stdout. A stdout that closed (a log collector gone: EPIPE) must not
+ * take the server down: console.log ignores its stream's errors, and so does this.
+ */
+function writeLine(line: string): void {
+  if (!stdoutGuarded) {
+    stdoutGuarded = true;
+    process.stdout.on("error", () => undefined);
+  }
+  process.stdout.write(line);
+}
+
 /**
  * One structured line per request, written to stdout when the response is done (or the client
  * went away): {"msg":"request","method","host","path","status","ms","id","plane"}. The path
@@ -80,7 +94,7 @@ export function logRequest(req: PlaneRequest, res: ServerResponse): void {
     // Straight to stdout, not console.log: Next wraps the console in every process it runs in
     // (its dimming and exit hooks, an async-context frame per call), which cost the serve path a
     // sixth of its CPU under load; the line written is the same.
-    process.stdout.write(
+    writeLine(
       JSON.stringify({
         msg: "request",
         method,
