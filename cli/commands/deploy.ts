@@ -1,0 +1,312 @@
+// dropsite deploy: a folder by content, a zip by reference, an HTML file or a small zip as the
+// request body; straight, as a named redeploy, an append, or through a one-time deploy URL.
+import { readFile, stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { URLSearchParams } from "node:url";
+import type { z } from "zod";
+import { reportLines } from "../../lib/deploy/report-text";
+import {
+  deployByContent,
+  deployZipByReference,
+  sharedTopFolder,
+  zipByReference,
+  type HashedFile,
+} from "../../lib/files/upload";
+import { limits } from "../../lib/plans";
+import type { appendResponseSchema, deployResponseSchema, preflightResponseSchema } from "../../lib/schemas";
+import type { Command, Flags, Target } from "../core/command";
+import { normalizeApi } from "../core/config";
+import { CliError, EXIT } from "../core/errors";
+import { collectFiles } from "../core/files";
+import { apiCall, checkUpload, httpCall } from "../core/http";
+import { formatBytes, print, progress, type Progress } from "../core/output";
+
+type DeployResponse = z.infer<typeof deployResponseSchema>;
+type AppendResponse = z.infer<typeof appendResponseSchema>;
+type PreflightResponse = z.infer<typeof preflightResponseSchema>;
+
+// The smallest lifetime any plan accepts, from the plan table (the help text states it).
+const TTL_MIN_SECONDS = Math.min(...Object.values(limits).map((l) => l.ttlMinSeconds));
+
+/** Builds the body of a deploy from a file: .html/.htm is sent as HTML, .zip as is. */
+async function deployBody(target: string): Promise<{ body: Buffer; contentType: string; description: string }> {
+  const ext = path.extname(target).toLowerCase();
+  const body = await readFile(target);
+  if (ext === ".zip")
+    return {
+      body,
+      contentType: "application/zip",
+      description: `${path.basename(target)} (${formatBytes(body.byteLength)})`,
+    };
+  if (ext === ".html" || ext === ".htm")
+    return { body, contentType: "text/html; charset=utf-8", description: `${path.basename(target)} as index.html` };
+  throw new CliError(`Deploy a folder, an .html file or a .zip; got ${target}`, EXIT.usage);
+}
+
+interface LocalHashedFile extends HashedFile {
+  abs: string;
+}
+
+/**
+ * Deploys a folder by content (docs/uploads.md, lib/files/upload.ts): hashes every file, asks
+ * the server which contents it lacks (POST /deploy/preflight), uploads only those, in parallel
+ * with one progress display, then deploys a FilesBody of {sha256, size} references.
+ */
+async function deployFolder(
+  target: Target,
+  dir: string,
+  endpoint: string,
+  preflightPath: string,
+  flags: Flags,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
+  const files = await collectFiles(dir, { includeDotfiles: flags.includeDotfiles });
+  if (files.length === 0)
+    throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
+  const strip = sharedTopFolder(files.map((f) => f.rel));
+  const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  if (!flags.quiet && !flags.json)
+    process.stderr.write(
+      `Deploying ${files.length} files (${formatBytes(totalBytes)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
+    );
+  const hashing = progress("Hashing", totalBytes, { quiet: flags.quiet, unit: "bytes" });
+  const hashed: LocalHashedFile[] = [];
+  let read = 0;
+  for (const f of files) {
+    const data = await readFile(f.abs);
+    hashed.push({
+      path: f.rel.slice(strip.length),
+      abs: f.abs,
+      sha256: createHash("sha256").update(data).digest("hex"),
+      size: data.byteLength,
+    });
+    read += data.byteLength;
+    hashing.update(read, `${hashed.length}/${files.length} files`);
+  }
+  hashing.done();
+  const json = { "content-type": "application/json" };
+  let bar: Progress | undefined;
+  try {
+    const outcome = await deployByContent<LocalHashedFile, DeployResponse | AppendResponse>(
+      hashed,
+      {
+        preflight: (body) =>
+          apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, {
+            body: Buffer.from(body),
+            headers: json,
+          }),
+        read: (file) => readFile(file.abs),
+        upload: async (u, file, onSent) => {
+          // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
+          checkUpload(
+            await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }),
+          );
+        },
+        deploy: (body, uploadToken) =>
+          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, {
+            body: Buffer.from(body),
+            headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken },
+          }),
+      },
+      (p) => {
+        bar ??= progress("Uploading", p.totalBytes, { quiet: flags.quiet, unit: "bytes" });
+        // 100% only once the server has checked and stored every content.
+        const done = p.doneFiles === p.totalFiles;
+        bar.update(
+          done ? p.totalBytes : Math.min(p.sentBytes, p.totalBytes - 1),
+          `${p.doneFiles}/${p.totalFiles} files`,
+        );
+      },
+    );
+    bar?.done();
+    return { res: outcome.result, unchanged: outcome.unchanged, total: hashed.length };
+  } catch (err) {
+    bar?.abort();
+    throw err;
+  }
+}
+
+/**
+ * Deploys a zip file by reference (docs/uploads.md, "Zips by reference"): preflight its hash and
+ * size, upload it to its target (straight to storage where the server's store allows), deploy
+ * `{"zip": {sha256, size}}`. No request body to the app is then larger than 4 MB.
+ */
+async function deployZipFile(
+  target: Target,
+  file: string,
+  endpoint: string,
+  preflightPath: string,
+  flags: Flags,
+  extraHeaders: Record<string, string>,
+): Promise<DeployResponse | AppendResponse> {
+  const bytes = await readFile(file);
+  const zip: HashedFile = {
+    path: path.basename(file),
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    size: bytes.byteLength,
+  };
+  if (!flags.quiet && !flags.json)
+    process.stderr.write(
+      `Deploying ${zip.path} (${formatBytes(zip.size)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
+    );
+  const json = { "content-type": "application/json" };
+  const bar = progress("Uploading", zip.size, { quiet: flags.quiet, unit: "bytes" });
+  try {
+    const res = await deployZipByReference<HashedFile, DeployResponse | AppendResponse>(
+      zip,
+      {
+        preflight: (body) =>
+          apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, {
+            body: Buffer.from(body),
+            headers: json,
+          }),
+        upload: async (u, _file, onSent) =>
+          checkUpload(await httpCall(u.method, u.url, { body: bytes, headers: u.headers, onUpload: onSent })),
+        deploy: (body, uploadToken) =>
+          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, {
+            body: Buffer.from(body),
+            headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken },
+          }),
+      },
+      (sent) => bar.update(Math.min(sent, zip.size)),
+    );
+    bar.done();
+    return res;
+  } catch (err) {
+    bar.abort();
+    throw err;
+  }
+}
+
+/**
+ * A one-time deploy URL (or its bare token, on the configured API): the API it belongs to and
+ * the deploy and preflight paths it opens. It carries the caller and options, so no key is sent.
+ */
+function grantTarget(
+  grant: string,
+  target: Target,
+  flags: Flags,
+): { target: Target; deploy: string; preflight: string } {
+  if (flags.append || flags.name || flags.ttl)
+    throw new CliError(
+      "--grant cannot be combined with --append, --name or --ttl: the one-time URL fixes them",
+      EXIT.usage,
+    );
+  const m = /^(?:(https?:\/\/.+?))?(?:\/deploy\/once\/)?(dg_[A-Za-z0-9_-]{43})\/?$/.exec(grant.trim());
+  if (!m?.[2] || (!m[1] && grant.includes("/")))
+    throw new CliError(
+      `--grant must be a one-time deploy URL (…/deploy/once/dg_…) or its token, got ${JSON.stringify(grant)}`,
+      EXIT.usage,
+    );
+  const deploy = `/deploy/once/${m[2]}`;
+  return {
+    target: { api: m[1] ? normalizeApi(m[1]) : target.api, via: "one-time deploy URL" },
+    deploy,
+    preflight: `${deploy}/preflight`,
+  };
+}
+
+async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<void> {
+  if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
+  if (flags.append && (flags.name || flags.ttl))
+    throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
+  if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl))
+    throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
+  const extraHeaders: Record<string, string> = {};
+  if (flags.ifVersion !== undefined) {
+    if (!flags.name && !flags.append)
+      throw new CliError("--if-version goes with --name or --append: a new drop has no version to match", EXIT.usage);
+    if (!/^[1-9]\d{0,9}$/.test(flags.ifVersion))
+      throw new CliError(
+        `--if-version must be a version number (1, 2, …), got ${JSON.stringify(flags.ifVersion)}`,
+        EXIT.usage,
+      );
+    extraHeaders["if-match"] = `"${flags.ifVersion}"`;
+  }
+  const where = args[0] ?? ".";
+  const query = new URLSearchParams();
+  if (flags.ttl) query.set("ttl", flags.ttl);
+  if (flags.name) query.set("name", flags.name);
+  const once = flags.grant === undefined ? undefined : grantTarget(flags.grant, given, flags);
+  const target = once?.target ?? given;
+  const p =
+    once?.deploy ??
+    (flags.append
+      ? `/deploy/${encodeURIComponent(flags.append)}`
+      : `/deploy${query.size ? `?${query.toString()}` : ""}`);
+  let info;
+  try {
+    info = await stat(where);
+  } catch {
+    throw new CliError(`No such file or folder: ${where}`, EXIT.usage);
+  }
+  let res: DeployResponse | AppendResponse;
+  let unchangedLine: string | undefined;
+  if (info.isDirectory()) {
+    const outcome = await deployFolder(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
+    res = outcome.res;
+    // Nothing to say about unchanged files when the server had none of them (a first deploy).
+    if (outcome.unchanged > 0)
+      unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
+  } else if (path.extname(where).toLowerCase() === ".zip" && zipByReference(info.size)) {
+    res = await deployZipFile(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
+  } else {
+    const { body, contentType, description } = await deployBody(where);
+    if (!flags.quiet && !flags.json)
+      process.stderr.write(
+        `Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
+      );
+    const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
+    try {
+      res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
+        body,
+        headers: { "content-type": contentType, ...extraHeaders },
+        onUpload: (sent) => bar.update(sent),
+      });
+    } catch (err) {
+      bar.abort();
+      throw err;
+    }
+    bar.done();
+  }
+  if (unchangedLine && !flags.quiet) process.stderr.write(`${unchangedLine}\n`);
+  if (flags.json) return print(res);
+  const lines: string[] = [];
+  if ("total_files" in res) lines.push(`Added ${res.files.length} files to ${res.slug} (${res.total_files} in total)`);
+  else if (res.unchanged)
+    lines.push(`Unchanged: the files equal the live version${res.name ? ` of ${res.name}` : ""}; nothing was written`);
+  else
+    lines.push(
+      `${res.replaced ? "Replaced" : "Deployed"} ${res.files.length} file${res.files.length === 1 ? "" : "s"}${res.name ? ` as ${res.name}` : ""}`,
+    );
+  lines.push(`URL:     ${res.url}`);
+  lines.push(`Version: ${res.version}`);
+  lines.push(`Expires: ${res.expires_at ?? "never"}`);
+  if ("claim_token" in res && res.claim_token) {
+    lines.push(`Claim token: ${res.claim_token}`);
+    lines.push(`  This drop is anonymous. To keep it in your account, log in and run:`);
+    lines.push(`  dropsite claim ${res.slug} ${res.claim_token}`);
+    lines.push(`  (or POST ${target.api}/claim with {"slug", "claim_token"}). The token works once.`);
+  }
+  lines.push(...reportLines(res.report, 50, "--json prints the whole report"));
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+export const deploy: Command = {
+  usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--grant URL]",
+  about: `Deploy a folder (default .), an .html/.htm file or a .zip.
+  A folder is deployed by content: only files the server does not have yet are uploaded, and
+  the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
+  .git, node_modules, whatever .gitignore or .dropignore match, and dotfiles are skipped.
+  --include-dotfiles  publish dotfiles (.env, .vscode/ ...) too
+  --name N       redeploy the named drop in place: same URL (subscribers)
+  --ttl S        lifetime in seconds (at least ${TTL_MIN_SECONDS}; plan maximums apply)
+  --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)
+  --if-version V with --name or --append: write only while version V is live (else 409
+                 conflict naming the live version; nothing changes)
+  --grant URL    deploy through a one-time deploy URL (the MCP tool deploy_directory gives one):
+                 as the account (or anonymous caller) it was issued to, with its ttl and name;
+                 no key needed, and none is sent. Folders still upload only missing files.`,
+  run: cmdDeploy,
+};

@@ -1,0 +1,121 @@
+// dropsite list, delete, claim and access: an account's drops.
+import { URLSearchParams } from "node:url";
+import type { z } from "zod";
+import type {
+  accessResponseSchema,
+  claimResponseSchema,
+  deleteDropResponseSchema,
+  listDropsResponseSchema,
+} from "../../lib/schemas";
+import {
+  LIST_LIMIT,
+  LIST_LIMIT_TEXT,
+  requireKey,
+  usageError,
+  type Command,
+  type Flags,
+  type Target,
+} from "../core/command";
+import { apiCall } from "../core/http";
+import { print, table } from "../core/output";
+
+type ListDropsResponse = z.infer<typeof listDropsResponseSchema>;
+type DeleteDropResponse = z.infer<typeof deleteDropResponseSchema>;
+type ClaimResponse = z.infer<typeof claimResponseSchema>;
+type AccessResponse = z.infer<typeof accessResponseSchema>;
+
+const DELETE_USAGE = "dropsite delete <slug>";
+const CLAIM_USAGE = "dropsite claim <slug> <claim_token>";
+const ACCESS_USAGE = "dropsite access <slug> --password-stdin | --public";
+
+async function cmdList(target: Target, flags: Flags): Promise<void> {
+  requireKey(target);
+  const q = new URLSearchParams({
+    limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue),
+    offset: flags.offset ?? "0",
+  });
+  const res = await apiCall<ListDropsResponse>(target.api, target.key, "GET", `/drops?${q.toString()}`);
+  if (flags.json) return print(res);
+  if (res.drops.length === 0) {
+    process.stdout.write("No drops.\n");
+    return;
+  }
+  const rows = res.drops.map((d) => [d.slug, d.name ?? "-", String(d.file_count), d.expires_at ?? "never", d.url]);
+  table(["SLUG", "NAME", "FILES", "EXPIRES", "URL"], rows);
+  const shown = Number(flags.offset ?? 0) + res.drops.length;
+  if (res.total > shown) process.stdout.write(`(${shown} of ${res.total}; use --offset ${shown} for more)\n`);
+}
+
+async function cmdDelete(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [slug] = args;
+  if (args.length !== 1 || slug === undefined) throw usageError(DELETE_USAGE);
+  const res = await apiCall<DeleteDropResponse>(target.api, target.key, "DELETE", `/drops/${encodeURIComponent(slug)}`);
+  if (flags.json) return print(res);
+  process.stdout.write(`Deleted ${res.deleted}\n`);
+}
+
+async function cmdClaim(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  if (args.length !== 2) throw usageError(CLAIM_USAGE);
+  const body = Buffer.from(JSON.stringify({ slug: args[0], claim_token: args[1] }));
+  const res = await apiCall<ClaimResponse>(target.api, target.key, "POST", "/claim", {
+    body,
+    headers: { "content-type": "application/json" },
+  });
+  if (flags.json) return print(res);
+  process.stdout.write(`Claimed ${res.slug}: ${res.url} (expires ${res.expires_at ?? "never"})\n`);
+}
+
+/** All of stdin, without one final line ending (\n or \r\n): the password of `access --password-stdin`. */
+async function readStdinSecret(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [slug] = args;
+  if (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public) throw usageError(ACCESS_USAGE);
+  const body = flags.public ? { mode: "public" } : { mode: "password", password: await readStdinSecret() };
+  const res = await apiCall<AccessResponse>(
+    target.api,
+    target.key,
+    "PUT",
+    `/drops/${encodeURIComponent(slug)}/access`,
+    {
+      body: Buffer.from(JSON.stringify(body)),
+      headers: { "content-type": "application/json" },
+    },
+  );
+  if (flags.json) return print(res);
+  process.stdout.write(
+    res.mode === "password"
+      ? `${res.slug} is password-protected; earlier unlocks no longer work.\n`
+      : `${res.slug} is public.\n`,
+  );
+}
+
+export const list: Command = {
+  usage: "dropsite list [--limit N] [--offset N]",
+  about: `Your drops, newest first (${LIST_LIMIT_TEXT}).`,
+  run: (target, _args, flags) => cmdList(target, flags),
+};
+
+export const deleteDrop: Command = { usage: DELETE_USAGE, about: "Delete a drop and purge its files.", run: cmdDelete };
+
+export const access: Command = {
+  usage: ACCESS_USAGE,
+  about:
+    "Protect a drop with a password read from stdin (one line; its line ending is not part of it), or make it public again. Every change signs out everyone who unlocked it.",
+  run: cmdAccess,
+};
+
+export const claim: Command = {
+  usage: CLAIM_USAGE,
+  about: "Move an anonymous drop into your account (the token works once).",
+  run: cmdClaim,
+};

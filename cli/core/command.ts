@@ -1,0 +1,56 @@
+// What every command module shares: the parsed flags, the API target, the shape of a command in
+// cli/dropsite.ts's table, and the checks several commands make.
+import { listQuerySchema } from "../../lib/schemas";
+import { CliError, EXIT } from "./errors";
+
+export interface Target {
+  api: string;
+  key?: string;
+  /** How the deploy is authorised when not by key, for the progress line. */
+  via?: string;
+}
+
+export interface Flags {
+  api?: string;
+  key?: string;
+  name?: string;
+  ttl?: string;
+  append?: string;
+  ifVersion?: string;
+  grant?: string;
+  limit?: string;
+  offset?: string;
+  /** webhooks add: comma-separated event names. */
+  events?: string;
+  json: boolean;
+  quiet: boolean;
+  includeDotfiles: boolean;
+  passwordStdin: boolean;
+  public: boolean;
+}
+
+/** A command of the table in cli/dropsite.ts: its usage line and help, and what it does. */
+export type Command = {
+  usage: string;
+  about: string;
+} & (
+  | { run: (target: Target, args: string[], flags: Flags) => Promise<void> }
+  /** login and logout: they choose the API themselves (and never fail on a stored one). */
+  | { local: (flags: Flags) => Promise<void> }
+);
+
+/** The usage error of a command: its usage line, exit code 2. */
+export const usageError = (usage: string) => new CliError(`usage: ${usage}`, EXIT.usage);
+
+// The list query's bounds, from the server's own schema (list and versions page with them).
+export const LIST_LIMIT = listQuerySchema.shape.limit;
+export const LIST_LIMIT_TEXT = `limit ${LIST_LIMIT.unwrap().minValue}-${LIST_LIMIT.unwrap().maxValue}, default ${LIST_LIMIT.def.defaultValue}`;
+
+export function requireKey(target: Target): void {
+  if (!target.key) {
+    throw new CliError("This command needs an API key.", EXIT.usage, {
+      code: "auth_required",
+      hint: "Run `dropsite login`, or set DROP_API_KEY.",
+    });
+  }
+}
