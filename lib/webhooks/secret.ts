@@ -32,3 +32,38 @@ export function openSecret(sealed: string, webhookId: string, e?: Env): string {
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8");
 }
+
+/** An answer that may show a webhook's signing secret once: its structured fields and its text. */
+export interface ShownOnce {
+  structured: Record<string, unknown>;
+  text: string;
+}
+
+/** Where a sealed secret stood in the stored text. */
+const SEALED_MARK = "\u0000sealed\u0000";
+
+/**
+ * An answer as stored for an idempotent replay (add_webhook with idempotency_key): the secret
+ * shown once, in `field`, sealed under its record's id as the webhooks table keeps it, and out of
+ * the text. Without such a field the answer is stored as it is.
+ */
+export function sealShownSecret(out: ShownOnce, field: string | undefined, e?: Env): ShownOnce {
+  if (field === undefined) return out;
+  const secret = out.structured[field];
+  const id = out.structured.id;
+  if (typeof secret !== "string" || typeof id !== "string") return out;
+  return {
+    structured: { ...out.structured, [field]: sealSecret(secret, id, e) },
+    text: out.text.replaceAll(secret, SEALED_MARK),
+  };
+}
+
+/** The stored answer with its secret opened again, for the replay. */
+export function openShownSecret(out: ShownOnce, field: string | undefined, e?: Env): ShownOnce {
+  if (field === undefined) return out;
+  const sealed = out.structured[field];
+  const id = out.structured.id;
+  if (typeof sealed !== "string" || typeof id !== "string") return out;
+  const secret = openSecret(sealed, id, e);
+  return { structured: { ...out.structured, [field]: secret }, text: out.text.replaceAll(SEALED_MARK, secret) };
+}

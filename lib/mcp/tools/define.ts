@@ -1,0 +1,71 @@
+// What every MCP tool module shares: a tool's definition (schemas, annotations, run), the call it
+// runs with, who the caller is, and the annotation sets most tools use.
+import type { z } from "zod";
+import type { AppContext } from "../../context";
+import { authRequired } from "../../errors";
+import { optionalCaller, type Caller } from "../../auth/caller";
+import { guardAccountRoute } from "../../auth/guard";
+
+export interface ToolCall {
+  ctx: AppContext;
+  req: Request;
+  /** Arguments exactly as parsed from the request JSON (not a zod copy). */
+  raw: Record<string, unknown>;
+}
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: Annotations;
+  /** Whether a host with MCP Apps shows the deploy preview (lib/mcp/preview.ts) beside the result. */
+  preview?: true;
+  /**
+   * A result field holding a secret shown once (add_webhook's signing secret): kept for an
+   * idempotent replay only sealed, as the webhooks table keeps it (lib/webhooks/secret.ts).
+   */
+  sealed?: "secret";
+  run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string }>;
+}
+
+export function tool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O>): ToolDef<I, O> {
+  return def;
+}
+
+export function caller(call: ToolCall): Promise<Caller> {
+  return optionalCaller(call.ctx, call.req);
+}
+
+export async function accountCaller(call: ToolCall) {
+  const c = await caller(call);
+  if (!c.account) throw authRequired();
+  await guardAccountRoute(call.ctx, c);
+  return c as Caller & { account: NonNullable<Caller["account"]> };
+}
+
+/** Report entries in a tool's text; structuredContent carries the whole report. */
+export const REPORT_TEXT_ENTRIES = 10;
+export const REPORT_WHERE = "structuredContent.report lists them";
+
+/** A new drop at a new URL: nothing existing changes, so not destructive; not idempotent (each call makes a drop). */
+export const CREATES: Annotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+export const READS: Annotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
