@@ -5,7 +5,7 @@ import { contentTypeFor } from "../files/content-type";
 import { API_KEY_PATTERN } from "../patterns";
 import { LARGE_FILE_WARNING_BYTES } from "../plans";
 import type { DeployReport } from "../schemas";
-import { dropPath, resolvePath } from "../serve/serve";
+import { dropPath, resolvePath } from "../serve/paths";
 import { mapLimit } from "../storage/types";
 import type { OnBytes } from "./contents";
 import type { InputFile } from "./paths";

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { env } from "../env";
 import { ApiError } from "../errors";
 import { handle, type Handler } from "../http";
-import type { ServeResult } from "../serve/serve";
+import type { ServeResult } from "../serve/types";
 import type { PlaneRequest } from "./request";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 

@@ -8,7 +8,9 @@ import { appendHandlers, deployHandlers, deployOnceHandlers, uploadHandlers } fr
 import { jsonRpcErrorBody, TOO_LARGE, tooLargeMessage } from "../mcp/jsonrpc";
 import { resolveHost } from "../serve/host";
 import { DROP_HOST_HEADER, SERVE_PREFIX } from "../serve/internal";
-import { malformedPath, notFoundPage, page, serveDropResult } from "../serve/serve";
+import { notFoundPage, page } from "../serve/pages";
+import { malformedPath } from "../serve/paths";
+import { serveDropResult } from "../serve/serve";
 import { envelope, hangUp, readNodeBody, runHandler, send, write } from "./adapter";
 import { config } from "./config";
 import { startWebhookWorker } from "../webhooks/deliver";

@@ -8,7 +8,7 @@ import { clientAddress } from "../ratelimit/address";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { passwordChars } from "../schemas";
 import type { Manifest } from "./cache";
-import type { ServeRequest, ServeResult } from "./serve";
+import type { ServeRequest, ServeResult } from "./types";
 
 // The one access gate of the serve path. A password-protected drop answers every request (any
 // path, any method the serve path takes) with the lock page unless the request carries an

@@ -3,7 +3,8 @@ import { ApiError } from "../errors";
 import { readBodyCapped } from "../http";
 import { resolveHost } from "./host";
 import { SERVE_PREFIX } from "./internal";
-import { notFoundPage, serveDrop } from "./serve";
+import { notFoundPage } from "./pages";
+import { serveDrop } from "./serve";
 
 /**
  * Serves a request that reached the internal serve route (Vercel: proxy.ts rewrites drop hosts

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRange } from "@/lib/serve/range";
-import { candidatePaths, isHashedName, dropPath } from "@/lib/serve/serve";
+import { candidatePaths, isHashedName, dropPath } from "@/lib/serve/paths";
 import { normalizePath } from "@/lib/deploy/paths";
 import { stripSingleRoot } from "@/lib/deploy/zip";
 
