@@ -1,35 +1,34 @@
-import { LRUCache } from "lru-cache";
-import { Parser } from "htmlparser2";
 import type { AppContext } from "../context";
-import { contentTypeFor } from "../files/content-type";
-import { API_KEY_PATTERN } from "../patterns";
 import { LARGE_FILE_WARNING_BYTES } from "../plans";
 import type { DeployReport } from "../schemas";
-import { dropPath, resolvePath } from "../serve/paths";
+import { resolvePath } from "../serve/paths";
 import { mapLimit } from "../storage/types";
 import type { OnBytes } from "./contents";
 import type { InputFile } from "./paths";
+import { targetOf, textKind, type TextKind } from "./report-refs";
+import { baseOf, recall, remember, scanBytes, scanCache, type ContentScan } from "./report-scan";
+import { isEnvFile, secretWarnings, shownRef, type Warning } from "./report-secrets";
 
 // The deploy report: what a deploy's files refer to that the drop does not hold, and likely
 // mistakes (no index.html, very large files, paths that differ only by case, secrets). A pure
 // function over paths and bytes (buildReport), and the step of the deploy flow that gathers
 // the bytes the request does not hold from storage, within a budget (reportFor). Advisory:
-// it never refuses a deploy. A secret is described by kind and line, never quoted.
+// it never refuses a deploy. A secret is described by kind and line, never quoted. Its parts:
+// references (report-refs.ts), secrets (report-secrets.ts), remembered scans (report-scan.ts).
 
 const MB = 1024 * 1024;
 
 /** Bytes of one file that are checked; the rest of a longer file is not (a not_scanned warning says so). */
 export const SCAN_BYTES_PER_FILE = 4 * MB;
+
 /** Bytes checked per deploy in all; files past it are not checked (and listed as not_scanned). */
 export const SCAN_BYTES_PER_DEPLOY = 32 * MB;
+
 /** Bytes that one deploy reads back from storage to check files whose bytes it does not hold. */
 export const READ_BYTES_PER_DEPLOY = 16 * MB;
+
 /** Entries per list; the rest are counted in left_off. */
 export const REPORT_LIST_CAP = 100;
-
-/** Contents whose scans are remembered per process (see ContentScan), and their approximate bytes. */
-export const SCAN_CACHE_ENTRIES = 50_000;
-export const SCAN_CACHE_BYTES = 32 * MB;
 
 const READ_CONCURRENCY = 8;
 
@@ -49,303 +48,7 @@ export interface ReportInput {
   existingPaths?: readonly string[];
 }
 
-type Warning = DeployReport["warnings"][number];
-type SecretKind = NonNullable<Warning["secret_kind"]>;
-
-/**
- * What a file's first `scanned` bytes hold, read as a file of `kind`, whatever its path: the
- * references as written (they resolve against the path only when the report is made, since one
- * content can sit at two paths), the href of an HTML document's first <base href>, and where
- * secrets are, by kind, first line and count (never their text). Remembered per content.
- */
-export interface ContentScan {
-  kind: TextKind;
-  scanned: number;
-  refs: string[];
-  baseHref: string | null;
-  secrets: { kind: SecretKind; line: number; count: number }[];
-}
-
-// --- what a file is -------------------------------------------------------------------------
-
-type TextKind = "html" | "css" | "js" | "text";
-
-function textKind(path: string): TextKind | null {
-  const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
-  if (ext === "html" || ext === "htm" || ext === "xhtml") return "html";
-  if (ext === "css") return "css";
-  if (ext === "js" || ext === "mjs") return "js";
-  return /^(text\/|application\/(json|javascript|xml|manifest\+json|ld\+json)|image\/svg\+xml)/.test(
-    contentTypeFor(path),
-  )
-    ? "text"
-    : null;
-}
-
-// --- references -----------------------------------------------------------------------------
-
-const ORIGIN = "https://drop.invalid";
-
-/** The URL of a drop file, as a browser on the drop's host sees it. */
-function fileUrl(path: string): string {
-  return `${ORIGIN}/${path.split("/").map(encodeURIComponent).join("/")}`;
-}
-
-/**
- * The drop path a reference asks for, or null when it does not ask the drop for a file:
- * fragments, URLs with a scheme or a host, template placeholders, paths no file can have.
- */
-function targetOf(ref: string, base: string): string | null {
-  if (
-    ref === "" ||
-    ref.startsWith("#") ||
-    ref.startsWith("?") ||
-    ref.startsWith("//") ||
-    /^[a-z][a-z0-9+.-]*:/i.test(ref)
-  )
-    return null;
-  if (/\{\{|\{%|\$\{|<%|[{}]/.test(ref)) return null;
-  let url: URL;
-  try {
-    url = new URL(ref, base);
-  } catch {
-    return null;
-  }
-  if (url.origin !== ORIGIN) return null;
-  return dropPath(url.pathname);
-}
-
-/** The candidates of a srcset attribute (HTML's "parse a srcset attribute", without descriptors). */
-function srcsetUrls(value: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  while (i < value.length) {
-    while (i < value.length && /[\s,]/.test(value[i]!)) i++;
-    const start = i;
-    while (i < value.length && !/\s/.test(value[i]!)) i++;
-    let url = value.slice(start, i);
-    const trailing = /,+$/.exec(url);
-    if (trailing) url = url.slice(0, trailing.index);
-    else {
-      // Skip the descriptors up to the next comma outside parentheses.
-      let depth = 0;
-      while (i < value.length && (depth > 0 || value[i] !== ",")) {
-        if (value[i] === "(") depth++;
-        else if (value[i] === ")") depth = Math.max(0, depth - 1);
-        i++;
-      }
-    }
-    if (url) out.push(url);
-  }
-  return out;
-}
-
-/** url() and @import references of a style sheet. */
-export function cssReferences(css: string): string[] {
-  const text = css.replace(/\/\*[\s\S]*?\*\//g, " ");
-  const out: string[] = [];
-  for (const m of text.matchAll(/@import\s+(["'])([^"'\n]*)\1/gi)) out.push(m[2]!);
-  for (const m of text.matchAll(/\burl\(\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^)"'\s]*))\s*\)/gi))
-    out.push((m[1] ?? m[2] ?? m[3] ?? "").trim());
-  return out;
-}
-
-/** Relative specifiers of a module's static and dynamic imports (bare specifiers are left to import maps). */
-export function moduleReferences(js: string): string[] {
-  const text = js.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/^\s*\/\/.*$/gm, "");
-  const out: string[] = [];
-  for (const m of text.matchAll(/(?:^|[^.\w$])(?:import|export)\s*(?:[\w$*{}\s,]*?\s*\bfrom\s*)?(["'])([^"'\n]+)\1/g))
-    out.push(m[2]!);
-  for (const m of text.matchAll(/(?:^|[^.\w$])import\s*\(\s*(["'`])([^"'`\n]+)\1\s*\)/g)) out.push(m[2]!);
-  return out.filter((s) => s.startsWith("./") || s.startsWith("../") || s.startsWith("/"));
-}
-
-/** Attributes that name a resource or a page, on any element (`href` of <base> aside). */
-const URL_ATTRIBUTES = ["src", "href", "poster", "xlink:href"];
-const SRCSET_ATTRIBUTES = ["srcset", "imagesrcset"];
-
-/** The references of an HTML document as written, and the href of its first <base href>. */
-function htmlReferences(html: string): { refs: string[]; baseHref: string | null } {
-  const refs: string[] = [];
-  let baseHref: string | null = null;
-  let inside: "style" | "module" | "other" | null = null;
-  let inline = "";
-  const parser = new Parser(
-    {
-      onopentag(name, attribs) {
-        if (name === "base") {
-          if (baseHref === null && attribs.href !== undefined) baseHref = attribs.href.trim();
-          return;
-        }
-        for (const a of URL_ATTRIBUTES) {
-          const v = attribs[a];
-          if (v === undefined) continue;
-          if (name === "link" && /\b(preconnect|dns-prefetch)\b/i.test(attribs.rel ?? "")) continue;
-          refs.push(v.trim());
-        }
-        if (name === "object" && attribs.data !== undefined) refs.push(attribs.data.trim());
-        for (const a of SRCSET_ATTRIBUTES) if (attribs[a] !== undefined) refs.push(...srcsetUrls(attribs[a]));
-        if (attribs.style) refs.push(...cssReferences(attribs.style));
-        if (name === "style") inside = "style";
-        else if (name === "script")
-          inside =
-            attribs.src === undefined && (attribs.type ?? "").trim().toLowerCase() === "module" ? "module" : "other";
-        inline = "";
-      },
-      ontext(text) {
-        if (inside === "style" || inside === "module") inline += text;
-      },
-      onclosetag(name) {
-        if ((name === "style" && inside === "style") || (name === "script" && inside !== null && inside !== "style")) {
-          if (inside === "style") refs.push(...cssReferences(inline));
-          if (inside === "module") refs.push(...moduleReferences(inline));
-          inside = null;
-          inline = "";
-        }
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.write(html);
-  parser.end();
-  return { refs, baseHref };
-}
-
-function referencesOf(kind: TextKind, text: string): { refs: string[]; baseHref: string | null } {
-  if (kind === "html") return htmlReferences(text);
-  if (kind === "css") return { refs: cssReferences(text), baseHref: null };
-  if (kind === "js") return { refs: moduleReferences(text), baseHref: null };
-  return { refs: [], baseHref: null };
-}
-
-/** The URL a file's relative references resolve against, or null when they leave the drop (or it has none). */
-function baseOf(scan: ContentScan, path: string): string | null {
-  if (scan.kind === "text") return null;
-  if (scan.baseHref === null) return fileUrl(path);
-  // A base elsewhere sends every relative reference elsewhere.
-  try {
-    const resolved = new URL(scan.baseHref, fileUrl(path));
-    return resolved.origin === ORIGIN ? resolved.href : null;
-  } catch {
-    return null;
-  }
-}
-
-// --- secrets --------------------------------------------------------------------------------
-
-const unanchored = (re: RegExp) => re.source.replace(/^\^/, "").replace(/\$$/, "");
-
-/**
- * Shapes of secrets, each with its kind and the literals one of which any match contains (a
- * fast `includes` first: most text holds none, and the patterns then never run). Bounded on
- * both sides so longer words do not match.
- */
-const SECRET_PATTERNS: { kind: SecretKind; re: RegExp; what: string; literals: string[] }[] = [
-  {
-    kind: "dropsite_api_key",
-    re: new RegExp(`(?<![A-Za-z0-9_-])${unanchored(API_KEY_PATTERN)}(?![A-Za-z0-9_-])`, "g"),
-    what: "a dropsite API key (sp_…)",
-    literals: ["sp_"],
-  },
-  {
-    kind: "aws_access_key",
-    re: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g,
-    what: "an AWS access key id",
-    literals: ["AKIA", "ASIA"],
-  },
-  {
-    kind: "github_token",
-    re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])/g,
-    what: "a GitHub token",
-    literals: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-  },
-  {
-    kind: "stripe_secret_key",
-    re: /(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}(?![A-Za-z0-9])/g,
-    what: "a Stripe live secret key",
-    literals: ["k_live_"],
-  },
-  {
-    kind: "google_api_key",
-    re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
-    what: "a Google API key",
-    literals: ["AIza"],
-  },
-  {
-    kind: "slack_token",
-    re: /(?<![A-Za-z0-9])(?:xox[abposr]-[0-9A-Za-z-]{10,}|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/g,
-    what: "a Slack token or webhook",
-    literals: ["xox", "hooks.slack.com"],
-  },
-  {
-    kind: "private_key",
-    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
-    what: "a private key",
-    literals: ["PRIVATE KEY"],
-  },
-];
-
-/** The shapes without their bounds: for what is shown, a key inside a longer word is hidden too. */
-const LOOSE_SECRET_PATTERNS = SECRET_PATTERNS.map(({ re }) => new RegExp(re.source.replace(/\(\?<?[!=][^)]*\)/g, "")));
-
-/** The patterns whose literals occur in the text. */
-const candidates = (text: string) => SECRET_PATTERNS.filter((p) => p.literals.some((l) => text.includes(l)));
-
-function lineAt(text: string, index: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) line++;
-  return line;
-}
-
-function secretsOf(text: string): ContentScan["secrets"] {
-  const out: ContentScan["secrets"] = [];
-  for (const { kind, re } of candidates(text)) {
-    re.lastIndex = 0;
-    let first = -1;
-    let count = 0;
-    for (const m of text.matchAll(re)) {
-      if (first < 0) first = m.index;
-      count++;
-    }
-    if (count > 0) out.push({ kind, line: lineAt(text, first), count });
-  }
-  return out;
-}
-
-const SECRET_WHAT = new Map(SECRET_PATTERNS.map((p) => [p.kind, p.what]));
-
-function secretWarnings(path: string, scan: ContentScan): Warning[] {
-  return scan.secrets.map(({ kind, line, count }) => ({
-    path,
-    kind: "secret",
-    secret_kind: kind,
-    message: `Line ${line} holds what looks like ${SECRET_WHAT.get(kind)}${count > 1 ? ` (${count} such strings in this file)` : ""}. Anyone can read it at the drop's URL: revoke it, remove it and deploy again.`,
-  }));
-}
-
-const decoder = new TextDecoder("utf-8");
-
-/** Scans the first `length` bytes of a file's content as a file of `kind`. */
-function scanBytes(kind: TextKind, bytes: Uint8Array, length: number): ContentScan {
-  const text = decoder.decode(bytes.subarray(0, length));
-  return { kind, scanned: Math.min(length, bytes.byteLength), secrets: secretsOf(text), ...referencesOf(kind, text) };
-}
-
-/** `.env`, `.env.local`, `config/.env.production`; not the usual templates (.env.example, .sample, .template). */
-function isEnvFile(path: string): boolean {
-  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
-  return (name === ".env" || name.startsWith(".env.")) && !/\.(example|sample|template|dist)$/.test(name);
-}
-
-// --- the report ----------------------------------------------------------------------------
-
 const mb = (n: number) => `${(n / MB).toFixed(1)} MB`;
-
-/** The display of a reference: without query and fragment, and never a secret. */
-function shownRef(ref: string): string {
-  const plain = ref.replace(/[?#][\s\S]*$/, "").slice(0, 300);
-  return LOOSE_SECRET_PATTERNS.some((re) => re.test(plain)) ? "(a reference shaped like a secret)" : plain;
-}
 
 /** The report of a deploy's files, against the drop's whole path list. Pure. */
 export function buildReport(input: ReportInput): DeployReport {
@@ -450,8 +153,6 @@ export function buildReport(input: ReportInput): DeployReport {
   return report;
 }
 
-// --- gathering the bytes -----------------------------------------------------------------------
-
 async function readUpTo(ctx: AppContext, storageRef: string, length: number): Promise<Uint8Array | undefined> {
   const stream = await ctx.storage.get(storageRef, { start: 0, end: length - 1 });
   if (!stream) return undefined;
@@ -499,56 +200,6 @@ export async function reportFor(
       ],
     };
   }
-}
-
-// --- remembered scans ------------------------------------------------------------------------
-
-type ScanCache = LRUCache<string, ContentScan>;
-
-const CACHE_KEY = Symbol.for("dropsite.reportScans");
-const cacheSlot = globalThis as unknown as Record<symbol, WeakMap<AppContext, ScanCache> | undefined>;
-
-/** Remembered scans by `scope:sha256`, bounded by count and by an estimate of their bytes. */
-function scanCache(ctx: AppContext): ScanCache {
-  const all = (cacheSlot[CACHE_KEY] ??= new WeakMap());
-  let c = all.get(ctx);
-  if (!c) {
-    c = new LRUCache<string, ContentScan>({
-      max: SCAN_CACHE_ENTRIES,
-      maxSize: SCAN_CACHE_BYTES,
-      sizeCalculation: (scan, key) =>
-        256 +
-        key.length * 2 +
-        scan.refs.reduce((n, r) => n + 64 + r.length * 2, 0) +
-        (scan.baseHref?.length ?? 0) * 2 +
-        scan.secrets.length * 64,
-    });
-    all.set(ctx, c);
-  }
-  return c;
-}
-
-/** The remembered scan of a content of a scope, read as `kind` up to `scanned` bytes. */
-function recall(c: ScanCache, key: string, kind: TextKind, scanned: number): ContentScan | undefined {
-  const scan = c.get(key);
-  return scan && scan.kind === kind && scan.scanned === scanned ? scan : undefined;
-}
-
-function remember(c: ScanCache, key: string, scan: ContentScan): void {
-  // An entry larger than the whole budget is refused by the cache (not stored), as before.
-  // The references are copied out of the decoded file: V8 makes a substring a view of the
-  // string it was cut from, so a remembered reference would keep the whole file's text alive
-  // (a zip deploy's memory then grew with every text file it scanned).
-  c.set(key, {
-    ...scan,
-    refs: scan.refs.map(ownString),
-    baseHref: scan.baseHref === null ? null : ownString(scan.baseHref),
-  });
-}
-
-/** A copy of a string that shares no memory with the string it may have been cut from. */
-function ownString(s: string): string {
-  return Buffer.from(s, "utf8").toString("utf8");
 }
 
 interface StoredRow {

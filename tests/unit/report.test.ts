@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildReport,
-  cssReferences,
-  moduleReferences,
-  REPORT_LIST_CAP,
-  SCAN_BYTES_PER_FILE,
-  type ReportFile,
-} from "@/lib/deploy/report";
+import { buildReport, REPORT_LIST_CAP, SCAN_BYTES_PER_FILE, type ReportFile } from "@/lib/deploy/report";
+import { cssReferences, moduleReferences } from "@/lib/deploy/report-refs";
 import { reportLines } from "@/lib/deploy/report-text";
 import { LARGE_FILE_WARNING_BYTES } from "@/lib/plans";
 
