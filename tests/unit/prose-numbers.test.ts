@@ -8,6 +8,9 @@ import { describe, expect, it } from "vitest";
 const root = path.resolve(import.meta.dirname, "../..");
 const pages = [
   "app/docs/page.tsx",
+  "app/docs/_guide/deploying.tsx",
+  "app/docs/_guide/features.tsx",
+  "app/docs/_guide/reference.tsx",
   "app/docs/_guide/tables.tsx",
   "app/docs/_guide/parts.tsx",
   "app/docs/[name]/page.tsx",
