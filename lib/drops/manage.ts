@@ -218,6 +218,8 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       redirect_rules: l.redirectRules,
       header_rules: l.headerRules,
       rule_line_chars: l.ruleLineChars,
+      header_lines_per_rule: l.headerLinesPerRule,
+      added_header_bytes: l.addedHeaderBytes,
       ttl_min_seconds: l.ttlMinSeconds,
       ttl_max_seconds: l.ttlMaxSeconds,
       ttl_default_seconds: l.ttlDefaultSeconds,
