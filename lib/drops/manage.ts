@@ -1,6 +1,7 @@
 import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
+import { detachDropDomains } from "../domains/detach";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { withDb } from "../db/errors";
@@ -135,6 +136,7 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
   // A parallel delete of the same drop removed the row first: only one request deletes it.
   if (!old) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   await dropChanged(ctx, drop, "delete");
+  await detachDropDomains(ctx, drop);
   // An append or named redeploy of an older batch-stored drop that committed between the purge
   // and the row delete wrote bytes no row points at any more: purge once more (best effort).
   await ctx.storage
