@@ -27,7 +27,7 @@ export const LAYERS = [
   ["lib/deploy"],
   ["lib/drops", "lib/device", "lib/domains"],
   ["lib/mcp", "lib/openapi", "lib/plane"],
-  ["app", "pages", "cli", "proxy.ts", "scripts", "bench", "tests"],
+  ["app", "pages", "cli", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],
 ];
 const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>
   layer.map((target) => ({

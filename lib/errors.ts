@@ -67,6 +67,8 @@ export interface ErrorDetails {
   field?: string;
   /** A stale If-Match (409 conflict): the drop's live version now. */
   live_version?: number;
+  /** A refused rules file (`_redirects`, `_headers`): every bad line, in line order (bounded). */
+  errors?: { file: string; line: number; reason: string }[];
 }
 
 /** What ApiError.fromZod reads of a failed zod parse (the first issue decides). */

@@ -52,10 +52,27 @@ export interface TierLimits {
   redirectRules: number;
   headerRules: number;
   ruleLineChars: number;
+  /** Header lines in one `_headers` path block. */
+  headerLinesPerRule: number;
+  /** Bytes `_headers` may add to one response (every rule matching its path, `Name: value` and CRLF each). */
+  addedHeaderBytes: number;
 }
 
-/** The site-rule limits, the same on every plan (Cloudflare Pages allows 2,000 redirects too). */
-const siteRules = { redirectRules: 2_000, headerRules: 200, ruleLineChars: 1_000 } as const;
+/**
+ * The site-rule limits, the same on every plan (Cloudflare Pages allows 2,000 redirects too).
+ * 8 KB of added headers keeps a response well within what servers and proxies accept (nginx's
+ * default large header buffer is 8 KB; Node's whole header limit is 16 KB).
+ */
+const siteRules = {
+  redirectRules: 2_000,
+  headerRules: 200,
+  ruleLineChars: 1_000,
+  headerLinesPerRule: 100,
+  addedHeaderBytes: 8 * 1024,
+} as const;
+
+/** A refused rules file lists at most this many of its bad lines (details.errors). */
+export const RULE_REFUSALS_LISTED = 50;
 
 const paidBase = {
   filesPerRequest: 900,

@@ -19,6 +19,7 @@ import {
   ACCESS_PASSWORD_MIN_CHARS,
   DEVICE_CLAIMS_MAX,
   DOMAIN_TXT_GRACE_SECONDS,
+  RULE_REFUSALS_LISTED,
   TTL_CEILING_SECONDS,
 } from "./plans";
 import { REDIRECT_STATUSES } from "./rules/types";
@@ -314,6 +315,13 @@ export const errorEnvelopeSchema = z.object({
     .describe("The caller's plan, when the limit depends on it."),
   field: z.string().optional().describe("The input that failed validation, as a dotted path (files.index.html, ttl)."),
   live_version: z.int().optional().describe("409 conflict of a stale If-Match: the drop's live version now."),
+  errors: z
+    .array(z.object({ file: z.string(), line: z.int().min(1), reason: z.string() }))
+    .max(RULE_REFUSALS_LISTED)
+    .optional()
+    .describe(
+      `A refused _redirects or _headers: every bad line (at most ${RULE_REFUSALS_LISTED}), in line order; the message names the first.`,
+    ),
 });
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---
@@ -493,6 +501,12 @@ export const limitsResponseSchema = z.object({
     redirect_rules: z.int().describe("Rules in a drop's _redirects; 400 past it."),
     header_rules: z.int().describe("Path blocks in a drop's _headers; 400 past it."),
     rule_line_chars: z.int().describe("Characters in one line of _redirects or _headers; 400 past it."),
+    header_lines_per_rule: z.int().describe("Header lines in one path block of _headers; 400 past it."),
+    added_header_bytes: z
+      .int()
+      .describe(
+        "Bytes _headers may add to one response (Name: value and CRLF, of every rule that can match one path); 400 past it.",
+      ),
     ttl_min_seconds: z.int(),
     ttl_max_seconds: z.int().nullable().describe("null: no maximum."),
     ttl_default_seconds: z.int().nullable().describe("null: no expiry unless ttl is given."),

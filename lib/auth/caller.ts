@@ -10,9 +10,24 @@ import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
 
-// Who is calling. A Bearer credential is an sp_ API key, an identity-provider ID token or an
-// OAuth access token of the MCP resource (lib/oauth); unknown, revoked and malformed credentials
-// are indistinguishable (401 auth_required).
+// Who is calling. A Bearer credential is an sp_ API key, an identity-provider ID token or, on
+// the MCP endpoint only, an OAuth access token of the MCP resource (lib/oauth); unknown, revoked
+// and malformed credentials are indistinguishable (401 auth_required).
+
+/**
+ * The resource a credential is presented to. An OAuth access token's audience is BASE_URL/mcp
+ * (the person consented to an MCP connection), so the REST API refuses it as it refuses any
+ * unknown credential (RFC 8707's audience rule); API keys and ID tokens work on both.
+ */
+export type CredentialAudience = "mcp" | "rest";
+
+/** The MCP endpoint's path (the resource of lib/oauth/paths.ts's mcpResource). */
+const MCP_PATH = "/mcp";
+
+/** The resource a request names: the MCP endpoint, or the REST API. */
+export function audienceOf(req: Request): CredentialAudience {
+  return URL.parse(req.url)?.pathname === MCP_PATH ? "mcp" : "rest";
+}
 
 export interface Caller {
   account: AccountRow | null;
@@ -37,8 +52,12 @@ export function bearerCredential(req: Request): string | null | undefined {
   return m ? (m[1] ?? null) : null;
 }
 
-/** Resolves a credential string to a caller, or null when it is not accepted. */
-export async function callerFromCredential(ctx: AppContext, credential: string): Promise<Caller | null> {
+/** Resolves a credential string presented to `audience` to a caller, or null when it is not accepted there. */
+export async function callerFromCredential(
+  ctx: AppContext,
+  credential: string,
+  audience: CredentialAudience,
+): Promise<Caller | null> {
   const now = new Date(ctx.now());
   if (credential.startsWith("sp_")) {
     if (!API_KEY_PATTERN.test(credential)) return null;
@@ -51,6 +70,7 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
     return found ? { account: found.account, via: "api_key", credentialKey: `key:${keyId}` } : null;
   }
   if (isOauthAccessToken(credential)) {
+    if (audience !== "mcp") return null;
     const token = await withDb(() => verifyAccessToken(ctx, credential));
     const account = token ? await withDb(() => findAccount(ctx.db, token.accountId)) : undefined;
     return account && token ? { account, via: "oauth", credentialKey: `oauth:${token.grantId}` } : null;
@@ -86,7 +106,7 @@ export async function optionalCaller(ctx: AppContext, req: Request): Promise<Cal
   const credential = bearerCredential(req);
   if (credential === undefined) return anonymousCaller;
   if (credential === null) throw authRequired();
-  const caller = await callerFromCredential(ctx, credential);
+  const caller = await callerFromCredential(ctx, credential, audienceOf(req));
   if (!caller) throw authRequired();
   return caller;
 }

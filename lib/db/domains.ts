@@ -1,6 +1,6 @@
-import { and, asc, eq, lt, or, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lt, or, isNull, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { accounts, domains, type DomainRow } from "./schema";
+import { accounts, domains, drops, type DomainRow } from "./schema";
 import type { Tx } from "./versions";
 import { recordEvent } from "./events";
 
@@ -126,12 +126,33 @@ export function activeDomainsToRecheck(db: Db, limit: number): Promise<DomainRow
     .limit(limit);
 }
 
-/** Whether a hostname is an active domain (Caddy's on-demand TLS `ask`). */
-export async function isActiveDomain(db: Db, hostname: string): Promise<boolean> {
+/**
+ * Whether a hostname is an active domain whose drop is live (Caddy's on-demand TLS `ask`): the
+ * drop it names exists, still belongs to the domain's account, and has not expired.
+ */
+export async function isActiveDomain(db: Db, hostname: string, now: Date): Promise<boolean> {
   const [row] = await db
     .select({ hostname: domains.hostname })
     .from(domains)
-    .where(and(eq(domains.hostname, hostname), eq(domains.status, "active")))
+    .innerJoin(drops, and(eq(drops.slug, domains.slug), eq(drops.ownerId, domains.accountId)))
+    .where(
+      and(
+        eq(domains.hostname, hostname),
+        eq(domains.status, "active"),
+        or(isNull(drops.expiresAt), gt(drops.expiresAt, now)),
+        // A disabled drop (operator action) joins here: isNull(drops.disabledAt).
+      ),
+    )
     .limit(1);
   return row !== undefined;
+}
+
+/** A drop of the account is gone: its active domains go back to pending. The hostnames changed. */
+export async function unverifyDropDomains(db: Db, accountId: string, slug: string): Promise<string[]> {
+  const rows = await db
+    .update(domains)
+    .set({ status: "pending" })
+    .where(and(eq(domains.accountId, accountId), eq(domains.slug, slug), eq(domains.status, "active")))
+    .returning({ hostname: domains.hostname });
+  return rows.map((r) => r.hostname);
 }

@@ -30,9 +30,24 @@ export interface NewEvent {
   now: Date;
 }
 
+/**
+ * Who hears that an event was recorded: the webhooks' delivery right after the response, which
+ * Next's entry (instrumentation.ts) sets (lib/webhooks/soon.ts). Told inside the transaction,
+ * so it must only schedule work that runs after the response (by then the change committed).
+ * Next bundles its entries separately (this module can exist more than once in one process,
+ * as lib/context.ts says), so the listener lives on globalThis.
+ */
+const LISTENER = Symbol.for("dropsite.eventRecorded");
+const slot = globalThis as unknown as Record<symbol, (() => void) | undefined>;
+
+export function onEventRecorded(listener: (() => void) | undefined): void {
+  slot[LISTENER] = listener;
+}
+
 /** Records one event and queues its deliveries, in the caller's transaction; its id, or null for nobody. */
 export async function recordEvent(tx: Tx, e: NewEvent): Promise<string | null> {
   if (e.accountId === null) return null;
+  slot[LISTENER]?.();
   const id = prefixedId("msg");
   await tx.insert(events).values({ id, accountId: e.accountId, type: e.type, data: e.data, createdAt: e.now });
   await tx.execute(

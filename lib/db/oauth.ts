@@ -67,6 +67,12 @@ export async function destroyOauthModel(db: Db, model: string, id: string): Prom
   await db.delete(oauthModels).where(and(eq(oauthModels.model, model), eq(oauthModels.id, id)));
 }
 
+/** Whether an account's OAuth grant still exists (not revoked, not expired). */
+export async function liveOauthGrant(db: Db, grantId: string, accountId: string, now: Date): Promise<boolean> {
+  const row = await findOauthModel(db, "Grant", grantId);
+  return !!row && row.accountId === accountId && !(row.expiresAt && row.expiresAt <= now);
+}
+
 /** Every model instance (codes, tokens) issued under a grant. */
 export async function destroyOauthGrantRows(db: Db, grantIds: string[]): Promise<void> {
   if (grantIds.length === 0) return;

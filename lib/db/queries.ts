@@ -336,9 +336,13 @@ export async function claimDropRow(
 }
 
 /** Drops due for purging, oldest first. */
-export async function dueForPurge(db: Db, now: Date, limit: number): Promise<Pick<DropRow, "id" | "slug">[]> {
+export async function dueForPurge(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<Pick<DropRow, "id" | "slug" | "ownerId">[]> {
   return db
-    .select({ id: drops.id, slug: drops.slug })
+    .select({ id: drops.id, slug: drops.slug, ownerId: drops.ownerId })
     .from(drops)
     .where(lte(drops.purgeAt, now))
     .orderBy(asc(drops.purgeAt))

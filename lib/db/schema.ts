@@ -408,6 +408,11 @@ export const deployGrants = pgTable(
      * more than its hour) and for anonymous callers.
      */
     apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
+    /**
+     * The OAuth grant (lib/oauth) whose access token asked for the grant: it works only while
+     * that grant exists, so revoking the connected client ends it too.
+     */
+    oauthGrantId: text("oauth_grant_id"),
     /** The ttl asked for (seconds, already checked for the plan); null: the plan's default. */
     ttlSeconds: integer("ttl_seconds"),
     name: text("name"),

@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { ApiError, authRequired } from "../errors";
 import { withDb } from "../db/errors";
 import { findAccount, findLiveKey } from "../db/accounts";
+import { liveOauthGrant } from "../db/oauth";
 import {
   findDeployGrant,
   insertDeployGrant,
@@ -62,6 +63,7 @@ export async function issueDeployGrant(
       id: sha256Hex(token),
       accountId: caller.account?.id ?? null,
       apiKeyId: caller.via === "api_key" ? caller.credentialKey.slice("key:".length) : null,
+      oauthGrantId: caller.via === "oauth" ? caller.credentialKey.slice("oauth:".length) : null,
       ttlSeconds: input.ttl ?? null,
       name: input.name ?? null,
       createdAt: new Date(now),
@@ -119,12 +121,15 @@ function unknownGrant(): ApiError {
 
 /**
  * The caller a grant deploys as: its account (as it is now), or anonymous. A grant an API key
- * asked for lives only as long as that key: once it is revoked the grant answers as the revoked
- * key would (401 auth_required), on its next request.
+ * or an OAuth client asked for lives only as long as that key or the client's OAuth grant: once
+ * it is revoked the grant answers as the revoked credential would (401 auth_required), on its
+ * next request.
  */
 async function grantCaller(ctx: AppContext, grant: DeployGrantRow): Promise<Caller> {
   if (grant.accountId === null) return anonymousCaller;
-  const { accountId, apiKeyId } = grant;
+  const { accountId, apiKeyId, oauthGrantId } = grant;
+  if (oauthGrantId !== null && !(await withDb(() => liveOauthGrant(ctx.db, oauthGrantId, accountId, new Date()))))
+    throw authRequired();
   if (apiKeyId !== null) {
     const live = await withDb(() => findLiveKey(ctx.db, apiKeyId));
     if (!live || live.account.id !== accountId) throw authRequired();

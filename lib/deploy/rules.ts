@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import { ApiError } from "../errors";
 import type { TierLimits } from "../plans";
-import { parseHeaders, parseRedirects, refusalMessage } from "../rules/parse";
+import { parseHeaders, parseRedirects, refusalMessage, type Refusal } from "../rules/parse";
 import { RULE_FILES, type SiteRules } from "../rules/types";
 import type { InputFile } from "./paths";
 
@@ -57,11 +57,11 @@ export async function compileSiteRules(
     const bytes = await read(f);
     if (f.path === RULE_FILES.redirects) {
       const parsed = parseRedirects(bytes, limits);
-      if (!parsed.ok) throw rulesError(parsed.refusal);
+      if (!parsed.ok) throw rulesError(parsed.refusals);
       out.redirects = parsed.rules;
     } else {
       const parsed = parseHeaders(bytes, limits);
-      if (!parsed.ok) throw rulesError(parsed.refusal);
+      if (!parsed.ok) throw rulesError(parsed.refusals);
       out.headers = parsed.rules;
     }
     any = true;
@@ -69,9 +69,13 @@ export async function compileSiteRules(
   return any ? out : null;
 }
 
-function rulesError(refusal: Parameters<typeof refusalMessage>[0]): ApiError {
-  return new ApiError("invalid_request", refusalMessage(refusal), {
-    hint: `Fix that line of ${refusal.file} (the syntax and the limits are in the docs) and deploy again; nothing was changed.`,
+/** 400 invalid_request: the message names the first bad line, `errors` lists every one. */
+function rulesError(refusals: readonly Refusal[]): ApiError {
+  const [first] = refusals as [Refusal, ...Refusal[]];
+  const which = refusals.length > 1 ? `the ${refusals.length} lines listed in errors` : "that line";
+  return new ApiError("invalid_request", refusalMessage(first), {
+    hint: `Fix ${which} of ${first.file} (the syntax and the limits are in the docs) and deploy again; nothing was changed.`,
     docs: "site-rules",
+    details: { errors: refusals.map(({ file, line, reason }) => ({ file, line, reason })) },
   });
 }

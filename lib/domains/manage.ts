@@ -205,10 +205,10 @@ export async function deleteDomain(ctx: AppContext, account: AccountRow, raw: un
   return { deleted: row.hostname };
 }
 
-// GET /domains/tls-allowed?domain= – Caddy's on-demand TLS `ask`: 200 for an active domain.
+// GET /domains/tls-allowed?domain= – Caddy's on-demand TLS `ask`: 200 for an active domain of a live drop.
 export async function tlsAllowed(ctx: AppContext, domain: string | null): Promise<{ domain: string; allowed: true }> {
   const hostname = pathHostname(domain ?? "");
-  if (hostname === undefined || !(await withDb(() => isActiveDomain(ctx.db, hostname)))) {
+  if (hostname === undefined || !(await withDb(() => isActiveDomain(ctx.db, hostname, new Date(ctx.now()))))) {
     throw new ApiError("not_found", "No active custom domain of that name.", { docs: "domains" });
   }
   return { domain: hostname, allowed: true };

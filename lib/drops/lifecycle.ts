@@ -9,6 +9,7 @@ import { purgeExpiredIdempotencyKeys } from "../db/idempotency";
 import { DEPLOY_GRANT_SECONDS, limits, type Tier } from "../plans";
 import { dropsWithManyVersions, pruneVersions } from "../db/versions";
 import { recheckDomains } from "../domains/recheck";
+import { detachDropDomains } from "../domains/detach";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
@@ -49,6 +50,7 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
       const old = await deleteDropRow(ctx.db, drop.id, "expired", now);
       await dropChanged(ctx, drop, "expiry");
       if (old) {
+        await detachDropDomains(ctx, drop);
         slugs.push(drop.slug);
         await purgeUnused(ctx, old);
       }

@@ -1,6 +1,7 @@
 import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
+import { detachDropDomains } from "../domains/detach";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { withDb } from "../db/errors";
@@ -135,6 +136,7 @@ export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unk
   // A parallel delete of the same drop removed the row first: only one request deletes it.
   if (!old) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   await dropChanged(ctx, drop, "delete");
+  await detachDropDomains(ctx, drop);
   // An append or named redeploy of an older batch-stored drop that committed between the purge
   // and the row delete wrote bytes no row points at any more: purge once more (best effort).
   await ctx.storage
@@ -218,6 +220,8 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       redirect_rules: l.redirectRules,
       header_rules: l.headerRules,
       rule_line_chars: l.ruleLineChars,
+      header_lines_per_rule: l.headerLinesPerRule,
+      added_header_bytes: l.addedHeaderBytes,
       ttl_min_seconds: l.ttlMinSeconds,
       ttl_max_seconds: l.ttlMaxSeconds,
       ttl_default_seconds: l.ttlDefaultSeconds,

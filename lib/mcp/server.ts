@@ -183,7 +183,7 @@ function isBatch(bytes: Uint8Array): boolean {
 async function refusedAccessToken(ctx: AppContext, req: Request): Promise<Response | undefined> {
   const credential = bearerCredential(req);
   if (typeof credential !== "string" || !isOauthAccessToken(credential)) return undefined;
-  return (await callerFromCredential(ctx, credential)) ? undefined : invalidTokenChallenge(ctx);
+  return (await callerFromCredential(ctx, credential, "mcp")) ? undefined : invalidTokenChallenge(ctx);
 }
 
 /** Handles one POST /mcp (the Origin policy is applied by the route before this). */

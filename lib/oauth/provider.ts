@@ -76,7 +76,7 @@ async function serverKeys(ctx: AppContext): Promise<ServerKeys> {
 function configuration(ctx: AppContext, keys: ServerKeys): Configuration {
   const resource = mcpResource(ctx);
   return {
-    adapter: (name) => new DbAdapter(ctx.db, name),
+    adapter: (name) => new DbAdapter(ctx.db, name, ctx.env),
     clients: [],
     jwks: { keys: [keys.jwk] },
     cookies: {

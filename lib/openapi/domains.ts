@@ -73,7 +73,8 @@ export const domains = {
       get: {
         operationId: "tlsAllowed",
         summary: "Whether a TLS certificate may be issued for a hostname (Caddy's on-demand TLS ask)",
-        description: "200 for an active custom domain, 404 for anything else.",
+        description:
+          "200 for an active custom domain whose drop exists, has not expired and is not disabled; 404 for anything else.",
         security: noCredential,
         requestParams: { query: z.object({ domain: z.string().describe("The hostname a TLS client asked for.") }) },
         responses: { 200: jsonResponse(z.object({ domain: z.string(), allowed: z.literal(true) })) },

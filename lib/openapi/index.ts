@@ -115,7 +115,7 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
           mcpOAuth: {
             type: "oauth2",
             description:
-              "OAuth 2.1 for /mcp only (hosted agent platforms): dynamic registration, authorization code with PKCE S256, refresh tokens. Access tokens are bound to the account that approved and to the resource BASE_URL/mcp.",
+              "OAuth 2.1 for /mcp only (hosted agent platforms): dynamic registration, authorization code with PKCE S256, refresh tokens. Access tokens are bound to the account that approved and to the resource BASE_URL/mcp: the REST API refuses them (401 auth_required, as any unknown credential).",
             flows: {
               authorizationCode: {
                 authorizationUrl: `${base}${OAUTH_ROUTES.authorization}`,

@@ -181,8 +181,10 @@ function route(req: PlaneRequest, res: ServerResponse): boolean {
   if (req.headers["x-vercel-id"] !== undefined) delete req.headers["x-vercel-id"];
   let url = req.url ?? "/";
   if (url.charCodeAt(0) !== 47 /* "/" */) {
-    // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is ignored;
-    // the Host header decides, and the path is served as if sent in origin form.
+    // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is the host
+    // (RFC 9112 section 3.2.2: the Host header is ignored), so a proxy or cache keying on the
+    // full URL never gets another site's answer. From here on (and in Next) the request is in
+    // origin form with that Host.
     let parsed: URL | undefined;
     try {
       parsed = url === "*" ? undefined : new URL(url);
@@ -194,6 +196,7 @@ function route(req: PlaneRequest, res: ServerResponse): boolean {
       return true;
     }
     url = req.url = parsed.pathname + parsed.search;
+    req.headers.host = parsed.host;
   }
   const action = resolveHost(req.headers.host, config());
   if (action.kind !== "app") {

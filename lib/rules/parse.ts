@@ -1,17 +1,23 @@
 import { LONE_SURROGATE } from "../input";
-import { captures, parsePattern } from "./pattern";
+import { captures, parsePattern, type Pattern } from "./pattern";
+import { RULE_REFUSALS_LISTED } from "../plans";
 import { REDIRECT_STATUSES, RULE_FILES, type HeaderRule, type RedirectRule, type RedirectStatus } from "./types";
 
 // The parsers of `_redirects` and `_headers` (Netlify syntax, the subset stated in
 // docs/contract.md, "Site rules", and chosen in docs/decisions.md). Pure: bytes in, rules or the
-// first refusal out, never a throw. Nothing is dropped silently: a line that does not parse, a
+// refusals out, never a throw. Nothing is dropped silently: a line that does not parse, a
 // refused header, or a file past a limit is a refusal naming the line, which the deploy turns
-// into 400 invalid_request.
+// into 400 invalid_request. Every bad line is named (up to RULE_REFUSALS_LISTED), so a person
+// fixes them all in one go.
 
 export interface RuleLimits {
   redirectRules: number;
   headerRules: number;
   ruleLineChars: number;
+  /** Header lines in one `_headers` path block. */
+  headerLinesPerRule: number;
+  /** Bytes the `_headers` rules may add to one response (`Name: value` and CRLF, every matching rule). */
+  addedHeaderBytes: number;
 }
 
 export interface Refusal {
@@ -22,11 +28,30 @@ export interface Refusal {
   reason: string;
 }
 
-export type Parsed<T> = { ok: true; rules: T[] } | { ok: false; refusal: Refusal };
+/** A refused file: its first refusal (the one the message names) and all of them, in line order, at most RULE_REFUSALS_LISTED. */
+export type Parsed<T> = { ok: true; rules: T[] } | { ok: false; refusal: Refusal; refusals: Refusal[] };
 
 /** `_redirects line 3: /a https://b.example 200 (why)`: the text of a refusal. */
 export function refusalMessage(r: Refusal): string {
   return `${r.file} line ${r.line}: ${r.rule} (${r.reason})`;
+}
+
+/** The refusals of a file collected as it is read, in line order, the list bounded. */
+class Refusals {
+  readonly list: Refusal[] = [];
+  constructor(private readonly file: string) {}
+  add(line: number, text: string, reason: string): void {
+    this.push({ file: this.file, line, rule: shown(text), reason });
+  }
+  push(r: Refusal): void {
+    if (this.list.length < RULE_REFUSALS_LISTED) this.list.push(r);
+  }
+  result<T>(rules: T[]): Parsed<T> {
+    const [first] = this.list;
+    if (!first) return { ok: true, rules };
+    this.list.sort((a, b) => a.line - b.line);
+    return { ok: false, refusal: this.list[0]!, refusals: this.list };
+  }
 }
 
 const SHOWN_CHARS = 200;
@@ -45,53 +70,60 @@ interface Line {
 
 /**
  * The lines of a rules file: UTF-8 (a BOM is skipped), LF or CRLF, each within the length
- * limit and free of control characters other than tab. The first bad line is a refusal.
+ * limit and free of control characters other than tab. A bad line is refused and left out.
  */
-function splitLines(file: string, input: Uint8Array | string, limits: RuleLimits): Line[] | Refusal {
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  const out: Line[] = [];
+function splitLines(input: Uint8Array | string, limits: RuleLimits, refusals: Refusals): Line[] {
   let text: string;
   if (typeof input === "string") text = input;
   else {
     try {
-      text = decoder.decode(input);
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(input);
     } catch {
-      // Find the line that is not UTF-8, to name it.
-      let n = 1;
-      let start = 0;
-      for (let i = 0; i <= input.length; i++) {
-        if (i === input.length || input[i] === 0x0a) {
-          try {
-            decoder.decode(input.subarray(start, i));
-          } catch {
-            return {
-              file,
-              line: n,
-              rule: shown(new TextDecoder().decode(input.subarray(start, Math.min(i, start + SHOWN_CHARS)))),
-              reason: "not UTF-8 text",
-            };
-          }
-          n++;
-          start = i + 1;
-        }
-      }
-      return { file, line: 1, rule: "", reason: "not UTF-8 text" };
+      return splitBytes(input, limits, refusals);
     }
   }
   if (text.startsWith("\uFEFF")) text = text.slice(1);
-  const raw = text.split("\n");
-  for (const [i, l] of raw.entries()) {
-    const line = l.endsWith("\r") ? l.slice(0, -1) : l;
-    const n = i + 1;
-    if (line.length > limits.ruleLineChars)
-      return { file, line: n, rule: shown(line), reason: `longer than ${limits.ruleLineChars} characters` };
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line))
-      return { file, line: n, rule: shown(line), reason: "contains a control character" };
-    if (LONE_SURROGATE.test(line)) return { file, line: n, rule: shown(line), reason: "not valid Unicode" };
-    out.push({ n, text: line });
+  const out: Line[] = [];
+  for (const [i, l] of text.split("\n").entries()) {
+    const line = checkedLine(i + 1, l, limits, refusals);
+    if (line) out.push(line);
   }
   return out;
+}
+
+/** The lines of bytes that are not all UTF-8: each line decoded alone, those that are not refused. */
+function splitBytes(input: Uint8Array, limits: RuleLimits, refusals: Refusals): Line[] {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const out: Line[] = [];
+  let n = 1;
+  let start = 0;
+  for (let i = 0; i <= input.length; i++) {
+    if (i !== input.length && input[i] !== 0x0a) continue;
+    const bytes = input.subarray(start, i);
+    let text: string | undefined;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      refusals.add(n, new TextDecoder().decode(bytes.subarray(0, SHOWN_CHARS)), "not UTF-8 text");
+    }
+    if (text !== undefined) {
+      const line = checkedLine(n, n === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text, limits, refusals);
+      if (line) out.push(line);
+    }
+    n++;
+    start = i + 1;
+  }
+  return out;
+}
+
+function checkedLine(n: number, raw: string, limits: RuleLimits, refusals: Refusals): Line | undefined {
+  const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  if (line.length > limits.ruleLineChars) refusals.add(n, line, `longer than ${limits.ruleLineChars} characters`);
+  // eslint-disable-next-line no-control-regex
+  else if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) refusals.add(n, line, "contains a control character");
+  else if (LONE_SURROGATE.test(line)) refusals.add(n, line, "not valid Unicode");
+  else return { n, text: line };
+  return undefined;
 }
 
 function isComment(t: string): boolean {
@@ -174,40 +206,72 @@ function parseStatus(token: string): { status: RedirectStatus; force: boolean } 
   return { status: status as RedirectStatus, force: m[2] === "!" };
 }
 
-/** Parses `_redirects`: `from to [status][!]` per line; `#` starts a comment. */
+/** Sources the service keeps for itself (Netlify's own prefix, and ours): no rule may match under them. */
+const RESERVED_SOURCES = [[".netlify"], [".well-known", "dropsite"]] as const;
+
+function reservedSource(pattern: Pattern): boolean {
+  return RESERVED_SOURCES.some((prefix) =>
+    prefix.every((lit, i) => {
+      const seg = pattern.segments[i];
+      return seg !== undefined && "lit" in seg && seg.lit === lit;
+    }),
+  );
+}
+
+/** Netlify's query matching (`/store id=:id /blog/:id`) and conditions (`Country=us`): `key=value` fields. */
+const KEY_VALUE = /^[^/:?#=]+=/;
+
+/** Why a `_redirects` line is refused, or its rule. */
+function redirectLine(text: string): Omit<RedirectRule, "line"> | string {
+  const all = text.trim().split(/[ \t]+/);
+  const hashAt = all.findIndex((f) => f.startsWith("#"));
+  const fields = hashAt === -1 ? all : all.slice(0, hashAt);
+  const [from = "", ...rest] = fields;
+  if (rest.length > 0 && KEY_VALUE.test(rest[0]!)) return "query matching is not supported";
+  if (rest.length === 0) return "a rule is: from to [status][!]";
+  if (/^[a-z][a-z0-9+.-]*:/i.test(from))
+    return "a rule matches paths of this drop; a host is not supported in the path";
+  const pattern = parsePattern(from);
+  if ("error" in pattern) return pattern.error;
+  if (reservedSource(pattern)) return "paths under /.netlify/ and /.well-known/dropsite/ are reserved";
+  // The forward shorthand: `/admin/* 200` (or `200!`) serves the same path, `*` as :splat.
+  const forward = parseStatus(rest[0]!);
+  if (forward && rest.length === 1) {
+    if (forward.status !== 200 || !pattern.splat)
+      return "a rule without a target is the forward shorthand: a path ending in /* with status 200 or 200!";
+    return { from, to: `${from.slice(0, -1)}:splat`, status: 200, force: forward.force };
+  }
+  const [to = "", statusField, ...extra] = rest;
+  if (extra.length > 0 || (statusField !== undefined && KEY_VALUE.test(statusField)))
+    return "a rule is: from to [status][!]; conditions (Country, Language, Role, Cookie) are not supported";
+  const st = statusField === undefined ? { status: 301 as const, force: false } : parseStatus(statusField);
+  if (!st) return `the status is one of ${REDIRECT_STATUSES.join(", ")}, optionally followed by !`;
+  const target = parseTarget(to, captures(pattern));
+  if (typeof target === "string") return target;
+  if (target.origin && (st.status === 200 || st.status === 404))
+    return `a ${st.status} rewrite serves a path of this drop, never another host`;
+  return { from, to, status: st.status, force: st.force };
+}
+
+/** Parses `_redirects`: `from to [status][!]` (or the forward shorthand `from 200`) per line; `#` starts a comment. */
 export function parseRedirects(input: Uint8Array | string, limits: RuleLimits): Parsed<RedirectRule> {
-  const file = RULE_FILES.redirects;
-  const lines = splitLines(file, input, limits);
-  if (!Array.isArray(lines)) return { ok: false, refusal: lines };
+  const refusals = new Refusals(RULE_FILES.redirects);
+  const lines = splitLines(input, limits, refusals);
   const rules: RedirectRule[] = [];
+  let counted = 0;
   for (const { n, text } of lines) {
     if (isComment(text)) continue;
-    const refuse = (reason: string): Parsed<RedirectRule> => ({
-      ok: false,
-      refusal: { file, line: n, rule: shown(text), reason },
-    });
-    const all = text.trim().split(/[ \t]+/);
-    const hashAt = all.findIndex((f) => f.startsWith("#"));
-    const fields = hashAt === -1 ? all : all.slice(0, hashAt);
-    if (fields.length < 2) return refuse("a rule is: from to [status][!]");
-    if (fields.length > 3)
-      return refuse("a rule is: from to [status][!]; conditions and query matching are not supported");
-    const [from = "", to = "", statusField] = fields;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(from))
-      return refuse("a rule matches paths of this drop; a host is not supported in the path");
-    const pattern = parsePattern(from);
-    if ("error" in pattern) return refuse(pattern.error);
-    const st = statusField === undefined ? { status: 301 as const, force: false } : parseStatus(statusField);
-    if (!st) return refuse(`the status is one of ${REDIRECT_STATUSES.join(", ")}, optionally followed by !`);
-    const target = parseTarget(to, captures(pattern));
-    if (typeof target === "string") return refuse(target);
-    if (target.origin && (st.status === 200 || st.status === 404))
-      return refuse(`a ${st.status} rewrite serves a path of this drop, never another host`);
-    if (rules.length === limits.redirectRules)
-      return refuse(`over the limit of ${limits.redirectRules} redirect rules`);
-    rules.push({ line: n, from, to, status: st.status, force: st.force });
+    const rule = redirectLine(text);
+    if (typeof rule === "string") {
+      refusals.add(n, text, rule);
+      continue;
+    }
+    // The count limit is named once, at the first rule past it.
+    if (++counted === limits.redirectRules + 1)
+      refusals.add(n, text, `over the limit of ${limits.redirectRules} redirect rules`);
+    if (counted <= limits.redirectRules) rules.push({ line: n, ...rule });
   }
-  return { ok: true, rules };
+  return refusals.result(rules);
 }
 
 // --- _headers --------------------------------------------------------------------------------
@@ -249,57 +313,141 @@ export function refusedHeader(name: string, value: string): string | null {
   return null;
 }
 
+/** What one header line adds to a response: `Name: value` and CRLF. */
+function headerLineBytes(name: string, value: string): number {
+  return name.length + value.length + 4;
+}
+
+interface Block extends HeaderRule {
+  text: string;
+  pattern: Pattern;
+  /** Bytes of its header lines. */
+  bytes: number;
+  /** Refused (its path, or past the rule limit): its lines are still read, it is never kept. */
+  refused: boolean;
+  /** Indented lines below it, refused ones included. */
+  written: number;
+}
+
 /**
  * Parses `_headers`: a path pattern on a line of its own, then its indented `Name: value`
- * lines. One rule is one path with its header lines.
+ * lines. One rule is one path with its header lines; a block holds at most
+ * `headerLinesPerRule` lines, and the blocks that can match one path add at most
+ * `addedHeaderBytes` to a response.
  */
 export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Parsed<HeaderRule> {
-  const file = RULE_FILES.headers;
-  const lines = splitLines(file, input, limits);
-  if (!Array.isArray(lines)) return { ok: false, refusal: lines };
-  const rules: HeaderRule[] = [];
-  let current: (HeaderRule & { text: string }) | undefined;
-  const refusal = (n: number, text: string, reason: string): Parsed<HeaderRule> => ({
-    ok: false,
-    refusal: { file, line: n, rule: shown(text), reason },
-  });
-  const close = (): Parsed<HeaderRule> | undefined => {
-    if (current && current.headers.length === 0)
-      return refusal(current.line, current.text, "a path needs at least one indented Name: value line below it");
-    return undefined;
+  const refusals = new Refusals(RULE_FILES.headers);
+  const lines = splitLines(input, limits, refusals);
+  const blocks: Block[] = [];
+  let current: Block | undefined;
+  let counted = 0;
+  const close = () => {
+    if (current && !current.refused && current.written === 0)
+      refusals.add(current.line, current.text, "a path needs at least one indented Name: value line below it");
   };
   for (const { n, text } of lines) {
     if (isComment(text)) continue;
     if (!/^[ \t]/.test(text)) {
-      const closed = close();
-      if (closed) return closed;
+      close();
       const path = text.trim();
-      if (/^[a-z][a-z0-9+.-]*:/i.test(path))
-        return refusal(n, text, "a rule matches paths of this drop; a host is not supported");
-      if (/[ \t]/.test(path)) return refusal(n, text, "a path line holds one path; header lines below it are indented");
-      const pattern = parsePattern(path);
-      if ("error" in pattern) return refusal(n, text, pattern.error);
-      if (rules.length === limits.headerRules)
-        return refusal(n, text, `over the limit of ${limits.headerRules} header rules`);
-      current = { line: n, path, headers: [], text };
-      rules.push(current);
+      const pattern = /^[a-z][a-z0-9+.-]*:/i.test(path)
+        ? { error: "a rule matches paths of this drop; a host is not supported" }
+        : /[ \t]/.test(path)
+          ? { error: "a path line holds one path; header lines below it are indented" }
+          : parsePattern(path);
+      current = {
+        line: n,
+        path,
+        headers: [],
+        text,
+        pattern: { segments: [], splat: false },
+        bytes: 0,
+        refused: true,
+        written: 0,
+      };
+      if ("error" in pattern) refusals.add(n, text, pattern.error);
+      else if (++counted === limits.headerRules + 1)
+        refusals.add(n, text, `over the limit of ${limits.headerRules} header rules`);
+      else if (counted <= limits.headerRules) {
+        current.pattern = pattern;
+        current.refused = false;
+        blocks.push(current);
+      }
       continue;
     }
-    if (!current) return refusal(n, text, "a header line needs a path line above it");
-    const t = text.trim();
-    const colon = t.indexOf(":");
-    if (colon <= 0) return refusal(n, text, "a header line is Name: value");
-    const name = t.slice(0, colon).trim();
-    const value = t.slice(colon + 1).trim();
-    if (!TOKEN.test(name)) return refusal(n, text, "a header name is letters, digits and -");
-    if (value === "") return refusal(n, text, "the header has no value");
-    if (!/^[\x20-\x7e\t]*$/.test(value))
-      return refusal(n, text, "a header value is printable ASCII (percent-encode URLs)");
-    const why = refusedHeader(name, value);
-    if (why) return refusal(n, text, why);
+    if (!current) {
+      refusals.add(n, text, "a header line needs a path line above it");
+      continue;
+    }
+    current.written++;
+    const why = headerLineRefusal(text);
+    if (typeof why === "string") {
+      refusals.add(n, text, why);
+      continue;
+    }
+    const [name, value] = why;
+    if (current.headers.length === limits.headerLinesPerRule) {
+      refusals.add(n, text, `over the limit of ${limits.headerLinesPerRule} header lines in one path block`);
+      current.headers.push([name, value]);
+      continue;
+    }
+    if (current.headers.length > limits.headerLinesPerRule) continue;
     current.headers.push([name, value]);
+    const before = current.bytes;
+    current.bytes += headerLineBytes(name, value);
+    if (before <= limits.addedHeaderBytes && current.bytes > limits.addedHeaderBytes && !current.refused)
+      refusals.add(n, text, `over the limit of ${limits.addedHeaderBytes} bytes of headers on one response`);
   }
-  const closed = close();
-  if (closed) return closed;
-  return { ok: true, rules: rules.map(({ line, path, headers }) => ({ line, path, headers })) };
+  close();
+  overlappingBytes(blocks, limits, refusals);
+  return refusals.result(blocks.map(({ line, path, headers }) => ({ line, path, headers })));
+}
+
+/** A header line's name and value, or why it is refused. */
+function headerLineRefusal(text: string): [string, string] | string {
+  const t = text.trim();
+  const colon = t.indexOf(":");
+  if (colon <= 0) return "a header line is Name: value";
+  const name = t.slice(0, colon).trim();
+  const value = t.slice(colon + 1).trim();
+  if (!TOKEN.test(name)) return "a header name is letters, digits and -";
+  if (value === "") return "the header has no value";
+  if (!/^[\x20-\x7e\t]*$/.test(value)) return "a header value is printable ASCII (percent-encode URLs)";
+  return refusedHeader(name, value) ?? [name, value];
+}
+
+/**
+ * Headers of every rule matching a path are combined on its response: each block's bytes plus
+ * those of every block that can match a path it matches (an upper bound of any response it is
+ * on) stay within the limit; the first block past it is named. A block alone past it was named
+ * at its line already.
+ */
+function overlappingBytes(blocks: readonly Block[], limits: RuleLimits, refusals: Refusals): void {
+  const within = blocks.filter((b) => b.bytes <= limits.addedHeaderBytes);
+  for (const [i, b] of within.entries()) {
+    let total = b.bytes;
+    for (const [j, other] of within.entries())
+      if (j !== i && mayOverlap(b.pattern, other.pattern)) total += other.bytes;
+    if (total > limits.addedHeaderBytes) {
+      refusals.add(
+        b.line,
+        b.text,
+        `over the limit of ${limits.addedHeaderBytes} bytes of headers on one response, with the other rules matching its paths`,
+      );
+      return;
+    }
+  }
+}
+
+/** Whether some path matches both patterns. */
+function mayOverlap(a: Pattern, b: Pattern): boolean {
+  const n = Math.min(a.segments.length, b.segments.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.segments[i]!;
+    const y = b.segments[i]!;
+    if ("lit" in x && "lit" in y && x.lit !== y.lit) return false;
+  }
+  if (a.segments.length === b.segments.length) return true;
+  // The shorter pattern needs a splat to reach the longer one's segments.
+  return a.segments.length < b.segments.length ? a.splat : b.splat;
 }

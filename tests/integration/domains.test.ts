@@ -13,6 +13,8 @@ import * as tlsRoute from "@/app/domains/tls-allowed/route";
 import * as deployRoute from "@/app/deploy/route";
 import * as limitsRoute from "@/app/limits/route";
 import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
+import * as dropRoute from "@/app/drops/[slug]/route";
+import { detachAccountDomains } from "@/lib/domains/detach";
 import { createContext, type AppContext } from "@/lib/context";
 import { createDrop } from "@/lib/deploy/store";
 import { setAccess } from "@/lib/drops/access";
@@ -503,6 +505,68 @@ describe("TLS", () => {
     for (const d of [pending, "unknown.example.org", "", "127.0.0.1", `${"a".repeat(300)}.com`])
       await expectError(await tlsAllowed(d), 404, "not_found");
     await expectError(await tlsRoute.GET(apiRequest("/domains/tls-allowed"), p({})), 404, "not_found");
+  });
+});
+
+describe("a domain follows its drop (round 4)", () => {
+  const deleteDrop = (apiKey: string, slug: string) =>
+    dropRoute.DELETE(apiRequest(`/drops/${slug}`, { method: "DELETE", headers: bearer(apiKey) }), p({ slug }));
+
+  it("deleting the drop: tls-allowed says no, the domain leaves Vercel and goes back to pending", async () => {
+    const { owner, slug, hostname } = await activeDomain("<p>doomed</p>");
+    const other = await activeDomain("<p>stays</p>");
+    expect((await tlsAllowed(hostname)).status).toBe(200);
+    expect(vercel.domains()).toContain(hostname);
+    const mark = vercel.calls.length;
+    expect((await deleteDrop(owner.apiKey, slug)).status).toBe(200);
+    await expectError(await tlsAllowed(hostname), 404, "not_found");
+    expect(vercel.calls.slice(mark).map((c) => `${c.method} ${c.url}`)).toEqual([
+      `DELETE /v9/projects/${vercel.projectId}/domains/${hostname}?teamId=team_dropsite`,
+    ]);
+    expect(vercel.domains()).not.toContain(hostname);
+    expect((await (await list(owner.apiKey)).json()).domains[0]).toMatchObject({ hostname, slug, status: "pending" });
+    expect((await visit(hostname)).status).toBe(404);
+    // Another account's domain is untouched.
+    expect((await tlsAllowed(other.hostname)).status).toBe(200);
+    expect(vercel.domains()).toContain(other.hostname);
+  });
+
+  it("tls-allowed says no for a drop that has expired", async () => {
+    const owner = await team();
+    const slug = await deploy(owner.apiKey, "?ttl=3600", "<p>brief</p>");
+    const hostname = freshHost();
+    const created = domainSchema.parse(await (await add(owner.apiKey, { hostname, slug })).json());
+    dns.setTxt(created.verification.name, [created.verification.value]);
+    expect((await (await verify(owner.apiKey, hostname)).json()).status).toBe("active");
+    expect((await tlsAllowed(hostname)).status).toBe(200);
+    t.clock.advance(7200);
+    await expectError(await tlsAllowed(hostname), 404, "not_found");
+  });
+
+  it("a domain the re-check sends back to pending leaves Vercel too", async () => {
+    const { hostname } = await activeDomain("<p>lapsing</p>");
+    expect(vercel.domains()).toContain(hostname);
+    dns.setTxt(`_dropsite-challenge.${hostname}`, []);
+    t.clock.advance(DOMAIN_TXT_GRACE_SECONDS + 3600);
+    expect((await runCleanup(t.ctx)).domains_pending).toContain(hostname);
+    expect(vercel.domains()).not.toContain(hostname);
+    await expectError(await tlsAllowed(hostname), 404, "not_found");
+  });
+
+  it("deleting an account: every domain of it leaves Vercel first", async () => {
+    const { owner, hostname } = await activeDomain("<p>one</p>");
+    const second = freshHost();
+    const created = domainSchema.parse(
+      await (await add(owner.apiKey, { hostname: second, slug: await deploy(owner.apiKey, "", "<p>two</p>") })).json(),
+    );
+    dns.setTxt(created.verification.name, [created.verification.value]);
+    expect((await (await verify(owner.apiKey, second)).json()).status).toBe("active");
+    const other = await activeDomain("<p>someone else</p>");
+    expect(vercel.domains()).toEqual(expect.arrayContaining([hostname, second, other.hostname]));
+    await detachAccountDomains(t.ctx, owner.account.id);
+    expect(vercel.domains()).not.toContain(hostname);
+    expect(vercel.domains()).not.toContain(second);
+    expect(vercel.domains()).toContain(other.hostname);
   });
 });
 

@@ -20,6 +20,8 @@ beforeAll(async () => {
   server = createServer(listenerOptions, (req, res) => {
     if (dispatch(req, res)) return;
     reachedNext++;
+    if (req.url === "/echo-host")
+      return void res.writeHead(200, { "content-type": "text/plain" }).end(`host=${req.headers.host ?? "(none)"}`);
     if (req.url === "/echo-authorization")
       return void res.writeHead(200, { "content-type": "text/plain" }).end(req.headers.authorization ?? "(none)");
     let n = 0;
@@ -146,13 +148,33 @@ describe("bodies past the route's cap never reach the framework", () => {
 });
 
 describe("request targets", () => {
-  it("an absolute-form target reaches the framework as its path, not another host", async () => {
+  it("an absolute-form target reaches the framework in origin form (its path and query)", async () => {
     const res = await raw(
-      "GET http://other.example/limits?x=1 HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n",
+      "GET http://localhost:3000/limits?x=1 HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n",
     );
     expect(res).toMatch(/^HTTP\/1\.1 200/);
     expect(res).toContain("/limits?x=1 0");
   });
+  it("an absolute-form target is served for the host it names, not the Host header (RFC 9112 3.2.2)", async () => {
+    // The request line names the app host; the Host header a drop host: the app answers, and
+    // what it reads as the host is the request line's.
+    const before = reachedNext;
+    const app = await raw(
+      "GET http://localhost:3000/echo-host HTTP/1.1\r\nHost: mydrop.drops.localhost:3000\r\nConnection: close\r\n\r\n",
+    );
+    expect(app).toMatch(/^HTTP\/1\.1 200/);
+    expect(app).toContain("host=localhost:3000");
+    expect(reachedNext).toBe(before + 1);
+    // The request line names a (malformed) drop host, the Host header the app: the data plane
+    // answers it as that host (its 404 page), never the app.
+    const drop = await raw(
+      "GET http://a.b.drops.localhost:3000/echo-host HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n",
+    );
+    expect(drop).toMatch(/^HTTP\/1\.1 404/);
+    expect(drop).not.toContain("host=");
+    expect(reachedNext).toBe(before + 1);
+  });
+
   it("a malformed escape on the app host is a 400 envelope", async () => {
     const res = await raw("GET /%zz HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n");
     expect(res).toMatch(/^HTTP\/1\.1 400/);

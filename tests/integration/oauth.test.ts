@@ -9,10 +9,15 @@ import { freePort, startOauthServer, type OauthServer } from "../support/oauth-s
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
 import { oauthModels } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/ids";
+import { credentialRowId } from "@/lib/oauth/adapter";
 import { registerSecret } from "../support/secrets";
 import * as keysRoute from "@/app/keys/route";
 import * as keyRoute from "@/app/keys/[id]/route";
 import * as deployRoute from "@/app/deploy/route";
+import * as dropsRoute from "@/app/drops/route";
+import * as versionsRoute from "@/app/drops/[slug]/versions/route";
+import * as limitsRoute from "@/app/limits/route";
+import * as onceRoute from "@/app/deploy/once/[token]/route";
 
 // The MCP authorization flow over HTTP against the app's own authorization server: discovery
 // (RFC 9728, RFC 8414), dynamic registration (RFC 7591), authorization code with PKCE S256
@@ -312,19 +317,43 @@ describe("authorization code with PKCE", () => {
     expect(relisted.structuredContent?.drops.map((d) => d.slug)).toEqual([slug]);
     await again.close();
 
-    // Tokens are stored by hash only.
+    // Tokens are stored by keyed hash only (HMAC under a key derived from the server secret).
     expect(
       await t.ctx.db
         .select()
         .from(oauthModels)
-        .where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, access))),
-    ).toHaveLength(0);
-    expect(
-      await t.ctx.db
-        .select()
-        .from(oauthModels)
-        .where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, sha256Hex(access)))),
+        .where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, credentialRowId(t.ctx.env, access)))),
     ).toHaveLength(1);
+  });
+
+  it("codes, access and refresh tokens are stored as keyed hashes: no row holds one verbatim or under its bare SHA-256", async () => {
+    const { account } = await accountWithKey(t.ctx);
+    const clientId = await newClient();
+    const { code, verifier } = await codeFor(clientId, account.id);
+    const codeRows = await t.ctx.db.select().from(oauthModels).where(eq(oauthModels.model, "AuthorizationCode"));
+    expect(codeRows.map((r) => r.id)).toContain(credentialRowId(t.ctx.env, code));
+    const r = await exchange(clientId, code, verifier);
+    expect(r.status).toBe(200);
+    const access = r.json.access_token as string;
+    const refresh = r.json.refresh_token as string;
+    registerSecret("oauth access token", access);
+    registerSecret("oauth refresh token", refresh);
+    const rows = await t.ctx.db.select().from(oauthModels);
+    const ids = new Set(rows.map((row) => row.id));
+    const dump = JSON.stringify(rows);
+    for (const secret of [code, access, refresh]) {
+      expect(ids.has(secret)).toBe(false);
+      expect(ids.has(sha256Hex(secret))).toBe(false);
+      expect(dump).not.toContain(secret);
+    }
+    expect(ids.has(credentialRowId(t.ctx.env, access))).toBe(true);
+    expect(ids.has(credentialRowId(t.ctx.env, refresh))).toBe(true);
+    // The keyed hash is not the bare SHA-256, and it depends on the server secret.
+    expect(credentialRowId(t.ctx.env, access)).not.toBe(sha256Hex(access));
+    expect(credentialRowId({ ...t.ctx.env, NEXTAUTH_SECRET: "another-secret-of-enough-length-000" }, access)).not.toBe(
+      credentialRowId(t.ctx.env, access),
+    );
+    expect((await rawMcp(access)).status).toBe(200);
   });
 
   it("deny redirects with error=access_denied and issues nothing", async () => {
@@ -421,7 +450,7 @@ describe("tokens on /mcp", () => {
     await t.ctx.db
       .update(oauthModels)
       .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, sha256Hex(access))));
+      .where(and(eq(oauthModels.model, "AccessToken"), eq(oauthModels.id, credentialRowId(t.ctx.env, access))));
     expectChallenge(await rawMcp(access));
   });
 
@@ -480,5 +509,86 @@ describe("tokens on /mcp", () => {
     );
     expect(foreign.status).toBe(404);
     expect((await rawMcp(otherAccess)).status).toBe(200);
+  });
+});
+
+describe("an access token stays with its resource (BASE_URL/mcp)", () => {
+  it("the REST API refuses it as any unknown credential: 401 auth_required on GET /drops, versions, /keys and /limits", async () => {
+    const { account, apiKey } = await accountWithKey(t.ctx);
+    const deployed = await deployRoute.POST(
+      new Request(url("/deploy"), {
+        method: "POST",
+        headers: { ...bearer(apiKey), "content-type": "application/json", "x-dropsite-socket-ip": "192.0.2.8" },
+        body: JSON.stringify({ files: { "index.html": "<h1>rest</h1>" } }),
+      }),
+      { params: Promise.resolve({}) },
+    );
+    expect(deployed.status).toBe(200);
+    const { slug } = (await deployed.json()) as { slug: string };
+    const { access } = await tokensFor(await newClient(), account.id);
+    // The token works where it was issued for.
+    expect((await rawMcp(access)).status).toBe(200);
+
+    const none = { params: Promise.resolve({}) };
+    const answers = [
+      await dropsRoute.GET(new Request(url("/drops"), { headers: bearer(access) }), none),
+      await versionsRoute.GET(new Request(url(`/drops/${slug}/versions`), { headers: bearer(access) }), {
+        params: Promise.resolve({ slug }),
+      }),
+      await keysRoute.GET(new Request(url("/keys"), { headers: bearer(access) }), none),
+      await limitsRoute.GET(new Request(url("/limits"), { headers: bearer(access) }), none),
+      await deployRoute.POST(
+        new Request(url("/deploy"), {
+          method: "POST",
+          headers: { ...bearer(access), "content-type": "application/json", "x-dropsite-socket-ip": "192.0.2.9" },
+          body: JSON.stringify({ files: { "index.html": "<h1>no</h1>" } }),
+        }),
+        none,
+      ),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { code: string }).code).toBe("auth_required");
+    }
+    // The same routes still answer the account's API key.
+    expect((await dropsRoute.GET(new Request(url("/drops"), { headers: bearer(apiKey) }), none)).status).toBe(200);
+  });
+
+  it("revoking the client ends a one-time deploy URL its token asked for, with the tokens, at once", async () => {
+    const { account, apiKey } = await accountWithKey(t.ctx);
+    const clientId = await newClient("Shell Agent");
+    const { access, refresh } = await tokensFor(clientId, account.id);
+    const client = await mcpClient(access);
+    const issued = (await client.callTool({ name: "deploy_directory", arguments: {} })) as {
+      isError?: boolean;
+      structuredContent?: { url: string };
+    };
+    await client.close();
+    expect(issued.isError).toBeFalsy();
+    const grantToken = /\/deploy\/once\/(dg_[A-Za-z0-9_-]{43})$/.exec(issued.structuredContent!.url)![1]!;
+    registerSecret("deploy grant", grantToken);
+
+    const del = await keyRoute.DELETE(
+      new Request(url(`/keys/oauth_${clientId}`), { method: "DELETE", headers: bearer(apiKey) }),
+      { params: Promise.resolve({ id: `oauth_${clientId}` }) },
+    );
+    expect(del.status).toBe(200);
+    expectChallenge(await rawMcp(access));
+    const refreshed = await token({ grant_type: "refresh_token", refresh_token: refresh, client_id: clientId });
+    expect(refreshed.json.error).toBe("invalid_grant");
+    const used = await onceRoute.POST(
+      new Request(url(`/deploy/once/${grantToken}`), {
+        method: "POST",
+        headers: { "content-type": "text/html", "x-dropsite-socket-ip": "192.0.2.10" },
+        body: "<p>after revoke</p>",
+      }),
+      { params: Promise.resolve({ token: grantToken }) },
+    );
+    expect(used.status).toBe(401);
+    expect(((await used.json()) as { code: string }).code).toBe("auth_required");
+    const drops = (await (
+      await dropsRoute.GET(new Request(url("/drops"), { headers: bearer(apiKey) }), { params: Promise.resolve({}) })
+    ).json()) as { drops: unknown[] };
+    expect(drops.drops).toEqual([]);
   });
 });

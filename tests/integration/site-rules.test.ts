@@ -315,6 +315,8 @@ describe("refusals name the file, the line and the rule, and change nothing", ()
       redirect_rules: L.redirectRules,
       header_rules: L.headerRules,
       rule_line_chars: L.ruleLineChars,
+      header_lines_per_rule: L.headerLinesPerRule,
+      added_header_bytes: L.addedHeaderBytes,
     });
   });
 
@@ -340,6 +342,62 @@ describe("refusals name the file, the line and the rule, and change nothing", ()
     expect(r.error).toBe(
       `_headers line ${2 * L.headerRules + 1}: /x (over the limit of ${L.headerRules} header rules)`,
     );
+  });
+
+  it("a refused file names every bad line in errors (the message names the first), and changes nothing", async () => {
+    const before = await countDrops(t.ctx.db);
+    const res = await deploy({
+      "index.html": "x",
+      _redirects:
+        "/ok /fine\n/store id=:id /blog/:id 301\n/.netlify/functions/* /api/:splat 200\n/a /b 305\n/spa/* 200",
+    });
+    const body = (await res.json()) as { code: string; error: string; errors: unknown[] };
+    expect(res.status).toBe(400);
+    expect(body.code).toBe("invalid_request");
+    expect(body.error).toBe("_redirects line 2: /store id=:id /blog/:id 301 (query matching is not supported)");
+    expect(body.errors).toEqual([
+      { file: "_redirects", line: 2, reason: "query matching is not supported" },
+      { file: "_redirects", line: 3, reason: "paths under /.netlify/ and /.well-known/dropsite/ are reserved" },
+      {
+        file: "_redirects",
+        line: 4,
+        reason: "the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !",
+      },
+    ]);
+    expect(await countDrops(t.ctx.db)).toBe(before);
+  });
+
+  it("the forward shorthand serves the same path through the rewrite", async () => {
+    const d = await deployOk({
+      "index.html": "<h1>home</h1>",
+      "app/index.html": "<h1>app shell</h1>",
+      _redirects: "/app/* 200",
+    });
+    const res = await get(d.slug, "/app/index.html");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("<h1>app shell</h1>");
+  });
+
+  it(`_headers past ${L.headerLinesPerRule} lines in a block or ${L.addedHeaderBytes} bytes on a response is refused at the line`, async () => {
+    const lines = (n: number, chars: number) =>
+      Array.from({ length: n }, (_, i) => `  X-H${i}: ${"v".repeat(chars)}`).join("\n");
+    const big = await refusal(await deploy({ "index.html": "x", _headers: `/*\n${lines(2000, 900)}` }));
+    expect(big).toMatchObject({ status: 400, code: "invalid_request" });
+    expect(big.error).toMatch(
+      /^_headers line \d+: X-H\d+: v+… \(over the limit of 8192 bytes of headers on one response\)$/,
+    );
+    const many = await deploy({ "index.html": "x", _headers: `/*\n${lines(L.headerLinesPerRule + 1, 1)}` });
+    const body = (await many.json()) as { error: string; errors: { line: number; reason: string }[] };
+    expect(many.status).toBe(400);
+    expect(body.errors).toEqual([
+      {
+        file: "_headers",
+        line: L.headerLinesPerRule + 2,
+        reason: `over the limit of ${L.headerLinesPerRule} header lines in one path block`,
+      },
+    ]);
+    const d = await deployOk({ "index.html": "x", _headers: `/*\n${lines(L.headerLinesPerRule, 1)}` });
+    expect(d.report?.header_rules).toBe(1);
   });
 
   it("a zip's rules are read and refused the same way", async () => {

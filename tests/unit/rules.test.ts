@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reportLines, rulesLine } from "@/lib/deploy/report-text";
-import { limits } from "@/lib/plans";
+import { limits, RULE_REFUSALS_LISTED } from "@/lib/plans";
 import { compileRules, expandTarget, firstRedirect, headersFor } from "@/lib/rules/match";
 import { parseHeaders, parseRedirects, refusalMessage, type Parsed } from "@/lib/rules/parse";
 import { matchPattern, parsePattern, pathSegments } from "@/lib/rules/pattern";
@@ -58,7 +58,7 @@ describe("_redirects: from to [status][!]", () => {
     ],
     [
       "/a /b 301 Country=us",
-      "_redirects line 2: /a /b 301 Country=us (a rule is: from to [status][!]; conditions and query matching are not supported)",
+      "_redirects line 2: /a /b 301 Country=us (a rule is: from to [status][!]; conditions (Country, Language, Role, Cookie) are not supported)",
     ],
     [
       "/a https://evil.example/x 200",
@@ -207,6 +207,132 @@ describe("_headers: path blocks with indented Name: value lines", () => {
     expect(refused(parseHeaders([...blocks, "/last\n  X-N: x"].join("\n"), L))).toBe(
       `_headers line ${2 * L.headerRules + 1}: /last (over the limit of ${L.headerRules} header rules)`,
     );
+  });
+});
+
+describe("_redirects as Netlify users write it (round 4)", () => {
+  it.each([
+    ["/admin/* 200", false],
+    ["/admin/* 200!", true],
+  ])("the forward shorthand %j rewrites to the same path, * as :splat", (line, force) => {
+    expect(ok(parseRedirects(line, L))).toEqual([
+      { line: 1, from: "/admin/*", to: "/admin/:splat", status: 200, force },
+    ]);
+    expect(ok(parseRedirects("/* 200", L))).toEqual([
+      { line: 1, from: "/*", to: "/:splat", status: 200, force: false },
+    ]);
+  });
+
+  it.each(["/admin 200", "/admin/* 301", "/admin/* 404", "/admin/:x 200!"])(
+    "refuses %j: the shorthand needs a path ending in /* and 200",
+    (line) => {
+      expect(refused(parseRedirects(line, L))).toBe(
+        `_redirects line 1: ${line} (a rule without a target is the forward shorthand: a path ending in /* with status 200 or 200!)`,
+      );
+    },
+  );
+
+  it.each([
+    "/.netlify/functions/* /api/:splat 200",
+    "/.netlify /x",
+    "/%2Enetlify/x /y",
+    "/.well-known/dropsite/* /x 200",
+    "/.well-known/dropsite /x",
+  ])("refuses the reserved source of %j", (line) => {
+    expect(refused(parseRedirects(line, L))).toBe(
+      `_redirects line 1: ${line} (paths under /.netlify/ and /.well-known/dropsite/ are reserved)`,
+    );
+  });
+
+  it("other paths that look alike are not reserved", () => {
+    expect(
+      ok(parseRedirects("/.well-known/security.txt /security.txt\n/netlify/* /n/:splat\n/.well-known/* /w 200", L)),
+    ).toHaveLength(3);
+  });
+
+  it.each(["/store id=:id /blog/:id 301", "/store id=:id /blog/:id", "/articles id=:id tag=:tag /posts/:tag/:id 301!"])(
+    "refuses query matching %j as not supported, not as a bad status",
+    (line) => {
+      expect(refused(parseRedirects(line, L))).toBe(`_redirects line 1: ${line} (query matching is not supported)`);
+    },
+  );
+
+  it("names every bad line in line order; the message names the first", () => {
+    const p = parseRedirects("/ok /fine\n/a /b 305\n/good /x\n/store id=:id /b\n/.netlify/x /y\n/c\n/last /z", L);
+    expect(p.ok).toBe(false);
+    if (p.ok) return;
+    expect(refusalMessage(p.refusal)).toBe(
+      "_redirects line 2: /a /b 305 (the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !)",
+    );
+    expect(p.refusals.map((r) => [r.line, r.reason])).toEqual([
+      [2, "the status is one of 200, 301, 302, 303, 307, 308, 404, optionally followed by !"],
+      [4, "query matching is not supported"],
+      [5, "paths under /.netlify/ and /.well-known/dropsite/ are reserved"],
+      [6, "a rule is: from to [status][!]"],
+    ]);
+  });
+
+  it(`lists at most ${RULE_REFUSALS_LISTED} bad lines, the first ones`, () => {
+    const lines = Array.from({ length: RULE_REFUSALS_LISTED + 10 }, (_, i) => `/p${i}`);
+    const p = parseRedirects(lines.join("\n"), L);
+    if (p.ok) throw new Error("expected a refusal");
+    expect(p.refusals).toHaveLength(RULE_REFUSALS_LISTED);
+    expect(p.refusals.map((r) => r.line)).toEqual(Array.from({ length: RULE_REFUSALS_LISTED }, (_, i) => i + 1));
+  });
+
+  it("a file that is not UTF-8 names its bad lines and the others' faults too", () => {
+    const enc = new TextEncoder();
+    const bytes = new Uint8Array([...enc.encode("/a /b\n"), 0xff, 0x0a, ...enc.encode("/c\n"), 0xfe]);
+    const p = parseRedirects(bytes, L);
+    if (p.ok) throw new Error("expected a refusal");
+    expect(p.refusals.map((r) => [r.line, r.reason])).toEqual([
+      [2, "not UTF-8 text"],
+      [3, "a rule is: from to [status][!]"],
+      [4, "not UTF-8 text"],
+    ]);
+  });
+});
+
+describe("_headers: bounded header blocks (round 4)", () => {
+  const block = (path: string, n: number, valueChars = 10) =>
+    [path, ...Array.from({ length: n }, (_, i) => `  X-H${i}: ${"v".repeat(valueChars)}`)].join("\n");
+
+  it(`takes ${L.headerLinesPerRule} header lines in one path block and refuses the next, naming the line`, () => {
+    expect(ok(parseHeaders(block("/*", L.headerLinesPerRule), L))[0]!.headers).toHaveLength(L.headerLinesPerRule);
+    expect(refused(parseHeaders(block("/*", L.headerLinesPerRule + 5), L))).toBe(
+      `_headers line ${L.headerLinesPerRule + 2}: X-H${L.headerLinesPerRule}: vvvvvvvvvv (over the limit of ${L.headerLinesPerRule} header lines in one path block)`,
+    );
+  });
+
+  it(`refuses one block adding more than ${L.addedHeaderBytes} bytes, at the line that crosses it`, () => {
+    // Each line adds "X-Hn: " + 900 bytes + CRLF (908 bytes); the 10th (line 11) crosses 8 KB.
+    const text = block("/*", 20, 900);
+    const p = parseHeaders(text, L);
+    if (p.ok) throw new Error("expected a refusal");
+    expect(p.refusals).toHaveLength(1);
+    expect(p.refusal.line).toBe(11);
+    expect(p.refusal.reason).toBe(`over the limit of ${L.addedHeaderBytes} bytes of headers on one response`);
+    expect(ok(parseHeaders(block("/*", 9, 900), L))).toHaveLength(1);
+  });
+
+  it("counts the blocks that can match one path together; blocks that never meet do not add up", () => {
+    const five = (path: string) => block(path, 5, 900);
+    // /assets/* and /* both match /assets/app.js: 9,080 bytes on its response.
+    expect(refused(parseHeaders(`${five("/*")}\n${five("/assets/*")}`, L))).toBe(
+      `_headers line 1: /* (over the limit of ${L.addedHeaderBytes} bytes of headers on one response, with the other rules matching its paths)`,
+    );
+    expect(refused(parseHeaders(`${five("/docs/:page")}\n${five("/:section/intro")}`, L))).toContain(
+      "with the other rules matching its paths",
+    );
+    // Different literals, or lengths no splat reaches, never meet.
+    expect(ok(parseHeaders(`${five("/assets/*")}\n${five("/docs/*")}`, L))).toHaveLength(2);
+    expect(ok(parseHeaders(`${five("/a/:x")}\n${five("/a/:x/:y")}\n${five("/b")}`, L))).toHaveLength(3);
+  });
+
+  it("names every bad line of _headers; a refused path's lines are checked but never kept", () => {
+    const p = parseHeaders("/ok\n  X-A: 1\nhttps://x.example/*\n  Set-Cookie: a=b\n/b\n  X-B\n/c\n  X-C: 1", L);
+    if (p.ok) throw new Error("expected a refusal");
+    expect(p.refusals.map((r) => r.line)).toEqual([3, 4, 6]);
   });
 });
 

@@ -71,7 +71,7 @@ const limitRows: [string, (t: Tier) => string][] = [
   [
     "Site rules (_redirects / _headers)",
     (t) =>
-      `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line`,
+      `${num(limits[t].redirectRules)} redirect rules, ${num(limits[t].headerRules)} header rules, ${num(limits[t].ruleLineChars)} characters a line, ${num(limits[t].headerLinesPerRule)} header lines a path block, ${num(limits[t].addedHeaderBytes)} bytes of added headers a response`,
   ],
   [
     "Price",

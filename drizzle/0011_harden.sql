@@ -1,0 +1,1 @@
+ALTER TABLE "deploy_grants" ADD COLUMN "oauth_grant_id" text;

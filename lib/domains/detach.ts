@@ -1,0 +1,43 @@
+import type { AppContext } from "../context";
+import { listAccountDomains, unverifyDropDomains } from "../db/domains";
+import { domainChanged } from "../serve/cache";
+import { detachDomain } from "./vercel";
+
+// A custom domain is attached at Vercel (its certificate, its routing to this app) only while it
+// is active and points at a drop that exists. When that stops, it leaves the project: a drop
+// deleted or purged, a domain the re-check sends back to pending, an account about to be
+// deleted. Best effort: the change itself has happened (or must happen) whatever Vercel
+// answers, so a failure is logged, never thrown; a later verify attaches the domain again.
+
+/** Removes one hostname from the Vercel project (when one is configured), logging a failure. */
+export async function detachQuietly(ctx: AppContext, hostname: string): Promise<void> {
+  try {
+    await detachDomain(ctx.env, hostname);
+  } catch (err) {
+    console.error(`[domains] could not detach ${hostname} at Vercel:`, err instanceof Error ? err.message : err);
+  }
+}
+
+/** A drop was deleted or purged: its active domains go back to pending and leave Vercel. */
+export async function detachDropDomains(
+  ctx: AppContext,
+  drop: { ownerId: string | null; slug: string },
+): Promise<void> {
+  if (drop.ownerId === null) return;
+  const hostnames = await unverifyDropDomains(ctx.db, drop.ownerId, drop.slug);
+  for (const hostname of hostnames) {
+    await domainChanged(ctx, hostname);
+    await detachQuietly(ctx, hostname);
+  }
+}
+
+/**
+ * Before an account is deleted (its domain rows go with it, by foreign key): every domain of it
+ * leaves Vercel, so no certificate or routing outlives the account.
+ */
+export async function detachAccountDomains(ctx: AppContext, accountId: string): Promise<void> {
+  for (const row of await listAccountDomains(ctx.db, accountId)) {
+    await domainChanged(ctx, row.hostname);
+    await detachQuietly(ctx, row.hostname);
+  }
+}
