@@ -224,6 +224,12 @@ export const dropSchema = z.object({
   created_at: isoDate,
   updated_at: isoDate,
   expires_at: isoDate.nullable(),
+  disabled: z
+    .object({ reason: z.string(), at: isoDate })
+    .nullable()
+    .describe(
+      "Set while an operator has disabled the drop: it answers 451 everywhere and refuses writes (403 forbidden); its owner may still delete it or appeal at /report.",
+    ),
 });
 export type Drop = z.infer<typeof dropSchema>;
 

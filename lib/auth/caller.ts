@@ -9,6 +9,7 @@ import { withDb } from "../db/errors";
 import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
+import { refuseSuspended } from "./suspended";
 
 // Who is calling. A Bearer credential is an sp_ API key, an identity-provider ID token or an
 // OAuth access token of the MCP resource (lib/oauth); unknown, revoked and malformed credentials
@@ -37,8 +38,17 @@ export function bearerCredential(req: Request): string | null | undefined {
   return m ? (m[1] ?? null) : null;
 }
 
-/** Resolves a credential string to a caller, or null when it is not accepted. */
+/**
+ * Resolves a credential string to a caller, or null when it is not accepted; a suspended
+ * account's credential is refused (403 forbidden).
+ */
 export async function callerFromCredential(ctx: AppContext, credential: string): Promise<Caller | null> {
+  const caller = await resolveCredential(ctx, credential);
+  if (caller) refuseSuspended(caller.account);
+  return caller;
+}
+
+async function resolveCredential(ctx: AppContext, credential: string): Promise<Caller | null> {
   const now = new Date(ctx.now());
   if (credential.startsWith("sp_")) {
     if (!API_KEY_PATTERN.test(credential)) return null;
@@ -71,6 +81,7 @@ export async function callerFromCredential(ctx: AppContext, credential: string):
       issuer: identity.issuer,
       subject: identity.subject,
       email: identity.email,
+      emailVerified: identity.emailVerified,
     }),
   );
   return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };

@@ -36,9 +36,21 @@ export interface NewAuditEntry {
   at?: Date;
 }
 
+let sequence = 0;
+
+/**
+ * An entry's id: aud_, the wall-clock time and a counter (so ids sort in the order this process
+ * wrote them, the tiebreak of entries with one `at`), then randomness.
+ */
+function auditId(): string {
+  sequence = (sequence + 1) % 36 ** 4;
+  const time = Date.now().toString(36).padStart(9, "0");
+  return `${time}${sequence.toString(36).padStart(4, "0")}${prefixedId("aud").slice(4, 16)}`;
+}
+
 /** Appends one entry; its id. */
 export async function recordAudit(db: DbOrTx, e: NewAuditEntry): Promise<string> {
-  const id = prefixedId("aud");
+  const id = `aud_${auditId()}`;
   await db.insert(auditLog).values({
     id,
     actor: e.actor,

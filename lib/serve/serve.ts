@@ -14,6 +14,7 @@ import {
 import type { HostAction } from "./host";
 import { parseRange } from "./range";
 import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
+import { disabledResult, reportLinkHtml } from "./disabled";
 import { expandTarget, firstRedirect, headersFor, type CompiledRules } from "../rules/match";
 import { pathSegments } from "../rules/pattern";
 
@@ -62,9 +63,9 @@ function escapeHtml(s: string): string {
 }
 
 /** The service's own small pages on drop hosts (404, 410, 400): one template. */
-export function page(status: number, title: string, text: string): ServeResult {
+export function page(status: number, title: string, text: string, extraHtml = ""): ServeResult {
   const body = new TextEncoder().encode(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extraHtml}</main></body></html>`,
   );
   return {
     status,
@@ -82,7 +83,7 @@ export function page(status: number, title: string, text: string): ServeResult {
   };
 }
 
-export const notFoundPage = () => page(404, "Not found", "There is nothing at this address.");
+export const notFoundPage = () => page(404, "Not found", "There is nothing at this address.", reportLinkHtml());
 const badRequestPage = () => page(400, "Bad request", "This address is not a valid path.");
 
 function gonePage(m: Manifest, now: number): ServeResult {
@@ -338,6 +339,7 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
     return manifestFailure(err);
   }
   if (!m) return notFoundPage();
+  if (m.drop.disabled) return disabledResult(m, req)!;
   if (unlocking) return unlock(ctx, m, req);
   return behindGate(ctx, m, path, req);
 }
