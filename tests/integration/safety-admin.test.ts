@@ -20,7 +20,9 @@ import * as preflightRoute from "@/app/deploy/preflight/route";
 import { anonymousCaller } from "@/lib/auth/caller";
 import { createDrop } from "@/lib/deploy/store";
 import { setAccess } from "@/lib/drops/access";
-import { accounts, auditLog, domains, events, reports } from "@/lib/db/schema";
+import { accounts, auditLog, domains, events, reports, webhooks } from "@/lib/db/schema";
+import { recordEvent } from "@/lib/db/events";
+import { claimDueDeliveries } from "@/lib/db/webhooks";
 import { resolveHost } from "@/lib/serve/host";
 import { serveDrop } from "@/lib/serve/serve";
 import { reportLimits } from "@/lib/plans";
@@ -385,6 +387,26 @@ describe("suspended accounts", () => {
     const a = await createDrop(t.ctx, caller, { files: [{ path: "index.html", bytes: enc("one") }], ttl: null });
     const b = await createDrop(t.ctx, caller, { files: [{ path: "index.html", bytes: enc("two") }], ttl: null });
     expect((await visit(a.slug)).status).toBe(200);
+    // A webhook with a delivery due: it pauses while the account is suspended.
+    await t.ctx.db.insert(webhooks).values({
+      id: `wh_${user.account.id.slice(-20)}`,
+      accountId: user.account.id,
+      url: "https://hooks.example.test/",
+      events: ["drop.deployed"],
+      secretSealed: "v1.x.y.z",
+    });
+    await t.ctx.db.transaction((tx) =>
+      recordEvent(tx, {
+        accountId: user.account.id,
+        type: "drop.deployed",
+        data: { slug: a.slug },
+        now: new Date(t.clock.now),
+      }),
+    );
+    const due = (at: number) =>
+      claimDueDeliveries(t.ctx.db, new Date(at), new Date(at + 1000), 100).then((ds) =>
+        ds.filter((d) => d.webhook.id === `wh_${user.account.id.slice(-20)}`),
+      );
 
     const res = await suspendRoute.POST(
       apiRequest(`/admin/accounts/${user.account.id}/suspend`, post(ops.apiKey, { reason: "spam", note: "bulk" })),
@@ -396,6 +418,7 @@ describe("suspended accounts", () => {
     expect((await visit(a.slug)).status).toBe(451);
     expect((await visit(b.slug, "/x.css")).status).toBe(451);
     restoreStorage?.();
+    expect(await due(t.clock.now + 1000)).toEqual([]);
     const listed = await dropsRoute.GET(apiRequest("/drops", get(user.apiKey)), p({}));
     expect(listed.status).toBe(403);
     const env = await listed.json();
@@ -409,6 +432,7 @@ describe("suspended accounts", () => {
     expect(await un.json()).toEqual({ id: user.account.id, suspended: null });
     expect((await visit(a.slug)).text).toBe("one");
     expect((await dropsRoute.GET(apiRequest("/drops", get(user.apiKey)), p({}))).status).toBe(200);
+    expect(await due(t.clock.now + 2000)).toHaveLength(1);
     expect(await auditActions(`account:${user.account.id}`)).toEqual(["account.suspended", "account.unsuspended"]);
   });
 });
