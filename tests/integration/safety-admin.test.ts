@@ -27,6 +27,7 @@ import { resolveHost } from "@/lib/serve/host";
 import { serveDrop } from "@/lib/serve/serve";
 import { reportLimits } from "@/lib/plans";
 import { accountWithKey, bearer } from "../support/accounts";
+import { connectInProcess, resultText, type CallResult } from "../support/mcp";
 import { apiRequest, suiteContext, TEST_BASE_URL, TEST_SERVE_DOMAIN } from "../support/context";
 
 // Trust and safety, operators' side (DESIGN "Trust and safety"): reports, the /admin/* routes
@@ -234,6 +235,34 @@ describe("reports", () => {
     expect((await send("198.51.100.78")).status).toBe(202);
     t.clock.advance(3601);
     expect((await send("198.51.100.77")).status).toBe(202);
+  });
+});
+
+describe("MCP report_abuse", () => {
+  it("files a report without a credential; a URL not ours is an error result and stores nothing", async () => {
+    const slug = await anonDrop();
+    const client = await connectInProcess("modern", { ip: "198.51.100.90" });
+    try {
+      const ok = (await client.callTool({
+        name: "report_abuse",
+        arguments: { url: `http://${slug}.${TEST_SERVE_DOMAIN}/`, reason: "malware", details: "drive-by download" },
+      })) as CallResult;
+      expect(ok.isError).toBeFalsy();
+      const id = (ok.structuredContent as { id: string }).id;
+      expect(resultText(ok)).toContain(id);
+      const [row] = await t.ctx.db.select().from(reports).where(eq(reports.id, id));
+      expect(row).toMatchObject({ slug, reason: "malware", details: "drive-by download" });
+      const before = (await t.ctx.db.select().from(reports)).length;
+      const bad = (await client.callTool({
+        name: "report_abuse",
+        arguments: { url: "https://example.com/", reason: "malware" },
+      })) as CallResult;
+      expect(bad.isError).toBe(true);
+      expect(resultText(bad)).toContain("invalid_request");
+      expect((await t.ctx.db.select().from(reports)).length).toBe(before);
+    } finally {
+      await client.close();
+    }
   });
 });
 
