@@ -23,10 +23,19 @@ export const LAYERS = [
   ],
   ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access"],
   ["lib/context.ts", "lib/serve"],
-  ["lib/oauth", "lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts", "lib/webhooks"],
+  [
+    "lib/oauth",
+    "lib/auth",
+    "lib/billing",
+    "lib/vanity.ts",
+    "lib/health.ts",
+    "lib/idempotency.ts",
+    "lib/webhooks",
+    "lib/safety",
+  ],
   ["lib/deploy"],
   ["lib/drops", "lib/device", "lib/domains"],
-  ["lib/mcp", "lib/openapi", "lib/plane"],
+  ["lib/mcp", "lib/openapi", "lib/plane", "lib/admin"],
   ["app", "pages", "cli", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],
 ];
 const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>

@@ -10,7 +10,8 @@ export default function NotFound() {
         <h1>Page not found</h1>
         <p>There is nothing here.</p>
         <p>
-          <Link href="/">Home</Link> · <Link href="/docs">Docs</Link> · <Link href="/dashboard">Dashboard</Link>
+          <Link href="/">Home</Link> · <Link href="/docs">Docs</Link> · <Link href="/dashboard">Dashboard</Link> ·{" "}
+          <Link href="/report">Report abuse</Link>
         </p>
       </main>
     </>

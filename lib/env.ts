@@ -205,6 +205,11 @@ const envSchema = z.object({
   VERCEL_TEAM_ID: optionalString,
   /** The Vercel REST API base; default https://api.vercel.com (tests point it at a local stand-in). */
   VERCEL_API_URL: optionalHttpUrl("VERCEL_API_URL", { example: "https://api.vercel.com" }),
+  /**
+   * Operators: accounts whose email is in this comma list (case-insensitive), when the identity
+   * provider vouched for the email (email_verified). `npm run admin -- grant-admin` adds others.
+   */
+  ADMIN_EMAILS: optionalString.transform((v) => commaList(v).map((e) => e.toLowerCase())),
   /** Memory for drop contents kept by hash on the serve path (raw and compressed); 0 turns it off. */
   SERVE_CACHE_BYTES: z.coerce
     .number({ error: "SERVE_CACHE_BYTES must be a whole number of bytes" })

@@ -63,6 +63,13 @@ export const BODY_ROUTES = [
   { method: "POST", path: "/drops/{slug}/rollback", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/device/authorize", cap: JSON_BODY_CAP, credential: "none" },
   { method: "POST", path: "/device/token", cap: JSON_BODY_CAP, credential: "none" },
+  { method: "POST", path: "/reports", cap: JSON_BODY_CAP, credential: "none" },
+  { method: "POST", path: "/admin/reports/{id}/resolve", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/admin/drops/{slug}/disable", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/admin/drops/{slug}/enable", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/admin/accounts/{id}/suspend", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/admin/accounts/{id}/unsuspend", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/admin/blocks", cap: JSON_BODY_CAP, credential: "account" },
 ] as const satisfies readonly BodyRoute[];
 
 type Row = (typeof BODY_ROUTES)[number];

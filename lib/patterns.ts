@@ -59,6 +59,8 @@ export const WEBHOOK_EVENTS = {
   "drop.claimed": "an anonymous drop was claimed into the account",
   "drop.access_changed": "a drop's access (public or password) was changed",
   "domain.verified": "a custom domain was verified",
+  "drop.disabled": "an operator disabled a drop (it answers 451; data.reason names the category)",
+  "drop.enabled": "an operator enabled a disabled drop again",
 } as const;
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];

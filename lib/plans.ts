@@ -205,3 +205,9 @@ export const WEBHOOK_RETRY_SECONDS = [30, 120, 480, 1_920, 7_680, 28_800, 28_800
 export const WEBHOOK_POLL_SECONDS = 2;
 /** Attempts of the delivery log GET /webhooks/{id}/deliveries shows (newest first). */
 export const WEBHOOK_LOG_SHOWN = 100;
+
+/**
+ * Abuse reports (POST /reports, the /report form, MCP report_abuse): one address may send
+ * `perAddressPerHour` an hour; `details` is at most `detailsChars` code points.
+ */
+export const reportLimits = { perAddressPerHour: 10, detailsChars: 2_000 } as const;

@@ -225,6 +225,12 @@ export const dropSchema = z.object({
   created_at: isoDate,
   updated_at: isoDate,
   expires_at: isoDate.nullable(),
+  disabled: z
+    .object({ reason: z.string(), at: isoDate })
+    .nullable()
+    .describe(
+      "Set while an operator has disabled the drop: it answers 451 everywhere and refuses writes (403 forbidden); its owner may still delete it or appeal at /report.",
+    ),
 });
 export type Drop = z.infer<typeof dropSchema>;
 
@@ -321,6 +327,12 @@ export const errorEnvelopeSchema = z.object({
     .optional()
     .describe(
       `A refused _redirects or _headers: every bad line (at most ${RULE_REFUSALS_LISTED}), in line order; the message names the first.`,
+    ),
+  findings: z
+    .array(z.object({ rule: z.string(), file: z.string(), line: z.int(), excerpt: z.string() }))
+    .optional()
+    .describe(
+      "422 content_refused: what the deploy scan found (rule, file, line, an excerpt of at most 120 characters).",
     ),
 });
 

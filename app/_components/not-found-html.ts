@@ -27,7 +27,7 @@ h1{font-size:1.8rem;margin:2rem 0 .5rem}code{font-family:ui-monospace,monospace;
 <h1>Page not found</h1>
 <p>There is no page at <code>${escape(pathname)}</code> on this site.</p>
 <p class="muted">Published drops live on their own addresses (<code>https://&lt;slug&gt;.…/</code>), never under this host.</p>
-<p><a href="/">Home</a> · <a href="/docs">Docs</a> · <a href="/dashboard">Dashboard</a></p>
+<p><a href="/">Home</a> · <a href="/docs">Docs</a> · <a href="/dashboard">Dashboard</a> · <a href="/report">Report abuse</a></p>
 </main>
 </body>
 </html>

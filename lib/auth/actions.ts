@@ -4,6 +4,7 @@ import type { AccountRow } from "../db/schema";
 import type { Caller } from "./caller";
 import { sessionCaller } from "./session";
 import { guardAccountRoute } from "./guard";
+import { refuseSuspended } from "./suspended";
 
 // Server actions of the dashboard run the same lib/ services as the API, as the session's
 // account. Failures come back as a plain result carrying the envelope's message and hint.
@@ -17,6 +18,7 @@ export async function runAsSession<T>(
   try {
     const caller = await sessionCaller();
     if (!caller) throw new ApiError("auth_required", "Your session has ended.", { hint: "Log in again." });
+    refuseSuspended(caller.account);
     const ctx = await getContext();
     await guardAccountRoute(ctx, caller);
     return { ok: true, data: await fn(ctx, caller) };

@@ -9,6 +9,7 @@ import { withDb } from "../db/errors";
 import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
+import { refuseSuspended } from "./suspended";
 
 // Who is calling. A Bearer credential is an sp_ API key, an identity-provider ID token or, on
 // the MCP endpoint only, an OAuth access token of the MCP resource (lib/oauth); unknown, revoked
@@ -52,8 +53,21 @@ export function bearerCredential(req: Request): string | null | undefined {
   return m ? (m[1] ?? null) : null;
 }
 
-/** Resolves a credential string presented to `audience` to a caller, or null when it is not accepted there. */
+/**
+ * Resolves a credential string presented to `audience` to a caller, or null when it is not
+ * accepted there; a suspended account's credential is refused (403 forbidden).
+ */
 export async function callerFromCredential(
+  ctx: AppContext,
+  credential: string,
+  audience: CredentialAudience,
+): Promise<Caller | null> {
+  const caller = await resolveCredential(ctx, credential, audience);
+  if (caller) refuseSuspended(caller.account);
+  return caller;
+}
+
+async function resolveCredential(
   ctx: AppContext,
   credential: string,
   audience: CredentialAudience,
@@ -91,6 +105,7 @@ export async function callerFromCredential(
       issuer: identity.issuer,
       subject: identity.subject,
       email: identity.email,
+      emailVerified: identity.emailVerified,
     }),
   );
   return { account, via: "id_token", credentialKey: `sub:${sha256Hex(`${identity.issuer} ${identity.subject}`)}` };

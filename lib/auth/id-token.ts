@@ -23,6 +23,8 @@ export interface VerifiedIdentity {
   issuer: string;
   subject: string;
   email: string | null;
+  /** The provider vouches for the email (email_verified: true); only then can ADMIN_EMAILS name it. */
+  emailVerified: boolean;
 }
 
 const GOOGLE_ISSUERS = ["https://accounts.google.com", "accounts.google.com"];
@@ -130,7 +132,12 @@ export async function verifyIdToken(
     });
     if (typeof payload.sub !== "string" || !payload.sub || typeof payload.iss !== "string") return null;
     const email = typeof payload.email === "string" ? payload.email : null;
-    return { issuer: trusted.issuers[0] ?? payload.iss, subject: payload.sub, email };
+    return {
+      issuer: trusted.issuers[0] ?? payload.iss,
+      subject: payload.sub,
+      email,
+      emailVerified: email !== null && payload.email_verified === true,
+    };
   } catch (err) {
     if (err instanceof joseErrors.JOSEError && !(err instanceof joseErrors.JWKSTimeout)) return null;
     throw err;

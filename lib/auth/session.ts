@@ -119,7 +119,7 @@ export function authOptions(): NextAuthOptions {
       debug: () => undefined,
     },
     callbacks: {
-      async jwt({ token, account }) {
+      async jwt({ token, account, profile }) {
         if (account) {
           const ctx = await getContext();
           const row = await upsertAccount(ctx.db, {
@@ -127,6 +127,8 @@ export function authOptions(): NextAuthOptions {
             issuer: issuerOf(account.provider, e),
             subject: account.providerAccountId,
             email: token.email ?? null,
+            // Google and OpenID providers say whether they verified the email; the local login never does.
+            emailVerified: (profile as { email_verified?: unknown } | undefined)?.email_verified === true,
           });
           token.accountId = row.id;
         }

@@ -7,11 +7,12 @@ import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from "./schema";
 /** The account of (issuer, subject), created on first sight. */
 export async function upsertAccount(
   db: Db,
-  a: { id: string; issuer: string; subject: string; email: string | null },
+  a: { id: string; issuer: string; subject: string; email: string | null; emailVerified?: boolean },
 ): Promise<AccountRow> {
+  const emailVerified = a.email !== null && a.emailVerified === true;
   await db
     .insert(accounts)
-    .values(a)
+    .values({ ...a, emailVerified })
     .onConflictDoNothing({ target: [accounts.issuer, accounts.subject] });
   const [row] = await db
     .select()
@@ -19,9 +20,11 @@ export async function upsertAccount(
     .where(and(eq(accounts.issuer, a.issuer), eq(accounts.subject, a.subject)))
     .limit(1);
   if (!row) throw new Error("account vanished after upsert");
-  if (a.email && row.email !== a.email) {
-    await db.update(accounts).set({ email: a.email }).where(eq(accounts.id, row.id));
+  // The email and whether the provider vouches for it follow the newest login.
+  if (a.email && (row.email !== a.email || row.emailVerified !== emailVerified)) {
+    await db.update(accounts).set({ email: a.email, emailVerified }).where(eq(accounts.id, row.id));
     row.email = a.email;
+    row.emailVerified = emailVerified;
   }
   return row;
 }

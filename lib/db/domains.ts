@@ -140,7 +140,7 @@ export async function isActiveDomain(db: Db, hostname: string, now: Date): Promi
         eq(domains.hostname, hostname),
         eq(domains.status, "active"),
         or(isNull(drops.expiresAt), gt(drops.expiresAt, now)),
-        // A disabled drop (operator action) joins here: isNull(drops.disabledAt).
+        isNull(drops.disabledAt),
       ),
     )
     .limit(1);

@@ -21,6 +21,11 @@ export type ManifestDrop = Pick<
   version: string;
   /** The drop version served (the files are that version's). */
   liveVersion: number;
+  /**
+   * Set while an operator has disabled the drop or suspended its owner: it answers 451 with the
+   * reason category, and no byte of it is read. The drop's own disable wins over the account's.
+   */
+  disabled: { reason: string; at: Date } | null;
 };
 export type ManifestFile = Pick<FileRow, "path" | "size" | "sha256" | "contentType" | "storageRef">;
 
@@ -37,6 +42,13 @@ const dropColumns = {
   accessMode: drops.accessMode,
   accessPolicyVersion: drops.accessPolicyVersion,
   liveVersion: drops.liveVersion,
+  disabledReason: drops.disabledReason,
+  disabledAt: drops.disabledAt,
+  // The owner's suspension, by primary key: the manifest carries it, so serving looks up nothing more.
+  suspendedReason: sql<string | null>`(select o.suspended_reason from ${accounts} o where o.id = ${drops.ownerId})`,
+  suspendedAt: sql<Date | null>`(select o.suspended_at from ${accounts} o where o.id = ${drops.ownerId})`.mapWith(
+    drops.disabledAt,
+  ),
 };
 
 type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<
@@ -52,7 +64,9 @@ type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<
   | "accessMode"
   | "accessPolicyVersion"
   | "liveVersion"
->;
+  | "disabledReason"
+  | "disabledAt"
+> & { suspendedReason: string | null; suspendedAt: Date | null };
 
 function toDrop(r: DropCols): ManifestDrop {
   const version = [
@@ -66,7 +80,15 @@ function toDrop(r: DropCols): ManifestDrop {
     r.purgeAt?.getTime() ?? "",
     r.accessMode,
     r.accessPolicyVersion,
+    r.disabledReason ?? "",
+    r.suspendedReason ?? "",
   ].join(":");
+  const disabled =
+    r.disabledReason !== null && r.disabledAt !== null
+      ? { reason: r.disabledReason, at: r.disabledAt }
+      : r.suspendedReason !== null && r.suspendedAt !== null
+        ? { reason: r.suspendedReason, at: r.suspendedAt }
+        : null;
   return {
     id: r.id,
     slug: r.slug,
@@ -78,6 +100,7 @@ function toDrop(r: DropCols): ManifestDrop {
     accessPolicyVersion: r.accessPolicyVersion,
     version,
     liveVersion: r.liveVersion,
+    disabled,
   };
 }
 

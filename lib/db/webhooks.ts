@@ -92,7 +92,14 @@ export async function claimDueDeliveries(
         attempts: webhookDeliveries.attempts,
       })
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.state, "pending"), lte(webhookDeliveries.nextAttemptAt, now)))
+      .where(
+        and(
+          eq(webhookDeliveries.state, "pending"),
+          lte(webhookDeliveries.nextAttemptAt, now),
+          // A suspended account's deliveries wait (pending) until it is unsuspended.
+          sql`not exists (select 1 from ${webhooks} w join ${accounts} a on a.id = w.account_id where w.id = ${webhookDeliveries.webhookId} and a.suspended_at is not null)`,
+        ),
+      )
       .orderBy(asc(webhookDeliveries.nextAttemptAt))
       .limit(limit)
       .for("update", { skipLocked: true });

@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { ApiError, authRequired } from "../errors";
 import type { Caller } from "../auth/caller";
 import { sessionCaller } from "../auth/session";
+import { refuseSuspended } from "../auth/suspended";
 import type { DeployResponse, PreflightResponse } from "../schemas";
 import { deployBody, guardedDeploy } from "./request";
 import { preflight, UPLOAD_TOKEN_HEADER } from "./uploads";
@@ -33,6 +34,7 @@ async function dashboardCaller(ctx: AppContext, req: Request): Promise<Caller> {
   }
   const caller = await sessionCaller();
   if (!caller) throw authRequired();
+  refuseSuspended(caller.account);
   return caller;
 }
 

@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { refuseBlocked } from "../safety/blocks";
 import { ApiError, authRequired } from "../errors";
 import { clientAddress } from "../ratelimit/address";
 import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
@@ -18,6 +19,8 @@ import { guardAccountRoute } from "../auth/guard";
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
   spend: () => Promise<void>;
+  /** The client address the budget is for (address blocks apply to anonymous deploys). */
+  address: string;
 }
 
 /** Failures of the caller's input (not 429, not 5xx): they count against the deployInvalid budget. */
@@ -40,7 +43,7 @@ export async function guardedDeploy<T>(
   await checkLimit(ctx, "deploy", address);
   await checkLimit(ctx, "deployInvalid", address);
   try {
-    return await task({ spend: () => enforceLimit(ctx, "deploy", address) });
+    return await task({ spend: () => enforceLimit(ctx, "deploy", address), address });
   } catch (err) {
     if (refusedInput(err)) await enforceLimit(ctx, "deployInvalid", address).catch(() => undefined);
     throw err;
@@ -123,6 +126,7 @@ export async function deployFiles(
   quota?: DeployQuota,
 ): Promise<DeployResponse> {
   const checked = checkDeployOptions(caller, opts);
+  if (!caller.account && quota) await refuseBlocked(ctx, quota.address);
   const tierLimits = limits[tierOf(caller)];
   if (files.length > tierLimits.filesPerRequest)
     throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));

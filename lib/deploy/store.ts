@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { refuseDisabled } from "../safety/disabled";
 import { databaseError, withDb } from "../db/errors";
 import { endHolds } from "../db/contents";
 import { isSlug, slugOr404 } from "../input";
@@ -255,6 +256,7 @@ async function replaceDrop(
   drop: DropRow,
   input: DeployInput & { name: string },
 ): Promise<DeployResponse> {
+  refuseDisabled(drop);
   const now = new Date(ctx.now());
   const tierLimits = limits[tierOf(caller)];
   const early = await rulesBeforeStore(input.files, tierLimits);
@@ -334,6 +336,7 @@ export async function appendToDrop(
   slugOr404(slug, absent);
   const drop = await withDb(() => findDropBySlug(ctx.db, slug));
   if (!drop || drop.ownerId !== account.id || (drop.expiresAt && drop.expiresAt.getTime() <= ctx.now())) throw absent();
+  refuseDisabled(drop);
   if (ifMatch !== null && ifMatch !== drop.liveVersion) throw staleError(drop.slug, drop.liveVersion);
   if (drop.fileCount + files.length > maxTotal) throw totalError(drop.fileCount, files.length, maxTotal);
   const maxBytes = limits[tier].dropBytes;

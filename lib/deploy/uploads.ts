@@ -1,4 +1,5 @@
 import { SHA256_HEX_PATTERN, UPLOAD_TOKEN_PATTERN } from "../patterns";
+import { refuseBlocked } from "../safety/blocks";
 import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
@@ -102,6 +103,7 @@ export async function preflightZip(
   await (caller.account
     ? enforceLimit(ctx, "preflightAccount", caller.account.id)
     : enforceLimit(ctx, "preflight", address));
+  if (!caller.account) await refuseBlocked(ctx, address);
   const parsed = zipReferenceSchema.safeParse(zip);
   if (!parsed.success)
     throw ApiError.fromZod(parsed.error, "The zip reference", {
@@ -129,6 +131,7 @@ export async function preflightFiles(
   await (caller.account
     ? enforceLimit(ctx, "preflightAccount", caller.account.id)
     : enforceLimit(ctx, "preflight", address));
+  if (!caller.account) await refuseBlocked(ctx, address);
   const tier = tierOf(caller);
   const tierLimits = limits[tier];
   const paid = isPaid(tier);

@@ -20,6 +20,7 @@ import { limits } from "../plans";
 import { domainBodySchema, type DomainCheck, type DomainInfo, type DomainVerifyResponse } from "../schemas";
 import { domainChanged } from "../serve/cache";
 import { ownedDrop } from "../drops/manage";
+import { refuseDisabled } from "../safety/disabled";
 import { challengeName, lookupTxt } from "./dns";
 import { attachDomain, detachDomain } from "./vercel";
 
@@ -116,6 +117,7 @@ export async function createDomain(ctx: AppContext, account: AccountRow, input: 
   }
   const { hostname } = checked;
   const drop = await ownedDrop(ctx, account, parsed.data.slug);
+  refuseDisabled(drop);
   const cap = limits[account.plan].maxDomains;
   let row: DomainRow | "cap";
   try {

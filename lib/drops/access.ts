@@ -8,6 +8,7 @@ import { z } from "zod";
 import { accessBodySchema, type AccessResponse } from "../schemas";
 import { dropChanged } from "../serve/cache";
 import { ownedDrop } from "./manage";
+import { refuseDisabled } from "../safety/disabled";
 import { hashPassword } from "../access/password";
 
 // PUT /drops/{slug}/access and MCP set_access: make an owned drop public or password-protected.
@@ -40,6 +41,7 @@ export async function setAccess(
 ): Promise<AccessResponse> {
   const body = parseAccessBody(input);
   const drop = await ownedDrop(ctx, account, slug);
+  refuseDisabled(drop);
   const passwordHash = body.mode === "password" ? await hashPassword(body.password) : null;
   const access =
     passwordHash === null ? { mode: "public" as const, passwordHash } : { mode: "password" as const, passwordHash };

@@ -10,6 +10,7 @@ import { CLAIM_TOKEN_PATTERN } from "../patterns";
 import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
 import { ruleCounts } from "../rules/types";
+import { disabledField } from "../safety/disabled";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
@@ -36,6 +37,7 @@ export function toDrop(row: Omit<DropRow, "siteRules">, ctx: AppContext): Drop {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
+    disabled: disabledField(row),
   };
 }
 
@@ -126,7 +128,11 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
  * appends and replaces take too), then the contents no other file references.
  */
 export async function deleteDrop(ctx: AppContext, account: AccountRow, slug: unknown): Promise<{ deleted: string }> {
-  const drop = await ownedDrop(ctx, account, slug);
+  return removeDrop(ctx, await ownedDrop(ctx, account, slug));
+}
+
+/** Deletes a drop with its bytes and purge: the owner's delete, and an operator's (lib/admin). */
+export async function removeDrop(ctx: AppContext, drop: DropRow): Promise<{ deleted: string }> {
   try {
     await ctx.storage.deletePrefix(`${drop.id}/`);
   } catch (err) {

@@ -7,6 +7,7 @@ import { listVersions, rollbackDrop } from "../db/versions";
 import type { AccountRow } from "../db/schema";
 import { MAX_OFFSET, type RollbackResponse, type VersionsList } from "../schemas";
 import { ownedDrop } from "./manage";
+import { refuseDisabled } from "../safety/disabled";
 
 // A drop's versions and rollback: the list newest first, and moving the live pointer to any
 // retained version (older or newer), without copying a byte.
@@ -47,6 +48,7 @@ export async function rollbackToVersion(
   version: number,
 ): Promise<RollbackResponse> {
   const drop = await ownedDrop(ctx, account, slug);
+  refuseDisabled(drop);
   const absent = () =>
     new ApiError("not_found", `${drop.slug} has no version ${version}: it never existed or was pruned.`, {
       hint: "GET /drops/{slug}/versions lists the retained versions.",

@@ -14,6 +14,8 @@ import { limitsResource } from "./limits";
 import { mcp } from "./mcp";
 import type { DocContext, Resource } from "./operation";
 import { operations } from "./operations";
+import { operators } from "./operators";
+import { reports } from "./reports";
 import { vanity } from "./vanity";
 import { webhooks } from "./webhooks";
 import { MCP_SCOPE, OAUTH_ROUTES } from "../oauth/paths";
@@ -40,6 +42,8 @@ const resources: Resource[] = [
   domains,
   mcp,
   operations,
+  reports,
+  operators,
 ];
 
 const tagDescriptions: Record<string, string> = {
@@ -53,6 +57,9 @@ const tagDescriptions: Record<string, string> = {
   domains: "Custom domains verified by DNS (Team plan).",
   mcp: "The Model Context Protocol endpoint for agents.",
   operations: "For operators: health, the cleanup job, this document.",
+  reports: "Reporting abuse of a drop (no credential needed).",
+  operators:
+    "Trust and safety for the service's operators: the review queue, disabling drops, suspending accounts, address blocks, the audit log.",
 };
 
 /** zod states the safe-integer range as the bounds of every integer; those are no limits of the API. */

@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { reportLimits } from "../plans";
 
 // The one table of rate limits. Every guard names a row here; docs, OpenAPI texts and MCP tool
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
@@ -17,7 +18,8 @@ export type LimitName =
   | "deviceAuthorize"
   | "deviceApprove"
   | "unlock"
-  | "oauthRegister";
+  | "oauthRegister"
+  | "report";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -153,6 +155,15 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "drop-ip",
       counts: "wrong passwords posted to a protected drop's unlock form, per drop and client address",
       what: "wrong passwords for this drop from this address",
+      retryAfter: "limiter",
+    },
+    report: {
+      name: "report",
+      max: reportLimits.perAddressPerHour,
+      windowSeconds: 3600,
+      per: "ip",
+      counts: "abuse reports (POST /reports, the /report form, MCP report_abuse), per client address",
+      what: "reports from this address",
       retryAfter: "limiter",
     },
     accountRoute: {

@@ -8,6 +8,7 @@ import { clientAddress } from "../ratelimit/address";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { passwordChars } from "../schemas";
 import type { Manifest } from "./cache";
+import { reportLinkHtml } from "./disabled";
 import type { ServeRequest, ServeResult } from "./types";
 
 // The one access gate of the serve path. A password-protected drop answers every request (any
@@ -71,7 +72,7 @@ export function lockPage(
     `<h1>Password required</h1><p>This site is protected. Enter its password to view it.</p>${error}` +
     `<form method="post" action="${UNLOCK_PATH}"><input type="hidden" name="path" value="${escapeHtml(safeReturnPath(returnTo))}">` +
     `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
-    `<button type="submit">Unlock</button></form></main></body></html>`;
+    `<button type="submit">Unlock</button></form>${reportLinkHtml()}</main></body></html>`;
   const body = new TextEncoder().encode(html);
   return {
     status,

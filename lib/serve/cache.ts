@@ -174,13 +174,24 @@ export async function domainChanged(ctx: AppContext, hostname: string, stopped?:
   }
 }
 
-type DropChange = "deploy" | "replace" | "append" | "rollback" | "delete" | "claim" | "expiry" | "access" | "protect";
+type DropChange =
+  | "deploy"
+  | "replace"
+  | "append"
+  | "rollback"
+  | "delete"
+  | "claim"
+  | "expiry"
+  | "access"
+  | "protect"
+  | "disable"
+  | "enable";
 
 /**
  * Called by lib/drops after a change to a drop is committed: forgets its manifest in this
  * process and purges its responses from the CDN: on Vercel by tag (elsewhere a no-op), and at
  * CDN_PURGE_URL when it is set (a CDN in front of a self-hosted install).
- * Deletion, expiry and protection (a drop switched to a password) remove the cached responses
+ * Deletion, expiry, protection (a drop switched to a password) and an operator's disable remove the cached responses
  * outright, so the CDN cannot serve a stale copy while it revalidates; other changes mark them stale.
  */
 export async function dropChanged(
@@ -202,7 +213,8 @@ export async function dropChanged(
   if (change === "deploy") return;
   const tag = dropTag(drop.id);
   try {
-    if (change === "delete" || change === "expiry" || change === "protect") await dangerouslyDeleteByTag(tag);
+    if (change === "delete" || change === "expiry" || change === "protect" || change === "disable")
+      await dangerouslyDeleteByTag(tag);
     else await invalidateByTag(tag);
   } catch (err) {
     console.error(`[serve] could not purge cache tag ${tag}:`, err instanceof Error ? err.message : err);

@@ -1,4 +1,5 @@
 import type { Manifest } from "./cache";
+import { reportLinkHtml } from "./disabled";
 import { REVALIDATE } from "./headers";
 import type { ServeResult } from "./types";
 
@@ -12,9 +13,9 @@ function escapeHtml(s: string): string {
 }
 
 /** The service's own small pages on drop hosts (404, 410, 400): one template. */
-export function page(status: number, title: string, text: string): ServeResult {
+export function page(status: number, title: string, text: string, extraHtml = ""): ServeResult {
   const body = new TextEncoder().encode(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extraHtml}</main></body></html>`,
   );
   return {
     status,
@@ -32,7 +33,7 @@ export function page(status: number, title: string, text: string): ServeResult {
   };
 }
 
-export const notFoundPage = () => page(404, "Not found", "There is nothing at this address.");
+export const notFoundPage = () => page(404, "Not found", "There is nothing at this address.", reportLinkHtml());
 
 export const badRequestPage = () => page(400, "Bad request", "This address is not a valid path.");
 

@@ -5,6 +5,7 @@ import { errorResponse, methodNotAllowed } from "../errors";
 import { cacheable, forgetManifest, getManifest, type Manifest } from "./cache";
 import type { HostAction } from "./host";
 import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
+import { disabledResult } from "./disabled";
 import { headersFor } from "../rules/match";
 import { pathSegments } from "../rules/pattern";
 import { compressedForm, STALE, storedBody, type Served } from "./bytes";
@@ -62,6 +63,7 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
     return manifestFailure(err);
   }
   if (!m) return notFoundPage();
+  if (m.drop.disabled) return disabledResult(m, req)!;
   if (unlocking) return unlock(ctx, m, req);
   return behindGate(ctx, m, path, req);
 }

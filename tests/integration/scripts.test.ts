@@ -84,3 +84,61 @@ describe("npm run admin -- set-plan", () => {
     await withContext(Date.now(), async (ctx) => expect((await findAccount(ctx.db, account.id))?.plan).toBe("pro"));
   });
 });
+
+describe("npm run admin -- operator commands", () => {
+  it("grant-admin, disable/enable, suspend/unsuspend, block/unblock, queue and audit, each audited as cli", async () => {
+    const { account, slug } = await withContext(Date.now(), async (ctx) => {
+      const { account } = await accountWithKey(ctx);
+      const caller = { account, via: "api_key" as const, credentialKey: "k" };
+      const d = await createDrop(ctx, caller, {
+        files: [{ path: "index.html", bytes: new TextEncoder().encode("x") }],
+        ttl: null,
+      });
+      return { account, slug: d.slug };
+    });
+    const granted = await script("admin.ts", ["grant-admin", account.email!]);
+    expect(granted.code, granted.stderr).toBe(0);
+    await withContext(Date.now(), async (ctx) =>
+      expect((await findAccount(ctx.db, account.id))?.adminGrantedAt).not.toBeNull(),
+    );
+
+    const disabled = await script("admin.ts", ["disable", slug, "spam", "bulk mail"]);
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({ slug, disabled: { reason: "spam" } });
+    await withContext(Date.now(), async (ctx) =>
+      expect((await findDropBySlug(ctx.db, slug))?.disabledReason).toBe("spam"),
+    );
+    expect((await script("admin.ts", ["disable", slug, "because"])).code).toBe(1);
+    expect(JSON.parse((await script("admin.ts", ["enable", slug])).stdout)).toEqual({ slug, disabled: null });
+
+    expect(JSON.parse((await script("admin.ts", ["suspend", account.id, "other"])).stdout)).toMatchObject({
+      id: account.id,
+      suspended: { reason: "other" },
+    });
+    await withContext(Date.now(), async (ctx) =>
+      expect((await findAccount(ctx.db, account.id))?.suspendedAt).not.toBeNull(),
+    );
+    expect((await script("admin.ts", ["unsuspend", account.id])).code).toBe(0);
+    await withContext(Date.now(), async (ctx) =>
+      expect((await findAccount(ctx.db, account.id))?.suspendedAt).toBeNull(),
+    );
+
+    const block = JSON.parse((await script("admin.ts", ["block", "2001:db8::/32", "kits", "600"])).stdout);
+    expect(block).toMatchObject({ cidr: "2001:db8::/32", reason: "kits", expires_at: expect.any(String) });
+    expect((await script("admin.ts", ["unblock", block.id])).code).toBe(0);
+
+    const audit = JSON.parse((await script("admin.ts", ["audit", "20"])).stdout);
+    expect(
+      audit.entries.filter((e: { actor: string }) => e.actor === "cli").map((e: { action: string }) => e.action),
+    ).toEqual([
+      "block.removed",
+      "block.added",
+      "account.unsuspended",
+      "account.suspended",
+      "drop.enabled",
+      "drop.disabled",
+      "admin.granted",
+    ]);
+    expect((await script("admin.ts", ["disable", slug])).code).toBe(2);
+  }, 400_000);
+});

@@ -20,6 +20,7 @@ export const TOOL_NAMES = [
   "preflight_files",
   "remove_domain",
   "remove_webhook",
+  "report_abuse",
   "rollback_drop",
   "set_access",
   "upload_content",

@@ -1,0 +1,56 @@
+import { getContext, type AppContext } from "../context";
+import type { AccountRow } from "../db/schema";
+import { ApiError, notFound } from "../errors";
+import { readJson } from "../http";
+import { enforceLimit } from "../ratelimit/guard";
+import { bearerCredential, callerFromCredential } from "../auth/caller";
+import { sessionCaller } from "../auth/session";
+import { isOperator } from "./operators";
+
+export type OperatorHandler<P> = (args: {
+  req: Request;
+  params: P;
+  ctx: AppContext;
+  operator: AccountRow;
+}) => Promise<Response>;
+
+/**
+ * Wraps an /admin/* route: the caller (Bearer credential, else the session cookie) must be an
+ * operator. Everyone else, a bad or missing credential included, gets 404 as if the route did
+ * not exist.
+ */
+export function withOperator<P>(handler: OperatorHandler<P>) {
+  return async (req: Request, params: P): Promise<Response> => {
+    const ctx = await getContext();
+    const operator = await operatorOf(ctx, req);
+    if (!operator) throw notFound();
+    await enforceLimit(ctx, "accountRoute", `operator:${operator.id}`);
+    return handler({ req, params, ctx, operator });
+  };
+}
+
+async function operatorOf(ctx: AppContext, req: Request): Promise<AccountRow | null> {
+  const credential = bearerCredential(req);
+  let account: AccountRow | null = null;
+  try {
+    if (credential === undefined) account = (await sessionCaller())?.account ?? null;
+    else if (credential !== null) account = (await callerFromCredential(ctx, credential, "rest"))?.account ?? null;
+  } catch (err) {
+    // A dependency that is down is said as such; anything else about the caller is a 404.
+    if (err instanceof ApiError && err.code === "upstream_unavailable") throw err;
+    return null;
+  }
+  return isOperator(ctx.env, account) ? account : null;
+}
+
+const anyJson = { safeParse: (v: unknown) => ({ success: true as const, data: v }) };
+
+/** The JSON body of an operator route (validated by the action); `optional`: an empty body is {}. */
+export function readOperatorBody(req: Request, optional = false): Promise<unknown> {
+  return readJson(req, anyJson, { optional });
+}
+
+/** The query of a GET route as a plain record (the action's schema validates it). */
+export function queryOf(req: Request): Record<string, string> {
+  return Object.fromEntries(new URL(req.url).searchParams);
+}
