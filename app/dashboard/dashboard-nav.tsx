@@ -6,7 +6,7 @@ import { currentEntry, DASHBOARD_NAV, type NavEntry } from "./nav";
 
 /** The dashboard's persistent navigation, the current area marked with aria-current="page". */
 export function DashboardNav({ entries = DASHBOARD_NAV }: { entries?: readonly NavEntry[] }) {
-  const current = currentEntry(usePathname(), entries);
+  const current = currentEntry(usePathname() ?? "/dashboard", entries);
   return (
     <nav aria-label="Dashboard" className="app-nav">
       <ul>
