@@ -121,6 +121,7 @@ describe("an OAuth connector in the browser", () => {
     // The same account on the dashboard: the drop, and the connector beside the API keys.
     await page.goto(`${app.baseUrl}/dashboard`);
     await expect(page.locator("main").textContent()).resolves.toContain(slug);
+    await page.goto(`${app.baseUrl}/dashboard/keys`);
     await page.getByRole("button", { name: "Revoke E2E Connector" }).click();
     await page.getByTestId("clients-said").filter({ hasText: "E2E Connector disconnected." }).waitFor();
 

@@ -95,7 +95,7 @@ describe("the drops list on 20,000 drops", () => {
       "site-12346",
       "site-12348",
     ]);
-    expect(await slugs({ q: "ed00077" })).toEqual([seededSlug(77)]);
+    expect(await slugs({ q: seededSlug(77).slice(-6).toUpperCase() })).toEqual([seededSlug(77)]);
     const url = `http://${seededSlug(77)}.drops.localhost:3000/about/index.html`;
     expect(await slugs({ q: url })).toEqual([seededSlug(77)]);
     expect(await slugs({ q: `${seededSlug(78)}.drops.localhost:3000` })).toEqual([seededSlug(78)]);
@@ -105,7 +105,8 @@ describe("the drops list on 20,000 drops", () => {
   });
 
   it("matches %, _ and \\ literally; another account's drops never match", async () => {
-    for (const q of ["%", "_", "\\", "seed%x", "seed_0001x"]) expect((await query({ q })).total, q).toBe(0);
+    for (const q of ["%", "_", "\\", `seed%${seededSlug(1).slice(-5)}`, "seed_yyy"])
+      expect((await query({ q })).total, q).toBe(0);
     expect((await query({ q: "other" })).total).toBe(0);
   });
 

@@ -2,15 +2,19 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 
 // A Team account's worth of drops in one statement (generate_series), for the drops list's tests
-// and measurements: drop i (1-based) has slug <prefix><i padded to 5>x, name site-<i> on even i (odd
+// and measurements: drop i (1-based) has slug seededSlug(i, prefix), name site-<i> on even i (odd
 // ones are unnamed), was created i minutes before `now` and updated 2i minutes before it (so the
 // orders by creation and by update differ in ties only by id), expired a day ago on every 10th,
 // and is password-protected on every 7th.
 
 export const SEEDED_DROPS = 20_000;
 
+/** A slug is 20 of [a-z2-7] (lib/input.ts): the number's decimal digits are written as k…t. */
+const DIGITS = "klmnopqrst";
+
 export function seededSlug(i: number, prefix = "seed"): string {
-  return `${prefix}${String(i).padStart(5, "0")}x`;
+  const digits = [...String(i).padStart(5, "0")].map((d) => DIGITS[Number(d)]).join("");
+  return `${prefix}${"y".repeat(20 - prefix.length - 5)}${digits}`;
 }
 
 /** `prefix` (lowercase letters) starts every id and slug, so more than one account can be seeded. */
@@ -25,7 +29,7 @@ export async function seedDrops(
     insert into drops (id, slug, owner_id, name, file_count, total_bytes, created_at, updated_at, expires_at, purge_at, access_mode)
     select
       ${`drp_${prefix}_`} || g,
-      ${prefix} || lpad(g::text, 5, '0') || 'x',
+      ${prefix} || repeat('y', ${20 - 5}::int - length(${prefix})) || translate(lpad(g::text, 5, '0'), '0123456789', ${DIGITS}),
       ${ownerId},
       case when g % 2 = 0 then 'site-' || g end,
       1,

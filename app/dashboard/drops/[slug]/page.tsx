@@ -22,7 +22,7 @@ import { Notice } from "../../../_components/ui";
 import { DashboardShell } from "../../shell";
 import { previewBlocker } from "../../preview";
 
-/** The drop page's sections, in order, for its table of contents (each id is its heading's). */
+/** The drop page's sections, in order, for its table of contents (each id is its heading's; site rules only when it has some). */
 const SECTIONS = [
   { id: "overview-title", label: "Overview" },
   { id: "files-title", label: "Files and preview" },
@@ -60,7 +60,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
       <div className="drop-layout">
         <nav className="drop-toc" aria-label="On this page">
           <ul>
-            {SECTIONS.map((s) => (
+            {SECTIONS.filter((s) => s.id !== "rules-title" || drop.redirect_rules + drop.header_rules > 0).map((s) => (
               <li key={s.id}>
                 <a href={`#${s.id}`}>{s.label}</a>
               </li>
