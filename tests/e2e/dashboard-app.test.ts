@@ -18,9 +18,10 @@ import { seedDrops, seededSlug, SEEDED_DROPS } from "../support/seed-drops";
 
 /**
  * From a keypress or click to the next list page loaded and drawn (server render of the list
- * over 20,000 drops included). Measured on the 2-core CI machine under load: 150–900 ms.
+ * over 20,000 drops included). Measured on the 2-core CI machine: 230–1,270 ms, and up to
+ * 2,140 ms with other browser suites beside it (load average 30).
  */
-const PAGE_BUDGET_MS = 2_500;
+const PAGE_BUDGET_MS = 4_000;
 
 let pg: PgServer;
 let app: RunningApp;

@@ -2,10 +2,9 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 
 // A Team account's worth of drops in one statement (generate_series), for the drops list's tests
-// and measurements: drop i (1-based) has slug seededSlug(i, prefix), name site-<i> on even i (odd
-// ones are unnamed), was created i minutes before `now` and updated 2i minutes before it (so the
-// orders by creation and by update differ in ties only by id), expired a day ago on every 10th,
-// and is password-protected on every 7th.
+// and measurements; rows without files. Drop i (1-based) has slug seededSlug(i, prefix), name
+// site-<i> on even i (odd ones are unnamed), was created i minutes before `now` and updated 2i
+// minutes before it, expired a day ago on every 10th, and is password-protected on every 7th.
 
 export const SEEDED_DROPS = 20_000;
 
@@ -32,8 +31,8 @@ export async function seedDrops(
       ${prefix} || repeat('y', ${20 - 5}::int - length(${prefix})) || translate(lpad(g::text, 5, '0'), '0123456789', ${DIGITS}),
       ${ownerId},
       case when g % 2 = 0 then 'site-' || g end,
-      1,
-      100,
+      0,
+      0,
       ${at}::timestamptz - g * interval '1 minute',
       ${at}::timestamptz - g * interval '2 minutes',
       case when g % 10 = 0 then ${at}::timestamptz - interval '1 day' else ${at}::timestamptz + interval '30 days' end,
