@@ -21,7 +21,7 @@ import { seedDrops, seededSlug, SEEDED_DROPS } from "../support/seed-drops";
 /**
  * The budget of one list query (the page of rows and its count) on 20,000 drops, median of 5.
  * Measured on the 2-core CI machine while a production build ran beside it: PGlite 38–233 ms
- * and PostgreSQL 17–83 ms (the last page, 19,980 rows skipped, is the slowest on both); the
+ * and PostgreSQL 7–83 ms (the last page, 19,980 rows skipped, is the slowest on both); the
  * run's log line says what this run measured.
  */
 const QUERY_BUDGET_MS = 500;
