@@ -45,6 +45,7 @@ const hostedSuites = [
   "webhooks",
   "domains",
   "oauth",
+  "drop-list",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

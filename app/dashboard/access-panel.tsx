@@ -2,6 +2,7 @@
 
 import { useActionState, useState } from "react";
 import { accessAction, type AccessFormState } from "./actions";
+import { Button, Field } from "../_components/ui";
 import { Status } from "./status";
 
 const CHOICES = [
@@ -58,24 +59,18 @@ export function AccessPanel({
             </label>
           ))}
         </fieldset>
-        <label htmlFor="access-password">
-          Password ({minChars}–{maxChars} characters)
-        </label>
-        <input
+        <Field
           id="access-password"
           name="password"
-          type="password"
+          kind="password"
+          label={`Password (${minChars}–${maxChars} characters)`}
           autoComplete="new-password"
           maxLength={maxChars * 2}
-          aria-describedby="access-help"
+          hint="Saving signs out everyone who unlocked this drop before. The password is stored only as a hash: keep it somewhere safe."
         />
-        <p id="access-help" className="muted">
-          Saving signs out everyone who unlocked this drop before. The password is stored only as a hash: keep it
-          somewhere safe.
-        </p>
-        <button type="submit" disabled={pending}>
+        <Button type="submit" disabled={pending}>
           {pending ? "Saving…" : "Save access"}
-        </button>
+        </Button>
         <Status
           shown
           testId="access-status"

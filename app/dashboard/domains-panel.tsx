@@ -5,6 +5,7 @@ import { useActionState } from "react";
 import type { DomainInfo } from "@/lib/schemas";
 import { CopyButton } from "../_components/CodeBlock";
 import { domainsAction, type DomainsFormState } from "./actions";
+import { Button } from "../_components/ui";
 import { Status } from "./status";
 import { Table } from "./table";
 
@@ -121,9 +122,9 @@ export function DomainsPanel({
             maxLength={253}
             required
           />
-          <button type="submit" disabled={pending}>
+          <Button type="submit" disabled={pending}>
             {pending ? "Working…" : "Add domain"}
-          </button>
+          </Button>
         </form>
       )}
       <Status shown testId="domains-status" text={state.message} failure={state.failure} />

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { CopyButton } from "../_components/CodeBlock";
 import { dateTime, dropState, relative } from "../_components/format";
 import { deleteDropAction } from "./actions";
@@ -21,17 +21,18 @@ interface DropView {
   redeploy_count: number;
   updated_at: string;
   expires_at: string | null;
+  access?: "public" | "password";
 }
 
 /** The account's drops, one row each: its state, files, times, and copy and delete (behind a confirmation). */
-export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
+export function DropsTable({ drops, now, empty }: { drops: DropView[]; now: number; empty?: ReactNode }) {
   const [confirming, setConfirming] = useState<DropView | null>(null);
   const { pending, failure, said, run } = useAction();
   if (drops.length === 0)
     return (
       <>
         <Status text={said} failure={failure} testId="drops-said" />
-        <p className="muted">No drops yet. Deploy one from the home page, the API or an agent.</p>
+        {empty ?? <p className="muted">No drops yet. Deploy one from the home page, the API or an agent.</p>}
       </>
     );
   return (
@@ -50,7 +51,7 @@ export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
               </span>
             </td>
             <td data-label="State">
-              <StateBadge expiresAt={d.expires_at} now={now} />
+              <StateBadge expiresAt={d.expires_at} now={now} access={d.access} />
             </td>
             <td data-label="Files">{d.file_count}</td>
             <td data-label="Updated">

@@ -1,12 +1,32 @@
 import { dropState } from "../_components/format";
 
-/** Whether a drop serves: "Live", or "Expired · offline" once its expiry has passed. */
-export function StateBadge({ expiresAt, now }: { expiresAt: string | null; now: number }) {
-  return dropState(expiresAt, now) === "expired" ? (
-    <span className="badge expired" data-testid="state-expired">
-      Expired · offline
-    </span>
-  ) : (
-    <span className="badge live">Live</span>
+/** Whether a drop serves: "Live", or "Expired · offline" once its expiry has passed; and a lock when it asks for a password. */
+export function StateBadge({
+  expiresAt,
+  now,
+  access = "public",
+}: {
+  expiresAt: string | null;
+  now: number;
+  access?: "public" | "password";
+}) {
+  return (
+    <>
+      {dropState(expiresAt, now) === "expired" ? (
+        <span className="badge expired" data-testid="state-expired">
+          Expired · offline
+        </span>
+      ) : (
+        <span className="badge live">Live</span>
+      )}
+      {access === "password" && (
+        <>
+          {" "}
+          <span className="badge protected" data-testid="state-protected">
+            Password
+          </span>
+        </>
+      )}
+    </>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Button, Field } from "../_components/ui";
 import { addWebhookAction, removeWebhookAction } from "./actions";
 import { SecretNotice } from "./secret-notice";
 import { Status } from "./status";
@@ -38,20 +39,20 @@ export function WebhooksPanel({
   return (
     <>
       <form onSubmit={add}>
-        <div className="row" style={{ justifyContent: "flex-start" }}>
-          <label htmlFor="webhook-url">Receiver URL</label>
-          <input
+        <div className="inline-form">
+          <Field
             id="webhook-url"
-            type="url"
+            kind="url"
+            label="Receiver URL"
             required
             value={url}
             maxLength={2048}
             onChange={(e) => setUrl(e.target.value)}
             placeholder="https://ci.example.com/dropsite"
           />
-          <button type="submit" className="button" disabled={pending}>
+          <Button type="submit" disabled={pending}>
             Add webhook
-          </button>
+          </Button>
         </div>
         <details>
           <summary>Events ({chosen.length === eventTypes.length ? "all" : chosen.length})</summary>

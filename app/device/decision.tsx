@@ -92,7 +92,12 @@ export function DeviceDecision({
       <button type="button" className="button" disabled={busy || code.trim() === ""} onClick={() => decide(true)}>
         Approve
       </button>{" "}
-      <button type="button" disabled={busy || code.trim() === ""} onClick={() => decide(false)}>
+      <button
+        type="button"
+        className="button secondary"
+        disabled={busy || code.trim() === ""}
+        onClick={() => decide(false)}
+      >
         Deny
       </button>
       {outcome && !outcome.ok && (

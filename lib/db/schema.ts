@@ -92,6 +92,9 @@ export const drops = pgTable(
       .on(t.ownerId, t.name)
       .where(sql`${t.name} is not null`),
     index("drops_owner_created_idx").on(t.ownerId, t.createdAt),
+    // The dashboard's drops list by last update and by name (lib/db/drop-search.ts).
+    index("drops_owner_updated_idx").on(t.ownerId, t.updatedAt, t.id),
+    index("drops_owner_label_idx").on(t.ownerId, sql`coalesce(${t.name}, ${t.slug})`, t.id),
     index("drops_purge_idx").on(t.purgeAt),
   ],
 );

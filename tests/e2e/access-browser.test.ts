@@ -54,6 +54,7 @@ beforeAll(async () => {
   await p.fill("#dev-email", "owner@example.test");
   await p.getByRole("button", { name: "Sign in as this developer" }).click();
   await p.waitForURL(`${app.baseUrl}/dashboard`);
+  await p.goto(`${app.baseUrl}/dashboard/keys`);
   await p.fill("#key-note", "access test");
   await p.getByRole("button", { name: "Mint API key" }).click();
   await p.getByTestId("new-key-secret").waitFor();

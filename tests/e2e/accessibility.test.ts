@@ -248,8 +248,8 @@ describe("with the keyboard alone", () => {
 
   it("mints a key, copies it and revokes it; each outcome is announced", async () => {
     const page = await open("member", "desktop");
-    await page.goto(`${app.baseUrl}/dashboard`);
-    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.goto(`${app.baseUrl}/dashboard/keys`);
+    await page.getByRole("heading", { name: "API keys", exact: true }).waitFor();
     const said = page.getByTestId("keys-said");
     await tabTo(page, page.locator("#key-note"));
     expect((await focusStop(page))?.ring).toBe(true);

@@ -428,6 +428,7 @@ describe("an account in the browser", () => {
   });
 
   it("mints a key shown once, which works with the API until it is revoked", async () => {
+    await page.goto(`${app.baseUrl}/dashboard/keys`);
     await page.fill("#key-note", "browser test");
     await page.getByRole("button", { name: "Mint API key" }).click();
     const secretEl = page.getByTestId("new-key-secret");
@@ -447,6 +448,7 @@ describe("an account in the browser", () => {
   });
 
   it("deletes a drop after confirmation in a dialog that moves nothing on the page, and its URL stops serving", async () => {
+    await page.goto(`${app.baseUrl}/dashboard`);
     const row = page.getByTestId(`drop-${anonymousSlug}`);
     // Where the table sits on the page (not in the viewport: clicking may scroll).
     const box = () =>
@@ -466,6 +468,7 @@ describe("an account in the browser", () => {
   });
 
   it("Upgrade leads to the Checkout URL the Stripe stand-in created", async () => {
+    await page.goto(`${app.baseUrl}/dashboard/billing`);
     await page.getByRole("button", { name: "Upgrade to Pro" }).click();
     await page.waitForURL(/checkout\.stripe\.test/);
     const created = stripe.requestsTo("/v1/checkout/sessions", "POST");
@@ -506,9 +509,10 @@ describe("an account in the browser", () => {
     });
     expect(hook.status).toBe(200);
 
-    await page.goto(`${app.baseUrl}/dashboard`);
+    await page.goto(`${app.baseUrl}/dashboard/billing`);
     await expect(page.getByTestId("plan").textContent()).resolves.toBe("pro");
     await page.getByRole("button", { name: "Manage billing" }).waitFor();
+    await page.goto(`${app.baseUrl}/dashboard`);
     await page.fill("#drop-name", "my-site");
     const drop = async (html: string) => {
       await dropFiles(page, [{ name: "index.html", body: html, type: "text/html" }]);
@@ -603,8 +607,9 @@ describe("an account in the browser", () => {
       },
     });
     expect(hook.status).toBe(200);
-    await page.goto(`${app.baseUrl}/dashboard`);
+    await page.goto(`${app.baseUrl}/dashboard/billing`);
     await expect(page.getByTestId("plan").textContent()).resolves.toBe("team");
+    await page.goto(`${app.baseUrl}/dashboard/domains`);
     await page.fill("#vanity-sub", "alice-co");
     await page.locator("form:has(#vanity-sub)").getByRole("button", { name: "Claim", exact: true }).click();
     await page.getByText("Your subdomain:").waitFor();
@@ -635,6 +640,7 @@ describe("the embedded default: no identity provider configured, on localhost", 
       await p.waitForURL(`${bare.baseUrl}/dashboard`);
       await expect(p.getByText("dev@example.test").count()).resolves.toBeGreaterThan(0);
       // Billing is not configured here: the dashboard says so with the service's hint.
+      await p.goto(`${bare.baseUrl}/dashboard/billing`);
       await p.getByRole("button", { name: "Upgrade to Pro" }).click();
       const alert = p.locator(".error[role=alert]");
       await alert.waitFor();

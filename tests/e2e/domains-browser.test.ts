@@ -37,6 +37,7 @@ beforeAll(async () => {
   const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
   const p = await ctx.newPage();
   await login(p);
+  await p.goto(`${app.baseUrl}/dashboard/keys`);
   await p.fill("#key-note", "domains test");
   await p.getByRole("button", { name: "Mint API key" }).click();
   await p.getByTestId("new-key-secret").waitFor();

@@ -61,90 +61,95 @@ interface Result {
 }
 
 describe("an OAuth connector in the browser", () => {
-  it("registers, the person logs in and approves, the client's tools act as that account; revoking on the dashboard ends it", async () => {
-    const serverUrl = new URL(`${app.baseUrl}/mcp`);
-    const provider = new ConnectorProvider(redirectUri);
+  it(
+    "registers, the person logs in and approves, the client's tools act as that account; revoking on the dashboard ends it",
+    { timeout: 120_000 },
+    async () => {
+      const serverUrl = new URL(`${app.baseUrl}/mcp`);
+      const provider = new ConnectorProvider(redirectUri);
 
-    // Without a credential the account tools answer auth_required, naming the OAuth metadata.
-    const anon = new Client({ name: "e2e-connector", version: "1.0.0" });
-    await anon.connect(new StreamableHTTPClientTransport(serverUrl));
-    const refused = (await anon.callTool({ name: "list_drops", arguments: {} })) as Result;
-    expect(refused.isError).toBe(true);
-    expect(refused.content.map((c) => c.text).join("\n")).toContain("/.well-known/oauth-protected-resource/mcp");
-    await anon.close();
+      // Without a credential the account tools answer auth_required, naming the OAuth metadata.
+      const anon = new Client({ name: "e2e-connector", version: "1.0.0" });
+      await anon.connect(new StreamableHTTPClientTransport(serverUrl));
+      const refused = (await anon.callTool({ name: "list_drops", arguments: {} })) as Result;
+      expect(refused.isError).toBe(true);
+      expect(refused.content.map((c) => c.text).join("\n")).toContain("/.well-known/oauth-protected-resource/mcp");
+      await anon.close();
 
-    // The client's own flow: discovery from the resource, registration, the authorization URL.
-    expect(await auth(provider, { serverUrl })).toBe("REDIRECT");
-    const authorizationUrl = provider.authorizationUrl!;
-    expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${app.baseUrl}/api/oauth/authorize`);
-    expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
-    expect(authorizationUrl.searchParams.get("resource")).toBe(`${app.baseUrl}/mcp`);
+      // The client's own flow: discovery from the resource, registration, the authorization URL.
+      expect(await auth(provider, { serverUrl })).toBe("REDIRECT");
+      const authorizationUrl = provider.authorizationUrl!;
+      expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${app.baseUrl}/api/oauth/authorize`);
+      expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
+      expect(authorizationUrl.searchParams.get("resource")).toBe(`${app.baseUrl}/mcp`);
 
-    // The person has no session: the app's own login page, which comes back to the consent page.
-    await page.goto(authorizationUrl.href);
-    await page.waitForURL(/\/login\?next=/);
-    await page.getByRole("button", { name: /Continue with/ }).click();
-    await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
-    await page.fill('input[name="login"]', "olga");
-    await page.fill('input[name="password"]', "correct horse");
-    await page.click("button.login-submit");
-    await page.waitForLoadState("domcontentloaded");
-    if (page.url().includes("/interaction/")) await page.click("button.login-submit");
-    await page.waitForURL(/\/dashboard\/connect\//);
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Connect E2E Connector?");
-    await expect(page.locator("main").textContent()).resolves.toContain("olga@example.test");
+      // The person has no session: the app's own login page, which comes back to the consent page.
+      await page.goto(authorizationUrl.href);
+      await page.waitForURL(/\/login\?next=/);
+      await page.getByRole("button", { name: /Continue with/ }).click();
+      await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
+      await page.fill('input[name="login"]', "olga");
+      await page.fill('input[name="password"]', "correct horse");
+      await page.click("button.login-submit");
+      await page.waitForLoadState("domcontentloaded");
+      if (page.url().includes("/interaction/")) await page.click("button.login-submit");
+      await page.waitForURL(/\/dashboard\/connect\//);
+      await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Connect E2E Connector?");
+      await expect(page.locator("main").textContent()).resolves.toContain("olga@example.test");
 
-    await page.getByRole("button", { name: "Approve" }).click();
-    await page.waitForURL((u) => u.href.startsWith(redirectUri));
-    const back = codes.at(-1)!;
-    expect(back.get("code")).toBeTruthy();
-    expect(back.get("error")).toBeNull();
+      await page.getByRole("button", { name: "Approve" }).click();
+      await page.waitForURL((u) => u.href.startsWith(redirectUri));
+      const back = codes.at(-1)!;
+      expect(back.get("code")).toBeTruthy();
+      expect(back.get("error")).toBeNull();
 
-    // The client exchanges the code (PKCE verifier, issuer checked) and connects with the token.
-    const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
-    await transport.finishAuth(back);
-    expect(provider.tokens()?.refresh_token).toBeTruthy();
-    const client = new Client({ name: "e2e-connector", version: "1.0.0" });
-    await client.connect(transport);
-    const deployed = (await client.callTool({
-      name: "deploy_html",
-      arguments: { html: "<h1>from the connector</h1>" },
-    })) as Result;
-    expect(deployed.isError).toBeFalsy();
-    const slug = deployed.structuredContent!.slug as string;
-    // An account's drop: no claim token.
-    expect(deployed.structuredContent!.claim_token).toBeUndefined();
-    const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as Result;
-    expect(listed.isError).toBeFalsy();
-    expect((listed.structuredContent!.drops as { slug: string }[]).map((d) => d.slug)).toEqual([slug]);
+      // The client exchanges the code (PKCE verifier, issuer checked) and connects with the token.
+      const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
+      await transport.finishAuth(back);
+      expect(provider.tokens()?.refresh_token).toBeTruthy();
+      const client = new Client({ name: "e2e-connector", version: "1.0.0" });
+      await client.connect(transport);
+      const deployed = (await client.callTool({
+        name: "deploy_html",
+        arguments: { html: "<h1>from the connector</h1>" },
+      })) as Result;
+      expect(deployed.isError).toBeFalsy();
+      const slug = deployed.structuredContent!.slug as string;
+      // An account's drop: no claim token.
+      expect(deployed.structuredContent!.claim_token).toBeUndefined();
+      const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as Result;
+      expect(listed.isError).toBeFalsy();
+      expect((listed.structuredContent!.drops as { slug: string }[]).map((d) => d.slug)).toEqual([slug]);
 
-    // The same account on the dashboard: the drop, and the connector beside the API keys.
-    await page.goto(`${app.baseUrl}/dashboard`);
-    await expect(page.locator("main").textContent()).resolves.toContain(slug);
-    await page.getByRole("button", { name: "Revoke E2E Connector" }).click();
-    await page.getByTestId("clients-said").filter({ hasText: "E2E Connector disconnected." }).waitFor();
+      // The same account on the dashboard: the drop, and the connector beside the API keys.
+      await page.goto(`${app.baseUrl}/dashboard`);
+      await expect(page.locator("main").textContent()).resolves.toContain(slug);
+      await page.goto(`${app.baseUrl}/dashboard/keys`);
+      await page.getByRole("button", { name: "Revoke E2E Connector" }).click();
+      await page.getByTestId("clients-said").filter({ hasText: "E2E Connector disconnected." }).waitFor();
 
-    // Revoked: the token and its refresh token are dead; the client cannot call tools any more.
-    await expect(client.callTool({ name: "list_drops", arguments: {} })).rejects.toThrow();
-    const raw = await fetch(serverUrl, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${provider.tokens()!.access_token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-      }),
-    });
-    expect(raw.status).toBe(401);
-    expect(raw.headers.get("www-authenticate")).toContain(
-      `resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
-    );
-  });
+      // Revoked: the token and its refresh token are dead; the client cannot call tools any more.
+      await expect(client.callTool({ name: "list_drops", arguments: {} })).rejects.toThrow();
+      const raw = await fetch(serverUrl, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${provider.tokens()!.access_token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        }),
+      });
+      expect(raw.status).toBe(401);
+      expect(raw.headers.get("www-authenticate")).toContain(
+        `resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+      );
+    },
+  );
 
   it("deny sends the browser back to the client with error=access_denied", async () => {
     const provider = new ConnectorProvider(redirectUri);

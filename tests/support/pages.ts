@@ -63,11 +63,16 @@ export const PAGES: SeenPage[] = [
     open: async (p, w) => p.goto(`${w.base}/device?code=${await w.deviceCode()}`),
   },
   { name: "dashboard", as: "member", open: path("/dashboard") },
+  { name: "dashboard, drops searched", as: "member", open: path("/dashboard?q=zzz-no-such-drop&state=live&sort=name") },
+  { name: "dashboard: domains", as: "member", open: path("/dashboard/domains") },
+  { name: "dashboard: webhooks", as: "member", open: path("/dashboard/webhooks") },
+  { name: "dashboard: API keys and agents", as: "member", open: path("/dashboard/keys") },
+  { name: "dashboard: billing and plan", as: "member", open: path("/dashboard/billing") },
   {
     name: "dashboard, key just minted",
     as: "member",
     open: async (p, w) => (
-      await p.goto(`${w.base}/dashboard`),
+      await p.goto(`${w.base}/dashboard/keys`),
       await p.getByRole("button", { name: "Mint API key" }).click(),
       p.getByTestId("new-key-secret").waitFor()
     ),
@@ -85,7 +90,7 @@ export const PAGES: SeenPage[] = [
     name: "dashboard, webhook refused",
     as: "member",
     open: async (p, w) => (
-      await p.goto(`${w.base}/dashboard`),
+      await p.goto(`${w.base}/dashboard/webhooks`),
       await p.fill("#webhook-url", "ftp://example.com/hook"),
       await p.getByRole("button", { name: "Add webhook" }).click(),
       p.locator(".error[role=alert]").waitFor()

@@ -10,7 +10,6 @@ import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid, limits } 
 import { AccessPanel } from "../../access-panel";
 import { DomainsPanel } from "../../domains-panel";
 import { listDomains } from "@/lib/domains/manage";
-import { Header } from "../../../_components/Header";
 import { bytes, dateTime, dropState, relative } from "../../../_components/format";
 import { DropActions } from "../../drop-actions";
 import { Expiry } from "../../expiry";
@@ -19,6 +18,19 @@ import { Table } from "../../table";
 import { VersionsPanel } from "../../versions-panel";
 import { DropZone } from "../../../_components/DropZone";
 import { plural, SiteRules } from "../../../_components/SiteRules";
+import { Notice } from "../../../_components/ui";
+import { DashboardShell } from "../../shell";
+import { previewBlocker } from "../../preview";
+
+/** The drop page's sections, in order, for its table of contents (each id is its heading's; site rules only when it has some). */
+const SECTIONS = [
+  { id: "overview-title", label: "Overview" },
+  { id: "files-title", label: "Files and preview" },
+  { id: "versions-title", label: "Versions" },
+  { id: "access-title", label: "Access" },
+  { id: "domains-title", label: "Custom domains" },
+  { id: "rules-title", label: "Site rules" },
+] as const;
 
 export const dynamic = "force-dynamic";
 
@@ -38,125 +50,140 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
   const versions = await listDropVersions(ctx, caller.account, drop.slug, { limit: 100, offset: 0 });
   const domains = (await listDomains(ctx, caller.account)).domains.filter((d) => d.slug === drop.slug);
   const now = ctx.now();
-  const live = dropState(drop.expires_at, now) === "live";
+  const blocker = previewBlocker(drop, dropState(drop.expires_at, now));
+  const redeploy = drop.name !== null && isPaid(caller.account.plan) ? drop.name : null;
   return (
-    <>
-      <Header />
-      <main>
-        <p className="muted">
-          <Link href="/dashboard">← Dashboard</Link>
-        </p>
-        <h1 className="drop-title">
-          {drop.name ?? drop.slug} <StateBadge expiresAt={drop.expires_at} now={now} />
-        </h1>
-        <p className="result-url">
-          <a href={drop.url} target="_blank" rel="noopener" data-testid="drop-url">
-            {drop.url}
-          </a>
-        </p>
-        <DropActions slug={drop.slug} url={drop.url} name={drop.name} />
-        <dl className="facts">
-          <dt>Expires</dt>
-          <dd>
-            <Expiry iso={drop.expires_at} now={now} />
-            {drop.expires_at && <span className="muted"> ({dateTime(drop.expires_at)})</span>}
-          </dd>
-          <dt>Updated</dt>
-          <dd>
-            <time dateTime={drop.updated_at} title={dateTime(drop.updated_at)}>
-              {relative(drop.updated_at, now)}
-            </time>
-            {drop.redeploy_count > 0 && <span className="muted"> · redeployed {drop.redeploy_count}×</span>}
-          </dd>
-          <dt>Access</dt>
-          <dd>{drop.access === "password" ? "Password-protected" : "Public"}</dd>
-          <dt>Size</dt>
-          <dd>
-            {drop.file_count} {drop.file_count === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
-          </dd>
-          <dt>Site rules</dt>
-          <dd data-testid="rule-counts">
-            {plural(drop.redirect_rules, "redirect rule")}, {plural(drop.header_rules, "header rule")}
-          </dd>
-        </dl>
-        <div className="drop-columns">
-          <section className="card" aria-labelledby="files-title">
-            <h2 id="files-title">Files</h2>
-            {drop.files_truncated && (
-              <p className="muted">
-                The first {drop.files.length.toLocaleString("en-US")} of {drop.file_count.toLocaleString("en-US")}{" "}
-                files, by path.
-              </p>
+    <DashboardShell account={caller.account}>
+      <p className="muted">
+        <Link href="/dashboard">← Drops</Link>
+      </p>
+      <div className="drop-layout">
+        <nav className="drop-toc" aria-label="On this page">
+          <ul>
+            {SECTIONS.filter((s) => s.id !== "rules-title" || drop.redirect_rules + drop.header_rules > 0).map((s) => (
+              <li key={s.id}>
+                <a href={`#${s.id}`}>{s.label}</a>
+              </li>
+            ))}
+            {redeploy && (
+              <li>
+                <a href="#redeploy-title">Redeploy</a>
+              </li>
             )}
-            <Table className="files-table" testId="drop-files" columns={["Path", "Size"]}>
-              {drop.files.map((f) => (
-                <tr key={f.path}>
-                  <td>
-                    <a
-                      href={new URL(f.path.split("/").map(encodeURIComponent).join("/"), drop.url).href}
-                      target="_blank"
-                      rel="noopener"
-                    >
-                      {f.path}
-                    </a>
-                  </td>
-                  <td className="num">{bytes(f.size)}</td>
-                </tr>
-              ))}
-            </Table>
-          </section>
-          <section className="card preview" aria-labelledby="preview-title">
-            <h2 id="preview-title">Preview</h2>
-            {live && drop.access === "password" ? (
-              <p className="muted">
-                This drop is password-protected: open it in a new tab and enter its password to see it.
-              </p>
-            ) : live ? (
-              <iframe
-                src={drop.url}
-                title={`Preview of ${drop.url}`}
-                data-testid="drop-preview"
-                loading="lazy"
-                referrerPolicy="no-referrer"
-                sandbox="allow-scripts allow-same-origin allow-forms allow-popups"
-              />
-            ) : (
-              <p className="muted">This drop has expired and is offline: visitors get 410 Gone until it is removed.</p>
-            )}
-          </section>
-        </div>
-        <AccessPanel
-          slug={drop.slug}
-          mode={drop.access}
-          minChars={ACCESS_PASSWORD_MIN_CHARS}
-          maxChars={ACCESS_PASSWORD_MAX_CHARS}
-        />
-        <DomainsPanel
-          slug={drop.slug}
-          domains={domains}
-          allowed={limits[caller.account.plan].maxDomains > 0}
-          max={limits[caller.account.plan].maxDomains}
-        />
-        <SiteRules drop={drop} />
-        <section className="card" aria-labelledby="versions-title">
-          <h2 id="versions-title">Versions</h2>
-          <p className="muted">
-            Live: version {versions.live_version}. {versions.total}{" "}
-            {versions.total === 1 ? "version is" : "versions are"} kept; a rollback serves an older (or newer) one at
-            once.
-          </p>
-          <VersionsPanel slug={drop.slug} url={drop.url} versions={versions.versions} now={now} />
-        </section>
-        {drop.name && isPaid(caller.account.plan) && (
-          <section className="card" aria-labelledby="redeploy-title">
-            <h2 id="redeploy-title">Redeploy</h2>
-            <p className="muted">
-              Drop a folder, a zip or an HTML file: it replaces the content of {drop.name} and keeps its URL.
+          </ul>
+        </nav>
+        <div className="drop-sections">
+          <section aria-labelledby="overview-title">
+            <h1 className="drop-title" id="overview-title">
+              {drop.name ?? drop.slug} <StateBadge expiresAt={drop.expires_at} now={now} access={drop.access} />
+            </h1>
+            <p className="result-url">
+              <a href={drop.url} target="_blank" rel="noopener" data-testid="drop-url">
+                {drop.url}
+              </a>
             </p>
-            <DropZone endpoint="/dashboard/upload" preflightEndpoint="/dashboard/preflight" name={drop.name} />
+            <DropActions slug={drop.slug} url={drop.url} name={drop.name} />
+            <dl className="facts">
+              <dt>Expires</dt>
+              <dd>
+                <Expiry iso={drop.expires_at} now={now} />
+                {drop.expires_at && <span className="muted"> ({dateTime(drop.expires_at)})</span>}
+              </dd>
+              <dt>Updated</dt>
+              <dd>
+                <time dateTime={drop.updated_at} title={dateTime(drop.updated_at)}>
+                  {relative(drop.updated_at, now)}
+                </time>
+                {drop.redeploy_count > 0 && <span className="muted"> · redeployed {drop.redeploy_count}×</span>}
+              </dd>
+              <dt>Access</dt>
+              <dd>{drop.access === "password" ? "Password-protected" : "Public"}</dd>
+              <dt>Size</dt>
+              <dd>
+                {drop.file_count} {drop.file_count === 1 ? "file" : "files"}, {bytes(drop.total_bytes)}
+              </dd>
+              <dt>Site rules</dt>
+              <dd data-testid="rule-counts">
+                {plural(drop.redirect_rules, "redirect rule")}, {plural(drop.header_rules, "header rule")}
+              </dd>
+            </dl>
           </section>
-        )}
-      </main>
-    </>
+          <div className="drop-columns">
+            <section className="card" aria-labelledby="files-title">
+              <h2 id="files-title">Files</h2>
+              {drop.files_truncated && (
+                <p className="muted">
+                  The first {drop.files.length.toLocaleString("en-US")} of {drop.file_count.toLocaleString("en-US")}{" "}
+                  files, by path.
+                </p>
+              )}
+              <Table className="files-table" testId="drop-files" columns={["Path", "Size"]}>
+                {drop.files.map((f) => (
+                  <tr key={f.path}>
+                    <td>
+                      <a
+                        href={new URL(f.path.split("/").map(encodeURIComponent).join("/"), drop.url).href}
+                        target="_blank"
+                        rel="noopener"
+                      >
+                        {f.path}
+                      </a>
+                    </td>
+                    <td className="num">{bytes(f.size)}</td>
+                  </tr>
+                ))}
+              </Table>
+            </section>
+            <section className="card preview" aria-labelledby="preview-title">
+              <h2 id="preview-title">Preview</h2>
+              {blocker ? (
+                <Notice testId="preview-blocked">
+                  <p>{blocker}</p>
+                </Notice>
+              ) : (
+                <iframe
+                  src={drop.url}
+                  title={`Preview of ${drop.url}`}
+                  data-testid="drop-preview"
+                  referrerPolicy="no-referrer"
+                  sandbox="allow-scripts allow-same-origin allow-forms allow-popups"
+                />
+              )}
+            </section>
+          </div>
+          <section className="card" aria-labelledby="versions-title">
+            <h2 id="versions-title">Versions</h2>
+            <p className="muted">
+              Live: version {versions.live_version}. {versions.total}{" "}
+              {versions.total === 1 ? "version is" : "versions are"} kept; a rollback serves an older (or newer) one at
+              once.
+            </p>
+            <VersionsPanel slug={drop.slug} url={drop.url} versions={versions.versions} now={now} />
+          </section>
+          <AccessPanel
+            slug={drop.slug}
+            mode={drop.access}
+            minChars={ACCESS_PASSWORD_MIN_CHARS}
+            maxChars={ACCESS_PASSWORD_MAX_CHARS}
+          />
+          <DomainsPanel
+            slug={drop.slug}
+            domains={domains}
+            allowed={limits[caller.account.plan].maxDomains > 0}
+            max={limits[caller.account.plan].maxDomains}
+          />
+          <SiteRules drop={drop} />
+          {redeploy && (
+            <section className="card" aria-labelledby="redeploy-title">
+              <h2 id="redeploy-title">Redeploy</h2>
+              <p className="muted">
+                Drop a folder, a zip or an HTML file: it replaces the content of {redeploy} and keeps its URL.
+              </p>
+              <DropZone endpoint="/dashboard/upload" preflightEndpoint="/dashboard/preflight" name={redeploy} />
+            </section>
+          )}
+        </div>
+      </div>
+    </DashboardShell>
   );
 }

@@ -1,0 +1,56 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { sessionCaller } from "@/lib/auth/session";
+import { entitlements } from "@/lib/billing/entitlements";
+import { getContext } from "@/lib/context";
+import { countOwnedDrops } from "@/lib/db/queries";
+import { withDb } from "@/lib/db/errors";
+import { limits } from "@/lib/plans";
+import { PlanPanel } from "../plan-panel";
+import { DashboardShell } from "../shell";
+
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Billing and plan · dropsite" };
+
+// The account's plan, what it allows and how much of it is used; upgrade or manage billing.
+export default async function BillingPage() {
+  const caller = await sessionCaller();
+  if (!caller) redirect("/login");
+  const ctx = await getContext();
+  const { account } = caller;
+  const ent = entitlements(ctx, account);
+  const owned = await withDb(() => countOwnedDrops(ctx.db, account.id));
+  const plan = limits[account.plan];
+  return (
+    <DashboardShell account={account}>
+      <h1>Billing and plan</h1>
+      <section className="card" aria-labelledby="plan-title">
+        <h2 id="plan-title">Plan</h2>
+        <PlanPanel
+          plan={ent.plan}
+          activeSubscription={ent.activeSubscription}
+          portalAvailable={ent.portalAvailable ?? false}
+          currentPeriodEnd={ent.currentPeriodEnd ?? null}
+          cancelAt={ent.cancelAt ?? null}
+        />
+      </section>
+      <section className="card" aria-labelledby="usage-title">
+        <h2 id="usage-title">Usage</h2>
+        <dl className="facts">
+          <dt>Drops</dt>
+          <dd data-testid="usage-drops">
+            {owned.toLocaleString("en-US")}
+            {plan.maxDrops !== null && <> of {plan.maxDrops.toLocaleString("en-US")}</>}
+          </dd>
+          <dt>API keys</dt>
+          <dd>up to {plan.maxKeys}</dd>
+          <dt>Webhooks</dt>
+          <dd>up to {plan.maxWebhooks}</dd>
+          <dt>Custom domains</dt>
+          <dd>{plan.maxDomains > 0 ? `up to ${plan.maxDomains}` : "not on this plan"}</dd>
+        </dl>
+      </section>
+    </DashboardShell>
+  );
+}

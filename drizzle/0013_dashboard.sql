@@ -1,0 +1,2 @@
+CREATE INDEX "drops_owner_updated_idx" ON "drops" USING btree ("owner_id","updated_at","id");--> statement-breakpoint
+CREATE INDEX "drops_owner_label_idx" ON "drops" USING btree ("owner_id",coalesce("name", "slug"),"id");
