@@ -33,6 +33,9 @@ if (!existsSync(planePath)) {
   process.exit(1);
 }
 const plane = await import(pathToFileURL(planePath).href);
+// From here on every line this process writes (its own, Next's, the libraries') is a JSON log
+// line (lib/log; LOG_FORMAT=text for a readable one), gathered and written in batches.
+plane.routeConsole();
 try {
   plane.checkConfig();
 } catch (err) {
@@ -56,8 +59,10 @@ if (workers > 1 && cluster.isPrimary) {
         err instanceof Error ? err.message : err,
       ),
     );
+  plane.startMetrics();
   runPrimary(workers, warning);
 } else {
+  plane.startMetrics();
   await runWorker();
 }
 
@@ -109,6 +114,7 @@ async function runWorker() {
 
   const server = createServer(plane.listenerOptions, (req, res) => {
     req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
+    // The request's id, its log line and its metrics (lib/plane/log.ts).
     plane.logRequest(req, res);
     if (plane.dispatch(req, res)) return;
     handle(req, res);

@@ -2,6 +2,7 @@ import path from "node:path";
 import { mkdir } from "node:fs/promises";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema";
+import { watchPool } from "../metrics/registry";
 
 // The database client, chosen from configuration behind this one module:
 // a Neon host → @neondatabase/serverless (WebSocket Pool), any other postgres:// URL →
@@ -60,6 +61,7 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
     url.searchParams.delete("driver");
     const pool = new Pool({ connectionString: url.toString(), max: 5, connectionTimeoutMillis: 10_000 });
     guardConnections(pool);
+    watchPool(pool);
     const db = drizzle(pool, { schema });
     await migrate(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "neon", close: () => pool.end() };
@@ -69,6 +71,7 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const pool = new Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 });
   guardConnections(pool);
+  watchPool(pool);
   const db = drizzle(pool, { schema });
   await migrate(db, { migrationsFolder });
   return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };

@@ -4,7 +4,8 @@ import type { LookupFunction } from "node:net";
 import { Webhook } from "standardwebhooks";
 import type { AppContext } from "../context";
 import { prefixedId } from "../db/events";
-import { claimDueDeliveries, finishAttempt, type ClaimedDelivery } from "../db/webhooks";
+import { claimDueDeliveries, countPendingDeliveries, finishAttempt, type ClaimedDelivery } from "../db/webhooks";
+import { metrics } from "../metrics/registry";
 import { dropUrl } from "../env";
 import { WEBHOOK_POLL_SECONDS, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS } from "../plans";
 import { resolveTarget, urlProblem, type Resolved } from "./address";
@@ -114,6 +115,9 @@ async function attempt(ctx: AppContext, d: ClaimedDelivery): Promise<boolean> {
   }
   const now = ctx.now();
   const delivered = outcome.error === null;
+  metrics().webhookDeliveries.inc({
+    outcome: delivered ? "ok" : outcome.error?.startsWith("refused:") ? "refused" : "error",
+  });
   const wait = WEBHOOK_RETRY_SECONDS[d.attempt - 1];
   await finishAttempt(
     ctx.db,
@@ -154,6 +158,7 @@ export async function deliverDue(ctx: AppContext, budgetMs = 50_000): Promise<De
     pass.attempted += results.length;
     pass.delivered += results.filter(Boolean).length;
   }
+  metrics().webhookPending.set(await countPendingDeliveries(ctx.db));
   return pass;
 }
 
