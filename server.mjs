@@ -107,6 +107,8 @@ function runPrimary(count, warning) {
 
 /** One server: the whole app, on `port` (shared with the other workers under a cluster). */
 async function runWorker() {
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT) start before Next loads, so its spans join them.
+  await plane.startTracing();
   const { default: next } = await import("next");
   const app = next({ dev, hostname: "localhost", port });
   const handle = app.getRequestHandler();
@@ -116,8 +118,10 @@ async function runWorker() {
     req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
     // The request's id, its log line and its metrics (lib/plane/log.ts).
     plane.logRequest(req, res);
-    if (plane.dispatch(req, res)) return;
-    handle(req, res);
+    plane.traced(req, () => {
+      if (plane.dispatch(req, res)) return;
+      handle(req, res);
+    });
   });
   const who = cluster.isWorker ? `, worker ${cluster.worker.id}, pid ${process.pid}` : "";
   server.listen(port, bind, () => {

@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema";
 import { watchPool } from "../metrics/registry";
+import { tracePglite, traceQueries } from "./trace";
 
 // The database client, chosen from configuration behind this one module:
 // a Neon host → @neondatabase/serverless (WebSocket Pool), any other postgres:// URL →
@@ -42,6 +43,7 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
     const dir = path.resolve(opts.dataDir, "pglite");
     await mkdir(dir, { recursive: true });
     const client = await PGlite.create(dir);
+    tracePglite(client);
     const db = drizzle(client, { schema });
     await migrate(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
@@ -72,6 +74,8 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
   const pool = new Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 });
   guardConnections(pool);
   watchPool(pool);
+  traceQueries(pool);
+  pool.on("connect", (client) => traceQueries(client as unknown as Parameters<typeof traceQueries>[0]));
   const db = drizzle(pool, { schema });
   await migrate(db, { migrationsFolder });
   return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };

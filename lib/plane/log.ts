@@ -8,6 +8,7 @@ import { log } from "../log";
 import { takeErrorCode } from "../log/codes";
 import { observeRequest } from "../metrics/http";
 import { appRouteName } from "../metrics/routes";
+import { endRequestSpan, startRequestSpan } from "../tracing";
 
 // The request log of the self-hosted listener: one JSON line per request (the fields are in
 // docs/operating.md, "Logs"), written by server.mjs through logRequest, with the request metrics.
@@ -77,6 +78,7 @@ export function logRequest(req: PlaneRequest, res: PlaneResponse): void {
   res.setHeader("X-Request-Id", id);
   const method = req.method ?? "GET";
   const url = req.url ?? "/";
+  req.span = startRequestSpan(method, req.headers);
   let done = false;
   const line = () => {
     if (done) return;
@@ -85,11 +87,12 @@ export function logRequest(req: PlaneRequest, res: PlaneResponse): void {
     const status = res.headersSent ? res.statusCode : 0;
     const plane = req.answered ? "data" : "next";
     const host = hostKind(req);
-    if (!req.uncounted) {
+    if (!req.uncounted || req.span) {
       const route =
         req.routeName ??
         (host === "app" ? appRouteName(method, pathOnly(url), req.headers["content-type"]) : "serve.drop");
-      observeRequest(req.answered ? "data" : "app", route, status, seconds);
+      if (!req.uncounted) observeRequest(req.answered ? "data" : "app", route, status, seconds);
+      if (req.span) endRequestSpan(req.span, method, route, status);
     }
     const errorCode = takeErrorCode(id, status);
     log("info", "request", {

@@ -15,6 +15,7 @@ import { startWebhookWorker } from "../webhooks/deliver";
 import { PlaneRequest, PlaneResponse } from "./request";
 import { metricsTokenMatches, startMetrics as startScrape, writeScrape } from "../metrics/scrape";
 import { log, routeConsole } from "../log";
+import { inRequestSpan, startTracing as startSdk } from "../tracing";
 
 export { logPath, logRequest } from "./log";
 export { routeConsole };
@@ -54,6 +55,20 @@ export const listenerOptions = {
  */
 export function startMetrics(): void {
   startScrape(env());
+}
+
+/**
+ * Starts OpenTelemetry tracing when the configuration asks for it (lib/tracing): server.mjs
+ * awaits it in each process that answers requests, before Next loads, so Next's spans join the
+ * same provider. With no endpoint set nothing is loaded.
+ */
+export function startTracing(): Promise<boolean> {
+  return startSdk(env());
+}
+
+/** Runs a request's handling (the data plane, then Next) inside its server span, if it has one. */
+export function traced(req: PlaneRequest, run: () => void): void {
+  inRequestSpan(req.span, run);
 }
 
 /**

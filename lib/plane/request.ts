@@ -1,4 +1,5 @@
 import { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestSpan } from "../tracing";
 
 // The request class of the self-hosted listener, given to createServer through its documented
 // `IncomingMessage` option (listenerOptions in ./node.ts): Node's request, plus a body cap the
@@ -11,6 +12,8 @@ export class PlaneRequest extends IncomingMessage {
   routeName: string | undefined = undefined;
   /** Not counted in the request metrics (the scrape itself). */
   uncounted = false;
+  /** The request's server span, when tracing is on (lib/tracing). */
+  span: RequestSpan | undefined = undefined;
   /** The data plane answered (the request log's "plane": "data"), not Next. */
   answered = false;
   /** The body passed its cap: the rest of it, and its end, were dropped. */

@@ -1,6 +1,7 @@
 import { ApiError, describeCause, upstreamUnavailable } from "../errors";
 import type { ByteRange, DirectUploads, Storage } from "./types";
 import { metrics } from "../metrics/registry";
+import { inSpan } from "../tracing";
 
 // A store known to be down fails fast. A network store (S3, Vercel Blob) that stops answering
 // would otherwise hold every request that needs it for the client's connect and retry timeouts,
@@ -180,7 +181,11 @@ export class GuardedStorage implements Storage {
     const mark = this.marks;
     const started = performance.now();
     try {
-      const out = await call();
+      const out = await inSpan(
+        `storage.${op}`,
+        { "dropsite.storage.op": op, "dropsite.storage.store": this.kind },
+        call,
+      );
       m.storageDuration.observe({ store: this.kind, op }, (performance.now() - started) / 1000);
       // A call begun before the store was marked down says nothing about it now.
       if (mark === this.marks) this.markUp();
