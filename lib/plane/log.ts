@@ -87,11 +87,12 @@ export function logRequest(req: PlaneRequest, res: PlaneResponse): void {
     const status = res.headersSent ? res.statusCode : 0;
     const plane = req.answered ? "data" : "next";
     const host = hostKind(req);
-    if (!req.uncounted || req.span) {
+    const counted = !req.uncounted && metricsOn();
+    if (counted || req.span) {
       const route =
         req.routeName ??
         (host === "app" ? appRouteName(method, pathOnly(url), req.headers["content-type"]) : "serve.drop");
-      if (!req.uncounted) observeRequest(req.answered ? "data" : "app", route, status, seconds);
+      if (counted) observeRequest(req.answered ? "data" : "app", route, status, seconds);
       if (req.span) endRequestSpan(req.span, method, route, status);
     }
     const errorCode = takeErrorCode(id, status);
@@ -111,6 +112,21 @@ export function logRequest(req: PlaneRequest, res: PlaneResponse): void {
   };
   res.once("finish", line);
   res.once("close", line);
+}
+
+let scraped: boolean | undefined;
+
+/** Whether anything can scrape the metrics (METRICS_PORT or METRICS_TOKEN): otherwise requests are not counted. */
+function metricsOn(): boolean {
+  if (scraped === undefined) {
+    try {
+      const e = env();
+      scraped = e.METRICS_PORT !== undefined || e.METRICS_TOKEN !== undefined;
+    } catch {
+      scraped = false;
+    }
+  }
+  return scraped;
 }
 
 function trustProxy(): boolean {

@@ -306,6 +306,12 @@ describe("one structured log line per request", () => {
     expect(line).not.toHaveProperty("upstream_request_id");
   });
 
+  it("without METRICS_PORT or METRICS_TOKEN there is no metrics route: GET /metrics is 404", async () => {
+    const res = await app.request(appHost, "/metrics", { headers: { authorization: "Bearer anything-at-all-here" } });
+    expect(res.status).toBe(404);
+    expect(res.text).not.toContain("dropsite_http_requests_total");
+  });
+
   it("logs an upload target's path without its upload token", async () => {
     const bytes = Buffer.from("<p>uploaded</p>");
     const sha256 = createHash("sha256").update(bytes).digest("hex");
@@ -756,7 +762,11 @@ describe("the data plane receives the deploy bodies", () => {
       const next = await app.request(appHost, prefix + escaped(param), { method, body: sent, headers });
       expect(data.status).toBe(status);
       expect(next.status).toBe(status);
-      expect(data.json()).toEqual(next.json());
+      // The same envelope, each with its own request's id.
+      const ids = (res: HttpResult) => (res.json() as { request_id?: unknown }).request_id;
+      expect(ids(data)).toBe(data.headers["x-request-id"]);
+      expect(ids(next)).toBe(next.headers["x-request-id"]);
+      expect({ ...(data.json() as object), request_id: "" }).toEqual({ ...(next.json() as object), request_id: "" });
       expect(stable(data.headers)).toEqual(stable(next.headers));
       expectJsonAnswer(data);
       expect(data.headers["content-length"]).toBe(String(data.body.byteLength));
