@@ -23,6 +23,8 @@ const nextConfig: NextConfig = {
     "oidc-provider",
     "drizzle-orm",
     "@vercel/functions",
+    // One registry of metric families for the data plane and Next in one process (lib/metrics).
+    "prom-client",
   ],
   // The reference page and its script route read Scalar's browser bundle from node_modules; /mcp
   // inlines the MCP Apps SDK's browser build into the deploy preview (lib/mcp/preview.ts).

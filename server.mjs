@@ -33,6 +33,9 @@ if (!existsSync(planePath)) {
   process.exit(1);
 }
 const plane = await import(pathToFileURL(planePath).href);
+// From here on every line this process writes (its own, Next's, the libraries') is a JSON log
+// line (lib/log; LOG_FORMAT=text for a readable one), gathered and written in batches.
+plane.routeConsole();
 try {
   plane.checkConfig();
 } catch (err) {
@@ -56,8 +59,10 @@ if (workers > 1 && cluster.isPrimary) {
         err instanceof Error ? err.message : err,
       ),
     );
+  plane.startMetrics();
   runPrimary(workers, warning);
 } else {
+  plane.startMetrics();
   await runWorker();
 }
 
@@ -102,6 +107,8 @@ function runPrimary(count, warning) {
 
 /** One server: the whole app, on `port` (shared with the other workers under a cluster). */
 async function runWorker() {
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT) start before Next loads, so its spans join them.
+  await plane.startTracing();
   const { default: next } = await import("next");
   const app = next({ dev, hostname: "localhost", port });
   const handle = app.getRequestHandler();
@@ -109,9 +116,12 @@ async function runWorker() {
 
   const server = createServer(plane.listenerOptions, (req, res) => {
     req.headers["x-dropsite-socket-ip"] = req.socket.remoteAddress ?? "unknown";
+    // The request's id, its log line and its metrics (lib/plane/log.ts).
     plane.logRequest(req, res);
-    if (plane.dispatch(req, res)) return;
-    handle(req, res);
+    plane.traced(req, () => {
+      if (plane.dispatch(req, res)) return;
+      handle(req, res);
+    });
   });
   const who = cluster.isWorker ? `, worker ${cluster.worker.id}, pid ${process.pid}` : "";
   server.listen(port, bind, () => {

@@ -3,6 +3,7 @@
 // same files, with one load generator (wrk, 64 connections); a 10 KB page with and without the
 // most site rules a drop may have, and a redirect; npm start with two workers beside one; a drop
 // on its custom domain against its slug host (a local DNS server holds the TXT record); the
+// 10 KB page with the Prometheus metrics on against off; the
 // 10 KB page on PostgreSQL with a million file rows; a drop with 100 versions against one with
 // one, and the time from a rollback to the first byte of the old version; a 900-file zip deploy
 // against `unzip -q` with the server's memory growth; a redeploy of 500 files with 3 changed
@@ -18,6 +19,7 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { ROOT } from "./app";
 import { domainsSection } from "./domains";
+import { metricsSection } from "./metrics";
 import { pgSection } from "./pg";
 import { redeploySection } from "./redeploy";
 import { rulesSection } from "./rules";
@@ -33,6 +35,7 @@ const SECTIONS: Record<string, (work: string, site: ServedSite) => Promise<strin
   rules: rulesSection,
   workers: workersSection,
   domains: domainsSection,
+  metrics: metricsSection,
   pg: (work, site) => (process.env.BENCH_SKIP_PG === "1" ? Promise.resolve([]) : pgSection(work, site)),
   versions: versionsSection,
   zip: zipSection,

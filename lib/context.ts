@@ -57,7 +57,8 @@ async function createStorage(e: Env): Promise<Storage> {
     const { BlobStorage } = await import("./storage/blob");
     return new GuardedStorage(new BlobStorage(e.BLOB_READ_WRITE_TOKEN, { apiUrl: e.VERCEL_BLOB_API_URL }));
   }
-  return new FsStorage(path.resolve(e.DATA_DIR, "blobs"));
+  // Guarded too, for its metrics (it is never unreachable, so never marked down).
+  return new GuardedStorage(new FsStorage(path.resolve(e.DATA_DIR, "blobs")));
 }
 
 async function createLimiter(e: Env): Promise<RateLimiter> {

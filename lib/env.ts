@@ -216,6 +216,28 @@ const envSchema = z.object({
     .int("SERVE_CACHE_BYTES must be a whole number of bytes")
     .min(0, "SERVE_CACHE_BYTES must be at least 0")
     .default(64 * 1024 * 1024),
+  /** A listener of its own serving GET /metrics (Prometheus), on METRICS_HOST; unset: none. */
+  METRICS_PORT: optionalString
+    .refine(
+      (v) => v === undefined || (/^[0-9]{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65535),
+      "METRICS_PORT must be a port number (1-65535), e.g. 9464",
+    )
+    .transform((v) => (v === undefined ? undefined : Number(v))),
+  /** The address METRICS_PORT binds; loopback by default (the metrics answer without a token). */
+  METRICS_HOST: z.string().trim().min(1).default("127.0.0.1"),
+  /** Serves GET /metrics on the app host to `Authorization: Bearer <token>`; unset: no such route. */
+  METRICS_TOKEN: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    "METRICS_TOKEN must be at least 16 characters",
+  ),
+  /** json (default): one JSON object a line; text: a readable line, for development. */
+  LOG_FORMAT: z.enum(["json", "text"], { error: "LOG_FORMAT must be json or text" }).default("json"),
+  /** OpenTelemetry (OTLP over HTTP, protobuf): traces are sent when either endpoint is set. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalHttpUrl("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalHttpUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  /** true turns tracing off whatever the endpoints say. */
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).default("dropsite"),
 });
 
 export type Env = z.infer<typeof envSchema>;

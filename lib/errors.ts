@@ -1,4 +1,5 @@
 import { env } from "./env";
+import { noteErrorCode } from "./log/codes";
 
 // One error model: a typed error carrying a machine-stable code, one table from code to HTTP
 // status, and one renderer of the envelope {error, code, hint?, upgrade_url?, docs_url?} and
@@ -96,6 +97,8 @@ export interface ErrorEnvelope extends ErrorDetails {
   hint?: string;
   upgrade_url?: string;
   docs_url?: string;
+  /** The request's X-Request-Id, the id of its line in the request log. */
+  request_id?: string;
 }
 
 export interface ApiErrorOptions {
@@ -229,10 +232,16 @@ export function toApiError(err: unknown): ApiError {
   });
 }
 
-/** The one renderer of the error envelope. */
-export function errorResponse(err: unknown): Response {
+/** The one renderer of the error envelope; with the request, the envelope carries its `request_id`. */
+export function errorResponse(err: unknown, req?: Request): Response {
   const e = toApiError(err);
-  return Response.json(e.envelope(), {
+  const body = e.envelope();
+  const id = req?.headers.get("x-request-id");
+  if (id) {
+    body.request_id = id;
+    noteErrorCode(id, e.code);
+  }
+  return Response.json(body, {
     status: e.status,
     headers: { "Cache-Control": "no-store", ...e.headers },
   });

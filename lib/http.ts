@@ -15,7 +15,7 @@ export async function handle<P>(handler: Handler<P>, req: Request, params: P): P
   try {
     return await handler(req, params);
   } catch (err) {
-    return errorResponse(err);
+    return errorResponse(err, req);
   }
 }
 
@@ -36,7 +36,7 @@ export function routes<P = Record<string, string>>(handlers: RouteHandlers<P>): 
     const h = (handlers as Partial<Record<Method, Handler<P>>>)[m] ?? (m === "HEAD" ? handlers.GET : undefined);
     out[m] = async (req, ctx) => {
       const params = (await ctx?.params) ?? ({} as P);
-      if (!h) return errorResponse(methodNotAllowed(allowed));
+      if (!h) return errorResponse(methodNotAllowed(allowed), req);
       return handle(h, req, params);
     };
   }

@@ -304,6 +304,10 @@ export const errorEnvelopeSchema = z.object({
   hint: z.string().optional(),
   upgrade_url: z.url().optional(),
   docs_url: z.url().optional(),
+  request_id: z
+    .string()
+    .optional()
+    .describe("The request's X-Request-Id: the id of its line in the server's log, to quote when reporting a problem."),
   unusable: z
     .array(z.string())
     .optional()

@@ -12,7 +12,7 @@ function handler(req?: Request): Response {
       headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
     });
   }
-  return errorResponse(notFound("No such endpoint."));
+  return errorResponse(notFound("No such endpoint."), req);
 }
 
 export {

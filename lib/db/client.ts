@@ -2,6 +2,8 @@ import path from "node:path";
 import { mkdir } from "node:fs/promises";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema";
+import { watchPool } from "../metrics/registry";
+import { tracePglite, traceQueries } from "./trace";
 
 // The database client, chosen from configuration behind this one module:
 // a Neon host → @neondatabase/serverless (WebSocket Pool), any other postgres:// URL →
@@ -41,6 +43,7 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
     const dir = path.resolve(opts.dataDir, "pglite");
     await mkdir(dir, { recursive: true });
     const client = await PGlite.create(dir);
+    tracePglite(client);
     const db = drizzle(client, { schema });
     await migrate(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
@@ -60,6 +63,7 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
     url.searchParams.delete("driver");
     const pool = new Pool({ connectionString: url.toString(), max: 5, connectionTimeoutMillis: 10_000 });
     guardConnections(pool);
+    watchPool(pool);
     const db = drizzle(pool, { schema });
     await migrate(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "neon", close: () => pool.end() };
@@ -69,6 +73,9 @@ export async function openDb(opts: DbOptions): Promise<DbHandle> {
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const pool = new Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 });
   guardConnections(pool);
+  watchPool(pool);
+  traceQueries(pool);
+  pool.on("connect", (client) => traceQueries(client as unknown as Parameters<typeof traceQueries>[0]));
   const db = drizzle(pool, { schema });
   await migrate(db, { migrationsFolder });
   return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };

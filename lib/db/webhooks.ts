@@ -78,6 +78,12 @@ export interface ClaimedDelivery {
  * same attempt while this one runs; a worker that dies mid-attempt leaves the row due again
  * at the lease's end.
  */
+/** Deliveries waiting to be attempted (due or not): webhook_outbox_pending. */
+export async function countPendingDeliveries(db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.state, "pending"));
+  return row?.n ?? 0;
+}
+
 export async function claimDueDeliveries(
   db: Db,
   now: Date,

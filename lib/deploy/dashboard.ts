@@ -14,7 +14,7 @@ import { preflight, UPLOAD_TOKEN_HEADER } from "./uploads";
 // POST /dashboard/upload: the dashboard's drop zone deploys as the session's account, through
 // the same guard, option checks, body reader and store as POST /deploy.
 export async function deployFromDashboard(ctx: AppContext, req: Request): Promise<DeployResponse> {
-  return guardedDeploy(ctx, req, async (quota) => {
+  return guardedDeploy(ctx, req, "dashboard", async (quota) => {
     const caller = await dashboardCaller(ctx, req);
     const query = new URL(req.url).searchParams;
     return deployBody(

@@ -15,12 +15,16 @@ import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { withDeployGrant } from "./grants";
 import { withZipReference } from "./zipref";
 import { guardAccountRoute } from "../auth/guard";
+import { countDeploy } from "../metrics/deploys";
+import type { DeployVia } from "../metrics/registry";
 
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
   spend: () => Promise<void>;
   /** The client address the budget is for (address blocks apply to anonymous deploys). */
   address: string;
+  /** Says what a REST deploy turned out to be once its body is read (deploys_total's `via`). */
+  form?: (via: "zip" | "reference") => void;
 }
 
 /** Failures of the caller's input (not 429, not 5xx): they count against the deployInvalid budget. */
@@ -34,20 +38,30 @@ function refusedInput(err: unknown): boolean {
  * is counted only when the deploy reaches storage (quota.spend, passed to deployFiles), and a
  * request refused for its input counts against the higher deployInvalid budget instead.
  */
-export async function guardedDeploy<T>(
+export function guardedDeploy<T>(
   ctx: AppContext,
   req: Request,
+  via: DeployVia,
   task: (quota: DeployQuota) => Promise<T>,
 ): Promise<T> {
-  const address = clientAddress(req, ctx.env);
-  await checkLimit(ctx, "deploy", address);
-  await checkLimit(ctx, "deployInvalid", address);
-  try {
-    return await task({ spend: () => enforceLimit(ctx, "deploy", address), address });
-  } catch (err) {
-    if (refusedInput(err)) await enforceLimit(ctx, "deployInvalid", address).catch(() => undefined);
-    throw err;
-  }
+  let kind = via;
+  const form = (f: "zip" | "reference") => {
+    if (kind === "rest") kind = f;
+  };
+  return countDeploy(
+    () => kind,
+    async () => {
+      const address = clientAddress(req, ctx.env);
+      await checkLimit(ctx, "deploy", address);
+      await checkLimit(ctx, "deployInvalid", address);
+      try {
+        return await task({ spend: () => enforceLimit(ctx, "deploy", address), address, form });
+      } catch (err) {
+        if (refusedInput(err)) await enforceLimit(ctx, "deployInvalid", address).catch(() => undefined);
+        throw err;
+      }
+    },
+  );
 }
 
 export function subscriptionRequired(feature: string): ApiError {
@@ -146,10 +160,14 @@ export function deployBody(
   const tier = tierOf(caller);
   return withBodySlot(req, async () => {
     const body = await readDeployFiles(req, limits[tier], isPaid(tier));
-    if (!Array.isArray(body))
+    if (!Array.isArray(body)) {
+      quota.form?.("reference");
       return withZipReference(ctx, caller, opts.uploadToken, body.zip, limits[tier], isPaid(tier), (files) =>
         deployFiles(ctx, caller, opts, files, quota),
       );
+    }
+    if (body.some((f) => f.ref)) quota.form?.("reference");
+    else if (bodyForm(req.headers.get("content-type")) === "zip") quota.form?.("zip");
     return deployFiles(ctx, caller, opts, body, quota);
   });
 }
@@ -157,7 +175,7 @@ export function deployBody(
 // POST /deploy, from request to DeployResponse. Cheap checks (rate, credential, query) come
 // before the body is read.
 export async function deployFromRequest(ctx: AppContext, req: Request): Promise<DeployResponse> {
-  return guardedDeploy(ctx, req, async (quota) => {
+  return guardedDeploy(ctx, req, "rest", async (quota) => {
     const query = new URL(req.url).searchParams;
     const caller = await optionalCaller(ctx, req);
     return deployBody(
@@ -178,7 +196,7 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
 // POST /deploy/once/{token}: the same bodies as POST /deploy, as the caller and with the options
 // of a one-time grant (MCP deploy_directory), which this deploy uses up.
 export async function deployFromGrant(ctx: AppContext, req: Request, token: string): Promise<DeployResponse> {
-  return guardedDeploy(ctx, req, (quota) =>
+  return guardedDeploy(ctx, req, "mcp", (quota) =>
     withDeployGrant(ctx, token, (caller, opts) =>
       deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota),
     ),

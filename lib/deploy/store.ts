@@ -1,3 +1,4 @@
+import { countDeploy, countDeployBytes } from "../metrics/deploys";
 import { ApiError } from "../errors";
 import { refuseDisabled } from "../safety/disabled";
 import { databaseError, withDb } from "../db/errors";
@@ -208,6 +209,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     if (capped && maxOwned !== null) throw dropQuotaError(caller, capped.capped, maxOwned);
   });
   await dropChanged(ctx, { id, slug }, "deploy");
+  countDeployBytes(rows);
   const response: DeployResponse = {
     slug,
     url: dropUrl(slug, ctx.env),
@@ -287,7 +289,10 @@ async function replaceDrop(
     if (result.reason === "stale") throw staleError(drop.slug, result.live);
     throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
   }
-  if (!result.unchanged) await dropChanged(ctx, drop, "replace");
+  if (!result.unchanged) {
+    await dropChanged(ctx, drop, "replace");
+    countDeployBytes(rows);
+  }
   const live = result.drop;
   const response: DeployResponse = {
     slug: drop.slug,
@@ -320,12 +325,26 @@ export function staleError(what: string, live: number | null): ApiError {
 }
 
 // POST /deploy/{slug}: subscribers add files to a drop they own.
-export async function appendToDrop(
+/** Appends files to a drop (REST and MCP), counted in deploys_total as via `append`. */
+export function appendToDrop(
   ctx: AppContext,
   caller: Caller,
   slug: string,
   files: InputFile[],
   ifMatch: number | null = null,
+): Promise<AppendResponse> {
+  return countDeploy(
+    () => "append",
+    () => appendFiles(ctx, caller, slug, files, ifMatch),
+  );
+}
+
+async function appendFiles(
+  ctx: AppContext,
+  caller: Caller,
+  slug: string,
+  files: InputFile[],
+  ifMatch: number | null,
 ): Promise<AppendResponse> {
   const account = caller.account;
   if (!account)
@@ -382,6 +401,7 @@ export async function appendToDrop(
     throw new ApiError("not_found", `No drop ${slug} in this account.`);
   }
   await dropChanged(ctx, drop, "append");
+  countDeployBytes(rows);
   return {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),

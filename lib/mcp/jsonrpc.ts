@@ -15,14 +15,15 @@ export function tooLargeMessage(cap: number): string {
   return `The request body is larger than ${cap} bytes, the most one /mcp request may carry.`;
 }
 
-/** The bytes of a JSON-RPC error object with id null. */
-export function jsonRpcErrorBody(code: number, message: string): string {
-  return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
+/** The bytes of a JSON-RPC error object with id null; with the request's id, as `data.request_id`. */
+export function jsonRpcErrorBody(code: number, message: string, requestId?: string | null): string {
+  const error = requestId ? { code, message, data: { request_id: requestId } } : { code, message };
+  return JSON.stringify({ jsonrpc: "2.0", id: null, error });
 }
 
 /** A JSON-RPC error answer (id null: the request could not be read far enough to know its id). */
-export function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(jsonRpcErrorBody(code, message), {
+export function jsonRpcError(status: number, code: number, message: string, requestId?: string | null): Response {
+  return new Response(jsonRpcErrorBody(code, message, requestId), {
     status,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
   });

@@ -154,10 +154,11 @@ async function framed(req: Request): Promise<Request | Response> {
       () => new ApiError("payload_too_large", tooLargeMessage(MCP_BODY_CAP)),
     );
   } catch (err) {
-    if (err instanceof ApiError && err.code === "payload_too_large") return jsonRpcError(413, TOO_LARGE, err.message);
+    if (err instanceof ApiError && err.code === "payload_too_large")
+      return jsonRpcError(413, TOO_LARGE, err.message, req.headers.get("x-request-id"));
     throw err;
   }
-  if (isBatch(bytes)) return jsonRpcError(400, INVALID_REQUEST, BATCH_MESSAGE);
+  if (isBatch(bytes)) return jsonRpcError(400, INVALID_REQUEST, BATCH_MESSAGE, req.headers.get("x-request-id"));
   return new Request(req.url, { method: req.method, headers: req.headers, body: bytes as Uint8Array<ArrayBuffer> });
 }
 

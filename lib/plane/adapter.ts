@@ -12,7 +12,8 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 // with no framework copy of a body's bytes.
 
 export function envelope(res: ServerResponse, status: number, code: string, error: string): void {
-  send(res, status, JSON.stringify({ error, code }));
+  const id = res.getHeader("X-Request-Id");
+  send(res, status, JSON.stringify(typeof id === "string" ? { error, code, request_id: id } : { error, code }));
 }
 
 export function send(res: ServerResponse, status: number, body: string): void {

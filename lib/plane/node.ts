@@ -14,9 +14,13 @@ import { serveDropResult } from "../serve/serve";
 import { envelope, hangUp, readNodeBody, runHandler, send, write } from "./adapter";
 import { config } from "./config";
 import { startWebhookWorker } from "../webhooks/deliver";
-import { PlaneRequest } from "./request";
+import { PlaneRequest, PlaneResponse } from "./request";
+import { metricsTokenMatches, startMetrics as startScrape, writeScrape } from "../metrics/scrape";
+import { log, routeConsole } from "../log";
+import { inRequestSpan, startTracing as startSdk } from "../tracing";
 
 export { logPath, logRequest } from "./log";
+export { routeConsole };
 
 // The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
 // are answered here, by the same lib/serve function the Vercel serve route runs, with no
@@ -40,7 +44,34 @@ export { logPath, logRequest } from "./log";
  * Nothing else in the listener reads a credential. Requests are PlaneRequests (./request.ts): a
  * body cap the dispatcher sets, the host kind and who answered, for the request log.
  */
-export const listenerOptions = { joinDuplicateHeaders: true, IncomingMessage: PlaneRequest } as const;
+export const listenerOptions = {
+  joinDuplicateHeaders: true,
+  IncomingMessage: PlaneRequest,
+  ServerResponse: PlaneResponse,
+} as const;
+
+/**
+ * Sets this process up for metric scrapes (lib/metrics/scrape.ts): server.mjs calls it in the
+ * cluster's primary and in every worker (or in its one process); the METRICS_PORT listener, if
+ * any, runs in the primary (or the one process).
+ */
+export function startMetrics(): void {
+  startScrape(env());
+}
+
+/**
+ * Starts OpenTelemetry tracing when the configuration asks for it (lib/tracing): server.mjs
+ * awaits it in each process that answers requests, before Next loads, so Next's spans join the
+ * same provider. With no endpoint set nothing is loaded.
+ */
+export function startTracing(): Promise<boolean> {
+  return startSdk(env());
+}
+
+/** Runs a request's handling (the data plane, then Next) inside its server span, if it has one. */
+export function traced(req: PlaneRequest, run: () => void): void {
+  inRequestSpan(req.span, run);
+}
 
 /**
  * Throws the configuration error env() raises (EnvError, naming each variable), so server.mjs
@@ -79,7 +110,7 @@ export async function migrateDatabase(): Promise<void> {
 /**
  * Opens the app's context (database and its migrations, storage) as soon as the server listens,
  * so the first request does not wait seconds for it; logs one line when it is open:
- * {"msg":"context","db","ms"}. A failure is only logged: requests open it again (and answer 503
+ * {"time","level":"info","msg":"context","db","ms"}. A failure is only logged: requests open it again (and answer 503
  * while the database cannot be reached). Then starts the webhook delivery worker of this process
  * (lib/webhooks/deliver.ts; on Vercel GET /cron/webhooks runs the same passes).
  */
@@ -87,9 +118,7 @@ export function warmUp(): void {
   const started = performance.now();
   getContext().then(
     (ctx) => {
-      console.log(
-        JSON.stringify({ msg: "context", db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) }),
-      );
+      log("info", "context", { db: ctx.dbHandle.kind, ms: Math.round(performance.now() - started) });
       startWebhookWorker(ctx);
     },
     (err) => console.error("[serve] could not open the context at start:", err instanceof Error ? err.message : err),
@@ -133,7 +162,10 @@ async function serveNode(
  * on /mcp the JSON-RPC error object an MCP client reads (the one lib/mcp/server.ts gives).
  */
 function tooLarge(res: ServerResponse, route: BodyRoute, cap: number, declared?: string): void {
-  if (route.refusal === "jsonrpc") return send(res, 413, jsonRpcErrorBody(TOO_LARGE, tooLargeMessage(cap)));
+  if (route.refusal === "jsonrpc") {
+    const id = res.getHeader("X-Request-Id");
+    return send(res, 413, jsonRpcErrorBody(TOO_LARGE, tooLargeMessage(cap), typeof id === "string" ? id : undefined));
+  }
   envelope(
     res,
     413,
@@ -200,7 +232,8 @@ function route(req: PlaneRequest, res: ServerResponse): boolean {
   }
   const action = resolveHost(req.headers.host, config());
   if (action.kind !== "app") {
-    req.hostKind = "drop";
+    req.hostKind = action.kind === "custom" ? "domain" : "drop";
+    req.routeName = SERVE_ROUTE[action.kind];
     void serveNode(req, res, action);
     return true;
   }
@@ -209,6 +242,10 @@ function route(req: PlaneRequest, res: ServerResponse): boolean {
   const pathname = q < 0 ? url : url.slice(0, q);
   if (malformedPath(pathname)) {
     envelope(res, 400, "invalid_request", "The path has a percent-escape that does not decode.");
+    return true;
+  }
+  if (pathname === "/metrics" && env().METRICS_TOKEN !== undefined) {
+    answerMetrics(req, res, env().METRICS_TOKEN!);
     return true;
   }
   const match = matchBodyRoute(pathname);
@@ -234,6 +271,28 @@ function route(req: PlaneRequest, res: ServerResponse): boolean {
 }
 
 const PLAIN = /^[A-Za-z0-9_-]+$/;
+
+/** The route names of drop hosts (the metrics' `route`), by the host's kind. */
+const SERVE_ROUTE = {
+  drop: "serve.drop",
+  vanity: "serve.vanity",
+  custom: "serve.domain",
+  "invalid-drop-host": "serve.invalid_host",
+} as const;
+
+/** GET /metrics on the app host with METRICS_TOKEN set: the scrape to its bearer, not counted itself. */
+function answerMetrics(req: PlaneRequest, res: ServerResponse, token: string): void {
+  req.uncounted = true;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.setHeader("Allow", "GET, HEAD");
+    return envelope(res, 405, "method_not_allowed", "Method not allowed. Allowed: GET, HEAD.");
+  }
+  if (!metricsTokenMatches(req.headers.authorization, token)) {
+    res.setHeader("WWW-Authenticate", 'Bearer realm="metrics"');
+    return envelope(res, 401, "auth_required", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.");
+  }
+  void writeScrape(res, req.method === "HEAD");
+}
 
 /** The handlers of the table's `plane` rows (lib/http-routes.ts), the objects their route files export. */
 const PLANE_HANDLERS: { [P in PlanePath]: RouteHandlers<PathParams<P>> } = {

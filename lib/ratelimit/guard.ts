@@ -2,6 +2,7 @@ import { ApiError } from "../errors";
 import type { Env } from "../env";
 import { describeRate, ratePolicies, type LimitName, type LimitPolicy } from "./policy";
 import type { LimitResult, RateLimiter } from "./types";
+import { metrics } from "../metrics/registry";
 
 /** What a guard reads of the app context (lib/context.ts sits above this layer). */
 interface LimitContext {
@@ -45,7 +46,10 @@ async function guard(ctx: LimitContext, name: LimitName, subject: string, op: "h
     console.error(`[ratelimit] limiter unavailable; allowing request (${name}):`, errorLine(err));
     return;
   }
-  if (!result.ok) throw rateLimited(p, result);
+  if (!result.ok) {
+    metrics().rateLimited.inc({ rule: name });
+    throw rateLimited(p, result);
+  }
 }
 
 function errorLine(err: unknown): string {

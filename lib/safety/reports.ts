@@ -5,6 +5,7 @@ import { insertReport } from "../db/safety";
 import { withDb } from "../db/errors";
 import { ApiError } from "../errors";
 import { enforceLimit } from "../ratelimit/guard";
+import { metrics } from "../metrics/registry";
 import { derivedKey } from "../secret";
 import { resolveHost } from "../serve/host";
 import { refuseBlocked } from "./blocks";
@@ -72,5 +73,6 @@ export async function submitReport(
       new Date(ctx.now()),
     ),
   );
+  metrics().reports.inc({ reason: body.reason });
   return { id: row.id, status: "received" };
 }

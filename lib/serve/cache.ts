@@ -6,6 +6,25 @@ import type { AppContext } from "../context";
 import { compileRules, type CompiledRules } from "../rules/match";
 import { RULE_FILES } from "../rules/types";
 import { findDropVersion, loadManifest, type DropKey, type ManifestDrop, type ManifestFile } from "../db/serving";
+import { metrics } from "../metrics/registry";
+
+/** cache_requests_total's children, made once: the serve path only increments them. */
+let counted:
+  | Record<"manifestHit" | "manifestRevalidate" | "manifestMiss" | "contentHit" | "contentMiss", { inc(): void }>
+  | undefined;
+function cacheCounts() {
+  if (!counted) {
+    const c = metrics().cacheRequests;
+    counted = {
+      manifestHit: c.labels("manifest", "hit"),
+      manifestRevalidate: c.labels("manifest", "revalidate"),
+      manifestMiss: c.labels("manifest", "miss"),
+      contentHit: c.labels("content", "hit"),
+      contentMiss: c.labels("content", "miss"),
+    };
+  }
+  return counted;
+}
 
 // The serve path's memory: drop manifests (one database lookup per drop version, not per
 // request) and small contents by SHA-256 (raw, and br/gzip for text types), under a byte budget.
@@ -115,7 +134,12 @@ export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manife
   const k = cacheKey(key);
   const now = ctx.now();
   const entry = c.manifests.get(k);
-  if (entry && now - entry.checkedAt < MANIFEST_REVALIDATE_MS) return entry.manifest;
+  if (entry && now - entry.checkedAt < MANIFEST_REVALIDATE_MS) {
+    cacheCounts().manifestHit.inc();
+    return entry.manifest;
+  }
+  if (entry?.manifest) cacheCounts().manifestRevalidate.inc();
+  else cacheCounts().manifestMiss.inc();
   const inFlight = c.loading.get(k);
   if (inFlight) return inFlight;
   const generation = c.generation;
@@ -280,7 +304,11 @@ function once(c: ServeCaches, k: string, make: () => Promise<Uint8Array | null>)
 export function contentBytes(ctx: AppContext, file: ManifestFile): Promise<Uint8Array | null> | Uint8Array {
   const c = caches(ctx);
   const hit = c.contents.get(file.sha256);
-  if (hit) return hit;
+  if (hit) {
+    cacheCounts().contentHit.inc();
+    return hit;
+  }
+  cacheCounts().contentMiss.inc();
   return once(c, file.sha256, async () => {
     const stream = await ctx.storage.get(file.storageRef);
     if (!stream) return null;

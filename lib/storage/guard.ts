@@ -1,5 +1,7 @@
 import { ApiError, describeCause, upstreamUnavailable } from "../errors";
 import type { ByteRange, DirectUploads, Storage } from "./types";
+import { metrics } from "../metrics/registry";
+import { inSpan } from "../tracing";
 
 // A store known to be down fails fast. A network store (S3, Vercel Blob) that stops answering
 // would otherwise hold every request that needs it for the client's connect and retry timeouts,
@@ -94,8 +96,9 @@ export class GuardedStorage implements Storage {
     const direct = inner.direct;
     if (direct) {
       this.direct = {
-        target: (key, size, validUntil, sha256) => this.run(() => direct.target(key, size, validUntil, sha256)),
-        stat: (key) => this.run(() => direct.stat(key)),
+        target: (key, size, validUntil, sha256) =>
+          this.run("target", () => direct.target(key, size, validUntil, sha256)),
+        stat: (key) => this.run("stat", () => direct.stat(key)),
       };
     }
   }
@@ -106,11 +109,11 @@ export class GuardedStorage implements Storage {
   }
 
   put(key: string, bytes: Uint8Array, contentType: string): Promise<string> {
-    return this.run(() => this.inner.put(key, bytes, contentType));
+    return this.run("put", () => this.inner.put(key, bytes, contentType));
   }
 
   get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {
-    return this.run(() => this.inner.get(ref, range));
+    return this.run("get", () => this.inner.get(ref, range));
   }
 
   putStream(key: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<string> {
@@ -133,6 +136,7 @@ export class GuardedStorage implements Storage {
       cancel: (reason) => reader.cancel(reason),
     });
     const put = this.run(
+      "putStream",
       () => this.inner.putStream(key, tracked, contentType),
       () => bodyFailed,
     );
@@ -145,31 +149,50 @@ export class GuardedStorage implements Storage {
   }
 
   size(ref: string): Promise<number | null> {
-    return this.run(() => this.inner.size(ref));
+    return this.run("size", () => this.inner.size(ref));
   }
 
   delete(ref: string): Promise<void> {
-    return this.run(() => this.inner.delete(ref));
+    return this.run("delete", () => this.inner.delete(ref));
   }
 
   deletePrefix(prefix: string): Promise<void> {
-    return this.run(() => this.inner.deletePrefix(prefix));
+    return this.run("deletePrefix", () => this.inner.deletePrefix(prefix));
   }
 
   list(prefix: string): Promise<string[]> {
-    return this.run(() => this.inner.list(prefix));
+    return this.run("list", () => this.inner.list(prefix));
   }
 
-  /** Runs one call unless the store is known down; a failure to reach it marks it down. */
-  private async run<T>(call: () => Promise<T>, notTheStore: () => boolean = () => false): Promise<T> {
-    await this.ready();
-    const mark = this.marks;
+  /**
+   * Runs one call unless the store is known down; a failure to reach it marks it down. Each call
+   * the store sees is timed (storage_operation_duration_seconds{store,op}); each that fails
+   * other than by the caller's body is counted (storage_errors_total), and so is each refused
+   * while the store is known down.
+   */
+  private async run<T>(op: string, call: () => Promise<T>, notTheStore: () => boolean = () => false): Promise<T> {
+    const m = metrics();
     try {
-      const out = await call();
+      await this.ready();
+    } catch (err) {
+      m.storageErrors.inc({ store: this.kind, op });
+      throw err;
+    }
+    const mark = this.marks;
+    const started = performance.now();
+    try {
+      const out = await inSpan(
+        `storage.${op}`,
+        { "dropsite.storage.op": op, "dropsite.storage.store": this.kind },
+        call,
+      );
+      m.storageDuration.observe({ store: this.kind, op }, (performance.now() - started) / 1000);
       // A call begun before the store was marked down says nothing about it now.
       if (mark === this.marks) this.markUp();
       return out;
     } catch (err) {
+      m.storageDuration.observe({ store: this.kind, op }, (performance.now() - started) / 1000);
+      if (!notTheStore()) m.storageErrors.inc({ store: this.kind, op });
       if (err instanceof ApiError || notTheStore() || !isUnreachable(err)) throw err;
       this.markDown(err);
       throw storageUnavailable(err);

@@ -4,7 +4,9 @@ import type { LookupFunction } from "node:net";
 import { Webhook } from "standardwebhooks";
 import type { AppContext } from "../context";
 import { prefixedId } from "../db/events";
-import { claimDueDeliveries, finishAttempt, type ClaimedDelivery } from "../db/webhooks";
+import { claimDueDeliveries, countPendingDeliveries, finishAttempt, type ClaimedDelivery } from "../db/webhooks";
+import { metrics } from "../metrics/registry";
+import { inSpan } from "../tracing";
 import { dropUrl } from "../env";
 import { WEBHOOK_POLL_SECONDS, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS } from "../plans";
 import { resolveTarget, urlProblem, type Resolved } from "./address";
@@ -114,6 +116,9 @@ async function attempt(ctx: AppContext, d: ClaimedDelivery): Promise<boolean> {
   }
   const now = ctx.now();
   const delivered = outcome.error === null;
+  metrics().webhookDeliveries.inc({
+    outcome: delivered ? "ok" : outcome.error?.startsWith("refused:") ? "refused" : "error",
+  });
   const wait = WEBHOOK_RETRY_SECONDS[d.attempt - 1];
   await finishAttempt(
     ctx.db,
@@ -150,10 +155,21 @@ export async function deliverDue(ctx: AppContext, budgetMs = 50_000): Promise<De
     const now = ctx.now();
     const claimed = await claimDueDeliveries(ctx.db, new Date(now), new Date(now + LEASE_SECONDS * 1000), BATCH);
     if (claimed.length === 0) break;
-    const results = await Promise.all(claimed.map((d) => attempt(ctx, d)));
+    // Each attempt is a trace of its own (webhook.deliver), not a child of whatever ran the pass.
+    const results = await Promise.all(
+      claimed.map((d) =>
+        inSpan(
+          "webhook.deliver",
+          { "dropsite.webhook.event_type": d.event.type, "dropsite.webhook.attempt": d.attempt },
+          () => attempt(ctx, d),
+          { root: true },
+        ),
+      ),
+    );
     pass.attempted += results.length;
     pass.delivered += results.filter(Boolean).length;
   }
+  metrics().webhookPending.set(await countPendingDeliveries(ctx.db));
   return pass;
 }
 

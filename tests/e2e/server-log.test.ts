@@ -51,13 +51,17 @@ afterAll(async () => {
 });
 
 interface LogLine {
+  time: string;
+  level: string;
   msg: string;
+  request_id: string;
   method: string;
-  host: string;
+  host_kind: "app" | "drop" | "domain";
   path: string;
   status: number;
-  ms: number;
-  id: string;
+  duration_ms: number;
+  bytes: number;
+  error_code?: string;
   plane: "data" | "next";
 }
 
@@ -73,7 +77,7 @@ function logLines(): LogLine[] {
 /** The line of one request: written when its response is done, so it may trail the answer a little. */
 async function lineOf(id: unknown): Promise<LogLine | undefined> {
   for (let i = 0; i < 100; i++) {
-    const line = logLines().find((l) => l.id === id);
+    const line = logLines().find((l) => l.request_id === id);
     if (line) return line;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -94,7 +98,13 @@ describe("start-up", () => {
     for (let i = 0; i < 100 && !lines().some(isKeys); i++) await new Promise((r) => setTimeout(r, 50));
     const all = lines();
     const opened = all.findIndex((l) => l.msg === "context");
-    expect(all[opened]).toEqual({ msg: "context", db: "pglite", ms: expect.any(Number) });
+    expect(all[opened]).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      level: "info",
+      msg: "context",
+      db: "pglite",
+      ms: expect.any(Number),
+    });
     expect(all.findIndex(isKeys)).toBeGreaterThan(opened);
   });
 });
@@ -237,20 +247,69 @@ describe("one structured log line per request", () => {
     expect(drop.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
 
     const dropLine = await lineOf(drop.headers["x-request-id"]);
-    expect(dropLine).toMatchObject({ method: "GET", host: "drop", path: "/", status: 200 });
+    expect(dropLine).toMatchObject({
+      level: "info",
+      method: "GET",
+      host_kind: "drop",
+      path: "/",
+      status: 200,
+      bytes: drop.body.byteLength,
+    });
+    expect(dropLine).not.toHaveProperty("error_code");
     const lines = logLines();
-    const claimLine = lines.find((l) => l.id === requestId);
-    expect(claimLine).toMatchObject({ method: "POST", host: "app", path: "/claim", status: 200 });
-    expect(typeof claimLine?.ms).toBe("number");
+    const claimLine = lines.find((l) => l.request_id === requestId);
+    expect(claimLine).toMatchObject({ method: "POST", host_kind: "app", path: "/claim", status: 200 });
+    expect(typeof claimLine?.duration_ms).toBe("number");
     expect(lines).toContainEqual(
-      expect.objectContaining({ method: "POST", host: "app", path: "/deploy", status: 200 }),
+      expect.objectContaining({ method: "POST", host_kind: "app", path: "/deploy", status: 200 }),
     );
-    expect(lines).toContainEqual(expect.objectContaining({ method: "GET", host: "app", path: "/drops", status: 401 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        method: "GET",
+        host_kind: "app",
+        path: "/drops",
+        status: 401,
+        error_code: "auth_required",
+      }),
+    );
     // Every line names a unique request.
-    expect(new Set(lines.map((l) => l.id)).size).toBe(lines.length);
+    expect(new Set(lines.map((l) => l.request_id)).size).toBe(lines.length);
 
     const output = app.output();
     for (const secret of [apiKey, idToken, claimToken, cookieSecret, querySecret]) expect(output).not.toContain(secret);
+  });
+
+  it("every line the server writes is a JSON object with time, level and msg", async () => {
+    const lines = app
+      .output()
+      .split("\n")
+      .filter((l) => l !== "");
+    expect(lines.length).toBeGreaterThan(5);
+    for (const l of lines) {
+      const parsed = JSON.parse(l) as Record<string, unknown>;
+      expect(parsed).toMatchObject({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) });
+      expect(["debug", "info", "warn", "error"]).toContain(parsed.level);
+    }
+  });
+
+  it("an error envelope from Next carries the request_id of the response header and of its log line", async () => {
+    const res = await app.request(appHost, "/drops", { headers: { authorization: "Bearer sp_not_a_key" } });
+    expect(res.status).toBe(401);
+    const id = res.headers["x-request-id"];
+    expect(res.json()).toMatchObject({ code: "auth_required", request_id: id });
+    expect(await lineOf(id)).toMatchObject({ status: 401, error_code: "auth_required", plane: "next" });
+    const sent = await app.request(appHost, "/no-such-route", { headers: { "x-request-id": "from-the-client" } });
+    expect(sent.headers["x-request-id"]).not.toBe("from-the-client");
+    const line = await lineOf(sent.headers["x-request-id"]);
+    expect(line).toMatchObject({ status: 404, error_code: "not_found" });
+    // Without TRUST_PROXY a client's own id is not even logged beside ours.
+    expect(line).not.toHaveProperty("upstream_request_id");
+  });
+
+  it("without METRICS_PORT or METRICS_TOKEN there is no metrics route: GET /metrics is 404", async () => {
+    const res = await app.request(appHost, "/metrics", { headers: { authorization: "Bearer anything-at-all-here" } });
+    expect(res.status).toBe(404);
+    expect(res.text).not.toContain("dropsite_http_requests_total");
   });
 
   it("logs an upload target's path without its upload token", async () => {
@@ -441,7 +500,7 @@ describe("a protected drop on the self-hosted data plane", () => {
     const line = await lineOf(ok.headers["x-request-id"]);
     expect(line).toMatchObject({
       method: "POST",
-      host: "drop",
+      host_kind: "drop",
       path: "/.well-known/dropsite/unlock",
       status: 303,
       plane: "data",
@@ -589,7 +648,7 @@ describe("the data plane receives the deploy bodies", () => {
     expect((await lineOf(bodiless.id))?.plane).toBe("next");
     expect(await lineOf(append.headers["x-request-id"])).toMatchObject({
       method: "POST",
-      host: "app",
+      host_kind: "app",
       path: `/deploy/${slug}`,
       status: 402,
       plane: "data",
@@ -703,7 +762,11 @@ describe("the data plane receives the deploy bodies", () => {
       const next = await app.request(appHost, prefix + escaped(param), { method, body: sent, headers });
       expect(data.status).toBe(status);
       expect(next.status).toBe(status);
-      expect(data.json()).toEqual(next.json());
+      // The same envelope, each with its own request's id.
+      const ids = (res: HttpResult) => (res.json() as { request_id?: unknown }).request_id;
+      expect(ids(data)).toBe(data.headers["x-request-id"]);
+      expect(ids(next)).toBe(next.headers["x-request-id"]);
+      expect({ ...(data.json() as object), request_id: "" }).toEqual({ ...(next.json() as object), request_id: "" });
       expect(stable(data.headers)).toEqual(stable(next.headers));
       expectJsonAnswer(data);
       expect(data.headers["content-length"]).toBe(String(data.body.byteLength));

@@ -22,6 +22,7 @@ import { runCleanup } from "@/lib/drops/lifecycle";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/patterns";
 import { limits, WEBHOOK_RETRY_SECONDS } from "@/lib/plans";
 import { isRefusedAddress } from "@/lib/webhooks/address";
+import { metrics } from "@/lib/metrics/registry";
 import { deliverDue, startWebhookWorker } from "@/lib/webhooks/deliver";
 import { openSecret } from "@/lib/webhooks/secret";
 import { accountWithKey, bearer } from "../support/accounts";
@@ -523,6 +524,12 @@ describe("events and their delivery", () => {
   });
 
   it("a receiver answering 503 for a while then 200 receives every event, with the same webhook-id on every retry", async () => {
+    // The metrics move with every attempt: webhook_deliveries_total{outcome}, webhook_outbox_pending.
+    const attempts = async () =>
+      Object.fromEntries((await metrics().webhookDeliveries.get()).values.map((v) => [v.labels.outcome, v.value]));
+    const pending = async () => (await metrics().webhookPending.get()).values[0]?.value;
+    const before = await attempts();
+    const moved = async (outcome: string) => ((await attempts())[outcome] ?? 0) - (before[outcome] ?? 0);
     const acc = await subscribed();
     for (let i = 0; i < 3; i++) expect((await deploy(acc.apiKey, { "index.html": `v${i}` })).status).toBe(200);
     let down = true;
@@ -536,12 +543,16 @@ describe("events and their delivery", () => {
     // First attempt at once, then retries on the schedule (the first within 60 s).
     expect(WEBHOOK_RETRY_SECONDS[0]).toBeLessThanOrEqual(60);
     expect(await drain()).toEqual({ attempted: 3, delivered: 0 });
+    expect(await moved("error")).toBe(3);
+    expect(await pending()).toBe(3);
     expect(await drain()).toEqual({ attempted: 0, delivered: 0 });
     t.clock.advance(WEBHOOK_RETRY_SECONDS[0]);
     expect(await drain()).toEqual({ attempted: 3, delivered: 0 });
     t.clock.advance(WEBHOOK_RETRY_SECONDS[1]);
     down = false;
     expect(await drain()).toEqual({ attempted: 3, delivered: 3 });
+    expect([await moved("error"), await moved("ok"), await moved("refused")]).toEqual([6, 3, 0]);
+    expect(await pending()).toBe(0);
     receiver.server.removeAllListeners("request");
     receiver.server.on("request", origin);
     expect(receiver.received).toHaveLength(3);

@@ -61,7 +61,7 @@ async function runDeploy(
   call: ToolCall,
   filesFor: (tier: Tier) => InputFile[],
 ) {
-  return guardedDeploy(call.ctx, call.req, async (quota) => {
+  return guardedDeploy(call.ctx, call.req, "mcp", async (quota) => {
     const c = await caller(call);
     const opts = {
       ttl: args.ttl === undefined ? null : String(args.ttl),
