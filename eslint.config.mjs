@@ -25,7 +25,7 @@ export const LAYERS = [
   ["lib/context.ts", "lib/serve"],
   ["lib/oauth", "lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts", "lib/webhooks"],
   ["lib/deploy"],
-  ["lib/drops", "lib/device", "lib/domains"],
+  ["lib/drops", "lib/device", "lib/domains", "lib/stats"],
   ["lib/mcp", "lib/openapi", "lib/plane"],
   ["app", "pages", "cli", "proxy.ts", "scripts", "bench", "tests"],
 ];

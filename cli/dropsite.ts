@@ -20,6 +20,7 @@ import { version as VERSION } from "../package.json";
 import { createFilter, IGNORE_FILES, type SelectOptions } from "../lib/files/ignore";
 import { API_KEY_PATTERN, WEBHOOK_EVENT_TYPES } from "../lib/patterns";
 import { reportLines } from "../lib/deploy/report-text";
+import { runStats, STATS_COMMAND } from "./stats";
 import {
   deployByContent,
   deployZipByReference,
@@ -113,6 +114,7 @@ const COMMANDS = {
     usage: "dropsite versions <slug> [--limit N] [--offset N]",
     about: `A drop's retained versions, newest first, with the live one marked (${LIST_LIMIT_TEXT}).`,
   },
+  stats: STATS_COMMAND,
   rollback: {
     usage: "dropsite rollback <slug> <version>",
     about: "Make a retained version of a drop live again (older or newer): served at once, no upload.",
@@ -206,6 +208,9 @@ interface Flags {
   offset?: string;
   /** webhooks add: comma-separated event names. */
   events?: string;
+  /** stats: the range's first and last UTC day. */
+  from?: string;
+  to?: string;
   json: boolean;
   quiet: boolean;
   includeDotfiles: boolean;
@@ -1150,6 +1155,8 @@ export async function main(argv: string[]): Promise<number> {
         limit: { type: "string" },
         offset: { type: "string" },
         events: { type: "string" },
+        from: { type: "string" },
+        to: { type: "string" },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },
@@ -1194,7 +1201,14 @@ export async function main(argv: string[]): Promise<number> {
       if (command === "deploy") await cmdDeploy(target, args, flags);
       else if (command === "list") await cmdList(target, flags);
       else if (command === "versions") await cmdVersions(target, args, flags);
-      else if (command === "rollback") await cmdRollback(target, args, flags);
+      else if (command === "stats") {
+        requireKey(target);
+        await runStats(args, flags, {
+          get: (p) => apiCall(target.api, target.key, "GET", p),
+          usage: (m) => new CliError(m, EXIT.usage),
+          out: (text) => process.stdout.write(text),
+        });
+      } else if (command === "rollback") await cmdRollback(target, args, flags);
       else if (command === "delete") await cmdDelete(target, args, flags);
       else if (command === "claim") await cmdClaim(target, args, flags);
       else if (command === "access") await cmdAccess(target, args, flags);

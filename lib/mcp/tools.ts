@@ -41,6 +41,7 @@ import { createWebhook, listWebhooks, removeWebhook } from "../webhooks/manage";
 import { openSecret, sealSecret } from "../webhooks/secret";
 import { WEBHOOK_EVENT_TYPES } from "../patterns";
 import { forMcp } from "./hints";
+import { getDropStatsTool } from "./stats-tool";
 import { previewToolMeta, QR_META_KEY, qrModules } from "./preview";
 import { clientAddress } from "../ratelimit/address";
 import { authorizeDevice, pollDevice } from "../device/flow";
@@ -677,6 +678,7 @@ export const tools = [
       };
     },
   }),
+  getDropStatsTool,
 ] as const;
 
 /**

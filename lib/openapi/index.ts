@@ -14,6 +14,7 @@ import { limitsResource } from "./limits";
 import { mcp } from "./mcp";
 import type { DocContext, Resource } from "./operation";
 import { operations } from "./operations";
+import { stats } from "./stats";
 import { vanity } from "./vanity";
 import { webhooks } from "./webhooks";
 import { MCP_SCOPE, OAUTH_ROUTES } from "../oauth/paths";
@@ -30,6 +31,7 @@ const OPENAPI_VERSION = "1.0.0";
 const resources: Resource[] = [
   deploy,
   drops,
+  stats,
   claim,
   keys,
   webhooks,
