@@ -19,6 +19,8 @@ import { Table } from "../../table";
 import { VersionsPanel } from "../../versions-panel";
 import { DropZone } from "../../../_components/DropZone";
 import { plural, SiteRules } from "../../../_components/SiteRules";
+import { StatsChart } from "../../../_components/StatsChart";
+import { getDropStats } from "@/lib/stats/read";
 
 export const dynamic = "force-dynamic";
 
@@ -36,6 +38,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
     throw err;
   });
   const versions = await listDropVersions(ctx, caller.account, drop.slug, { limit: 100, offset: 0 });
+  const stats = await getDropStats(ctx, caller.account, drop.slug, {});
   const domains = (await listDomains(ctx, caller.account)).domains.filter((d) => d.slug === drop.slug);
   const now = ctx.now();
   const live = dropState(drop.expires_at, now) === "live";
@@ -125,6 +128,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             )}
           </section>
         </div>
+        <StatsChart stats={stats} />
         <AccessPanel
           slug={drop.slug}
           mode={drop.access}
