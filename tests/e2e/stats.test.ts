@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -14,18 +16,22 @@ import { PG_BIN, startPgServer, type PgServer } from "../support/pg-server";
 let db: PgServer;
 let a: RunningApp;
 let b: RunningApp;
+let dataDir = "";
 
 beforeAll(async () => {
   db = await startPgServer();
+  // One data directory for both: the file bytes (one machine, two processes).
+  dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-stats-"));
   const vars = { DATABASE_URL: db.url, TRUST_PROXY: "1" };
   // One after the other: the first applies the migrations.
-  a = await startApp(vars);
-  b = await startApp(vars);
+  a = await startApp(vars, { dataDir });
+  b = await startApp(vars, { dataDir });
 }, 180_000);
 afterAll(async () => {
   await a?.stop();
   await b?.stop();
   await db?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 const PERSON = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
