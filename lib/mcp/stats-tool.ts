@@ -14,7 +14,7 @@ const day = z
   .regex(/^\d{4}-\d{2}-\d{2}$/)
   .optional();
 
-export const getDropStatsArgs = z
+const getDropStatsArgs = z
   .strictObject({
     slug: z.string().min(1).max(100).describe("The slug of the drop (list_drops shows them)."),
     from: day.describe("First UTC day, YYYY-MM-DD; default 6 days before `to`."),
@@ -23,7 +23,7 @@ export const getDropStatsArgs = z
   .meta({ examples: [{ slug: "k3j9x2ab" }, { slug: "k3j9x2ab", from: "2026-01-01", to: "2026-01-31" }] });
 
 /** The text an agent relays: the totals, then the busiest paths and referrers. */
-export function statsText(s: DropStats): string {
+function statsText(s: DropStats): string {
   const t = s.totals;
   const list = (items: [string, number][]) =>
     items

@@ -12,7 +12,7 @@ import { STATS_KEPT_DAYS } from "../plans";
 // where they become SHA-256(day salt, address, user agent); only those hashes reach the
 // database, deduplicated there across processes, and are deleted once the day is final.
 
-export const FLUSH_MS = 10_000;
+const FLUSH_MS = 10_000;
 /** A day is final this long after it ends: every process has flushed it by then. */
 const FINAL_GRACE_MS = 5 * 60_000;
 /** Keys kept per map and tally between flushes; a flood of distinct paths cannot grow memory. */
@@ -195,7 +195,7 @@ async function saltOf(c: Counter, day: string): Promise<string> {
   return salt;
 }
 
-export function visitorHash(salt: string, person: string): string {
+function visitorHash(salt: string, person: string): string {
   return createHash("sha256").update(`${salt}\n${person}`).digest("hex");
 }
 

@@ -24,7 +24,7 @@ function validDay(day: string): boolean {
 }
 
 /** The range a query asks for: default the last 7 days (today and the 6 before), within the retention. */
-export function statsRange(
+function statsRange(
   now: number,
   plan: Plan,
   query: { from?: unknown; to?: unknown },
