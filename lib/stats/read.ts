@@ -24,11 +24,7 @@ function validDay(day: string): boolean {
 }
 
 /** The range a query asks for: default the last 7 days (today and the 6 before), within the retention. */
-function statsRange(
-  now: number,
-  plan: Plan,
-  query: { from?: unknown; to?: unknown },
-): { from: string; to: string } {
+function statsRange(now: number, plan: Plan, query: { from?: unknown; to?: unknown }): { from: string; to: string } {
   const retentionDays = limits[plan].statsRetentionDays;
   const parsed = statsQuerySchema.safeParse({ from: query.from ?? undefined, to: query.to ?? undefined });
   const bad = (message: string) =>
