@@ -1,5 +1,6 @@
 import type { DropStats } from "@/lib/schemas";
 import { bytes } from "./format";
+import { ScrollRegion } from "./ScrollRegion";
 
 // A drop's counts on its dashboard page (issue 40): daily views and visitors drawn as an SVG
 // chart, and the same numbers in a table beside it that screen readers and keyboards reach (the
@@ -109,7 +110,7 @@ export function StatsChart({ stats }: { stats: DropStats }) {
         Chart of daily views (bars) and visitors (line); the table below gives the same numbers.
       </p>
       <Chart days={stats.days} titleId={titleId} />
-      <div className="table-wrap">
+      <ScrollRegion label="Views and visitors per day">
         <table className="files-table" data-testid="stats-table">
           <caption className="visually-hidden">Views and visitors per day</caption>
           <thead>
@@ -135,7 +136,7 @@ export function StatsChart({ stats }: { stats: DropStats }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       <Top title="Top paths" head="Path" rows={stats.paths.map((p) => [p.path, p.views])} />
       <Top title="Top referrers" head="Referrer" rows={stats.referrers.map((r) => [r.host, r.views])} />
       {stats.countries.length > 0 && (
