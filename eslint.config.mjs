@@ -34,7 +34,7 @@ export const LAYERS = [
     "lib/safety",
   ],
   ["lib/deploy"],
-  ["lib/drops", "lib/device", "lib/domains"],
+  ["lib/drops", "lib/device", "lib/domains", "lib/stats"],
   ["lib/mcp", "lib/openapi", "lib/plane", "lib/admin"],
   ["app", "pages", "cli", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],
 ];

@@ -136,8 +136,10 @@ async function runWorker() {
     process.on(signal, () => {
       if (closing) return;
       closing = true;
-      server.close(() => process.exit(0));
-      setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+      // The counts this process holds are written before it exits (lib/stats).
+      const exit = () => plane.flushStats().finally(() => process.exit(0));
+      server.close(exit);
+      setTimeout(exit, SHUTDOWN_GRACE_MS).unref();
     });
   }
 }

@@ -46,6 +46,7 @@ const hostedSuites = [
   "domains",
   "oauth",
   "drop-list",
+  "stats",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -14,6 +14,7 @@ import { deploy } from "./commands/deploy";
 import { domains } from "./commands/domains";
 import { limitsCommand, login, logout } from "./commands/account";
 import { rollback, versions } from "./commands/versions";
+import { stats } from "./commands/stats";
 import { webhooks } from "./commands/webhooks";
 import type { Command, Flags } from "./core/command";
 import { DEFAULT_API, resolveTarget } from "./core/config";
@@ -33,6 +34,7 @@ const COMMANDS = {
   deploy,
   list,
   versions,
+  stats,
   rollback,
   delete: deleteDrop,
   access,
@@ -80,6 +82,8 @@ export async function main(argv: string[]): Promise<number> {
         limit: { type: "string" },
         offset: { type: "string" },
         events: { type: "string" },
+        from: { type: "string" },
+        to: { type: "string" },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },

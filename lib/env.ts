@@ -159,6 +159,11 @@ const envSchema = z.object({
    * Cache-Tag (the drop's tag), with the bounds of Vercel-CDN-Cache-Control.
    */
   CDN_CACHE: bool.default(false),
+  /**
+   * Counts per drop and day made by the data plane (lib/stats: views, visitors, requests …);
+   * off: nothing is counted, and HTML keeps the CDN lifetime of other files.
+   */
+  STATS: bool.default(true),
   /** Receives a POST of {"tags": [...]} for every change to a drop, before the change answers. */
   CDN_PURGE_URL: optionalHttpUrl("CDN_PURGE_URL"),
   /** Sent as `Authorization: Bearer <token>` with each purge (e.g. a Cloudflare API token). */

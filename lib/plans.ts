@@ -46,6 +46,8 @@ export interface TierLimits {
   maxDomains: number;
   /** Versions of a drop kept for rollback (the live one included); the cleanup job prunes older ones. */
   versionsKept: number;
+  /** Days of counts (lib/stats) the owner reads back, today included; 0: none (anonymous drops have no owner). */
+  statsRetentionDays: number;
   /** Monthly price in USD, for the pricing table. */
   priceUsd: number | null;
   /** Site rules: rules of a drop's `_redirects`, path blocks of its `_headers`, characters a line. */
@@ -114,6 +116,7 @@ export const limits: Record<Tier, TierLimits> = {
     vanity: false,
     maxDomains: 0,
     versionsKept: 5,
+    statsRetentionDays: 0,
     priceUsd: null,
     ...siteRules,
   },
@@ -137,12 +140,32 @@ export const limits: Record<Tier, TierLimits> = {
     vanity: false,
     maxDomains: 0,
     versionsKept: 5,
+    statsRetentionDays: 7,
     priceUsd: 0,
     ...siteRules,
   },
-  pro: { ...paidBase, maxDrops: 5_000, maxWebhooks: 10, vanity: false, maxDomains: 0, priceUsd: 9 },
-  team: { ...paidBase, maxDrops: 20_000, maxWebhooks: 25, vanity: true, maxDomains: 50, priceUsd: 29 },
+  pro: {
+    ...paidBase,
+    maxDrops: 5_000,
+    maxWebhooks: 10,
+    vanity: false,
+    maxDomains: 0,
+    statsRetentionDays: 90,
+    priceUsd: 9,
+  },
+  team: {
+    ...paidBase,
+    maxDrops: 20_000,
+    maxWebhooks: 25,
+    vanity: true,
+    maxDomains: 50,
+    statsRetentionDays: 365,
+    priceUsd: 29,
+  },
 };
+
+/** Counts older than the longest retention are deleted by the cleanup job. */
+export const STATS_KEPT_DAYS = Math.max(...Object.values(limits).map((l) => l.statsRetentionDays));
 
 /** The deploy report warns about files larger than this (large_file): slow for visitors on any plan. */
 export const LARGE_FILE_WARNING_BYTES = 10 * MB;

@@ -370,8 +370,73 @@ export const dashboardPageSchema = (pageSize: number) =>
 
 export const listDropsResponseSchema = z.object({
   total: z.int().describe("All drops of the account, not only this page."),
-  drops: z.array(dropSchema).describe("Newest first."),
+  drops: z
+    .array(
+      dropSchema.extend({
+        views_7d: z
+          .int()
+          .describe("Views of the drop today and the 6 days before (UTC), as GET /drops/{slug}/stats counts them."),
+      }),
+    )
+    .describe("Newest first."),
 });
+export type ListDropsResponse = z.infer<typeof listDropsResponseSchema>;
+
+// --- Counts (GET /drops/{slug}/stats) ---
+
+const statsDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .describe("A UTC day, YYYY-MM-DD.");
+
+export const statsQuerySchema = z.object({
+  from: statsDay
+    .optional()
+    .describe("First UTC day, YYYY-MM-DD; default 6 days before `to`. Not before the plan's retention."),
+  to: statsDay.optional().describe("Last UTC day, YYYY-MM-DD; default today."),
+});
+
+const statsTotals = {
+  views: z.int().describe("GET answers of text/html with 200 or 304 to people (not bots or link previews)."),
+  visitors: z
+    .int()
+    .describe(
+      "Distinct visitors (per-day salted hash of address and user agent, never stored past its day); summed over days.",
+    ),
+  requests: z.int().describe("Every other request of people: assets, HEAD, redirects, errors."),
+  bytes: z.int().describe("Body bytes sent for views and requests."),
+  not_found: z.int().describe("Requests answered 404."),
+};
+
+const countedKey = <K extends string>(key: K, what: string) =>
+  z
+    .array(z.object({ [key]: z.string(), views: z.int() } as { [P in K]: z.ZodString } & { views: z.ZodInt }))
+    .describe(what);
+
+export const dropStatsSchema = z.object({
+  slug: z.string(),
+  from: z.string().describe("First day of the range (UTC)."),
+  to: z.string().describe("Last day of the range (UTC)."),
+  totals: z.object({
+    ...statsTotals,
+    bot_requests: z.int().describe("Requests from user agents the isbot package names; they count in no other figure."),
+    previews: z
+      .int()
+      .describe(
+        "Requests from link unfurlers (Slack, Discord, X, Facebook, LinkedIn, iMessage, Teams …); they count in no other figure.",
+      ),
+  }),
+  days: z
+    .array(z.object({ date: z.string(), ...statsTotals }))
+    .describe("Every day of the range, oldest first; a day with nothing has zeros."),
+  paths: countedKey("path", "The 20 most viewed paths (without query)."),
+  referrers: countedKey("host", "The 20 referrer hosts with most views, lower-case; the drop's own hosts left out."),
+  countries: countedKey(
+    "code",
+    "Views by ISO 3166 alpha-2 country code from a trusted proxy header (TRUST_PROXY), or unknown.",
+  ),
+});
+export type DropStats = z.infer<typeof dropStatsSchema>;
 
 export const deleteDropResponseSchema = z.object({ deleted: z.string().describe("Slug of the deleted drop.") });
 
@@ -535,6 +600,9 @@ export const limitsResponseSchema = z.object({
     max_domains: z.int().describe("Custom domains the account may hold (0: not on this plan)."),
     deploys_per_minute: z.int(),
     versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
+    stats_retention_days: z
+      .int()
+      .describe("Days of counts GET /drops/{slug}/stats reads back, today included (0: no account to read them)."),
   }),
 });
 export type LimitsResponse = z.infer<typeof limitsResponseSchema>;

@@ -18,6 +18,8 @@ interface DropView {
   url: string;
   name: string | null;
   file_count: number;
+  /** Views today and the 6 days before (lib/stats). */
+  views_7d: number;
   redeploy_count: number;
   updated_at: string;
   expires_at: string | null;
@@ -38,7 +40,11 @@ export function DropsTable({ drops, now, empty }: { drops: DropView[]; now: numb
   return (
     <>
       <Status text={said} failure={failure} testId="drops-said" />
-      <Table className="drops-table stack" columns={["Drop", "State", "Files", "Updated", "Expires"]} hidden="Actions">
+      <Table
+        className="drops-table stack"
+        columns={["Drop", "State", "Files", "Views (7 days)", "Updated", "Expires"]}
+        hidden="Actions"
+      >
         {drops.map((d) => (
           <tr key={d.slug} data-testid={`drop-${d.slug}`} className={dropState(d.expires_at, now)}>
             <td className="primary">
@@ -54,6 +60,7 @@ export function DropsTable({ drops, now, empty }: { drops: DropView[]; now: numb
               <StateBadge expiresAt={d.expires_at} now={now} access={d.access} />
             </td>
             <td data-label="Files">{d.file_count}</td>
+            <td data-label="Views (7 days)">{d.views_7d}</td>
             <td data-label="Updated">
               <time dateTime={d.updated_at} title={dateTime(d.updated_at)}>
                 {relative(d.updated_at, now)}

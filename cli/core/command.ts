@@ -22,6 +22,9 @@ export interface Flags {
   offset?: string;
   /** webhooks add: comma-separated event names. */
   events?: string;
+  /** stats: the range's first and last UTC day. */
+  from?: string;
+  to?: string;
   json: boolean;
   quiet: boolean;
   includeDotfiles: boolean;

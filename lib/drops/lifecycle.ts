@@ -10,10 +10,12 @@ import { DEPLOY_GRANT_SECONDS, limits, type Tier } from "../plans";
 import { dropsWithManyVersions, pruneVersions } from "../db/versions";
 import { recheckDomains } from "../domains/recheck";
 import { detachDropDomains } from "../domains/detach";
+import { expireCounts } from "../stats/collector";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
 // Anonymous drops are purged 30 days after going offline; account drops at expires_at.
 // Versions beyond the plan's versionsKept are pruned, then the contents only they used.
+// Counts older than the longest retention (365 days) are deleted.
 // Idempotent and safe to run twice at once: deleting an absent prefix or row is a no-op.
 
 export interface CleanupResult {
@@ -64,6 +66,7 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
   // One-time deploy URLs are kept a while past expiry for their "expired" answer.
   await purgeDeployGrants(ctx.db, new Date(now.getTime() - DEPLOY_GRANT_SECONDS * 1000));
   await purgeExpiredIdempotencyKeys(ctx.db, now);
+  await expireCounts(ctx);
   const domainsPending = await recheckDomains(ctx, batchSize * maxBatches);
   return { purged: slugs.length, slugs, versions_pruned: pruned, domains_pending: domainsPending };
 }

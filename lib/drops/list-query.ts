@@ -3,7 +3,7 @@ import { withDb } from "../db/errors";
 import { searchOwnedDrops, type DropSort, type DropStateFilter } from "../db/drop-search";
 import type { AccountRow } from "../db/schema";
 import { MAX_OFFSET, type Drop } from "../schemas";
-import { toDrop } from "./manage";
+import { toDrop, views7d } from "./manage";
 
 // The dashboard's drops list as its URL states it (/dashboard?q=&state=&sort=&size=&page=): what
 // a person typed is read leniently (an unknown value is the default, never an error page), so any
@@ -81,6 +81,7 @@ export function searchTerm(q: string, serveDomain: string): string {
 
 export interface ListedDrop extends Drop {
   access: "public" | "password";
+  views_7d: number;
 }
 
 export async function listDropsFor(
@@ -98,11 +99,16 @@ export async function listDropsFor(
       now: new Date(ctx.now()),
     }),
   );
+  const views = await views7d(
+    ctx,
+    rows.map((r) => r.id),
+  );
   return {
     total,
     drops: rows.map((r) => ({
       ...toDrop({ ...r, accessPasswordHash: null, claimTokenHash: null }, ctx),
       access: r.accessMode,
+      views_7d: views.get(r.id) ?? 0,
     })),
   };
 }

@@ -13,6 +13,7 @@ import { ruleCounts } from "../rules/types";
 import { disabledField } from "../safety/disabled";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
+import { viewsSince } from "../db/stats";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
 import { purgeUnused } from "../deploy/contents";
 import {
@@ -23,6 +24,7 @@ import {
   type Drop,
   type DropDetail,
   type LimitsResponse,
+  type ListDropsResponse,
 } from "../schemas";
 
 // Listing, deleting and claiming drops: the account side of a drop's life.
@@ -71,13 +73,23 @@ export async function listDrops(
   ctx: AppContext,
   account: AccountRow,
   q: { limit: number; offset: number },
-): Promise<{ total: number; drops: Drop[] }> {
+): Promise<ListDropsResponse> {
   // Callers other than the REST route (the dashboard's pages) may compute any offset: past the
   // int4 range there are no rows, so the page is empty rather than a database error.
   const limit = Math.min(Math.max(1, Math.trunc(q.limit) || 1), LIST_LIMIT_MAX);
   const offset = Math.min(Math.max(0, Math.trunc(q.offset) || 0), MAX_OFFSET);
   const { total, rows } = await withDb(() => listOwnedDrops(ctx.db, account.id, limit, offset));
-  return { total, drops: rows.map((r) => toDrop(r, ctx)) };
+  const views = await views7d(
+    ctx,
+    rows.map((r) => r.id),
+  );
+  return { total, drops: rows.map((r) => ({ ...toDrop(r, ctx), views_7d: views.get(r.id) ?? 0 })) };
+}
+
+/** Views of today and the 6 days before (UTC) of each drop, as GET /drops/{slug}/stats counts them. */
+export function views7d(ctx: AppContext, dropIds: string[]): Promise<Map<string, number>> {
+  const since = new Date(ctx.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+  return withDb(() => viewsSince(ctx.db, dropIds, since));
 }
 
 /** A drop of the account by slug; anything else (absent, anonymous, another account's) is 404. */
@@ -240,6 +252,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       max_domains: l.maxDomains,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
       versions_kept: l.versionsKept,
+      stats_retention_days: l.statsRetentionDays,
     },
   };
 }

@@ -16,6 +16,7 @@ import type { DocContext, Resource } from "./operation";
 import { operations } from "./operations";
 import { operators } from "./operators";
 import { reports } from "./reports";
+import { stats } from "./stats";
 import { vanity } from "./vanity";
 import { webhooks } from "./webhooks";
 import { MCP_SCOPE, OAUTH_ROUTES } from "../oauth/paths";
@@ -32,6 +33,7 @@ const OPENAPI_VERSION = "1.0.0";
 const resources: Resource[] = [
   deploy,
   drops,
+  stats,
   claim,
   keys,
   webhooks,

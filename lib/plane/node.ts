@@ -18,9 +18,12 @@ import { PlaneRequest, PlaneResponse } from "./request";
 import { metricsTokenMatches, startMetrics as startScrape, writeScrape } from "../metrics/scrape";
 import { log, routeConsole } from "../log";
 import { inRequestSpan, startTracing as startSdk } from "../tracing";
+import { countAnswer } from "../stats/count";
 
 export { logPath, logRequest } from "./log";
 export { routeConsole };
+/** Writes the counts this process holds (lib/stats); server.mjs awaits it when it stops. */
+export { flushAll as flushStats } from "../stats/collector";
 
 // The self-hosted data plane: server.mjs hands every request to dispatch() first. Drop hosts
 // are answered here, by the same lib/serve function the Vercel serve route runs, with no
@@ -135,21 +138,23 @@ async function serveNode(
   const pathname = q < 0 ? url : url.slice(0, q);
   const search = q < 0 ? "" : url.slice(q);
   const headers = req.headers;
+  const getter = {
+    get(name: string) {
+      const v = headers[name];
+      return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+    },
+  };
   try {
     const ctx = await getContext();
     const r = await serveDropResult(ctx, action, {
       method: req.method ?? "GET",
       pathname,
       search,
-      headers: {
-        get(name) {
-          const v = headers[name];
-          return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
-        },
-      },
+      headers: getter,
       readBody: (cap) => readNodeBody(req, cap),
     });
     write(req, res, r);
+    countAnswer(ctx, config(), action, { method: req.method ?? "GET", pathname, headers: getter }, r);
   } catch (err) {
     console.error("[serve] failed:", err instanceof Error ? err.message : err);
     if (!res.headersSent) write(req, res, page(500, "Something went wrong", "This drop cannot be served right now."));

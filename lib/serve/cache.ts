@@ -128,6 +128,11 @@ async function load(ctx: AppContext, key: DropKey): Promise<Manifest | undefined
   return manifest;
 }
 
+/** The manifest this process holds for a host's drop, as it is (no lookup): what the counts read after an answer. */
+export function peekManifest(ctx: AppContext, key: DropKey): Manifest | undefined {
+  return caches(ctx).manifests.peek(cacheKey(key))?.manifest;
+}
+
 /** The manifest of the drop a host names, from memory when it is fresh enough. */
 export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manifest | undefined> {
   const c = caches(ctx);

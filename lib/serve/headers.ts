@@ -49,8 +49,16 @@ export function etagMatches(header: string | null, etag: string): boolean {
  * CDN_CACHE the standard CDN-Cache-Control and the drop's Cache-Tag for any CDN in front. None
  * once the drop is about to expire: no CDN keeps a response past `expires_at`.
  */
-export function cdnHeaders(ctx: AppContext, m: Manifest, immutable: boolean, now: number): Record<string, string> {
-  const value = cdnCacheControl(m, immutable, now);
+export function cdnHeaders(
+  ctx: AppContext,
+  m: Manifest,
+  immutable: boolean,
+  now: number,
+  html = false,
+): Record<string, string> {
+  const bounded = cdnCacheControl(m, immutable, now);
+  // Counted views (lib/stats) need every HTML view at the origin: a 304 when unchanged.
+  const value = bounded && html && ctx.env.STATS ? "max-age=0, must-revalidate" : bounded;
   if (!value) return {};
   if (!ctx.env.CDN_CACHE) return { "Vercel-CDN-Cache-Control": value };
   return { "Vercel-CDN-Cache-Control": value, "CDN-Cache-Control": value, "Cache-Tag": m.tag };
@@ -108,7 +116,7 @@ export function fileHeaders(
     ETag: etag,
     "Accept-Ranges": "bytes",
     ...robotsHeader(m),
-    ...(o.shared ? cdnHeaders(ctx, m, o.immutable, o.now) : {}),
+    ...(o.shared ? cdnHeaders(ctx, m, o.immutable, o.now, file.contentType.startsWith("text/html")) : {}),
   };
   if (o.compressible) headers.Vary = "Accept-Encoding";
   if (enc) headers["Content-Encoding"] = enc;

@@ -18,7 +18,8 @@ import { dropRequest, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } fro
 import { startDataPlane, type RunningPlane } from "../support/plane";
 
 // A CDN in front of a self-hosted install (issue 29): with CDN_CACHE=1 a public drop's responses
-// carry CDN-Cache-Control (never past expires_at) and Cache-Tag (the drop's tag), on its slug host
+// carry CDN-Cache-Control (never past expires_at; HTML's lifetime 0 with must-revalidate, so
+// every view reaches the origin where it is counted, issue 40) and Cache-Tag (the drop's tag), on its slug host
 // and on its custom domains alike; protected drops
 // and the app host carry neither; every change POSTs the drop's tag to CDN_PURGE_URL before it
 // answers.
@@ -125,15 +126,20 @@ describe("CDN headers with CDN_CACHE=1", () => {
   it("a public drop's responses carry CDN-Cache-Control (as Vercel's) and its Cache-Tag, on every path that answers from its files", async () => {
     const { account } = await accountWithKey(t.ctx, "pro");
     const d = await createDrop(t.ctx, callerOf(account), {
-      files: files({ "index.html": "home", "app.3f2a9c1e.js": "x()", "docs/index.html": "docs" }),
+      files: files({ "index.html": "home", "app.3f2a9c1e.js": "x()", "docs/index.html": "docs", "style.css": "p{}" }),
       ttl: null,
     });
     const tag = await tagOf(d.slug);
+    // HTML is revalidated at the origin on every view (issue 40: the views are counted there).
     const page = await visit(d.slug);
     expect(page.status).toBe(200);
-    expect(page.headers.get("cdn-cache-control")).toBe("max-age=86400, stale-while-revalidate=60");
+    expect(page.headers.get("cdn-cache-control")).toBe("max-age=0, must-revalidate");
     expect(page.headers.get("cdn-cache-control")).toBe(page.headers.get("vercel-cdn-cache-control"));
     expect(page.headers.get("cache-tag")).toBe(tag);
+    const sheet = await visit(d.slug, "/style.css");
+    expect(sheet.headers.get("cdn-cache-control")).toBe("max-age=86400, stale-while-revalidate=60");
+    expect(sheet.headers.get("cdn-cache-control")).toBe(sheet.headers.get("vercel-cdn-cache-control"));
+    expect(sheet.headers.get("cache-tag")).toBe(tag);
     const asset = await visit(d.slug, "/app.3f2a9c1e.js");
     expect(asset.headers.get("cdn-cache-control")).toBe("max-age=31536000, stale-while-revalidate=60");
     expect(asset.headers.get("cache-tag")).toBe(tag);
@@ -148,19 +154,20 @@ describe("CDN headers with CDN_CACHE=1", () => {
     // Through the listener of `npm start` too.
     const viaPlane = await planeRequest("GET", `${d.slug}.${TEST_SERVE_DOMAIN}`, "/");
     expect(viaPlane.status).toBe(200);
-    expect(viaPlane.headers["cdn-cache-control"]).toBe("max-age=86400, stale-while-revalidate=60");
+    expect(viaPlane.headers["cdn-cache-control"]).toBe("max-age=0, must-revalidate");
     expect(viaPlane.headers["cache-tag"]).toBe(tag);
   });
 
   it("never promises past expires_at: the lifetime is min(default, seconds left), and none once under a second is left", async () => {
     const d = await createDrop(t.ctx, anonymousCaller, {
-      files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()" }),
+      files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()", "style.css": "p{}" }),
       ttl: 3600,
     });
-    expect((await visit(d.slug)).headers.get("cdn-cache-control")).toBe("max-age=3600");
+    expect((await visit(d.slug, "/style.css")).headers.get("cdn-cache-control")).toBe("max-age=3600");
     expect((await visit(d.slug, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe("max-age=3600");
+    expect((await visit(d.slug)).headers.get("cdn-cache-control")).toBe("max-age=0, must-revalidate");
     t.clock.advance(3000);
-    expect((await visit(d.slug)).headers.get("cdn-cache-control")).toBe("max-age=600");
+    expect((await visit(d.slug, "/style.css")).headers.get("cdn-cache-control")).toBe("max-age=600");
     t.clock.advance(599.5);
     const last = await visit(d.slug);
     expect(last.status).toBe(200);
@@ -225,21 +232,21 @@ describe("CDN headers with CDN_CACHE=1", () => {
     const page = await visitDomain(openHost);
     expect(page.status).toBe(200);
     expect(page.text).toBe("mine");
-    expect(page.headers.get("cdn-cache-control")).toBe("max-age=86400, stale-while-revalidate=60");
+    expect(page.headers.get("cdn-cache-control")).toBe("max-age=0, must-revalidate");
     expect(page.headers.get("cache-tag")).toBe(await tagOf(open.slug));
     expect((await visitDomain(openHost, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe(
       "max-age=31536000, stale-while-revalidate=60",
     );
 
     const brief = await createDrop(t.ctx, callerOf(account), {
-      files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()" }),
+      files: files({ "index.html": "brief", "app.3f2a9c1e.js": "x()", "style.css": "p{}" }),
       ttl: 3600,
     });
     const briefHost = await activeDomain(account, brief.slug);
-    expect((await visitDomain(briefHost)).headers.get("cdn-cache-control")).toBe("max-age=3600");
+    expect((await visitDomain(briefHost, "/style.css")).headers.get("cdn-cache-control")).toBe("max-age=3600");
     expect((await visitDomain(briefHost, "/app.3f2a9c1e.js")).headers.get("cdn-cache-control")).toBe("max-age=3600");
     t.clock.advance(3000);
-    expect((await visitDomain(briefHost)).headers.get("cdn-cache-control")).toBe("max-age=600");
+    expect((await visitDomain(briefHost, "/style.css")).headers.get("cdn-cache-control")).toBe("max-age=600");
     t.clock.advance(599.5);
     const last = await visitDomain(briefHost);
     expect(last.status).toBe(200);

@@ -12,6 +12,7 @@ export const TOOL_NAMES = [
   "device_authorize",
   "device_token",
   "get_drop",
+  "get_drop_stats",
   "get_limits",
   "list_domains",
   "list_drops",

@@ -21,6 +21,8 @@ import { plural, SiteRules } from "../../../_components/SiteRules";
 import { Notice } from "../../../_components/ui";
 import { DashboardShell } from "../../shell";
 import { previewBlocker } from "../../preview";
+import { StatsChart } from "../../../_components/StatsChart";
+import { getDropStats } from "@/lib/stats/read";
 
 /** The drop page's sections, in order, for its table of contents (each id is its heading's; site rules only when it has some). */
 const SECTIONS = [
@@ -30,6 +32,7 @@ const SECTIONS = [
   { id: "access-title", label: "Access" },
   { id: "domains-title", label: "Custom domains" },
   { id: "rules-title", label: "Site rules" },
+  { id: "stats-title", label: "Visits" },
 ] as const;
 
 export const dynamic = "force-dynamic";
@@ -48,6 +51,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
     throw err;
   });
   const versions = await listDropVersions(ctx, caller.account, drop.slug, { limit: 100, offset: 0 });
+  const stats = await getDropStats(ctx, caller.account, drop.slug, {});
   const domains = (await listDomains(ctx, caller.account)).domains.filter((d) => d.slug === drop.slug);
   const now = ctx.now();
   const blocker = previewBlocker(drop, dropState(drop.expires_at, now));
@@ -173,6 +177,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             max={limits[caller.account.plan].maxDomains}
           />
           <SiteRules drop={drop} />
+          <StatsChart stats={stats} />
           {redeploy && (
             <section className="card" aria-labelledby="redeploy-title">
               <h2 id="redeploy-title">Redeploy</h2>

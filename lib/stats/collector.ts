@@ -1,0 +1,235 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { AppContext } from "../context";
+import { sqlState } from "../db/errors";
+import { addDayCounts, closeDaysBefore, daySalt, deleteStatsBefore } from "../db/stats";
+import { STATS_KEPT_DAYS } from "../plans";
+
+// The counts of one process, in memory: a tally per drop and UTC day, written by one upsert per
+// drop and day at most every FLUSH_MS (and at shutdown, flushAll), never per request. A crash
+// loses at most the last FLUSH_MS of counts (docs/decisions.md, "Counts").
+//
+// Visitors: the process keeps each view's address and user agent in memory until the flush,
+// where they become SHA-256(day salt, address, user agent); only those hashes reach the
+// database, deduplicated there across processes, and are deleted once the day is final.
+
+const FLUSH_MS = 10_000;
+/** A day is final this long after it ends: every process has flushed it by then. */
+const FINAL_GRACE_MS = 5 * 60_000;
+/** Keys kept per map and tally between flushes; a flood of distinct paths cannot grow memory. */
+const KEYS_PER_TALLY = 1000;
+
+export interface Tally {
+  dropId: string;
+  day: string;
+  views: number;
+  requests: number;
+  bytes: number;
+  notFound: number;
+  botRequests: number;
+  previews: number;
+  paths: Map<string, number>;
+  referrers: Map<string, number>;
+  countries: Map<string, number>;
+  /** "address\nuser agent" of each view's client: memory only, hashed at the flush. */
+  people: Set<string>;
+}
+
+interface Counter {
+  ctx: AppContext;
+  tallies: Map<string, Tally>;
+  timer: NodeJS.Timeout | undefined;
+  /** Settles when the scheduled flush has run (what Vercel's waitUntil holds). */
+  scheduled: Promise<void> | undefined;
+  settle: (() => void) | undefined;
+  flushing: Promise<void>;
+  salts: Map<string, string>;
+  /** The first open day at the last clean-up of final days. */
+  closedBefore: string | undefined;
+}
+
+// On globalThis: the listener's bundle and Next's bundles are separate module instances in one
+// process, as the serve caches are (lib/serve/cache.ts).
+const KEY = Symbol.for("dropsite.statsCounters");
+const slot = globalThis as unknown as Record<symbol, Map<AppContext, Counter> | undefined>;
+
+function counters(): Map<AppContext, Counter> {
+  return (slot[KEY] ??= new Map<AppContext, Counter>());
+}
+
+function counterOf(ctx: AppContext): Counter {
+  const all = counters();
+  let c = all.get(ctx);
+  if (!c) {
+    c = {
+      ctx,
+      tallies: new Map(),
+      timer: undefined,
+      scheduled: undefined,
+      settle: undefined,
+      flushing: Promise.resolve(),
+      salts: new Map(),
+      closedBefore: undefined,
+    };
+    all.set(ctx, c);
+  }
+  return c;
+}
+
+/** 'YYYY-MM-DD' of a time (UTC). */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function emptyTally(dropId: string, day: string): Tally {
+  return {
+    dropId,
+    day,
+    views: 0,
+    requests: 0,
+    bytes: 0,
+    notFound: 0,
+    botRequests: 0,
+    previews: 0,
+    paths: new Map(),
+    referrers: new Map(),
+    countries: new Map(),
+    people: new Set(),
+  };
+}
+
+/** The tally of a drop's current day, with a flush scheduled for it. */
+export function tallyOf(ctx: AppContext, dropId: string): { tally: Tally; scheduled: Promise<void> } {
+  const c = counterOf(ctx);
+  const day = utcDay(ctx.now());
+  const k = `${dropId}/${day}`;
+  let tally = c.tallies.get(k);
+  if (!tally) c.tallies.set(k, (tally = emptyTally(dropId, day)));
+  return { tally, scheduled: schedule(c) };
+}
+
+function schedule(c: Counter): Promise<void> {
+  if (c.scheduled) return c.scheduled;
+  c.scheduled = new Promise((resolve) => (c.settle = resolve));
+  c.timer = setTimeout(() => void flushNow(c), FLUSH_MS);
+  c.timer.unref();
+  return c.scheduled;
+}
+
+/** Adds one to a key of a tally's map, within KEYS_PER_TALLY keys. */
+export function bump(map: Map<string, number>, key: string): void {
+  const n = map.get(key);
+  if (n !== undefined) map.set(key, n + 1);
+  else if (map.size < KEYS_PER_TALLY) map.set(key, 1);
+}
+
+/** Writes what the process has counted (one upsert per drop and day); runs one at a time. */
+function flush(c: Counter): Promise<void> {
+  const run = c.flushing.then(() => write(c));
+  c.flushing = run;
+  return run;
+}
+
+async function write(c: Counter): Promise<void> {
+  const tallies = [...c.tallies.values()];
+  c.tallies = new Map();
+  for (const t of tallies) {
+    try {
+      const salt = t.people.size > 0 ? await saltOf(c, t.day) : "";
+      await addDayCounts(c.ctx.db, {
+        dropId: t.dropId,
+        day: t.day,
+        views: t.views,
+        requests: t.requests,
+        bytes: t.bytes,
+        notFound: t.notFound,
+        botRequests: t.botRequests,
+        previews: t.previews,
+        paths: Object.fromEntries(t.paths),
+        referrers: Object.fromEntries(t.referrers),
+        countries: Object.fromEntries(t.countries),
+        hashes: [...t.people].map((p) => visitorHash(salt, p)),
+      });
+    } catch (err) {
+      // The drop was deleted meanwhile: its counts go with it. Any other failure keeps them for
+      // the next flush.
+      if (sqlState(err) === "23503") continue;
+      console.error("[stats] could not write counts:", err instanceof Error ? err.message : err);
+      keep(c, t);
+    }
+  }
+  await closeFinalDays(c).catch((err) =>
+    console.error("[stats] could not close the final days:", err instanceof Error ? err.message : err),
+  );
+}
+
+/** Puts a tally that could not be written back, added to what was counted since. */
+function keep(c: Counter, t: Tally): void {
+  const k = `${t.dropId}/${t.day}`;
+  const now = c.tallies.get(k);
+  if (!now) {
+    c.tallies.set(k, t);
+  } else {
+    now.views += t.views;
+    now.requests += t.requests;
+    now.bytes += t.bytes;
+    now.notFound += t.notFound;
+    now.botRequests += t.botRequests;
+    now.previews += t.previews;
+    for (const [name, map] of [
+      ["paths", t.paths],
+      ["referrers", t.referrers],
+      ["countries", t.countries],
+    ] as const)
+      for (const [key, n] of map) now[name].set(key, (now[name].get(key) ?? 0) + n);
+    for (const p of t.people) now.people.add(p);
+  }
+  void schedule(c);
+}
+
+async function saltOf(c: Counter, day: string): Promise<string> {
+  const known = c.salts.get(day);
+  if (known) return known;
+  const salt = await daySalt(c.ctx.db, day, randomBytes(32).toString("hex"));
+  for (const d of c.salts.keys()) if (d < day) c.salts.delete(d);
+  c.salts.set(day, salt);
+  return salt;
+}
+
+function visitorHash(salt: string, person: string): string {
+  return createHash("sha256").update(`${salt}\n${person}`).digest("hex");
+}
+
+/** Deletes the visitor hashes and salts of final days, once per day per process. */
+async function closeFinalDays(c: Counter): Promise<void> {
+  const open = utcDay(c.ctx.now() - FINAL_GRACE_MS);
+  if (c.closedBefore === open) return;
+  await closeDaysBefore(c.ctx.db, open);
+  c.closedBefore = open;
+  for (const d of c.salts.keys()) if (d < open) c.salts.delete(d);
+}
+
+/** The scheduled flush, now; whoever waits for it (Vercel's waitUntil) is let go once it ran. */
+async function flushNow(c: Counter): Promise<void> {
+  if (c.timer) clearTimeout(c.timer);
+  const settle = c.settle;
+  c.timer = undefined;
+  c.scheduled = undefined;
+  c.settle = undefined;
+  await flush(c);
+  settle?.();
+}
+
+/** Writes every count held now (graceful shutdown; tests). */
+export async function flushAll(): Promise<void> {
+  for (const c of counters().values()) await flushNow(c);
+}
+
+/**
+ * The cleanup job's part: day rows older than the longest retention are deleted, and the hashes
+ * and salts of final days (should no process have flushed since the day closed).
+ */
+export async function expireCounts(ctx: AppContext): Promise<void> {
+  const now = ctx.now();
+  await deleteStatsBefore(ctx.db, utcDay(now - (STATS_KEPT_DAYS - 1) * 86_400_000));
+  await closeDaysBefore(ctx.db, utcDay(now - FINAL_GRACE_MS));
+}

@@ -1,0 +1,84 @@
+import { waitUntil } from "@vercel/functions";
+import type { AppContext } from "../context";
+import type { DropKey } from "../db/serving";
+import { clientAddress } from "../ratelimit/address";
+import { cacheKey, peekManifest } from "../serve/cache";
+import { resolveHost, type HostAction, type HostConfig } from "../serve/host";
+import type { ServeResult } from "../serve/types";
+import { classify, countryCode, referrerHost } from "./classify";
+import { bump, tallyOf } from "./collector";
+
+// The one call the data plane makes after answering a drop's request (lib/plane/node.ts): what
+// the answer adds to the drop's counts of the day. Every request counts in exactly one of
+// `previews` (a link unfurler), `bot_requests` (isbot), `views` (a GET answered 200 or 304 with
+// text/html) or `requests` (anything else); `bytes` and `not_found` are those of views and
+// requests; visitors, paths, referrers and countries are those of views.
+
+interface Asked {
+  method: string;
+  /** The path as sent, without the query. */
+  pathname: string;
+  headers: { get(name: string): string | null };
+}
+
+/** Characters of a path kept as its key (a longer one is cut). */
+const PATH_CHARS = 300;
+
+function keyOf(action: HostAction): DropKey | undefined {
+  if (action.kind === "drop") return { slug: action.slug };
+  if (action.kind === "custom") return { domain: action.hostname };
+  if (action.kind === "vanity") return { sub: action.sub, name: action.name };
+  return undefined;
+}
+
+/** Body bytes the answer puts on the wire. */
+function bodyBytes(method: string, r: ServeResult): number {
+  if (method === "HEAD" || r.body === null) return 0;
+  if (r.body instanceof Uint8Array) return r.body.byteLength;
+  return Number(r.headers["Content-Length"] ?? 0) || 0;
+}
+
+export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostAction, req: Asked, r: ServeResult): void {
+  if (!ctx.env.STATS) return;
+  const key = keyOf(action);
+  const m = key && peekManifest(ctx, key);
+  if (!key || !m) return;
+  const ua = req.headers.get("user-agent") ?? "";
+  const kind = classify(ua);
+  const { tally, scheduled } = tallyOf(ctx, m.drop.id);
+  // On Vercel the function stays up after answering until the flush has run.
+  if (ctx.env.VERCEL) waitUntil(scheduled);
+  if (kind === "preview") {
+    tally.previews++;
+    return;
+  }
+  if (kind === "bot") {
+    tally.botRequests++;
+    return;
+  }
+  tally.bytes += bodyBytes(req.method, r);
+  if (r.status === 404) tally.notFound++;
+  const type = r.headers["Content-Type"] ?? "";
+  if (req.method !== "GET" || (r.status !== 200 && r.status !== 304) || !type.startsWith("text/html")) {
+    tally.requests++;
+    return;
+  }
+  tally.views++;
+  tally.people.add(`${clientAddress(req, ctx.env)}\n${ua}`);
+  bump(tally.paths, req.pathname.slice(0, PATH_CHARS));
+  const ref = referrerHost(req.headers.get("referer"));
+  if (ref !== undefined && !ownHost(ref, req.headers.get("host"), key, m.drop.slug, hosts)) bump(tally.referrers, ref);
+  if (ctx.env.TRUST_PROXY) {
+    const country = req.headers.get("cf-ipcountry") ?? req.headers.get("x-vercel-ip-country");
+    if (country) bump(tally.countries, countryCode(country));
+  }
+}
+
+/** Whether a referrer host is the drop's own (the host asked, or any host that names the same drop). */
+function ownHost(ref: string, host: string | null, key: DropKey, slug: string, hosts: HostConfig): boolean {
+  if (host && ref === host.toLowerCase()) return true;
+  const other = resolveHost(ref, hosts);
+  if (other.kind === "drop" && other.slug === slug) return true;
+  const otherKey = keyOf(other);
+  return otherKey !== undefined && cacheKey(otherKey) === cacheKey(key);
+}
