@@ -15,6 +15,8 @@ export const errorStatus = {
   slow_down: 400,
   expired_token: 400,
   access_denied: 403,
+  // The caller is known but may not do this: a role, a suspended account, a disabled drop.
+  forbidden: 403,
   auth_required: 401,
   subscription_required: 402,
   not_found: 404,
@@ -22,6 +24,8 @@ export const errorStatus = {
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
+  // The deploy scan refused the content (details.findings names what it found).
+  content_refused: 422,
   rate_limited: 429,
   internal_error: 500,
   upstream_unavailable: 503,
@@ -67,6 +71,16 @@ export interface ErrorDetails {
   field?: string;
   /** A stale If-Match (409 conflict): the drop's live version now. */
   live_version?: number;
+  /** 422 content_refused: what the deploy scan found, each with its rule and place. */
+  findings?: ScanFindingDetail[];
+}
+
+/** One finding of the deploy scan as an error or a report names it (excerpt ≤ 120 characters). */
+export interface ScanFindingDetail {
+  rule: string;
+  file: string;
+  line: number;
+  excerpt: string;
 }
 
 /** What ApiError.fromZod reads of a failed zod parse (the first issue decides). */

@@ -314,6 +314,12 @@ export const errorEnvelopeSchema = z.object({
     .describe("The caller's plan, when the limit depends on it."),
   field: z.string().optional().describe("The input that failed validation, as a dotted path (files.index.html, ttl)."),
   live_version: z.int().optional().describe("409 conflict of a stale If-Match: the drop's live version now."),
+  findings: z
+    .array(z.object({ rule: z.string(), file: z.string(), line: z.int(), excerpt: z.string() }))
+    .optional()
+    .describe(
+      "422 content_refused: what the deploy scan found (rule, file, line, an excerpt of at most 120 characters).",
+    ),
 });
 
 // --- Account routes: drops, claiming, keys, limits, cleanup ---

@@ -17,6 +17,7 @@ const statusText: Record<number, string> = {
   409: "Conflict",
   410: "Gone",
   413: "Payload too large",
+  422: "The deploy scan refused the content",
   429: "Rate limited",
   500: "Internal error",
   503: "A dependency is unavailable",
@@ -91,6 +92,14 @@ function exampleSpecs(): Record<ErrorCode, ExampleSpec> {
       docs: "device-authorization",
     },
     access_denied: { error: "The person denied this device.", docs: "device-authorization" },
+    forbidden: {
+      error: "This drop is disabled by the operator.",
+      hint: "You can still delete it, or appeal at /report with reason appeal.",
+    },
+    content_refused: {
+      error: "The deploy scan refused this content: a password form posts to another host.",
+      hint: "details.findings names each rule, file and line; anonymous deploys with these findings are refused.",
+    },
   };
 }
 

@@ -28,6 +28,10 @@ const errorAdvice: Record<ErrorCode, string> = {
   expired_token:
     "Device authorisation: the request expired (10 minutes) or its key was already issued. Start over with POST /device/authorize.",
   access_denied: "Device authorisation: the person denied the request. Ask before starting over.",
+  forbidden:
+    "You are known but may not do this: the drop is disabled by the operator (you can still delete it), your account is suspended, or the route needs a role you lack. The hint names the appeal form (/report, reason appeal).",
+  content_refused:
+    "The deploy scan refused the content of an anonymous deploy; details.findings lists each rule, file, line and excerpt. Remove what it names, or deploy from an account (its findings are reviewed instead).",
   auth_required:
     "Send Authorization: Bearer <sp_ key or ID token>. A revoked or mistyped key looks exactly like no key. Minting keys needs an ID token.",
   subscription_required:
