@@ -188,3 +188,12 @@ export const WEBHOOK_RETRY_SECONDS = [30, 120, 480, 1_920, 7_680, 28_800, 28_800
 export const WEBHOOK_POLL_SECONDS = 2;
 /** Attempts of the delivery log GET /webhooks/{id}/deliveries shows (newest first). */
 export const WEBHOOK_LOG_SHOWN = 100;
+
+/**
+ * The deploy scan (lib/scan): the first bytes of each HTML and JavaScript file it reads, the
+ * most of them it reads in one deploy (past it, files are only typed by their first bytes), and
+ * the most linked URLs one deploy looks up with Web Risk.
+ */
+export const SCAN_FILE_BYTES = 1 * MB;
+export const SCAN_DEPLOY_BYTES = 50 * MB;
+export const SCAN_URLS_PER_DEPLOY = 200;

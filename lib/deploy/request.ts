@@ -18,6 +18,8 @@ import { guardAccountRoute } from "../auth/guard";
 /** The per-address deploy budget of one request, spent just before its files are stored. */
 export interface DeployQuota {
   spend: () => Promise<void>;
+  /** The client address (the deploy scan's audit entry of a refusal keeps it as a keyed hash). */
+  address: string;
 }
 
 /** Failures of the caller's input (not 429, not 5xx): they count against the deployInvalid budget. */
@@ -40,7 +42,7 @@ export async function guardedDeploy<T>(
   await checkLimit(ctx, "deploy", address);
   await checkLimit(ctx, "deployInvalid", address);
   try {
-    return await task({ spend: () => enforceLimit(ctx, "deploy", address) });
+    return await task({ spend: () => enforceLimit(ctx, "deploy", address), address });
   } catch (err) {
     if (refusedInput(err)) await enforceLimit(ctx, "deployInvalid", address).catch(() => undefined);
     throw err;
@@ -127,7 +129,7 @@ export async function deployFiles(
   if (files.length > tierLimits.filesPerRequest)
     throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));
   const scope = files.some((f) => f.ref) ? await uploadScope(ctx, caller, opts.uploadToken ?? null) : undefined;
-  return createDrop(ctx, caller, { files, ...checked, scope, beforeStore: quota?.spend });
+  return createDrop(ctx, caller, { files, ...checked, scope, beforeStore: quota?.spend, address: quota?.address });
 }
 
 /** A deploy request's body as `caller` with `opts`: options checked before the body is read. */

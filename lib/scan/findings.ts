@@ -1,18 +1,11 @@
+import type { scanRules } from "../schemas";
+
 // What the deploy scan reports: a finding names one of the seven rules, the file and the line
 // of the offending element or call (0 for a binary file) and a short excerpt of it. The rules
 // themselves are in ./rules (files), ./html, ./script and ./web-risk; docs/scanning.md says
 // what each catches and misses.
 
-export const SCAN_RULES = [
-  "credential-form-offsite",
-  "exfiltration-endpoint",
-  "instant-offsite-redirect",
-  "obfuscated-script",
-  "executable",
-  "brand-lure",
-  "web-risk",
-] as const;
-export type ScanRule = (typeof SCAN_RULES)[number];
+export type ScanRule = (typeof scanRules)[number];
 
 /** Rules whose findings refuse an anonymous deploy (content_refused); the others only flag it for review. */
 export const SEVERE_RULES: ReadonlySet<ScanRule> = new Set<ScanRule>([
@@ -67,17 +60,4 @@ export class Lines {
     }
     return lo + this.first;
   }
-}
-
-/** Findings without repeats of one rule on one line of one file, in file and line order. */
-export function distinctFindings(findings: readonly Finding[]): Finding[] {
-  const seen = new Set<string>();
-  const out: Finding[] = [];
-  for (const f of findings) {
-    const key = `${f.rule}\u0000${f.file}\u0000${f.line}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(f);
-  }
-  return out;
 }

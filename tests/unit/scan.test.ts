@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXCERPT_CHARS, SCAN_RULES, SEVERE_RULES, excerptOf } from "@/lib/scan/findings";
+import { EXCERPT_CHARS, SEVERE_RULES, excerptOf } from "@/lib/scan/findings";
+import { scanRules } from "@/lib/schemas";
 import { brandIn, parseRefresh } from "@/lib/scan/html";
 import { DEFAULT_BRANDS, brandList, executableHeader, redirectUrls, scanFile } from "@/lib/scan/rules";
 import { lookUpUris } from "@/lib/scan/web-risk";
@@ -11,7 +12,7 @@ const bytes = (c: string | Uint8Array) => (typeof c === "string" ? new TextEncod
 
 describe("the seven rules", () => {
   it("have the stable names, four of them severe", () => {
-    expect(SCAN_RULES).toEqual([
+    expect(scanRules).toEqual([
       "credential-form-offsite",
       "exfiltration-endpoint",
       "instant-offsite-redirect",
@@ -30,7 +31,7 @@ describe("the seven rules", () => {
 
   it("every rule but web-risk has a realistic fixture", () => {
     const covered = new Set(truePositives.map((f) => f.rule));
-    expect([...covered].sort()).toEqual(SCAN_RULES.filter((r) => r !== "web-risk").sort());
+    expect([...covered].sort()).toEqual(scanRules.filter((r) => r !== "web-risk").sort());
   });
 });
 
