@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { AppContext } from "../context";
 import type { Caller } from "../auth/caller";
 import { recordAudit } from "../db/audit";
@@ -35,8 +36,44 @@ import type { InputFile } from "./paths";
 // that goes through are recorded after it commits and returned for its report.
 
 const READ_CONCURRENCY = 8;
+/** Files up to this size are read back whole (see afterStore). */
+const WHOLE_READ_BYTES = 64 * 1024;
 /** A `_redirects` longer than this is not read back for its targets (the rule limits keep it far smaller). */
 const REDIRECTS_READ_BYTES = 4 * 1024 * 1024;
+
+/** Contents whose scans are remembered per process, and their approximate bytes (as ./report does). */
+const CACHE_ENTRIES = 50_000;
+const CACHE_BYTES = 16 * 1024 * 1024;
+const NO_HOSTS: ReadonlySet<string> = new Set();
+
+/** What one content holds, read at one kind of path: findings and URLs without their file. */
+interface ContentScan {
+  findings: Omit<Finding, "file">[];
+  urls: Omit<LinkedUrl, "file">[];
+}
+
+const caches = new WeakMap<AppContext, LRUCache<string, ContentScan>>();
+
+/** Remembered scans by scope, hash, what the path makes of the file, and bytes read. */
+function cacheOf(ctx: AppContext): LRUCache<string, ContentScan> {
+  let c = caches.get(ctx);
+  if (!c) {
+    c = new LRUCache<string, ContentScan>({
+      max: CACHE_ENTRIES,
+      maxSize: CACHE_BYTES,
+      sizeCalculation: (v, k) =>
+        128 + k.length * 2 + v.findings.reduce((n, f) => n + 96 + f.excerpt.length * 2, 0) + v.urls.length * 160,
+    });
+    caches.set(ctx, c);
+  }
+  return c;
+}
+
+/** What a file's path changes in its scan: the extension, and whether it is an index page. */
+function pathKey(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+  return `${name.slice(name.lastIndexOf(".") + 1)}:${name === "index.html" || name === "index.htm" ? 1 : 0}`;
+}
 
 const sizeOf = (f: InputFile) => f.ref?.size ?? f.source?.size ?? f.bytes.byteLength;
 const isHeld = (f: InputFile) => !f.ref && !f.source;
@@ -58,6 +95,7 @@ export class DeployScan {
   private readonly seen = new Set<InputFile>();
   private budget = SCAN_DEPLOY_BYTES;
   private looked = false;
+  private scope = "";
 
   private constructor(
     private readonly ctx: AppContext,
@@ -97,36 +135,67 @@ export class DeployScan {
     return Math.max(n, Math.min(available, HEAD_BYTES));
   }
 
-  private scan(f: InputFile, bytes: Uint8Array, read: number): void {
-    if (this.seen.has(f)) return;
+  /** The cache key of a content of this deploy's scope read `read` bytes far at a path. */
+  private key(f: InputFile, sha256: string, read: number): string {
+    return `${this.scope}:${sha256}:${pathKey(f.path)}:${read}`;
+  }
+
+  /** Adds a content's scan at a file's path. */
+  private apply(f: InputFile, scan: ContentScan): void {
     this.seen.add(f);
+    for (const x of scan.findings) this.findings.push({ ...x, file: f.path });
+    for (const u of scan.urls) this.urls.push({ ...u, file: f.path });
+  }
+
+  /** Adds the remembered scan of a content, when there is one. */
+  private recall(f: InputFile, key: string): boolean {
+    const scan = cacheOf(this.ctx).get(key);
+    if (scan) this.apply(f, scan);
+    return scan !== undefined;
+  }
+
+  /**
+   * Scans the first `read` bytes of a file (made without the drop's own hosts, which are
+   * applied at the end, so that the scan of a content serves any drop; remembered under `key`).
+   */
+  private scan(f: InputFile, bytes: Uint8Array, read: number, key?: string): void {
+    if (this.seen.has(f)) return;
     const part = bytes.subarray(0, read);
+    const scan: { findings: Finding[]; urls: LinkedUrl[] } = { findings: [], urls: [] };
     if (f.path === RULE_FILES.redirects) {
       const parsed = parseRedirects(part, this.tierLimits);
-      if (parsed.ok) this.urls.push(...redirectUrls(parsed.rules, this.ownHosts));
-      return;
-    }
-    if (scannedKind(f.path) !== null && read <= HEAD_BYTES && sizeOf(f) > read) {
+      if (parsed.ok) scan.urls = redirectUrls(parsed.rules, NO_HOSTS);
+    } else if (scannedKind(f.path) !== null && read <= HEAD_BYTES && sizeOf(f) > read) {
       // Past the deploy's budget: typed by its first bytes only.
       const exe = executableFinding(f.path, part);
-      if (exe) this.findings.push(exe);
-      return;
+      if (exe) scan.findings = [exe];
+    } else {
+      const result = scanFile(f.path, part, { ownHosts: NO_HOSTS, brands: this.brands });
+      scan.findings = result.findings;
+      scan.urls = result.urls;
     }
-    const result = scanFile(f.path, part, { ownHosts: this.ownHosts, brands: this.brands });
-    this.findings.push(...result.findings);
-    this.urls.push(...result.urls);
+    const unfiled: ContentScan = {
+      findings: scan.findings.map(({ file: _file, ...x }) => x),
+      urls: scan.urls.map(({ file: _file, ...u }) => u),
+    };
+    if (key !== undefined) cacheOf(this.ctx).set(key, unfiled);
+    this.apply(f, unfiled);
   }
 
   /** Sees a deferred file's bytes while they are stored (pass to storeContents). */
-  readonly onBytes: OnBytes = (file, _sha256, bytes) => {
-    if (!this.seen.has(file)) this.scan(file, bytes, this.claim(file, bytes.byteLength));
+  readonly onBytes: OnBytes = (file, sha256, bytes) => {
+    if (this.seen.has(file)) return;
+    const read = this.claim(file, bytes.byteLength);
+    const key = this.key(file, sha256, read);
+    if (!this.recall(file, key)) this.scan(file, bytes, read, key);
   };
 
   /**
    * Scans the files whose bytes the request holds; when it holds them all, looks up their URLs
    * too. Throws content_refused (before any byte is stored) when that already refuses.
    */
-  async beforeStore(): Promise<void> {
+  async beforeStore(scope: string): Promise<void> {
+    this.scope = scope;
     for (const f of this.files) if (isHeld(f)) this.scan(f, f.bytes, this.claim(f, f.bytes.byteLength));
     if (this.files.every(isHeld)) await this.lookUp();
     await this.refuseIfSevere();
@@ -136,20 +205,46 @@ export class DeployScan {
    * Reads back the first bytes of the files not seen yet (given by reference, streamed from a
    * zip), looks up the URLs, and throws content_refused when the deploy is refused.
    */
-  async afterStore(rows: readonly { path: string; storageRef: string }[]): Promise<void> {
-    const refs = new Map(rows.map((r) => [r.path, r.storageRef]));
-    const rest = this.files
-      .filter((f) => !this.seen.has(f) && sizeOf(f) > 0)
-      .map((f) => ({ f, length: this.claim(f, sizeOf(f)) }));
-    await mapLimit(rest, READ_CONCURRENCY, async ({ f, length }) => {
-      const ref = refs.get(f.path);
+  async afterStore(
+    rows: readonly { path: string; storageRef: string; sha256: string }[],
+    onRead?: OnBytes,
+  ): Promise<void> {
+    const stored = new Map(rows.map((r) => [r.path, r]));
+    // One read per content and kind of path, however many files share it.
+    const reads = new Map<string, { files: InputFile[]; sha256: string; ref: string; read: number; length: number }>();
+    for (const f of this.files) {
+      const row = stored.get(f.path);
+      if (this.seen.has(f) || !row || sizeOf(f) === 0) continue;
+      const size = sizeOf(f);
+      const read = this.claim(f, size);
+      const key = this.key(f, row.sha256, read);
+      if (this.recall(f, key)) continue;
+      const pending = reads.get(key);
+      if (pending) pending.files.push(f);
+      // A small file is read whole: one request either way, and the deploy report then reads it no more.
+      else
+        reads.set(key, {
+          files: [f],
+          sha256: row.sha256,
+          ref: row.storageRef,
+          read,
+          length: size <= WHOLE_READ_BYTES ? size : read,
+        });
+    }
+    await mapLimit([...reads], READ_CONCURRENCY, async ([key, r]) => {
       let bytes: Uint8Array | undefined;
       try {
-        bytes = ref === undefined ? undefined : await readHead(this.ctx, ref, length);
+        bytes = await readHead(this.ctx, r.ref, r.length);
       } catch (err) {
-        console.error("[scan] could not read a file back", f.path, err instanceof Error ? err.message : err);
+        console.error("[scan] could not read a file back", r.files[0]!.path, err instanceof Error ? err.message : err);
       }
-      if (bytes) this.scan(f, bytes, bytes.byteLength);
+      if (!bytes) return;
+      // A short read (an object shorter than its row says) is scanned, but not remembered.
+      const whole = bytes.byteLength === r.length;
+      for (const f of r.files) {
+        this.scan(f, bytes, Math.min(r.read, bytes.byteLength), whole ? key : undefined);
+        if (whole && r.length === sizeOf(f)) onRead?.(f, r.sha256, bytes);
+      }
     });
     await this.lookUp();
     await this.refuseIfSevere();
@@ -163,6 +258,7 @@ export class DeployScan {
     if (!key || this.urls.length === 0) return;
     const first = new Map<string, LinkedUrl>();
     for (const u of this.urls) {
+      if (this.ownHosts.has(new URL(u.url).hostname)) continue;
       if (first.size >= SCAN_URLS_PER_DEPLOY) break;
       if (!first.has(u.url)) first.set(u.url, u);
     }
@@ -184,7 +280,9 @@ export class DeployScan {
   sorted(): Finding[] {
     const order = new Map(this.files.map((f, i) => [f.path, i]));
     const seen = new Set<string>();
-    return [...this.findings]
+    return this.findings
+      .filter((f) => f.host === undefined || !this.ownHosts.has(f.host))
+      .map(({ host: _host, ...f }) => f)
       .sort((a, b) => (order.get(a.file) ?? -1) - (order.get(b.file) ?? -1) || a.line - b.line)
       .filter((f) => {
         const key = `${f.rule}\u0000${f.file}\u0000${f.line}`;

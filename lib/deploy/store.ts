@@ -62,7 +62,7 @@ async function storeFiles(
   files: InputFile[],
   scan: DeployScan | null,
 ): Promise<StoredFiles> {
-  await scan?.beforeStore();
+  await scan?.beforeStore(scope);
   const report = scanWhileStoring(ctx, scope, files);
   const onBytes: OnBytes = scan
     ? (f, sha, bytes) => {
@@ -82,7 +82,7 @@ async function storeFiles(
     scope,
   }));
   try {
-    await scan?.afterStore(rows);
+    await scan?.afterStore(rows, report);
   } catch (err) {
     await withDb(() => endHolds(ctx.db, scope, stored.pinned)).catch(() => undefined);
     await releaseContents(ctx, scope, stored.pinned, { purge: true });

@@ -23,6 +23,12 @@ export interface Finding {
   line: number;
   /** At most EXCERPT_CHARS code points of the offending source, whitespace collapsed. */
   excerpt: string;
+  /**
+   * The other host that makes it a finding (a form's action, a redirect's target): a finding is
+   * void for a host that turns out to be the drop's own (lib/deploy/scan.ts checks them after a
+   * scan made without them, so one content's scan serves every drop). Never reported.
+   */
+  host?: string;
 }
 
 /** The longest excerpt, in Unicode code points. */

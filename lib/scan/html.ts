@@ -254,7 +254,7 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
       if (!url) continue;
       if (exfiltrationEndpoint(url)) findings.push({ rule: "exfiltration-endpoint", file, ...located(a) });
       else if (form.password && isOffsite(url, own))
-        findings.push({ rule: "credential-form-offsite", file, ...located(a) });
+        findings.push({ rule: "credential-form-offsite", file, ...located(a), host: url.hostname });
     }
   }
   for (const s of scriptSources) {
@@ -284,7 +284,7 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
     const url = resolveUrl(refresh.url, base);
     if (url) links.push({ raw: refresh.url, line: r.line });
     if (indexPage && refresh.seconds <= INSTANT_REFRESH_SECONDS && url && isOffsite(url, own))
-      findings.push({ rule: "instant-offsite-redirect", file, ...located(r) });
+      findings.push({ rule: "instant-offsite-redirect", file, ...located(r), host: url.hostname });
   }
 
   // A password asked for under a brand's name.

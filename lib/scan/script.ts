@@ -168,12 +168,13 @@ class ScriptScan {
     return (n.loc?.start.line ?? 1) + this.input.firstLine - 1;
   }
 
-  private add(rule: Finding["rule"], n: Node): void {
+  private add(rule: Finding["rule"], n: Node, host?: string): void {
     this.findings.push({
       rule,
       file: this.input.file,
       line: this.line(n),
       excerpt: excerptOf(this.text.slice(n.start, Math.min(n.end, n.start + 1000))),
+      ...(host === undefined ? {} : { host }),
     });
   }
 
@@ -315,7 +316,7 @@ class ScriptScan {
     if (!target) return;
     const url = this.urlOf(target.url);
     if (!url || exfiltrationEndpoint(url) || !isOffsite(url, this.input.ownHosts)) return;
-    if (target.carries) this.add("credential-form-offsite", n);
+    if (target.carries) this.add("credential-form-offsite", n, url.hostname);
   }
 
   /** The URL and whether the body of a request call carries a password; null for any other call. */
@@ -348,7 +349,7 @@ class ScriptScan {
     const right = n.right as AnyNode;
     const url = this.urlOf(right);
     if (!url || exfiltrationEndpoint(url) || !isOffsite(url, this.input.ownHosts)) return;
-    if (this.carriesPassword(right)) this.add("credential-form-offsite", n);
+    if (this.carriesPassword(right)) this.add("credential-form-offsite", n, url.hostname);
   }
 
   /** Top-level statements that send the page elsewhere at once: `location = …`, `location.replace(…)`. */
@@ -367,7 +368,7 @@ class ScriptScan {
       }
       if (!target) continue;
       const url = this.urlOf(target);
-      if (url && isOffsite(url, this.input.ownHosts)) this.add("instant-offsite-redirect", stmt);
+      if (url && isOffsite(url, this.input.ownHosts)) this.add("instant-offsite-redirect", stmt, url.hostname);
     }
   }
 }
@@ -397,8 +398,27 @@ function tokenScan(text: string, input: ScriptInput): Finding[] {
   return findings;
 }
 
+const has = (text: string, words: readonly string[]) => words.some((w) => text.includes(w));
+
+/**
+ * Whether a script holds what any rule needs (a plain substring test, far cheaper than a parse):
+ * most scripts hold none, and are then not parsed at all.
+ */
+function worthParsing(text: string, input: ScriptInput): boolean {
+  if (text.length > BASE64_LITERAL_CHARS) return true;
+  if (has(text, ["telegram.org", "discord", "hooks.slack.com"])) return true;
+  if (has(text, ["atob", "unescape", "fromCharCode"])) return true;
+  if (input.redirectAtOnce && text.includes("location")) return true;
+  const lower = text.toLowerCase();
+  return (
+    (input.pagePassword === true || has(lower, ["pass", "pwd", "pw"])) &&
+    has(text, ["fetch", "sendBeacon", "open", "$", "jQuery", "axios", "src", "location"])
+  );
+}
+
 /** The findings of one script. */
 export function scanScript(text: string, input: ScriptInput): Finding[] {
+  if (!worthParsing(text, input)) return [];
   const source = input.handler ? `(function(event){${text}\n})` : text;
   const program = parseScript(source, input);
   if (!program) return input.handler ? [] : tokenScan(text, input);

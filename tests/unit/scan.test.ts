@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXCERPT_CHARS, SEVERE_RULES, excerptOf } from "@/lib/scan/findings";
 import { scanRules } from "@/lib/schemas";
+import { reportLines } from "@/lib/deploy/report-text";
 import { brandIn, parseRefresh } from "@/lib/scan/html";
 import { DEFAULT_BRANDS, brandList, executableHeader, redirectUrls, scanFile } from "@/lib/scan/rules";
 import { lookUpUris } from "@/lib/scan/web-risk";
@@ -224,5 +225,29 @@ describe("Web Risk uris.search, against a local stand-in", () => {
   it("nothing listening is a failure too", async () => {
     const result = await lookUpUris({ key: "k", base: "http://127.0.0.1:9" }, ["https://a.example/"]);
     expect(result.failed).toBe(1);
+  });
+});
+
+describe("the report's text (CLI and MCP)", () => {
+  it("lists the findings under a headline, with no lines when there are none", () => {
+    const base = { missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 };
+    expect(reportLines(base, 10, "x")).toEqual([]);
+    expect(
+      reportLines(
+        {
+          ...base,
+          findings: [
+            { rule: "brand-lure", file: "index.html", line: 3, excerpt: "<title>PayPal" },
+            { rule: "executable", file: "a.exe", line: 0, excerpt: "a .exe file" },
+          ],
+        },
+        10,
+        "x",
+      ),
+    ).toEqual([
+      "Scan: 2 findings; the drop is in the operators' review queue.",
+      "  brand-lure index.html:3: <title>PayPal",
+      "  executable a.exe: a .exe file",
+    ]);
   });
 });
