@@ -45,6 +45,7 @@ const hostedSuites = [
   "webhooks",
   "domains",
   "oauth",
+  "scan",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

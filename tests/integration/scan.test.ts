@@ -262,6 +262,49 @@ describe("deploys by reference (preflight, upload, deploy)", () => {
     expect(await stored()).toEqual(before);
   });
 
+  it("an anonymous zip by reference is refused; the archive and its entries are purged", async () => {
+    const before = await stored();
+    const archive = zip({ "index.html": PHISH.content, "notes.txt": "hello" });
+    const ref = { sha256: sha256Hex(archive), size: archive.byteLength };
+    const res = await preflightPOST(
+      apiRequest("/deploy/preflight", {
+        method: "POST",
+        body: JSON.stringify({ zip: ref }),
+        headers: { "content-type": "application/json" },
+        ip: nextIp(),
+      }),
+      noParams,
+    );
+    expect(res.status).toBe(200);
+    const p = preflightResponseSchema.parse(await res.json());
+    for (const u of p.uploads) {
+      const [, , , token, sha] = new URL(u.url).pathname.split("/");
+      const put = await uploadPUT(
+        apiRequest(new URL(u.url).pathname, {
+          method: "PUT",
+          body: archive as BodyInit,
+          headers: { "content-type": "application/octet-stream" },
+        }),
+        { params: Promise.resolve({ token: token!, sha256: sha! }) },
+      );
+      expect(put.status).toBeLessThan(300);
+    }
+    expect((await stored()).objects.length).toBeGreaterThan(before.objects.length);
+    const body = await refusal(
+      await deployPOST(
+        apiRequest("/deploy", {
+          method: "POST",
+          body: JSON.stringify({ zip: ref }),
+          headers: { "content-type": "application/json", "x-upload-token": p.upload_token },
+          ip: nextIp(),
+        }),
+        noParams,
+      ),
+    );
+    expect(body.findings?.map((f) => [f.rule, f.file])).toEqual([["credential-form-offsite", "index.html"]]);
+    expect(await stored()).toEqual(before);
+  });
+
   it("a one-time grant's deploy (deploy_directory) is scanned the same way", async () => {
     const before = await stored();
     const g = await issueDeployGrant(t.ctx, apiRequest("/mcp", { method: "POST", ip: nextIp() }), anonymousCaller, {
