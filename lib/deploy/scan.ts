@@ -365,17 +365,24 @@ async function readHead(ctx: AppContext, ref: string, length: number): Promise<U
   const out = new Uint8Array(length);
   let at = 0;
   const reader = stream.getReader();
+  let ended = false;
   try {
     while (at < length) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        ended = true;
+        break;
+      }
       const part = value.subarray(0, length - at);
       out.set(part, at);
       at += part.byteLength;
     }
+    // A range answered exactly ends here: read its end, so the connection goes back to the pool
+    // rather than being cut (cutting them after many range reads left a Blob client without one).
+    if (!ended) ended = (await reader.read()).done;
   } finally {
     // Not awaited (as in ./report): cancelling one branch of a tee'd body can wait on the other.
-    void reader.cancel().catch(() => undefined);
+    if (!ended) void reader.cancel().catch(() => undefined);
   }
   return out.subarray(0, at);
 }

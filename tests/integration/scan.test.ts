@@ -16,7 +16,7 @@ import { sha256Hex } from "@/lib/ids";
 import { SCAN_FILE_BYTES } from "@/lib/plans";
 import { deployResponseSchema, preflightResponseSchema, type DeployResponse } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
-import { apiRequest, freshLimiter, makeTestContext, type TestContext } from "../support/context";
+import { apiRequest, freshLimiter, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
 import { connectInProcess, type CallResult } from "../support/mcp";
 import { benignLookAlikes, truePositives } from "../support/scan-fixtures";
 import { startWebRiskStandin, type WebRiskStandin } from "../support/web-risk-standin";
@@ -176,6 +176,17 @@ describe("REST JSON deploys", () => {
     expect((await findingsOf(t.ctx.db, drop.id)).map((r) => [r.rule, r.version])).toEqual([
       ["credential-form-offsite", 2],
     ]);
+  });
+
+  it("a password form posting to the drop's own host (absolute URL) is not flagged; another drop's host is", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const first = await ok(await deployJson({ "index.html": "<h1>v1</h1>" }, bearer(apiKey), "?name=own-host"));
+    const form = (host: string) =>
+      `<form action="http://${host}.${TEST_SERVE_DOMAIN}/login"><input type="password" name="p"></form>`;
+    const own = await ok(await deployJson({ "index.html": form(first.slug) }, bearer(apiKey), "?name=own-host"));
+    expect(own.report?.findings).toBeUndefined();
+    const other = await ok(await deployJson({ "index.html": form("someone-else") }, bearer(apiKey), "?name=own-host"));
+    expect(other.report?.findings?.map((f) => f.rule)).toEqual(["credential-form-offsite"]);
   });
 
   it("SCAN=report never refuses; SCAN=off does not scan", async () => {
