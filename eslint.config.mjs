@@ -21,7 +21,7 @@ export const LAYERS = [
     "lib/secret.ts",
     "lib/rules",
   ],
-  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access"],
+  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access", "lib/scan"],
   ["lib/context.ts", "lib/serve"],
   [
     "lib/oauth",

@@ -47,6 +47,7 @@ const hostedSuites = [
   "oauth",
   "drop-list",
   "stats",
+  "scan",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -243,6 +243,17 @@ const envSchema = z.object({
   /** true turns tracing off whatever the endpoints say. */
   OTEL_SDK_DISABLED: bool.default(false),
   OTEL_SERVICE_NAME: z.string().trim().min(1).default("dropsite"),
+  /** The deploy scan (docs/scanning.md): unset, it refuses anonymous deploys with a severe finding; `report` never refuses; `off` does not scan. */
+  SCAN: z
+    .enum(["on", "report", "off", ""], { error: "SCAN must be off or report (unset: scan and refuse)" })
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? "on" : v)),
+  /** Brands a password page may not name (comma list); replaces the default list. */
+  SCAN_BRANDS: optionalString.transform((v) => (v === undefined ? undefined : commaList(v))),
+  /** A Google Web Risk API key: the URLs a drop links to are looked up (uris.search). */
+  WEB_RISK_API_KEY: optionalString,
+  /** The Web Risk API base; default https://webrisk.googleapis.com (tests point it at a stand-in). */
+  WEB_RISK_API_URL: optionalHttpUrl("WEB_RISK_API_URL", { example: "https://webrisk.googleapis.com" }),
 });
 
 export type Env = z.infer<typeof envSchema>;

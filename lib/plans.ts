@@ -234,3 +234,12 @@ export const WEBHOOK_LOG_SHOWN = 100;
  * `perAddressPerHour` an hour; `details` is at most `detailsChars` code points.
  */
 export const reportLimits = { perAddressPerHour: 10, detailsChars: 2_000 } as const;
+
+/**
+ * The deploy scan (lib/scan): the first bytes of each HTML and JavaScript file it reads, the
+ * most of them it reads in one deploy (past it, files are only typed by their first bytes), and
+ * the most linked URLs one deploy looks up with Web Risk.
+ */
+export const SCAN_FILE_BYTES = 1 * MB;
+export const SCAN_DEPLOY_BYTES = 50 * MB;
+export const SCAN_URLS_PER_DEPLOY = 200;

@@ -132,6 +132,24 @@ export const secretKinds = [
   "env_file",
 ] as const;
 
+/** The deploy scan's rules, by their stable names (lib/scan; docs/scanning.md). */
+export const scanRules = [
+  "credential-form-offsite",
+  "exfiltration-endpoint",
+  "instant-offsite-redirect",
+  "obfuscated-script",
+  "executable",
+  "brand-lure",
+  "web-risk",
+] as const;
+
+export const scanFindingSchema = z.object({
+  rule: z.enum(scanRules),
+  file: z.string().describe("The file (`_redirects` for a redirect target)."),
+  line: z.int().min(0).describe("The line of the offending element or call; 0 for a binary file."),
+  excerpt: z.string().describe("The offending source, at most 120 characters."),
+});
+
 export const deployReportSchema = z
   .object({
     missing_references: z
@@ -172,6 +190,12 @@ export const deployReportSchema = z
       .optional()
       .describe(
         "Path blocks of the drop's _headers after this write (0 without one). Always present on deploy and append answers.",
+      ),
+    findings: z
+      .array(scanFindingSchema)
+      .optional()
+      .describe(
+        "What the deploy scan found in the files written (rule, file, line, excerpt); the drop is then in the operators' review queue. Absent when it found nothing (or scanning is off).",
       ),
   })
   .describe(

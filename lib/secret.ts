@@ -30,3 +30,11 @@ export function serverSecret(e: Env = env()): string {
 export function derivedKey(purpose: string, e: Env = env()): Buffer {
   return createHmac("sha256", serverSecret(e)).update(`dropsite:${purpose}`).digest();
 }
+
+/**
+ * A client address as the service keeps it (a report's reporter, an audit entry's refused
+ * caller): HMAC-SHA256 under a key derived from the server secret, never the address itself.
+ */
+export function addressHash(address: string, e: Env = env()): string {
+  return createHmac("sha256", derivedKey("address", e)).update(address).digest("hex");
+}

@@ -34,7 +34,8 @@ export function reportLines(report: DeployReport | undefined, max: number, where
   if (!report) return [];
   const t = totals(report);
   const rules = rulesLine(report);
-  if (t.warnings + t.missing === 0) return rules ? [rules] : [];
+  const head = [...(rules ? [rules] : []), ...findingLines(report)];
+  if (t.warnings + t.missing === 0) return head;
   const entries = [
     ...report.warnings.map((w) => `  warning ${warningLine(w)}`),
     ...report.missing_references.map((m) => `  missing ${missingLine(m)}`),
@@ -42,7 +43,7 @@ export function reportLines(report: DeployReport | undefined, max: number, where
   const shown = entries.slice(0, max);
   const more = t.warnings + t.missing - shown.length;
   return [
-    ...(rules ? [rules] : []),
+    ...head,
     `Report: ${plural(t.warnings, "warning")}, ${plural(t.missing, "missing reference")}.`,
     ...shown,
     ...(more > 0 ? [`  … and ${more} more (${whereAll}).`] : []),
@@ -54,4 +55,14 @@ export function rulesLine(report: Pick<DeployReport, "redirect_rules" | "header_
   const r = report.redirect_rules ?? 0;
   const h = report.header_rules ?? 0;
   return r + h > 0 ? `Site rules: ${plural(r, "redirect rule")}, ${plural(h, "header rule")}.` : undefined;
+}
+
+/** The deploy scan's findings: a headline, then one line each (they are few: one per rule and line). */
+function findingLines(report: Pick<DeployReport, "findings">): string[] {
+  const findings = report.findings ?? [];
+  if (findings.length === 0) return [];
+  return [
+    `Scan: ${plural(findings.length, "finding")}; the drop is in the operators' review queue.`,
+    ...findings.map((f) => `  ${f.rule} ${f.file}${f.line > 0 ? `:${f.line}` : ""}: ${f.excerpt}`),
+  ];
 }

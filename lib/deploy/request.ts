@@ -145,7 +145,7 @@ export async function deployFiles(
   if (files.length > tierLimits.filesPerRequest)
     throw fileCapError(files.length, tierLimits.filesPerRequest, isPaid(tierOf(caller)));
   const scope = files.some((f) => f.ref) ? await uploadScope(ctx, caller, opts.uploadToken ?? null) : undefined;
-  return createDrop(ctx, caller, { files, ...checked, scope, beforeStore: quota?.spend });
+  return createDrop(ctx, caller, { files, ...checked, scope, beforeStore: quota?.spend, address: quota?.address });
 }
 
 /** A deploy request's body as `caller` with `opts`: options checked before the body is read. */

@@ -25,9 +25,10 @@ import type { DropRow } from "../db/schema";
 import type { AppendResponse, DeployResponse } from "../schemas";
 import type { Caller } from "../auth/caller";
 import type { InputFile } from "./paths";
-import { accountScope, anonymousDropScope, releaseContents, storeContents } from "./contents";
+import { accountScope, anonymousDropScope, releaseContents, storeContents, type OnBytes } from "./contents";
 import { reportFor, scanWhileStoring } from "./report";
 import { dropBytesError } from "./body";
+import { DeployScan } from "./scan";
 import { compileSiteRules, hasRuleFiles, requestBytes, rulesNeedStorage, storedBytes } from "./rules";
 
 // Creating, replacing and appending to drops. Contents are stored first (content-addressed,
@@ -51,9 +52,27 @@ interface StoredFiles {
   rows: WriteFile[];
 }
 
-/** Stores the contents of files in the scope and returns the drop's file rows. */
-async function storeFiles(ctx: AppContext, dropId: string, scope: string, files: InputFile[]): Promise<StoredFiles> {
-  const stored = await storeContents(ctx, scope, files, scanWhileStoring(ctx, scope, files));
+/**
+ * Stores the contents of files in the scope and returns the drop's file rows. The deploy scan
+ * (./scan) runs here, the one step every write of files passes before its rows commit: a
+ * refusal leaves nothing stored (the uploads it used lose their holds and are purged too).
+ */
+async function storeFiles(
+  ctx: AppContext,
+  dropId: string,
+  scope: string,
+  files: InputFile[],
+  scan: DeployScan | null,
+): Promise<StoredFiles> {
+  await scan?.beforeStore(scope);
+  const report = scanWhileStoring(ctx, scope, files);
+  const onBytes: OnBytes = scan
+    ? (f, sha, bytes) => {
+        report(f, sha, bytes);
+        scan.onBytes(f, sha, bytes);
+      }
+    : report;
+  const stored = await storeContents(ctx, scope, files, onBytes);
   const rows = stored.files.map((f) => ({
     dropId,
     path: f.path,
@@ -64,6 +83,13 @@ async function storeFiles(ctx: AppContext, dropId: string, scope: string, files:
     batch: CONTENT_BATCH,
     scope,
   }));
+  try {
+    await scan?.afterStore(rows, report);
+  } catch (err) {
+    await withDb(() => endHolds(ctx.db, scope, stored.pinned)).catch(() => undefined);
+    await releaseContents(ctx, scope, stored.pinned, { purge: true });
+    throw err;
+  }
   return { scope, pinned: stored.pinned, rows };
 }
 
@@ -109,6 +135,8 @@ export interface DeployInput {
   beforeStore?: () => Promise<void>;
   /** If-Match of a named redeploy: replace only while this version is live. */
   ifMatch?: number | null;
+  /** The client's address (an anonymous deploy's scan refusal is audited under its keyed hash). */
+  address?: string;
 }
 
 function lifetimes(
@@ -178,7 +206,8 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   const tierLimits = limits[tierOf(caller)];
   const early = await rulesBeforeStore(input.files, tierLimits);
   await input.beforeStore?.();
-  const stored = await storeFiles(ctx, id, scopeFor(caller, id, input.scope), input.files);
+  const scan = await DeployScan.start(ctx, caller, input.files, tierLimits, { slug, address: input.address });
+  const stored = await storeFiles(ctx, id, scopeFor(caller, id, input.scope), input.files, scan);
   const { rows } = stored;
   const report = reportFor(ctx, input.files, rows);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, anonymous);
@@ -210,6 +239,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
   });
   await dropChanged(ctx, { id, slug }, "deploy");
   countDeployBytes(rows);
+  await scan?.flag({ id, slug }, 1);
   const response: DeployResponse = {
     slug,
     url: dropUrl(slug, ctx.env),
@@ -223,7 +253,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     response.replaced = false;
   }
   if (claimToken) response.claim_token = claimToken;
-  response.report = { ...(await report), ...ruleCounts(siteRules) };
+  response.report = { ...(await report), ...ruleCounts(siteRules), ...scan?.reported() };
   return response;
 }
 
@@ -265,7 +295,12 @@ async function replaceDrop(
   // A stale If-Match is refused before any byte is stored (and again under the drop's lock).
   if (input.ifMatch != null && input.ifMatch !== drop.liveVersion) throw staleError(drop.slug, drop.liveVersion);
   await input.beforeStore?.();
-  const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), input.files);
+  const scan = await DeployScan.start(ctx, caller, input.files, tierLimits, {
+    slug: drop.slug,
+    vanity: caller.account?.vanitySub ? `${caller.account.vanitySub}--${input.name}` : null,
+    existing: true,
+  });
+  const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), input.files, scan);
   const { rows } = stored;
   const report = reportFor(ctx, input.files, rows);
   const { expiresAt, purgeAt } = lifetimes(now, input.ttl, false);
@@ -289,11 +324,12 @@ async function replaceDrop(
     if (result.reason === "stale") throw staleError(drop.slug, result.live);
     throw new ApiError("conflict", "The drop was deleted while it was being replaced.", { hint: "Deploy again." });
   }
+  const live = result.drop;
   if (!result.unchanged) {
     await dropChanged(ctx, drop, "replace");
     countDeployBytes(rows);
+    await scan?.flag(drop, live.liveVersion);
   }
-  const live = result.drop;
   const response: DeployResponse = {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),
@@ -302,7 +338,7 @@ async function replaceDrop(
     expires_at: live.expiresAt ? live.expiresAt.toISOString() : null,
     name: input.name,
     replaced: !result.unchanged,
-    report: { ...(await report), ...ruleCounts(siteRules) },
+    report: { ...(await report), ...ruleCounts(siteRules), ...scan?.reported() },
     version: live.liveVersion,
   };
   if (result.unchanged) response.unchanged = true;
@@ -365,7 +401,12 @@ async function appendFiles(
   const existing = await withDb(() => listDropFiles(ctx.db, drop.id, drop.liveVersion, maxTotal));
   const now = new Date(ctx.now());
   const early = await rulesBeforeStore(files, limits[tier]);
-  const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files);
+  const scan = await DeployScan.start(ctx, caller, files, limits[tier], {
+    slug: drop.slug,
+    vanity: account.vanitySub && drop.name ? `${account.vanitySub}--${drop.name}` : null,
+    existing: true,
+  });
+  const stored = await storeFiles(ctx, drop.id, scopeFor(caller, drop.id), files, scan);
   const { rows } = stored;
   const report = reportFor(
     ctx,
@@ -402,6 +443,7 @@ async function appendFiles(
   }
   await dropChanged(ctx, drop, "append");
   countDeployBytes(rows);
+  await scan?.flag(drop, outcome.drop.liveVersion);
   return {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),
@@ -409,7 +451,7 @@ async function appendFiles(
     total_files: outcome.drop.fileCount,
     plan: account.plan,
     expires_at: outcome.drop.expiresAt ? outcome.drop.expiresAt.toISOString() : null,
-    report: { ...(await report), ...ruleCounts(outcome.drop.siteRules) },
+    report: { ...(await report), ...ruleCounts(outcome.drop.siteRules), ...scan?.reported() },
     version: outcome.drop.liveVersion,
   };
 }

@@ -42,6 +42,10 @@ export function withZipReference<T>(
       const result = await task(openZipBody(chunks, ref.size, limits, paid));
       done = true;
       return result;
+    } catch (err) {
+      // The deploy scan refused what the archive holds: the archive goes too, nothing of it stays stored.
+      if (err instanceof ApiError && err.code === "content_refused") done = true;
+      throw err;
     } finally {
       if (done) {
         await endHolds(ctx.db, scope, [ref.sha256]).catch(() => undefined);

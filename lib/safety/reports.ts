@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import type { AppContext } from "../context";
 import { findDropVersion } from "../db/serving";
 import { insertReport } from "../db/safety";
@@ -6,7 +5,7 @@ import { withDb } from "../db/errors";
 import { ApiError } from "../errors";
 import { enforceLimit } from "../ratelimit/guard";
 import { metrics } from "../metrics/registry";
-import { derivedKey } from "../secret";
+import { addressHash } from "../secret";
 import { resolveHost } from "../serve/host";
 import { refuseBlocked } from "./blocks";
 import { reportBodySchema } from "./schemas";
@@ -16,10 +15,6 @@ import { reportBodySchema } from "./schemas";
 // hash (HMAC under a key derived from NEXTAUTH_SECRET), for the rate limit and for counting one
 // address once.
 
-/** The reporter's address as stored: HMAC-SHA256 under the server's report key. */
-export function addressHash(ctx: AppContext, address: string): string {
-  return createHmac("sha256", derivedKey("report-address", ctx.env)).update(address).digest("hex");
-}
 
 function notOurs(): ApiError {
   return new ApiError("invalid_request", "url is not a drop of this service.", {
@@ -35,7 +30,7 @@ export async function submitReport(
   address: string,
 ): Promise<{ id: string; status: "received" }> {
   await refuseBlocked(ctx, address);
-  const hash = addressHash(ctx, address);
+  const hash = addressHash(address, ctx.env);
   await enforceLimit(ctx, "report", hash);
   const parsed = reportBodySchema.safeParse(input);
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "The report");

@@ -388,6 +388,7 @@ describe("the API description", () => {
         "left_off",
         "redirect_rules",
         "header_rules",
+        "findings",
       ]);
     expect(ErrorEnvelope!.properties.unusable).toBeDefined();
   });

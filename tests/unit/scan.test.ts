@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXCERPT_CHARS, SEVERE_RULES, excerptOf } from "@/lib/scan/findings";
+import { scanRules } from "@/lib/schemas";
+import { reportLines } from "@/lib/deploy/report-text";
+import { brandIn, parseRefresh } from "@/lib/scan/html";
+import { DEFAULT_BRANDS, brandList, executableHeader, redirectUrls, scanFile } from "@/lib/scan/rules";
+import { lookUpUris } from "@/lib/scan/web-risk";
+import { benignLookAlikes, truePositives } from "../support/scan-fixtures";
+import { startWebRiskStandin, type WebRiskStandin } from "../support/web-risk-standin";
+
+const opts = { ownHosts: new Set(["own-drop.drops.test"]), brands: brandList(DEFAULT_BRANDS) };
+const bytes = (c: string | Uint8Array) => (typeof c === "string" ? new TextEncoder().encode(c) : c);
+
+describe("the seven rules", () => {
+  it("have the stable names, four of them severe", () => {
+    expect(scanRules).toEqual([
+      "credential-form-offsite",
+      "exfiltration-endpoint",
+      "instant-offsite-redirect",
+      "obfuscated-script",
+      "executable",
+      "brand-lure",
+      "web-risk",
+    ]);
+    expect([...SEVERE_RULES].sort()).toEqual([
+      "credential-form-offsite",
+      "executable",
+      "exfiltration-endpoint",
+      "web-risk",
+    ]);
+  });
+
+  it("every rule but web-risk has a realistic fixture", () => {
+    const covered = new Set(truePositives.map((f) => f.rule));
+    expect([...covered].sort()).toEqual(scanRules.filter((r) => r !== "web-risk").sort());
+  });
+});
+
+describe("each rule finds its fixture, with file, line and excerpt", () => {
+  it.each(truePositives.map((f) => [f.name, f] as const))("%s", (_, f) => {
+    const { findings } = scanFile(f.path, bytes(f.content), opts);
+    expect(findings.map((x) => ({ rule: x.rule, file: x.file, line: x.line }))).toEqual([
+      { rule: f.rule, file: f.path, line: f.line },
+    ]);
+    for (const x of findings) {
+      expect(x.excerpt.length).toBeGreaterThan(0);
+      expect(Array.from(x.excerpt).length).toBeLessThanOrEqual(EXCERPT_CHARS);
+    }
+  });
+});
+
+describe("benign look-alikes are not flagged", () => {
+  it.each(benignLookAlikes.map((f) => [f.name, f] as const))("%s", (_, f) => {
+    expect(scanFile(f.path, bytes(f.content), opts).findings).toEqual([]);
+  });
+});
+
+describe("details of the rules", () => {
+  it("the excerpt is the offending element, cut to 120 code points", () => {
+    const f = truePositives.find((x) => x.rule === "credential-form-offsite")!;
+    const [finding] = scanFile(f.path, bytes(f.content), opts).findings;
+    expect(finding!.excerpt).toBe('<form method="post" action="https://secure-login-verify.example.net/next.php">');
+    const long = excerptOf("😀".repeat(300));
+    expect(Array.from(long)).toHaveLength(EXCERPT_CHARS);
+    expect(long.endsWith("…")).toBe(true);
+    expect(excerptOf("a\n\n   b")).toBe("a b");
+  });
+
+  it("a <base href> elsewhere makes a relative password form post elsewhere", () => {
+    const html = `<base href="https://elsewhere.example/"><form action="p.php"><input type="password"></form>`;
+    expect(scanFile("x.html", bytes(html), opts).findings.map((f) => f.rule)).toEqual(["credential-form-offsite"]);
+  });
+
+  it("a password input tied to a form by its form attribute counts", () => {
+    const html = `<form id="f" action="https://x.example/"></form>\n<input form="f" type="password">`;
+    expect(scanFile("x.html", bytes(html), opts).findings.map((f) => f.rule)).toEqual(["credential-form-offsite"]);
+  });
+
+  it("uppercase markup and entities are read as a browser reads them", () => {
+    const html = `<FORM ACTION="https&#58;//x.example/"><INPUT TYPE="PASSWORD"></FORM>`;
+    expect(scanFile("x.html", bytes(html), opts).findings.map((f) => f.rule)).toEqual(["credential-form-offsite"]);
+  });
+
+  it("a 1-second refresh is instant, a 2-second one is not", () => {
+    const page = (s: string) => `<meta http-equiv="refresh" content="${s}; url=https://x.example/">`;
+    expect(scanFile("index.html", bytes(page("1")), opts).findings.map((f) => f.rule)).toEqual([
+      "instant-offsite-redirect",
+    ]);
+    expect(scanFile("index.html", bytes(page("1.9")), opts).findings.map((f) => f.rule)).toEqual([
+      "instant-offsite-redirect",
+    ]);
+    expect(scanFile("index.html", bytes(page("2")), opts).findings).toEqual([]);
+  });
+
+  it.each([
+    ["0; url=https://a.example/", { seconds: 0, url: "https://a.example/" }],
+    ["0;URL='https://a.example/'", { seconds: 0, url: "https://a.example/" }],
+    ["3, https://a.example/", { seconds: 3, url: "https://a.example/" }],
+    ['  1.5 ;  url = "/x" ', { seconds: 1, url: "/x" }],
+    ["5", { seconds: 5, url: null }],
+    ["x; url=/y", null],
+  ])("meta refresh content %j", (content, expected) => {
+    expect(parseRefresh(content)).toEqual(expected);
+  });
+
+  it.each([
+    ["Sign in – PayPal", "paypal"],
+    ["Microsoft Office 365", "microsoft"],
+    ["Your OFFICE  365 mailbox", "office 365"],
+    ["Apple ID", "apple"],
+    ["iCloud", "icloud"],
+    ["Pineapple", null],
+    ["Applesauce recipes", null],
+    ["DHL Express", "dhl"],
+    ["fedexx", null],
+  ])("brand in %j → %s", (text, brand) => {
+    expect(brandIn(text, brandList(DEFAULT_BRANDS))).toBe(brand);
+  });
+
+  it("SCAN_BRANDS replaces the list", () => {
+    const page = `<title>Acme Bank login</title><input type="password">`;
+    expect(scanFile("a.html", bytes(page), opts).findings).toEqual([]);
+    const own = { ...opts, brands: brandList(["Acme Bank"]) };
+    expect(scanFile("a.html", bytes(page), own).findings.map((f) => f.rule)).toEqual(["brand-lure"]);
+  });
+
+  it("a universal Mach-O binary is executable, a Java class is caught by .jar only", () => {
+    expect(executableHeader(new Uint8Array([0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 2]))).toMatch(/Mach-O/);
+    expect(executableHeader(new Uint8Array([0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 52]))).toBeNull();
+  });
+
+  it("a script cut at the byte budget is still read for its literals", () => {
+    const js = `var u = "https://api.telegram.org/bot1:x/sendMessage";\nfunction f( {`;
+    expect(scanFile("cut.js", bytes(js), opts).findings.map((f) => [f.rule, f.line])).toEqual([
+      ["exfiltration-endpoint", 1],
+    ]);
+  });
+
+  it("an event handler attribute is a script", () => {
+    const html = `<p>\n<img src="x.png" onerror="eval(atob('YWxlcnQoMSk='))">`;
+    expect(scanFile("x.html", bytes(html), opts).findings.map((f) => [f.rule, f.line])).toEqual([
+      ["obfuscated-script", 2],
+    ]);
+  });
+
+  it("script text that is not JavaScript (JSON-LD, templates) is not read as a script", () => {
+    const html = `<script type="application/ld+json">{"u": "https://api.telegram.org/bot1/x"}</script>`;
+    expect(scanFile("x.html", bytes(html), opts).findings).toEqual([]);
+  });
+});
+
+describe("the URLs a drop links to (for web-risk)", () => {
+  it("come from markup, not scripts, resolved, with hosts in lower case, own hosts left out", () => {
+    const html = `<!doctype html>
+<a href="HTTPS://Bad.Example/Path?q=1">x</a>
+<img src="//cdn.example.net/i.png"><a href="/local">l</a>
+<a href="https://own-drop.drops.test/x">own</a>
+<script>fetch("https://in-script.example/")</script>
+<meta http-equiv="refresh" content="9; url=https://later.example/">`;
+    const { urls } = scanFile("p.html", bytes(html), opts);
+    expect(urls).toEqual([
+      { url: "https://bad.example/Path?q=1", file: "p.html", line: 2 },
+      { url: "https://cdn.example.net/i.png", file: "p.html", line: 3 },
+      { url: "https://later.example/", file: "p.html", line: 6 },
+    ]);
+  });
+
+  it("_redirects targets on other hosts are included", () => {
+    const rules = [
+      { line: 1, from: "/a", to: "/b", status: 301 as const, force: false },
+      { line: 2, from: "/go/*", to: "https://Elsewhere.example/:splat", status: 302 as const, force: false },
+    ];
+    expect(redirectUrls(rules, opts.ownHosts)).toEqual([
+      { url: "https://elsewhere.example/x", file: "_redirects", line: 2 },
+    ]);
+  });
+});
+
+describe("Web Risk uris.search, against a local stand-in", () => {
+  let standin: WebRiskStandin;
+  beforeAll(async () => {
+    standin = await startWebRiskStandin();
+  });
+  afterAll(async () => {
+    await standin.close();
+  });
+
+  it("a listed URL is a hit with its threat types; others are misses", async () => {
+    standin.mode = "ok";
+    standin.list("https://malware.example/", ["MALWARE"]);
+    standin.lookups.length = 0;
+    const result = await lookUpUris({ key: standin.key, base: standin.url }, [
+      "https://malware.example/",
+      "https://fine.example/",
+      "https://malware.example/",
+    ]);
+    expect(result.failed).toBe(0);
+    expect([...result.hits]).toEqual([["https://malware.example/", ["MALWARE"]]]);
+    expect(standin.lookups.sort()).toEqual(["https://fine.example/", "https://malware.example/"]);
+  });
+
+  it("a wrong key or an outage fails the look-ups: counted, never thrown", async () => {
+    standin.mode = "ok";
+    const wrongKey = await lookUpUris({ key: "nope", base: standin.url }, ["https://malware.example/"]);
+    expect(wrongKey).toEqual({ hits: new Map(), failed: 1 });
+    standin.mode = "error";
+    const down = await lookUpUris({ key: standin.key, base: standin.url }, [
+      "https://malware.example/",
+      "https://b.example/",
+    ]);
+    expect(down).toEqual({ hits: new Map(), failed: 2 });
+  });
+
+  it("a stand-in that never answers costs at most the time limit", async () => {
+    standin.mode = "hang";
+    const started = Date.now();
+    const urls = Array.from({ length: 40 }, (_, i) => `https://u${i}.example/`);
+    const result = await lookUpUris({ key: standin.key, base: standin.url, timeoutMs: 300, totalMs: 2_000 }, urls);
+    expect(result.failed).toBe(40);
+    expect(result.hits.size).toBe(0);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    standin.mode = "ok";
+  });
+
+  it("nothing listening is a failure too", async () => {
+    const result = await lookUpUris({ key: "k", base: "http://127.0.0.1:9" }, ["https://a.example/"]);
+    expect(result.failed).toBe(1);
+  });
+});
+
+describe("the report's text (CLI and MCP)", () => {
+  it("lists the findings under a headline, with no lines when there are none", () => {
+    const base = { missing_references: [], warnings: [], redirect_rules: 0, header_rules: 0 };
+    expect(reportLines(base, 10, "x")).toEqual([]);
+    expect(
+      reportLines(
+        {
+          ...base,
+          findings: [
+            { rule: "brand-lure", file: "index.html", line: 3, excerpt: "<title>PayPal" },
+            { rule: "executable", file: "a.exe", line: 0, excerpt: "a .exe file" },
+          ],
+        },
+        10,
+        "x",
+      ),
+    ).toEqual([
+      "Scan: 2 findings; the drop is in the operators' review queue.",
+      "  brand-lure index.html:3: <title>PayPal",
+      "  executable a.exe: a .exe file",
+    ]);
+  });
+});
