@@ -354,7 +354,6 @@ function contentRefused(findings: Finding[], severe: Finding[]): ApiError {
   );
 }
 
-
 /** The first `length` bytes of a stored object (fewer when it is shorter). */
 async function readHead(ctx: AppContext, ref: string, length: number): Promise<Uint8Array | undefined> {
   if (length <= 0) return new Uint8Array();

@@ -15,7 +15,6 @@ import { reportBodySchema } from "./schemas";
 // hash (HMAC under a key derived from NEXTAUTH_SECRET), for the rate limit and for counting one
 // address once.
 
-
 function notOurs(): ApiError {
   return new ApiError("invalid_request", "url is not a drop of this service.", {
     hint: "Send the address of a drop as it appears in the browser (its slug or vanity host, or its custom domain).",

@@ -14,7 +14,15 @@ import { webhookTools } from "./webhooks";
 
 export { callTool, toolError } from "./call";
 
-export const tools = [...deployTools, ...dropTools, ...webhookTools, ...domainTools, ...accountTools, ...statsTools, ...reportTools] as const;
+export const tools = [
+  ...deployTools,
+  ...dropTools,
+  ...webhookTools,
+  ...domainTools,
+  ...accountTools,
+  ...statsTools,
+  ...reportTools,
+] as const;
 
 let descriptors: Tool[] | undefined;
 
