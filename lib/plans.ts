@@ -52,6 +52,8 @@ export interface TierLimits {
   redirectRules: number;
   headerRules: number;
   ruleLineChars: number;
+  /** Render checks (lib/render) a caller may start an hour: an account, or an anonymous client address. */
+  renderChecksPerHour: number;
 }
 
 /** The site-rule limits, the same on every plan (Cloudflare Pages allows 2,000 redirects too). */
@@ -98,6 +100,7 @@ export const limits: Record<Tier, TierLimits> = {
     maxDomains: 0,
     versionsKept: 5,
     priceUsd: null,
+    renderChecksPerHour: 3,
     ...siteRules,
   },
   free: {
@@ -121,10 +124,27 @@ export const limits: Record<Tier, TierLimits> = {
     maxDomains: 0,
     versionsKept: 5,
     priceUsd: 0,
+    renderChecksPerHour: 20,
     ...siteRules,
   },
-  pro: { ...paidBase, maxDrops: 5_000, maxWebhooks: 10, vanity: false, maxDomains: 0, priceUsd: 9 },
-  team: { ...paidBase, maxDrops: 20_000, maxWebhooks: 25, vanity: true, maxDomains: 50, priceUsd: 29 },
+  pro: {
+    ...paidBase,
+    maxDrops: 5_000,
+    maxWebhooks: 10,
+    vanity: false,
+    maxDomains: 0,
+    priceUsd: 9,
+    renderChecksPerHour: 120,
+  },
+  team: {
+    ...paidBase,
+    maxDrops: 20_000,
+    maxWebhooks: 25,
+    vanity: true,
+    maxDomains: 50,
+    priceUsd: 29,
+    renderChecksPerHour: 300,
+  },
 };
 
 /** The deploy report warns about files larger than this (large_file): slow for visitors on any plan. */
@@ -188,3 +208,9 @@ export const WEBHOOK_RETRY_SECONDS = [30, 120, 480, 1_920, 7_680, 28_800, 28_800
 export const WEBHOOK_POLL_SECONDS = 2;
 /** Attempts of the delivery log GET /webhooks/{id}/deliveries shows (newest first). */
 export const WEBHOOK_LOG_SHOWN = 100;
+
+/** The render check (lib/render): the wait for load and network idle per viewport, and the hard stop per check. */
+export const RENDER_VIEWPORT_WAIT_MS = 10_000;
+export const RENDER_HARD_STOP_MS = 20_000;
+/** The largest screenshot an MCP answer carries as an image block (a larger one is scaled down). */
+export const RENDER_MCP_IMAGE_BYTES = 1024 * 1024;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { deployRenderSchema } from "./render/schema";
 import { limitNames } from "./errors";
 
 // Request and response schemas, named per resource, in one place: they validate requests and
@@ -191,6 +192,7 @@ export const deployResponseSchema = z.object({
     .optional()
     .describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
   report: deployReportSchema.optional(),
+  render: deployRenderSchema.optional(),
   version: z.int().min(1).describe("The drop's live version after this deploy (1 for a new drop)."),
   unchanged: z
     .boolean()
@@ -208,6 +210,7 @@ export const appendResponseSchema = z.object({
   total_files: z.int(),
   plan: planSchema,
   expires_at: isoDate.nullable(),
+  render: deployRenderSchema.optional(),
   report: deployReportSchema
     .optional()
     .describe("References are checked against the whole drop; the other checks cover the files added."),
@@ -505,6 +508,9 @@ export const limitsResponseSchema = z.object({
     max_domains: z.int().describe("Custom domains the account may hold (0: not on this plan)."),
     deploys_per_minute: z.int(),
     versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
+    render_checks_per_hour: z
+      .int()
+      .describe("Render checks (?render=1, POST /drops/{slug}/render) the caller may start an hour; 429 past it."),
   }),
 });
 export type LimitsResponse = z.infer<typeof limitsResponseSchema>;

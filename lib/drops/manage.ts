@@ -230,6 +230,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       max_domains: l.maxDomains,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
       versions_kept: l.versionsKept,
+      render_checks_per_hour: l.renderChecksPerHour,
     },
   };
 }

@@ -8,6 +8,7 @@ import { deploy } from "./deploy";
 import { device } from "./device";
 import { domains } from "./domains";
 import { drops } from "./drops";
+import { render } from "./render";
 import { errorComponents, errorSchemas, operationErrors } from "./errors";
 import { keys } from "./keys";
 import { limitsResource } from "./limits";
@@ -30,6 +31,7 @@ const OPENAPI_VERSION = "1.0.0";
 const resources: Resource[] = [
   deploy,
   drops,
+  render,
   claim,
   keys,
   webhooks,

@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { limits } from "../plans";
 
 // The one table of rate limits. Every guard names a row here; docs, OpenAPI texts and MCP tool
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
@@ -17,7 +18,8 @@ export type LimitName =
   | "deviceAuthorize"
   | "deviceApprove"
   | "unlock"
-  | "oauthRegister";
+  | "oauthRegister"
+  | "renderCheck";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -153,6 +155,17 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "drop-ip",
       counts: "wrong passwords posted to a protected drop's unlock form, per drop and client address",
       what: "wrong passwords for this drop from this address",
+      retryAfter: "limiter",
+    },
+    renderCheck: {
+      name: "renderCheck",
+      // The anonymous rate; an account's is its plan's render_checks_per_hour (lib/render/service.ts).
+      max: limits.anonymous.renderChecksPerHour,
+      windowSeconds: 3600,
+      per: "account",
+      counts:
+        "render checks started (?render=1, POST /drops/{slug}/render, MCP render_check, the dashboard), per account, or per client address when anonymous, at the plan's render_checks_per_hour",
+      what: "render checks",
       retryAfter: "limiter",
     },
     accountRoute: {
