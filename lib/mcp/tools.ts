@@ -1,4 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/server";
+import { withToolRender, type ImageBlock } from "./render";
 import { z } from "zod";
 import type { AppContext } from "../context";
 import { ApiError, authRequired, toApiError } from "../errors";
@@ -109,7 +110,7 @@ interface ToolDef<I extends z.ZodType, O extends z.ZodType> {
    * idempotent replay only sealed, as the webhooks table keeps it (lib/webhooks/secret.ts).
    */
   sealed?: "secret";
-  run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string }>;
+  run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string; image?: ImageBlock }>;
 }
 
 function tool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O>): ToolDef<I, O> {
@@ -157,7 +158,7 @@ async function accountCaller(call: ToolCall) {
  * deployInvalid budget.
  */
 async function runDeploy(
-  args: { name?: string; ttl?: number; upload_token?: string },
+  args: { name?: string; ttl?: number; upload_token?: string; render_check?: boolean },
   call: ToolCall,
   filesFor: (tier: Tier) => InputFile[],
 ) {
@@ -170,7 +171,7 @@ async function runDeploy(
     };
     checkDeployOptions(c, opts);
     const d = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
-    return { structured: d, text: deployText(call.ctx, d) };
+    return withToolRender(call, args.render_check, { structured: d, text: deployText(call.ctx, d) });
   });
 }
 
@@ -269,13 +270,13 @@ export const tools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return {
+      return withToolRender(call, args.render_check, {
         structured: r,
         text: [
           `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}; version ${r.version}).`,
           ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE),
         ].join("\n"),
-      };
+      });
     },
   }),
   tool({
@@ -761,7 +762,8 @@ function argumentError(error: z.ZodError): ApiError {
 
 export interface ToolResult {
   [key: string]: unknown;
-  content: { type: "text"; text: string }[];
+  // An image block has no text: readers of content[i].text see undefined there.
+  content: ({ type: "text"; text: string } | (ImageBlock & { text?: undefined }))[];
   structuredContent?: Record<string, unknown>;
   isError: boolean;
   _meta?: Record<string, unknown>;
@@ -797,7 +799,7 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   };
 }
 
-type RunOutput = { structured: Record<string, unknown>; text: string };
+type RunOutput = { structured: Record<string, unknown>; text: string; image?: ImageBlock };
 
 /** Where a sealed secret stood in the stored text. */
 const SEALED_MARK = "\u0000sealed\u0000";
@@ -851,18 +853,14 @@ export async function callTool(def: (typeof tools)[number], call: ToolCall): Pro
     const parsed = def.input.safeParse(call.raw);
     if (!parsed.success) throw argumentError(parsed.error);
     // Each entry of `tools` is typed by its own schemas; the union call is safe because args came from that tool's own input schema.
-    const run = () =>
-      (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(
-        parsed.data,
-        call,
-      );
+    const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<RunOutput>)(parsed.data, call);
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
     const out =
       key === undefined
         ? await run()
         : await runOnce(def.name, parseIdempotencyKey(key), call, "sealed" in def ? def.sealed : undefined, run);
     const result: ToolResult = {
-      content: [{ type: "text", text: out.text }],
+      content: [{ type: "text", text: out.text }, ...(out.image ? [out.image] : [])],
       structuredContent: out.structured,
       isError: false,
     };

@@ -14,6 +14,7 @@ import { apiRequest, clockedLimiter, makeTestContext, type TestContext } from ".
 import { accountWithKey, bearer } from "../support/accounts";
 import { freePort } from "../support/net";
 import { CHROMIUM } from "../support/browser";
+import { CLIENT_FLAVOURS, connectAgent } from "../support/mcp";
 
 // The render check with the real Chromium: drops served by the data plane on a loopback port
 // (SERVE_DOMAIN drops.localhost:<port>), opened through the containment proxy.
@@ -365,6 +366,54 @@ describe("without a browser", () => {
       expect(body.hint).toContain("RENDER_CDP_URL");
     } finally {
       t.ctx.env = saved;
+    }
+  });
+});
+
+describe("MCP render_check", () => {
+  for (const flavour of CLIENT_FLAVOURS) {
+    it(`${flavour}: deploy_html with render_check answers render and the desktop screenshot as an image block`, async () => {
+      const agent = await connectAgent(flavour, { ip: nextIp() });
+      try {
+        const r = await agent.call("deploy_html", {
+          html: "<!doctype html><title>Agent page</title><h1>Made by an agent</h1><script>console.error('agent oops')</script>",
+          render_check: true,
+        });
+        expect(r.isError).toBeFalsy();
+        const render = r.structuredContent?.render as RenderResult;
+        expect(render.status).toBe("problems");
+        expect(render.console_errors.map((e) => e.text)).toContain("agent oops");
+        const text = r.content.find((c) => c.type === "text")?.text ?? "";
+        expect(text).toContain("Render check: PROBLEMS");
+        expect(text).toContain("Console error: agent oops");
+        const image = r.content.find((c) => c.type === "image") as { data: string; mimeType: string } | undefined;
+        expect(image?.mimeType).toBe("image/png");
+        const png = Buffer.from(image!.data, "base64");
+        expect(png.byteLength).toBeLessThanOrEqual(1024 * 1024);
+        expect(pngSize(png)).toEqual({ width: 1280, height: 800 });
+        // Without render_check nothing is checked and no image comes.
+        const plain = await agent.call("deploy_html", { html: "<p>plain</p>" });
+        expect(plain.structuredContent?.render).toBeUndefined();
+        expect(plain.content.some((c) => c.type === "image")).toBe(false);
+      } finally {
+        await agent.close();
+      }
+    }, 60_000);
+  }
+
+  it("every deploy tool takes render_check", async () => {
+    const agent = await connectAgent("client-2.x", { ip: nextIp() });
+    try {
+      const tools = (await agent.listTools()) as {
+        name: string;
+        inputSchema?: { properties?: Record<string, unknown> };
+      }[];
+      for (const name of ["deploy_html", "deploy_files", "deploy_named", "append_files"])
+        expect(Object.keys(tools.find((x) => x.name === name)?.inputSchema?.properties ?? {})).toContain(
+          "render_check",
+        );
+    } finally {
+      await agent.close();
     }
   });
 });
