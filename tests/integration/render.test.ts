@@ -1,16 +1,16 @@
 import { createServer, type Server } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import * as renderRoute from "@/app/drops/[slug]/render/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import * as previewRoute from "@/app/previews/[file]/route";
 import * as limitsRoute from "@/app/limits/route";
-import { dispatch, listenerOptions } from "@/lib/plane/node";
-import { browserFor, closeBrowser } from "@/lib/render/browser";
+import { browserFor } from "@/lib/render/browser";
 import { limits } from "@/lib/plans";
 import { drops } from "@/lib/db/schema";
 import type { RenderResult } from "@/lib/render/schema";
-import { apiRequest, clockedLimiter, makeTestContext, type TestContext } from "../support/context";
+import { apiRequest } from "../support/context";
+import { pngSize, renderSuite } from "../support/render";
 import { accountWithKey, bearer } from "../support/accounts";
 import { freePort } from "../support/net";
 import { CHROMIUM } from "../support/browser";
@@ -19,28 +19,9 @@ import { CLIENT_FLAVOURS, connectAgent } from "../support/mcp";
 // The render check with the real Chromium: drops served by the data plane on a loopback port
 // (SERVE_DOMAIN drops.localhost:<port>), opened through the containment proxy.
 
-let t: TestContext;
-let plane: Server;
+const suite = renderSuite();
 let ipN = 0;
 const nextIp = () => `198.51.100.${++ipN}`;
-
-beforeAll(async () => {
-  const port = await freePort();
-  t = await makeTestContext({ SERVE_DOMAIN: `drops.localhost:${port}`, RENDER_BROWSER_PATH: CHROMIUM });
-  plane = createServer(listenerOptions, (req, res) => {
-    if (!dispatch(req, res)) res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => plane.listen(port, "127.0.0.1", r));
-});
-afterAll(async () => {
-  await closeBrowser();
-  plane.closeAllConnections();
-  await new Promise((r) => plane.close(r));
-  await t.close();
-});
-beforeEach(() => {
-  t.ctx.limiter = clockedLimiter(t);
-});
 
 const noParams = { params: Promise.resolve({}) };
 const slugParams = (slug: string) => ({ params: Promise.resolve({ slug }) });
@@ -69,13 +50,6 @@ async function preview(url: string | null): Promise<Response> {
   expect(url).toMatch(/^http:\/\/localhost:3000\/previews\/[0-9a-f]{32}\.png$/);
   const file = new URL(url!).pathname.split("/").pop()!;
   return previewRoute.GET(apiRequest(`/previews/${file}`), { params: Promise.resolve({ file }) });
-}
-
-/** Width and height from a PNG's IHDR chunk. */
-function pngSize(bytes: Uint8Array): { width: number; height: number } {
-  expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { width: view.getUint32(16), height: view.getUint32(20) };
 }
 
 describe("what the check reports", () => {
@@ -212,7 +186,7 @@ describe("containment", () => {
     expect(renderOf(hop).status).toBe("failed");
     expect(hits).toEqual([]);
     const source = { kind: "local", path: CHROMIUM } as const;
-    const { proxy } = await browserFor(t.ctx.env, source);
+    const { proxy } = await browserFor(suite.t.ctx.env, source);
     const refused = proxy!.refused.join(" ");
     for (const host of [
       `127.0.0.1:${p}`,
@@ -228,7 +202,7 @@ describe("containment", () => {
 
 describe("routes", () => {
   it("GET /drops/{slug}/render is 404 before a check, then the latest; POST checks now", async () => {
-    const { apiKey } = await accountWithKey(t.ctx, "free");
+    const { apiKey } = await accountWithKey(suite.t.ctx, "free");
     const d = await deploy({ "index.html": "<p>owned</p>" }, { key: apiKey, query: "" });
     expect(d.body.render).toBeUndefined();
     const before = await renderRoute.GET(
@@ -269,8 +243,8 @@ describe("routes", () => {
   }, 60_000);
 
   it("another account's drop is not found; an unknown screenshot id is 404", async () => {
-    const owner = await accountWithKey(t.ctx, "free");
-    const other = await accountWithKey(t.ctx, "free");
+    const owner = await accountWithKey(suite.t.ctx, "free");
+    const other = await accountWithKey(suite.t.ctx, "free");
     const d = await deploy({ "index.html": "<p>mine</p>" }, { key: owner.apiKey, query: "" });
     const res = await renderRoute.POST(
       apiRequest(`/drops/${d.body.slug}/render`, { method: "POST", headers: bearer(other.apiKey) }),
@@ -281,18 +255,18 @@ describe("routes", () => {
   });
 
   it("render=<other> is 400 invalid_request and deploys nothing", async () => {
-    const before = await t.ctx.db.$count(drops);
+    const before = await suite.t.ctx.db.$count(drops);
     const d = await deploy({ "index.html": "<p>x</p>" }, { query: "?render=yes" });
     expect(d.status).toBe(400);
     expect(d.body.code).toBe("invalid_request");
-    expect(await t.ctx.db.$count(drops)).toBe(before);
+    expect(await suite.t.ctx.db.$count(drops)).toBe(before);
   });
 
   it("GET /limits states render_checks_per_hour from the plan table", async () => {
     const res = await limitsRoute.GET(apiRequest("/limits"), noParams);
     const body = (await res.json()) as { limits: { render_checks_per_hour: number } };
     expect(body.limits.render_checks_per_hour).toBe(limits.anonymous.renderChecksPerHour);
-    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const { apiKey } = await accountWithKey(suite.t.ctx, "pro");
     const pro = (await (
       await limitsRoute.GET(apiRequest("/limits", { headers: bearer(apiKey) }), noParams)
     ).json()) as typeof body;
@@ -318,12 +292,12 @@ describe("the rate per caller", () => {
     // Another address has its own budget.
     expect(renderOf(await deploy({ "index.html": "<p>other</p>" })).status).toBe("ok");
     // An hour later the address may check again.
-    t.clock.advance(3601);
+    suite.t.clock.advance(3601);
     expect(renderOf(await deploy({ "index.html": "<p>later</p>" }, { ip })).status).toBe("ok");
   }, 90_000);
 
   it("an account past its plan's rate gets 429 rate_limited from POST /drops/{slug}/render", async () => {
-    const { apiKey } = await accountWithKey(t.ctx, "free");
+    const { apiKey } = await accountWithKey(suite.t.ctx, "free");
     const d = await deploy({ "index.html": "<p>rated</p>" }, { key: apiKey, query: "" });
     const post = () =>
       renderRoute.POST(
@@ -348,10 +322,10 @@ describe("the rate per caller", () => {
 
 describe("without a browser", () => {
   it("a deploy says unavailable with a hint and succeeds; POST answers 503 upstream_unavailable", async () => {
-    const saved = t.ctx.env;
-    t.ctx.env = { ...saved, RENDER_BROWSER_PATH: undefined, RENDER_CDP_URL: undefined };
+    const saved = suite.t.ctx.env;
+    suite.t.ctx.env = { ...saved, RENDER_BROWSER_PATH: undefined, RENDER_CDP_URL: undefined };
     try {
-      const { apiKey } = await accountWithKey(t.ctx, "free");
+      const { apiKey } = await accountWithKey(suite.t.ctx, "free");
       const d = await deploy({ "index.html": "<p>no browser</p>" }, { key: apiKey });
       expect(d.status).toBe(200);
       expect(d.body.render).toMatchObject({ status: "unavailable", reason: "no_browser" });
@@ -365,7 +339,7 @@ describe("without a browser", () => {
       expect(body.code).toBe("upstream_unavailable");
       expect(body.hint).toContain("RENDER_CDP_URL");
     } finally {
-      t.ctx.env = saved;
+      suite.t.ctx.env = saved;
     }
   });
 });
