@@ -19,6 +19,7 @@ import { Table } from "../../table";
 import { VersionsPanel } from "../../versions-panel";
 import { DropZone } from "../../../_components/DropZone";
 import { plural, SiteRules } from "../../../_components/SiteRules";
+import { RenderCheckPanel } from "../../../_components/RenderCheckPanel";
 
 export const dynamic = "force-dynamic";
 
@@ -125,6 +126,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             )}
           </section>
         </div>
+        <RenderCheckPanel ctx={ctx} account={caller.account} slug={drop.slug} />
         <AccessPanel
           slug={drop.slug}
           mode={drop.access}
