@@ -138,12 +138,6 @@ export async function inQueue<T>(max: number, hosts: readonly string[], task: ()
   }
 }
 
-/** Checks running and waiting in this process (the bench reads it). */
-export function queueState(): { running: number; waiting: number } {
-  const s = state();
-  return { running: s.active, waiting: s.queue.length };
-}
-
 /** Closes the process's browser and proxy (tests, shutdown). */
 export async function closeBrowser(): Promise<void> {
   const s = state();

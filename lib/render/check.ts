@@ -262,3 +262,32 @@ export async function runCheck(browser: Browser, url: string, opts: CheckOptions
     findings.status = "problems";
   return { findings, screenshots: shots };
 }
+
+/**
+ * A PNG of at most maxBytes: the same picture halved in size until it fits (drawn on a canvas in
+ * an offline context of the browser, so no image library is needed). Undefined when it cannot be.
+ */
+export async function shrinkPng(browser: Browser, png: Buffer, maxBytes: number): Promise<Buffer | undefined> {
+  if (png.byteLength <= maxBytes) return png;
+  const context = await browser.newContext({ offline: true, javaScriptEnabled: true });
+  try {
+    const page = await context.newPage();
+    let current = png;
+    for (let i = 0; i < 4 && current.byteLength > maxBytes; i++) {
+      const b64 = await page.evaluate(async (source: string) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${source}`;
+        await img.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = Math.max(1, Math.round(img.naturalWidth / 2));
+        canvas.height = Math.max(1, Math.round(img.naturalHeight / 2));
+        canvas.getContext("2d")!.drawImage(img, 0, 0, canvas.width, canvas.height);
+        return canvas.toDataURL("image/png").slice("data:image/png;base64,".length);
+      }, current.toString("base64"));
+      current = Buffer.from(b64, "base64");
+    }
+    return current.byteLength <= maxBytes ? current : undefined;
+  } finally {
+    await context.close().catch(() => undefined);
+  }
+}

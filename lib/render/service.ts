@@ -11,7 +11,7 @@ import { findDropBySlug } from "../db/queries";
 import { activeDomainsOf, findPreview, findRenderCheck, saveRenderCheck } from "../db/renders";
 import { ownedDrop } from "../drops/manage";
 import { browserFor, browserSource, inQueue, reachRule } from "./browser";
-import { runCheck, type CheckOptions, type RenderFindings } from "./check";
+import { runCheck, shrinkPng, type CheckOptions, type RenderFindings } from "./check";
 import type { DeployRender, RenderResult, RenderUnavailable } from "./schema";
 
 // The render check as the service offers it: who may start one and how often (the plan table's
@@ -68,7 +68,7 @@ export function renderOf(ctx: AppContext, row: RenderCheckRow): RenderResult {
   };
 }
 
-/** A finished check of a drop: its render object, and the desktop screenshot's bytes for an MCP image. */
+/** A finished check of a drop: its render object, and the desktop screenshot for an MCP image (at most RENDER_MCP_IMAGE_BYTES). */
 export interface DropCheck {
   render: RenderResult;
   desktopPng?: Buffer;
@@ -99,10 +99,14 @@ async function checkDrop(
       });
     });
     const routeRule = source.kind === "cdp" ? reachRule(ctx.env, new Set(hosts)) : undefined;
-    return runCheck(browser, url, { ...opts, routeRule });
+    const checked = await runCheck(browser, url, { ...opts, routeRule });
+    // The MCP image block's copy, scaled down when the screenshot is too large for it.
+    const desktop = checked.screenshots.desktop;
+    const small = desktop && (await shrinkPng(browser, desktop, RENDER_MCP_IMAGE_BYTES).catch(() => undefined));
+    return { ...checked, small };
   });
   const row = await store(ctx, drop.id, run.findings, run.screenshots);
-  return { render: renderOf(ctx, row), desktopPng: run.screenshots.desktop };
+  return { render: renderOf(ctx, row), desktopPng: run.small };
 }
 
 /** Writes the screenshots, then the row; the replaced check's screenshots are deleted after. */
@@ -202,19 +206,13 @@ export async function latestRender(ctx: AppContext, account: AccountRow, slug: u
   return renderOf(ctx, row);
 }
 
-/** The latest check of a drop the caller already holds (the dashboard's thumbnail), or null. */
-export async function latestRenderOf(ctx: AppContext, dropId: string): Promise<RenderResult | null> {
-  const row = await withDb(() => findRenderCheck(ctx.db, dropId));
-  return row ? renderOf(ctx, row) : null;
-}
-
 /** Whether this server can run checks, and if not, why (the dashboard's button says it). */
 export function renderAvailability(ctx: AppContext): { available: true } | { available: false; hint: string } {
   const source = browserSource(ctx.env);
   return source.kind === "none" ? { available: false, hint: source.hint } : { available: true };
 }
 
-/** The screenshot for an MCP image block: as taken when small enough, else null (the text links it). */
+/** The screenshot as an MCP image block's data: base64 of a PNG within RENDER_MCP_IMAGE_BYTES, or null. */
 export function mcpImage(png: Buffer | undefined): string | null {
   return png && png.byteLength <= RENDER_MCP_IMAGE_BYTES ? png.toString("base64") : null;
 }

@@ -375,6 +375,29 @@ describe("MCP render_check", () => {
     }, 60_000);
   }
 
+  it("a screenshot over 1 MB comes scaled down to fit the image block; the stored one keeps its size", async () => {
+    const agent = await connectAgent("client-2.x", { ip: nextIp() });
+    try {
+      // Random pixels do not compress: the desktop PNG is several MB.
+      const noise =
+        "<!doctype html><title>Noise</title><style>body{margin:0}</style><canvas id=c width=1280 height=800></canvas><script>" +
+        "const c=document.getElementById('c').getContext('2d');const d=c.createImageData(1280,800);" +
+        "for(let i=0;i<d.data.length;i++)d.data[i]=(Math.random()*256)|0;c.putImageData(d,0,0);</script>";
+      const r = await agent.call("deploy_html", { html: noise, render_check: true });
+      const render = r.structuredContent?.render as RenderResult;
+      const stored = new Uint8Array(await (await preview(render.screenshots.desktop)).arrayBuffer());
+      expect(stored.byteLength).toBeGreaterThan(1024 * 1024);
+      expect(pngSize(stored)).toEqual({ width: 1280, height: 800 });
+      const image = r.content.find((c) => c.type === "image") as { data: string } | undefined;
+      const png = Buffer.from(image!.data, "base64");
+      expect(png.byteLength).toBeLessThanOrEqual(1024 * 1024);
+      expect(pngSize(png).width).toBeLessThan(1280);
+      expect(pngSize(png).width / pngSize(png).height).toBeCloseTo(1280 / 800, 1);
+    } finally {
+      await agent.close();
+    }
+  }, 60_000);
+
   it("every deploy tool takes render_check", async () => {
     const agent = await connectAgent("client-2.x", { ip: nextIp() });
     try {
