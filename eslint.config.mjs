@@ -24,7 +24,7 @@ export const LAYERS = [
   ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access"],
   ["lib/context.ts", "lib/serve"],
   ["lib/oauth", "lib/auth", "lib/billing", "lib/vanity.ts", "lib/health.ts", "lib/idempotency.ts", "lib/webhooks"],
-  ["lib/deploy"],
+  ["lib/deploy", "lib/render"],
   ["lib/drops", "lib/device", "lib/domains"],
   ["lib/mcp", "lib/openapi", "lib/plane"],
   ["app", "pages", "cli", "proxy.ts", "scripts", "bench", "tests"],

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import type { RenderResult } from "@/lib/render/schema";
+import type { RenderResult } from "@/lib/schemas";
 import { renderCheckAction } from "./render-action";
 
 // The render check on a drop's page: the latest check's verdict and desktop screenshot (the

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { runAsSession, type ActionResult } from "@/lib/auth/actions";
 import { ApiError } from "@/lib/errors";
 import { renderOwnedDrop } from "@/lib/render/service";
-import type { RenderResult } from "@/lib/render/schema";
+import type { RenderResult } from "@/lib/schemas";
 
 // The drop page's "Check in a browser": POST /drops/{slug}/render as the session's account.
 

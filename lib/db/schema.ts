@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { SiteRules } from "../rules/types";
-import type { RenderFindings } from "../render/check";
+import type { RenderFindings } from "../schemas";
 
 // Metadata of accounts, drops and their files. Bytes live in Storage, addressed by files.storage_ref.
 

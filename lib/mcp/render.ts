@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import { optionalCaller } from "../auth/caller";
 import { clientAddress } from "../ratelimit/address";
 import { mcpImage, renderForDeploy, renderSubject } from "../render/service";
-import type { DeployRender } from "../render/schema";
+import type { DeployRender } from "../schemas";
 import { renderLines } from "../render/text";
 
 // render_check on the MCP deploy tools: the deploy's answer gains `render` (as ?render=1 gives

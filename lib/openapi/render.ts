@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { limits, RENDER_HARD_STOP_MS, RENDER_VIEWPORT_WAIT_MS } from "../plans";
-import { renderResultSchema, renderUnavailableSchema } from "../render/schema";
+import { renderResultSchema, renderUnavailableSchema } from "../schemas";
 import { VIEWPORTS } from "../render/check";
 import { anyCredential, jsonResponse, slugPath, type Resource } from "./operation";
 

@@ -1,7 +1,11 @@
 import type { Browser, Page } from "playwright-core";
+import type { RenderFindings } from "../schemas";
 import { RENDER_HARD_STOP_MS, RENDER_VIEWPORT_WAIT_MS } from "../plans";
 import type { ReachRule } from "./proxy";
 import { reachable } from "./proxy";
+
+type ConsoleError = RenderFindings["console_errors"][number];
+type FailedRequest = RenderFindings["failed_requests"][number];
 
 // One render check: a fresh browser context, the page opened at a desktop and a phone size, what
 // went wrong collected, a viewport screenshot of each. The context is closed at the end whatever
@@ -12,25 +16,6 @@ export const VIEWPORTS = {
   phone: { width: 390, height: 844 },
 } as const;
 export type ViewportName = keyof typeof VIEWPORTS;
-
-export interface ConsoleError {
-  text: string;
-  location: string;
-}
-export type FailedRequest = { url: string; status: number } | { url: string; error: string };
-
-/** What a check found (the render object less its screenshot URLs). */
-export interface RenderFindings {
-  status: "ok" | "problems" | "failed";
-  url: string;
-  http_status: number | null;
-  title: string;
-  load_ms: number | null;
-  console_errors: ConsoleError[];
-  page_errors: string[];
-  failed_requests: FailedRequest[];
-  blank: boolean;
-}
 
 export interface RenderRun {
   findings: RenderFindings;

@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import { ApiError } from "../errors";
 import { optionalCaller } from "../auth/caller";
 import { clientAddress } from "../ratelimit/address";
-import type { DeployRender } from "./schema";
+import type { DeployRender } from "../schemas";
 import { renderForDeploy, renderSubject } from "./service";
 
 // ?render=1 on the deploy routes (POST /deploy, POST /deploy/{slug}): the answer gains `render`,

@@ -3,16 +3,15 @@ import type { AppContext } from "../context";
 import { ApiError } from "../errors";
 import { dropUrl } from "../env";
 import { limits, RENDER_MCP_IMAGE_BYTES, type Tier } from "../plans";
-import { ratePolicies } from "../ratelimit/policy";
-import { rateLimited } from "../ratelimit/guard";
+import { enforceLimit } from "../ratelimit/guard";
 import { withDb } from "../db/errors";
 import type { AccountRow, DropRow, RenderCheckRow } from "../db/schema";
 import { findDropBySlug } from "../db/queries";
 import { activeDomainsOf, findPreview, findRenderCheck, saveRenderCheck } from "../db/renders";
-import { ownedDrop } from "../drops/manage";
+import { slugOr404 } from "../input";
 import { browserFor, browserSource, inQueue, reachRule } from "./browser";
-import { runCheck, shrinkPng, type CheckOptions, type RenderFindings } from "./check";
-import type { DeployRender, RenderResult, RenderUnavailable } from "./schema";
+import { runCheck, shrinkPng, type CheckOptions } from "./check";
+import type { DeployRender, RenderFindings, RenderResult, RenderUnavailable } from "../schemas";
 
 // The render check as the service offers it: who may start one and how often (the plan table's
 // render_checks_per_hour per account, or per client address when anonymous), running it in the
@@ -36,26 +35,30 @@ class NotRun extends Error {
   }
 }
 
-/** Counts one check against the subject's hourly rate, or says when the next is allowed. */
+/** Counts one check against the subject's hourly rate (the plan's), or says when the next is allowed. */
 async function spendRate(ctx: AppContext, subject: RenderSubject): Promise<void> {
-  const policy = { ...ratePolicies(ctx.env).renderCheck, max: limits[subject.tier].renderChecksPerHour };
-  let result;
+  const max = limits[subject.tier].renderChecksPerHour;
   try {
-    result = await ctx.limiter.hit(`${policy.name}:${subject.key}`, policy.max, policy.windowSeconds);
+    await enforceLimit(ctx, "renderCheck", subject.key, max);
   } catch (err) {
-    // As every guard: a limiter that is down lets the request through (lib/ratelimit/guard.ts).
-    console.error("[ratelimit] limiter unavailable; allowing request (renderCheck):", String(err));
-    return;
+    if (!(err instanceof ApiError) || err.code !== "rate_limited") throw err;
+    const wait = Number(err.headers["Retry-After"]);
+    throw new NotRun({
+      status: "unavailable",
+      reason: "rate_limited",
+      retry_after: wait,
+      hint: `At most ${max} render checks an hour on the ${subject.tier} plan; the next is allowed in ${wait} seconds.`,
+    });
   }
-  if (result.ok) return;
-  const err = rateLimited(policy, result);
-  const wait = Number(err.headers["Retry-After"]);
-  throw new NotRun({
-    status: "unavailable",
-    reason: "rate_limited",
-    retry_after: wait,
-    hint: `At most ${policy.max} render checks an hour on the ${subject.tier} plan; the next is allowed in ${wait} seconds.`,
-  });
+}
+
+/** The caller's drop by slug; another account's answers exactly as an absent one. */
+async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown): Promise<DropRow> {
+  const absent = () => new ApiError("not_found", "No drop with that slug in this account.");
+  const slug = slugOr404(rawSlug, absent);
+  const drop = await withDb(() => findDropBySlug(ctx.db, slug));
+  if (!drop || drop.ownerId !== account.id) throw absent();
+  return drop;
 }
 
 const previewUrl = (ctx: AppContext, id: string | null) => (id ? `${ctx.env.BASE_URL}/previews/${id}.png` : null);

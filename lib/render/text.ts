@@ -1,4 +1,4 @@
-import type { DeployRender } from "./schema";
+import type { DeployRender } from "../schemas";
 
 // The render check in a few lines of text: the MCP deploy tools' text and the CLI's
 // `dropsite deploy --check` print the same (this file imports nothing of the server).

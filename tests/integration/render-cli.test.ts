@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
-import type { RenderResult } from "@/lib/render/schema";
+import type { RenderResult } from "@/lib/schemas";
 import { cliAgainstRoutes } from "../support/cli";
 import { renderSuite } from "../support/render";
 

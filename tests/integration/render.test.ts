@@ -8,7 +8,7 @@ import * as limitsRoute from "@/app/limits/route";
 import { browserFor } from "@/lib/render/browser";
 import { limits } from "@/lib/plans";
 import { drops } from "@/lib/db/schema";
-import type { RenderResult } from "@/lib/render/schema";
+import type { RenderResult } from "@/lib/schemas";
 import { apiRequest } from "../support/context";
 import { pngSize, renderSuite } from "../support/render";
 import { accountWithKey, bearer } from "../support/accounts";
