@@ -1,6 +1,6 @@
-import { and, eq, or } from "drizzle-orm";
+import { eq, or } from "drizzle-orm";
 import type { Db } from "./client";
-import { domains, drops, renderChecks, type DropRow, type RenderCheckRow } from "./schema";
+import { drops, renderChecks, type DropRow, type RenderCheckRow } from "./schema";
 
 // The latest render check of a drop (lib/render): one row per drop, replaced by each check.
 
@@ -52,13 +52,4 @@ export async function findPreview(
   if (!row) return null;
   const ref = row.desktopId === id ? row.desktopRef : row.phoneRef;
   return ref ? { ref, drop: { id: row.dropId, expiresAt: row.expiresAt } } : null;
-}
-
-/** The active custom domains that serve a drop (its own hosts besides <slug> and vanity names). */
-export async function activeDomainsOf(db: Db, slug: string): Promise<string[]> {
-  const rows = await db
-    .select({ hostname: domains.hostname })
-    .from(domains)
-    .where(and(eq(domains.slug, slug), eq(domains.status, "active")));
-  return rows.map((r) => r.hostname);
 }

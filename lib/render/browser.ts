@@ -20,8 +20,8 @@ export function browserSource(e: Pick<Env, "RENDER_BROWSER_PATH" | "RENDER_CDP_U
   return { kind: "none", hint: NO_BROWSER_HINT };
 }
 
-/** What may be reached from a check, from the configuration (and the hosts of checks in flight). */
-export function reachRule(e: Pick<Env, "BASE_URL" | "SERVE_DOMAIN">, ownHosts: ReadonlySet<string>): ReachRule {
+/** What may be reached from a check, from the configuration. */
+export function reachRule(e: Pick<Env, "BASE_URL" | "SERVE_DOMAIN">): ReachRule {
   const app = new URL(e.BASE_URL);
   const [serveHost = "", servePort] = e.SERVE_DOMAIN.split(":");
   return {
@@ -31,7 +31,6 @@ export function reachRule(e: Pick<Env, "BASE_URL" | "SERVE_DOMAIN">, ownHosts: R
     },
     serveHost,
     servePort: servePort === undefined ? null : Number(servePort),
-    ownHosts,
   };
 }
 
@@ -57,10 +56,9 @@ interface Running {
   source: string;
 }
 
-/** The process's browser and proxy, and the custom-domain hosts of checks in flight. */
+/** The process's browser and proxy, and its queue of checks. */
 interface State {
   running?: Promise<Running>;
-  ownHosts: Map<string, number>;
   active: number;
   queue: (() => void)[];
 }
@@ -70,7 +68,7 @@ interface State {
 const KEY = Symbol.for("dropsite.render");
 const slot = globalThis as unknown as Record<symbol, State | undefined>;
 function state(): State {
-  return (slot[KEY] ??= { ownHosts: new Map(), active: 0, queue: [] });
+  return (slot[KEY] ??= { active: 0, queue: [] });
 }
 
 /** The browser to check with, started or connected on first use. */
@@ -104,8 +102,7 @@ export function browserFor(e: Env, source: Exclude<BrowserSource, { kind: "none"
 
 async function start(e: Env, source: Exclude<BrowserSource, { kind: "none" }>, id: string): Promise<Running> {
   if (source.kind === "cdp") return { browser: await chromium.connectOverCDP(source.url), proxy: null, source: id };
-  const s = state();
-  const proxy = await startContainmentProxy(() => reachRule(e, new Set(s.ownHosts.keys())));
+  const proxy = await startContainmentProxy(() => reachRule(e));
   try {
     const browser = await chromium.launch({
       executablePath: source.path,
@@ -119,20 +116,14 @@ async function start(e: Env, source: Exclude<BrowserSource, { kind: "none" }>, i
   }
 }
 
-/** Runs task with the hosts of a check allowed, at most `max` checks at once (the rest wait in order). */
-export async function inQueue<T>(max: number, hosts: readonly string[], task: () => Promise<T>): Promise<T> {
+/** Runs task with at most `max` checks at once in this process (the rest wait in order). */
+export async function inQueue<T>(max: number, task: () => Promise<T>): Promise<T> {
   const s = state();
   if (s.active >= max) await new Promise<void>((resolve) => s.queue.push(resolve));
   s.active++;
-  for (const h of hosts) s.ownHosts.set(h, (s.ownHosts.get(h) ?? 0) + 1);
   try {
     return await task();
   } finally {
-    for (const h of hosts) {
-      const n = (s.ownHosts.get(h) ?? 1) - 1;
-      if (n <= 0) s.ownHosts.delete(h);
-      else s.ownHosts.set(h, n);
-    }
     s.active--;
     s.queue.shift()?.();
   }

@@ -20,8 +20,6 @@ export interface ReachRule {
   serveHost: string;
   /** SERVE_DOMAIN's port, or null for the scheme's defaults (80, 443). */
   servePort: number | null;
-  /** Further hosts of the service's own (the custom domains of checks in flight). */
-  ownHosts: ReadonlySet<string>;
 }
 
 /** Lower-case, without brackets or a trailing dot. */
@@ -32,11 +30,14 @@ function normalHost(host: string): string {
     .replace(/\.$/, "");
 }
 
-/** Whether host:port is one of the service's drop hosts (slug, vanity, a custom domain of a check). */
+/**
+ * Whether host:port is one of the service's drop hosts (<slug> and vanity names under
+ * SERVE_DOMAIN, whose DNS is the operator's). A custom domain's DNS is its owner's: it is reached
+ * under the public-address rule like any other host.
+ */
 export function isOwnHost(rule: ReachRule, rawHost: string, port: number): boolean {
   const host = normalHost(rawHost);
   if (host === rule.appHost.hostname && port === rule.appHost.port) return false;
-  if (rule.ownHosts.has(host)) return port === 80 || port === 443;
   if (!host.endsWith(`.${rule.serveHost}`)) return false;
   return rule.servePort === null ? port === 80 || port === 443 : port === rule.servePort;
 }
@@ -82,7 +83,7 @@ export interface ContainmentProxy {
 
 const REFUSED_KEPT = 200;
 
-/** Starts the proxy on a loopback port; `rule()` is read per request, so checks can add hosts. */
+/** Starts the proxy on a loopback port; `rule()` is read per request. */
 export async function startContainmentProxy(rule: () => ReachRule): Promise<ContainmentProxy> {
   const refused: string[] = [];
   const sockets = new Set<Socket>();

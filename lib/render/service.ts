@@ -7,7 +7,7 @@ import { enforceLimit } from "../ratelimit/guard";
 import { withDb } from "../db/errors";
 import type { AccountRow, DropRow, RenderCheckRow } from "../db/schema";
 import { findDropBySlug } from "../db/queries";
-import { activeDomainsOf, findPreview, findRenderCheck, saveRenderCheck } from "../db/renders";
+import { findPreview, findRenderCheck, saveRenderCheck } from "../db/renders";
 import { slugOr404 } from "../input";
 import { browserFor, browserSource, inQueue, reachRule } from "./browser";
 import { runCheck, shrinkPng, type CheckOptions } from "./check";
@@ -90,9 +90,8 @@ async function checkDrop(
   const source = browserSource(ctx.env);
   if (source.kind === "none") throw new NotRun({ status: "unavailable", reason: "no_browser", hint: source.hint });
   await spendRate(ctx, subject);
-  const hosts = await withDb(() => activeDomainsOf(ctx.db, drop.slug));
   const url = dropUrl(drop.slug, ctx.env);
-  const run = await inQueue(ctx.env.RENDER_CONCURRENCY, hosts, async () => {
+  const run = await inQueue(ctx.env.RENDER_CONCURRENCY, async () => {
     const { browser } = await browserFor(ctx.env, source).catch((err: unknown) => {
       console.error("[render] the browser could not be started:", err instanceof Error ? err.message : err);
       throw new NotRun({
@@ -101,7 +100,7 @@ async function checkDrop(
         hint: "The render check's browser could not be started or reached; an operator should check RENDER_BROWSER_PATH or RENDER_CDP_URL.",
       });
     });
-    const routeRule = source.kind === "cdp" ? reachRule(ctx.env, new Set(hosts)) : undefined;
+    const routeRule = source.kind === "cdp" ? reachRule(ctx.env) : undefined;
     const checked = await runCheck(browser, url, { ...opts, routeRule });
     // The MCP image block's copy, scaled down when the screenshot is too large for it.
     const desktop = checked.screenshots.desktop;
