@@ -33,7 +33,7 @@ export const LAYERS = [
     "lib/webhooks",
     "lib/safety",
   ],
-  ["lib/deploy"],
+  ["lib/deploy", "lib/render"],
   ["lib/drops", "lib/device", "lib/domains", "lib/stats"],
   ["lib/mcp", "lib/openapi", "lib/plane", "lib/admin"],
   ["app", "pages", "cli", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],

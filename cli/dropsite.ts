@@ -88,6 +88,7 @@ export async function main(argv: string[]): Promise<number> {
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },
         public: { type: "boolean", default: false },
+        check: { type: "boolean", default: false },
         quiet: { type: "boolean", short: "q", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -106,6 +107,7 @@ export async function main(argv: string[]): Promise<number> {
     includeDotfiles: Boolean(values["include-dotfiles"]),
     passwordStdin: Boolean(values["password-stdin"]),
     public: Boolean(values.public),
+    check: Boolean(values.check),
   };
   const [command, ...args] = positionals;
   if (values.version) {

@@ -254,6 +254,23 @@ const envSchema = z.object({
   WEB_RISK_API_KEY: optionalString,
   /** The Web Risk API base; default https://webrisk.googleapis.com (tests point it at a stand-in). */
   WEB_RISK_API_URL: optionalHttpUrl("WEB_RISK_API_URL", { example: "https://webrisk.googleapis.com" }),
+  /**
+   * The render check's browser: a local Chromium executable (Debian's /usr/bin/chromium, or the
+   * one `npx playwright install chromium` downloads). RENDER_CDP_URL wins when both are set.
+   */
+  RENDER_BROWSER_PATH: optionalString,
+  /** A remote Chromium over the DevTools protocol (ws:// or wss://, or its http(s):// endpoint), e.g. on Vercel. */
+  RENDER_CDP_URL: optionalString.refine(
+    (v) => v === undefined || /^(wss?|https?):\/\//.test(v),
+    "RENDER_CDP_URL must be a ws://, wss://, http:// or https:// URL of a Chromium DevTools endpoint",
+  ),
+  /** Render checks one process runs at once; more wait in a queue. */
+  RENDER_CONCURRENCY: z.coerce
+    .number({ error: "RENDER_CONCURRENCY must be a whole number" })
+    .int("RENDER_CONCURRENCY must be a whole number")
+    .min(1, "RENDER_CONCURRENCY must be at least 1")
+    .max(32, "RENDER_CONCURRENCY must be at most 32")
+    .default(2),
 });
 
 export type Env = z.infer<typeof envSchema>;

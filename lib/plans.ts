@@ -58,6 +58,8 @@ export interface TierLimits {
   headerLinesPerRule: number;
   /** Bytes `_headers` may add to one response (every rule matching its path, `Name: value` and CRLF each). */
   addedHeaderBytes: number;
+  /** Render checks (lib/render) a caller may start an hour: an account, or an anonymous client address. */
+  renderChecksPerHour: number;
 }
 
 /**
@@ -118,6 +120,7 @@ export const limits: Record<Tier, TierLimits> = {
     versionsKept: 5,
     statsRetentionDays: 0,
     priceUsd: null,
+    renderChecksPerHour: 3,
     ...siteRules,
   },
   free: {
@@ -142,6 +145,7 @@ export const limits: Record<Tier, TierLimits> = {
     versionsKept: 5,
     statsRetentionDays: 7,
     priceUsd: 0,
+    renderChecksPerHour: 20,
     ...siteRules,
   },
   pro: {
@@ -152,6 +156,7 @@ export const limits: Record<Tier, TierLimits> = {
     maxDomains: 0,
     statsRetentionDays: 90,
     priceUsd: 9,
+    renderChecksPerHour: 120,
   },
   team: {
     ...paidBase,
@@ -161,6 +166,7 @@ export const limits: Record<Tier, TierLimits> = {
     maxDomains: 50,
     statsRetentionDays: 365,
     priceUsd: 29,
+    renderChecksPerHour: 300,
   },
 };
 
@@ -243,3 +249,9 @@ export const reportLimits = { perAddressPerHour: 10, detailsChars: 2_000 } as co
 export const SCAN_FILE_BYTES = 1 * MB;
 export const SCAN_DEPLOY_BYTES = 50 * MB;
 export const SCAN_URLS_PER_DEPLOY = 200;
+
+/** The render check (lib/render): the wait for load and network idle per viewport, and the hard stop per check. */
+export const RENDER_VIEWPORT_WAIT_MS = 10_000;
+export const RENDER_HARD_STOP_MS = 20_000;
+/** The largest screenshot an MCP answer carries as an image block (a larger one is scaled down). */
+export const RENDER_MCP_IMAGE_BYTES = 1024 * 1024;

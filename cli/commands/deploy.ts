@@ -6,6 +6,7 @@ import path from "node:path";
 import { URLSearchParams } from "node:url";
 import type { z } from "zod";
 import { reportLines } from "../../lib/deploy/report-text";
+import { renderLines } from "../../lib/render/text";
 import {
   deployByContent,
   deployZipByReference,
@@ -228,12 +229,15 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   const query = new URLSearchParams();
   if (flags.ttl) query.set("ttl", flags.ttl);
   if (flags.name) query.set("name", flags.name);
+  if (flags.check && flags.grant !== undefined)
+    throw new CliError("--check does not go with --grant: check the drop afterwards with a key", EXIT.usage);
+  if (flags.check) query.set("render", "1");
   const once = flags.grant === undefined ? undefined : grantTarget(flags.grant, given, flags);
   const target = once?.target ?? given;
   const p =
     once?.deploy ??
     (flags.append
-      ? `/deploy/${encodeURIComponent(flags.append)}`
+      ? `/deploy/${encodeURIComponent(flags.append)}${flags.check ? "?render=1" : ""}`
       : `/deploy${query.size ? `?${query.toString()}` : ""}`);
   let info;
   try {
@@ -290,11 +294,12 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     lines.push(`  (or POST ${target.api}/claim with {"slug", "claim_token"}). The token works once.`);
   }
   lines.push(...reportLines(res.report, 50, "--json prints the whole report"));
+  if (res.render) lines.push(...renderLines(res.render, "--json prints the whole check"));
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 export const deploy: Command = {
-  usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--grant URL]",
+  usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--check] [--grant URL]",
   about: `Deploy a folder (default .), an .html/.htm file or a .zip.
   A folder is deployed by content: only files the server does not have yet are uploaded, and
   the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
@@ -305,6 +310,8 @@ export const deploy: Command = {
   --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)
   --if-version V with --name or --append: write only while version V is live (else 409
                  conflict naming the live version; nothing changes)
+  --check       open the result in a real browser on the server and print what it saw
+                 (console errors, exceptions, failed requests, a blank page, screenshots)
   --grant URL    deploy through a one-time deploy URL (the MCP tool deploy_directory gives one):
                  as the account (or anonymous caller) it was issued to, with its ttl and name;
                  no key needed, and none is sent. Folders still upload only missing files.`,

@@ -30,6 +30,8 @@ export interface Flags {
   includeDotfiles: boolean;
   passwordStdin: boolean;
   public: boolean;
+  /** deploy: open the result in a real browser on the server (?render=1). */
+  check: boolean;
 }
 
 /** A command of the table in cli/dropsite.ts: its usage line and help, and what it does. */

@@ -13,6 +13,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import type { SiteRules } from "../rules/types";
+import type { RenderFindings } from "../schemas";
 
 // Metadata of accounts, drops and their files. Bytes live in Storage, addressed by files.storage_ref.
 
@@ -621,3 +622,30 @@ export const statsSalts = pgTable("stats_salts", {
   day: date("day", { mode: "string" }).primaryKey(),
   salt: text("salt").notNull(),
 });
+
+/**
+ * The latest render check of each drop (lib/render): what a real browser saw, and its two
+ * viewport screenshots, kept in storage under the drop's prefix (`<drop id>/previews/<id>.png`)
+ * and served at BASE_URL/previews/<id>.png, the ids random (unguessable). A newer check replaces
+ * the row and its screenshots; deleting the drop deletes both.
+ */
+export const renderChecks = pgTable(
+  "render_checks",
+  {
+    dropId: text("drop_id")
+      .primaryKey()
+      .references(() => drops.id, { onDelete: "cascade" }),
+    /** The render object without its screenshot URLs (they are made from the ids below). */
+    result: jsonb("result").$type<RenderFindings>().notNull(),
+    desktopId: text("desktop_id"),
+    desktopRef: text("desktop_ref"),
+    phoneId: text("phone_id"),
+    phoneRef: text("phone_ref"),
+    checkedAt: ts("checked_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("render_checks_desktop_idx").on(t.desktopId),
+    uniqueIndex("render_checks_phone_idx").on(t.phoneId),
+  ],
+);
+export type RenderCheckRow = typeof renderChecks.$inferSelect;

@@ -3,6 +3,7 @@ import { json, type RouteHandlers } from "../http";
 import { appendFromRequest, deployFromGrant, deployFromRequest } from "./request";
 import { receiveUpload } from "./uploads";
 import { idempotent } from "../idempotency";
+import { wantsRender, withRender } from "../render/deploy";
 
 // The handlers of the routes that receive deploy bytes, defined once. On Vercel the route.ts
 // files run them through routes(); self-hosted the data plane (lib/plane/node.ts) runs the same
@@ -12,7 +13,11 @@ import { idempotent } from "../idempotency";
 
 /** POST /deploy – create a drop from HTML, a FilesBody or a zip. */
 export const deployHandlers: RouteHandlers = {
-  POST: idempotent(async (req) => json(await deployFromRequest(await getContext(), req))),
+  POST: idempotent(async (req) => {
+    const ctx = await getContext();
+    const render = wantsRender(req);
+    return json(await withRender(ctx, req, render, await deployFromRequest(ctx, req)));
+  }),
 };
 
 /** POST /deploy/once/{token} – the bodies of POST /deploy, through a one-time grant (MCP deploy_directory). */
@@ -22,7 +27,11 @@ export const deployOnceHandlers: RouteHandlers<{ token: string }> = {
 
 /** POST /deploy/{slug} – append files to a drop (subscribers). */
 export const appendHandlers: RouteHandlers<{ slug: string }> = {
-  POST: idempotent(async (req, { slug }) => json(await appendFromRequest(await getContext(), req, slug))),
+  POST: idempotent(async (req, { slug }) => {
+    const ctx = await getContext();
+    const render = wantsRender(req);
+    return json(await withRender(ctx, req, render, await appendFromRequest(ctx, req, slug)));
+  }),
 };
 
 /** PUT /deploy/uploads/{token}/{sha256} – the raw bytes of one content, checked and stored. */

@@ -253,6 +253,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
       versions_kept: l.versionsKept,
       stats_retention_days: l.statsRetentionDays,
+      render_checks_per_hour: l.renderChecksPerHour,
     },
   };
 }

@@ -120,6 +120,23 @@ function drawQr(qr, url) {
   $("qr-figure").hidden = false;
 }
 
+// render_check: the verdict and the desktop screenshot (the result's image block).
+function showCheck(result, d) {
+  const r = d.render;
+  if (!r || typeof r.status !== "string") { $("check").hidden = true; return; }
+  const n = (a) => (Array.isArray(a) ? a.length : 0);
+  $("check-status").textContent =
+    r.status === "unavailable" ? "Not checked: " + r.hint
+    : r.status === "ok" ? "OK: no errors, failed requests or blank page."
+    : r.status === "failed" ? "The page did not load" + (r.http_status ? " (HTTP " + r.http_status + ")" : "") + "."
+    : "Problems: " + n(r.console_errors) + " console errors, " + n(r.page_errors) + " exceptions, " + n(r.failed_requests) + " failed requests" + (r.blank ? ", blank page" : "") + ".";
+  const img = (result.content || []).find((c) => c.type === "image" && c.mimeType === "image/png");
+  const shot = $("shot");
+  if (img) { shot.src = "data:image/png;base64," + img.data; shot.alt = "Screenshot of " + d.url + " in a desktop browser"; shot.hidden = false; }
+  else { shot.removeAttribute("src"); shot.hidden = true; }
+  $("check").hidden = false;
+}
+
 function render(result) {
   const text = (result.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
   const d = result.structuredContent;
@@ -140,6 +157,7 @@ function render(result) {
   $("token").textContent = d.claim_token || "";
   const qr = result._meta && result._meta["${QR_META_KEY}"];
   if (qr && Array.isArray(qr.rows)) drawQr(qr, d.url); else $("qr-figure").hidden = true;
+  showCheck(result, d);
   const frame = $("frame");
   frame.title = "Preview of " + d.url;
   frame.src = d.url;
@@ -174,6 +192,7 @@ code { font: 0.95rem ui-monospace, monospace; overflow-wrap: anywhere; user-sele
 figure { margin: 0; flex: 0 0 auto; }
 svg { width: 148px; height: 148px; display: block; }
 figcaption { font-size: 0.85rem; max-width: 148px; overflow-wrap: anywhere; }
+#shot { display: block; max-width: 100%; height: auto; border: 1px solid GrayText; border-radius: 6px; }
 iframe { width: 100%; height: 320px; border: 1px solid GrayText; border-radius: 6px; background: #fff; }
 [hidden] { display: none !important; }
 `;
@@ -226,6 +245,11 @@ export async function previewHtml(e: Env): Promise<string> {
 <figcaption id="qr-caption"></figcaption>
 </figure>
 </div>
+<section id="check" aria-labelledby="check-heading" hidden>
+<h2 id="check-heading">In a real browser</h2>
+<p id="check-status"></p>
+<img id="shot" alt="" width="1280" height="800" hidden>
+</section>
 <h2 id="preview-heading">Preview</h2>
 <iframe id="frame" title="Preview of the drop" sandbox="allow-scripts allow-forms" referrerpolicy="no-referrer" loading="lazy"></iframe>
 </div>

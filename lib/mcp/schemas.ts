@@ -72,6 +72,14 @@ export const FILES_RULE = `Files per call — ${perPlan((t) => String(limits[t].
 /** How many versions of a drop are kept for rollback_drop, per plan (the live one included). */
 export const VERSIONS_RULE = `Versions kept per drop, the live one included — ${perPlan((t) => String(limits[t].versionsKept))}; older ones are pruned.`;
 
+/** render_check on every deploy tool (lib/mcp/render.ts). */
+const renderCheck = z
+  .boolean()
+  .optional()
+  .describe(
+    "true: after deploying, open the page in a real browser (desktop and phone sizes) and report console errors, uncaught exceptions, failed requests and a blank page, with a screenshot. Use it before telling the user the site works.",
+  );
+
 const ttl = ttlSchema.optional().meta({ description: TTL_RULE, minimum: TTL_MIN, maximum: TTL_CEILING_SECONDS });
 
 const MAX_FILE_BYTES = Math.max(...tiers.map((t) => limits[t].fileBytes));
@@ -154,6 +162,7 @@ export const deployHtmlArgs = z
       ),
     ttl,
     idempotency_key: idempotencyKey,
+    render_check: renderCheck,
   })
   .meta({
     examples: [
@@ -163,7 +172,7 @@ export const deployHtmlArgs = z
   });
 
 export const deployFilesArgs = z
-  .strictObject({ files, ttl, upload_token: uploadToken, idempotency_key: idempotencyKey })
+  .strictObject({ files, ttl, upload_token: uploadToken, idempotency_key: idempotencyKey, render_check: renderCheck })
   .meta({
     examples: [
       {
@@ -184,6 +193,7 @@ export const deployNamedArgs = z
     files,
     ttl,
     idempotency_key: idempotencyKey,
+    render_check: renderCheck,
   })
   .meta({ examples: [{ name: "blog", files: { "index.html": "<h1>My blog</h1>" } }] });
 
@@ -194,6 +204,7 @@ export const appendFilesArgs = z
       description: `New files to add to the drop (paid plans); paths it already has are refused. ${FILES_RULE} ${SIZE_RULE}`,
     }),
     idempotency_key: idempotencyKey,
+    render_check: renderCheck,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", files: { "about.html": "<h1>About</h1>" } }] });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ZodOpenApiRequestBodyObject } from "zod-openapi";
 import { TTL_CEILING_SECONDS } from "../deploy/ttl";
+import { renderQuery } from "./render";
 import { DEPLOY_GRANT_TOKEN_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
 import { APP_UPLOAD_MAX_BYTES, DEPLOY_GRANT_SECONDS, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import * as S from "../schemas";
@@ -145,7 +146,7 @@ export const deploy = {
           description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. A drop's files total at most ${mb(free.dropBytes)} (anonymous, free), ${mb(pro.dropBytes)} (paid), however they arrive (413). ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
           security: optionalCredential,
           requestParams: {
-            query: z.object({ ttl, name }),
+            query: z.object({ ttl, name, render: renderQuery }),
             header: z.object({
               "X-Upload-Token": uploadToken,
               "If-Match": S.ifMatchHeaderSchema.optional(),
@@ -177,6 +178,7 @@ export const deploy = {
           security: anyCredential,
           requestParams: {
             path: slugPath,
+            query: z.object({ render: renderQuery }),
             header: z.object({
               "If-Match": S.ifMatchHeaderSchema.optional(),
               "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional(),

@@ -8,6 +8,7 @@ import { deploy } from "./deploy";
 import { device } from "./device";
 import { domains } from "./domains";
 import { drops } from "./drops";
+import { render } from "./render";
 import { errorComponents, errorSchemas, operationErrors } from "./errors";
 import { keys } from "./keys";
 import { limitsResource } from "./limits";
@@ -34,6 +35,7 @@ const resources: Resource[] = [
   deploy,
   drops,
   stats,
+  render,
   claim,
   keys,
   webhooks,

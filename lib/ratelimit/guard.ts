@@ -27,9 +27,12 @@ export function rateLimited(p: LimitPolicy, result: LimitResult): ApiError {
   });
 }
 
-/** Counts one hit of `name` for `subject`; throws 429 rate_limited with Retry-After when the budget is spent. */
-export function enforceLimit(ctx: LimitContext, name: LimitName, subject: string): Promise<void> {
-  return guard(ctx, name, subject, "hit");
+/**
+ * Counts one hit of `name` for `subject`; throws 429 rate_limited with Retry-After when the budget
+ * is spent. `max` replaces the table's for a limit that the plan table sets per plan (renderCheck).
+ */
+export function enforceLimit(ctx: LimitContext, name: LimitName, subject: string, max?: number): Promise<void> {
+  return guard(ctx, name, subject, "hit", max);
 }
 
 /** Throws 429 when the budget of `name` for `subject` is already spent, without counting a hit. */
@@ -37,8 +40,15 @@ export function checkLimit(ctx: LimitContext, name: LimitName, subject: string):
   return guard(ctx, name, subject, "peek");
 }
 
-async function guard(ctx: LimitContext, name: LimitName, subject: string, op: "hit" | "peek"): Promise<void> {
-  const p = ratePolicies(ctx.env)[name];
+async function guard(
+  ctx: LimitContext,
+  name: LimitName,
+  subject: string,
+  op: "hit" | "peek",
+  max?: number,
+): Promise<void> {
+  const table = ratePolicies(ctx.env)[name];
+  const p = max === undefined ? table : { ...table, max };
   let result;
   try {
     result = await ctx.limiter[op](limitKey(p, subject), p.max, p.windowSeconds);

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { reportLimits } from "../plans";
+import { limits, reportLimits } from "../plans";
 
 // The one table of rate limits. Every guard names a row here; docs, OpenAPI texts and MCP tool
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
@@ -19,7 +19,8 @@ export type LimitName =
   | "deviceApprove"
   | "unlock"
   | "oauthRegister"
-  | "report";
+  | "report"
+  | "renderCheck";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -164,6 +165,17 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "ip",
       counts: "abuse reports (POST /reports, the /report form, MCP report_abuse), per client address",
       what: "reports from this address",
+      retryAfter: "limiter",
+    },
+    renderCheck: {
+      name: "renderCheck",
+      // The anonymous rate; an account's is its plan's render_checks_per_hour (lib/render/service.ts).
+      max: limits.anonymous.renderChecksPerHour,
+      windowSeconds: 3600,
+      per: "account",
+      counts:
+        "render checks started (?render=1, POST /drops/{slug}/render, MCP render_check, the dashboard), per account, or per client address when anonymous, at the plan's render_checks_per_hour",
+      what: "render checks",
       retryAfter: "limiter",
     },
     accountRoute: {

@@ -85,6 +85,7 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual([
       "files",
       "idempotency_key",
+      "render_check",
       "ttl",
       "upload_token",
     ]);

@@ -167,6 +167,17 @@ curl -X POST ${base}/deploy -H 'content-type: application/json' -H 'x-upload-tok
         </p>
       </Section>
 
+      <Section id="render-check" title="The render check">
+        <p>
+          Add <code>?render=1</code> to a deploy (MCP: <code>render_check: true</code>; CLI:{" "}
+          <code>dropsite deploy --check</code>) and the answer carries <code>render</code>: the page opened in a real
+          browser at desktop and phone sizes, its console errors, uncaught exceptions, failed requests, whether it is
+          blank, and two screenshots. <code>POST /drops/{"{slug}"}/render</code> checks the live version at any time;{" "}
+          <code>GET</code> reads the latest. Without a browser on the server the answer says <code>unavailable</code>{" "}
+          and the deploy still succeeds. Details: <DocLink to="render-check">the render check</DocLink>.
+        </p>
+      </Section>
+
       <Section id="deploy-once" title="One-time deploy URLs (agents with a shell)">
         <p>
           The MCP tool <code>deploy_directory</code> returns a one-time URL,{" "}

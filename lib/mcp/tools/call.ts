@@ -1,5 +1,6 @@
 // Running a tool: arguments checked against its input schema, an idempotency key honoured, and
 // every failure rendered as an isError result an agent can relay.
+import type { ImageBlock } from "../render";
 import type { z } from "zod";
 import { ApiError, toApiError } from "../../errors";
 import { tierOf } from "../../deploy/store";
@@ -36,7 +37,8 @@ function argumentError(error: z.ZodError): ApiError {
 
 export interface ToolResult {
   [key: string]: unknown;
-  content: { type: "text"; text: string }[];
+  // An image block has no text: readers of content[i].text see undefined there.
+  content: ({ type: "text"; text: string } | (ImageBlock & { text?: undefined }))[];
   structuredContent?: Record<string, unknown>;
   isError: boolean;
   _meta?: Record<string, unknown>;
@@ -72,7 +74,7 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   };
 }
 
-type RunOutput = ShownOnce;
+type RunOutput = ShownOnce & { image?: ImageBlock };
 
 /**
  * A write tool called with idempotency_key: runs once per caller and key (lib/idempotency.ts);
@@ -104,16 +106,12 @@ export async function callTool(def: ToolDef, call: ToolCall): Promise<ToolResult
     const parsed = def.input.safeParse(call.raw);
     if (!parsed.success) throw argumentError(parsed.error);
     // Each tool is typed by its own schemas; the call is safe because args came from that tool's own input schema.
-    const run = () =>
-      (def.run as (a: unknown, c: ToolCall) => Promise<{ structured: Record<string, unknown>; text: string }>)(
-        parsed.data,
-        call,
-      );
+    const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<RunOutput>)(parsed.data, call);
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
     const out =
       key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, def.sealed, run);
     const result: ToolResult = {
-      content: [{ type: "text", text: out.text }],
+      content: [{ type: "text", text: out.text }, ...(out.image ? [out.image] : [])],
       structuredContent: out.structured,
       isError: false,
     };

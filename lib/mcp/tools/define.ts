@@ -1,5 +1,6 @@
 // What every MCP tool module shares: a tool's definition (schemas, annotations, run), the call it
 // runs with, who the caller is, and the annotation sets most tools use.
+import type { ImageBlock } from "../render";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import { authRequired } from "../../errors";
@@ -34,7 +35,7 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
    * idempotent replay only sealed, as the webhooks table keeps it (lib/webhooks/secret.ts).
    */
   sealed?: "secret";
-  run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string }>;
+  run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string; image?: ImageBlock }>;
 }
 
 export function tool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O>): ToolDef<I, O> {

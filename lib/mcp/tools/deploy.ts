@@ -1,5 +1,6 @@
 // The deploy tools: a page, a files map, a named drop, an append, deploying by reference
 // (preflight_files, upload_content) and a one-time deploy URL for a local folder.
+import { withToolRender } from "../render";
 import type { AppContext } from "../../context";
 import { decodeFilesMap, tooLargeError } from "../../deploy/body";
 import { normalizeFiles, type InputFile } from "../../deploy/paths";
@@ -57,7 +58,7 @@ function deployText(ctx: AppContext, d: DeployResponse): string {
  * deployInvalid budget.
  */
 async function runDeploy(
-  args: { name?: string; ttl?: number; upload_token?: string },
+  args: { name?: string; ttl?: number; upload_token?: string; render_check?: boolean },
   call: ToolCall,
   filesFor: (tier: Tier) => InputFile[],
 ) {
@@ -70,7 +71,7 @@ async function runDeploy(
     };
     checkDeployOptions(c, opts);
     const d = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
-    return { structured: d, text: deployText(call.ctx, d) };
+    return withToolRender(call, args.render_check, { structured: d, text: deployText(call.ctx, d) });
   });
 }
 
@@ -160,13 +161,13 @@ export const deployTools = [
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
       const r = await appendToDrop(call.ctx, c, args.slug, files);
-      return {
+      return withToolRender(call, args.render_check, {
         structured: r,
         text: [
           `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}; version ${r.version}).`,
           ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE),
         ].join("\n"),
-      };
+      });
     },
   }),
   tool({

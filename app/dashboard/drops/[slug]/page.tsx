@@ -22,6 +22,7 @@ import { Notice } from "../../../_components/ui";
 import { DashboardShell } from "../../shell";
 import { previewBlocker } from "../../preview";
 import { StatsChart } from "../../../_components/StatsChart";
+import { RenderCheckPanel } from "../../../_components/RenderCheckPanel";
 import { getDropStats } from "@/lib/stats/read";
 
 /** The drop page's sections, in order, for its table of contents (each id is its heading's; site rules only when it has some). */
@@ -33,6 +34,7 @@ const SECTIONS = [
   { id: "domains-title", label: "Custom domains" },
   { id: "rules-title", label: "Site rules" },
   { id: "stats-title", label: "Visits" },
+  { id: "render-check-title", label: "Render check" },
 ] as const;
 
 export const dynamic = "force-dynamic";
@@ -178,6 +180,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           />
           <SiteRules drop={drop} />
           <StatsChart stats={stats} />
+          <RenderCheckPanel ctx={ctx} account={caller.account} slug={drop.slug} />
           {redeploy && (
             <section className="card" aria-labelledby="redeploy-title">
               <h2 id="redeploy-title">Redeploy</h2>

@@ -1,0 +1,35 @@
+import type { AppContext } from "../context";
+import { ApiError } from "../errors";
+import { optionalCaller } from "../auth/caller";
+import { clientAddress } from "../ratelimit/address";
+import type { DeployRender } from "../schemas";
+import { renderForDeploy, renderSubject } from "./service";
+
+// ?render=1 on the deploy routes (POST /deploy, POST /deploy/{slug}): the answer gains `render`,
+// the new live version as a real browser saw it. The deploy stands whatever the check finds;
+// a check that cannot run (no browser, rate spent) says so in `render` instead.
+
+/** Whether the request asks for a render check: render=1|true on, 0|false|absent off, anything else 400 (before any deploy work). */
+export function wantsRender(req: Request): boolean {
+  const v = new URL(req.url).searchParams.get("render");
+  if (v === null || v === "0" || v === "false") return false;
+  if (v === "1" || v === "true") return true;
+  throw new ApiError("invalid_request", "render must be 1 (check the drop in a browser) or 0.", {
+    details: { field: "render" },
+    docs: "render-check",
+  });
+}
+
+/** The deploy answer with its `render` when asked for. */
+export async function withRender<T extends { slug: string }>(
+  ctx: AppContext,
+  req: Request,
+  wanted: boolean,
+  answer: T,
+): Promise<T | (T & { render: DeployRender })> {
+  if (!wanted) return answer;
+  const caller = await optionalCaller(ctx, req).catch(() => null);
+  const subject = renderSubject(caller?.account ?? null, clientAddress(req, ctx.env));
+  const { render } = await renderForDeploy(ctx, answer.slug, subject);
+  return { ...answer, render };
+}
