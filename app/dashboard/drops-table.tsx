@@ -21,6 +21,7 @@ interface DropView {
   redeploy_count: number;
   updated_at: string;
   expires_at: string | null;
+  disabled?: { reason: string; at: string } | null;
 }
 
 /** The account's drops, one row each: its state, files, times, and copy and delete (behind a confirmation). */
@@ -50,7 +51,13 @@ export function DropsTable({ drops, now }: { drops: DropView[]; now: number }) {
               </span>
             </td>
             <td data-label="State">
-              <StateBadge expiresAt={d.expires_at} now={now} />
+              {d.disabled ? (
+                <span className="badge expired" data-testid="state-disabled">
+                  Disabled by the operator ({d.disabled.reason}) · 451
+                </span>
+              ) : (
+                <StateBadge expiresAt={d.expires_at} now={now} />
+              )}
             </td>
             <td data-label="Files">{d.file_count}</td>
             <td data-label="Updated">
