@@ -24,6 +24,7 @@ interface DropView {
   updated_at: string;
   expires_at: string | null;
   access?: "public" | "password";
+  disabled?: { reason: string; at: string } | null;
 }
 
 /** The account's drops, one row each: its state, files, times, and copy and delete (behind a confirmation). */
@@ -57,7 +58,13 @@ export function DropsTable({ drops, now, empty }: { drops: DropView[]; now: numb
               </span>
             </td>
             <td data-label="State">
-              <StateBadge expiresAt={d.expires_at} now={now} access={d.access} />
+              {d.disabled ? (
+                <span className="badge expired" data-testid="state-disabled">
+                  Disabled by the operator ({d.disabled.reason}) · 451
+                </span>
+              ) : (
+                <StateBadge expiresAt={d.expires_at} now={now} access={d.access} />
+              )}
             </td>
             <td data-label="Files">{d.file_count}</td>
             <td data-label="Views (7 days)">{d.views_7d}</td>

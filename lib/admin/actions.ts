@@ -7,6 +7,7 @@ import { withDb } from "../db/errors";
 import { findDropBySlug } from "../db/queries";
 import {
   deleteBlock,
+  dropCase,
   findReport,
   grantAdmin,
   insertBlock,
@@ -88,6 +89,30 @@ export async function adminQueue(ctx: AppContext, query: unknown) {
             : null,
       };
     }),
+  };
+}
+
+/** A drop's reports and scan findings, newest first, for the /admin page. */
+export async function adminCase(ctx: AppContext, slug: string) {
+  const drop = await dropOr404(ctx, slug);
+  const c = await withDb(() => dropCase(ctx.db, drop.id));
+  return {
+    reports: c.reports.map((r) => ({
+      id: r.id,
+      reason: r.reason,
+      details: r.details,
+      contact: r.contact,
+      status: r.status,
+      url: r.url,
+      created_at: r.createdAt.toISOString(),
+    })),
+    findings: c.findings.map((f) => ({
+      rule: f.rule,
+      file: f.file,
+      line: f.line,
+      excerpt: f.excerpt,
+      action: f.action,
+    })),
   };
 }
 

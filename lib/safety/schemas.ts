@@ -46,7 +46,7 @@ const note = z
   .describe("For the audit log only; never shown publicly.");
 
 export const disableBodySchema = z.object({ reason: z.enum(reasonCategories), note });
-export const suspendBodySchema = disableBodySchema;
+export const suspendBodySchema = z.object({ reason: z.enum(reasonCategories), note });
 export const resolveBodySchema = z.object({ action: z.enum(["dismissed", "disabled", "deleted"]), note });
 
 export const blockBodySchema = z.object({

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext } from "playwright-core";
+import { freePort, startApp, type RunningApp } from "../support/app-server";
+import { launchChromium, loginWithProvider, VIEWPORTS } from "../support/browser";
+import { axeViolations, hasFocus, tabTo } from "../support/a11y";
+import { startOidcProvider, type OidcHarness } from "../support/oidc";
+
+// The operators' page and the report form in a real browser against the built app (`npm run build`
+// first): the /report form works without JavaScript; /admin is 404 to a signed-in non-operator,
+// and for an operator (ADMIN_EMAILS, email verified by the provider) passes axe (WCAG 2.2 AA) and
+// disables a reported drop from the keyboard, after which the drop answers 451.
+
+let app: RunningApp;
+let oidc: OidcHarness;
+let browser: Browser;
+let slug = "";
+
+beforeAll(async () => {
+  const port = await freePort();
+  oidc = await startOidcProvider({ redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`] });
+  app = await startApp(
+    {
+      OIDC_ISSUER: oidc.issuer,
+      OIDC_CLIENT_ID: oidc.clientId,
+      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      ADMIN_EMAILS: "ops@example.test",
+    },
+    { port },
+  );
+  browser = await launchChromium();
+  const res = await fetch(`${app.baseUrl}/deploy`, {
+    method: "POST",
+    body: "<!doctype html><title>Bank login</title><h1>Sign in to your bank</h1>",
+    headers: { "content-type": "text/html" },
+  });
+  expect(res.status).toBe(200);
+  slug = ((await res.json()) as { slug: string }).slug;
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await oidc?.close();
+});
+
+const dropUrl = () => `http://${slug}.${app.serveDomain}/`;
+
+describe("the /report form", () => {
+  it("files a report without JavaScript, prefilled by ?url=", async () => {
+    const ctx = await browser.newContext({ viewport: VIEWPORTS.phone, javaScriptEnabled: false });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(`${app.baseUrl}/report?url=${encodeURIComponent(dropUrl())}`);
+      expect(await page.inputValue("#report-url")).toBe(dropUrl());
+      await page.selectOption("#report-reason", "phishing");
+      await page.fill("#report-details", "Imitates a bank's sign-in page.");
+      await Promise.all([
+        page.waitForURL(/\/report\?sent=rep_/, { waitUntil: "domcontentloaded" }),
+        page.getByRole("button", { name: "Send report" }).click({ noWaitAfter: true }),
+      ]);
+      await expect(page.getByRole("heading", { name: "Report received" }).isVisible()).resolves.toBe(true);
+    } finally {
+      await ctx.close();
+    }
+    // axe runs in the page, so the form is checked in a context with JavaScript.
+    const withJs = await browser.newContext({ viewport: VIEWPORTS.phone });
+    try {
+      const page = await withJs.newPage();
+      await page.goto(`${app.baseUrl}/report?url=${encodeURIComponent(dropUrl())}`);
+      expect(await axeViolations(page, "report form")).toEqual([]);
+    } finally {
+      await withJs.close();
+    }
+  });
+});
+
+describe("/admin", () => {
+  let eve: BrowserContext;
+  let ops: BrowserContext;
+  beforeAll(async () => {
+    eve = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    ops = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const a = await eve.newPage();
+    await loginWithProvider(a, app.baseUrl, "eve");
+    await a.close();
+    const b = await ops.newPage();
+    await loginWithProvider(b, app.baseUrl, "ops");
+    await b.close();
+  }, 120_000);
+  afterAll(async () => {
+    await eve?.close();
+    await ops?.close();
+  });
+
+  it("is 404 to a signed-in account that is no operator", async () => {
+    const page = await eve.newPage();
+    const res = await page.goto(`${app.baseUrl}/admin`);
+    expect(res?.status()).toBe(404);
+    expect(await page.content()).not.toContain("Review queue");
+  });
+
+  it("shows the queue to an operator, passes axe, and disables a drop from the keyboard", async () => {
+    const page = await ops.newPage();
+    const res = await page.goto(`${app.baseUrl}/admin`);
+    expect(res?.status()).toBe(200);
+    await expect(page.getByRole("heading", { name: /Review queue/ }).isVisible()).resolves.toBe(true);
+    const card = page.getByRole("article").filter({ hasText: slug });
+    await expect(card.getByText("Imitates a bank's sign-in page.").isVisible()).resolves.toBe(true);
+    expect(await axeViolations(page, "admin")).toEqual([]);
+    const disable = card.getByRole("button", { name: "Disable" });
+    await tabTo(page, disable);
+    expect(await hasFocus(disable)).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/admin\?done=/);
+    await expect(page.getByRole("status").textContent()).resolves.toContain(`Disabled ${slug}`);
+    const served = await app.request(`${slug}.${app.serveDomain}`, "/");
+    expect(served.status).toBe(451);
+  });
+});
