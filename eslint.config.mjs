@@ -10,7 +10,7 @@ import tseslint from "typescript-eslint";
 // The layers of docs/architecture.md, lowest first: a folder may import its own layer and the
 // layers below it, never one above (so no two folders import each other).
 export const LAYERS = [
-  ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts", "lib/hostname.ts"],
+  ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts", "lib/hostname.ts", "lib/concurrency.ts"],
   [
     "lib/errors.ts",
     "lib/input.ts",
@@ -54,7 +54,13 @@ const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>
 // in lib/ is server-only. (The `server-only` and `client-only` marker packages are not dependencies
 // of this project, and `server-only` throws outside Next's server bundles: in vitest, the scripts
 // and the data plane.) The rule follows a client file's value imports through app/ files too.
-export const CLIENT_LIB = ["lib/files", "lib/plans.ts", "lib/patterns.ts", "lib/storage/types.ts"];
+export const CLIENT_LIB = [
+  "lib/files",
+  "lib/plans.ts",
+  "lib/patterns.ts",
+  "lib/concurrency.ts",
+  "lib/storage/types.ts",
+];
 const root = import.meta.dirname;
 const valueImports = (source) => [...source.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
 const resolveLocal = (from, spec) => {

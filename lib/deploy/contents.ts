@@ -4,7 +4,8 @@ import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES } from "../plans";
-import { mapLimit, type Storage } from "../storage/types";
+import { mapLimit } from "../concurrency";
+import type { Storage } from "../storage/types";
 import { collectYoungGarbage } from "./garbage";
 import { oneSizePerHash } from "./hashes";
 import {

@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import { LARGE_FILE_WARNING_BYTES } from "../plans";
 import type { DeployReport } from "../schemas";
 import { resolvePath } from "../serve/paths";
-import { mapLimit } from "../storage/types";
+import { mapLimit } from "../concurrency";
 import type { OnBytes } from "./contents";
 import type { InputFile } from "./paths";
 import { targetOf, textKind, type TextKind } from "./report-refs";

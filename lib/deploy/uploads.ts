@@ -17,7 +17,7 @@ import { readBodyCapped } from "../http";
 import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES, isPaid, limits, UPLOAD_GRANT_SECONDS } from "../plans";
 import { preflightBodySchema, zipReferenceSchema, type PreflightResponse } from "../schemas";
-import { mapLimit } from "../storage/types";
+import { mapLimit } from "../concurrency";
 import { optionalCaller, type Caller } from "../auth/caller";
 import { dropBytesError, fileCapError, parseJsonStrict, tooLargeError, zipTooLarge } from "./body";
 import { normalizeFiles } from "./paths";

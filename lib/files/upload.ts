@@ -1,6 +1,6 @@
 import { APP_UPLOAD_MAX_BYTES, limits } from "../plans";
 import type { PreflightResponse } from "../schemas";
-import { mapLimit } from "../storage/types";
+import { mapLimit } from "../concurrency";
 
 // The client side of the upload protocol (docs/uploads.md), shared by the command-line client
 // and the browser page: given the files' hashes, preflight, send the small missing contents

@@ -1,6 +1,7 @@
 import { BlobNotFoundError, del, head, list, put } from "@vercel/blob";
 import { generateClientTokenFromReadWriteToken } from "@vercel/blob/client";
-import { assertScopedPrefix, mapLimit, sliceStream, type ByteRange, type DirectUploads, type Storage } from "./types";
+import { mapLimit } from "../concurrency";
+import { assertScopedPrefix, sliceStream, type ByteRange, type DirectUploads, type Storage } from "./types";
 
 // Vercel Blob (production). Objects are public blobs named by their key, without a random suffix,
 // so a key always maps to the same URL, which is the ref the database records. Reads are a plain

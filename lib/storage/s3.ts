@@ -15,7 +15,8 @@ import {
   type CompletedPart,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { assertScopedPrefix, mapLimit, sliceStream, type ByteRange, type DirectUploads, type Storage } from "./types";
+import { mapLimit } from "../concurrency";
+import { assertScopedPrefix, sliceStream, type ByteRange, type DirectUploads, type Storage } from "./types";
 
 // Any S3-compatible bucket (AWS S3, Cloudflare R2, MinIO, Garage) through the AWS SDK. The ref
 // the database records is the object key. Reads are ranged GETs streamed through; deletes by
