@@ -23,7 +23,7 @@ import {
 } from "../scan/rules";
 import { lookUpUris, WEB_RISK_DEFAULT_URL } from "../scan/web-risk";
 import { addressHash } from "../secret";
-import { mapLimit } from "../storage/types";
+import { mapLimit } from "../concurrency";
 import type { OnBytes } from "./contents";
 import type { InputFile } from "./paths";
 

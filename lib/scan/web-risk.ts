@@ -1,4 +1,4 @@
-import { mapLimit } from "../storage/types";
+import { mapLimit } from "../concurrency";
 
 // Google Web Risk `uris.search` (https://cloud.google.com/web-risk/docs/reference/rest/v1/uris/search):
 // one GET per URL, `{}` when Google knows nothing against it, `{threat: {threatTypes: […]}}`
