@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { disableDrop, enableDrop } from "@/lib/admin/actions";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { count, eq, sql } from "drizzle-orm";
@@ -154,7 +155,7 @@ async function subscribed(plan: "pro" | "free" = "pro", eventsWanted?: string[])
 }
 
 describe("POST/GET/DELETE /webhooks", () => {
-  it("creates a webhook with all nine events by default, shows the secret once, lists it without, deletes it then 404", async () => {
+  it("creates a webhook with all eleven events by default, shows the secret once, lists it without, deletes it then 404", async () => {
     const acc = await accountWithKey(t.ctx, "pro");
     const created = await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url }));
     expect(created.status).toBe(201);
@@ -165,7 +166,7 @@ describe("POST/GET/DELETE /webhooks", () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     registerSecret("webhook secret", created.body.secret);
-    expect(WEBHOOK_EVENT_TYPES).toHaveLength(9);
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(11);
     // Stored sealed, not in the clear; the server's key opens it.
     const [row] = await t.ctx.db.select().from(webhooks).where(eq(webhooks.id, created.body.id));
     expect(row?.secretSealed).not.toContain(created.body.secret.slice(6));
@@ -440,14 +441,17 @@ describe("events and their delivery", () => {
         now: new Date(t.clock.now),
       }),
     );
+    // An operator disables the drop and enables it again (drop.disabled, drop.enabled).
+    await disableDrop(t.ctx, { id: "cli" }, slug, { reason: "spam" });
+    await enableDrop(t.ctx, { id: "cli" }, slug);
 
     const pass = await drain();
-    expect(pass.delivered).toBe(10);
+    expect(pass.delivered).toBe(12);
     expect(receiver.unverified).toBe(0);
     const got = receiver.received.map((r) => r.payload).sort((x, y) => x.id.localeCompare(y.id));
     const byType = Object.fromEntries(receiver.received.map((r) => [r.payload.type, r.payload]));
     expect(Object.keys(byType).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
-    expect(got).toHaveLength(10);
+    expect(got).toHaveLength(12);
     for (const r of receiver.received) {
       expect(r.headers["webhook-id"]).toBe(r.payload.id);
       expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -469,6 +473,8 @@ describe("events and their delivery", () => {
     expect(byType["drop.deleted"]!.data).toEqual({ slug: anon.body.slug, url: url(anon.body.slug), version: 1 });
     expect(byType["drop.expired"]!.data).toEqual({ slug: short.body.slug, url: url(short.body.slug), version: 1 });
     expect(byType["domain.verified"]!.data).toEqual({ slug, url: url(slug), domain: "www.example.com" });
+    expect(byType["drop.disabled"]!.data).toEqual({ slug, url: url(slug), version: 1, reason: "spam" });
+    expect(byType["drop.enabled"]!.data).toEqual({ slug, url: url(slug), version: 1 });
     // The anonymous deploy (nobody's) and the other account's deploy reached no one here.
     expect(
       got
@@ -487,7 +493,7 @@ describe("events and their delivery", () => {
       key: acc.apiKey,
       params: idParams(acc.webhook.id),
     });
-    expect(log.body.deliveries).toHaveLength(10);
+    expect(log.body.deliveries).toHaveLength(12);
     expect(
       log.body.deliveries.every(
         (d: Record<string, unknown>) => d.status_code === 200 && d.error === null && d.attempt === 1,
