@@ -14,7 +14,7 @@ import { files as fileRows, type DropRow } from "@/lib/db/schema";
 import { accountScope, anonymousDropScope, contentKey } from "@/lib/deploy/contents";
 import { eq } from "drizzle-orm";
 import { runCleanup } from "@/lib/drops/lifecycle";
-import { appendResponseSchema, deployResponseSchema, dropSchema } from "@/lib/schemas";
+import { appendResponseSchema, deployResponseSchema, listDropsResponseSchema } from "@/lib/schemas";
 import { suiteContext, clearOfMinuteEdge, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { manyFiles } from "../support/zips";
@@ -73,7 +73,7 @@ describe("GET /drops and DELETE /drops/{slug}", () => {
     const body = await res.json();
     expect(body.total).toBe(3);
     expect(body.drops.map((d: { slug: string }) => d.slug)).toEqual([...slugs].reverse());
-    for (const d of body.drops) dropSchema.strict().parse(d);
+    for (const d of body.drops) listDropsResponseSchema.shape.drops.element.strict().parse(d);
     expect(body.drops[0].file_count).toBe(1);
     expect(body.drops[0].name).toBeNull();
     const page = await (

@@ -24,10 +24,10 @@ const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
 /**
  * The tools that write (readOnlyHint false in the one tool list), each with idempotency_key; the
- * device login tools are left out on purpose (docs/decisions.md).
+ * device login tools and report_abuse are left out on purpose (docs/decisions.md).
  */
 const WRITE_TOOLS = tools
-  .filter((x) => !x.annotations.readOnlyHint && !x.name.startsWith("device_"))
+  .filter((x) => !x.annotations.readOnlyHint && !x.name.startsWith("device_") && x.name !== "report_abuse")
   .map((x) => x.name)
   .sort();
 

@@ -125,7 +125,7 @@ describe("REST JSON deploys", () => {
     const entries = await refusedEntries();
     expect(entries).toHaveLength(audits + 1);
     expect(entries[0]).toMatchObject({ actor: "scan", action: "scan.refused" });
-    expect(entries[0]!.target).toMatch(/^address:[A-Za-z0-9_-]{32}$/);
+    expect(entries[0]!.target).toMatch(/^address:[0-9a-f]{64}$/);
     // The address is kept only as a keyed hash.
     expect(JSON.stringify(entries[0])).not.toContain("198.51.100.");
   });

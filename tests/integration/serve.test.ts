@@ -144,13 +144,13 @@ describe("headers", () => {
     );
   });
   it("the CDN may keep a response, never past the drop's expires_at", async () => {
-    // The anonymous drop expires in 30 days: the CDN keeps HTML a day, hashed names until expiry.
-    expect((await get(slug, "/")).headers.get("vercel-cdn-cache-control")).toBe(
-      "max-age=86400, stale-while-revalidate=60",
-    );
+    // The anonymous drop expires in 30 days: the CDN keeps hashed names until expiry; HTML is
+    // revalidated at the origin on every view while views are counted (STATS, on by default).
+    expect((await get(slug, "/")).headers.get("vercel-cdn-cache-control")).toBe("max-age=0, must-revalidate");
     expect((await get(slug, "/app.3f9a1c2b.js")).headers.get("vercel-cdn-cache-control")).toBe(`max-age=${30 * 86400}`);
-    const short = await deployFiles({ "index.html": "<p>short</p>" }, "?ttl=120");
-    expect((await get(short, "/")).headers.get("vercel-cdn-cache-control")).toBe("max-age=120");
+    const short = await deployFiles({ "index.html": "<p>short</p>", "app.3f9a1c2b.js": "1" }, "?ttl=120");
+    expect((await get(short, "/")).headers.get("vercel-cdn-cache-control")).toBe("max-age=0, must-revalidate");
+    expect((await get(short, "/app.3f9a1c2b.js")).headers.get("vercel-cdn-cache-control")).toBe("max-age=120");
     expect((await get("doesnotexist23", "/")).headers.get("vercel-cdn-cache-control")).toBeNull();
   });
   it("a full GET carries Content-Length and no framework headers", async () => {
