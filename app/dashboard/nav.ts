@@ -13,8 +13,10 @@ export const DASHBOARD_NAV: readonly NavEntry[] = [
   { href: "/dashboard/keys", label: "API keys and agents" },
   { href: "/dashboard/billing", label: "Billing and plan" },
   // Slot (teams): { href: "/dashboard/team", label: "Team members" }, { href: "/dashboard/audit", label: "Audit" }.
-  // Slot (safety-admin, operators only): { href: "/dashboard/operators", label: "Operators" }.
 ];
+
+/** Shown to operators only (lib/admin/operators.ts): the review queue and the operators' actions. */
+export const OPERATORS_ENTRY: NavEntry = { href: "/admin", label: "Operators" };
 
 /** The entry `pathname` is in: the longest href that is the path or a parent of it. */
 export function currentEntry(pathname: string, entries: readonly NavEntry[] = DASHBOARD_NAV): NavEntry | undefined {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, gt, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { drops, type DropRow } from "./schema";
 
@@ -7,7 +7,7 @@ import { drops, type DropRow } from "./schema";
 // read in index order and the search and state filters only look at the account's own rows.
 
 export type DropSort = "updated" | "created" | "name";
-export type DropStateFilter = "all" | "live" | "expired" | "protected";
+export type DropStateFilter = "all" | "live" | "expired" | "protected" | "disabled";
 
 export interface DropSearch {
   /** Matched anywhere in the drop's name or slug, case-insensitively; "" matches every drop. */
@@ -44,9 +44,11 @@ export async function searchOwnedDrops(
     const pattern = containing(q.term.toLowerCase());
     where.push(or(sql`lower(${drops.name}) like ${pattern}`, sql`${drops.slug} like ${pattern}`)!);
   }
-  if (q.state === "live") where.push(or(isNull(drops.expiresAt), gt(drops.expiresAt, q.now))!);
+  if (q.state === "live")
+    where.push(and(or(isNull(drops.expiresAt), gt(drops.expiresAt, q.now)), isNull(drops.disabledAt))!);
   if (q.state === "expired") where.push(lte(drops.expiresAt, q.now));
   if (q.state === "protected") where.push(eq(drops.accessMode, "password"));
+  if (q.state === "disabled") where.push(isNotNull(drops.disabledAt));
   const filter = and(...where);
   const { siteRules: _rules, accessPasswordHash: _hash, claimTokenHash: _claim, ...listed } = getTableColumns(drops);
   const [rows, [count]] = await Promise.all([

@@ -21,6 +21,7 @@ export const DROP_STATE_FILTERS: readonly { value: DropStateFilter; label: strin
   { value: "live", label: "Live" },
   { value: "expired", label: "Expired" },
   { value: "protected", label: "Password-protected" },
+  { value: "disabled", label: "Disabled by the operator" },
 ];
 
 export const DROP_PAGE_SIZES = [20, 50, 100] as const;

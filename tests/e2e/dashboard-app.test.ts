@@ -156,8 +156,16 @@ describe("the dashboard of an account with 20,000 drops", () => {
     const toc = page.getByRole("navigation", { name: "On this page" });
     await expect(toc.isVisible()).resolves.toBe(true);
     const targets = await toc.getByRole("link").evaluateAll((links) => links.map((a) => a.getAttribute("href")!));
-    // Overview, files and preview, versions, access, custom domains (no site rules on this drop).
-    expect(targets).toEqual(["#overview-title", "#files-title", "#versions-title", "#access-title", "#domains-title"]);
+    // Overview, files and preview, versions, access, custom domains (no site rules on this drop), visits, render check.
+    expect(targets).toEqual([
+      "#overview-title",
+      "#files-title",
+      "#versions-title",
+      "#access-title",
+      "#domains-title",
+      "#stats-title",
+      "#render-check-title",
+    ]);
     for (const hash of targets) await expect(page.locator(hash).count(), hash).resolves.toBe(1);
     await expect(page.getByTestId("preview-blocked").textContent()).resolves.toContain("password-protected");
     await expect(page.getByTestId("drop-preview").count()).resolves.toBe(0);

@@ -170,7 +170,7 @@ describe("the list's URL", () => {
       size: 50,
       page: 3,
     });
-    expect(parseDropListQuery({ state: "disabled", sort: "views", size: "7", page: "0", q: ["a", "b"] })).toEqual({
+    expect(parseDropListQuery({ state: "suspended", sort: "views", size: "7", page: "0", q: ["a", "b"] })).toEqual({
       ...DEFAULT_DROP_LIST,
       q: "a",
     });
