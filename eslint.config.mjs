@@ -14,7 +14,7 @@ export const LAYERS = [
   [
     "lib/errors.ts",
     "lib/input.ts",
-    "lib/schemas.ts",
+    "lib/schemas",
     "lib/http.ts",
     "lib/http-routes.ts",
     "lib/csp.ts",
