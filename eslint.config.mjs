@@ -20,8 +20,9 @@ export const LAYERS = [
     "lib/csp.ts",
     "lib/secret.ts",
     "lib/rules",
+    "lib/log",
   ],
-  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access", "lib/scan"],
+  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access", "lib/scan", "lib/metrics", "lib/tracing"],
   ["lib/context.ts", "lib/serve"],
   [
     "lib/oauth",
