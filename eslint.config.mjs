@@ -14,14 +14,15 @@ export const LAYERS = [
   [
     "lib/errors.ts",
     "lib/input.ts",
-    "lib/schemas.ts",
+    "lib/schemas",
     "lib/http.ts",
     "lib/http-routes.ts",
     "lib/csp.ts",
     "lib/secret.ts",
     "lib/rules",
+    "lib/log",
   ],
-  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access", "lib/scan"],
+  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access", "lib/scan", "lib/metrics", "lib/tracing"],
   ["lib/context.ts", "lib/serve"],
   [
     "lib/oauth",

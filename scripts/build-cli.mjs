@@ -1,7 +1,7 @@
 // Compiles the command-line client (cli/dropsite.ts) into cli/dist/dropsite.mjs, the package's
 // bin. Runs on every `npm install` (the prepare script) and `npm run build`, so `npx dropsite`
 // never needs a build step by hand. The shared modules it imports (lib/files/ignore.ts,
-// lib/patterns.ts, lib/plans.ts, lib/schemas.ts) are bundled in; the packages they use stay
+// lib/patterns.ts, lib/plans.ts, lib/schemas/) are bundled in; the packages they use stay
 // external and load from node_modules at run time: ignore, zod and tldts, all of them
 // `dependencies` of the package (a test of the CLI's import list keeps this true).
 import path from "node:path";

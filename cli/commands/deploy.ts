@@ -299,7 +299,8 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
 }
 
 export const deploy: Command = {
-  usage: "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--check] [--grant URL]",
+  usage:
+    "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--check] [--grant URL]",
   about: `Deploy a folder (default .), an .html/.htm file or a .zip.
   A folder is deployed by content: only files the server does not have yet are uploaded, and
   the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):

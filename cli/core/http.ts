@@ -126,7 +126,7 @@ export function checkUpload(res: HttpAnswer): void {
   parseAnswer<unknown>(res);
 }
 
-/** One API call; the answer is the server's response type (`T`, from lib/schemas.ts). */
+/** One API call; the answer is the server's response type (`T`, from lib/schemas). */
 export async function apiCall<T>(
   api: string,
   key: string | undefined,

@@ -3,7 +3,7 @@ import type { Db } from "./client";
 import { drops, type DropRow } from "./schema";
 
 // The dashboard's drops list: one account's drops, searched, filtered by state and sorted, a page
-// at a time. Every order has an index that starts with owner_id (lib/db/schema.ts), so a page is
+// at a time. Every order has an index that starts with owner_id (lib/db/schema/drops.ts), so a page is
 // read in index order and the search and state filters only look at the account's own rows.
 
 export type DropSort = "updated" | "created" | "name";

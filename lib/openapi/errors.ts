@@ -4,7 +4,7 @@ import { errorStatus, type ErrorCode } from "../errors";
 import { limits } from "../plans";
 import { errorEnvelopeSchema } from "../schemas";
 
-// The error responses of the document: the envelope of lib/schemas.ts narrowed to the codes an
+// The error responses of the document: the envelope of lib/schemas narrowed to the codes an
 // operation answers, with an example envelope for each code. Statuses come from lib/errors.ts.
 
 const statusText: Record<number, string> = {

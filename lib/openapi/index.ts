@@ -23,7 +23,7 @@ import { webhooks } from "./webhooks";
 import { MCP_SCOPE, OAUTH_ROUTES } from "../oauth/paths";
 
 // The OpenAPI 3.1 document of the service (GET /openapi.json). Each resource module beside this
-// file declares its operations with the zod schemas of lib/schemas.ts that validate requests and
+// file declares its operations with the zod schemas of lib/schemas that validate requests and
 // type responses, and the error codes each operation answers; zod-openapi renders them, so the
 // document cannot drift from the code.
 

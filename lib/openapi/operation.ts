@@ -9,7 +9,7 @@ import type { ErrorCode } from "../errors";
 import type { LimitName, LimitPolicy } from "../ratelimit/policy";
 
 // The shape every resource module (lib/openapi/<resource>.ts) declares its operations in: the
-// zod schemas of lib/schemas.ts for parameters and bodies, the success responses, and the
+// zod schemas of lib/schemas for parameters and bodies, the success responses, and the
 // error codes the operation answers. lib/openapi/index.ts renders them into the document.
 
 /** What an operation's texts may depend on besides lib/plans.ts: the deployment's rate limits. */

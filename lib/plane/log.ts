@@ -7,7 +7,7 @@ import type { PlaneRequest, PlaneResponse } from "./request";
 import { log } from "../log";
 import { takeErrorCode } from "../log/codes";
 import { observeRequest } from "../metrics/http";
-import { appRouteName } from "../metrics/routes";
+import { appRouteName } from "./route-names";
 import { endRequestSpan, startRequestSpan } from "../tracing";
 
 // The request log of the self-hosted listener: one JSON line per request (the fields are in

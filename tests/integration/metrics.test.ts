@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import parsePrometheusTextFormat, { type Family } from "parse-prometheus-text-format";
 import { dispatch, listenerOptions, logRequest } from "@/lib/plane/node";
-import { appRouteName } from "@/lib/metrics/routes";
+import { appRouteName } from "@/lib/plane/route-names";
 import { freshLimiter, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
 import { requestAt, type HttpResult } from "../support/app-server";
 import { freePort } from "../support/net";

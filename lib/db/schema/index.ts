@@ -1,0 +1,10 @@
+// The database schema: one module per domain, everything imported from here (lib/db/schema), as
+// drizzle.config.ts reads it. Bytes live in Storage; these tables hold the metadata.
+
+export * from "./drops";
+export * from "./credentials";
+export * from "./webhooks";
+export * from "./domains";
+export * from "./safety";
+export * from "./stats";
+export * from "./render";

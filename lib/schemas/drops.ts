@@ -1,0 +1,178 @@
+import { z } from "zod";
+import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS } from "../plans";
+import { REDIRECT_STATUSES } from "../rules/types";
+import { isoDate, planSchema } from "./common";
+
+// A drop and its routes: the drop and its detail, access (password protection), site rules,
+// listing and deleting, the write preconditions (If-Match, Idempotency-Key), versions and rollback.
+
+export const dropSchema = z.object({
+  slug: z.string(),
+  url: z.url(),
+  name: z.string().nullable(),
+  file_count: z.int(),
+  redeploy_count: z.int(),
+  created_at: isoDate,
+  updated_at: isoDate,
+  expires_at: isoDate.nullable(),
+  disabled: z
+    .object({ reason: z.string(), at: isoDate })
+    .nullable()
+    .describe(
+      "Set while an operator has disabled the drop: it answers 451 everywhere and refuses writes (403 forbidden); its owner may still delete it or appeal at /report.",
+    ),
+});
+export type Drop = z.infer<typeof dropSchema>;
+
+export const accessModeSchema = z
+  .enum(["public", "password"])
+  .describe("public: anyone with the URL; password: visitors who know the drop's password.");
+
+/** Code points of the NFC form: what "characters" means for a password. */
+export const passwordChars = (s: string) => [...s.normalize("NFC")].length;
+
+export const accessPasswordSchema = z
+  .string()
+  .refine(
+    (s) => passwordChars(s) >= ACCESS_PASSWORD_MIN_CHARS && passwordChars(s) <= ACCESS_PASSWORD_MAX_CHARS,
+    `must be ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters`,
+  )
+  .meta({ minLength: ACCESS_PASSWORD_MIN_CHARS, maxLength: ACCESS_PASSWORD_MAX_CHARS })
+  .describe(
+    `The drop's password, ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`,
+  );
+
+export const accessBodySchema = z.discriminatedUnion("mode", [
+  z.strictObject({ mode: z.literal("public") }),
+  z.strictObject({ mode: z.literal("password"), password: accessPasswordSchema }),
+]);
+
+export const accessResponseSchema = z.object({ slug: z.string(), mode: accessModeSchema });
+export type AccessResponse = z.infer<typeof accessResponseSchema>;
+
+export const siteRulesSchema = z
+  .object({
+    redirects: z.array(
+      z.object({
+        line: z.int().min(1).describe("Line of _redirects."),
+        from: z.string(),
+        to: z.string(),
+        status: z.union(REDIRECT_STATUSES.map((n) => z.literal(n))),
+        force: z.boolean().describe("Written with !: applies even when a file answers the path."),
+      }),
+    ),
+    headers: z.array(
+      z.object({
+        line: z.int().min(1).describe("Line of the path in _headers."),
+        path: z.string(),
+        headers: z.array(z.object({ name: z.string(), value: z.string() })),
+      }),
+    ),
+  })
+  .describe("The site rules the drop serves with, parsed from its _redirects and _headers at deploy, in file order.");
+
+export const dropDetailSchema = dropSchema.extend({
+  access: accessModeSchema.describe(
+    "Who may see the drop's files: public, or password (visitors unlock it with its password).",
+  ),
+  plan: planSchema.describe("The owning account's plan."),
+  total_bytes: z.int().min(0),
+  files: z
+    .array(z.object({ path: z.string(), size: z.int().min(0), content_type: z.string() }))
+    .describe("By path; at most 1000."),
+  files_truncated: z.boolean().describe("true when the drop has more files than listed (see file_count)."),
+  redirect_rules: z.int().min(0).describe("Rules of the drop's _redirects (0 without one)."),
+  header_rules: z.int().min(0).describe("Path blocks of the drop's _headers (0 without one)."),
+  rules: siteRulesSchema,
+  live_version: z.int().min(1).describe("The version served; files, file_count and total_bytes are that version's."),
+});
+export type DropDetail = z.infer<typeof dropDetailSchema>;
+
+/** The largest offset a list accepts (PostgreSQL's int4 maximum; no account holds that many drops). */
+export const MAX_OFFSET = 2_147_483_647;
+/** The largest page of a list, and the page size when none is asked for. */
+export const LIST_LIMIT_MAX = 500;
+export const LIST_LIMIT_DEFAULT = 100;
+
+export const listQuerySchema = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .default(LIST_LIMIT_DEFAULT)
+    .describe(`Page size, 1 to ${LIST_LIMIT_MAX}.`),
+  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).describe(`Drops to skip, 0 to ${MAX_OFFSET}.`),
+});
+
+/** The dashboard's ?page= (pages of `pageSize` drops): a page whose offset a list accepts; anything else is page 1. */
+export const dashboardPageSchema = (pageSize: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Math.floor(MAX_OFFSET / pageSize))
+    .catch(1);
+
+export const listDropsResponseSchema = z.object({
+  total: z.int().describe("All drops of the account, not only this page."),
+  drops: z
+    .array(
+      dropSchema.extend({
+        views_7d: z
+          .int()
+          .describe("Views of the drop today and the 6 days before (UTC), as GET /drops/{slug}/stats counts them."),
+      }),
+    )
+    .describe("Newest first."),
+});
+export type ListDropsResponse = z.infer<typeof listDropsResponseSchema>;
+
+export const deleteDropResponseSchema = z.object({ deleted: z.string().describe("Slug of the deleted drop.") });
+
+export const ifMatchHeaderSchema = z
+  .string()
+  .regex(/^\s*"[1-9][0-9]{0,9}"\s*$/)
+  .describe(
+    'The live version the write expects, in double quotes (e.g. "3"); when another version is live: 409 conflict with live_version. Named deploys and appends only.',
+  );
+
+export const idempotencyKeyHeaderSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/)
+  .describe(
+    "1 to 255 printable characters. The same request with the same key from the same caller within 24 hours replays the first answer (Idempotent-Replayed: true); another request with it, or a retry while the first runs, is 409 conflict.",
+  );
+
+export const versionKinds = ["deploy", "replace", "append"] as const;
+
+export const dropVersionSchema = z.object({
+  version: z.int().min(1),
+  created_at: isoDate,
+  file_count: z.int().min(0),
+  total_bytes: z.int().min(0),
+  kind: z
+    .enum(versionKinds)
+    .describe("The write that made the version: the first deploy, a named replace, or an append."),
+  live: z.boolean().describe("true for the version the drop serves."),
+});
+
+export const versionsListSchema = z.object({
+  total: z.int().describe("Retained versions of the drop, not only this page."),
+  live_version: z.int().min(1),
+  versions: z.array(dropVersionSchema).describe("Newest first."),
+});
+export type VersionsList = z.infer<typeof versionsListSchema>;
+
+export const rollbackBodySchema = z.object({
+  version: z.int().describe("A retained version of the drop (older or newer than the live one)."),
+});
+
+export const rollbackResponseSchema = z.object({
+  slug: z.string(),
+  url: z.url(),
+  live_version: z.int().min(1),
+});
+export type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
