@@ -160,10 +160,8 @@ function applyFeed(c: ServeCaches, changes: FeedChange[] | "all"): void {
   }
   const dropIds = new Set<string>();
   const owners = new Set<string>();
-  let anyDrop = false;
   for (const ch of changes) {
     if (ch.kind === "drop") {
-      anyDrop = true;
       if (ch.dropId) dropIds.add(ch.dropId);
       if (ch.slug) c.manifests.delete(cacheKey({ slug: ch.slug }));
     } else if (ch.kind === "domain") {
@@ -172,18 +170,15 @@ function applyFeed(c: ServeCaches, changes: FeedChange[] | "all"): void {
       owners.add(ch.ref);
     }
   }
-  if (dropIds.size > 0 || owners.size > 0) {
-    const names: string[] = [];
-    for (const [k, entry] of c.manifests.entries()) {
-      const drop = entry.manifest?.drop;
-      if (drop ? dropIds.has(drop.id) || (drop.ownerId !== null && owners.has(drop.ownerId)) : indirect(k))
-        names.push(k);
-    }
-    for (const k of names) c.manifests.delete(k);
+  if (dropIds.size === 0 && owners.size === 0) return;
+  // The drops' other names, their owners' drops (a vanity sub or suspension changed), and names
+  // under a vanity sub or domain cached as absent (a new drop or a sub taken may resolve them).
+  const names: string[] = [];
+  for (const [k, entry] of c.manifests.entries()) {
+    const drop = entry.manifest?.drop;
+    if (drop ? dropIds.has(drop.id) || (drop.ownerId !== null && owners.has(drop.ownerId)) : indirect(k)) names.push(k);
   }
-  // Absent names under a vanity sub may now resolve (a new drop, a sub taken).
-  if (anyDrop || owners.size > 0)
-    for (const [k, entry] of c.manifests.entries()) if (!entry.manifest && indirect(k)) c.manifests.delete(k);
+  for (const k of names) c.manifests.delete(k);
 }
 
 /**
