@@ -124,6 +124,21 @@ function suite(
       expect((await visit(b, "www.feed.example")).status).toBe(404);
     });
 
+    it("prunes rows older than ten minutes, once a minute, and keeps the newer ones", async () => {
+      await a.db.execute(sql`insert into drop_changes (kind, ref, at) values
+        ('account', 'old', now() - interval '11 minutes'), ('account', 'new', now() - interval '9 minutes')`);
+      clock.now += 61_000;
+      await visit(b, "nothing-here");
+      const left = async () =>
+        (
+          (await a.db.execute(sql`select ref from drop_changes where ref in ('old', 'new') order by ref`)) as {
+            rows: { ref: string }[];
+          }
+        ).rows.map((r) => r.ref);
+      for (let i = 0; i < 50 && (await left()).includes("old"); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await left()).toEqual(["new"]);
+    });
+
     // PGlite runs one transaction at a time: commits cannot interleave there.
     if (concurrent)
       it("sees a change whose transaction commits after a later one's (feed read by transaction id)", async () => {
