@@ -86,6 +86,18 @@ async function poll(ctx: AppContext, s: FeedState, apply: FeedApply): Promise<bo
   return true;
 }
 
+/** A lookup waits this long for a read; past it the cache checks its entry's row instead. */
+const FEED_WAIT_MS = 3000;
+
+/** The read's outcome, or false when it takes longer than FEED_WAIT_MS (a hung connection). */
+function waitFor(read: Promise<boolean>): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), FEED_WAIT_MS);
+  });
+  return Promise.race([read, late]).finally(() => clearTimeout(timer));
+}
+
 function start(ctx: AppContext, s: FeedState, apply: FeedApply): Promise<boolean> {
   if (!s.inFlight) {
     s.inFlight = poll(ctx, s, apply).finally(() => {
@@ -109,8 +121,8 @@ export function feedCurrent(ctx: AppContext, apply: FeedApply): boolean | Promis
     return true;
   }
   return (async () => {
-    const ok = await start(ctx, s, apply);
+    const ok = await waitFor(start(ctx, s, apply));
     // A read that was already in flight may have started too long ago: one more, then.
-    return ok && ctx.now() - s.polledAt >= FEED_STALE_MS ? start(ctx, s, apply) : ok;
+    return ok && ctx.now() - s.polledAt >= FEED_STALE_MS ? waitFor(start(ctx, s, apply)) : ok;
   })();
 }
