@@ -12,13 +12,14 @@
 //
 // The app is started as the tests start it (tests/support/app-server.ts). Needs the built app
 // (`npm run build`), and the Debian packages nginx and wrk (serve), PostgreSQL 15 (workers, pg,
-// versions, zip) and unzip (zip). BENCH_ONLY=serve,rules,... runs only the named sections.
+// versions, longtail, zip) and unzip (zip). BENCH_ONLY=serve,rules,... runs only the named sections.
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { ROOT } from "./app";
 import { domainsSection } from "./domains";
+import { longtailSection } from "./longtail";
 import { metricsSection } from "./metrics";
 import { pgSection } from "./pg";
 import { redeploySection } from "./redeploy";
@@ -38,6 +39,7 @@ const SECTIONS: Record<string, (work: string, site: ServedSite) => Promise<strin
   metrics: metricsSection,
   pg: (work, site) => (process.env.BENCH_SKIP_PG === "1" ? Promise.resolve([]) : pgSection(work, site)),
   versions: versionsSection,
+  longtail: (work, site) => (process.env.BENCH_SKIP_PG === "1" ? Promise.resolve([]) : longtailSection(work, site)),
   zip: zipSection,
   redeploy: redeploySection,
 };

@@ -24,7 +24,8 @@ function ms(v: string, unit: string): number {
   return unit === "us" ? n / 1000 : unit === "s" ? n * 1000 : unit === "m" ? n * 60_000 : n;
 }
 
-function parse(stdout: string): WrkResult {
+/** Reads wrk's report (--latency). */
+export function parseWrk(stdout: string): WrkResult {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
   const p = /99%\s+([\d.]+)(us|ms|s|m)\b/.exec(stdout);
   const bad =
@@ -45,7 +46,7 @@ async function wrk(
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
   args.push(`http://127.0.0.1:${port}${pathname}`);
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
-  return parse(stdout);
+  return parseWrk(stdout);
 }
 
 /** One second of the same load first (JIT, caches, connection setup), then the measured run. */

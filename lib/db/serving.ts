@@ -163,3 +163,39 @@ export async function loadManifest(
     ),
   };
 }
+
+/** One row of the change feed (drop_changes), as the serve path's poller reads it. */
+export interface FeedChange {
+  seq: number;
+  kind: "drop" | "domain" | "account";
+  dropId: string | null;
+  slug: string | null;
+  /** A domain change: its hostname; an account change: the account id. */
+  ref: string | null;
+}
+
+/**
+ * The feed's rows written by transactions with an id at or above `sinceXmin` (all of them that
+ * have committed), and the xmin of this statement's snapshot: every transaction not committed
+ * as that snapshot was taken has an id at or above it, so the next read from there misses none,
+ * however sequence values committed out of order. One statement, so one snapshot.
+ */
+export async function readChanges(db: Db, sinceXmin: string | null): Promise<{ xmin: string; changes: FeedChange[] }> {
+  const res = (await db.execute(sql`
+    select pg_snapshot_xmin(pg_current_snapshot())::text as xmin,
+      coalesce((select json_agg(json_build_object('seq', c.seq, 'kind', c.kind, 'dropId', c.drop_id,
+                                                  'slug', c.slug, 'ref', c.ref) order by c.seq)
+                from drop_changes c where c.xid >= ${sinceXmin}::text::xid8), '[]'::json) as changes`)) as {
+    rows: { xmin: string; changes: FeedChange[] | string }[];
+  };
+  const row = res.rows[0]!;
+  const changes = typeof row.changes === "string" ? (JSON.parse(row.changes) as FeedChange[]) : row.changes;
+  return { xmin: row.xmin, changes: changes.map((c) => ({ ...c, seq: Number(c.seq) })) };
+}
+
+/** Deletes the feed's rows older than `olderThanMs` (the pollers have long read them). */
+export async function pruneChanges(db: Db, olderThanMs: number): Promise<void> {
+  await db.execute(
+    sql`delete from drop_changes where at < now() - make_interval(secs => ${olderThanMs / 1000}::double precision)`,
+  );
+}

@@ -5,7 +5,15 @@ import { dangerouslyDeleteByTag, invalidateByTag } from "@vercel/functions";
 import type { AppContext } from "../context";
 import { compileRules, type CompiledRules } from "../rules/match";
 import { RULE_FILES } from "../rules/types";
-import { findDropVersion, loadManifest, type DropKey, type ManifestDrop, type ManifestFile } from "../db/serving";
+import {
+  findDropVersion,
+  loadManifest,
+  type DropKey,
+  type FeedChange,
+  type ManifestDrop,
+  type ManifestFile,
+} from "../db/serving";
+import { FEED_STALE_MS, feedCurrent } from "./feed";
 import { metrics } from "../metrics/registry";
 
 /** cache_requests_total's children, made once: the serve path only increments them. */
@@ -30,14 +38,19 @@ function cacheCounts() {
 // request) and small contents by SHA-256 (raw, and br/gzip for text types), under a byte budget.
 //
 // Freshness: a change made in this process (dropChanged) takes effect at once. Another instance
-// sharing the database notices within MANIFEST_REVALIDATE_MS: after that long a cached manifest
-// is checked against the drop row (one small query) before it is used again, and reloaded
-// whole, in one statement, when the row's version differs. So a lookup never mixes two versions.
+// sharing the database notices within MANIFEST_REVALIDATE_MS through the change feed (feed.ts):
+// one read per interval for all drops forgets the manifests of the drops it names; the others
+// stay in memory (checked against their row after MANIFEST_SAFETY_TTL_MS). When the feed cannot
+// be read, a cached manifest is checked against the drop row (one small query) after
+// MANIFEST_REVALIDATE_MS. A manifest is loaded whole, in one statement, so a lookup never mixes
+// two versions.
 //
 // The caches live on globalThis, like the context: the listener's bundle of lib/serve and Next's
 // bundles of lib/drops are separate module instances in one process and must share them.
 
-export const MANIFEST_REVALIDATE_MS = 2000;
+export const MANIFEST_REVALIDATE_MS = FEED_STALE_MS;
+/** While the feed is read, a cached manifest is still checked against its row after this long. */
+const MANIFEST_SAFETY_TTL_MS = 5 * 60_000;
 /** Most file rows kept across all cached manifests (the oldest manifests leave first). */
 const MANIFEST_MAX_ROWS = 200_000;
 /** Contents larger than this are streamed from storage on every request (and not compressed). */
@@ -133,13 +146,54 @@ export function peekManifest(ctx: AppContext, key: DropKey): Manifest | undefine
   return caches(ctx).manifests.peek(cacheKey(key))?.manifest;
 }
 
-/** The manifest of the drop a host names, from memory when it is fresh enough. */
+/**
+ * Applies what the change feed read: forgets the manifests of the drops, domains and accounts it
+ * names (or all of them when the feed starts over), and bumps the generation so a load in
+ * flight, which may have read the old state, is not kept.
+ */
+function applyFeed(c: ServeCaches, changes: FeedChange[] | "all"): void {
+  c.generation++;
+  if (changes === "all") {
+    c.manifests.clear();
+    c.loading.clear();
+    return;
+  }
+  const dropIds = new Set<string>();
+  const owners = new Set<string>();
+  for (const ch of changes) {
+    if (ch.kind === "drop") {
+      if (ch.dropId) dropIds.add(ch.dropId);
+      if (ch.slug) c.manifests.delete(cacheKey({ slug: ch.slug }));
+    } else if (ch.kind === "domain") {
+      if (ch.ref) c.manifests.delete(cacheKey({ domain: ch.ref }));
+    } else if (ch.ref) {
+      owners.add(ch.ref);
+    }
+  }
+  if (dropIds.size === 0 && owners.size === 0) return;
+  // The drops' other names, their owners' drops (a vanity sub or suspension changed), and names
+  // under a vanity sub or domain cached as absent (a new drop or a sub taken may resolve them).
+  const names: string[] = [];
+  for (const [k, entry] of c.manifests.entries()) {
+    const drop = entry.manifest?.drop;
+    if (drop ? dropIds.has(drop.id) || (drop.ownerId !== null && owners.has(drop.ownerId)) : indirect(k)) names.push(k);
+  }
+  for (const k of names) c.manifests.delete(k);
+}
+
+/**
+ * The manifest of the drop a host names, from memory while the change feed has not named its
+ * drop (and it is younger than MANIFEST_SAFETY_TTL_MS); when the feed cannot be read, from
+ * memory only for MANIFEST_REVALIDATE_MS and then checked against the drop row.
+ */
 export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manifest | undefined> {
   const c = caches(ctx);
   const k = cacheKey(key);
+  const current = feedCurrent(ctx, (changes) => applyFeed(c, changes));
+  const feedOk = current === true || (await current);
   const now = ctx.now();
   const entry = c.manifests.get(k);
-  if (entry && now - entry.checkedAt < MANIFEST_REVALIDATE_MS) {
+  if (entry && now - entry.checkedAt < (feedOk ? MANIFEST_SAFETY_TTL_MS : MANIFEST_REVALIDATE_MS)) {
     cacheCounts().manifestHit.inc();
     return entry.manifest;
   }

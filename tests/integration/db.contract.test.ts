@@ -11,6 +11,7 @@ import * as schema from "@/lib/db/schema";
 import { accounts, contents, drops, files } from "@/lib/db/schema";
 import { markContentsStored, pinContents } from "@/lib/db/contents";
 import { insertDropWithFiles, replaceDropFiles } from "@/lib/db/queries";
+import { readChanges } from "@/lib/db/serving";
 import { startNeonWsProxy, type NeonWsProxy } from "../support/neon-ws-proxy";
 import { startPgServer, type PgServer } from "../support/pg-server";
 
@@ -132,6 +133,31 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
   it("opens the driver configuration chose", () => {
     expect(handle.kind).toBe(kind);
     if (opts.databaseUrl) expect(isNeonUrl(opts.databaseUrl)).toBe(kind === "neon");
+  });
+
+  it("the change feed: triggers write a row per drop, domain and account change; a read from the last xmin returns each once it commits", async () => {
+    const base = await readChanges(db, null);
+    expect(base.changes).toEqual([]);
+    const owner = await newAccount(db);
+    const drop = await newDrop(db, { ownerId: owner.id });
+    await db.update(drops).set({ liveVersion: 2 }).where(eq(drops.id, drop.id));
+    await db.update(drops).set({ liveVersion: 2 }).where(eq(drops.id, drop.id)); // no change: no row
+    await db
+      .update(accounts)
+      .set({ vanitySub: id("sub").slice(0, 20).replace(/_/g, "-") })
+      .where(eq(accounts.id, owner.id));
+    await db.delete(drops).where(eq(drops.id, drop.id));
+    const read = await readChanges(db, base.xmin);
+    const mine = read.changes.filter((c) => c.dropId === drop.id || c.ref === owner.id);
+    expect(mine.map((c) => [c.kind, c.slug])).toEqual([
+      ["drop", drop.slug],
+      ["drop", drop.slug],
+      ["account", null],
+      ["drop", drop.slug],
+    ]);
+    expect(BigInt(read.xmin)).toBeGreaterThan(BigInt(base.xmin));
+    const again = await readChanges(db, read.xmin);
+    expect(again.changes.filter((c) => c.dropId === drop.id || c.ref === owner.id)).toEqual([]);
   });
 
   it("inserts file rows as column arrays: any path, null scope and large sizes come back exactly", async () => {

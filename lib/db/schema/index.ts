@@ -8,3 +8,4 @@ export * from "./domains";
 export * from "./safety";
 export * from "./stats";
 export * from "./render";
+export * from "./feed";
