@@ -34,7 +34,7 @@ const STYLE =
   "main{width:100%;max-width:24rem;padding:1.5rem}h1{font-size:1.4rem;margin:0 0 .5rem}form{display:grid;gap:.5rem;margin-top:1rem}" +
   "label{font-weight:600}input{font:inherit;width:100%;padding:.6rem .7rem;border:1px solid #6e7781;border-radius:6px;background:#fff;color:inherit}" +
   "button{font:inherit;font-weight:600;padding:.6rem 1rem;border:0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}" +
-  "input:focus-visible,button:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}.error{color:#a40e26;font-weight:600}";
+  "input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}.error{color:#a40e26;font-weight:600}";
 
 const POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

@@ -6,7 +6,7 @@ import type { ServeResult } from "./types";
 // The service's own small pages on drop hosts (400, 404, 410, 503): one template.
 
 const PAGE_STYLE =
-  "body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#222;background:#fafafa}main{max-width:32rem;padding:2rem;text-align:center}h1{font-size:1.4rem}";
+  "body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#222;background:#fafafa}main{max-width:32rem;padding:2rem;text-align:center}h1{font-size:1.4rem}a{color:#0b57d0}a:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}";
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);

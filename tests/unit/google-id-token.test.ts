@@ -40,6 +40,7 @@ describe("Google ID tokens (GOOGLE_CLIENT_ID as audience)", () => {
       issuer: "https://accounts.google.com",
       subject: "g-123",
       email: "g@example.test",
+      emailVerified: true,
     });
   });
 
@@ -49,6 +50,7 @@ describe("Google ID tokens (GOOGLE_CLIENT_ID as audience)", () => {
       issuer: "https://accounts.google.com",
       subject: "g-123",
       email: null,
+      emailVerified: false,
     });
   });
 
