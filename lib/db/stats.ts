@@ -37,51 +37,58 @@ function mergedMap(column: string) {
 }
 
 /**
- * Adds one process's counts to a drop's day: its new visitor hashes (a hash another process or
- * an earlier flush already stored counts once), then one upsert of the day row.
+ * Adds one process's counts to drops' days, in one transaction for the whole flush (a long tail's
+ * thousands of drops cost one transaction per flush, not one each): the new visitor hashes (a hash
+ * another process or an earlier flush already stored counts once), then one upsert of every day
+ * row. Each (drop, day) appears at most once in `deltas`.
  */
-export async function addDayCounts(db: Db, d: DayDelta): Promise<void> {
+export async function addDayCounts(db: Db, deltas: DayDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
   await db.transaction(async (tx) => {
-    let visitors = 0;
-    for (let i = 0; i < d.hashes.length; i += 1000) {
+    const hashes = deltas.flatMap((d) => d.hashes.map((hash) => ({ dropId: d.dropId, day: d.day, hash })));
+    const visitors = new Map<string, number>();
+    for (let i = 0; i < hashes.length; i += 1000) {
       const inserted = await tx
         .insert(dropStatsVisitors)
-        .values(d.hashes.slice(i, i + 1000).map((hash) => ({ dropId: d.dropId, day: d.day, hash })))
+        .values(hashes.slice(i, i + 1000))
         .onConflictDoNothing()
-        .returning({ hash: dropStatsVisitors.hash });
-      visitors += inserted.length;
+        .returning({ dropId: dropStatsVisitors.dropId, day: dropStatsVisitors.day });
+      for (const r of inserted) visitors.set(`${r.dropId}/${r.day}`, (visitors.get(`${r.dropId}/${r.day}`) ?? 0) + 1);
     }
-    await tx
-      .insert(dropStats)
-      .values({
-        dropId: d.dropId,
-        day: d.day,
-        views: d.views,
-        visitors,
-        requests: d.requests,
-        bytes: d.bytes,
-        notFound: d.notFound,
-        botRequests: d.botRequests,
-        previews: d.previews,
-        paths: d.paths,
-        referrers: d.referrers,
-        countries: d.countries,
-      })
-      .onConflictDoUpdate({
-        target: [dropStats.dropId, dropStats.day],
-        set: {
-          views: sql`${dropStats.views} + excluded.views`,
-          visitors: sql`${dropStats.visitors} + excluded.visitors`,
-          requests: sql`${dropStats.requests} + excluded.requests`,
-          bytes: sql`${dropStats.bytes} + excluded.bytes`,
-          notFound: sql`${dropStats.notFound} + excluded.not_found`,
-          botRequests: sql`${dropStats.botRequests} + excluded.bot_requests`,
-          previews: sql`${dropStats.previews} + excluded.previews`,
-          paths: mergedMap("paths"),
-          referrers: mergedMap("referrers"),
-          countries: mergedMap("countries"),
-        },
-      });
+    for (let i = 0; i < deltas.length; i += 500)
+      await tx
+        .insert(dropStats)
+        .values(
+          deltas.slice(i, i + 500).map((d) => ({
+            dropId: d.dropId,
+            day: d.day,
+            views: d.views,
+            visitors: visitors.get(`${d.dropId}/${d.day}`) ?? 0,
+            requests: d.requests,
+            bytes: d.bytes,
+            notFound: d.notFound,
+            botRequests: d.botRequests,
+            previews: d.previews,
+            paths: d.paths,
+            referrers: d.referrers,
+            countries: d.countries,
+          })),
+        )
+        .onConflictDoUpdate({
+          target: [dropStats.dropId, dropStats.day],
+          set: {
+            views: sql`${dropStats.views} + excluded.views`,
+            visitors: sql`${dropStats.visitors} + excluded.visitors`,
+            requests: sql`${dropStats.requests} + excluded.requests`,
+            bytes: sql`${dropStats.bytes} + excluded.bytes`,
+            notFound: sql`${dropStats.notFound} + excluded.not_found`,
+            botRequests: sql`${dropStats.botRequests} + excluded.bot_requests`,
+            previews: sql`${dropStats.previews} + excluded.previews`,
+            paths: mergedMap("paths"),
+            referrers: mergedMap("referrers"),
+            countries: mergedMap("countries"),
+          },
+        });
   });
 }
 

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { sqlState } from "../db/errors";
-import { addDayCounts, closeDaysBefore, daySalt, deleteStatsBefore } from "../db/stats";
+import { addDayCounts, closeDaysBefore, daySalt, deleteStatsBefore, type DayDelta } from "../db/stats";
 import { STATS_KEPT_DAYS } from "../plans";
 
-// The counts of one process, in memory: a tally per drop and UTC day, written by one upsert per
-// drop and day at most every FLUSH_MS (and at shutdown, flushAll), never per request. A crash
+// The counts of one process, in memory: a tally per drop and UTC day, written by one transaction
+// for all of them (a row upsert per drop and day) at most every FLUSH_MS (and at shutdown, flushAll), never per request. A crash
 // loses at most the last FLUSH_MS of counts (docs/decisions.md, "Counts").
 //
 // Visitors: the process keeps each view's address and user agent in memory until the flush,
@@ -132,34 +132,54 @@ function flush(c: Counter): Promise<void> {
 async function write(c: Counter): Promise<void> {
   const tallies = [...c.tallies.values()];
   c.tallies = new Map();
-  for (const t of tallies) {
+  if (tallies.length > 0) {
     try {
-      const salt = t.people.size > 0 ? await saltOf(c, t.day) : "";
-      await addDayCounts(c.ctx.db, {
-        dropId: t.dropId,
-        day: t.day,
-        views: t.views,
-        requests: t.requests,
-        bytes: t.bytes,
-        notFound: t.notFound,
-        botRequests: t.botRequests,
-        previews: t.previews,
-        paths: Object.fromEntries(t.paths),
-        referrers: Object.fromEntries(t.referrers),
-        countries: Object.fromEntries(t.countries),
-        hashes: [...t.people].map((p) => visitorHash(salt, p)),
-      });
+      const deltas: DayDelta[] = [];
+      for (const t of tallies) deltas.push(await deltaOf(c, t));
+      await addDayCounts(c.ctx.db, deltas);
     } catch (err) {
-      // The drop was deleted meanwhile: its counts go with it. Any other failure keeps them for
-      // the next flush.
-      if (sqlState(err) === "23503") continue;
-      console.error("[stats] could not write counts:", err instanceof Error ? err.message : err);
-      keep(c, t);
+      // A drop deleted meanwhile fails the whole batch (its row's foreign key): write them one by
+      // one, so only the deleted drop's counts go with it.
+      if (sqlState(err) === "23503") await writeEach(c, tallies);
+      else failed(c, tallies, err);
     }
   }
   await closeFinalDays(c).catch((err) =>
     console.error("[stats] could not close the final days:", err instanceof Error ? err.message : err),
   );
+}
+
+async function writeEach(c: Counter, tallies: Tally[]): Promise<void> {
+  for (const t of tallies)
+    try {
+      await addDayCounts(c.ctx.db, [await deltaOf(c, t)]);
+    } catch (err) {
+      if (sqlState(err) !== "23503") failed(c, [t], err);
+    }
+}
+
+/** Any other failure keeps the counts for the next flush. */
+function failed(c: Counter, tallies: Tally[], err: unknown): void {
+  console.error("[stats] could not write counts:", err instanceof Error ? err.message : err);
+  for (const t of tallies) keep(c, t);
+}
+
+async function deltaOf(c: Counter, t: Tally): Promise<DayDelta> {
+  const salt = t.people.size > 0 ? await saltOf(c, t.day) : "";
+  return {
+    dropId: t.dropId,
+    day: t.day,
+    views: t.views,
+    requests: t.requests,
+    bytes: t.bytes,
+    notFound: t.notFound,
+    botRequests: t.botRequests,
+    previews: t.previews,
+    paths: Object.fromEntries(t.paths),
+    referrers: Object.fromEntries(t.referrers),
+    countries: Object.fromEntries(t.countries),
+    hashes: [...t.people].map((p) => visitorHash(salt, p)),
+  };
 }
 
 /** Puts a tally that could not be written back, added to what was counted since. */

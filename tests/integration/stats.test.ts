@@ -292,6 +292,27 @@ describe("anonymous drops", () => {
   });
 });
 
+describe("one flush for many drops", () => {
+  it("writes every drop's day in one batch, and a drop deleted before the flush loses only its own counts", async () => {
+    const kept = await createDrop(t.ctx, anonymousCaller, { files: site, ttl: null });
+    const gone = await createDrop(t.ctx, anonymousCaller, { files: site, ttl: null });
+    const also = await createDrop(t.ctx, anonymousCaller, { files: site, ttl: null });
+    for (const slug of [kept.slug, gone.slug, also.slug])
+      await send(slug, [
+        { path: "/", ua: CHROME, ip: ADDRESSES[0]! },
+        { path: "/about.html", ua: SAFARI, ip: ADDRESSES[2]! },
+      ]);
+    await t.ctx.db.execute(sql`delete from drops where slug = ${gone.slug}`);
+    await flushStats();
+    const rows = await t.ctx.db.execute<{ slug: string; views: number; visitors: number }>(
+      sql`select d.slug, s.views, s.visitors from drop_stats s join drops d on d.id = s.drop_id
+          where d.slug in (${kept.slug}, ${gone.slug}, ${also.slug}) order by d.slug`,
+    );
+    const found = Object.fromEntries(rows.rows.map((r) => [r.slug, [Number(r.views), Number(r.visitors)]]));
+    expect(found).toEqual({ [kept.slug]: [2, 2], [also.slug]: [2, 2] });
+  });
+});
+
 describe("nothing stored names a visitor", () => {
   it("no row of any table holds an address or user agent that was counted, and a final day keeps no hash or salt", async () => {
     const { account } = await accountWithKey(t.ctx, "pro");
