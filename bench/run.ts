@@ -23,9 +23,12 @@ import { longtailSection } from "./longtail";
 import { metricsSection } from "./metrics";
 import { pgSection } from "./pg";
 import { redeploySection } from "./redeploy";
+import { renderSection } from "./render";
 import { rulesSection } from "./rules";
+import { safetySection } from "./safety";
 import { serveSection } from "./serve";
 import { servedSite, type ServedSite } from "./site";
+import { statsSection } from "./stats";
 import { versionsSection } from "./versions";
 import { workersSection } from "./workers";
 import { zipSection } from "./zip";
@@ -37,11 +40,14 @@ const SECTIONS: Record<string, (work: string, site: ServedSite) => Promise<strin
   workers: workersSection,
   domains: domainsSection,
   metrics: metricsSection,
+  stats: statsSection,
+  safety: safetySection,
   pg: (work, site) => (process.env.BENCH_SKIP_PG === "1" ? Promise.resolve([]) : pgSection(work, site)),
   versions: versionsSection,
   longtail: (work, site) => (process.env.BENCH_SKIP_PG === "1" ? Promise.resolve([]) : longtailSection(work, site)),
   zip: zipSection,
   redeploy: redeploySection,
+  render: renderSection,
 };
 
 const ONLY = new Set((process.env.BENCH_ONLY ?? Object.keys(SECTIONS).join(",")).split(",").map((x) => x.trim()));

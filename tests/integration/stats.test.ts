@@ -90,6 +90,12 @@ async function readStats(slug: string, apiKey: string, query = ""): Promise<{ st
   return { status: res.status, body: await res.json() };
 }
 
+/** The rows of a raw query (the drivers type db.execute's answer differently). */
+const rowsOf = async <R>(query: SQL): Promise<R[]> => {
+  const result: unknown = await t.ctx.db.execute(query);
+  return (result as { rows: R[] }).rows;
+};
+
 const TODAY = "2026-11-01";
 const SIX_DAYS_AGO = "2026-10-26";
 
@@ -304,11 +310,11 @@ describe("one flush for many drops", () => {
       ]);
     await t.ctx.db.execute(sql`delete from drops where slug = ${gone.slug}`);
     await flushStats();
-    const rows = await t.ctx.db.execute<{ slug: string; views: number; visitors: number }>(
+    const rows = await rowsOf<{ slug: string; views: number; visitors: number }>(
       sql`select d.slug, s.views, s.visitors from drop_stats s join drops d on d.id = s.drop_id
           where d.slug in (${kept.slug}, ${gone.slug}, ${also.slug}) order by d.slug`,
     );
-    const found = Object.fromEntries(rows.rows.map((r) => [r.slug, [Number(r.views), Number(r.visitors)]]));
+    const found = Object.fromEntries(rows.map((r) => [r.slug, [Number(r.views), Number(r.visitors)]]));
     expect(found).toEqual({ [kept.slug]: [2, 2], [also.slug]: [2, 2] });
   });
 });
@@ -324,10 +330,6 @@ describe("nothing stored names a visitor", () => {
     ]);
     await flushStats();
     // Every row of every table as JSON text (what a dump of the database holds).
-    const rowsOf = async <R>(query: SQL): Promise<R[]> => {
-      const result: unknown = await t.ctx.db.execute(query);
-      return (result as { rows: R[] }).rows;
-    };
     const dump = async () => {
       const tables = await rowsOf<{ table_name: string }>(
         sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
