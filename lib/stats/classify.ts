@@ -68,14 +68,20 @@ export function countryCode(raw: string): string {
   return code;
 }
 
-/** The host of a Referer header (with a port that is not the default), lower-case; undefined when it names none (or is no http URL). */
+const referrers = new Map<string, string | undefined>();
+
+/** The host of a Referer header (with a port that is not the default), lower-case; undefined when it names none (or is no http URL). Remembered per header value. */
 export function referrerHost(referer: string | null): string | undefined {
   if (!referer) return undefined;
+  if (referrers.has(referer)) return referrers.get(referer);
+  let host: string | undefined;
   try {
     const u = new URL(referer);
-    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
-    return u.host.toLowerCase() || undefined;
+    if (u.protocol === "http:" || u.protocol === "https:") host = u.host.toLowerCase() || undefined;
   } catch {
-    return undefined;
+    host = undefined;
   }
+  if (referrers.size >= KNOWN_MAX) referrers.clear();
+  referrers.set(referer, host);
+  return host;
 }

@@ -75,9 +75,13 @@ function counterOf(ctx: AppContext): Counter {
   return c;
 }
 
-/** 'YYYY-MM-DD' of a time (UTC). */
+/** 'YYYY-MM-DD' of a time (UTC); the day of the last call is remembered (every request asks). */
+let lastDay = { from: 0, to: 0, day: "" };
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  if (ms >= lastDay.from && ms < lastDay.to) return lastDay.day;
+  const from = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+  lastDay = { from, to: from + 86_400_000, day: new Date(ms).toISOString().slice(0, 10) };
+  return lastDay.day;
 }
 
 function emptyTally(dropId: string, day: string): Tally {

@@ -74,10 +74,24 @@ export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostActi
   }
 }
 
+/** What each referrer host names (resolveHost is a pure function of the host and the process's config). */
+const resolved = new Map<string, HostAction>();
+const RESOLVED_MAX = 2000;
+
+function resolvedHost(ref: string, hosts: HostConfig): HostAction {
+  const k = `${hosts.serveDomain} ${hosts.appHost} ${ref}`;
+  let action = resolved.get(k);
+  if (!action) {
+    if (resolved.size >= RESOLVED_MAX) resolved.clear();
+    resolved.set(k, (action = resolveHost(ref, hosts)));
+  }
+  return action;
+}
+
 /** Whether a referrer host is the drop's own (the host asked, or any host that names the same drop). */
 function ownHost(ref: string, host: string | null, key: DropKey, slug: string, hosts: HostConfig): boolean {
   if (host && ref === host.toLowerCase()) return true;
-  const other = resolveHost(ref, hosts);
+  const other = resolvedHost(ref, hosts);
   if (other.kind === "drop" && other.slug === slug) return true;
   const otherKey = keyOf(other);
   return otherKey !== undefined && cacheKey(otherKey) === cacheKey(key);
