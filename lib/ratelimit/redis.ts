@@ -109,6 +109,12 @@ export class RedisRateLimiter implements RateLimiter {
     return this.windows.peek(key, max, windowSeconds);
   }
 
+  async shared(key: string, fresh: string, ttlSeconds: number): Promise<string> {
+    const client = await this.connected();
+    await client.set(key, fresh, { NX: true, EX: ttlSeconds });
+    return (await client.get(key)) ?? fresh;
+  }
+
   /** Closes the connection (tests; a server keeps it for its lifetime). */
   async close(): Promise<void> {
     if (this.client.isOpen) this.client.destroy();

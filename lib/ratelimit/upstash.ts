@@ -15,11 +15,17 @@ export interface UpstashRateLimiterOptions {
 export class UpstashRateLimiter implements RateLimiter {
   readonly kind = "upstash";
   private readonly windows: SlidingWindows;
+  private readonly redis: Redis;
 
   constructor(url: string, token: string, opts: UpstashRateLimiterOptions = {}) {
     // Few, quick retries: a hit sits on a request's path.
-    const redis = new Redis({ url, token, retry: { retries: 2, backoff: (n) => 50 * 2 ** n } });
-    this.windows = new SlidingWindows(redis, "Upstash", opts.timeoutMs ?? 3000);
+    this.redis = new Redis({ url, token, retry: { retries: 2, backoff: (n) => 50 * 2 ** n } });
+    this.windows = new SlidingWindows(this.redis, "Upstash", opts.timeoutMs ?? 3000);
+  }
+
+  async shared(key: string, fresh: string, ttlSeconds: number): Promise<string> {
+    await this.redis.set(key, fresh, { nx: true, ex: ttlSeconds });
+    return (await this.redis.get<string>(key)) ?? fresh;
   }
 
   hit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {

@@ -210,13 +210,28 @@ function keep(c: Counter, t: Tally): void {
   void schedule(c);
 }
 
+/**
+ * The day's salt, the same in every process: kept in Redis (REDIS_URL or Upstash; it expires
+ * once the day is final) when the service has one, in the database otherwise (deleted when the
+ * day closes).
+ */
 async function saltOf(c: Counter, day: string): Promise<string> {
   const known = c.salts.get(day);
   if (known) return known;
-  const salt = await daySalt(c.ctx.db, day, randomBytes(32).toString("hex"));
+  const fresh = randomBytes(32).toString("hex");
+  const limiter = c.ctx.limiter;
+  const salt = limiter.shared
+    ? await limiter.shared(`dropsite:stats-salt:${day}`, fresh, saltSeconds(c.ctx.now(), day))
+    : await daySalt(c.ctx.db, day, fresh);
   for (const d of c.salts.keys()) if (d < day) c.salts.delete(d);
   c.salts.set(day, salt);
   return salt;
+}
+
+/** Seconds from now until the day is final (its end plus FINAL_GRACE_MS), at least one. */
+function saltSeconds(now: number, day: string): number {
+  const final = Date.parse(`${day}T00:00:00Z`) + 86_400_000 + FINAL_GRACE_MS;
+  return Math.max(1, Math.ceil((final - now) / 1000));
 }
 
 function visitorHash(salt: string, person: string): string {

@@ -157,6 +157,36 @@ describe.each(implementations)("RateLimiter contract: $name", ({ make }) => {
   });
 });
 
+describe.each([
+  {
+    name: "UpstashRateLimiter",
+    make: () => new UpstashRateLimiter(upstash.url, upstash.token),
+    ttl: (key: string) => upstash.redis("TTL", key),
+  },
+  {
+    name: "RedisRateLimiter",
+    make: () => redisLimiter(),
+    ttl: (key: string) => redis.conn.send([[Buffer.from("TTL"), Buffer.from(key)]])[0],
+  },
+])("a shared value (the day's salt of the counts): $name", ({ make, ttl: ttlOf }) => {
+  it("answers the first value set to every instance, with the time to live asked for", async () => {
+    const one: RateLimiter = make();
+    const two: RateLimiter = make();
+    const key = freshKey("salt");
+    expect(await one.shared!(key, "first", 120)).toBe("first");
+    expect(await two.shared!(key, "second", 120)).toBe("first");
+    expect(await one.shared!(freshKey("salt"), "other", 120)).toBe("other");
+    const ttl = Number(await ttlOf(key));
+    expect(ttl).toBeGreaterThan(100);
+    expect(ttl).toBeLessThanOrEqual(120);
+  });
+});
+
+it("the in-process limiter shares nothing (the counts keep the salt in the database)", () => {
+  const limiter: RateLimiter = new MemoryRateLimiter();
+  expect("shared" in limiter).toBe(false);
+});
+
 describe("UpstashRateLimiter specifics", () => {
   it("keeps its counters in Redis under the dropsite prefix, and reuses the loaded script", async () => {
     const limiter = new UpstashRateLimiter(upstash.url, upstash.token);
