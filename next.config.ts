@@ -2,6 +2,7 @@ import type { NextConfig } from "next";
 import { env } from "./lib/env";
 import { SCALAR_BUNDLE } from "./lib/openapi/reference";
 import { APP_BUNDLE } from "./lib/mcp/preview";
+import { LARGEST_BODY_CAP } from "./lib/http-routes";
 
 // Reading the configuration here makes a malformed variable fail the build and the start.
 env();
@@ -39,11 +40,11 @@ const nextConfig: NextConfig = {
   // /docs/<name> reads docs/*.md at request time; the screenshots beside them are the README's, not the site's.
   outputFileTracingExcludes: { "/docs/**": ["docs/screenshots/**"] },
   experimental: {
-    // The proxy buffers request bodies up to this size; past it Next truncates them. Keep it
-    // above the largest body any plan accepts (100 MB zip) so our own cap decides and answers 413.
-    // Self-hosted the proxy does not run for requests with a body (see proxy.ts's matcher), and
-    // server.mjs refuses bodies past each route's cap before Next sees them.
-    proxyClientMaxBodySize: 101 * MB,
+    // The proxy buffers request bodies up to this size; past it Next truncates them. Kept above
+    // the largest body any route accepts on any plan (the route table's, lib/http-routes.ts) so
+    // our own cap decides and answers 413. Self-hosted the proxy does not run for requests with a
+    // body (see proxy.ts's matcher), and server.mjs refuses bodies past each route's cap first.
+    proxyClientMaxBodySize: LARGEST_BODY_CAP + MB,
   },
 };
 

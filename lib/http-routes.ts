@@ -152,16 +152,24 @@ export function matchBodyRoute(pathname: string): BodyRouteMatch | undefined {
   return undefined;
 }
 
+/** Every path of the table to its cap (the largest of its methods'), typed by the table's paths. */
+const CAPS = Object.fromEntries([...byFirst.values()].flat().map((p) => [p.rows[0]!.path, p.cap])) as Readonly<
+  Record<BodyPath, number>
+>;
+
+/** The cap of a path in the table (every method of one path shares it): the one number the handlers read. */
+export function capOf(path: BodyPath): number {
+  return CAPS[path];
+}
+
+/** The largest body any route of the table accepts on any plan (next.config.ts's proxy buffer sits above it). */
+export const LARGEST_BODY_CAP = Math.max(...Object.values<number>(CAPS));
+
 /**
  * The most body a route of the app host accepts on any plan, for the listener to refuse a larger
  * body before the framework reads (or buffers) any of it; the route's own cap for the caller's
  * plan applies after. Undefined: the path is not in the table and only its own cap applies.
  */
-/** The cap of a path in the table (every method of one path shares it): the one number the handlers read. */
-export function capOf(path: BodyPath): number {
-  return (BODY_ROUTES as readonly BodyRoute[]).find((r) => r.path === path)!.cap;
-}
-
 export function routeBodyCap(pathname: string): number | undefined {
   return matchBodyRoute(pathname)?.cap;
 }

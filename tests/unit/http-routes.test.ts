@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { BODY_ROUTES, bodyRoutes, matchBodyRoute, routeBodyCap, type CredentialRule } from "@/lib/http-routes";
+import {
+  BODY_ROUTES,
+  bodyRoutes,
+  capOf,
+  LARGEST_BODY_CAP,
+  matchBodyRoute,
+  routeBodyCap,
+  type CredentialRule,
+} from "@/lib/http-routes";
 import { JSON_BODY_CAP } from "@/lib/http";
 import { buildOpenApi } from "@/lib/openapi";
 import { limits } from "@/lib/plans";
@@ -69,6 +77,16 @@ describe("the table of routes that take bodies", () => {
   it("a route file without a handler for a method of its row fails as it loads", () => {
     expect(() => bodyRoutes("/claim", {})).toThrow(/POST \/claim .*no handler/);
     expect(() => bodyRoutes("/claim", { POST: () => new Response() })).not.toThrow();
+  });
+});
+
+describe("reading the table", () => {
+  it("capOf answers each path's largest cap, and LARGEST_BODY_CAP (next.config.ts's proxy buffer is above it) the table's largest", () => {
+    for (const row of BODY_ROUTES) {
+      const largest = Math.max(...BODY_ROUTES.filter((r) => r.path === row.path).map((r) => r.cap));
+      expect(capOf(row.path)).toBe(largest);
+    }
+    expect(LARGEST_BODY_CAP).toBe(Math.max(...BODY_ROUTES.map((r) => r.cap)));
   });
 });
 
