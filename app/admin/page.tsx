@@ -5,7 +5,7 @@ import { getContext } from "@/lib/context";
 import { isOperator } from "@/lib/admin/operators";
 import { adminAudit, adminBlocks, adminCase, adminQueue } from "@/lib/admin/actions";
 import { reasonCategories } from "@/lib/safety/schemas";
-import { Header } from "../_components/Header";
+import { DashboardShell } from "../dashboard/shell";
 import {
   blockAction,
   deleteAction,
@@ -36,9 +36,8 @@ export default async function AdminPage({
   const { blocks } = await adminBlocks(ctx);
   const audit = await adminAudit(ctx, { limit: "20" });
   return (
-    <>
-      <Header />
-      <main>
+    <DashboardShell account={caller.account}>
+      <div>
         <h1>Operators</h1>
         {q.done ? (
           <p role="status" className="card">
@@ -195,7 +194,7 @@ export default async function AdminPage({
             </tbody>
           </table>
         </section>
-      </main>
-    </>
+      </div>
+    </DashboardShell>
   );
 }

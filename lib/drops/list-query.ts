@@ -3,7 +3,7 @@ import { withDb } from "../db/errors";
 import { searchOwnedDrops, type DropSort, type DropStateFilter } from "../db/drop-search";
 import type { AccountRow } from "../db/schema";
 import { MAX_OFFSET, type Drop } from "../schemas";
-import { toDrop, views7d } from "./manage";
+import { toDrop, views7d, views7dSince } from "./manage";
 
 // The dashboard's drops list as its URL states it (/dashboard?q=&state=&sort=&size=&page=): what
 // a person typed is read leniently (an unknown value is the default, never an error page), so any
@@ -13,6 +13,7 @@ export const DROP_SORTS: readonly { value: DropSort; label: string }[] = [
   { value: "updated", label: "Last updated" },
   { value: "created", label: "Newest" },
   { value: "name", label: "Name" },
+  { value: "views", label: "Most viewed (7 days)" },
 ];
 
 /** `disabled` joins these once drops have a disabled_at column (the safety-admin branch). */
@@ -98,12 +99,17 @@ export async function listDropsFor(
       limit: query.size,
       offset: (query.page - 1) * query.size,
       now: new Date(ctx.now()),
+      viewsSince: views7dSince(ctx.now()),
     }),
   );
-  const views = await views7d(
-    ctx,
-    rows.map((r) => r.id),
-  );
+  // The views sort read each drop's views with its row; the other orders read the page's.
+  const views =
+    query.sort === "views"
+      ? new Map(rows.map((r) => [r.id, r.views ?? 0]))
+      : await views7d(
+          ctx,
+          rows.map((r) => r.id),
+        );
   return {
     total,
     drops: rows.map((r) => ({

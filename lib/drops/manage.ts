@@ -88,8 +88,12 @@ export async function listDrops(
 
 /** Views of today and the 6 days before (UTC) of each drop, as GET /drops/{slug}/stats counts them. */
 export function views7d(ctx: AppContext, dropIds: string[]): Promise<Map<string, number>> {
-  const since = new Date(ctx.now() - 6 * 86_400_000).toISOString().slice(0, 10);
-  return withDb(() => viewsSince(ctx.db, dropIds, since));
+  return withDb(() => viewsSince(ctx.db, dropIds, views7dSince(ctx.now())));
+}
+
+/** The first day ('YYYY-MM-DD', UTC) of the 7 days of views ending on the day of `now`. */
+export function views7dSince(now: number): string {
+  return new Date(now - 6 * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** A drop of the account by slug; anything else (absent, anonymous, another account's) is 404. */

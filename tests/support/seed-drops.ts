@@ -41,3 +41,29 @@ export async function seedDrops(
     from generate_series(1, ${count}::int) g`);
   await db.execute(sql`analyze drops`);
 }
+
+/** Views a seeded drop has in the 7 days ending on `now`'s day, as seedViews writes them. */
+export function seededViews(i: number): number {
+  return i % 3 === 0 ? 7 * (i % 97) : 0;
+}
+
+/**
+ * drop_stats rows for the drops seedDrops wrote: every 3rd drop i has i % 97 views on each of the
+ * 7 days ending on `now`'s day (seededViews), and 1,000 × (i % 5) on the day before those, which
+ * the 7-day count must leave out.
+ */
+export async function seedViews(
+  db: Pick<Db, "execute">,
+  now: Date,
+  { count = SEEDED_DROPS, prefix = "seed" }: { count?: number; prefix?: string } = {},
+) {
+  const day = now.toISOString().slice(0, 10);
+  await db.execute(sql`
+    insert into drop_stats (drop_id, day, views)
+    select
+      ${`drp_${prefix}_`} || g,
+      ${day}::date - back,
+      case when back < 7 then g % 97 else 1000 * (g % 5) end
+    from generate_series(3, ${count}::int, 3) g, generate_series(0, 7) back`);
+  await db.execute(sql`analyze drop_stats`);
+}
