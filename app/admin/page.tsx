@@ -6,6 +6,7 @@ import { isOperator } from "@/lib/admin/operators";
 import { adminAudit, adminBlocks, adminCase, adminQueue } from "@/lib/admin/actions";
 import { reasonCategories } from "@/lib/safety/schemas";
 import { DashboardShell } from "../dashboard/shell";
+import { DropThumbnail } from "../_components/DropThumbnail";
 import {
   blockAction,
   deleteAction,
@@ -61,6 +62,7 @@ export default async function AdminPage({
                 <h3 id={id}>
                   <a href={item.url}>{item.url}</a>
                 </h3>
+                {item.screenshot_url ? <DropThumbnail src={item.screenshot_url} url={item.url} /> : null}
                 <p>
                   Owner: {item.owner ? (item.owner.email ?? item.owner.id) : "anonymous"} · {item.reports.count}{" "}
                   reporting address{item.reports.count === 1 ? "" : "es"} ·{" "}

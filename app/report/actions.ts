@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { getContext } from "@/lib/context";
 import { toApiError } from "@/lib/errors";
 import { clientAddress } from "@/lib/ratelimit/address";
-import { submitReport } from "@/lib/safety/reports";
+import { reportAndCheck } from "@/lib/render/reported";
 
 // The /report form's action: the API's fields, the same service as POST /reports. It answers
 // with a redirect (to the receipt, or back to the form with the error), so it works without
@@ -26,7 +26,7 @@ export async function sendReport(form: FormData): Promise<void> {
   let target: string;
   try {
     const ctx = await getContext();
-    const { id } = await submitReport(ctx, input, clientAddress({ headers: await headers() }, ctx.env));
+    const { id } = await reportAndCheck(ctx, input, clientAddress({ headers: await headers() }, ctx.env));
     target = `/report?sent=${encodeURIComponent(id)}`;
   } catch (err) {
     const e = toApiError(err);

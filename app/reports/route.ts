@@ -3,7 +3,7 @@ import { bodyRoutes } from "@/lib/http-routes";
 import { getContext } from "@/lib/context";
 import { readOperatorBody } from "@/lib/admin/route";
 import { clientAddress } from "@/lib/ratelimit/address";
-import { submitReport } from "@/lib/safety/reports";
+import { reportAndCheck } from "@/lib/render/reported";
 
 export const dynamic = "force-dynamic";
 
@@ -11,6 +11,6 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = bodyRoutes("/rep
   // POST /reports – report a drop (no credential needed)
   POST: async (req) => {
     const ctx = await getContext();
-    return json(await submitReport(ctx, await readOperatorBody(req), clientAddress(req, ctx.env)), 202);
+    return json(await reportAndCheck(ctx, await readOperatorBody(req), clientAddress(req, ctx.env)), 202);
   },
 });

@@ -24,6 +24,7 @@ import { removeDrop } from "../drops/manage";
 import { isSlug } from "../input";
 import { dropChanged } from "../serve/cache";
 import { normalizeCidr } from "../safety/blocks";
+import { previewUrl } from "../render/service";
 import {
   auditQuerySchema,
   blockBodySchema,
@@ -87,6 +88,8 @@ export async function adminQueue(ctx: AppContext, query: unknown) {
           r.drop.disabledReason && r.drop.disabledAt
             ? { reason: r.drop.disabledReason, at: r.drop.disabledAt.toISOString() }
             : null,
+        // The latest render check's desktop screenshot; a disabled drop's are no longer served.
+        ...(r.screenshotId && !r.drop.disabledAt ? { screenshot_url: previewUrl(ctx, r.screenshotId)! } : {}),
       };
     }),
   };

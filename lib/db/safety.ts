@@ -6,6 +6,7 @@ import {
   accounts,
   blocks,
   drops,
+  renderChecks,
   reports,
   scanFindings,
   type AccountRow,
@@ -103,6 +104,8 @@ export async function resolveDropReports(
 export interface QueueRow {
   drop: Pick<DropRow, "id" | "slug" | "ownerId" | "disabledReason" | "disabledAt">;
   ownerEmail: string | null;
+  /** The desktop screenshot of the drop's latest render check, if any (its thumbnail). */
+  screenshotId: string | null;
   reports: Pick<ReportRow, "reason" | "reporterHash" | "createdAt">[];
   findings: ScanFindingRow[];
 }
@@ -136,9 +139,11 @@ export async function listQueue(
       disabledReason: drops.disabledReason,
       disabledAt: drops.disabledAt,
       ownerEmail: accounts.email,
+      screenshotId: renderChecks.desktopId,
     })
     .from(drops)
     .leftJoin(accounts, eq(accounts.id, drops.ownerId))
+    .leftJoin(renderChecks, eq(renderChecks.dropId, drops.id))
     .where(where)
     .orderBy(
       desc(
@@ -174,9 +179,10 @@ export async function listQueue(
     : [[], []];
   return {
     total: total?.n ?? 0,
-    rows: page.map(({ ownerEmail, ...drop }) => ({
+    rows: page.map(({ ownerEmail, screenshotId, ...drop }) => ({
       drop,
       ownerEmail,
+      screenshotId,
       reports: reportRows.filter((r) => r.dropId === drop.id),
       findings: findingRows.filter((f) => f.dropId === drop.id),
     })),

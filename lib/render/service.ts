@@ -62,7 +62,9 @@ async function ownedDrop(ctx: AppContext, account: AccountRow, rawSlug: unknown)
   return drop;
 }
 
-const previewUrl = (ctx: AppContext, id: string | null) => (id ? `${ctx.env.BASE_URL}/previews/${id}.png` : null);
+/** A screenshot's unguessable URL under BASE_URL/previews/, or null without one. */
+export const previewUrl = (ctx: AppContext, id: string | null) =>
+  id ? `${ctx.env.BASE_URL}/previews/${id}.png` : null;
 
 /** The render object of a stored check. */
 export function renderOf(ctx: AppContext, row: RenderCheckRow): RenderResult {
@@ -163,6 +165,23 @@ export async function renderForDeploy(
         hint: "The render check could not run this time; the deploy itself succeeded. Retry with POST /drops/{slug}/render.",
       },
     };
+  }
+}
+
+/**
+ * A check of a reported drop (lib/render/reported.ts), counted against the drop's own rate (the
+ * anonymous plan's, keyed by the drop) rather than the reporter's, so repeated reports of one
+ * drop start at most that many checks an hour. Null when none ran (no browser, rate spent).
+ */
+export async function checkReportedDrop(
+  ctx: AppContext,
+  drop: Pick<DropRow, "id" | "slug">,
+): Promise<RenderResult | null> {
+  try {
+    return (await checkDrop(ctx, drop, { tier: "anonymous", key: `report:${drop.id}` })).render;
+  } catch (err) {
+    if (err instanceof NotRun) return null;
+    throw err;
   }
 }
 

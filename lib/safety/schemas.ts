@@ -98,6 +98,12 @@ export const queueItemSchema = z.object({
   }),
   findings: z.array(findingSchema),
   disabled: disabledSchema,
+  screenshot_url: z
+    .url()
+    .optional()
+    .describe(
+      "The desktop screenshot of the drop's latest render check (a report starts one when the server has a browser); absent before any check and while the drop is disabled.",
+    ),
 });
 
 export const queueResponseSchema = z.object({ total: z.int(), items: z.array(queueItemSchema) });

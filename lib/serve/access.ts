@@ -56,13 +56,15 @@ function gateHeaders(): Record<string, string> {
 /**
  * The lock page: a small form that works without JavaScript, posting the password and the path
  * to come back to. `returnTo` is the request's own path (with its query); `message` says why
- * the page is shown again (a wrong password, too many tries).
+ * the page is shown again (a wrong password, too many tries); `reportUrl` prefills the report
+ * form its link opens.
  */
 export function lockPage(
   status: number,
   returnTo: string,
   message?: string,
   extra: Record<string, string> = {},
+  reportUrl?: string,
 ): ServeResult {
   const error = message ? `<p class="error" id="unlock-error" role="alert">${escapeHtml(message)}</p>` : "";
   const described = message ? ' aria-describedby="unlock-error"' : "";
@@ -72,7 +74,7 @@ export function lockPage(
     `<h1>Password required</h1><p>This site is protected. Enter its password to view it.</p>${error}` +
     `<form method="post" action="${UNLOCK_PATH}"><input type="hidden" name="path" value="${escapeHtml(safeReturnPath(returnTo))}">` +
     `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
-    `<button type="submit">Unlock</button></form>${reportLinkHtml()}</main></body></html>`;
+    `<button type="submit">Unlock</button></form>${reportLinkHtml(reportUrl)}</main></body></html>`;
   const body = new TextEncoder().encode(html);
   return {
     status,

@@ -29,9 +29,15 @@ export function reportHref(url?: string, reason?: string): string {
   return `${env().BASE_URL}/report${s ? `?${s}` : ""}`;
 }
 
-/** The link to the report form that the service's own pages on drop hosts carry. */
-export function reportLinkHtml(): string {
-  return `<p><a href="${escapeHtml(reportHref())}">Report abuse</a></p>`;
+/** The address a visitor asked for on a drop host (its host and path, no query), to prefill the report form with. */
+export function visitedUrl(req: ServeRequest): string | undefined {
+  const host = req.headers.get("host");
+  return host ? `${env().BASE_URL.startsWith("https:") ? "https" : "http"}://${host}${req.pathname}` : undefined;
+}
+
+/** The link to the report form that the service's own pages on drop hosts carry, prefilled with the drop's address when known. */
+export function reportLinkHtml(url?: string): string {
+  return `<p><a href="${escapeHtml(reportHref(url))}">Report abuse</a></p>`;
 }
 
 const STYLE =
@@ -41,8 +47,7 @@ const STYLE =
 export function disabledResult(m: Manifest, req: ServeRequest): ServeResult | undefined {
   const state = m.drop.disabled;
   if (!state) return undefined;
-  const host = req.headers.get("host");
-  const here = host ? `${env().BASE_URL.startsWith("https:") ? "https" : "http"}://${host}${req.pathname}` : undefined;
+  const here = visitedUrl(req);
   const why = REASON_TEXT[state.reason] ?? REASON_TEXT.other!;
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +

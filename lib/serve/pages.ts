@@ -33,7 +33,9 @@ export function page(status: number, title: string, text: string, extraHtml = ""
   };
 }
 
-export const notFoundPage = () => page(404, "Not found", "There is nothing at this address.", reportLinkHtml());
+/** 404; `reportUrl` (a path of an existing drop) prefills the report form its link opens. */
+export const notFoundPage = (reportUrl?: string) =>
+  page(404, "Not found", "There is nothing at this address.", reportLinkHtml(reportUrl));
 
 export const badRequestPage = () => page(400, "Bad request", "This address is not a valid path.");
 

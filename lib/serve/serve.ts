@@ -5,7 +5,7 @@ import { errorResponse, methodNotAllowed } from "../errors";
 import { cacheable, forgetManifest, getManifest, type Manifest } from "./cache";
 import type { HostAction } from "./host";
 import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
-import { disabledResult } from "./disabled";
+import { disabledResult, visitedUrl } from "./disabled";
 import { headersFor } from "../rules/match";
 import { pathSegments } from "../rules/pattern";
 import { compressedForm, STALE, storedBody, type Served } from "./bytes";
@@ -97,7 +97,7 @@ function manifestFailure(err: unknown): ServeResult {
  */
 function behindGate(ctx: AppContext, m: Manifest, path: string, req: ServeRequest): Promise<Served> | ServeResult {
   if (!isProtected(m)) return serveFiles(ctx, m, path, req, true);
-  if (!isUnlocked(ctx, m, req)) return lockPage(401, req.pathname + (req.search ?? ""));
+  if (!isUnlocked(ctx, m, req)) return lockPage(401, req.pathname + (req.search ?? ""), undefined, {}, visitedUrl(req));
   return serveFiles(ctx, m, path, req, false).then((r) => (r === STALE ? r : privateResult(r)));
 }
 
@@ -137,7 +137,7 @@ function serveChosen(
   now: number,
   shared: boolean,
 ): Promise<Served> | ServeResult {
-  if (!chosen) return notFoundPage();
+  if (!chosen) return notFoundPage(visitedUrl(req));
   if (shared) void addCacheTag(m.tag).catch(() => undefined);
   if ("file" in chosen) return serveFile(ctx, m, chosen.file, chosen.status, path, req, now, shared);
   return redirectResult(ctx, m, chosen, req, now, shared);

@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext } from "playwright-core";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
-import { launchChromium, loginWithProvider, VIEWPORTS } from "../support/browser";
+import { CHROMIUM, launchChromium, loginWithProvider, VIEWPORTS } from "../support/browser";
 import { axeViolations, hasFocus, tabTo } from "../support/a11y";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 
 // The operators' page and the report form in a real browser against the built app (`npm run build`
 // first): the /report form works without JavaScript; /admin is 404 to a signed-in non-operator,
 // and for an operator (ADMIN_EMAILS, email verified by the provider) passes axe (WCAG 2.2 AA) and
-// disables a reported drop from the keyboard, after which the drop answers 451.
+// disables a reported drop from the keyboard, after which the drop answers 451. With a browser
+// set up (RENDER_BROWSER_PATH), the report starts a render check and the queue shows the drop's
+// screenshot; the drop host's 404 page links to the form with the address prefilled.
 
 let app: RunningApp;
 let oidc: OidcHarness;
@@ -24,6 +26,7 @@ beforeAll(async () => {
       OIDC_CLIENT_ID: oidc.clientId,
       OIDC_CLIENT_SECRET: oidc.clientSecret,
       ADMIN_EMAILS: "ops@example.test",
+      RENDER_BROWSER_PATH: CHROMIUM,
     },
     { port },
   );
@@ -46,6 +49,23 @@ afterAll(async () => {
 const dropUrl = () => `http://${slug}.${app.serveDomain}/`;
 
 describe("the /report form", () => {
+  it("is linked from the drop host's 404 page with the address prefilled", async () => {
+    const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop, javaScriptEnabled: false });
+    try {
+      const page = await ctx.newPage();
+      const missing = `${dropUrl()}no-such-page`;
+      const res = await page.goto(missing);
+      expect(res?.status()).toBe(404);
+      await Promise.all([
+        page.waitForURL(/\/report\?url=/, { waitUntil: "domcontentloaded" }),
+        page.getByRole("link", { name: "Report abuse" }).click(),
+      ]);
+      expect(await page.inputValue("#report-url")).toBe(missing);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it("files a report without JavaScript, prefilled by ?url=", async () => {
     const ctx = await browser.newContext({ viewport: VIEWPORTS.phone, javaScriptEnabled: false });
     try {
@@ -106,6 +126,19 @@ describe("/admin", () => {
     await expect(page.getByRole("heading", { name: /Review queue/ }).isVisible()).resolves.toBe(true);
     const card = page.getByRole("article").filter({ hasText: slug });
     await expect(card.getByText("Imitates a bank's sign-in page.").isVisible()).resolves.toBe(true);
+    // The report started a render check after its answer: the queue shows the drop's screenshot.
+    const thumb = card.getByRole("img", { name: `Screenshot of ${dropUrl()} in a browser at 1280×800` });
+    for (let i = 0; i < 60 && (await thumb.count()) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      await page.reload();
+    }
+    await expect(thumb.isVisible()).resolves.toBe(true);
+    const src = await thumb.getAttribute("src");
+    expect(src).toMatch(new RegExp(`^${app.baseUrl}/previews/[0-9a-f]{32}\\.png$`));
+    const png = await fetch(src!);
+    expect(png.status).toBe(200);
+    expect(png.headers.get("content-type")).toBe("image/png");
+    await expect(thumb.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).resolves.toBe(1280);
     expect(await axeViolations(page, "admin")).toEqual([]);
     const disable = card.getByRole("button", { name: "Disable" });
     await tabTo(page, disable);

@@ -1,6 +1,6 @@
 import { clientAddress } from "../../ratelimit/address";
 import { reportLimits } from "../../plans";
-import { submitReport } from "../../safety/reports";
+import { reportAndCheck } from "../../render/reported";
 import { reportBodySchema, reportReceivedSchema, type ReportBody } from "../../safety/schemas";
 import { tool, type ToolCall } from "./define";
 
@@ -29,7 +29,7 @@ const reportAbuseTool = {
   output: reportReceivedSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(_args: ReportBody, call: ToolCall) {
-    const r = await submitReport(call.ctx, call.raw, clientAddress(call.req, call.ctx.env));
+    const r = await reportAndCheck(call.ctx, call.raw, clientAddress(call.req, call.ctx.env));
     return {
       structured: r,
       text: `Report ${r.id} received. An operator reviews it within 24 hours; nothing more is needed from you.`,
