@@ -116,6 +116,7 @@ export const limitsResponseSchema = z.object({
     append: z.boolean(),
     vanity: z.boolean(),
     max_domains: z.int().describe("Custom domains the account may hold (0: not on this plan)."),
+    max_members: z.int().describe("Seats of a team on this plan, owners counted (0: no teams on this plan)."),
     deploys_per_minute: z.int(),
     versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
     stats_retention_days: z
