@@ -38,6 +38,16 @@ export interface Answer {
   body: Record<string, unknown> & { code?: string };
 }
 
+/** A request to a /teams route answered by its route module; null for another path. */
+export async function answerTeamRoute(request: Request, url: URL): Promise<Response | null> {
+  for (const [re, mod] of ROUTES) {
+    const m = re.exec(url.pathname);
+    const handler = m && (mod[request.method] as Handler | undefined);
+    if (handler) return handler(request, { params: Promise.resolve({ ...m.groups }) });
+  }
+  return null;
+}
+
 /** One request to a /teams route as the route file answers it (path with query, body as JSON). */
 export async function teamCall(method: string, pathAndQuery: string, key?: string, body?: unknown): Promise<Answer> {
   const pathname = pathAndQuery.split("?")[0]!;
