@@ -48,6 +48,8 @@ const hostedSuites = [
   "drop-list",
   "stats",
   "scan",
+  "teams",
+  "teams-invites",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -131,22 +131,24 @@ export type MemberChange =
 
 /**
  * Changes a member's role, or removes the member (role null), under the team's lock:
- * `allowed(before)` decides with the role the member has now (only owners touch owners), and
- * the last owner is kept.
+ * `allowed(actor, before)` decides with the roles the acting person (audit.actorId) and the
+ * member hold now, not when the request began (only owners touch owners), and the last owner
+ * is kept.
  */
 export async function changeMember(
   db: Db,
   teamId: string,
   accountId: string,
   role: TeamRole | null,
-  allowed: (before: TeamRole) => boolean,
+  allowed: (actor: TeamRole | undefined, before: TeamRole) => boolean,
   audit: Omit<NewTeamAudit, "teamId" | "data">,
 ): Promise<MemberChange> {
   return db.transaction(async (tx) => {
     if (!(await lockTeam(tx, teamId))) return { ok: false, reason: "not_member" };
     const before = await memberRole(tx, teamId, accountId);
     if (!before) return { ok: false, reason: "not_member" };
-    if (!allowed(before)) return { ok: false, reason: "refused", before };
+    const actor = await memberRole(tx, teamId, audit.actorId);
+    if (!allowed(actor, before)) return { ok: false, reason: "refused", before };
     if (before === "owner" && role !== "owner" && (await countOwners(tx, teamId)) <= 1)
       return { ok: false, reason: "last_owner", before };
     const where = and(eq(teamMembers.teamId, teamId), eq(teamMembers.accountId, accountId));

@@ -59,7 +59,7 @@ export async function setMemberRole(
   // Granting the owner role, or changing an owner's, is the owners' (checked on the role now held).
   if (!can(role, roleAction(next))) throw refused(role, "grant the owner role");
   const change = await withDb(() =>
-    changeMember(ctx.db, team.id, accountId, next, (before) => can(role, roleAction(before, next)), {
+    changeMember(ctx.db, team.id, accountId, next, (now, before) => !!now && can(now, roleAction(before, next)), {
       ...actorOf(ctx, caller),
       action: "member.role_changed",
       target: `account:${accountId}`,
@@ -74,7 +74,7 @@ export async function removeMember(ctx: AppContext, caller: PersonCaller, slug: 
   const self = accountId === caller.account.id;
   const { team, role } = await teamFor(ctx, caller, slug, self ? "read" : "members", "remove members");
   const change = await withDb(() =>
-    changeMember(ctx.db, team.id, accountId, null, (before) => self || can(role, roleAction(before)), {
+    changeMember(ctx.db, team.id, accountId, null, (now, before) => self || (!!now && can(now, roleAction(before))), {
       ...actorOf(ctx, caller),
       action: "member.removed",
       target: `account:${accountId}`,

@@ -244,3 +244,44 @@ describe("GET /teams/{team}/audit", () => {
     );
   });
 });
+
+describe("races", () => {
+  it("two joins racing for the last seat: exactly one joins, the other gets 400 max_members", async () => {
+    const seats = limits.team.maxMembers;
+    const { slug, owner } = await teamWith(
+      t.ctx,
+      Array.from({ length: seats - 2 }, () => "viewer" as const),
+    );
+    const [a, b] = [await invite(slug, owner, "member"), await invite(slug, owner, "member")];
+    const [p, q] = [await verifiedPerson(t.ctx), await verifiedPerson(t.ctx)];
+    const answers = await Promise.all([join(p, a.code), join(q, b.code)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(await memberCount(slug, owner.apiKey)).toBe(seats);
+  });
+
+  it("two people racing to use one code: exactly one joins, the other gets 410", async () => {
+    const { slug, owner } = await teamWith(t.ctx, []);
+    const { code } = await invite(slug, owner, "viewer");
+    const answers = await Promise.all([
+      join(await verifiedPerson(t.ctx), code),
+      join(await verifiedPerson(t.ctx), code),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 410]);
+    expect(await memberCount(slug, owner.apiKey)).toBe(2);
+  });
+
+  it("two owners demoting each other at once: one stays owner", async () => {
+    const { slug, owner, people } = await teamWith(t.ctx, ["owner"]);
+    const other = people[0]!;
+    const answers = await Promise.all([
+      teamCall("PATCH", `/teams/${slug}/members/${other.account.id}`, owner.apiKey, { role: "admin" }),
+      teamCall("PATCH", `/teams/${slug}/members/${owner.account.id}`, other.apiKey, { role: "admin" }),
+    ]);
+    const statuses = answers.map((r) => r.status).sort();
+    // The second to run finds its caller already demoted (403) or its target the last owner (409).
+    expect(statuses[0]).toBe(200);
+    expect([403, 409]).toContain(statuses[1]);
+    const members = (await teamCall("GET", `/teams/${slug}/members`, owner.apiKey)).body.members as { role: string }[];
+    expect(members.filter((m) => m.role === "owner")).toHaveLength(1);
+  });
+});
