@@ -30,9 +30,9 @@ function codeHash(code: string, e: Env): string {
   return createHmac("sha256", derivedKey("team-invite", e)).update(code).digest("hex");
 }
 
-/** Where a logged-in person accepts an invitation (the dashboard's join page). */
+/** Where a logged-in person accepts an invitation: the dashboard's join page (the code is URL-safe). */
 function inviteUrl(ctx: AppContext, code: string): string {
-  return `${ctx.env.BASE_URL}/dashboard/teams/join?code=${code}`;
+  return `${ctx.env.BASE_URL}/dashboard/teams/join/${code}`;
 }
 
 /** Past the plan's seats: the 400 of the other per-plan counts. */
@@ -122,6 +122,18 @@ export async function revokeInvite(ctx: AppContext, caller: PersonCaller, slug: 
   if (outcome === "missing") throw noSuchInvite();
   if (outcome === "gone") throw gone();
   return { revoked: id };
+}
+
+/** The invitation a code names, for the join page: its team and role, and whether it can be used. */
+export async function peekInvite(ctx: AppContext, code: string) {
+  if (!TEAM_INVITE_CODE_PATTERN.test(code)) return null;
+  const found = await withDb(() => findInviteByHash(ctx.db, codeHash(code, ctx.env)));
+  if (!found) return null;
+  return {
+    team: { slug: found.team.slug, name: found.team.name },
+    role: found.invite.role,
+    usable: usable(found.invite, new Date(ctx.now())),
+  };
 }
 
 // POST /teams/join – the caller joins with the code's role.

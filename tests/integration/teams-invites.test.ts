@@ -37,7 +37,7 @@ describe("POST /teams/{team}/invites", () => {
     expect(Date.parse(body.expires_at)).toBe(t.clock.now + TEAM_INVITE_SECONDS * 1000);
     expect(TEAM_INVITE_SECONDS).toBe(7 * 86_400);
     expect(new URL(body.url).origin).toBe(t.ctx.env.BASE_URL);
-    expect(new URL(body.url).searchParams.get("code")).toBe(body.code);
+    expect(new URL(body.url).pathname).toBe(`/dashboard/teams/join/${body.code}`);
     const [row] = await t.ctx.db.select().from(teamInvites).where(eq(teamInvites.id, body.id));
     expect(row).toBeDefined();
     expect(JSON.stringify(row)).not.toContain(body.code.slice(3));
