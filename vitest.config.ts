@@ -50,6 +50,7 @@ const hostedSuites = [
   "scan",
   "teams",
   "teams-invites",
+  "teams-keys",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -3,6 +3,8 @@ import type { Db } from "./client";
 import { auditId } from "./audit";
 import {
   accounts,
+  apiKeys,
+  type ApiKeyRow,
   teamAudit,
   teamInvites,
   teamMembers,
@@ -31,7 +33,7 @@ export interface NewTeamAudit {
 }
 
 /** Appends one entry to a team's audit log (the only writer; nothing updates or deletes one). */
-async function recordTeamAudit(tx: Tx, e: NewTeamAudit): Promise<void> {
+export async function recordTeamAudit(tx: Tx, e: NewTeamAudit): Promise<void> {
   await tx.insert(teamAudit).values({ id: `tau_${auditId()}`, ...e, data: e.data ?? null });
 }
 
@@ -109,7 +111,12 @@ async function lockTeam(tx: Tx, teamId: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-async function memberRole(tx: Tx, teamId: string, accountId: string): Promise<TeamRole | undefined> {
+/** A person's role in a team now; undefined when not a member. */
+export async function findMemberRole(db: Db, teamId: string, accountId: string): Promise<TeamRole | undefined> {
+  return memberRole(db, teamId, accountId);
+}
+
+async function memberRole(tx: Db | Tx, teamId: string, accountId: string): Promise<TeamRole | undefined> {
   const [row] = await tx
     .select({ role: teamMembers.role })
     .from(teamMembers)
@@ -152,8 +159,14 @@ export async function changeMember(
     if (before === "owner" && role !== "owner" && (await countOwners(tx, teamId)) <= 1)
       return { ok: false, reason: "last_owner", before };
     const where = and(eq(teamMembers.teamId, teamId), eq(teamMembers.accountId, accountId));
-    if (role === null) await tx.delete(teamMembers).where(where);
-    else await tx.update(teamMembers).set({ role }).where(where);
+    if (role === null) {
+      await tx.delete(teamMembers).where(where);
+      // The member's keys for the team stop at once (a team key re-reads the role at every use too).
+      await tx
+        .update(apiKeys)
+        .set({ revokedAt: audit.at })
+        .where(and(eq(apiKeys.teamId, teamId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+    } else await tx.update(teamMembers).set({ role }).where(where);
     await recordTeamAudit(tx, {
       ...audit,
       teamId,
@@ -274,4 +287,40 @@ export async function listTeamAudit(
     .limit(limit)
     .offset(offset);
   return { total: totalRow?.n ?? 0, entries };
+}
+
+/** A team's live keys, every member's, newest first. */
+export async function listTeamKeys(db: Db, teamId: string): Promise<ApiKeyRow[]> {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.teamId, teamId), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.createdAt));
+}
+
+/** Revokes a live key of the team (of anyone's, or only of `accountId` when given); false when none. */
+export async function revokeTeamKey(
+  db: Db,
+  teamId: string,
+  keyId: string,
+  accountId: string | null,
+  audit: Omit<NewTeamAudit, "teamId">,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: audit.at })
+      .where(
+        and(
+          eq(apiKeys.id, keyId),
+          eq(apiKeys.teamId, teamId),
+          isNull(apiKeys.revokedAt),
+          accountId === null ? undefined : eq(apiKeys.accountId, accountId),
+        ),
+      )
+      .returning({ id: apiKeys.id });
+    if (rows.length === 0) return false;
+    await recordTeamAudit(tx, { ...audit, teamId });
+    return true;
+  });
 }

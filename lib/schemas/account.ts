@@ -26,6 +26,13 @@ export const mintKeyBodySchema = z.object({
     )
     .default("")
     .describe(`Free text to tell keys apart (at most ${INPUT_LIMITS.noteBytes} bytes, no control characters).`),
+  team: z
+    .string()
+    .max(100)
+    .optional()
+    .describe(
+      "A team's slug: mint a team key, which acts for the team with your role in it (read again at every use). Any member may mint one.",
+    ),
 });
 
 export const mintKeyResponseSchema = z.object({
@@ -33,6 +40,7 @@ export const mintKeyResponseSchema = z.object({
   apiKey: z.string().regex(API_KEY_PATTERN).describe("Shown once; only its hash is stored."),
   keyId: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of apiKey; use it in DELETE /keys/{id}."),
   note: z.string(),
+  team: z.string().optional().describe("The team's slug, for a team key."),
 });
 
 export const apiKeyInfoSchema = z.object({

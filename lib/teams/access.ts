@@ -48,7 +48,8 @@ export async function teamFor(
 ): Promise<TeamAccess> {
   if (!VANITY_PATTERN.test(slug)) throw noSuchTeam();
   const found = await withDb(() => findTeamFor(ctx.db, slug, caller.account.id));
-  if (!found?.role) throw noSuchTeam();
+  // A team key reaches its own team only (its role is its person's, read again here).
+  if (!found?.role || (caller.team && caller.team.id !== found.team.id)) throw noSuchTeam();
   if (!can(found.role, action)) throw refused(found.role, what);
   return { team: found.team, role: found.role, plan: found.plan };
 }
@@ -75,4 +76,14 @@ export type LazyBody = () => Promise<unknown>;
 
 export function lazyBody(req: Request): LazyBody {
   return () => readJson(req, z.unknown());
+}
+
+/** Creating, listing and joining teams take the person's own credential, not a team key. */
+export function requirePerson(caller: PersonCaller): void {
+  if (caller.team) {
+    throw new ApiError("forbidden", "Creating, listing and joining teams take your own credential, not a team key.", {
+      hint: "Use your own key or log in.",
+      docs: "teams",
+    });
+  }
 }

@@ -17,7 +17,7 @@ import { TEAM_INVITE_CODE_PATTERN } from "../patterns";
 import { limits, TEAM_INVITE_SECONDS, type Plan } from "../plans";
 import { inviteBodySchema, joinBodySchema } from "../schemas";
 import { derivedKey } from "../secret";
-import { actorOf, type LazyBody, refused, teamFor, type PersonCaller } from "./access";
+import { actorOf, type LazyBody, requirePerson, refused, teamFor, type PersonCaller } from "./access";
 import { can, roleAction } from "./roles";
 
 // Invitations: POST/GET /teams/{team}/invites, DELETE /teams/{team}/invites/{id}, and
@@ -138,6 +138,7 @@ export async function peekInvite(ctx: AppContext, code: string) {
 
 // POST /teams/join – the caller joins with the code's role.
 export async function joinTeam(ctx: AppContext, caller: PersonCaller, body: LazyBody) {
+  requirePerson(caller);
   const parsed = joinBodySchema.safeParse(await body());
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "The body", { docs: "teams" });
   const { code } = parsed.data;

@@ -7,7 +7,7 @@ import { prefixedId } from "../db/events";
 import { RESERVED_LABELS } from "../patterns";
 import { limits } from "../plans";
 import { teamBodySchema, type TeamRole } from "../schemas";
-import { actorOf, type LazyBody, teamFor, type PersonCaller } from "./access";
+import { actorOf, type LazyBody, requirePerson, teamFor, type PersonCaller } from "./access";
 
 // Teams themselves: POST /teams (Team plan), GET /teams, DELETE /teams/{team} (owners).
 
@@ -43,6 +43,7 @@ function slugTaken(slug: string): ApiError {
 
 // POST /teams – create a team (Team plan); the caller is its first owner.
 export async function createTeam(ctx: AppContext, caller: PersonCaller, body: LazyBody) {
+  requirePerson(caller);
   const account = caller.account;
   if (limits[account.plan].maxMembers === 0) {
     throw new ApiError("subscription_required", "Teams are part of the Team plan.", {
@@ -78,6 +79,7 @@ export async function createTeam(ctx: AppContext, caller: PersonCaller, body: La
 
 // GET /teams – the caller's teams with their role.
 export async function listTeams(ctx: AppContext, caller: PersonCaller) {
+  requirePerson(caller);
   const rows = await withDb(() => listTeamsOf(ctx.db, caller.account.id));
   return { teams: rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, role: r.role satisfies TeamRole })) };
 }

@@ -63,7 +63,9 @@ export function TeamSection({ base }: { base: string }) {
         <code>{`{"code": "ti_…"}`}</code> joins; an unknown code is 404, a used, revoked or expired one 410{" "}
         <code>gone</code>; past the seats 400 with <code>details.limit</code> <code>max_members</code>. The last owner
         cannot leave or be demoted (409). <code>GET /teams/{"{team}"}/audit</code> lists every change with the person
-        and the credential that made it.
+        and the credential that made it. <code>POST /keys</code> <code>{`{"team": "acme"}`}</code> (logged in) mints a
+        team key: it acts with your role in the team as it is at each use, and stops when you leave or are removed; for
+        now it works on the team&apos;s <code>/teams</code> routes and <code>/keys</code> only.
       </p>
       <CodeBlock>{`curl -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \\
   -d '{"role":"member"}' ${base}/teams/acme/invites`}</CodeBlock>
