@@ -8,13 +8,16 @@ import type {
   teamCreatedSchema,
   teamListSchema,
   teamMembersSchema,
+  teamAuditSchema,
+  inviteListSchema,
+  inviteRevokedSchema,
 } from "../../lib/schemas";
 import { requireKey, usageError, type Command, type Flags, type Target } from "../core/command";
 import { apiCall } from "../core/http";
 import { print, table } from "../core/output";
 
 const TEAMS_USAGE =
-  "dropsite teams list | create <slug> [--name N] | members <team> | invite <team> <role> [email] | join <code> | role <team> <account> <role> | remove <team> <account>";
+  "dropsite teams list | create <slug> [--name N] | members <team> | invite <team> <role> [email] | join <code> | role <team> <account> <role> | remove <team> <account> | invites <team> | revoke <team> <invite> | audit <team> [--limit N] [--offset N]";
 
 const ROLES = ["viewer", "member", "admin", "owner"];
 
@@ -91,6 +94,45 @@ async function cmdTeams(target: Target, args: string[], flags: Flags): Promise<v
     process.stdout.write(`Removed ${res.removed} from ${a}.\n`);
     return;
   }
+  if (sub === "invites") {
+    if (args.length !== 2 || a === undefined) throw usage();
+    const res = await call<z.infer<typeof inviteListSchema>>("GET", `/teams/${seg(a)}/invites`);
+    if (flags.json) return print(res);
+    if (res.invites.length === 0) return void process.stdout.write("No usable invitations.\n");
+    table(
+      ["ID", "ROLE", "EMAIL", "EXPIRES"],
+      res.invites.map((i) => [i.id, i.role, i.email ?? "-", i.expires_at]),
+    );
+    return;
+  }
+  if (sub === "revoke") {
+    if (args.length !== 3 || a === undefined || b === undefined) throw usage();
+    const res = await call<z.infer<typeof inviteRevokedSchema>>("DELETE", `/teams/${seg(a)}/invites/${seg(b)}`);
+    if (flags.json) return print(res);
+    process.stdout.write(`Revoked invitation ${res.revoked}.\n`);
+    return;
+  }
+  if (sub === "audit") {
+    if (args.length !== 2 || a === undefined) throw usage();
+    const query = new URLSearchParams();
+    if (flags.limit !== undefined) query.set("limit", flags.limit);
+    if (flags.offset !== undefined) query.set("offset", flags.offset);
+    const q = query.size ? `?${query.toString()}` : "";
+    const res = await call<z.infer<typeof teamAuditSchema>>("GET", `/teams/${seg(a)}/audit${q}`);
+    if (flags.json) return print(res);
+    if (res.entries.length === 0) return void process.stdout.write("No entries.\n");
+    table(
+      ["TIME", "ACTION", "TARGET", "BY", "CREDENTIAL"],
+      res.entries.map((e) => [
+        e.at,
+        e.action,
+        e.target,
+        e.actor.email ?? e.actor.id,
+        `${e.credential.kind}:${e.credential.id.slice(0, 12)}`,
+      ]),
+    );
+    return;
+  }
   throw usage();
 }
 
@@ -103,6 +145,9 @@ export const teams: Command = {
   invite <team> <role> [email]    a single-use invitation code (7 days); with email, only that person may use it
   join <code>                     join a team with an invitation's code
   role <team> <account> <role>    set a member's role
-  remove <team> <account>         remove a member (your own account id: leave the team)`,
+  remove <team> <account>         remove a member (your own account id: leave the team)
+  invites <team>                  its invitations that can still be used
+  revoke <team> <invite>          revoke an invitation
+  audit <team>                    its audit log, newest first (--limit, --offset)`,
   run: cmdTeams,
 };

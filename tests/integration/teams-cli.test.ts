@@ -47,6 +47,29 @@ describe("dropsite teams", () => {
     expect(lastOwner.code).toBe(1);
     expect(lastOwner.stderr).toContain("(conflict, HTTP 409)");
 
+    const pending = await cli(["teams", "invite", slug, "viewer", "--json"], owner.apiKey);
+    const { id, code: pendingCode } = JSON.parse(pending.stdout) as { id: string; code: string };
+    registerSecret("team invite code", pendingCode);
+    const invites = await cli(["teams", "invites", slug], owner.apiKey);
+    expect(invites.stdout).toMatch(new RegExp(`${id}\\s+viewer`));
+    const revoked = await cli(["teams", "revoke", slug, id], owner.apiKey);
+    expect(revoked.stdout).toContain(`Revoked invitation ${id}.`);
+    expect((await cli(["teams", "invites", slug], owner.apiKey)).stdout).toContain("No usable invitations.");
+
+    const log = await cli(["teams", "audit", slug, "--limit", "2"], owner.apiKey);
+    expect(log.code, log.stderr).toBe(0);
+    const lines = log.stdout.trim().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/invite\.revoked\s+invite:\S+\s+\S+@example\.test\s+key:/);
+    expect(lines[2]).toMatch(/member\.invited/);
+    const denied = await cli(["teams", "audit", slug], person.apiKey);
+    expect(denied.code).toBe(0);
+    const viewerRole = await cli(["teams", "role", slug, person.account.id, "viewer"], owner.apiKey);
+    expect(viewerRole.code).toBe(0);
+    const refused = await cli(["teams", "audit", slug], person.apiKey);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("(forbidden, HTTP 403)");
+
     const removed = await cli(["teams", "remove", slug, person.account.id], owner.apiKey);
     expect(removed.code, removed.stderr).toBe(0);
     const roles = (await teamCall("GET", `/teams/${slug}/members`, owner.apiKey)).body.members as { role: string }[];
