@@ -33,6 +33,7 @@ export const LAYERS = [
     "lib/idempotency.ts",
     "lib/webhooks",
     "lib/safety",
+    "lib/teams",
   ],
   ["lib/deploy", "lib/render"],
   ["lib/drops", "lib/device", "lib/domains", "lib/stats"],

@@ -48,6 +48,9 @@ const hostedSuites = [
   "drop-list",
   "stats",
   "scan",
+  "teams",
+  "teams-invites",
+  "teams-keys",
 ].map((s) => `tests/integration/${s}.test.ts`);
 
 export default defineConfig({

@@ -16,6 +16,7 @@ import { limitsCommand, login, logout } from "./commands/account";
 import { rollback, versions } from "./commands/versions";
 import { stats } from "./commands/stats";
 import { webhooks } from "./commands/webhooks";
+import { teams } from "./commands/teams";
 import type { Command, Flags } from "./core/command";
 import { DEFAULT_API, resolveTarget } from "./core/config";
 import { CliError, EXIT } from "./core/errors";
@@ -42,6 +43,7 @@ const COMMANDS = {
   claim,
   limits: limitsCommand,
   webhooks,
+  teams,
   login,
   logout,
 } satisfies Record<string, Command>;

@@ -52,6 +52,7 @@ export const limitNames = [
   "max_keys",
   "max_webhooks",
   "max_domains",
+  "max_members",
   "stats_retention_days",
 ] as const;
 export type LimitName = (typeof limitNames)[number];

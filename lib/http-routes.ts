@@ -70,6 +70,10 @@ export const BODY_ROUTES = [
   { method: "POST", path: "/admin/accounts/{id}/suspend", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/admin/accounts/{id}/unsuspend", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/admin/blocks", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/teams", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/teams/join", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/teams/{team}/invites", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "PATCH", path: "/teams/{team}/members/{account}", cap: JSON_BODY_CAP, credential: "account" },
 ] as const satisfies readonly BodyRoute[];
 
 type Row = (typeof BODY_ROUTES)[number];

@@ -26,7 +26,13 @@ export const RESERVED_LABELS: ReadonlySet<string> = new Set([
  * The prefixes of the service's secret tokens: API keys, claim tokens, upload tokens (in upload
  * targets' paths) and one-time deploy grants (in /deploy/once/{token} and its preflight).
  */
-const SECRET_PREFIXES = { apiKey: "sp", claimToken: "ct", uploadToken: "ut", deployGrant: "dg" } as const;
+const SECRET_PREFIXES = {
+  apiKey: "sp",
+  claimToken: "ct",
+  uploadToken: "ut",
+  deployGrant: "dg",
+  teamInvite: "ti",
+} as const;
 /** The service's secret tokens: a prefix, `_` and 43 base64url characters (32 random bytes). */
 const secretToken = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`);
 /** An API key. */
@@ -37,6 +43,8 @@ export const CLAIM_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.claimToken);
 export const UPLOAD_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.uploadToken);
 /** A one-time deploy URL's token. */
 export const DEPLOY_GRANT_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.deployGrant);
+/** A team invitation's code (single use). */
+export const TEAM_INVITE_CODE_PATTERN = secretToken(SECRET_PREFIXES.teamInvite);
 /**
  * A path segment (decoded) that carries, or tries to carry, one of those secrets: any length
  * after the prefix, since a mistyped or truncated token is still most of a secret.

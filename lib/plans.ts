@@ -44,6 +44,8 @@ export interface TierLimits {
   vanity: boolean;
   /** Custom domains an account may hold (POST /domains); 0: not on this plan. */
   maxDomains: number;
+  /** Seats of a team on this plan, its owners counted, pending invites not (POST /teams needs one > 0). */
+  maxMembers: number;
   /** Versions of a drop kept for rollback (the live one included); the cleanup job prunes older ones. */
   versionsKept: number;
   /** Days of counts (lib/stats) the owner reads back, today included; 0: none (anonymous drops have no owner). */
@@ -117,6 +119,7 @@ export const limits: Record<Tier, TierLimits> = {
     append: false,
     vanity: false,
     maxDomains: 0,
+    maxMembers: 0,
     versionsKept: 5,
     statsRetentionDays: 0,
     priceUsd: null,
@@ -142,6 +145,7 @@ export const limits: Record<Tier, TierLimits> = {
     append: false,
     vanity: false,
     maxDomains: 0,
+    maxMembers: 0,
     versionsKept: 5,
     statsRetentionDays: 7,
     priceUsd: 0,
@@ -154,6 +158,7 @@ export const limits: Record<Tier, TierLimits> = {
     maxWebhooks: 10,
     vanity: false,
     maxDomains: 0,
+    maxMembers: 0,
     statsRetentionDays: 90,
     priceUsd: 9,
     renderChecksPerHour: 120,
@@ -164,6 +169,7 @@ export const limits: Record<Tier, TierLimits> = {
     maxWebhooks: 25,
     vanity: true,
     maxDomains: 50,
+    maxMembers: 10,
     statsRetentionDays: 365,
     priceUsd: 29,
     renderChecksPerHour: 300,
@@ -209,6 +215,9 @@ export const TTL_CEILING_SECONDS = 100 * 365 * 24 * 60 * 60;
 export function isPaid(tier: Tier): boolean {
   return tier === "pro" || tier === "team";
 }
+
+/** A team invitation's code may be used this long (once). */
+export const TEAM_INVITE_SECONDS = 7 * DAY;
 
 /** A custom domain whose TXT record the cleanup job has not seen for this long goes back to pending. */
 export const DOMAIN_TXT_GRACE_SECONDS = 7 * DAY;

@@ -3,6 +3,8 @@ import type { AppContext } from "./context";
 import { isUniqueViolation } from "./db/queries";
 import type { AccountRow } from "./db/schema";
 import { setVanitySub } from "./db/vanity";
+import { isTeamSlug } from "./db/teams";
+import { withDb } from "./db/errors";
 import { publicScheme } from "./env";
 import { ApiError, upstreamUnavailable } from "./errors";
 import { readJson } from "./http";
@@ -58,6 +60,8 @@ export async function claimVanity(ctx: AppContext, account: AccountRow, body: un
   }
   const sub = parseVanitySub(body);
   if (account.vanitySub) throw alreadyHasOne(account.vanitySub);
+  // Team slugs share the namespace (lib/teams/teams.ts checks the other way).
+  if (await withDb(() => isTeamSlug(ctx.db, sub))) throw taken(sub);
   let claimed: boolean;
   try {
     claimed = await setVanitySub(ctx.db, account.id, sub);

@@ -12,7 +12,8 @@ export const DASHBOARD_NAV: readonly NavEntry[] = [
   { href: "/dashboard/webhooks", label: "Webhooks" },
   { href: "/dashboard/keys", label: "API keys and agents" },
   { href: "/dashboard/billing", label: "Billing and plan" },
-  // Slot (teams): { href: "/dashboard/team", label: "Team members" }, { href: "/dashboard/audit", label: "Audit" }.
+  // A team's members, invitations and audit log are its page under this one.
+  { href: "/dashboard/teams", label: "Teams" },
 ];
 
 /** Shown to operators only (lib/admin/operators.ts): the review queue and the operators' actions. */

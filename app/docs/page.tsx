@@ -26,6 +26,7 @@ const toc: [string, string][] = [
   ["append", "Append"],
   ["site-rules", "Redirects and headers"],
   ["vanity", "Vanity hosts"],
+  ["teams", "Teams"],
   ["webhooks", "Webhooks"],
   ["domains", "Custom domains"],
   ["limits", "Limits"],

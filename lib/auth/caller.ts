@@ -1,4 +1,4 @@
-import { authRequired, upstreamUnavailable } from "../errors";
+import { ApiError, authRequired, upstreamUnavailable } from "../errors";
 import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
 import { findLiveKey, touchKey, upsertAccount } from "../db/accounts";
@@ -10,6 +10,15 @@ import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
 import { refuseSuspended } from "./suspended";
+import { findMemberRole } from "../db/teams";
+import type { TeamRole } from "../schemas";
+
+function teamKeyElsewhere(): ApiError {
+  return new ApiError("forbidden", "A team key works only on its team's /teams routes and on /keys for now.", {
+    hint: "Use your own key for your drops and the other account routes.",
+    docs: "teams",
+  });
+}
 
 // Who is calling. A Bearer credential is an sp_ API key, an identity-provider ID token or, on
 // the MCP endpoint only, an OAuth access token of the MCP resource (lib/oauth); unknown, revoked
@@ -20,15 +29,23 @@ import { refuseSuspended } from "./suspended";
  * (the person consented to an MCP connection), so the REST API refuses it as it refuses any
  * unknown credential (RFC 8707's audience rule); API keys and ID tokens work on both.
  */
-export type CredentialAudience = "mcp" | "rest";
+export type CredentialAudience = "mcp" | "rest" | "team";
 
 /** The MCP endpoint's path (the resource of lib/oauth/paths.ts's mcpResource). */
 const MCP_PATH = "/mcp";
 
-/** The resource a request names: the MCP endpoint, or the REST API. */
+/**
+ * The resource a request names: the MCP endpoint, the routes a team key may call (its team's
+ * /teams/{team}/… routes and /keys), or the rest of the REST API.
+ */
 export function audienceOf(req: Request): CredentialAudience {
-  return URL.parse(req.url)?.pathname === MCP_PATH ? "mcp" : "rest";
+  const pathname = URL.parse(req.url)?.pathname;
+  if (pathname === MCP_PATH) return "mcp";
+  return pathname !== undefined && TEAM_KEY_PATHS.test(pathname) ? "team" : "rest";
 }
+
+/** Where a team key works until teams own drops and the other resources (DESIGN "Teams"). */
+const TEAM_KEY_PATHS = /^\/(?:teams\/[^/]+(?:\/.*)?|keys(?:\/[^/]+)?)$/;
 
 export interface Caller {
   account: AccountRow | null;
@@ -36,6 +53,8 @@ export interface Caller {
   via: "anonymous" | "api_key" | "id_token" | "session" | "deploy_grant" | "oauth";
   /** Stable key for per-credential rate limits. */
   credentialKey: string;
+  /** A team key's team and the minting person's role in it now (lib/teams/access.ts reads it). */
+  team?: { id: string; role: TeamRole };
 }
 
 export const anonymousCaller: Caller = { account: null, via: "anonymous", credentialKey: "anonymous" };
@@ -81,7 +100,15 @@ async function resolveCredential(
       if (row) await touchKey(ctx.db, keyId, now);
       return row;
     });
-    return found ? { account: found.account, via: "api_key", credentialKey: `key:${keyId}` } : null;
+    if (!found) return null;
+    const caller: Caller = { account: found.account, via: "api_key", credentialKey: `key:${keyId}` };
+    const teamId = found.key.teamId;
+    if (teamId === null) return caller;
+    // A team key carries its person's role in the team as it is now: gone with the membership.
+    const role = await withDb(() => findMemberRole(ctx.db, teamId, found.account.id));
+    if (!role) return null;
+    if (audience !== "team") throw teamKeyElsewhere();
+    return { ...caller, team: { id: teamId, role } };
   }
   if (isOauthAccessToken(credential)) {
     if (audience !== "mcp") return null;

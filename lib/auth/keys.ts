@@ -10,6 +10,11 @@ import { insertKeyCapped, listLiveKeys, revokeKey } from "../db/accounts";
 import type { Caller } from "./caller";
 import { enforceLimit } from "../ratelimit/guard";
 import { listConnectedClients, OAUTH_KEY_ID_PATTERN, revokeConnectedClient } from "../oauth/clients";
+import type { AccountRow } from "../db/schema";
+import { listTeamKeys, recordTeamAudit, revokeTeamKey } from "../db/teams";
+import type { TeamRole } from "../schemas";
+import { actorOf, teamFor } from "../teams/access";
+import { can } from "../teams/roles";
 
 // API keys: sp_ + 43 base64url characters (32 random bytes), shown once. Only the SHA-256 is
 // stored; it is also the key id. The prefix (first 10 characters) tells keys apart.
@@ -19,8 +24,9 @@ export function newApiKey(): { apiKey: string; keyId: string; prefix: string } {
   return { apiKey, keyId: sha256Hex(apiKey), prefix: apiKey.slice(0, 10) };
 }
 
-// POST /keys: only an ID token (a person who logged in) may mint keys.
-export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown = "") {
+// POST /keys: only an ID token (a person who logged in) may mint keys; with `team` (a slug of
+// a team the person is in, any role), a team key carrying the person's role there.
+export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown = "", team?: string) {
   if (!caller.account || (caller.via !== "id_token" && caller.via !== "session")) {
     throw new ApiError(
       "auth_required",
@@ -35,13 +41,24 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
   const note = plainText(rawNote, "note", INPUT_LIMITS.noteBytes);
   await enforceLimit(ctx, "keyMint", account.id);
   const max = limits[account.plan].maxKeys;
+  const teamId =
+    team === undefined ? null : (await teamFor(ctx, { ...caller, account }, team, "read", "mint team keys")).team.id;
   const key = newApiKey();
   // Counted and inserted under the account's row lock: parallel mints cannot pass the cap.
   const inserted = await withDb(() =>
     insertKeyCapped(
       ctx.db,
-      { id: key.keyId, accountId: account.id, prefix: key.prefix, note, createdAt: new Date(ctx.now()) },
+      { id: key.keyId, accountId: account.id, prefix: key.prefix, note, teamId, createdAt: new Date(ctx.now()) },
       max,
+      teamId === null
+        ? undefined
+        : (tx) =>
+            recordTeamAudit(tx, {
+              ...actorOf(ctx, { ...caller, account }),
+              teamId,
+              action: "key.created",
+              target: `key:${key.keyId}`,
+            }),
     ),
   );
   if (!inserted) {
@@ -51,14 +68,21 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
       details: { limit: "max_keys", allowed: max, plan: account.plan },
     });
   }
-  return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note };
+  return { accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, note, ...(team === undefined ? {} : { team }) };
 }
 
 export async function listKeys(ctx: AppContext, caller: Caller) {
   const account = caller.account;
   if (!account) throw authRequired();
+  const team = caller.team;
+  // A team key lists the team's keys: all of them for admins and owners, one's own otherwise.
   const [rows, clients] = await withDb(() =>
-    Promise.all([listLiveKeys(ctx.db, account.id), listConnectedClients(ctx, account.id)]),
+    team
+      ? Promise.all([
+          can(team.role, "keys") ? listTeamKeys(ctx.db, team.id) : listLiveKeys(ctx.db, account.id, team.id),
+          Promise.resolve([]),
+        ])
+      : Promise.all([listLiveKeys(ctx.db, account.id), listConnectedClients(ctx, account.id)]),
   );
   return {
     keys: [
@@ -79,6 +103,7 @@ export async function listKeys(ctx: AppContext, caller: Caller) {
 export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unknown) {
   const account = caller.account;
   if (!account) throw authRequired();
+  if (caller.team) return revokeWithTeamKey(ctx, { ...caller, account }, caller.team, keyId);
   if (typeof keyId === "string" && OAUTH_KEY_ID_PATTERN.test(keyId)) {
     if (!(await withDb(() => revokeConnectedClient(ctx, account.id, keyId))))
       throw new ApiError("not_found", "No such key in this account.");
@@ -86,7 +111,38 @@ export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unkno
   }
   if (typeof keyId !== "string" || !SHA256_HEX_PATTERN.test(keyId))
     throw new ApiError("not_found", "No such key in this account.");
-  const ok = await withDb(() => revokeKey(ctx.db, account.id, keyId, new Date(ctx.now())));
+  // A person may always revoke their own keys, team keys too (the team's audit says so).
+  const ok = await withDb(() =>
+    revokeKey(ctx.db, account.id, keyId, new Date(ctx.now()), (tx, teamId) =>
+      recordTeamAudit(tx, {
+        ...actorOf(ctx, { ...caller, account }),
+        teamId,
+        action: "key.revoked",
+        target: `key:${keyId}`,
+      }),
+    ),
+  );
   if (!ok) throw new ApiError("not_found", "No such key in this account.");
+  return { revoked: keyId };
+}
+
+/** DELETE /keys/{id} with a team key: one's own team keys; admins and owners, any of the team's. */
+async function revokeWithTeamKey(
+  ctx: AppContext,
+  caller: Caller & { account: AccountRow },
+  team: { id: string; role: TeamRole },
+  keyId: unknown,
+) {
+  if (typeof keyId !== "string" || !SHA256_HEX_PATTERN.test(keyId))
+    throw new ApiError("not_found", "No such key in this team.");
+  const anyones = can(team.role, "keys");
+  const ok = await withDb(() =>
+    revokeTeamKey(ctx.db, team.id, keyId, anyones ? null : caller.account.id, {
+      ...actorOf(ctx, caller),
+      action: "key.revoked",
+      target: `key:${keyId}`,
+    }),
+  );
+  if (!ok) throw new ApiError("not_found", "No such key in this team.");
   return { revoked: keyId };
 }

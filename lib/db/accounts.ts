@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import type { Tx } from "./versions";
 import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from "./schema";
 
 // Named queries over accounts and API keys.
@@ -73,7 +74,13 @@ export async function insertKey(db: Db, key: typeof apiKeys.$inferInsert): Promi
  * Inserts a key unless the account already has `max` live keys; false then. The account row is
  * locked for the count and the insert, so parallel mints cannot pass the cap.
  */
-export async function insertKeyCapped(db: Db, key: typeof apiKeys.$inferInsert, max: number): Promise<boolean> {
+export async function insertKeyCapped(
+  db: Db,
+  key: typeof apiKeys.$inferInsert,
+  max: number,
+  /** Written in the same transaction after the insert (a team key's audit entry). */
+  after?: (tx: Tx) => Promise<void>,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, key.accountId)).for("update");
     const [row] = await tx
@@ -82,24 +89,45 @@ export async function insertKeyCapped(db: Db, key: typeof apiKeys.$inferInsert, 
       .where(and(eq(apiKeys.accountId, key.accountId), isNull(apiKeys.revokedAt)));
     if ((row?.n ?? 0) >= max) return false;
     await tx.insert(apiKeys).values(key);
+    await after?.(tx);
     return true;
   });
 }
 
-export async function listLiveKeys(db: Db, accountId: string): Promise<ApiKeyRow[]> {
+/** A person's live keys: their own (teamId null), or their keys of one team. */
+export async function listLiveKeys(db: Db, accountId: string, teamId: string | null = null): Promise<ApiKeyRow[]> {
   return db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .where(
+      and(
+        eq(apiKeys.accountId, accountId),
+        isNull(apiKeys.revokedAt),
+        teamId === null ? isNull(apiKeys.teamId) : eq(apiKeys.teamId, teamId),
+      ),
+    )
     .orderBy(desc(apiKeys.createdAt));
 }
 
-/** Revokes a live key of the account; false when there is none with that id. */
-export async function revokeKey(db: Db, accountId: string, keyId: string, now: Date): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length > 0;
+/**
+ * Revokes a live key of the account; false when there is none with that id. `after` runs in the
+ * same transaction with the key's team (a team key's audit entry).
+ */
+export async function revokeKey(
+  db: Db,
+  accountId: string,
+  keyId: string,
+  now: Date,
+  after?: (tx: Tx, teamId: string) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id, teamId: apiKeys.teamId });
+    const teamId = rows[0]?.teamId;
+    if (teamId && after) await after(tx, teamId);
+    return rows.length > 0;
+  });
 }

@@ -42,7 +42,7 @@ let sequence = 0;
  * An entry's id: aud_, the wall-clock time and a counter (so ids sort in the order this process
  * wrote them, the tiebreak of entries with one `at`), then randomness.
  */
-function auditId(): string {
+export function auditId(): string {
   sequence = (sequence + 1) % 36 ** 4;
   const time = Date.now().toString(36).padStart(9, "0");
   return `${time}${sequence.toString(36).padStart(4, "0")}${prefixedId("aud").slice(4, 16)}`;

@@ -254,6 +254,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       append: l.append,
       vanity: l.vanity,
       max_domains: l.maxDomains,
+      max_members: l.maxMembers,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
       versions_kept: l.versionsKept,
       stats_retention_days: l.statsRetentionDays,

@@ -18,6 +18,7 @@ import { operations } from "./operations";
 import { operators } from "./operators";
 import { reports } from "./reports";
 import { stats } from "./stats";
+import { teams } from "./teams";
 import { vanity } from "./vanity";
 import { webhooks } from "./webhooks";
 import { MCP_SCOPE, OAUTH_ROUTES } from "../oauth/paths";
@@ -44,6 +45,7 @@ const resources: Resource[] = [
   billing,
   vanity,
   domains,
+  teams,
   mcp,
   operations,
   reports,
@@ -59,6 +61,7 @@ const tagDescriptions: Record<string, string> = {
   billing: "Plans and payment.",
   vanity: "Vanity subdomains (Team plan).",
   domains: "Custom domains verified by DNS (Team plan).",
+  teams: "Teams: accounts people share, with roles, invitations and an audit log (Team plan).",
   mcp: "The Model Context Protocol endpoint for agents.",
   operations: "For operators: health, the cleanup job, this document.",
   reports: "Reporting abuse of a drop (no credential needed).",

@@ -18,11 +18,18 @@ export const keys = {
       post: {
         operationId: "mintKey",
         summary: "Mint an API key (ID token only)",
-        description: `The apiKey is shown once. At most ${limits.free.maxKeys} live keys per account; ${rate.keyMint.max} mints per ${rate.keyMint.windowSeconds} seconds.`,
+        description: `The apiKey is shown once. At most ${limits.free.maxKeys} live keys per account; ${rate.keyMint.max} mints per ${rate.keyMint.windowSeconds} seconds. With team (a slug of a team you are in; else 404), a team key: it acts for the team with your role there, read again at every use.`,
         security: [{ idToken: [] }],
         requestBody: jsonRequest(S.mintKeyBodySchema, false),
         responses: { 201: jsonResponse(S.mintKeyResponseSchema) },
-        errors: ["invalid_request", "auth_required", "payload_too_large", "rate_limited", "upstream_unavailable"],
+        errors: [
+          "invalid_request",
+          "auth_required",
+          "not_found",
+          "payload_too_large",
+          "rate_limited",
+          "upstream_unavailable",
+        ],
       },
       get: {
         operationId: "listKeys",

@@ -17,7 +17,7 @@ export interface DocContext {
   rate: Record<LimitName, LimitPolicy>;
 }
 
-type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 
 export interface Operation extends Omit<ZodOpenApiOperationObject, "responses" | "tags" | "security"> {
   operationId: string;

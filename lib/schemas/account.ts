@@ -26,6 +26,13 @@ export const mintKeyBodySchema = z.object({
     )
     .default("")
     .describe(`Free text to tell keys apart (at most ${INPUT_LIMITS.noteBytes} bytes, no control characters).`),
+  team: z
+    .string()
+    .max(100)
+    .optional()
+    .describe(
+      "A team's slug: mint a team key, which acts for the team with your role in it (read again at every use). Any member may mint one.",
+    ),
 });
 
 export const mintKeyResponseSchema = z.object({
@@ -33,6 +40,7 @@ export const mintKeyResponseSchema = z.object({
   apiKey: z.string().regex(API_KEY_PATTERN).describe("Shown once; only its hash is stored."),
   keyId: z.string().regex(SHA256_HEX_PATTERN).describe("SHA-256 of apiKey; use it in DELETE /keys/{id}."),
   note: z.string(),
+  team: z.string().optional().describe("The team's slug, for a team key."),
 });
 
 export const apiKeyInfoSchema = z.object({
@@ -116,6 +124,7 @@ export const limitsResponseSchema = z.object({
     append: z.boolean(),
     vanity: z.boolean(),
     max_domains: z.int().describe("Custom domains the account may hold (0: not on this plan)."),
+    max_members: z.int().describe("Seats of a team on this plan, owners counted (0: no teams on this plan)."),
     deploys_per_minute: z.int(),
     versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
     stats_retention_days: z

@@ -12,3 +12,4 @@ export * from "./account";
 export * from "./webhooks";
 export * from "./domains";
 export * from "./services";
+export * from "./teams";

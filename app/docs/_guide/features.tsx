@@ -13,6 +13,7 @@ import { CodeBlock } from "../../_components/CodeBlock";
 import { mb, num } from "./format";
 import { DocLink, Section, Sub } from "./parts";
 import type { GuideProps } from "./guide";
+import { TeamSection } from "./teams";
 
 // The guide to site rules, versions, safe retries, uploads, the report, one-time URLs, vanity
 // hosts, webhooks and custom domains.
@@ -199,6 +200,8 @@ npx dropsite deploy dist --grant ${base}/deploy/once/dg_…`}</CodeBlock>
           <DocLink to="billing#vanity-subdomains">vanity subdomains</DocLink>.
         </p>
       </Section>
+
+      <TeamSection base={base} />
 
       <Section id="webhooks" title="Webhooks">
         <p>

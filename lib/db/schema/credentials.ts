@@ -1,6 +1,7 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { ts } from "./columns";
 import { accounts } from "./drops";
+import { teams } from "./teams";
 
 // Credentials and what they grant: API keys, the OAuth server's storage, device authorisations,
 // deploy and upload grants, and the Stripe events already applied.
@@ -15,11 +16,16 @@ export const apiKeys = pgTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     prefix: text("prefix").notNull(),
     note: text("note").notNull().default(""),
+    /**
+     * A team key (DESIGN "Teams"): it acts for this team with its minting person's role in it,
+     * looked up at every use; null for a person's own key. The key goes with the team.
+     */
+    teamId: text("team_id").references(() => teams.id, { onDelete: "cascade" }),
     createdAt: ts("created_at").notNull().defaultNow(),
     lastUsedAt: ts("last_used_at"),
     revokedAt: ts("revoked_at"),
   },
-  (t) => [index("api_keys_account_idx").on(t.accountId)],
+  (t) => [index("api_keys_account_idx").on(t.accountId), index("api_keys_team_idx").on(t.teamId)],
 );
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

@@ -9,3 +9,4 @@ export * from "./safety";
 export * from "./stats";
 export * from "./render";
 export * from "./feed";
+export * from "./teams";

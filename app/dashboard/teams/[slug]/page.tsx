@@ -1,0 +1,92 @@
+import type { Metadata } from "next";
+import { notFound, redirect } from "next/navigation";
+import { sessionCaller } from "@/lib/auth/session";
+import { getContext } from "@/lib/context";
+import { ApiError } from "@/lib/errors";
+import { TEAM_ROLES } from "@/lib/schemas";
+import { teamAuditLog } from "@/lib/teams/audit";
+import { listInvites } from "@/lib/teams/invites";
+import { teamMembers } from "@/lib/teams/members";
+import { can, roleAction } from "@/lib/teams/roles";
+import { listTeams } from "@/lib/teams/teams";
+import { DashboardShell } from "../../shell";
+import { Table } from "../../table";
+import { InvitesPanel } from "./invites-panel";
+import { MembersPanel } from "./members-panel";
+
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Team · dropsite" };
+
+/** The newest audit entries the page shows (the API pages through all of them). */
+const AUDIT_SHOWN = 20;
+
+// /dashboard/teams/<slug> – a team's members and roles, its invitations and its audit log, each
+// shown and editable as the viewer's role allows (the same lib/teams services as /teams/{team}).
+export default async function TeamPage({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const caller = await sessionCaller();
+  if (!caller) redirect(`/login?next=${encodeURIComponent(`/dashboard/teams/${slug}`)}`);
+  const ctx = await getContext();
+  const team = (await listTeams(ctx, caller)).teams.find((t) => t.slug === slug);
+  if (!team) notFound();
+  let members;
+  try {
+    members = (await teamMembers(ctx, caller, slug)).members;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "not_found") notFound();
+    throw err;
+  }
+  const role = team.role;
+  const invites = can(role, "invites") ? (await listInvites(ctx, caller, slug)).invites : null;
+  const audit = can(role, "audit") ? await teamAuditLog(ctx, caller, slug, { limit: String(AUDIT_SHOWN) }) : null;
+  return (
+    <DashboardShell account={caller.account}>
+      <h1>
+        {team.name} <span className="muted">({team.slug})</span>
+      </h1>
+      <p className="muted">Your role: {role}.</p>
+      <section className="card" aria-labelledby="members-title">
+        <h2 id="members-title">Members</h2>
+        <MembersPanel
+          slug={slug}
+          members={members}
+          me={caller.account.id}
+          roles={TEAM_ROLES}
+          manage={can(role, "members")}
+          owners={can(role, "owners")}
+        />
+      </section>
+      {invites && (
+        <section className="card" aria-labelledby="invites-title">
+          <h2 id="invites-title">Invitations</h2>
+          <InvitesPanel slug={slug} invites={invites} roles={TEAM_ROLES.filter((r) => can(role, roleAction(r)))} />
+        </section>
+      )}
+      {audit && (
+        <section className="card" aria-labelledby="audit-title">
+          <h2 id="audit-title">Audit log</h2>
+          <p className="muted">
+            The newest {Math.min(AUDIT_SHOWN, audit.total)} of {audit.total} entries;{" "}
+            <code>GET /teams/{slug}/audit</code> pages through all of them.
+          </p>
+          <Table className="stack" columns={["Time", "Action", "Target", "By", "Credential"]} testId="team-audit">
+            {audit.entries.map((e) => (
+              <tr key={e.id}>
+                <td className="primary">{e.at.slice(0, 19).replace("T", " ")} UTC</td>
+                <td data-label="Action">
+                  <code>{e.action}</code>
+                </td>
+                <td data-label="Target">
+                  <code>{e.target}</code>
+                </td>
+                <td data-label="By">{e.actor.email ?? e.actor.id}</td>
+                <td data-label="Credential">{e.credential.kind}</td>
+              </tr>
+            ))}
+          </Table>
+        </section>
+      )}
+    </DashboardShell>
+  );
+}

@@ -1,0 +1,44 @@
+import { TEAM_ROLES, type TeamRole } from "../schemas";
+
+// The one permission table of teams (DESIGN "Teams"): each class of action and the weakest role
+// that may take it; a role may do what the roles below it may. Every route, MCP tool and
+// dashboard action asks can(role, action), never a role by name.
+
+export const TEAM_ACTIONS = {
+  /** Drops, versions, stats, renders; the team's members. */
+  read: "viewer",
+  /** Deploys, replaces, appends, rollbacks, access settings, render checks. */
+  deploy: "member",
+  /** Deleting drops. */
+  delete: "admin",
+  domains: "admin",
+  webhooks: "admin",
+  vanity: "admin",
+  /** The team's keys, all of them (a person may always see and revoke their own). */
+  keys: "admin",
+  /** Inviting, listing and revoking invitations. */
+  invites: "admin",
+  /** Setting roles among viewer, member and admin; removing those members. */
+  members: "admin",
+  audit: "admin",
+  billing: "owner",
+  /** Granting, changing or removing the owner role. */
+  owners: "owner",
+  deleteTeam: "owner",
+} as const satisfies Record<string, TeamRole>;
+export type TeamAction = keyof typeof TEAM_ACTIONS;
+
+const rank = (role: TeamRole) => TEAM_ROLES.indexOf(role);
+
+/** Whether a member of this role may take this class of action. */
+export function can(role: TeamRole, action: TeamAction): boolean {
+  return rank(role) >= rank(TEAM_ACTIONS[action]);
+}
+
+/**
+ * The action class a role change or removal touches: an owner's seat, or granting the owner
+ * role, is the owners' business; any other role, the members' (admins').
+ */
+export function roleAction(...roles: TeamRole[]): TeamAction {
+  return roles.includes("owner") ? "owners" : "members";
+}
