@@ -172,6 +172,11 @@ describe("the Next side's traces (next start with OTEL_EXPORTER_OTLP_ENDPOINT)",
     expect(deliver!.links.map((l) => l.traceId)).toEqual([deployTrace]);
     const linked = await spanWhere((s) => s.spanId === deliver!.links[0]!.spanId);
     expect(linked?.traceId).toBe(deployTrace);
+    // The deploy's database and storage work are spans of its trace (lib/tracing's, under Next's).
+    expect(
+      await spanWhere((s) => s.traceId === deployTrace && s.attributes["db.system.name"] === "postgresql"),
+    ).toBeDefined();
+    expect(await spanWhere((s) => s.traceId === deployTrace && s.name === "storage.put")).toBeDefined();
   });
 });
 
