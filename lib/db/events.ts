@@ -35,20 +35,20 @@ export interface NewEvent {
  * Next's entry (instrumentation.ts) sets (lib/webhooks/soon.ts). Told inside the transaction,
  * so it must only schedule work that runs after the response (by then the change committed).
  * Next bundles its entries separately (this module can exist more than once in one process,
- * as lib/context.ts says), so the listener lives on globalThis.
+ * as lib/context.ts says), so the listener lives on globalThis. It is told the event's id.
  */
 const LISTENER = Symbol.for("dropsite.eventRecorded");
-const slot = globalThis as unknown as Record<symbol, (() => void) | undefined>;
+const slot = globalThis as unknown as Record<symbol, ((eventId: string) => void) | undefined>;
 
-export function onEventRecorded(listener: (() => void) | undefined): void {
+export function onEventRecorded(listener: ((eventId: string) => void) | undefined): void {
   slot[LISTENER] = listener;
 }
 
 /** Records one event and queues its deliveries, in the caller's transaction; its id, or null for nobody. */
 export async function recordEvent(tx: Tx, e: NewEvent): Promise<string | null> {
   if (e.accountId === null) return null;
-  slot[LISTENER]?.();
   const id = prefixedId("msg");
+  slot[LISTENER]?.(id);
   await tx.insert(events).values({ id, accountId: e.accountId, type: e.type, data: e.data, createdAt: e.now });
   await tx.execute(
     sql`insert into ${webhookDeliveries} (webhook_id, event_id, next_attempt_at)

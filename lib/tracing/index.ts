@@ -1,5 +1,5 @@
 import type * as OtelApi from "@opentelemetry/api";
-import type { Attributes, Context, Span, SpanKind, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Span, SpanContext, SpanKind, Tracer } from "@opentelemetry/api";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Env } from "../env";
 
@@ -11,7 +11,9 @@ import type { Env } from "../env";
 // once the route is known; database queries (lib/db/client.ts) and storage calls
 // (lib/storage/guard.ts) are its children; webhook deliveries run in traces of their own.
 // The provider is registered globally, so Next's own spans (it uses @opentelemetry/api) nest
-// under the request's span in the same process.
+// under the request's span in the same process. Where server.mjs does not run (`next start`,
+// Vercel), instrumentation.ts calls startNextTracing(): @vercel/otel, with the same endpoint
+// (tracesEndpoint decides for both) and the same rule for an incoming traceparent.
 
 interface Tracing {
   api: typeof OtelApi;
@@ -55,6 +57,44 @@ export async function startTracing(e: Env): Promise<boolean> {
     shutdown: () => provider.shutdown(),
   };
   return true;
+}
+
+/**
+ * The Next side's traces where server.mjs has not started the SDK (`next start`, Vercel):
+ * @vercel/otel's registerOTel with an OTLP/HTTP protobuf exporter to tracesEndpoint(). Next's
+ * own server span then continues an incoming traceparent only with TRUST_PROXY (with it off no
+ * propagator is registered, so none is read). False, and nothing loaded, when tracing is off.
+ */
+export async function startNextTracing(e: Env): Promise<boolean> {
+  if (slot[KEY]) return true;
+  const url = tracesEndpoint(e);
+  if (url === undefined) return false;
+  const [api, { registerOTel }, exporter] = await Promise.all([
+    import("@opentelemetry/api"),
+    import("@vercel/otel"),
+    import("@opentelemetry/exporter-trace-otlp-proto"),
+  ]);
+  registerOTel({
+    serviceName: e.OTEL_SERVICE_NAME,
+    traceExporter: new exporter.OTLPTraceExporter({ url }),
+    propagators: e.TRUST_PROXY ? ["tracecontext"] : ["none"],
+  });
+  const provider = api.trace.getTracerProvider() as { getDelegate?: () => { shutdown?: () => Promise<void> } };
+  slot[KEY] = {
+    api,
+    tracer: api.trace.getTracer("dropsite"),
+    trustProxy: e.TRUST_PROXY,
+    shutdown: async () => provider.getDelegate?.().shutdown?.(),
+  };
+  return true;
+}
+
+/** The span context of the span running now (to link later work to it), if tracing is on and one is. */
+export function currentSpanContext(): SpanContext | undefined {
+  const t = slot[KEY];
+  if (!t) return undefined;
+  const span = t.api.trace.getSpan(t.api.context.active());
+  return span && t.api.trace.isSpanContextValid(span.spanContext()) ? span.spanContext() : undefined;
 }
 
 /** Sends the spans still buffered and stops the SDK (tests, shutdown). */
@@ -112,24 +152,27 @@ export function inRequestSpan<T>(r: RequestSpan | undefined, fn: () => T): T {
 
 /**
  * Runs `fn` in a child span of the current one (`kind` internal unless given), ended when its
- * promise settles; a failure is recorded on it. Tracing off, or outside any trace: `fn()`.
+ * promise settles; a failure is recorded on it. `root` starts a trace of its own, with `links`
+ * to the spans that caused it. `fn` gets the span (to add what it learns). Tracing off, or
+ * outside any trace: `fn(undefined)`.
  */
 export function inSpan<T>(
   name: string,
   attributes: Attributes,
-  fn: () => Promise<T>,
-  opts: { kind?: SpanKind; root?: boolean } = {},
+  fn: (span: Span | undefined) => Promise<T>,
+  opts: { kind?: SpanKind; root?: boolean; links?: SpanContext[] } = {},
 ): Promise<T> {
   const t = slot[KEY];
-  if (!t) return fn();
+  if (!t) return fn(undefined);
   const { api } = t;
   const active = api.context.active();
-  if (!opts.root && api.trace.getSpan(active) === undefined) return fn();
+  if (!opts.root && api.trace.getSpan(active) === undefined) return fn(undefined);
   const parent = opts.root ? api.ROOT_CONTEXT : active;
-  const span = t.tracer.startSpan(name, { kind: opts.kind, attributes }, parent);
+  const links = opts.links?.map((context) => ({ context }));
+  const span = t.tracer.startSpan(name, { kind: opts.kind, attributes, links }, parent);
   return api.context.with(api.trace.setSpan(parent, span), async () => {
     try {
-      return await fn();
+      return await fn(span);
     } catch (err) {
       span.recordException(err instanceof Error ? err : String(err));
       span.setStatus({ code: 2 });

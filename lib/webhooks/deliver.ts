@@ -1,3 +1,4 @@
+import type { Span, SpanContext } from "@opentelemetry/api";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
@@ -81,8 +82,8 @@ function post(url: URL, target: Resolved, headers: Record<string, string>, body:
   });
 }
 
-/** One attempt of one delivery: checks the target again, signs, sends, records. */
-async function attempt(ctx: AppContext, d: ClaimedDelivery): Promise<boolean> {
+/** One attempt of one delivery: checks the target again, signs, sends, records (and notes the outcome on its span). */
+async function attempt(ctx: AppContext, d: ClaimedDelivery, span: Span | undefined): Promise<boolean> {
   let outcome: Outcome;
   try {
     const allowPrivate = ctx.env.WEBHOOKS_ALLOW_PRIVATE;
@@ -116,9 +117,11 @@ async function attempt(ctx: AppContext, d: ClaimedDelivery): Promise<boolean> {
   }
   const now = ctx.now();
   const delivered = outcome.error === null;
-  metrics().webhookDeliveries.inc({
-    outcome: delivered ? "ok" : outcome.error?.startsWith("refused:") ? "refused" : "error",
-  });
+  const result = delivered ? "ok" : outcome.error?.startsWith("refused:") ? "refused" : "error";
+  metrics().webhookDeliveries.inc({ outcome: result });
+  span?.setAttribute("dropsite.webhook.outcome", result);
+  if (outcome.statusCode !== null) span?.setAttribute("http.response.status_code", outcome.statusCode);
+  if (!delivered) span?.setStatus({ code: 2 /* SpanStatusCode.ERROR */, message: outcome.error ?? undefined });
   const wait = WEBHOOK_RETRY_SECONDS[d.attempt - 1];
   await finishAttempt(
     ctx.db,
@@ -146,25 +149,37 @@ export interface DeliveryPass {
 
 /**
  * Runs every due delivery once (in batches, until none is due or `budgetMs` has passed): the
- * self-hosted worker's tick and GET /cron/webhooks.
+ * self-hosted worker's tick, GET /cron/webhooks and the pass after a response. `causes` maps an
+ * event id to the span of the request that recorded it, which its deliveries' spans link to.
  */
-export async function deliverDue(ctx: AppContext, budgetMs = 50_000): Promise<DeliveryPass> {
+export async function deliverDue(
+  ctx: AppContext,
+  budgetMs = 50_000,
+  causes?: ReadonlyMap<string, SpanContext>,
+): Promise<DeliveryPass> {
   const started = Date.now();
   const pass = { attempted: 0, delivered: 0 };
   while (Date.now() - started < budgetMs) {
     const now = ctx.now();
     const claimed = await claimDueDeliveries(ctx.db, new Date(now), new Date(now + LEASE_SECONDS * 1000), BATCH);
     if (claimed.length === 0) break;
-    // Each attempt is a trace of its own (webhook.deliver), not a child of whatever ran the pass.
+    // Each attempt is a trace of its own (webhook.deliver), not a child of whatever ran the pass,
+    // linked to the request that recorded its event when this pass knows it.
     const results = await Promise.all(
-      claimed.map((d) =>
-        inSpan(
+      claimed.map((d) => {
+        const cause = causes?.get(d.event.id);
+        return inSpan(
           "webhook.deliver",
-          { "dropsite.webhook.event_type": d.event.type, "dropsite.webhook.attempt": d.attempt },
-          () => attempt(ctx, d),
-          { root: true },
-        ),
-      ),
+          {
+            "dropsite.webhook.event_type": d.event.type,
+            "dropsite.webhook.event_id": d.event.id,
+            "dropsite.webhook.id": d.webhook.id,
+            "dropsite.webhook.attempt": d.attempt,
+          },
+          (span) => attempt(ctx, d, span),
+          { root: true, links: cause && [cause] },
+        );
+      }),
     );
     pass.attempted += results.length;
     pass.delivered += results.filter(Boolean).length;

@@ -50,6 +50,10 @@ describe("a production install (npm ci with NODE_ENV=production) of the built ap
       expect(existsSync(path.join(work, "node_modules", dev)), dev).toBe(false);
     }
     expect(existsSync(path.join(work, "node_modules", "next"))).toBe(true);
+    // instrumentation.ts loads @vercel/otel (and its OpenTelemetry peers) when traces are on.
+    for (const runtime of ["@vercel/otel", "@opentelemetry/sdk-logs", "@opentelemetry/instrumentation"]) {
+      expect(existsSync(path.join(work, "node_modules", runtime)), runtime).toBe(true);
+    }
     expect(existsSync(path.join(work, "cli", "dist", "dropsite.mjs"))).toBe(true);
   });
 
