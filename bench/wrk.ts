@@ -68,8 +68,9 @@ export const times = (x: number) => `${x.toFixed(2)}×`;
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /**
- * Measures every named load once per round, in order, `count` rounds: a burst of load elsewhere
- * on a shared machine then hits every side alike. Returns the rounds.
+ * Measures every named load once per round, `count` rounds, the order reversed every other round:
+ * a burst of load elsewhere on a shared machine then hits every side alike, and no side is always
+ * measured after the other. Returns the rounds.
  */
 export async function inRounds<K extends string>(
   count: number,
@@ -78,7 +79,10 @@ export async function inRounds<K extends string>(
   const rounds: Record<K, WrkResult>[] = [];
   for (let i = 0; i < count; i++) {
     const round = {} as Record<K, WrkResult>;
-    for (const [name, load] of Object.entries(loads) as [K, () => Promise<WrkResult>][]) round[name] = await load();
+    // Every other round in the reverse order: a side is not always the one measured second.
+    const order = Object.entries(loads) as [K, () => Promise<WrkResult>][];
+    if (i % 2 === 1) order.reverse();
+    for (const [name, load] of order) round[name] = await load();
     rounds.push(round);
   }
   return rounds;
