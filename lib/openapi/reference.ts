@@ -60,7 +60,7 @@ function contentSecurityPolicy(nonce: string): string {
 
 /** Colours of Scalar's Next.js theme that read below 4.5:1 replaced (light and dark), 24 px targets, the site's focus ring. */
 const ACCESSIBLE_CSS = `
-.light-mode { --scalar-color-2: #5b6270; --scalar-color-3: #5b6270; --scalar-color-orange: #a34a00; }
+.light-mode { --scalar-color-2: #5b6270; --scalar-color-3: #5b6270; --scalar-color-orange: #a34a00; --scalar-color-yellow: #7a5c00; }
 .dark-mode { --scalar-color-2: rgba(255, 255, 255, 0.75); --scalar-color-3: rgba(255, 255, 255, 0.7); }
 li[data-sidebar-id] button[aria-expanded] { min-width: 24px; min-height: 24px; }
 :focus-visible { outline: 3px solid #364fc7 !important; outline-offset: 2px !important; }

@@ -192,7 +192,10 @@ export async function serveRewritten(req: IncomingMessage, res: ServerResponse):
     req.url = rest.startsWith("/") ? rest : `/${rest}`;
   }
   const dropHost = req.headers[DROP_HOST_HEADER];
-  const action = resolveHost(typeof dropHost === "string" && dropHost !== "" ? dropHost : req.headers.host, config());
+  // The drop host is the request's host from here on (what its pages link to, what the counts
+  // compare a referrer with), as when the data plane answers it directly.
+  if (typeof dropHost === "string" && dropHost !== "") req.headers.host = dropHost;
+  const action = resolveHost(req.headers.host, config());
   if (action.kind === "app") return write(req, res, notFoundPage());
   await serveNode(req, res, action);
 }

@@ -348,7 +348,8 @@ describe("nothing stored names a visitor", () => {
     const count = async (table: string) =>
       Number((await rowsOf<{ n: number }>(sql.raw(`select count(*)::int as n from ${table}`)))[0]!.n);
     expect(await count("drop_stats_visitors")).toBeGreaterThan(0);
-    expect(await count("stats_salts")).toBe(1);
+    // The day's salt: a row here, or only in Redis when the service has it (the hosted stack).
+    expect(await count("stats_salts")).toBe(t.ctx.limiter.shared ? 0 : 1);
 
     // The day ends; once it is final its hashes and salt are gone, its counts stay.
     t.clock.advance(24 * 3600);

@@ -33,29 +33,32 @@ export function TeamSection({ base }: { base: string }) {
         (taken: 409). <code>GET /teams</code> lists yours with your role. Someone outside a team gets 404 from its
         routes; a member whose role may not do something gets 403, before anything else is looked at.
       </p>
-      <table>
-        <caption>What each role may do</caption>
-        <thead>
-          <tr>
-            <th scope="col">Action</th>
-            {TEAM_ROLES.map((r) => (
-              <th scope="col" key={r}>
-                {r}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {(Object.keys(TEAM_ACTIONS) as TeamAction[]).map((a) => (
-            <tr key={a}>
-              <th scope="row">{ACTION_TEXT[a]}</th>
+      {/* Scrolls sideways on a phone; focusable so a keyboard can scroll it too. */}
+      <div className="table-wrap" role="region" aria-label="What each role may do" tabIndex={0}>
+        <table>
+          <caption>What each role may do</caption>
+          <thead>
+            <tr>
+              <th scope="col">Action</th>
               {TEAM_ROLES.map((r) => (
-                <td key={r}>{can(r, a) ? "yes" : "no"}</td>
+                <th scope="col" key={r}>
+                  {r}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(Object.keys(TEAM_ACTIONS) as TeamAction[]).map((a) => (
+              <tr key={a}>
+                <th scope="row">{ACTION_TEXT[a]}</th>
+                {TEAM_ROLES.map((r) => (
+                  <td key={r}>{can(r, a) ? "yes" : "no"}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p>
         Invitations: <code>POST /teams/{"{team}"}/invites</code> <code>{`{"role": "member", "email"?: "…"}`}</code>{" "}
         answers a code shown once, usable once within {TEAM_INVITE_SECONDS / 86_400} days; with <code>email</code> only
