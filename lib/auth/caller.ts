@@ -55,6 +55,11 @@ export interface Caller {
   credentialKey: string;
   /** A team key's team and the minting person's role in it now (lib/teams/access.ts reads it). */
   team?: { id: string; role: TeamRole };
+  /**
+   * When the caller acts as a team (lib/teams/acting.ts), the person behind it: `account` is
+   * then the team's account, and the audit and webhook bodies name this person.
+   */
+  actor?: AccountRow;
 }
 
 export const anonymousCaller: Caller = { account: null, via: "anonymous", credentialKey: "anonymous" };

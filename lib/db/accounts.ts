@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import type { Tx } from "./versions";
+import { syncTeamPlans } from "./teams";
 import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from "./schema";
 
 // Named queries over accounts and API keys.
@@ -43,7 +44,10 @@ export async function findAccountsByIdOrEmail(db: Db, idOrEmail: string): Promis
 }
 
 export async function setPlan(db: Db, accountId: string, plan: AccountRow["plan"]): Promise<void> {
-  await db.update(accounts).set({ plan }).where(eq(accounts.id, accountId));
+  await db.transaction(async (tx) => {
+    await tx.update(accounts).set({ plan }).where(eq(accounts.id, accountId));
+    await syncTeamPlans(tx, accountId, plan);
+  });
 }
 
 /** The live key of a key id, with its account; revoked keys are not found. */

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { accounts, billingEvents, type AccountRow } from "./schema";
+import { syncTeamPlans } from "./teams";
 
 // Named queries of billing: the Stripe customer of an account, and applying a webhook event
 // exactly once, in order, under a row lock.
@@ -105,6 +106,7 @@ export async function applyBillingEvent(
     if (patch.stripeCustomerId && account.stripeCustomerId) delete patch.stripeCustomerId;
     if (Object.keys(patch).length === 0) return "no_change";
     await tx.update(accounts).set(patch).where(eq(accounts.id, account.id));
+    if (patch.plan && patch.plan !== account.plan) await syncTeamPlans(tx, account.id, patch.plan);
     return "applied";
   });
 }

@@ -1,8 +1,9 @@
-import { and, asc, count, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { auditId } from "./audit";
 import {
   accounts,
+  type AccountRow,
   apiKeys,
   type ApiKeyRow,
   teamAudit,
@@ -53,10 +54,28 @@ export async function isTeamSlug(db: Db, slug: string): Promise<boolean> {
  * Creates a team with its creator as first owner and billing owner; false when the slug is a
  * vanity sub. A slug another team holds throws a unique violation.
  */
-export async function insertTeam(db: Db, team: TeamRow, audit: Omit<NewTeamAudit, "teamId">): Promise<boolean> {
+/** The id of the account a team acts as (one per team, made with it). */
+export function teamAccountId(teamId: string): string {
+  return `acc_${teamId.replace(/^team_/, "tm")}`;
+}
+
+/**
+ * Creates a team, the account it acts as (on its billing owner's plan), its first owner and the
+ * audit entry, together; false when the slug is a vanity sub already.
+ */
+export async function insertTeam(
+  db: Db,
+  team: Omit<TeamRow, "accountId">,
+  plan: AccountRow["plan"],
+  audit: Omit<NewTeamAudit, "teamId">,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     if (await isVanitySub(tx, team.slug)) return false;
-    await tx.insert(teams).values(team);
+    const accountId = teamAccountId(team.id);
+    await tx
+      .insert(accounts)
+      .values({ id: accountId, issuer: "team", subject: team.id, plan, createdAt: team.createdAt });
+    await tx.insert(teams).values({ ...team, accountId });
     await tx
       .insert(teamMembers)
       .values({ teamId: team.id, accountId: team.billingOwnerId!, role: "owner", joinedAt: team.createdAt });
@@ -265,10 +284,30 @@ export async function joinWithInvite(
   });
 }
 
-/** Deletes a team with its members, invitations and audit log (their rows cascade). */
+/**
+ * Deletes a team with its members, invitations and audit log, and the account it acts as with
+ * everything that account holds (their rows cascade; the caller purges stored bytes first).
+ */
 export async function deleteTeamRow(db: Db, teamId: string): Promise<boolean> {
-  const rows = await db.delete(teams).where(eq(teams.id, teamId)).returning({ id: teams.id });
-  return rows.length > 0;
+  return db.transaction(async (tx) => {
+    const rows = await tx.delete(teams).where(eq(teams.id, teamId)).returning({ accountId: teams.accountId });
+    const [row] = rows;
+    if (!row) return false;
+    await tx.delete(accounts).where(and(eq(accounts.id, row.accountId), eq(accounts.issuer, "team")));
+    return true;
+  });
+}
+
+/** The team an account id acts for, when it is a team's account. */
+export async function findTeamByAccount(db: Db | Tx, accountId: string): Promise<TeamRow | undefined> {
+  const [row] = await db.select().from(teams).where(eq(teams.accountId, accountId)).limit(1);
+  return row;
+}
+
+/** Keeps the plan of the teams a person is billing owner of in step with the person's. */
+export async function syncTeamPlans(tx: Db | Tx, billingOwnerId: string, plan: AccountRow["plan"]): Promise<void> {
+  const owned = tx.select({ id: teams.accountId }).from(teams).where(eq(teams.billingOwnerId, billingOwnerId));
+  await tx.update(accounts).set({ plan }).where(inArray(accounts.id, owned));
 }
 
 /** A page of a team's audit log, newest first, with its total. */

@@ -57,7 +57,7 @@ export async function createTeam(ctx: AppContext, caller: PersonCaller, body: La
   const team = { id: prefixedId("team"), slug, name, billingOwnerId: account.id, createdAt: now };
   let created: boolean;
   try {
-    created = await insertTeam(ctx.db, team, {
+    created = await insertTeam(ctx.db, team, account.plan, {
       ...actorOf(ctx, caller),
       action: "team.created",
       target: `team:${slug}`,

@@ -18,9 +18,21 @@ export const teams = pgTable(
      * person's account is gone: the team then has no paid plan.
      */
     billingOwnerId: text("billing_owner_id").references(() => accounts.id, { onDelete: "set null" }),
+    /**
+     * The account the team acts as: every resource of rounds 1-3 (drops, names, keys, webhooks,
+     * domains, vanity) belongs to an account id, so a team's resources belong to this one. Its
+     * plan follows the billing owner's (lib/db/billing.ts keeps it in step); no one logs in as it.
+     */
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("teams_slug_idx").on(t.slug), index("teams_billing_owner_idx").on(t.billingOwnerId)],
+  (t) => [
+    uniqueIndex("teams_slug_idx").on(t.slug),
+    uniqueIndex("teams_account_idx").on(t.accountId),
+    index("teams_billing_owner_idx").on(t.billingOwnerId),
+  ],
 );
 export type TeamRow = typeof teams.$inferSelect;
 

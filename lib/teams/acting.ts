@@ -1,0 +1,30 @@
+import type { AppContext } from "../context";
+import type { Caller } from "../auth/caller";
+import type { AccountRow } from "../db/schema";
+import { withDb } from "../db/errors";
+import { findAccount } from "../db/accounts";
+import { findMemberRole } from "../db/teams";
+import type { TeamRow } from "../db/schema";
+
+// Acting as a team (DESIGN "Teams"): a team key, a session that picked the team in the
+// dashboard's switcher, or an MCP connection consented for the team acts as the team's account
+// (every resource of rounds 1-3 belongs to an account id), with the person's role in the team as
+// it is now and the person kept as the actor. A person who is no longer a member acts as nothing.
+
+/** The caller acting as `team`: null when the person is not (or no longer) a member. */
+export async function actAsTeam(
+  ctx: AppContext,
+  person: Caller & { account: AccountRow },
+  team: Pick<TeamRow, "id" | "accountId">,
+): Promise<(Caller & { account: AccountRow; actor: AccountRow }) | null> {
+  const [role, account] = await withDb(() =>
+    Promise.all([findMemberRole(ctx.db, team.id, person.account.id), findAccount(ctx.db, team.accountId)]),
+  );
+  if (!role || !account) return null;
+  return { ...person, account, actor: person.account, team: { id: team.id, role } };
+}
+
+/** The person behind a caller: the actor when acting as a team, else the account itself. */
+export function personOf<C extends Caller & { account: AccountRow }>(caller: C): AccountRow {
+  return caller.actor ?? caller.account;
+}
