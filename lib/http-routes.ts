@@ -6,21 +6,28 @@ import { limits } from "./plans";
 // files bind their handlers through bodyRoutes() with the same path (so their methods and
 // parameters come from here), the data plane (lib/plane/node.ts) refuses bodies past the cap
 // and answers the rows marked `plane` itself, and routeBodyCap() serves lib/idempotency.ts.
-// tests/unit/http-routes.test.ts checks it against the route files and the OpenAPI document.
+// Every route of the app host that takes a body is in it, the API's and those outside it (the
+// dashboard's, NextAuth's, the OAuth authorization server's): tests/unit/http-routes.test.ts
+// checks it against the route files (every POST, PUT and PATCH handler has its row) and the
+// OpenAPI document.
 
 /**
  * Who may call: "none" (no credential: a signature or a device code in the body), "token" (the
  * secret token in the path is the grant), "optional" (anonymous, or an API key or ID token),
  * "account" (an API key or ID token), "idToken" (an ID token only), "mcp" (optional, or an
- * OAuth access token of the MCP authorization server). Only lib/auth/caller.ts reads one.
+ * OAuth access token of the MCP authorization server), "session" (the dashboard's login cookie,
+ * from the app's own origin). Only lib/auth/caller.ts reads one.
  */
-export type CredentialRule = "none" | "token" | "optional" | "account" | "idToken" | "mcp";
+export type CredentialRule = "none" | "token" | "optional" | "account" | "idToken" | "mcp" | "session";
 
 type BodyMethod = "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface BodyRoute {
   method: BodyMethod;
-  /** The path with `{name}` parameters, as in the OpenAPI document (app/ folders spell them `[name]`). */
+  /**
+   * The path with `{name}` parameters, as in the OpenAPI document (app/ folders spell them
+   * `[name]`); a last `{...name}` matches the rest of the path (a catch-all, `[...name]`).
+   */
   path: string;
   /** The most body bytes any plan may send; the handler then applies the caller's own plan cap. */
   cap: number;
@@ -29,6 +36,11 @@ export interface BodyRoute {
   plane?: true;
   /** A refused body is answered as a JSON-RPC error object instead of the REST envelope. */
   refusal?: "jsonrpc";
+  /**
+   * Not a route of the API (so not in the OpenAPI document): the dashboard's own, NextAuth's
+   * catch-all, or the OAuth authorization server's Pages API route (pages/api/oauth).
+   */
+  outside?: "dashboard" | "nextauth" | "oauth";
 }
 
 const largest = (pick: (l: (typeof limits)[keyof typeof limits]) => number) =>
@@ -74,6 +86,21 @@ export const BODY_ROUTES = [
   { method: "POST", path: "/teams/join", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/teams/{team}/invites", cap: JSON_BODY_CAP, credential: "account" },
   { method: "PATCH", path: "/teams/{team}/members/{account}", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/domains/{hostname}/verify", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/drops/{slug}/render", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/dashboard/upload", cap: DEPLOY_CAP, credential: "session", outside: "dashboard" },
+  { method: "POST", path: "/dashboard/preflight", cap: PREFLIGHT_CAP, credential: "session", outside: "dashboard" },
+  {
+    method: "POST",
+    path: "/dashboard/connect/{uid}/decide",
+    cap: JSON_BODY_CAP,
+    credential: "session",
+    outside: "dashboard",
+  },
+  // Sign-in forms and their callbacks; the token, registration and revocation endpoints (a few
+  // form fields or a client's metadata).
+  { method: "POST", path: "/api/auth/{...nextauth}", cap: JSON_BODY_CAP, credential: "none", outside: "nextauth" },
+  { method: "POST", path: "/api/oauth/{...path}", cap: JSON_BODY_CAP, credential: "none", outside: "oauth" },
 ] as const satisfies readonly BodyRoute[];
 
 type Row = (typeof BODY_ROUTES)[number];
@@ -81,7 +108,9 @@ type BodyPath = Row["path"];
 /** The paths whose handlers the data plane runs itself. */
 export type PlanePath = Extract<Row, { plane: true }>["path"];
 
-type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | ParamNames<Rest> : never;
+type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}`
+  ? (N extends `...${infer R}` ? R : N) | ParamNames<Rest>
+  : never;
 /** The parameters of a path pattern: "/deploy/{slug}" → { slug: string }. */
 export type PathParams<P extends string> = { [K in ParamNames<P>]: string };
 
@@ -91,13 +120,15 @@ interface Path {
   /** The path's segments; null where a parameter stands. */
   segments: (string | null)[];
   names: string[];
+  /** The last parameter is a catch-all: it takes one or more segments. */
+  rest: boolean;
   cap: number;
 }
 
 /**
  * The table's paths by their first segment ("deploy", "mcp", …), so a request tries only its
- * own few; within one, a literal segment goes before a parameter in the same place, as in Next's
- * router ("/deploy/preflight" is not "/deploy/{slug}").
+ * own few; within one, a literal segment goes before a parameter in the same place, and a
+ * catch-all after the rest, as in Next's router ("/deploy/preflight" is not "/deploy/{slug}").
  */
 const byFirst = new Map<string, Path[]>();
 for (const row of BODY_ROUTES as readonly BodyRoute[]) {
@@ -114,14 +145,15 @@ for (const row of BODY_ROUTES as readonly BodyRoute[]) {
   list.push({
     rows: [row],
     segments,
-    names: parts.filter((p) => p.startsWith("{")).map((p) => p.slice(1, -1)),
+    names: parts.filter((p) => p.startsWith("{")).map((p) => p.slice(1, -1).replace(/^\.\.\./, "")),
+    rest: parts.at(-1)!.startsWith("{..."),
     cap: row.cap,
   });
   list.sort((a, b) => {
     for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
       if ((a.segments[i] === null) !== (b.segments[i] === null)) return a.segments[i] === null ? 1 : -1;
     }
-    return 0;
+    return Number(a.rest) - Number(b.rest);
   });
 }
 
@@ -141,14 +173,16 @@ export function matchBodyRoute(pathname: string): BodyRouteMatch | undefined {
   const candidates = byFirst.get(parts[0]!);
   if (!candidates) return undefined;
   next: for (const p of candidates) {
-    if (p.segments.length !== parts.length) continue;
+    if (p.rest ? parts.length < p.segments.length : p.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
     let n = 0;
-    for (let i = 0; i < parts.length; i++) {
+    for (let i = 0; i < p.segments.length; i++) {
       const s = p.segments[i];
       if (s === null) {
-        if (parts[i] === "") continue next;
-        params[p.names[n++]!] = parts[i]!;
+        const last = p.rest && i === p.segments.length - 1;
+        const value = last ? parts.slice(i).join("/") : parts[i]!;
+        if (value === "") continue next;
+        params[p.names[n++]!] = value;
       } else if (s !== parts[i]) continue next;
     }
     return { rows: p.rows, cap: p.cap, params };

@@ -24,6 +24,14 @@ export type RouteHandlers<P = Record<string, string>> = Partial<
   Record<Exclude<Method, "HEAD" | "OPTIONS">, Handler<P>>
 >;
 
+/** The method exports routes() made to answer 405: a route's own handlers are not among them. */
+const refusals = new WeakSet<object>();
+
+/** Whether a route file's method export runs a handler of its own (not routes()' 405 answer). */
+export function handlesMethod(exported: unknown): boolean {
+  return typeof exported === "function" && !refusals.has(exported);
+}
+
 /**
  * Builds a full set of method exports for a route file. Missing methods answer
  * 405 method_not_allowed with Allow, in the envelope.
@@ -39,6 +47,7 @@ export function routes<P = Record<string, string>>(handlers: RouteHandlers<P>): 
       if (!h) return errorResponse(methodNotAllowed(allowed), req);
       return handle(h, req, params);
     };
+    if (!h) refusals.add(out[m]);
   }
   return out;
 }

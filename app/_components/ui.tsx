@@ -1,4 +1,10 @@
-import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
+import type {
+  ButtonHTMLAttributes,
+  FormEventHandler,
+  InputHTMLAttributes,
+  ReactNode,
+  SelectHTMLAttributes,
+} from "react";
 
 // The controls of the dashboard, one set with one look (app/globals.css, "Controls"): a button is
 // primary, secondary or danger; an input is text, URL, password or code; a select; a notice is
@@ -57,6 +63,36 @@ export function Field({
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * A form of one row: its fields, then the submit button (held while `pending`) at their end,
+ * wrapping on a narrow screen; `after` (options, what the form said) below the row.
+ */
+export function InlineForm({
+  onSubmit,
+  submit,
+  pending,
+  after,
+  children,
+}: {
+  onSubmit: FormEventHandler<HTMLFormElement>;
+  submit: ReactNode;
+  pending: boolean;
+  after?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <form onSubmit={onSubmit}>
+      <div className="inline-form">
+        {children}
+        <Button type="submit" disabled={pending}>
+          {submit}
+        </Button>
+      </div>
+      {after}
+    </form>
   );
 }
 

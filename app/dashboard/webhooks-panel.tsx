@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { Button, Field } from "../_components/ui";
+import { Field, InlineForm } from "../_components/ui";
 import { addWebhookAction, removeWebhookAction } from "./actions";
 import { SecretNotice } from "./secret-notice";
 import { Status } from "./status";
@@ -38,45 +38,46 @@ export function WebhooksPanel({
   });
   return (
     <>
-      <form onSubmit={add}>
-        <div className="inline-form">
-          <Field
-            id="webhook-url"
-            kind="url"
-            label="Receiver URL"
-            required
-            value={url}
-            maxLength={2048}
-            onChange={(e) => setUrl(e.target.value)}
-            placeholder="https://ci.example.com/dropsite"
-          />
-          <Button type="submit" disabled={pending}>
-            Add webhook
-          </Button>
-        </div>
-        <details>
-          <summary>Events ({chosen.length === eventTypes.length ? "all" : chosen.length})</summary>
-          <fieldset>
-            <legend>Send these events</legend>
-            {eventTypes.map((t) => (
-              <label key={t} style={{ display: "block" }}>
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(t)}
-                  onChange={(e) =>
-                    setChosen(
-                      e.target.checked
-                        ? eventTypes.filter((x) => x === t || chosen.includes(x))
-                        : chosen.filter((x) => x !== t),
-                    )
-                  }
-                />{" "}
-                <code>{t}</code>
-              </label>
-            ))}
-          </fieldset>
-        </details>
-      </form>
+      <InlineForm
+        onSubmit={add}
+        submit="Add webhook"
+        pending={pending}
+        after={
+          <details>
+            <summary>Events ({chosen.length === eventTypes.length ? "all" : chosen.length})</summary>
+            <fieldset>
+              <legend>Send these events</legend>
+              {eventTypes.map((t) => (
+                <label key={t} style={{ display: "block" }}>
+                  <input
+                    type="checkbox"
+                    checked={chosen.includes(t)}
+                    onChange={(e) =>
+                      setChosen(
+                        e.target.checked
+                          ? eventTypes.filter((x) => x === t || chosen.includes(x))
+                          : chosen.filter((x) => x !== t),
+                      )
+                    }
+                  />{" "}
+                  <code>{t}</code>
+                </label>
+              ))}
+            </fieldset>
+          </details>
+        }
+      >
+        <Field
+          id="webhook-url"
+          kind="url"
+          label="Receiver URL"
+          required
+          value={url}
+          maxLength={2048}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="https://ci.example.com/dropsite"
+        />
+      </InlineForm>
       <Status text={said} failure={failure} testId="webhooks-said" />
       {secret && <SecretNotice secret={secret} noun="signing secret" copy="Copy secret" testId="new-webhook" />}
       {webhooks.length === 0 ? (

@@ -8,19 +8,17 @@ import { dropStats, dropStatsVisitors, statsSalts, type DropStatsRow } from "./s
 /** The most keys each map of a day row keeps (paths, referrers, countries): the most viewed. */
 export const STATS_KEYS_KEPT = 100;
 
+/** The counters of a drop's day: columns of drop_stats, and fields of a process's tally (lib/stats). */
+export const DAY_COUNTERS = ["views", "requests", "bytes", "notFound", "botRequests", "previews"] as const;
+/** The count maps of a drop's day (jsonb objects of numbers), each kept to STATS_KEYS_KEPT keys. */
+export const DAY_MAPS = ["paths", "referrers", "countries"] as const;
+/** The counters of a day, by name. */
+export type DayCounters = Record<(typeof DAY_COUNTERS)[number], number>;
+
 /** What one process adds to one drop's day. */
-export interface DayDelta {
+export interface DayDelta extends DayCounters, Record<(typeof DAY_MAPS)[number], Record<string, number>> {
   dropId: string;
   day: string;
-  views: number;
-  requests: number;
-  bytes: number;
-  notFound: number;
-  botRequests: number;
-  previews: number;
-  paths: Record<string, number>;
-  referrers: Record<string, number>;
-  countries: Record<string, number>;
   /** Visitor hashes seen (SHA-256 hex, salted); only the ones new to the day add to `visitors`. */
   hashes: string[];
 }
@@ -59,34 +57,19 @@ export async function addDayCounts(db: Db, deltas: DayDelta[]): Promise<void> {
       await tx
         .insert(dropStats)
         .values(
-          deltas.slice(i, i + 500).map((d) => ({
-            dropId: d.dropId,
-            day: d.day,
-            views: d.views,
-            visitors: visitors.get(`${d.dropId}/${d.day}`) ?? 0,
-            requests: d.requests,
-            bytes: d.bytes,
-            notFound: d.notFound,
-            botRequests: d.botRequests,
-            previews: d.previews,
-            paths: d.paths,
-            referrers: d.referrers,
-            countries: d.countries,
+          deltas.slice(i, i + 500).map(({ hashes: _hashes, ...counts }) => ({
+            ...counts,
+            visitors: visitors.get(`${counts.dropId}/${counts.day}`) ?? 0,
           })),
         )
         .onConflictDoUpdate({
           target: [dropStats.dropId, dropStats.day],
           set: {
-            views: sql`${dropStats.views} + excluded.views`,
             visitors: sql`${dropStats.visitors} + excluded.visitors`,
-            requests: sql`${dropStats.requests} + excluded.requests`,
-            bytes: sql`${dropStats.bytes} + excluded.bytes`,
-            notFound: sql`${dropStats.notFound} + excluded.not_found`,
-            botRequests: sql`${dropStats.botRequests} + excluded.bot_requests`,
-            previews: sql`${dropStats.previews} + excluded.previews`,
-            paths: mergedMap("paths"),
-            referrers: mergedMap("referrers"),
-            countries: mergedMap("countries"),
+            ...Object.fromEntries(
+              DAY_COUNTERS.map((f) => [f, sql`${dropStats[f]} + ${sql.raw(`excluded.${dropStats[f].name}`)}`]),
+            ),
+            ...Object.fromEntries(DAY_MAPS.map((f) => [f, mergedMap(dropStats[f].name)])),
           },
         });
   });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as R from "../safety/schemas";
+import type { ErrorCode } from "../errors";
 import { anyCredential, jsonRequest, jsonResponse, slugPath, type Operation, type Resource } from "./operation";
 
 // The operator routes (/admin/*): accounts in ADMIN_EMAILS (verified) or granted by
@@ -8,19 +9,32 @@ import { anyCredential, jsonRequest, jsonResponse, slugPath, type Operation, typ
 const idPath = z.object({ id: z.string() });
 const ONLY = "Operators only: anyone else gets 404 not_found. Every action is an entry in the audit log.";
 
-const op = (o: Omit<Operation, "security" | "errors"> & { errors?: Operation["errors"] }): Operation => ({
-  ...o,
-  description: `${o.description ? `${o.description} ` : ""}${ONLY}`,
-  security: anyCredential,
-  errors: o.errors ?? ["not_found", "rate_limited", "upstream_unavailable"],
-});
-const withBody: Operation["errors"] = [
+const withBody: ErrorCode[] = [
   "invalid_request",
   "not_found",
   "payload_too_large",
   "rate_limited",
   "upstream_unavailable",
 ];
+/** The body of an action that takes no fields: `{}` or none at all. */
+const noFields = z.object({});
+
+/**
+ * An operator operation: any credential, the operators-only note, a JSON body when `body` is
+ * given (optional when it has no fields), and its errors (by default a body's, or 404 and the
+ * store's).
+ */
+const op = ({
+  body,
+  errors,
+  ...o
+}: Omit<Operation, "security" | "errors" | "requestBody"> & { body?: z.ZodType; errors?: ErrorCode[] }): Operation => ({
+  ...o,
+  description: `${o.description ? `${o.description} ` : ""}${ONLY}`,
+  security: anyCredential,
+  ...(body && { requestBody: jsonRequest(body, body !== noFields) }),
+  errors: errors ?? (body ? withBody : ["not_found", "rate_limited", "upstream_unavailable"]),
+});
 
 export const operators = {
   tag: "operators",
@@ -56,13 +70,12 @@ export const operators = {
         operationId: "adminResolveReport",
         summary: "Resolve every open report of the report's drop: dismissed, disabled or deleted (and do it)",
         requestParams: { path: idPath },
-        requestBody: jsonRequest(R.resolveBodySchema),
+        body: R.resolveBodySchema,
         responses: {
           200: jsonResponse(
             z.object({ id: z.string(), slug: z.string(), action: z.string(), resolved: z.array(z.string()) }),
           ),
         },
-        errors: withBody,
       }),
     },
     "/admin/drops/{slug}/disable": {
@@ -70,9 +83,8 @@ export const operators = {
         operationId: "adminDisableDrop",
         summary: "Disable a drop: 451 on every host and path, no-store, purged, drop.disabled sent, writes refused",
         requestParams: { path: slugPath },
-        requestBody: jsonRequest(R.disableBodySchema),
+        body: R.disableBodySchema,
         responses: { 200: jsonResponse(R.dropDisabledResponseSchema) },
-        errors: withBody,
       }),
     },
     "/admin/drops/{slug}/enable": {
@@ -80,9 +92,8 @@ export const operators = {
         operationId: "adminEnableDrop",
         summary: "Enable a disabled drop (drop.enabled sent)",
         requestParams: { path: slugPath },
-        requestBody: jsonRequest(z.object({}), false),
+        body: noFields,
         responses: { 200: jsonResponse(R.dropDisabledResponseSchema) },
-        errors: withBody,
       }),
     },
     "/admin/drops/{slug}": {
@@ -99,9 +110,8 @@ export const operators = {
         summary: "Suspend an account: its drops answer 451, its credentials 403 forbidden, its webhooks pause",
         description: "The id may also be the account's email when only one account has it.",
         requestParams: { path: idPath },
-        requestBody: jsonRequest(R.suspendBodySchema),
+        body: R.suspendBodySchema,
         responses: { 200: jsonResponse(R.accountSuspensionSchema) },
-        errors: withBody,
       }),
     },
     "/admin/accounts/{id}/unsuspend": {
@@ -109,18 +119,16 @@ export const operators = {
         operationId: "adminUnsuspendAccount",
         summary: "End a suspension",
         requestParams: { path: idPath },
-        requestBody: jsonRequest(z.object({}), false),
+        body: noFields,
         responses: { 200: jsonResponse(R.accountSuspensionSchema) },
-        errors: withBody,
       }),
     },
     "/admin/blocks": {
       post: op({
         operationId: "adminAddBlock",
         summary: "Block an IPv4 or IPv6 range: anonymous deploys, preflights and reports from it answer 403 forbidden",
-        requestBody: jsonRequest(R.blockBodySchema),
+        body: R.blockBodySchema,
         responses: { 201: jsonResponse(R.blockSchema) },
-        errors: withBody,
       }),
       get: op({
         operationId: "adminListBlocks",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { limits, TEAM_INVITE_SECONDS } from "../plans";
 import * as S from "../schemas";
 import type { ErrorCode } from "../errors";
-import { anyCredential, jsonRequest, jsonResponse, type Resource } from "./operation";
+import { anyCredential, jsonRequest, jsonResponse, type Operation, type Resource } from "./operation";
 
 // Teams: accounts people share (Team plan). POST/GET /teams, POST /teams/join, DELETE
 // /teams/{team}, members, invitations and the team's audit log.
@@ -14,6 +14,27 @@ const invitePath = teamPath.extend({ id: z.string().describe("The invitation's i
 /** Every /teams/{team} route: not a member → 404, a role that may not → 403. */
 const gated: ErrorCode[] = ["auth_required", "forbidden", "not_found", "rate_limited", "upstream_unavailable"];
 const withBody: ErrorCode[] = ["invalid_request", "payload_too_large"];
+
+/**
+ * An operation under /teams/{team}: any credential, the team in the path (or `path`), a JSON
+ * body when `body` is given, and the gated errors (with a body's first) before its own.
+ */
+const teamOp = ({
+  path = teamPath,
+  body,
+  errors = [],
+  ...o
+}: Omit<Operation, "security" | "errors" | "requestBody"> & {
+  path?: z.ZodObject;
+  body?: z.ZodType;
+  errors?: ErrorCode[];
+}): Operation => ({
+  ...o,
+  security: anyCredential,
+  requestParams: { path, ...o.requestParams },
+  ...(body && { requestBody: jsonRequest(body) }),
+  errors: [...(body ? withBody : []), ...gated, ...errors],
+});
 
 export const teams = {
   tag: "teams",
@@ -71,87 +92,71 @@ export const teams = {
       },
     },
     "/teams/{team}": {
-      delete: {
+      delete: teamOp({
         operationId: "deleteTeam",
         summary: "Delete the team (owners)",
-        security: anyCredential,
-        requestParams: { path: teamPath },
         responses: { 200: jsonResponse(S.teamDeletedSchema) },
-        errors: gated,
-      },
+      }),
     },
     "/teams/{team}/members": {
-      get: {
+      get: teamOp({
         operationId: "listTeamMembers",
         summary: "The team's members and their roles",
-        security: anyCredential,
-        requestParams: { path: teamPath },
         responses: { 200: jsonResponse(S.teamMembersSchema) },
-        errors: gated,
-      },
+      }),
     },
     "/teams/{team}/members/{account}": {
-      patch: {
+      patch: teamOp({
         operationId: "setTeamMemberRole",
         summary: "Set a member's role (admins; owners for the owner role)",
         description: "The last owner cannot be demoted (409).",
-        security: anyCredential,
-        requestParams: { path: memberPath },
-        requestBody: jsonRequest(S.memberRoleBodySchema),
+        path: memberPath,
+        body: S.memberRoleBodySchema,
         responses: { 200: jsonResponse(S.memberSchema) },
-        errors: [...withBody, ...gated, "conflict"],
-      },
-      delete: {
+        errors: ["conflict"],
+      }),
+      delete: teamOp({
         operationId: "removeTeamMember",
         summary: "Remove a member (admins; owners for owners), or leave with your own id",
         description: "The last owner cannot leave (409).",
-        security: anyCredential,
-        requestParams: { path: memberPath },
+        path: memberPath,
         responses: { 200: jsonResponse(S.memberRemovedSchema) },
-        errors: [...gated, "conflict"],
-      },
+        errors: ["conflict"],
+      }),
     },
     "/teams/{team}/invites": {
-      post: {
+      post: teamOp({
         operationId: "inviteToTeam",
         summary: "Invite someone with a single-use code (admins; owners for the owner role)",
         description: `The code is shown once and may be used once within ${TEAM_INVITE_SECONDS / 86_400} days. Past the plan's seats → 400 with details.limit max_members.`,
-        security: anyCredential,
-        requestParams: { path: teamPath },
-        requestBody: jsonRequest(S.inviteBodySchema),
+        body: S.inviteBodySchema,
         responses: { 201: jsonResponse(S.inviteCreatedSchema) },
-        errors: [...withBody, ...gated],
-      },
-      get: {
+      }),
+      get: teamOp({
         operationId: "listTeamInvites",
         summary: "The team's invitations that can still be used (admins)",
-        security: anyCredential,
-        requestParams: { path: teamPath },
         responses: { 200: jsonResponse(S.inviteListSchema) },
-        errors: gated,
-      },
+      }),
     },
     "/teams/{team}/invites/{id}": {
-      delete: {
+      delete: teamOp({
         operationId: "revokeTeamInvite",
         summary: "Revoke an invitation (admins)",
         description: "Already used, revoked or expired → 410.",
-        security: anyCredential,
-        requestParams: { path: invitePath },
+        path: invitePath,
         responses: { 200: jsonResponse(S.inviteRevokedSchema) },
-        errors: [...gated, "gone"],
-      },
+        errors: ["gone"],
+      }),
     },
     "/teams/{team}/audit": {
-      get: {
+      get: teamOp({
         operationId: "teamAudit",
         summary: "The team's audit log, newest first (admins and owners)",
         description: "Every change to the team's members and resources, with the acting person and credential.",
-        security: anyCredential,
-        requestParams: { path: teamPath, query: S.teamAuditQuerySchema },
+        requestParams: { query: S.teamAuditQuerySchema },
         responses: { 200: jsonResponse(S.teamAuditSchema) },
-        errors: [...gated, "invalid_request"],
-      },
+        errors: ["invalid_request"],
+      }),
     },
   }),
 } satisfies Resource;

@@ -1,12 +1,22 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { sqlState } from "../db/errors";
-import { addDayCounts, closeDaysBefore, daySalt, deleteStatsBefore, type DayDelta } from "../db/stats";
+import {
+  addDayCounts,
+  closeDaysBefore,
+  DAY_COUNTERS,
+  DAY_MAPS,
+  daySalt,
+  deleteStatsBefore,
+  type DayCounters,
+  type DayDelta,
+} from "../db/stats";
 import { STATS_KEPT_DAYS } from "../plans";
 
 // The counts of one process, in memory: a tally per drop and UTC day, written by one transaction
-// for all of them (a row upsert per drop and day) at most every FLUSH_MS (and at shutdown, flushAll), never per request. A crash
-// loses at most the last FLUSH_MS of counts (docs/decisions.md, "Counts").
+// for all of them (a row upsert per drop and day) at most every FLUSH_MS (and at shutdown,
+// flushAll), never per request. A crash loses at most the last FLUSH_MS of counts
+// (docs/decisions.md, "Counts").
 //
 // Visitors: the process keeps each view's address and user agent in memory until the flush,
 // where they become SHA-256(day salt, address, user agent); only those hashes reach the
@@ -18,18 +28,10 @@ const FINAL_GRACE_MS = 5 * 60_000;
 /** Keys kept per map and tally between flushes; a flood of distinct paths cannot grow memory. */
 const KEYS_PER_TALLY = 1000;
 
-export interface Tally {
+/** A drop's day as one process counts it: the day's counters and maps (lib/db/stats.ts names them). */
+export interface Tally extends DayCounters, Record<(typeof DAY_MAPS)[number], Map<string, number>> {
   dropId: string;
   day: string;
-  views: number;
-  requests: number;
-  bytes: number;
-  notFound: number;
-  botRequests: number;
-  previews: number;
-  paths: Map<string, number>;
-  referrers: Map<string, number>;
-  countries: Map<string, number>;
   /** "address\nuser agent" of each view's client: memory only, hashed at the flush. */
   people: Set<string>;
 }
@@ -170,20 +172,10 @@ function failed(c: Counter, tallies: Tally[], err: unknown): void {
 
 async function deltaOf(c: Counter, t: Tally): Promise<DayDelta> {
   const salt = t.people.size > 0 ? await saltOf(c, t.day) : "";
-  return {
-    dropId: t.dropId,
-    day: t.day,
-    views: t.views,
-    requests: t.requests,
-    bytes: t.bytes,
-    notFound: t.notFound,
-    botRequests: t.botRequests,
-    previews: t.previews,
-    paths: Object.fromEntries(t.paths),
-    referrers: Object.fromEntries(t.referrers),
-    countries: Object.fromEntries(t.countries),
-    hashes: [...t.people].map((p) => visitorHash(salt, p)),
-  };
+  const delta = { dropId: t.dropId, day: t.day, hashes: [...t.people].map((p) => visitorHash(salt, p)) } as DayDelta;
+  for (const f of DAY_COUNTERS) delta[f] = t[f];
+  for (const f of DAY_MAPS) delta[f] = Object.fromEntries(t[f]);
+  return delta;
 }
 
 /** Puts a tally that could not be written back, added to what was counted since. */
@@ -193,18 +185,8 @@ function keep(c: Counter, t: Tally): void {
   if (!now) {
     c.tallies.set(k, t);
   } else {
-    now.views += t.views;
-    now.requests += t.requests;
-    now.bytes += t.bytes;
-    now.notFound += t.notFound;
-    now.botRequests += t.botRequests;
-    now.previews += t.previews;
-    for (const [name, map] of [
-      ["paths", t.paths],
-      ["referrers", t.referrers],
-      ["countries", t.countries],
-    ] as const)
-      for (const [key, n] of map) now[name].set(key, (now[name].get(key) ?? 0) + n);
+    for (const f of DAY_COUNTERS) now[f] += t[f];
+    for (const f of DAY_MAPS) for (const [key, n] of t[f]) now[f].set(key, (now[f].get(key) ?? 0) + n);
     for (const p of t.people) now.people.add(p);
   }
   void schedule(c);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { suiteContext, dropRequest, TEST_SERVE_DOMAIN } from "../support/context";
-import { connectInProcess, type CallResult } from "../support/mcp";
-import { serveGET } from "../support/serve";
+import { startApp, type RunningApp } from "../support/app-server";
+import { connectHttp, type CallResult } from "../support/mcp";
 import { launchChromium, scriptErrors } from "../support/browser";
 import { axeViolations } from "../support/a11y";
 
@@ -10,19 +9,21 @@ import { axeViolations } from "../support/a11y";
 // renders it: in a sandboxed frame without same-origin rights, speaking the extension's
 // postMessage protocol (ui/initialize, then ui/notifications/tool-result with the tool's real
 // result). The view shows the URL, expiry, version, the claim token, a labelled QR code and the
-// drop in a nested sandboxed frame (served here by lib/serve through a route), and passes axe.
-// No built app is needed: the MCP calls go in-process through the route module.
+// drop in a nested sandboxed frame, and passes axe. The built app answers all of it: the MCP
+// calls over HTTP, and the drop in the nested frame from its own drop host (<slug>.localhost:
+// <port>, which Chromium resolves to loopback), as an MCP host's user would load it.
 
-// The test context the route module and lib/serve run in.
-suiteContext({}, { freshLimiter: true });
 const URI = "ui://dropsite/deploy-preview.html";
+let app: RunningApp;
 let browser: Browser;
 
 beforeAll(async () => {
+  app = await startApp({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000" });
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
+  await app?.stop();
 });
 
 /** A minimal MCP Apps host page: answers ui/initialize and then sends the tool result. */
@@ -50,18 +51,9 @@ window.startView = (html, result) => {
 </script></body></html>`;
 
 async function render(page: Page, result: CallResult): Promise<void> {
-  const client = await connectInProcess("modern", { ip: "198.18.0.9" });
+  const client = await connectHttp(app.baseUrl);
   const html = ((await client.readResource({ uri: URI })).contents[0] as { text: string }).text;
-  // Drop hosts answer from lib/serve, as the serve domain would.
-  await page.route(new RegExp(`^http://[^/]+\\.${TEST_SERVE_DOMAIN.replace(/[.]/g, "\\.")}/`), async (route) => {
-    const u = new URL(route.request().url());
-    const res = await serveGET(dropRequest(u.hostname.split(".")[0]!, `/api/serve-drop${u.pathname}`));
-    await route.fulfill({
-      status: res.status,
-      headers: Object.fromEntries(res.headers),
-      body: Buffer.from(await res.arrayBuffer()),
-    });
-  });
+  await client.close();
   await page.setContent(HOST);
   await page.evaluate(
     ([h, r]) => (window as unknown as { startView: (h: string, r: unknown) => void }).startView(h, r),
@@ -71,12 +63,14 @@ async function render(page: Page, result: CallResult): Promise<void> {
 
 describe("the deploy preview in a browser", () => {
   it("shows an anonymous deploy: URL, expiry, claim token, a labelled QR code and the drop in a sandboxed frame; passes axe", async () => {
-    const client = await connectInProcess("modern", { ip: "198.18.0.10" });
+    const client = await connectHttp(app.baseUrl);
     const result = (await client.callTool({
       name: "deploy_html",
       arguments: { html: '<!doctype html><html lang="en"><title>Hi</title><main><h1>Hello from the drop</h1></main>' },
     })) as CallResult;
+    await client.close();
     const d = result.structuredContent as { url: string; claim_token: string; expires_at: string };
+    expect(new URL(d.url).host).toMatch(new RegExp(`^[a-z0-9-]+\\.localhost:${app.port}$`));
     const page = await (await browser.newContext({ viewport: { width: 800, height: 1000 } })).newPage();
     const errors = scriptErrors(page);
     await render(page, result);
@@ -119,8 +113,9 @@ describe("the deploy preview in a browser", () => {
   }, 60_000);
 
   it("a failed deploy shows the error text and no preview", async () => {
-    const client = await connectInProcess("modern", { ip: "198.18.0.11" });
+    const client = await connectHttp(app.baseUrl);
     const result = (await client.callTool({ name: "deploy_html", arguments: { html: "" } })) as CallResult;
+    await client.close();
     const page = await (await browser.newContext()).newPage();
     await render(page, result);
     const view = page.frameLocator("#view");

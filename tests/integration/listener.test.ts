@@ -141,6 +141,17 @@ describe("bodies past the route's cap never reach the framework", () => {
     expect(reachedNext).toBe(before);
   });
 
+  it("the routes outside the API (the dashboard's, NextAuth's, the OAuth server's) are held to their caps too", async () => {
+    for (const pathname of ["/dashboard/connect/u1/decide", "/api/auth/callback/email", "/api/oauth/register"]) {
+      const before = reachedNext;
+      expect(await post(pathname, Buffer.alloc(1024, 1), false)).toEqual({ status: 200, text: `${pathname} 1024` });
+      const over = await post(pathname, Buffer.alloc(JSON_BODY_CAP + 1, 1), false);
+      expect(over.status, pathname).toBe(413);
+      expect(JSON.parse(over.text).code).toBe("payload_too_large");
+      expect(reachedNext - before).toBe(1);
+    }
+  });
+
   it("routes without a listed cap pass to the framework", async () => {
     const res = await post("/somewhere", Buffer.alloc(200 * 1024, 1), false);
     expect(res).toEqual({ status: 200, text: `/somewhere ${200 * 1024}` });

@@ -37,6 +37,23 @@ export async function connectInProcess(mode: McpMode, opts: { ip: string; creden
   return client;
 }
 
+/** Connects the official client over HTTP to a running app's /mcp (the built app: tests/support/app-server.ts). */
+export async function connectHttp(
+  baseUrl: string,
+  opts: { mode?: McpMode; credential?: string } = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: "dropsite-test", version: "1.0.0" },
+    opts.mode === "legacy" ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: opts.credential ? { headers: bearer(opts.credential) } : undefined,
+    }),
+  );
+  return client;
+}
+
 /** A tool call's result, as the client returns it. */
 export interface CallResult {
   content: { type: string; text?: string }[];

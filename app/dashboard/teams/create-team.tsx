@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { Button, Field } from "../../_components/ui";
+import { Field, InlineForm } from "../../_components/ui";
 import { createTeamAction } from "./actions";
 import { Status } from "../status";
 import { useAction } from "../use-action";
@@ -14,38 +14,35 @@ export function CreateTeam() {
   const [slug, setSlug] = useState("");
   const { pending, failure, said, submit } = useAction();
   return (
-    <form
+    <InlineForm
       onSubmit={submit(() => createTeamAction(name, slug), {
         said: (d) => `Team ${d.slug} created.`,
         onOk: (d) => router.push(`/dashboard/teams/${d.slug}`),
         refresh: false,
       })}
+      submit="Create team"
+      pending={pending}
+      after={<Status text={said} failure={failure} testId="create-team-said" />}
     >
-      <div className="inline-form">
-        <Field
-          id="team-name"
-          label="Name"
-          required
-          value={name}
-          maxLength={100}
-          onChange={(e) => setName(e.target.value)}
-        />
-        <Field
-          id="team-slug"
-          kind="code"
-          label="Slug"
-          required
-          value={slug}
-          minLength={3}
-          maxLength={20}
-          onChange={(e) => setSlug(e.target.value.toLowerCase())}
-          hint="3 to 20 lowercase letters, digits or single hyphens."
-        />
-        <Button type="submit" disabled={pending}>
-          Create team
-        </Button>
-      </div>
-      <Status text={said} failure={failure} testId="create-team-said" />
-    </form>
+      <Field
+        id="team-name"
+        label="Name"
+        required
+        value={name}
+        maxLength={100}
+        onChange={(e) => setName(e.target.value)}
+      />
+      <Field
+        id="team-slug"
+        kind="code"
+        label="Slug"
+        required
+        value={slug}
+        minLength={3}
+        maxLength={20}
+        onChange={(e) => setSlug(e.target.value.toLowerCase())}
+        hint="3 to 20 lowercase letters, digits or single hyphens."
+      />
+    </InlineForm>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { Button, Field, Select } from "../../../_components/ui";
+import { Button, Field, InlineForm, Select } from "../../../_components/ui";
 import { inviteAction, revokeInviteAction } from "../actions";
 import { SecretNotice } from "../../secret-notice";
 import { Status } from "../../status";
@@ -39,28 +39,23 @@ export function InvitesPanel({
   });
   return (
     <>
-      <form onSubmit={invite}>
-        <div className="inline-form">
-          <Select
-            id="invite-role"
-            label="Role"
-            options={roles.map((r) => ({ value: r, label: r }))}
-            value={role}
-            onChange={(e) => setRole(e.target.value)}
-          />
-          <Field
-            id="invite-email"
-            kind="text"
-            label="Only for this email (optional)"
-            value={email}
-            maxLength={255}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-          <Button type="submit" disabled={pending}>
-            Create invitation
-          </Button>
-        </div>
-      </form>
+      <InlineForm onSubmit={invite} submit="Create invitation" pending={pending}>
+        <Select
+          id="invite-role"
+          label="Role"
+          options={roles.map((r) => ({ value: r, label: r }))}
+          value={role}
+          onChange={(e) => setRole(e.target.value)}
+        />
+        <Field
+          id="invite-email"
+          kind="text"
+          label="Only for this email (optional)"
+          value={email}
+          maxLength={255}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+      </InlineForm>
       <Status text={said} failure={failure} testId="invites-said" />
       {link && <SecretNotice secret={link} noun="invitation link" copy="Copy link" testId="new-invite" />}
       {invites.length === 0 ? (
