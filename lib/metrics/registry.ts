@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from "prom-client";
 import { DURATION_BUCKETS } from "./buckets";
+import { collectCounts } from "./counts";
 import { collectRequestCounts, collectRequestDurations } from "./http";
 
 // Every Prometheus family of the service, defined once (the names and labels are in
@@ -63,6 +64,10 @@ function create() {
       name: "dropsite_cache_requests_total",
       help: "Look-ups of the serve path's caches (manifest, content), by result (hit, miss, revalidate).",
       labelNames: ["cache", "result"] as const,
+      // Moved per request through bound children (./counts.ts), added in here when read.
+      collect() {
+        collectCounts(this);
+      },
     }),
     rateLimited: new Counter({
       name: "dropsite_rate_limited_total",

@@ -2,14 +2,15 @@ import { describe, expect, it } from "vitest";
 import { AggregatorRegistry, Counter, Histogram, Registry, register, type PrometheusContentType } from "prom-client";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { DURATION_BUCKETS } from "@/lib/metrics/buckets";
+import { boundCounter, collectCounts } from "@/lib/metrics/counts";
 import { observeRequest } from "@/lib/metrics/http";
 import { metrics } from "@/lib/metrics/registry";
 
-// The request metrics are counted as plain numbers per label set (lib/metrics/http.ts) and
-// written into prom-client's families when scraped. The scrape must be what prom-client itself
-// would have written for the same observations: every bucket, sum and count, every status's
-// count, alone and summed over workers by AggregatorRegistry. Parsed with the Prometheus text
-// parser the integration tests use.
+// What every request records is counted as plain numbers per label set (lib/metrics/http.ts,
+// lib/metrics/counts.ts) and written into prom-client's families when scraped. The scrape must
+// be what prom-client itself would have written for the same observations: every bucket, sum
+// and count, every status's count, alone and summed over workers by AggregatorRegistry. Parsed
+// with the Prometheus text parser the integration tests use.
 
 const COUNT = "dropsite_http_requests_total";
 const DURATION = "dropsite_http_request_duration_seconds";
@@ -174,5 +175,57 @@ describe("the request metrics' scrape is prom-client's own", () => {
     const got = parsed(await scrape(summed), "unit3");
     expect(got.filter((s) => s.name === COUNT).reduce((n, s) => n + s.value, 0)).toBe(400);
     expect(got).toEqual(parsed(await scrape(refSummed), "unit3"));
+  });
+});
+
+describe("a counter's bound children count as its labelled children would", () => {
+  const name = "unit_cache_requests_total";
+  const labelNames = ["cache", "result"] as const;
+  const sets = [
+    { cache: "manifest", result: "hit" },
+    { cache: "manifest", result: "miss" },
+    { cache: "content", result: "hit" },
+  ];
+
+  async function values(registry: Registry): Promise<Record<string, number>> {
+    const family = parsePrometheusTextFormat(await registry.metrics()).find((f) => f.name === name)!;
+    return Object.fromEntries(family.metrics.map((m) => [`${m.labels!.cache} ${m.labels!.result}`, Number(m.value)]));
+  }
+
+  it("every inc is counted once, across scrapes, beside incs made on the counter itself", async () => {
+    const mine = new Registry();
+    const counter = new Counter({
+      name,
+      help: "h",
+      labelNames,
+      registers: [mine],
+      collect() {
+        collectCounts(this);
+      },
+    });
+    const theirs = new Registry();
+    const ref = new Counter({ name, help: "h", labelNames, registers: [theirs] });
+    // Two bound children of one label set, as two module copies would make (the data plane's, Next's).
+    const bound = [...sets.map((l) => boundCounter(counter, l)), boundCounter(counter, sets[0]!)];
+    const refs = [...sets.map((l) => ref.labels(l)), ref.labels(sets[0]!)];
+    let sent = 0;
+    const step = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const k = (i * 7) % bound.length;
+        if (k === 2 && i % 3 === 0) continue;
+        bound[k]!.inc();
+        refs[k]!.inc();
+        sent++;
+      }
+    };
+    step(0, 40);
+    expect(await values(mine)).toEqual(await values(theirs));
+    await values(mine);
+    step(40, 100);
+    counter.inc(sets[1]!, 5);
+    ref.inc(sets[1]!, 5);
+    const after = await values(mine);
+    expect(after).toEqual(await values(theirs));
+    expect(Object.values(after).reduce((n, v) => n + v, 0)).toBe(sent + 5);
   });
 });
