@@ -1,4 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from "prom-client";
+import { DURATION_BUCKETS } from "./buckets";
+import { collectCounts } from "./counts";
+import { collectRequestCounts, collectRequestDurations } from "./http";
 
 // Every Prometheus family of the service, defined once (the names and labels are in
 // docs/operating.md, "Metrics"). Label values are fixed sets chosen by the code: never a slug,
@@ -10,8 +13,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from "prom
 
 /** Where a deploy came from: `deploys_total{via}`. */
 export type DeployVia = "rest" | "zip" | "reference" | "append" | "dashboard" | "mcp";
-
-const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The pool db_pool_connections reads, shared by the module's copies as the families are. */
 const pools: { source?: () => PoolCounts } = ((globalThis as unknown as Record<symbol, typeof pools | undefined>)[
@@ -25,12 +26,19 @@ function create() {
       name: "dropsite_http_requests_total",
       help: "Requests answered, by plane (data: drop hosts; app: the app host), route name and status code.",
       labelNames: ["plane", "route", "status"] as const,
+      // Counted per request as plain numbers (./http.ts), written in here when read.
+      collect() {
+        collectRequestCounts(this);
+      },
     }),
     httpDuration: new Histogram({
       name: "dropsite_http_request_duration_seconds",
       help: "Time from a request's arrival to its last byte written, by plane and route name.",
       labelNames: ["plane", "route"] as const,
       buckets: DURATION_BUCKETS,
+      collect() {
+        collectRequestDurations(this);
+      },
     }),
     deploys: new Counter({
       name: "dropsite_deploys_total",
@@ -56,6 +64,10 @@ function create() {
       name: "dropsite_cache_requests_total",
       help: "Look-ups of the serve path's caches (manifest, content), by result (hit, miss, revalidate).",
       labelNames: ["cache", "result"] as const,
+      // Moved per request through bound children (./counts.ts), added in here when read.
+      collect() {
+        collectCounts(this);
+      },
     }),
     rateLimited: new Counter({
       name: "dropsite_rate_limited_total",

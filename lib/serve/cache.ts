@@ -15,6 +15,7 @@ import {
 } from "../db/serving";
 import { FEED_STALE_MS, feedCurrent } from "./feed";
 import { metrics } from "../metrics/registry";
+import { boundCounter } from "../metrics/counts";
 
 /** cache_requests_total's children, made once: the serve path only increments them. */
 let counted:
@@ -24,11 +25,11 @@ function cacheCounts() {
   if (!counted) {
     const c = metrics().cacheRequests;
     counted = {
-      manifestHit: c.labels("manifest", "hit"),
-      manifestRevalidate: c.labels("manifest", "revalidate"),
-      manifestMiss: c.labels("manifest", "miss"),
-      contentHit: c.labels("content", "hit"),
-      contentMiss: c.labels("content", "miss"),
+      manifestHit: boundCounter(c, { cache: "manifest", result: "hit" }),
+      manifestRevalidate: boundCounter(c, { cache: "manifest", result: "revalidate" }),
+      manifestMiss: boundCounter(c, { cache: "manifest", result: "miss" }),
+      contentHit: boundCounter(c, { cache: "content", result: "hit" }),
+      contentMiss: boundCounter(c, { cache: "content", result: "miss" }),
     };
   }
   return counted;
