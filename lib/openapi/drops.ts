@@ -58,7 +58,7 @@ export const drops = {
         description:
           "A page for browsers, where a members-only drop's host sends a visitor without its cookie. Without a session: 302 to the login page, which comes back here. " +
           `A logged-in member of the team that owns the drop (any role): 302 to the drop host's /.well-known/dropsite/unlock with a one-time token (${ACCESS_MEMBER_TOKEN_SECONDS} seconds, that drop only) and the return path, where it is exchanged for the drop's host-only cookie. ` +
-          "Anyone else: 403 with an HTML page saying so and nothing of the drop. No answer is stored by any cache.",
+          "A logged-in person who is not a member: 403 with an HTML page saying so and nothing of the drop; a slug that names no members-only drop: 404 with an HTML page. No answer is stored by any cache.",
         security: [{}],
         requestParams: {
           query: z.object({
@@ -68,14 +68,6 @@ export const drops = {
         },
         responses: {
           302: { description: "To the login page, or (a member) to the drop host's unlock path with a token." },
-          403: {
-            description: "The person logged in is not a member of the owning team: an HTML page.",
-            content: { "text/html": { schema: z.string() } },
-          },
-          404: {
-            description: "No members-only drop by that slug: an HTML page.",
-            content: { "text/html": { schema: z.string() } },
-          },
         },
         errors: ["upstream_unavailable"],
       },
