@@ -371,3 +371,33 @@ describe("member changes", () => {
     expect((await visit(s.slug, "/", { headers: { cookie } })).status).toBe(302);
   });
 });
+
+describe("MCP set_access", () => {
+  it("offers mode members; on a person's own drop it is refused with invalid_request and changes nothing", async () => {
+    const { connectInProcess } = await import("../support/mcp");
+    const person = await verifiedPerson(t.ctx, "team");
+    const d = await createDrop(
+      t.ctx,
+      { account: person.account, via: "api_key", credentialKey: `key:${person.keyId}` },
+      { files: SITE, ttl: null },
+    );
+    const id = (await findDropBySlug(t.ctx.db, d.slug))!.id;
+    const before = await findDropAccess(t.ctx.db, id);
+    const client = await connectInProcess("modern", { ip: "203.0.113.52", credential: person.apiKey });
+    try {
+      const tools = await client.listTools();
+      const tool = tools.tools.find((x) => x.name === "set_access")!;
+      expect(JSON.stringify(tool.inputSchema)).toContain('"members"');
+      const r = (await client.callTool({ name: "set_access", arguments: { slug: d.slug, mode: "members" } })) as {
+        isError?: boolean;
+        content: { text?: string }[];
+      };
+      expect(r.isError).toBe(true);
+      expect(r.content[0]?.text).toContain("invalid_request");
+      expect(r.content[0]?.text).toContain("belongs to no team");
+      expect(await findDropAccess(t.ctx.db, id)).toEqual(before);
+    } finally {
+      await client.close();
+    }
+  });
+});
