@@ -68,7 +68,7 @@ export const WEBHOOK_EVENTS = {
   "drop.deleted": "a drop was deleted",
   "drop.expired": "an expired drop was removed by the cleanup job",
   "drop.claimed": "an anonymous drop was claimed into the account",
-  "drop.access_changed": "a drop's access (public or password) was changed",
+  "drop.access_changed": "a drop's access (public, password or members) was changed",
   "domain.verified": "a custom domain was verified",
   "drop.disabled": "an operator disabled a drop (it answers 451; data.reason names the category)",
   "drop.enabled": "an operator enabled a disabled drop again",
