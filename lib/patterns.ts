@@ -32,6 +32,7 @@ const SECRET_PREFIXES = {
   uploadToken: "ut",
   deployGrant: "dg",
   teamInvite: "ti",
+  memberToken: "mt",
 } as const;
 /** The service's secret tokens: a prefix, `_` and 43 base64url characters (32 random bytes). */
 const secretToken = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`);
@@ -45,6 +46,8 @@ export const UPLOAD_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.uploadToken);
 export const DEPLOY_GRANT_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.deployGrant);
 /** A team invitation's code (single use). */
 export const TEAM_INVITE_CODE_PATTERN = secretToken(SECRET_PREFIXES.teamInvite);
+/** A members-only drop's one-time token (app host to drop host, 60 s). */
+export const MEMBER_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.memberToken);
 /**
  * A path segment (decoded) that carries, or tries to carry, one of those secrets: any length
  * after the prefix, since a mistyped or truncated token is still most of a secret.
@@ -65,7 +68,7 @@ export const WEBHOOK_EVENTS = {
   "drop.deleted": "a drop was deleted",
   "drop.expired": "an expired drop was removed by the cleanup job",
   "drop.claimed": "an anonymous drop was claimed into the account",
-  "drop.access_changed": "a drop's access (public or password) was changed",
+  "drop.access_changed": "a drop's access (public, password or members) was changed",
   "domain.verified": "a custom domain was verified",
   "drop.disabled": "an operator disabled a drop (it answers 451; data.reason names the category)",
   "drop.enabled": "an operator enabled a disabled drop again",

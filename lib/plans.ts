@@ -229,6 +229,9 @@ export const ACCESS_PASSWORD_MAX_CHARS = 128;
 /** How long a right password keeps a drop unlocked in one browser (its cookie's lifetime). */
 export const ACCESS_UNLOCK_SECONDS = 7 * DAY;
 
+/** How long the one-time token that lets a team member into a members-only drop is good for. */
+export const ACCESS_MEMBER_TOKEN_SECONDS = 60;
+
 /** The most bytes an unlock form post may carry (a password and the path to return to). */
 export const ACCESS_UNLOCK_BODY_BYTES = 4096;
 

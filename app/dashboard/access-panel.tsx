@@ -1,26 +1,40 @@
 "use client";
 
 import { useActionState, useState } from "react";
+import type { AccessMode } from "@/lib/schemas";
 import { accessAction, type AccessFormState } from "./actions";
 import { Button, Field } from "../_components/ui";
 import { Status } from "./status";
 
-const CHOICES = [
-  { mode: "public", label: "Anyone with the URL" },
-  { mode: "password", label: "Only visitors who know the password" },
-] as const;
+/** The choices of the form: "members" only for a team's drop (`team` its name). */
+function choices(team: string | null): { mode: AccessMode; label: string }[] {
+  return [
+    { mode: "public", label: "Anyone with the URL" },
+    { mode: "password", label: "Only visitors who know the password" },
+    ...(team === null ? [] : [{ mode: "members" as const, label: `Members of ${team}` }]),
+  ];
+}
 
-// The drop page's access control: public, or a password. A plain form posting to a server
-// action, so it works before (or without) the page's script; the password field is only read
-// when "password" is chosen, and is never shown back.
+const SAID: Record<AccessMode, string> = {
+  public: "Public: anyone with the URL can see this drop.",
+  password: "Password-protected: visitors see a password form on every page until they enter it.",
+  members: "Members only: visitors log in, and only members of the team see it.",
+};
+
+// The drop page's access control: public, a password, or (a team's drop) its members. A plain
+// form posting to a server action, so it works before (or without) the page's script; the
+// password field is only read when "password" is chosen, and is never shown back.
 export function AccessPanel({
   slug,
   mode,
+  team,
   minChars,
   maxChars,
 }: {
   slug: string;
-  mode: "public" | "password";
+  mode: AccessMode;
+  /** The owning team's name; null for a person's own drop. */
+  team: string | null;
   minChars: number;
   maxChars: number;
 }) {
@@ -33,20 +47,16 @@ export function AccessPanel({
   // React resets the form after each action (the password field empties, as it should); the
   // choice is kept in state, and its radios are made anew each round so the reset, which goes
   // back to the checked state the inputs were created with, cannot undo it.
-  const [choice, setChoice] = useState<"public" | "password">(mode);
+  const [choice, setChoice] = useState<AccessMode>(mode);
   return (
     <section className="card" aria-labelledby="access-title">
       <h2 id="access-title">Access</h2>
-      <p data-testid="access-mode">
-        {state.mode === "password"
-          ? "Password-protected: visitors see a password form on every page until they enter it."
-          : "Public: anyone with the URL can see this drop."}
-      </p>
+      <p data-testid="access-mode">{SAID[state.mode]}</p>
       <form action={formAction} className="access-form">
         <input type="hidden" name="slug" value={slug} />
         <fieldset key={state.round}>
           <legend>Who can see this drop</legend>
-          {CHOICES.map((c) => (
+          {choices(team).map((c) => (
             <label key={c.mode} className="check">
               <input
                 type="radio"
@@ -78,7 +88,9 @@ export function AccessPanel({
             state.saved
               ? state.mode === "password"
                 ? "Saved: the drop is password-protected."
-                : "Saved: the drop is public."
+                : state.mode === "members"
+                  ? `Saved: only members of ${team ?? "the team"} can see the drop.`
+                  : "Saved: the drop is public."
               : ""
           }
           failure={state.failure}

@@ -11,7 +11,13 @@ import { startCheckout, openPortal } from "@/lib/billing/checkout";
 import { claimVanity } from "@/lib/vanity";
 import { createWebhook, removeWebhook } from "@/lib/webhooks/manage";
 import { ApiError } from "@/lib/errors";
-import { claimBodySchema, mintKeyBodySchema, rollbackBodySchema, type DomainInfo } from "@/lib/schemas";
+import {
+  claimBodySchema,
+  mintKeyBodySchema,
+  rollbackBodySchema,
+  type AccessMode,
+  type DomainInfo,
+} from "@/lib/schemas";
 import { createDomain, deleteDomain, listDomains, verifyDomain } from "@/lib/domains/manage";
 
 // Server actions of the dashboard: each one checks its arguments with zod (a server action is
@@ -87,7 +93,7 @@ export async function vanityAction(sub: unknown): Promise<ActionResult<{ sub: st
 
 /** What the drop page's access form shows after a save. */
 export interface AccessFormState {
-  mode: "public" | "password";
+  mode: AccessMode;
   saved: boolean;
   failure: Extract<ActionResult<unknown>, { ok: false }> | null;
   /** Counts the saves tried, so the form can tell one answer from the next. */

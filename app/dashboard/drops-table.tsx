@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useState, type ReactNode } from "react";
+import type { AccessMode } from "@/lib/schemas";
 import { CopyButton } from "../_components/CodeBlock";
 import { dateTime, dropState, relative } from "../_components/format";
 import { deleteDropAction } from "./actions";
@@ -23,7 +24,7 @@ interface DropView {
   redeploy_count: number;
   updated_at: string;
   expires_at: string | null;
-  access?: "public" | "password";
+  access?: AccessMode;
   disabled?: { reason: string; at: string } | null;
 }
 

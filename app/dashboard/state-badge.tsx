@@ -1,3 +1,4 @@
+import type { AccessMode } from "@/lib/schemas";
 import { dropState } from "../_components/format";
 
 /** Whether a drop serves: "Live", or "Expired · offline" once its expiry has passed; and a lock when it asks for a password. */
@@ -8,7 +9,7 @@ export function StateBadge({
 }: {
   expiresAt: string | null;
   now: number;
-  access?: "public" | "password";
+  access?: AccessMode;
 }) {
   return (
     <>
@@ -19,11 +20,11 @@ export function StateBadge({
       ) : (
         <span className="badge live">Live</span>
       )}
-      {access === "password" && (
+      {access !== "public" && (
         <>
           {" "}
           <span className="badge protected" data-testid="state-protected">
-            Password
+            {access === "password" ? "Password" : "Members"}
           </span>
         </>
       )}

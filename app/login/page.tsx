@@ -5,9 +5,15 @@ import { LoginButtons } from "../_components/LoginButtons";
 
 export const dynamic = "force-dynamic";
 
-/** Where to go after logging in: a path of this app (an OAuth consent page resumes so), else the dashboard. */
+/**
+ * Where to go after logging in: a path of this app (an OAuth consent page resumes so, and a
+ * members-only drop's visitor goes back to /access/members), else the dashboard.
+ */
 function destination(next: string | undefined): string {
-  return next && /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?$/.test(next) && !next.includes("//") ? next : "/dashboard";
+  const ours =
+    /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?$/.test(next ?? "") ||
+    /^\/access\/members\?[A-Za-z0-9._~%&=+-]*$/.test(next ?? "");
+  return next && ours && !next.includes("//") ? next : "/dashboard";
 }
 
 export default async function Login({ searchParams }: { searchParams: Promise<{ next?: string }> }) {

@@ -26,7 +26,7 @@ type AccessResponse = z.infer<typeof accessResponseSchema>;
 
 const DELETE_USAGE = "dropsite delete <slug>";
 const CLAIM_USAGE = "dropsite claim <slug> <claim_token>";
-const ACCESS_USAGE = "dropsite access <slug> --password-stdin | --public";
+const ACCESS_USAGE = "dropsite access <slug> --password-stdin | --public | members";
 
 async function cmdList(target: Target, flags: Flags): Promise<void> {
   requireKey(target);
@@ -78,14 +78,21 @@ async function readStdinSecret(): Promise<string> {
 
 async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
-  const [slug] = args;
-  if (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public) throw usageError(ACCESS_USAGE);
-  const body = flags.public ? { mode: "public" } : { mode: "password", password: await readStdinSecret() };
+  const [slug, mode] = args;
+  // `members` (a team's drop) is a word after the slug, alone; the other two are flags.
+  const members = args.length === 2 && mode === "members" && !flags.passwordStdin && !flags.public;
+  if (!members && (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public))
+    throw usageError(ACCESS_USAGE);
+  const body = members
+    ? { mode: "members" }
+    : flags.public
+      ? { mode: "public" }
+      : { mode: "password", password: await readStdinSecret() };
   const res = await apiCall<AccessResponse>(
     target.api,
     target.key,
     "PUT",
-    `/drops/${encodeURIComponent(slug)}/access`,
+    `/drops/${encodeURIComponent(slug!)}/access`,
     {
       body: Buffer.from(JSON.stringify(body)),
       headers: { "content-type": "application/json" },
@@ -95,7 +102,9 @@ async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<
   process.stdout.write(
     res.mode === "password"
       ? `${res.slug} is password-protected; earlier unlocks no longer work.\n`
-      : `${res.slug} is public.\n`,
+      : res.mode === "members"
+        ? `${res.slug} is members-only: only logged-in members of its team can see it; earlier unlocks no longer work.\n`
+        : `${res.slug} is public.\n`,
   );
 }
 
@@ -110,7 +119,7 @@ export const deleteDrop: Command = { usage: DELETE_USAGE, about: "Delete a drop 
 export const access: Command = {
   usage: ACCESS_USAGE,
   about:
-    "Protect a drop with a password read from stdin (one line; its line ending is not part of it), or make it public again. Every change signs out everyone who unlocked it.",
+    "Protect a drop with a password read from stdin (one line; its line ending is not part of it), open a team's drop to the team's members only (members), or make it public again. Every change signs out everyone who unlocked it.",
   run: cmdAccess,
 };
 

@@ -1,7 +1,8 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { recordEvent } from "./events";
-import { drops, type DropRow } from "./schema";
+import { drops, memberAccessTokens, teams, type DropRow, type MemberAccessTokenRow } from "./schema";
+import type { Tx } from "./versions";
 
 // A drop's access policy: its mode, its password's hash, and the version every unlock cookie
 // names. Every change bumps the version in the same statement, so no cookie outlives a change.
@@ -16,7 +17,10 @@ export async function setDropAccessRow(
   db: Db,
   dropId: string,
   ownerId: string,
-  access: { mode: "public"; passwordHash: null } | { mode: "password"; passwordHash: string },
+  access:
+    | { mode: "public"; passwordHash: null }
+    | { mode: "password"; passwordHash: string }
+    | { mode: "members"; passwordHash: null },
   now: Date,
 ): Promise<DropAccess | undefined> {
   return db.transaction(async (tx) => {
@@ -60,5 +64,37 @@ export async function findDropAccess(db: Db, dropId: string): Promise<DropAccess
     .from(drops)
     .where(eq(drops.id, dropId))
     .limit(1);
+  return row;
+}
+
+/**
+ * Signs every visitor out of a team's members-only drops (a member removed or a role changed):
+ * their policy version moves, in the caller's transaction, so every unlock cookie and every
+ * token not yet used stops at once. The drops changed, for the serve path's cache.
+ */
+export async function signOutMembersDrops(tx: Db | Tx, teamId: string): Promise<{ id: string; slug: string }[]> {
+  const owner = tx.select({ id: teams.accountId }).from(teams).where(eq(teams.id, teamId));
+  return tx
+    .update(drops)
+    .set({ accessPolicyVersion: sql`${drops.accessPolicyVersion} + 1` })
+    .where(and(inArray(drops.ownerId, owner), eq(drops.accessMode, "members")))
+    .returning({ id: drops.id, slug: drops.slug });
+}
+
+/** Stores a members-only drop's one-time token (its keyed hash), clearing expired ones on the way. */
+export async function insertMemberToken(db: Db, row: MemberAccessTokenRow): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.delete(memberAccessTokens).where(lt(memberAccessTokens.expiresAt, row.createdAt));
+    await tx.insert(memberAccessTokens).values(row);
+  });
+}
+
+/**
+ * Uses a token: deletes its row and answers it, in one statement, so of two requests with the
+ * same token at most one gets it (whatever drop it is presented on: a token tried on another
+ * drop is spent). Undefined when there is none (never made, used, or cleared).
+ */
+export async function takeMemberToken(db: Db, tokenHash: string): Promise<MemberAccessTokenRow | undefined> {
+  const [row] = await db.delete(memberAccessTokens).where(eq(memberAccessTokens.tokenHash, tokenHash)).returning();
   return row;
 }

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db } from "./client";
+import { signOutMembersDrops } from "./access";
 import { auditId } from "./audit";
 import {
   accounts,
@@ -153,7 +154,8 @@ async function countOwners(tx: Tx, teamId: string): Promise<number> {
 
 /** What a change of members came to: done (with the role before), or why not. */
 export type MemberChange =
-  { ok: true; before: TeamRole } | { ok: false; reason: "not_member" | "last_owner" | "refused"; before?: TeamRole };
+  | { ok: true; before: TeamRole; signedOut: { id: string; slug: string }[] }
+  | { ok: false; reason: "not_member" | "last_owner" | "refused"; before?: TeamRole };
 
 /**
  * Changes a member's role, or removes the member (role null), under the team's lock:
@@ -191,7 +193,8 @@ export async function changeMember(
       teamId,
       data: role === null ? { role: before } : { from: before, to: role },
     });
-    return { ok: true, before };
+    // Every visitor of the team's members-only drops signs in again, as a member now or not at all.
+    return { ok: true, before, signedOut: await signOutMembersDrops(tx, teamId) };
   });
 }
 

@@ -10,10 +10,12 @@ import { dropChanged } from "../serve/cache";
 import { ownedDrop } from "./manage";
 import { refuseDisabled } from "../safety/disabled";
 import { hashPassword } from "../access/password";
+import { findTeamByAccount } from "../db/teams";
 
-// PUT /drops/{slug}/access and MCP set_access: make an owned drop public or password-protected.
-// Every plan may; anonymous drops have no owner and cannot be protected (404 like any drop that
-// is not the caller's). Every call bumps the drop's policy version, revoking every unlock cookie.
+// PUT /drops/{slug}/access and MCP set_access: make an owned drop public, password-protected, or
+// members-only (a team's drop only). Every plan may; anonymous drops have no owner and cannot be
+// protected (404 like any drop that is not the caller's). Every call bumps the drop's policy
+// version, revoking every unlock cookie.
 
 /** Parses the body of PUT /drops/{slug}/access (and set_access's arguments); 400 when invalid. */
 export function parseAccessBody(input: unknown) {
@@ -24,13 +26,19 @@ export function parseAccessBody(input: unknown) {
   const why =
     field === "password"
       ? (issue?.message ?? "invalid")
-      : 'send {"mode": "public"} or {"mode": "password", "password": "…"}';
+      : 'send {"mode": "public"}, {"mode": "password", "password": "…"} or {"mode": "members"}';
   throw new ApiError("invalid_request", `Invalid access: ${field}: ${why}.`, { docs: "access" });
 }
 
 /** The JSON body of PUT /drops/{slug}/access, unparsed (setAccess checks it). */
 export function readAccessBody(req: Request): Promise<unknown> {
   return readJson(req, z.unknown());
+}
+
+/** The team whose account this is (members-only drops are a team's), or null for a person's own. */
+export async function owningTeam(ctx: AppContext, account: AccountRow): Promise<{ slug: string; name: string } | null> {
+  const team = await withDb(() => findTeamByAccount(ctx.db, account.id));
+  return team ? { slug: team.slug, name: team.name } : null;
 }
 
 export async function setAccess(
@@ -42,12 +50,19 @@ export async function setAccess(
   const body = parseAccessBody(input);
   const drop = await ownedDrop(ctx, account, slug);
   refuseDisabled(drop);
-  const passwordHash = body.mode === "password" ? await hashPassword(body.password) : null;
+  if (body.mode === "members" && !(await owningTeam(ctx, account)))
+    throw new ApiError(
+      "invalid_request",
+      `Invalid access: mode: members is for a team's drops, and ${drop.slug} belongs to no team.`,
+      { hint: 'Deploy it as a team (a team key), or choose "public" or "password".', docs: "access" },
+    );
   const access =
-    passwordHash === null ? { mode: "public" as const, passwordHash } : { mode: "password" as const, passwordHash };
+    body.mode === "password"
+      ? { mode: body.mode, passwordHash: await hashPassword(body.password) }
+      : { mode: body.mode, passwordHash: null };
   const row = await withDb(() => setDropAccessRow(ctx.db, drop.id, account.id, access, new Date(ctx.now())));
   if (!row) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   // A drop that becomes protected leaves the CDN before this answers: no cached copy outlives it.
-  await dropChanged(ctx, drop, body.mode === "password" ? "protect" : "access");
+  await dropChanged(ctx, drop, body.mode === "public" ? "access" : "protect");
   return { slug: drop.slug, mode: row.accessMode };
 }

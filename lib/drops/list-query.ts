@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import { withDb } from "../db/errors";
 import { searchOwnedDrops, type DropSort, type DropStateFilter } from "../db/drop-search";
 import type { AccountRow } from "../db/schema";
-import { MAX_OFFSET, type Drop } from "../schemas";
+import { MAX_OFFSET, type AccessMode, type Drop } from "../schemas";
 import { toDrop, views7d, views7dSince } from "./manage";
 
 // The dashboard's drops list as its URL states it (/dashboard?q=&state=&sort=&size=&page=): what
@@ -82,7 +82,7 @@ export function searchTerm(q: string, serveDomain: string): string {
 }
 
 export interface ListedDrop extends Drop {
-  access: "public" | "password";
+  access: AccessMode;
   views_7d: number;
 }
 

@@ -45,7 +45,7 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
   }
   if (e.docs === "access" && e.code === "invalid_request") {
     return {
-      hint: `Call set_access with {slug, mode: "password", password} (a password of ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters) or {slug, mode: "public"}.`,
+      hint: `Call set_access with {slug, mode: "password", password} (a password of ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters), {slug, mode: "members"} (a team's drop only) or {slug, mode: "public"}.`,
     };
   }
   switch (e.code) {

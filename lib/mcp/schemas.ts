@@ -285,6 +285,7 @@ export const setAccessArgs = z
   .meta({
     examples: [
       { slug: "k3j9x2ab", mode: "password", password: "a long passphrase" },
+      { slug: "k3j9x2ab", mode: "members" },
       { slug: "k3j9x2ab", mode: "public" },
     ],
   });

@@ -30,7 +30,7 @@ const SERVER_INFO = { name: "dropsite", title: "Dropsite static hosting", versio
 export const INSTRUCTIONS =
   "Dropsite publishes static websites and returns their public URL. deploy_html publishes one HTML page; deploy_files publishes a map of files (text or base64); " +
   "each call makes a new drop at a new URL. Without an API key deploys are anonymous and return a claim_token the user needs to keep the drop. " +
-  "With Authorization: Bearer sp_… the tools act as that account: list_drops, get_drop, delete_drop, set_access (password-protect a drop or make it public), and on paid plans deploy_named (a stable URL whose content each call replaces) and append_files need a key. " +
+  "With Authorization: Bearer sp_… the tools act as that account: list_drops, get_drop, delete_drop, set_access (password-protect a drop, open it to its team's members only, or make it public), and on paid plans deploy_named (a stable URL whose content each call replaces) and append_files need a key. " +
   "To redeploy only what changed: preflight_files, upload_content for each missing hash, then deploy with {sha256, size} values. With a shell, deploy_directory returns a one-time URL and a command that publishes a local folder without pasting it. " +
   "Without a key, device_authorize (with the claim tokens of earlier anonymous drops, to keep them) and device_token get one once the user approves in the browser. get_limits shows what applies. " +
   "Every tool that writes takes an optional idempotency_key: send a fresh one per write and the same one when retrying after a timeout, and the retry returns the first result instead of writing twice. " +

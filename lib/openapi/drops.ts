@@ -1,7 +1,7 @@
 import * as S from "../schemas";
 import { z } from "zod";
 import { describeRate } from "../ratelimit/policy";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, limits } from "../plans";
+import { ACCESS_MEMBER_TOKEN_SECONDS, ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, limits } from "../plans";
 import { anyCredential, jsonRequest, jsonResponse, slugPath, type Resource } from "./operation";
 
 // An account's drops: GET /drops, GET and DELETE /drops/{slug}, PUT /drops/{slug}/access, a
@@ -51,12 +51,34 @@ export const drops = {
         errors: ["auth_required", "not_found", "rate_limited", "upstream_unavailable"],
       },
     },
+    "/access/members": {
+      get: {
+        operationId: "membersOnlyEntry",
+        summary: "A members-only drop's visitor, checked against the browser's session",
+        description:
+          "A page for browsers, where a members-only drop's host sends a visitor without its cookie. Without a session: 302 to the login page, which comes back here. " +
+          `A logged-in member of the team that owns the drop (any role): 302 to the drop host's /.well-known/dropsite/unlock with a one-time token (${ACCESS_MEMBER_TOKEN_SECONDS} seconds, that drop only) and the return path, where it is exchanged for the drop's host-only cookie. ` +
+          "A logged-in person who is not a member: 403 with an HTML page saying so and nothing of the drop; a slug that names no members-only drop: 404 with an HTML page. No answer is stored by any cache.",
+        security: [{}],
+        requestParams: {
+          query: z.object({
+            drop: z.string().describe("The drop's slug."),
+            return: z.string().optional().describe("The path on the drop's host to come back to (anything else: /)."),
+          }),
+        },
+        responses: {
+          302: { description: "To the login page, or (a member) to the drop host's unlock path with a token." },
+        },
+        errors: ["upstream_unavailable"],
+      },
+    },
     "/drops/{slug}/access": {
       put: {
         operationId: "setDropAccess",
-        summary: "Protect a drop with a password, or make it public",
+        summary: "Protect a drop with a password or for its team's members, or make it public",
         description:
           `{"mode": "password", "password": "…"} (${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters) makes every path of the drop answer 401 with a password form until a visitor enters the password; ` +
+          `{"mode": "members"} (a team's drop only; a person's own drop answers 400 invalid_request) sends every visitor without the drop's cookie, by 302 (no-store), to GET /access/members, where logged-in members of the owning team get a one-time, ${ACCESS_MEMBER_TOKEN_SECONDS}-second token for the drop host's unlock path and everyone else a 403 page; ` +
           `{"mode": "public"} opens it again. Every call revokes every earlier unlock. The password is stored as a salted scrypt hash and never returned. ` +
           `Wrong passwords on the form: ${describeRate(ctx.rate.unlock)} per drop and client address, then 429. Every plan; anonymous drops (no owner) answer 404 not_found.`,
         security: anyCredential,

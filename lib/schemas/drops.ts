@@ -25,8 +25,12 @@ export const dropSchema = z.object({
 export type Drop = z.infer<typeof dropSchema>;
 
 export const accessModeSchema = z
-  .enum(["public", "password"])
-  .describe("public: anyone with the URL; password: visitors who know the drop's password.");
+  .enum(["public", "password", "members"])
+  .describe(
+    "public: anyone with the URL; password: visitors who know the drop's password; members: logged-in members of the team that owns the drop.",
+  );
+
+export type AccessMode = z.infer<typeof accessModeSchema>;
 
 /** Code points of the NFC form: what "characters" means for a password. */
 export const passwordChars = (s: string) => [...s.normalize("NFC")].length;
@@ -45,6 +49,7 @@ export const accessPasswordSchema = z
 export const accessBodySchema = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("public") }),
   z.strictObject({ mode: z.literal("password"), password: accessPasswordSchema }),
+  z.strictObject({ mode: z.literal("members") }),
 ]);
 
 export const accessResponseSchema = z.object({ slug: z.string(), mode: accessModeSchema });
@@ -73,7 +78,7 @@ export const siteRulesSchema = z
 
 export const dropDetailSchema = dropSchema.extend({
   access: accessModeSchema.describe(
-    "Who may see the drop's files: public, or password (visitors unlock it with its password).",
+    "Who may see the drop's files: public, password (visitors unlock it with its password), or members (logged-in members of the owning team).",
   ),
   plan: planSchema.describe("The owning account's plan."),
   total_bytes: z.int().min(0),

@@ -20,8 +20,9 @@ import type { ServeRequest, ServeResult } from "./types";
 
 export const UNLOCK_PATH = "/.well-known/dropsite/unlock";
 
+/** Whether the drop is behind the gate: a password, or its team's members only (lib/serve/members.ts). */
 export function isProtected(m: Manifest): boolean {
-  return m.drop.accessMode === "password";
+  return m.drop.accessMode !== "public";
 }
 
 /** Whether a request to a protected drop carries a cookie that unlocks it now. */
@@ -44,7 +45,7 @@ function escapeHtml(s: string): string {
 }
 
 /** Headers of every answer the gate gives itself: never stored by any cache, never indexed. */
-function gateHeaders(): Record<string, string> {
+export function gateHeaders(): Record<string, string> {
   return {
     "Cache-Control": "private, no-store",
     "X-Robots-Tag": "noindex",

@@ -6,6 +6,7 @@ import { cacheable, forgetManifest, getManifest, type Manifest } from "./cache";
 import type { HostAction } from "./host";
 import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
 import { disabledResult, visitedUrl } from "./disabled";
+import { membersRedirect, unlockWithToken } from "./members";
 import { headersFor } from "../rules/match";
 import { pathSegments } from "../rules/pattern";
 import { compressedForm, STALE, storedBody, type Served } from "./bytes";
@@ -65,6 +66,8 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
   if (!m) return notFoundPage();
   if (m.drop.disabled) return disabledResult(m, req)!;
   if (unlocking) return unlock(ctx, m, req);
+  if (req.method === "GET" && req.pathname === UNLOCK_PATH && m.drop.accessMode === "members")
+    return unlockWithToken(ctx, m, req);
   return behindGate(ctx, m, path, req);
 }
 
@@ -97,7 +100,10 @@ function manifestFailure(err: unknown): ServeResult {
  */
 function behindGate(ctx: AppContext, m: Manifest, path: string, req: ServeRequest): Promise<Served> | ServeResult {
   if (!isProtected(m)) return serveFiles(ctx, m, path, req, true);
-  if (!isUnlocked(ctx, m, req)) return lockPage(401, req.pathname + (req.search ?? ""), undefined, {}, visitedUrl(req));
+  if (!isUnlocked(ctx, m, req))
+    return m.drop.accessMode === "members"
+      ? membersRedirect(ctx, m, req)
+      : lockPage(401, req.pathname + (req.search ?? ""), undefined, {}, visitedUrl(req));
   return serveFiles(ctx, m, path, req, false).then((r) => (r === STALE ? r : privateResult(r)));
 }
 

@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { withDb } from "../db/errors";
 import { changeMember, listMembers, type MemberChange } from "../db/teams";
 import { ApiError } from "../errors";
+import { dropChanged } from "../serve/cache";
 import { memberRoleBodySchema, type TeamRole } from "../schemas";
 import { actorOf, type LazyBody, refused, teamFor, type PersonCaller } from "./access";
 import { can, roleAction } from "./roles";
@@ -44,6 +45,11 @@ function failed(change: Exclude<MemberChange, { ok: true }>, role: TeamRole, wha
   return refused(role, what);
 }
 
+/** The members-only drops a change signed everyone out of take their new policy version here at once. */
+async function forgetSignedOut(ctx: AppContext, drops: { id: string; slug: string }[]): Promise<void> {
+  for (const d of drops) await dropChanged(ctx, d, "access");
+}
+
 // PATCH /teams/{team}/members/{account} – set a member's role.
 export async function setMemberRole(
   ctx: AppContext,
@@ -66,6 +72,7 @@ export async function setMemberRole(
     }),
   );
   if (!change.ok) throw failed(change, role, "change an owner's role");
+  await forgetSignedOut(ctx, change.signedOut);
   return { account_id: accountId, role: next };
 }
 
@@ -81,5 +88,6 @@ export async function removeMember(ctx: AppContext, caller: PersonCaller, slug: 
     }),
   );
   if (!change.ok) throw failed(change, role, "remove an owner");
+  await forgetSignedOut(ctx, change.signedOut);
   return { removed: accountId };
 }

@@ -139,7 +139,7 @@ describe("the version and access tools speak in tools and the plan's numbers", (
       const r = await call(agent, "set_access", args);
       expect(errorCode(r), JSON.stringify(args)).toBe("invalid_request");
       expect(resultText(r), JSON.stringify(args)).toMatch(
-        /^Hint: Call set_access with \{slug, mode: "password", password\} \(a password of 8 to 128 characters\) or \{slug, mode: "public"\}\./m,
+        /^Hint: Call set_access with \{slug, mode: "password", password\} \(a password of 8 to 128 characters\), \{slug, mode: "members"\} \(a team's drop only\) or \{slug, mode: "public"\}\./m,
       );
     }
   });

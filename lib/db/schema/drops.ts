@@ -59,8 +59,8 @@ export const drops = pgTable(
     expiresAt: ts("expires_at"),
     /** When the cleanup job removes files and rows; null never. */
     purgeAt: ts("purge_at"),
-    /** Who may see the drop: everyone, or visitors who know its password (lib/access). */
-    accessMode: text("access_mode").$type<"public" | "password">().notNull().default("public"),
+    /** Who may see the drop: everyone, visitors who know its password, or the owning team's members (lib/access). */
+    accessMode: text("access_mode").$type<"public" | "password" | "members">().notNull().default("public"),
     /** scrypt hash of the drop's password (salted, self-describing); null when public. */
     accessPasswordHash: text("access_password_hash"),
     /** Bumped by every access change; unlock cookies name it, so a change revokes them all. */

@@ -10,3 +10,4 @@ export * from "./stats";
 export * from "./render";
 export * from "./feed";
 export * from "./teams";
+export * from "./access";

@@ -130,9 +130,9 @@ export const dropTools = [
   }),
   tool({
     name: "set_access",
-    title: "Protect a drop with a password, or make it public",
+    title: "Protect a drop with a password or for its team's members, or make it public",
     description:
-      `Set who may see one of the account's drops: mode "password" with a password (${ACCESS_PASSWORD_MIN_CHARS}–${ACCESS_PASSWORD_MAX_CHARS} characters) shows visitors a password form on every path until they enter it; mode "public" opens it to anyone with the URL. ` +
+      `Set who may see one of the account's drops: mode "password" with a password (${ACCESS_PASSWORD_MIN_CHARS}–${ACCESS_PASSWORD_MAX_CHARS} characters) shows visitors a password form on every path until they enter it; mode "members" (a team's drop only) lets in only logged-in members of the owning team; mode "public" opens it to anyone with the URL. ` +
       "Every call signs out every visitor who unlocked it before. Any plan; anonymous drops cannot be protected (claim them first). Requires a key. The password is never returned: tell your human what you set.",
     input: setAccessArgs,
     output: accessResponseSchema,
@@ -151,7 +151,9 @@ export const dropTools = [
         text:
           r.mode === "password"
             ? `Drop ${r.slug} is now password-protected; visitors see a password form. Earlier unlocks no longer work.`
-            : `Drop ${r.slug} is now public: anyone with its URL can see it.`,
+            : r.mode === "members"
+              ? `Drop ${r.slug} is now members-only: visitors log in, and only members of the owning team see it. Earlier unlocks no longer work.`
+              : `Drop ${r.slug} is now public: anyone with its URL can see it.`,
       };
     },
   }),

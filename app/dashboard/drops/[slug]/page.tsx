@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { sessionCaller } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
+import { owningTeam } from "@/lib/drops/access";
 import { getDrop } from "@/lib/drops/manage";
 import { listDropVersions } from "@/lib/drops/versions";
 import { ApiError } from "@/lib/errors";
@@ -169,6 +170,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
           <AccessPanel
             slug={drop.slug}
             mode={drop.access}
+            team={(await owningTeam(ctx, caller.account))?.name ?? null}
             minChars={ACCESS_PASSWORD_MIN_CHARS}
             maxChars={ACCESS_PASSWORD_MAX_CHARS}
           />
