@@ -1,4 +1,5 @@
 import { ApiError, errorResponse, methodNotAllowed } from "./errors";
+import { inActorScope } from "./log/actor-scope";
 
 // Small composable wrappers for route handlers: every handler's failures leave through the one
 // envelope renderer, and methods a route does not implement answer 405 with Allow.
@@ -12,11 +13,13 @@ type Method = (typeof ALL_METHODS)[number];
 
 /** Runs a handler and renders any thrown error as the envelope. */
 export async function handle<P>(handler: Handler<P>, req: Request, params: P): Promise<Response> {
-  try {
-    return await handler(req, params);
-  } catch (err) {
-    return errorResponse(err, req);
-  }
+  return inActorScope(async () => {
+    try {
+      return await handler(req, params);
+    } catch (err) {
+      return errorResponse(err, req);
+    }
+  });
 }
 
 /** The handlers of one route by method (HEAD follows GET; OPTIONS and the rest answer 405). */

@@ -23,3 +23,10 @@ export function newClaimToken(): string {
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
+
+/** An id of 24 base32 characters (120 random bits) after a prefix: msg_…, wh_…, att_…. */
+export function prefixedId(prefix: string): string {
+  let out = `${prefix}_`;
+  for (const b of randomBytes(24)) out += BASE32[b & 31];
+  return out;
+}

@@ -1,6 +1,7 @@
-import { ApiError, authRequired, upstreamUnavailable } from "../errors";
+import { authRequired, upstreamUnavailable } from "../errors";
 import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
+import type { Caller } from "./caller-types";
 import { findLiveKey, touchKey, upsertAccount } from "../db/accounts";
 import { newId, sha256Hex } from "../ids";
 import { API_KEY_PATTERN } from "../patterns";
@@ -10,15 +11,9 @@ import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
 import { refuseSuspended } from "./suspended";
-import { findMemberRole } from "../db/teams";
-import type { TeamRole } from "../schemas";
-
-function teamKeyElsewhere(): ApiError {
-  return new ApiError("forbidden", "A team key works only on its team's /teams routes and on /keys for now.", {
-    hint: "Use your own key for your drops and the other account routes.",
-    docs: "teams",
-  });
-}
+import { teamAccountId } from "../db/teams";
+import { actAsTeam, noteActing } from "../teams/acting";
+import { checkGate, routeGate } from "../teams/gates";
 
 // Who is calling. A Bearer credential is an sp_ API key, an identity-provider ID token or, on
 // the MCP endpoint only, an OAuth access token of the MCP resource (lib/oauth); unknown, revoked
@@ -29,38 +24,17 @@ function teamKeyElsewhere(): ApiError {
  * (the person consented to an MCP connection), so the REST API refuses it as it refuses any
  * unknown credential (RFC 8707's audience rule); API keys and ID tokens work on both.
  */
-export type CredentialAudience = "mcp" | "rest" | "team";
+export type CredentialAudience = "mcp" | "rest";
 
 /** The MCP endpoint's path (the resource of lib/oauth/paths.ts's mcpResource). */
 const MCP_PATH = "/mcp";
 
-/**
- * The resource a request names: the MCP endpoint, the routes a team key may call (its team's
- * /teams/{team}/… routes and /keys), or the rest of the REST API.
- */
+/** The resource a request names: the MCP endpoint or the REST API. */
 export function audienceOf(req: Request): CredentialAudience {
-  const pathname = URL.parse(req.url)?.pathname;
-  if (pathname === MCP_PATH) return "mcp";
-  return pathname !== undefined && TEAM_KEY_PATHS.test(pathname) ? "team" : "rest";
+  return URL.parse(req.url)?.pathname === MCP_PATH ? "mcp" : "rest";
 }
 
-/** Where a team key works until teams own drops and the other resources (DESIGN "Teams"). */
-const TEAM_KEY_PATHS = /^\/(?:teams\/[^/]+(?:\/.*)?|keys(?:\/[^/]+)?)$/;
-
-export interface Caller {
-  account: AccountRow | null;
-  /** How the caller proved who they are. */
-  via: "anonymous" | "api_key" | "id_token" | "session" | "deploy_grant" | "oauth";
-  /** Stable key for per-credential rate limits. */
-  credentialKey: string;
-  /** A team key's team and the minting person's role in it now (lib/teams/access.ts reads it). */
-  team?: { id: string; role: TeamRole };
-  /**
-   * When the caller acts as a team (lib/teams/acting.ts), the person behind it: `account` is
-   * then the team's account, and the audit and webhook bodies name this person.
-   */
-  actor?: AccountRow;
-}
+export type { Caller } from "./caller-types";
 
 export const anonymousCaller: Caller = { account: null, via: "anonymous", credentialKey: "anonymous" };
 
@@ -87,7 +61,8 @@ export async function callerFromCredential(
   audience: CredentialAudience,
 ): Promise<Caller | null> {
   const caller = await resolveCredential(ctx, credential, audience);
-  if (caller) refuseSuspended(caller.account);
+  // A suspended person's team credentials stop with the person; the team goes on.
+  if (caller) refuseSuspended(caller.actor ?? caller.account);
   return caller;
 }
 
@@ -106,14 +81,11 @@ async function resolveCredential(
       return row;
     });
     if (!found) return null;
-    const caller: Caller = { account: found.account, via: "api_key", credentialKey: `key:${keyId}` };
+    const caller = { account: found.account, via: "api_key" as const, credentialKey: `key:${keyId}` };
     const teamId = found.key.teamId;
     if (teamId === null) return caller;
-    // A team key carries its person's role in the team as it is now: gone with the membership.
-    const role = await withDb(() => findMemberRole(ctx.db, teamId, found.account.id));
-    if (!role) return null;
-    if (audience !== "team") throw teamKeyElsewhere();
-    return { ...caller, team: { id: teamId, role } };
+    // A team key acts as the team with its person's role as it is now: gone with the membership.
+    return actAsTeam(ctx, caller, { id: teamId, accountId: teamAccountId(teamId) });
   }
   if (isOauthAccessToken(credential)) {
     if (audience !== "mcp") return null;
@@ -148,13 +120,20 @@ export function isOauthAccessToken(credential: string): boolean {
   return !credential.startsWith("sp_") && ACCESS_TOKEN_PATTERN.test(credential);
 }
 
-/** Routes that also work anonymously: no Authorization header → anonymous; a bad one → 401. */
+/**
+ * Routes that also work anonymously: no Authorization header → anonymous; a bad one → 401. A
+ * caller acting as a team passes the route's gate (lib/teams/gates.ts) before anything else.
+ */
 export async function optionalCaller(ctx: AppContext, req: Request): Promise<Caller> {
   const credential = bearerCredential(req);
   if (credential === undefined) return anonymousCaller;
   if (credential === null) throw authRequired();
   const caller = await callerFromCredential(ctx, credential, audienceOf(req));
   if (!caller) throw authRequired();
+  if (caller.actor) {
+    checkGate(caller, routeGate(req.method, URL.parse(req.url)?.pathname ?? ""));
+    noteActing(caller);
+  }
   return caller;
 }
 

@@ -11,7 +11,8 @@ import type { Caller } from "./caller";
 import { enforceLimit } from "../ratelimit/guard";
 import { listConnectedClients, OAUTH_KEY_ID_PATTERN, revokeConnectedClient } from "../oauth/clients";
 import type { AccountRow } from "../db/schema";
-import { listTeamKeys, recordTeamAudit, revokeTeamKey } from "../db/teams";
+import { listTeamKeys, revokeTeamKey } from "../db/teams";
+import { recordTeamAudit } from "../db/team-audit";
 import type { TeamRole } from "../schemas";
 import { actorOf, teamFor } from "../teams/access";
 import { can } from "../teams/roles";
@@ -37,7 +38,7 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
       },
     );
   }
-  const account = caller.account;
+  const account = caller.actor ?? caller.account;
   const note = plainText(rawNote, "note", INPUT_LIMITS.noteBytes);
   await enforceLimit(ctx, "keyMint", account.id);
   const max = limits[account.plan].maxKeys;
@@ -72,7 +73,8 @@ export async function mintKey(ctx: AppContext, caller: Caller, rawNote: unknown 
 }
 
 export async function listKeys(ctx: AppContext, caller: Caller) {
-  const account = caller.account;
+  // Acting as a team: the person's own keys of that team (all the team's for admins and owners).
+  const account = caller.actor ?? caller.account;
   if (!account) throw authRequired();
   const team = caller.team;
   // A team key lists the team's keys: all of them for admins and owners, one's own otherwise.
@@ -101,7 +103,7 @@ export async function listKeys(ctx: AppContext, caller: Caller) {
 }
 
 export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unknown) {
-  const account = caller.account;
+  const account = caller.actor ?? caller.account;
   if (!account) throw authRequired();
   if (caller.team) return revokeWithTeamKey(ctx, { ...caller, account }, caller.team, keyId);
   if (typeof keyId === "string" && OAUTH_KEY_ID_PATTERN.test(keyId)) {

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
-import { prefixedId } from "./events";
+import { prefixedId } from "../ids";
 import { auditLog, type AuditRow } from "./schema";
 
 // The audit log: append-only. These are the only functions that touch it, and neither updates

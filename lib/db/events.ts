@@ -1,8 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { WebhookEventType } from "../patterns";
 import type { Db } from "./client";
 import { events, webhookDeliveries, webhooks } from "./schema";
+import { teamActorFor } from "../log/actor-scope";
+import { prefixedId } from "../ids";
+import { recordTeamAudit } from "./team-audit";
 
 // The outbox. recordEvent runs inside the transaction of the change it reports (commitWrite,
 // the delete and claim and access statements here in lib/db, and a domain's verification), so
@@ -11,15 +13,6 @@ import { events, webhookDeliveries, webhooks } from "./schema";
 
 /** A transaction of the database (what Db.transaction hands its callback). */
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
-
-/** An id of 24 base32 characters (120 random bits) after a prefix: msg_…, wh_…, att_…. */
-export function prefixedId(prefix: string): string {
-  let out = `${prefix}_`;
-  for (const b of randomBytes(24)) out += BASE32[b & 31];
-  return out;
-}
 
 export interface NewEvent {
   /** The account told; null (a drop that belongs to nobody) records nothing. */
@@ -49,7 +42,23 @@ export async function recordEvent(tx: Tx, e: NewEvent): Promise<string | null> {
   if (e.accountId === null) return null;
   const id = prefixedId("msg");
   slot[LISTENER]?.(id);
-  await tx.insert(events).values({ id, accountId: e.accountId, type: e.type, data: e.data, createdAt: e.now });
+  // A change a person made for a team names them (data.actor) and enters the team's audit log.
+  const actor = teamActorFor(e.accountId);
+  const data = actor ? { ...e.data, actor: { id: actor.id, email: actor.email } } : e.data;
+  await tx.insert(events).values({ id, accountId: e.accountId, type: e.type, data, createdAt: e.now });
+  if (actor) {
+    await recordTeamAudit(tx, {
+      teamId: actor.teamId,
+      actorId: actor.id,
+      actorEmail: actor.email,
+      credentialKind: actor.credential.kind,
+      credentialId: actor.credential.id,
+      action: e.type,
+      target: e.data.slug !== undefined ? `drop:${e.data.slug}` : e.type,
+      data: e.data,
+      at: e.now,
+    });
+  }
   await tx.execute(
     sql`insert into ${webhookDeliveries} (webhook_id, event_id, next_attempt_at)
         select ${webhooks.id}, ${id}, ${e.now.toISOString()}::timestamptz from ${webhooks}

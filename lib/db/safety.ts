@@ -1,7 +1,8 @@
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, not, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { recordAudit, type AuditAction } from "./audit";
-import { recordEvent, prefixedId } from "./events";
+import { recordEvent } from "./events";
+import { prefixedId } from "../ids";
 import {
   accounts,
   blocks,

@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "./client";
 import { recordAudit } from "./audit";
-import { prefixedId } from "./events";
+import { prefixedId } from "../ids";
 import { domains, scanFindings, type ScanFindingRow } from "./schema";
 
 // Queries of the deploy scan (lib/deploy/scan.ts): the hosts a drop answers on besides its slug

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { signOutMembersDrops } from "./access";
-import { auditId } from "./audit";
+import { recordTeamAudit, type NewTeamAudit } from "./team-audit";
 import {
   accounts,
   type AccountRow,
@@ -21,23 +21,6 @@ import type { TeamRole } from "../schemas/teams";
 // Named queries of teams: the team, its members, invitations and audit log. Changes to members
 // run under the team row's lock, so two requests cannot both take the last seat or both remove
 // one of the last two owners; each change and its audit entry commit together.
-
-export interface NewTeamAudit {
-  teamId: string;
-  actorId: string;
-  actorEmail: string | null;
-  credentialKind: "key" | "session" | "oauth";
-  credentialId: string;
-  action: string;
-  target: string;
-  data?: Record<string, unknown> | null;
-  at: Date;
-}
-
-/** Appends one entry to a team's audit log (the only writer; nothing updates or deletes one). */
-export async function recordTeamAudit(tx: Tx, e: NewTeamAudit): Promise<void> {
-  await tx.insert(teamAudit).values({ id: `tau_${auditId()}`, ...e, data: e.data ?? null });
-}
 
 /** Whether the slug is some account's vanity sub (the two share one namespace). */
 export async function isVanitySub(db: Db | Tx, slug: string): Promise<boolean> {

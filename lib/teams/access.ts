@@ -2,7 +2,8 @@ import type { AppContext } from "../context";
 import type { Caller } from "../auth/caller";
 import type { AccountRow, TeamRow } from "../db/schema";
 import { withDb } from "../db/errors";
-import { findTeamFor, type NewTeamAudit } from "../db/teams";
+import { findTeamFor } from "../db/teams";
+import type { NewTeamAudit } from "../db/team-audit";
 import { ApiError } from "../errors";
 import { readJson } from "../http";
 import { z } from "zod";
@@ -10,6 +11,7 @@ import { VANITY_PATTERN } from "../patterns";
 import type { Plan } from "../plans";
 import type { TeamRole } from "../schemas";
 import { can, type TeamAction } from "./roles";
+import { credentialOf, personOf } from "./acting";
 
 // Who may act on a team: the one gate every /teams/{team} route passes. A person who is not a
 // member learns nothing of the team (404, as for a drop of another account); a member whose
@@ -47,7 +49,7 @@ export async function teamFor(
   what: string,
 ): Promise<TeamAccess> {
   if (!VANITY_PATTERN.test(slug)) throw noSuchTeam();
-  const found = await withDb(() => findTeamFor(ctx.db, slug, caller.account.id));
+  const found = await withDb(() => findTeamFor(ctx.db, slug, personOf(caller).id));
   // A team key reaches its own team only (its role is its person's, read again here).
   if (!found?.role || (caller.team && caller.team.id !== found.team.id)) throw noSuchTeam();
   if (!can(found.role, action)) throw refused(found.role, what);
@@ -59,14 +61,13 @@ export function actorOf(
   ctx: AppContext,
   caller: PersonCaller,
 ): Omit<NewTeamAudit, "teamId" | "action" | "target" | "data"> {
-  const [prefix = "", ...rest] = caller.credentialKey.split(":");
-  const id = rest.join(":");
-  const credentialKind = prefix === "key" ? "key" : prefix === "oauth" ? "oauth" : "session";
+  const person = personOf(caller);
+  const credential = credentialOf(caller);
   return {
-    actorId: caller.account.id,
-    actorEmail: caller.account.email,
-    credentialKind,
-    credentialId: id || caller.credentialKey,
+    actorId: person.id,
+    actorEmail: person.email,
+    credentialKind: credential.kind,
+    credentialId: credential.id,
     at: new Date(ctx.now()),
   };
 }

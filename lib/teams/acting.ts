@@ -1,10 +1,11 @@
 import type { AppContext } from "../context";
-import type { Caller } from "../auth/caller";
+import type { Caller } from "../auth/caller-types";
 import type { AccountRow } from "../db/schema";
 import { withDb } from "../db/errors";
 import { findAccount } from "../db/accounts";
 import { findMemberRole } from "../db/teams";
 import type { TeamRow } from "../db/schema";
+import { noteTeamActor, type TeamActor } from "../log/actor-scope";
 
 // Acting as a team (DESIGN "Teams"): a team key, a session that picked the team in the
 // dashboard's switcher, or an MCP connection consented for the team acts as the team's account
@@ -22,6 +23,26 @@ export async function actAsTeam(
   );
   if (!role || !account) return null;
   return { ...person, account, actor: person.account, team: { id: team.id, role } };
+}
+
+/** The kind and id of the credential a caller used (the team audit's `credential`). */
+export function credentialOf(caller: Caller): TeamActor["credential"] {
+  const [prefix = "", ...rest] = caller.credentialKey.split(":");
+  const id = rest.join(":");
+  const kind = prefix === "key" ? "key" : prefix === "oauth" ? "oauth" : "session";
+  return { kind, id: id || caller.credentialKey };
+}
+
+/** The request acts as a team: the changes it records name the person (lib/teams/scope.ts). */
+export function noteActing(caller: Caller): void {
+  if (!caller.team || !caller.actor || !caller.account) return;
+  noteTeamActor({
+    teamId: caller.team.id,
+    accountId: caller.account.id,
+    id: caller.actor.id,
+    email: caller.actor.email,
+    credential: credentialOf(caller),
+  });
 }
 
 /** The person behind a caller: the actor when acting as a team, else the account itself. */

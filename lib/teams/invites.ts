@@ -1,8 +1,9 @@
+import { personOf } from "./acting";
 import { createHmac, randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import type { Env } from "../env";
 import { withDb } from "../db/errors";
-import { prefixedId } from "../db/events";
+import { prefixedId } from "../ids";
 import {
   countMembers,
   findInviteByHash,
@@ -62,7 +63,7 @@ export async function createInvite(ctx: AppContext, caller: PersonCaller, slug: 
     codeHash: codeHash(code, ctx.env),
     role: invited,
     email: email?.toLowerCase() ?? null,
-    invitedBy: caller.account.id,
+    invitedBy: personOf(caller).id,
     createdAt: now,
     expiresAt: new Date(now.getTime() + TEAM_INVITE_SECONDS * 1000),
     usedAt: null,
@@ -148,7 +149,7 @@ export async function joinTeam(ctx: AppContext, caller: PersonCaller, body: Lazy
   const now = new Date(ctx.now());
   const { invite, team, plan } = found;
   if (!usable(invite, now)) throw gone();
-  const account = caller.account;
+  const account = personOf(caller);
   if (invite.email !== null && !(account.emailVerified && account.email?.toLowerCase() === invite.email)) {
     throw new ApiError("forbidden", "This invitation is for another email address.", {
       hint: "Log in with the account whose verified email the invitation names.",

@@ -1,3 +1,4 @@
+import { personOf } from "./acting";
 import type { AppContext } from "../context";
 import { withDb } from "../db/errors";
 import { changeMember, listMembers, type MemberChange } from "../db/teams";
@@ -78,7 +79,7 @@ export async function setMemberRole(
 
 // DELETE /teams/{team}/members/{account} – remove a member; the caller's own id leaves.
 export async function removeMember(ctx: AppContext, caller: PersonCaller, slug: string, accountId: string) {
-  const self = accountId === caller.account.id;
+  const self = accountId === personOf(caller).id;
   const { team, role } = await teamFor(ctx, caller, slug, self ? "read" : "members", "remove members");
   const change = await withDb(() =>
     changeMember(ctx.db, team.id, accountId, null, (now, before) => self || (!!now && can(now, roleAction(before))), {

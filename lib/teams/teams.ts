@@ -3,7 +3,7 @@ import { withDb } from "../db/errors";
 import { isUniqueViolation } from "../db/queries";
 import { deleteTeamRow, insertTeam, listTeamsOf } from "../db/teams";
 import { ApiError, upstreamUnavailable } from "../errors";
-import { prefixedId } from "../db/events";
+import { prefixedId } from "../ids";
 import { RESERVED_LABELS } from "../patterns";
 import { limits } from "../plans";
 import { teamBodySchema, type TeamRole } from "../schemas";

@@ -4,7 +4,7 @@ import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { Webhook } from "standardwebhooks";
 import type { AppContext } from "../context";
-import { prefixedId } from "../db/events";
+import { prefixedId } from "../ids";
 import { claimDueDeliveries, countPendingDeliveries, finishAttempt, type ClaimedDelivery } from "../db/webhooks";
 import { metrics } from "../metrics/registry";
 import { inSpan } from "../tracing";

@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
-import { prefixedId } from "../db/events";
+import { prefixedId } from "../ids";
 import { withDb } from "../db/errors";
 import {
   deleteAccountWebhook,

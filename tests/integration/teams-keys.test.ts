@@ -194,11 +194,9 @@ describe("a team key elsewhere", () => {
     expectError(await teamCall("POST", "/teams/join", key, { code: `ti_${"C".repeat(43)}` }), 403, "forbidden");
   });
 
-  it("drops and deploys refuse it (403) until teams own drops; the person's own key works as before", async () => {
+  it("deploys and lists as the team: team and personal drops never mix", async () => {
     const { slug, person } = await team("member");
     const { key } = await teamKey(person, slug);
-    const drops = await dropsRoute.GET(apiRequest("/drops", { headers: bearer(key) }), p({}));
-    expect(drops.status).toBe(403);
     const deploy = await deployRoute.POST(
       apiRequest("/deploy", {
         method: "POST",
@@ -208,8 +206,15 @@ describe("a team key elsewhere", () => {
       }),
       p({}),
     );
-    expect(deploy.status).toBe(403);
-    expect((await dropsRoute.GET(apiRequest("/drops", { headers: bearer(person.key) }), p({}))).status).toBe(200);
+    expect(deploy.status).toBe(200);
+    const made = ((await deploy.json()) as { slug: string }).slug;
+    const slugs = async (k: string) => {
+      const res = await dropsRoute.GET(apiRequest("/drops", { headers: bearer(k) }), p({}));
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { drops: { slug: string }[] }).drops.map((d) => d.slug);
+    };
+    expect(await slugs(key)).toEqual([made]);
+    expect(await slugs(person.key)).not.toContain(made);
   });
 });
 

@@ -10,6 +10,7 @@ import { openShownSecret, sealShownSecret, type ShownOnce } from "../../webhooks
 import { forMcp } from "../hints";
 import { QR_META_KEY, qrModules } from "../preview";
 import { caller, type ToolCall, type ToolDef } from "./define";
+import { checkGate, TEAM_TOOL_GATES } from "../../teams/gates";
 
 /** Maps a zod issue on an argument to the REST error code for the same mistake. */
 function argumentError(error: z.ZodError): ApiError {
@@ -105,6 +106,8 @@ export async function callTool(def: ToolDef, call: ToolCall): Promise<ToolResult
   try {
     const parsed = def.input.safeParse(call.raw);
     if (!parsed.success) throw argumentError(parsed.error);
+    // A team's credential reaches the tools its role may take, checked before anything runs.
+    checkGate(await caller(call), TEAM_TOOL_GATES[def.name]);
     // Each tool is typed by its own schemas; the call is safe because args came from that tool's own input schema.
     const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<RunOutput>)(parsed.data, call);
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;

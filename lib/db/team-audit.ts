@@ -1,0 +1,27 @@
+import { auditId } from "./audit";
+import { teamAudit } from "./schema";
+import type { Db } from "./client";
+
+// The team audit log's one writer (lib/db/teams.ts's member changes, lib/db/events.ts's changes
+// a person made for a team, lib/auth/keys.ts's team keys): append-only, in the change's own
+// transaction.
+
+/** A transaction of the database (what Db.transaction hands its callback). */
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface NewTeamAudit {
+  teamId: string;
+  actorId: string;
+  actorEmail: string | null;
+  credentialKind: "key" | "session" | "oauth";
+  credentialId: string;
+  action: string;
+  target: string;
+  data?: Record<string, unknown> | null;
+  at: Date;
+}
+
+/** Appends one entry to a team's audit log (the only writer; nothing updates or deletes one). */
+export async function recordTeamAudit(tx: Tx, e: NewTeamAudit): Promise<void> {
+  await tx.insert(teamAudit).values({ id: `tau_${auditId()}`, ...e, data: e.data ?? null });
+}

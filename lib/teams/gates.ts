@@ -1,0 +1,122 @@
+import { ApiError } from "../errors";
+import type { Caller } from "../auth/caller-types";
+import { can, type TeamAction } from "./roles";
+
+// What a caller acting as a team may reach, in one place (DESIGN "Teams"): each account route
+// and each MCP tool names the class of action it takes, and a team caller whose role may not
+// take it is refused (403 forbidden) before anything else is read. "own" routes check the role
+// themselves against the team of their path or the key (/teams/…, /keys); "person" routes are
+// a person's own business (billing's payment pages, device approval, the operators' routes) and
+// refuse a team's credential. A route or tool missing here refuses a team's credential too.
+
+type Gate = TeamAction | "own" | "person";
+
+/** Method and path as the OpenAPI document spells them; first match wins. */
+export const TEAM_ROUTE_GATES: Record<string, Gate> = {
+  "GET /limits": "read",
+  "POST /deploy": "deploy",
+  "POST /deploy/preflight": "deploy",
+  "POST /deploy/{slug}": "deploy",
+  "POST /claim": "deploy",
+  "GET /drops": "read",
+  "GET /drops/{slug}": "read",
+  "DELETE /drops/{slug}": "delete",
+  "GET /drops/{slug}/versions": "read",
+  "POST /drops/{slug}/rollback": "deploy",
+  "PUT /drops/{slug}/access": "deploy",
+  "GET /drops/{slug}/stats": "read",
+  "GET /drops/{slug}/render": "read",
+  "POST /drops/{slug}/render": "deploy",
+  "GET /domains": "read",
+  "POST /domains": "domains",
+  "POST /domains/{hostname}/verify": "domains",
+  "DELETE /domains/{hostname}": "domains",
+  "GET /vanity": "read",
+  "POST /vanity": "vanity",
+  "GET /webhooks": "webhooks",
+  "POST /webhooks": "webhooks",
+  "DELETE /webhooks/{id}": "webhooks",
+  "GET /webhooks/{id}/deliveries": "webhooks",
+  "GET /billing/me": "billing",
+  "POST /billing/checkout": "person",
+  "POST /billing/portal": "person",
+  "POST /reports": "read",
+  "POST /mcp": "own",
+  "GET /keys": "own",
+  "POST /keys": "own",
+  "DELETE /keys/{id}": "own",
+  "GET /teams": "own",
+  "POST /teams": "own",
+  "POST /teams/join": "own",
+  "DELETE /teams/{team}": "own",
+  "GET /teams/{team}/members": "own",
+  "PATCH /teams/{team}/members/{account}": "own",
+  "DELETE /teams/{team}/members/{account}": "own",
+  "GET /teams/{team}/invites": "own",
+  "POST /teams/{team}/invites": "own",
+  "DELETE /teams/{team}/invites/{id}": "own",
+  "GET /teams/{team}/audit": "own",
+};
+
+/** Each MCP tool's class for a team caller (the /mcp route itself is "own": the tool decides). */
+export const TEAM_TOOL_GATES: Record<string, Gate> = {
+  get_limits: "read",
+  device_authorize: "person",
+  device_token: "person",
+  deploy_html: "deploy",
+  deploy_files: "deploy",
+  deploy_named: "deploy",
+  append_files: "deploy",
+  preflight_files: "deploy",
+  upload_content: "deploy",
+  deploy_directory: "deploy",
+  list_drops: "read",
+  get_drop: "read",
+  list_versions: "read",
+  get_drop_stats: "read",
+  rollback_drop: "deploy",
+  set_access: "deploy",
+  delete_drop: "delete",
+  add_domain: "domains",
+  verify_domain: "domains",
+  list_domains: "read",
+  remove_domain: "domains",
+  add_webhook: "webhooks",
+  list_webhooks: "webhooks",
+  remove_webhook: "webhooks",
+  report_abuse: "read",
+};
+
+const ROUTE_MATCHERS = Object.entries(TEAM_ROUTE_GATES).map(([key, gate]) => {
+  const [method = "", path = ""] = key.split(" ");
+  const re = new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+  return { method, re, gate };
+});
+
+/** The gate of a request's method and path; undefined for a route not listed. */
+export function routeGate(method: string, pathname: string): Gate | undefined {
+  const m = method === "HEAD" ? "GET" : method;
+  return ROUTE_MATCHERS.find((r) => r.method === m && r.re.test(pathname))?.gate;
+}
+
+function personOnly(): ApiError {
+  return new ApiError("forbidden", "A team's credential cannot do this; it is a person's own.", {
+    hint: "Use your own key or log in as yourself.",
+    docs: "teams",
+  });
+}
+
+function refusedRole(role: string, action: TeamAction): ApiError {
+  return new ApiError("forbidden", `Your role in this team (${role}) may not take this action (${action}).`, {
+    hint: "Ask an admin or owner of the team.",
+    docs: "teams",
+  });
+}
+
+/** Refuses a team caller a gate its role does not reach; a person's own caller passes. */
+export function checkGate(caller: Caller, gate: Gate | undefined): void {
+  const team = caller.team;
+  if (!team || !caller.actor || gate === "own") return;
+  if (gate === undefined || gate === "person") throw personOnly();
+  if (!can(team.role, gate)) throw refusedRole(team.role, gate);
+}
