@@ -64,6 +64,12 @@ export const drops = {
           query: z.object({
             drop: z.string().describe("The drop's slug."),
             return: z.string().optional().describe("The path on the drop's host to come back to (anything else: /)."),
+            host: z
+              .string()
+              .optional()
+              .describe(
+                "The drop's vanity host or custom domain the visitor came from, to go back to; ignored unless it is this drop's (then the slug's own host).",
+              ),
           }),
         },
         responses: {

@@ -13,9 +13,15 @@ import type { ServeRequest, ServeResult } from "./types";
 // a one-time token, spent here for the same host-only cookie a password sets. Nothing of the
 // drop is in any of these answers.
 
-/** Where the app host checks membership, for a visitor of this drop coming back to `returnTo`. */
-export function membersEntryUrl(ctx: AppContext, slug: string, returnTo: string): string {
+/**
+ * Where the app host checks membership, for a visitor of this drop coming back to `returnTo`;
+ * a visitor on another of the drop's hosts than its slug's (a vanity host, a custom domain) also
+ * names that host, for the app host to send them back to (after checking it is the drop's).
+ */
+function membersEntryUrl(ctx: AppContext, slug: string, returnTo: string, req: ServeRequest): string {
   const q = new URLSearchParams({ drop: slug, return: safeReturnPath(returnTo) });
+  const host = (req.headers.get("host") ?? "").toLowerCase();
+  if (host && host !== `${slug}.${ctx.env.SERVE_DOMAIN}`.toLowerCase()) q.set("host", host);
   return `${ctx.env.BASE_URL.replace(/\/$/, "")}/access/members?${q.toString()}`;
 }
 
@@ -24,7 +30,7 @@ export function membersRedirect(ctx: AppContext, m: Manifest, req: ServeRequest)
   return {
     status: 302,
     headers: {
-      Location: membersEntryUrl(ctx, m.drop.slug, req.pathname + (req.search ?? "")),
+      Location: membersEntryUrl(ctx, m.drop.slug, req.pathname + (req.search ?? ""), req),
       "Content-Length": "0",
       ...gateHeaders(),
     },
@@ -69,7 +75,7 @@ export async function unlockWithToken(ctx: AppContext, m: Manifest, req: ServeRe
   const access = await withDb(() => findDropAccess(ctx.db, m.drop.id));
   const token = q.get("token") ?? "";
   if (!access || access.accessMode !== "members" || !(await redeemMemberToken(ctx, token, access)))
-    return refusedToken(membersEntryUrl(ctx, m.drop.slug, returnTo));
+    return refusedToken(membersEntryUrl(ctx, m.drop.slug, returnTo, req));
   return {
     status: 302,
     headers: {

@@ -3,7 +3,9 @@ import { findDropBySlug } from "../db/queries";
 import { withDb } from "../db/errors";
 import { findMemberRole, findTeamByAccount } from "../db/teams";
 import type { AccountRow } from "../db/schema";
-import { dropUrl } from "../env";
+import { dropUrl, publicScheme } from "../env";
+import { findDropVersion } from "../db/serving";
+import { resolveHost } from "../serve/host";
 import { safeReturnPath, UNLOCK_PATH } from "../serve/access";
 import { issueMemberToken } from "../serve/member-token";
 
@@ -38,6 +40,22 @@ function redirect(location: string): Response {
   return new Response(null, { status: 302, headers: { Location: location, ...noStore } });
 }
 
+/**
+ * The host a visitor came from when it is another of this drop's hosts (its vanity host or an
+ * active custom domain, looked up as the serve path looks them up); null for any other value, so
+ * no one can have a token sent to a host of their choosing.
+ */
+async function dropHost(ctx: AppContext, drop: { id: string }, raw: string | null): Promise<string | null> {
+  if (!raw) return null;
+  const action = resolveHost(raw, { serveDomain: ctx.env.SERVE_DOMAIN, appHost: new URL(ctx.env.BASE_URL).host });
+  if (action.kind !== "vanity" && action.kind !== "custom") return null;
+  const key = action.kind === "custom" ? { domain: action.hostname } : { sub: action.sub, name: action.name };
+  const found = await withDb(() => findDropVersion(ctx.db, key));
+  if (found?.id !== drop.id) return null;
+  // The host as the service spells it, never the raw value.
+  return action.kind === "custom" ? action.hostname : `${action.sub}--${action.name}.${ctx.env.SERVE_DOMAIN}`;
+}
+
 /** The answer of /access/members for `person` (null without a session); `url` is the request's. */
 export async function membersEntry(ctx: AppContext, person: AccountRow | null, url: URL): Promise<Response> {
   const slug = url.searchParams.get("drop") ?? "";
@@ -47,7 +65,8 @@ export async function membersEntry(ctx: AppContext, person: AccountRow | null, u
     return page(404, "No such members-only site", [
       "The link names no site that is open to a team's members. Check the address you were given.",
     ]);
-  const here = `/access/members?${new URLSearchParams({ drop: drop.slug, return: returnTo }).toString()}`;
+  const host = await dropHost(ctx, drop, url.searchParams.get("host"));
+  const here = `/access/members?${new URLSearchParams({ drop: drop.slug, return: returnTo, ...(host ? { host } : {}) }).toString()}`;
   if (!person) return redirect(`/login?${new URLSearchParams({ next: here }).toString()}`);
   const team = await withDb(() => findTeamByAccount(ctx.db, drop.ownerId!));
   const role = team ? await withDb(() => findMemberRole(ctx.db, team.id, person.id)) : undefined;
@@ -58,7 +77,7 @@ export async function membersEntry(ctx: AppContext, person: AccountRow | null, u
       `<a href="/dashboard">Go to your dashboard</a>`,
     ]);
   const token = await issueMemberToken(ctx, drop, person.id);
-  const unlock = new URL(UNLOCK_PATH, dropUrl(drop.slug, ctx.env));
+  const unlock = new URL(UNLOCK_PATH, host ? `${publicScheme(ctx.env)}://${host}/` : dropUrl(drop.slug, ctx.env));
   unlock.search = new URLSearchParams({ token, return: returnTo }).toString();
   return redirect(unlock.toString());
 }

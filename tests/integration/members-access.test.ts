@@ -12,6 +12,7 @@ import { serveRequest } from "@/lib/serve";
 import { UNLOCK_PATH } from "@/lib/serve/access";
 import { actAsTeam } from "@/lib/teams/acting";
 import { membersEntry } from "@/lib/teams/drop-access";
+import { claimVanity } from "@/lib/vanity";
 import { bearer } from "../support/accounts";
 import { apiRequest, dropRequest, suiteContext, TEST_BASE_URL, TEST_SERVE_DOMAIN } from "../support/context";
 import { teamCall, teamWith, verifiedPerson, type Person } from "../support/teams";
@@ -272,6 +273,45 @@ describe("GET /access/members", () => {
       const v = await visit(s.slug, u.pathname + u.search);
       expect(v.status, bad).toBe(302);
       expect(v.headers.get("location"), bad).toBe("/");
+    }
+  });
+});
+
+describe("another host of the drop", () => {
+  it("a visitor on the vanity host comes back to the vanity host; a host that is not the drop's is ignored", async () => {
+    const s = await membersSite();
+    const sub = `mo${Date.now() % 100000}`;
+    await claimVanity(t.ctx, s.teamAccount, { sub });
+    const team = await actAsTeam(
+      t.ctx,
+      { account: s.owner.account, via: "api_key", credentialKey: `key:${s.owner.keyId}` },
+      s.team,
+    );
+    const named = await createDrop(t.ctx, team!, { files: SITE, ttl: null, name: "plan" });
+    await setAccess(t.ctx, s.teamAccount, named.slug, { mode: "members" });
+    const label = `${sub}--plan`;
+    const locked = await visit(label, "/about");
+    expect(locked.status).toBe(302);
+    const to = new URL(locked.headers.get("location")!);
+    expect(Object.fromEntries(to.searchParams)).toEqual({
+      drop: named.slug,
+      return: "/about",
+      host: `${label}.${TEST_SERVE_DOMAIN}`,
+    });
+    expectNothingOfTheDrop(locked, "vanity");
+    // A member goes back to the vanity host's unlock path; the cookie is that host's.
+    const back = await entry(s.member.account, Object.fromEntries(to.searchParams));
+    expect(back.status).toBe(302);
+    const unlock = new URL(back.headers.get("location")!);
+    expect(unlock.host).toBe(`${label}.${TEST_SERVE_DOMAIN}`);
+    const opened = await visit(label, unlock.pathname + unlock.search);
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get("location")).toBe("/about");
+    expect((await visit(label, "/about", { headers: { cookie: cookieOf(opened) } })).text).toContain(MARKER);
+    // Another drop's host, the app host or anywhere else: the token goes to the slug's own host.
+    for (const host of [`${s.slug}.${TEST_SERVE_DOMAIN}`, "evil.example", "localhost:3000", `${label}.evil.example`]) {
+      const v = await entry(s.member.account, { drop: named.slug, return: "/", host });
+      expect(new URL(v.headers.get("location")!).host, host).toBe(`${named.slug}.${TEST_SERVE_DOMAIN}`);
     }
   });
 });
