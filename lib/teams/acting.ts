@@ -3,7 +3,7 @@ import type { Caller } from "../auth/caller";
 import type { AccountRow } from "../db/schema";
 import { withDb } from "../db/errors";
 import { findAccount } from "../db/accounts";
-import { findMemberRole } from "../db/teams";
+import { findMemberRole, findTeamByAccount } from "../db/teams";
 import type { TeamRow } from "../db/schema";
 
 // Acting as a team (DESIGN "Teams"): a team key, a session that picked the team in the
@@ -27,4 +27,21 @@ export async function actAsTeam(
 /** The person behind a caller: the actor when acting as a team, else the account itself. */
 export function personOf<C extends Caller & { account: AccountRow }>(caller: C): AccountRow {
   return caller.actor ?? caller.account;
+}
+
+/**
+ * The person holding the team's role, as a team key's caller is (account: the person, team: the
+ * team and role): what the key services take (a team's keys belong to their minting people).
+ */
+export function personCaller<C extends Caller & { account: AccountRow }>(caller: C): C {
+  return { ...caller, account: personOf(caller) };
+}
+
+/** The slug of the team a caller acts as, or undefined when it acts as itself. */
+export async function actingSlug(
+  ctx: AppContext,
+  caller: Caller & { account: AccountRow },
+): Promise<string | undefined> {
+  if (!caller.team) return undefined;
+  return (await withDb(() => findTeamByAccount(ctx.db, caller.account.id)))?.slug;
 }

@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { INTERACTION_COOKIE, loadConsent } from "@/lib/oauth/consent";
 import { CONSENT_PATH } from "@/lib/oauth/paths";
@@ -22,7 +22,7 @@ const REFUSALS = {
 export default async function ConnectPage({ params }: { params: Promise<{ uid: string }> }) {
   const { uid } = await params;
   const here = `${CONSENT_PATH}/${encodeURIComponent(uid)}`;
-  const caller = await sessionCaller();
+  const caller = await sessionPerson();
   if (!caller) redirect(`/login?next=${encodeURIComponent(here)}`);
   const found = await loadConsent(
     await getContext(),

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { ApiError } from "@/lib/errors";
 import { TEAM_ROLES } from "@/lib/schemas";
@@ -25,7 +25,7 @@ const AUDIT_SHOWN = 20;
 // shown and editable as the viewer's role allows (the same lib/teams services as /teams/{team}).
 export default async function TeamPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const caller = await sessionCaller();
+  const caller = await sessionPerson();
   if (!caller) redirect(`/login?next=${encodeURIComponent(`/dashboard/teams/${slug}`)}`);
   const ctx = await getContext();
   const team = (await listTeams(ctx, caller)).teams.find((t) => t.slug === slug);

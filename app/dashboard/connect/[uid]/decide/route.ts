@@ -1,5 +1,5 @@
 import { cookies } from "next/headers";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
 import { CONSENT_PATH } from "@/lib/oauth/paths";
@@ -14,7 +14,7 @@ export async function POST(req: Request, { params }: { params: Promise<{ uid: st
   const { uid } = await params;
   const ctx = await getContext();
   const back = new URL(`${CONSENT_PATH}/${encodeURIComponent(uid)}`, ctx.env.BASE_URL);
-  const caller = await sessionCaller();
+  const caller = await sessionPerson();
   const form = await req.formData().catch(() => null);
   const decision = form?.get("decision");
   if (!caller || (decision !== "approve" && decision !== "deny") || req.headers.get("sec-fetch-site") === "cross-site")
