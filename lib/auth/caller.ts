@@ -10,6 +10,8 @@ import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
 import { refuseSuspended } from "./suspended";
+import { findOauthGrantTeam } from "../db/oauth";
+import { actAsTeam } from "../teams/acting";
 import { findMemberRole } from "../db/teams";
 import type { TeamRole } from "../schemas";
 
@@ -87,7 +89,7 @@ export async function callerFromCredential(
   audience: CredentialAudience,
 ): Promise<Caller | null> {
   const caller = await resolveCredential(ctx, credential, audience);
-  if (caller) refuseSuspended(caller.account);
+  if (caller) refuseSuspended(caller.actor ?? caller.account);
   return caller;
 }
 
@@ -119,7 +121,11 @@ async function resolveCredential(
     if (audience !== "mcp") return null;
     const token = await withDb(() => verifyAccessToken(ctx, credential));
     const account = token ? await withDb(() => findAccount(ctx.db, token.accountId)) : undefined;
-    return account && token ? { account, via: "oauth", credentialKey: `oauth:${token.grantId}` } : null;
+    if (!account || !token) return null;
+    const person: Caller & { account: AccountRow } = { account, via: "oauth", credentialKey: `oauth:${token.grantId}` };
+    // Consented for a team: acts as it with the person's role as it is now (gone with the membership).
+    const team = await withDb(() => findOauthGrantTeam(ctx.db, token.grantId));
+    return team ? actAsTeam(ctx, person, team) : person;
   }
   if (!looksLikeJwt(credential)) return null;
   let identity;
