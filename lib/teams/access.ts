@@ -62,9 +62,11 @@ export function actorOf(
   const [prefix = "", ...rest] = caller.credentialKey.split(":");
   const id = rest.join(":");
   const credentialKind = prefix === "key" ? "key" : prefix === "oauth" ? "oauth" : "session";
+  // Acting as a team (a session's switcher, an OAuth grant), the person is the actor.
+  const person = caller.actor ?? caller.account;
   return {
-    actorId: caller.account.id,
-    actorEmail: caller.account.email,
+    actorId: person.id,
+    actorEmail: person.email,
     credentialKind,
     credentialId: id || caller.credentialKey,
     at: new Date(ctx.now()),
