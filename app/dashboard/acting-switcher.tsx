@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { actAsAction, type ActingFormState } from "./acting-action";
 
-export interface ActingOption {
+interface ActingOption {
   /** "" for the person, else the team's slug. */
   value: string;
   label: string;

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Pool } from "pg";
@@ -6,6 +8,7 @@ import { startApp, type RunningApp } from "../support/app-server";
 import { launchChromium, layoutProblems, scriptErrors, VIEWPORTS } from "../support/browser";
 import { startPgServer, type PgServer } from "../support/pg-server";
 import { registerSecret } from "../support/secrets";
+import { authorizationUrl, pkcePair, registerClient } from "../support/oauth";
 
 // The dashboard's "Acting as" switcher in a real browser against the built app (`npm run build`
 // first), on PostgreSQL: switching by keyboard alone to a team, deploying as the team and seeing
@@ -244,6 +247,40 @@ describe("the Acting as switcher", () => {
       await expect(p.getByLabel("Acting as").count()).resolves.toBe(0);
     } finally {
       await ctx.close();
+    }
+  });
+
+  it("the consent page offers the person and their teams; approving for the team stores the team on the grant", async () => {
+    // The agent's listener for the redirect back.
+    const listener = createServer((_req, res) => res.end("back"));
+    await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
+    const redirect = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`;
+    const clientId = await registerClient(app.baseUrl, "Team Connector", redirect);
+    const ctx = await browser.newContext({ viewport: VIEWPORTS.phone });
+    try {
+      const p = await login(ctx, OWNER);
+      const errors = scriptErrors(p);
+      await p.goto(authorizationUrl(app.baseUrl, clientId, redirect, pkcePair().challenge));
+      await p.waitForURL(/\/dashboard\/connect\//);
+      const group = p.getByRole("group", { name: "Connect as" });
+      await expect(group.getByRole("radio").count()).resolves.toBe(2);
+      await expect(group.getByRole("radio", { name: /yourself/ }).isChecked()).resolves.toBe(true);
+      expect(await axeViolations(p, "consent with teams (phone)")).toEqual([]);
+      expect(await layoutProblems(p)).toEqual([]);
+
+      await group.getByRole("radio", { name: `the team ${TEAM} (your role: owner)` }).check();
+      await Promise.all([p.waitForURL(`${redirect}**`), p.getByRole("button", { name: "Approve" }).click()]);
+      expect(new URL(p.url()).searchParams.get("code")).toBeTruthy();
+      const grants = await pool.query<{ team: string | null }>(
+        `select t.slug as team from oauth_models o join accounts a on a.id = o.account_id
+           left join teams t on t.id = o.team_id where o.model = 'Grant' and a.email = $1 and o.client_id = $2`,
+        [OWNER, clientId],
+      );
+      expect(grants.rows).toEqual([{ team: SLUG }]);
+      expect(errors).toEqual([]);
+    } finally {
+      await ctx.close();
+      listener.close();
     }
   });
 });
