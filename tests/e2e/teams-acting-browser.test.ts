@@ -211,6 +211,16 @@ describe("the Acting as switcher", () => {
       const live = await pool.query("select 1 from drops where slug = $1", [target]);
       expect(live.rowCount).toBe(1);
 
+      // The drop zone's upload as a viewer of the team: 403 forbidden, no drop made.
+      const before = (await teamDropSlugs()).length;
+      const upload = await ctx.request.post(`${app.baseUrl}/dashboard/upload`, {
+        headers: { origin: app.baseUrl, "content-type": "application/json" },
+        data: { files: { "index.html": "<h1>viewer</h1>" } },
+      });
+      expect(upload.status()).toBe(403);
+      expect(((await upload.json()) as { code: string }).code).toBe("forbidden");
+      expect(await teamDropSlugs()).toHaveLength(before);
+
       // Billing as a viewer of the team: a notice, no plan controls.
       await p.goto(`${app.baseUrl}/dashboard/billing`);
       await expect(p.getByTestId("billing-refused").textContent()).resolves.toContain("(viewer) may not see");
