@@ -1,8 +1,8 @@
 import Link from "next/link";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 
 export async function Header() {
-  const caller = await sessionCaller().catch(() => null);
+  const caller = await sessionPerson().catch(() => null);
   return (
     <header className="site-header">
       <Link href="/" className="brand">

@@ -1,7 +1,7 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { toApiError } from "@/lib/errors";
 import { isOperator } from "@/lib/admin/operators";
@@ -28,7 +28,7 @@ const text = (form: FormData, name: string): string => {
 async function asOperator(run: (ctx: AppContext, actor: { id: string }) => Promise<string>) {
   let target: string;
   try {
-    const caller = await sessionCaller();
+    const caller = await sessionPerson();
     const ctx = await getContext();
     if (!caller || !isOperator(ctx.env, caller.account)) throw new Error("not an operator");
     target = `/admin?done=${encodeURIComponent(await run(ctx, caller.account))}`;

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { isOperator } from "@/lib/admin/operators";
 import { adminAudit, adminBlocks, adminCase, adminQueue } from "@/lib/admin/actions";
@@ -28,7 +28,7 @@ export default async function AdminPage({
 }: {
   searchParams: Promise<{ done?: string; error?: string }>;
 }) {
-  const caller = await sessionCaller().catch(() => null);
+  const caller = await sessionPerson().catch(() => null);
   const ctx = await getContext();
   if (!caller || !isOperator(ctx.env, caller.account)) notFound();
   const q = await searchParams;

@@ -18,6 +18,7 @@ import {
   type AccessMode,
   type DomainInfo,
 } from "@/lib/schemas";
+import { actingSlug, personCaller } from "@/lib/teams/acting";
 import { createDomain, deleteDomain, listDomains, verifyDomain } from "@/lib/domains/manage";
 
 // Server actions of the dashboard: each one checks its arguments with zod (a server action is
@@ -32,13 +33,13 @@ function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 const text = z.string().max(1000);
 
 export async function deleteDropAction(slug: unknown): Promise<ActionResult<{ deleted: string }>> {
-  const r = await runAsSession((ctx, caller) => deleteDrop(ctx, caller.account, check(text, slug)));
+  const r = await runAsSession("delete", (ctx, caller) => deleteDrop(ctx, caller.account, check(text, slug)));
   revalidatePath("/dashboard");
   return r;
 }
 
 export async function rollbackAction(slug: unknown, version: unknown): Promise<ActionResult<{ live_version: number }>> {
-  const r = await runAsSession(async (ctx, caller) => {
+  const r = await runAsSession("deploy", async (ctx, caller) => {
     const s = check(text, slug);
     const body = check(rollbackBodySchema, { version });
     return { live_version: (await rollbackToVersion(ctx, caller.account, s, body.version)).live_version };
@@ -48,9 +49,10 @@ export async function rollbackAction(slug: unknown, version: unknown): Promise<A
 }
 
 export async function mintKeyAction(note: unknown): Promise<ActionResult<{ apiKey: string; keyId: string }>> {
-  const r = await runAsSession(async (ctx, caller) => {
+  // Acting as a team: a team key carrying the person's role (POST /keys {note, team}).
+  const r = await runAsSession("read", async (ctx, caller) => {
     const body = check(mintKeyBodySchema, { note });
-    const k = await mintKey(ctx, caller, body.note);
+    const k = await mintKey(ctx, personCaller(caller), body.note, await actingSlug(ctx, caller));
     return { apiKey: k.apiKey, keyId: k.keyId };
   });
   revalidatePath("/dashboard");
@@ -58,7 +60,7 @@ export async function mintKeyAction(note: unknown): Promise<ActionResult<{ apiKe
 }
 
 export async function revokeKeyAction(keyId: unknown): Promise<ActionResult<{ revoked: string }>> {
-  const r = await runAsSession((ctx, caller) => revokeApiKey(ctx, caller, check(text, keyId)));
+  const r = await runAsSession("read", (ctx, caller) => revokeApiKey(ctx, personCaller(caller), check(text, keyId)));
   revalidatePath("/dashboard");
   return r;
 }
@@ -67,7 +69,7 @@ export async function claimAction(
   slug: unknown,
   claimToken: unknown,
 ): Promise<ActionResult<{ slug: string; url: string }>> {
-  const r = await runAsSession(async (ctx, caller) => {
+  const r = await runAsSession("deploy", async (ctx, caller) => {
     const c = await claimDrop(ctx, caller.account, check(claimBodySchema, { slug, claim_token: claimToken }));
     return { slug: c.slug, url: c.url };
   });
@@ -76,17 +78,30 @@ export async function claimAction(
 }
 
 export async function checkoutAction(plan: unknown): Promise<ActionResult<{ url: string }>> {
-  return runAsSession(async (ctx, caller) => ({
-    url: (await startCheckout(ctx, caller.account, check(z.enum(["pro", "team"]), plan))).url,
-  }));
+  return runAsSession("billing", async (ctx, caller) => {
+    notAsTeam(caller);
+    return { url: (await startCheckout(ctx, caller.account, check(z.enum(["pro", "team"]), plan))).url };
+  });
 }
 
 export async function portalAction(): Promise<ActionResult<{ url: string }>> {
-  return runAsSession(async (ctx, caller) => ({ url: (await openPortal(ctx, caller.account)).url }));
+  return runAsSession("billing", async (ctx, caller) => {
+    notAsTeam(caller);
+    return { url: (await openPortal(ctx, caller.account)).url };
+  });
+}
+
+/** A team's plan is its billing owner's subscription: checkout and the portal are the person's own. */
+function notAsTeam(caller: { team?: unknown }): void {
+  if (caller.team)
+    throw new ApiError("invalid_request", "A team's plan follows its billing owner's subscription.", {
+      hint: "Act as yourself in the dashboard's switcher to manage your subscription.",
+      docs: "teams",
+    });
 }
 
 export async function vanityAction(sub: unknown): Promise<ActionResult<{ sub: string; serve_base: string }>> {
-  const r = await runAsSession((ctx, caller) => claimVanity(ctx, caller.account, { sub: check(text, sub) }));
+  const r = await runAsSession("vanity", (ctx, caller) => claimVanity(ctx, caller.account, { sub: check(text, sub) }));
   revalidatePath("/dashboard");
   return r;
 }
@@ -105,7 +120,7 @@ export async function accessAction(prev: AccessFormState, form: FormData): Promi
   const slug = form.get("slug");
   const mode = form.get("mode");
   const password = form.get("password");
-  const r = await runAsSession((ctx, caller) =>
+  const r = await runAsSession("deploy", (ctx, caller) =>
     setAccess(
       ctx,
       caller.account,
@@ -125,7 +140,7 @@ export async function addWebhookAction(
   events: unknown,
 ): Promise<ActionResult<{ id: string; secret: string }>> {
   // createWebhook checks the body with the POST /webhooks schema.
-  const r = await runAsSession(async (ctx, caller) => {
+  const r = await runAsSession("webhooks", async (ctx, caller) => {
     const w = await createWebhook(ctx, caller.account, { url, events });
     return { id: w.id, secret: w.secret };
   });
@@ -134,7 +149,7 @@ export async function addWebhookAction(
 }
 
 export async function removeWebhookAction(id: unknown): Promise<ActionResult<{ deleted: string }>> {
-  const r = await runAsSession((ctx, caller) => removeWebhook(ctx, caller.account, check(text, id)));
+  const r = await runAsSession("webhooks", (ctx, caller) => removeWebhook(ctx, caller.account, check(text, id)));
   revalidatePath("/dashboard");
   return r;
 }
@@ -154,7 +169,7 @@ export async function domainsAction(prev: DomainsFormState, form: FormData): Pro
   const intent = form.get("intent");
   const hostname = form.get("hostname");
   const round = prev.round + 1;
-  const r = await runAsSession(async (ctx, caller) => {
+  const r = await runAsSession("domains", async (ctx, caller) => {
     let message: string;
     if (intent === "add") {
       const d = await createDomain(ctx, caller.account, { hostname, slug });

@@ -3,20 +3,51 @@ import type { ReactNode } from "react";
 import type { AccountRow } from "@/lib/db/schema";
 import { Header } from "../_components/Header";
 import { isOperator } from "@/lib/admin/operators";
+import { sessionCaller } from "@/lib/auth/session";
+import { getContext } from "@/lib/context";
+import { withDb } from "@/lib/db/errors";
+import { listTeamsOf } from "@/lib/db/teams";
 import { env } from "@/lib/env";
+import { personOf } from "@/lib/teams/acting";
+import { ActingSwitcher } from "./acting-switcher";
 import { DashboardNav } from "./dashboard-nav";
 import { DASHBOARD_NAV, OPERATORS_ENTRY } from "./nav";
 
-/** Every page of the dashboard: the site header, the dashboard's navigation beside (or above) the page (with Operators for operators), who is signed in. */
-export function DashboardShell({ account, children }: { account: AccountRow; children: ReactNode }) {
+/**
+ * Every page of the dashboard: the site header, the "Acting as" switcher (the person and their
+ * teams), the dashboard's navigation beside (or above) the page (with Operators for operators),
+ * who is signed in.
+ */
+export async function DashboardShell({ account, children }: { account: AccountRow; children: ReactNode }) {
+  const caller = await sessionCaller();
+  const person = caller ? personOf(caller) : account;
+  const teams = await withDb(async () => listTeamsOf((await getContext()).db, person.id));
+  const acting = caller?.team ? teams.find((t) => t.id === caller.team?.id) : undefined;
   return (
     <>
       <Header />
       <div className="app-shell">
         <aside className="app-side">
-          <DashboardNav entries={isOperator(env(), account) ? [...DASHBOARD_NAV, OPERATORS_ENTRY] : DASHBOARD_NAV} />
+          {teams.length > 0 && (
+            <ActingSwitcher
+              current={acting?.slug ?? ""}
+              options={[
+                { value: "", label: `${person.email ?? person.id} (you)` },
+                ...teams.map((t) => ({ value: t.slug, label: `${t.name} (${t.role})` })),
+              ]}
+            />
+          )}
+          <DashboardNav entries={isOperator(env(), person) ? [...DASHBOARD_NAV, OPERATORS_ENTRY] : DASHBOARD_NAV} />
           <p className="muted app-who">
-            {account.email ?? account.id}
+            {person.email ?? person.id}
+            {acting && (
+              <>
+                <br />
+                <span data-testid="acting-team">
+                  as <Link href={`/dashboard/teams/${acting.slug}`}>{acting.name}</Link> ({acting.role})
+                </span>
+              </>
+            )}
             <br />
             <Link href="/api/auth/signout">Sign out</Link>
           </p>

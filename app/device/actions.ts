@@ -1,6 +1,6 @@
 "use server";
 
-import { runAsSession, type ActionResult } from "@/lib/auth/actions";
+import { runAsPerson, type ActionResult } from "@/lib/auth/actions";
 import { decideDevice, type DeviceDecisionResult } from "@/lib/device/flow";
 
 // The person's decision on /device, as the session's account.
@@ -8,5 +8,5 @@ export async function decideDeviceAction(
   userCode: string,
   approve: boolean,
 ): Promise<ActionResult<DeviceDecisionResult>> {
-  return runAsSession((ctx, caller) => decideDevice(ctx, caller.account, userCode, approve));
+  return runAsPerson((ctx, caller) => decideDevice(ctx, caller.account, userCode, approve));
 }

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { findPendingDevice } from "@/lib/device/flow";
 import { Header } from "../_components/Header";
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 // /device?code=WDJB-MJHT – where a person approves an agent's device authorisation (RFC 8628).
 export default async function DevicePage({ searchParams }: { searchParams: Promise<{ code?: string }> }) {
   const code = (await searchParams).code ?? "";
-  const caller = await sessionCaller();
+  const caller = await sessionPerson();
   const pending = code ? await findPendingDevice(await getContext(), code) : null;
   return (
     <>

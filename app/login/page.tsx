@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { loginChoices, sessionCaller } from "@/lib/auth/session";
+import { loginChoices, sessionPerson } from "@/lib/auth/session";
 import { Header } from "../_components/Header";
 import { LoginButtons } from "../_components/LoginButtons";
 
@@ -18,7 +18,7 @@ function destination(next: string | undefined): string {
 
 export default async function Login({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const next = destination((await searchParams).next);
-  if (await sessionCaller()) redirect(next);
+  if (await sessionPerson()) redirect(next);
   const providers = loginChoices();
   return (
     <>

@@ -4,7 +4,7 @@ import { ApiError, notFound } from "../errors";
 import { readJson } from "../http";
 import { enforceLimit } from "../ratelimit/guard";
 import { bearerCredential, callerFromCredential } from "../auth/caller";
-import { sessionCaller } from "../auth/session";
+import { sessionPerson } from "../auth/session";
 import { isOperator } from "./operators";
 
 export type OperatorHandler<P> = (args: {
@@ -33,7 +33,7 @@ async function operatorOf(ctx: AppContext, req: Request): Promise<AccountRow | n
   const credential = bearerCredential(req);
   let account: AccountRow | null = null;
   try {
-    if (credential === undefined) account = (await sessionCaller())?.account ?? null;
+    if (credential === undefined) account = (await sessionPerson())?.account ?? null;
     else if (credential !== null) account = (await callerFromCredential(ctx, credential, "rest"))?.account ?? null;
   } catch (err) {
     // A dependency that is down is said as such; anything else about the caller is a 404.

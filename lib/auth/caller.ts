@@ -12,6 +12,7 @@ import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
 import { refuseSuspended } from "./suspended";
 import { teamAccountId } from "../db/teams";
+import { findOauthGrantTeam } from "../db/oauth";
 import { actAsTeam, noteActing } from "../teams/acting";
 import { checkGate, routeGate } from "../teams/gates";
 
@@ -91,7 +92,11 @@ async function resolveCredential(
     if (audience !== "mcp") return null;
     const token = await withDb(() => verifyAccessToken(ctx, credential));
     const account = token ? await withDb(() => findAccount(ctx.db, token.accountId)) : undefined;
-    return account && token ? { account, via: "oauth", credentialKey: `oauth:${token.grantId}` } : null;
+    if (!account || !token) return null;
+    const person: Caller & { account: AccountRow } = { account, via: "oauth", credentialKey: `oauth:${token.grantId}` };
+    // Consented for a team: acts as it with the person's role as it is now (gone with the membership).
+    const team = await withDb(() => findOauthGrantTeam(ctx.db, token.grantId));
+    return team ? actAsTeam(ctx, person, team) : person;
   }
   if (!looksLikeJwt(credential)) return null;
   let identity;

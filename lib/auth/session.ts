@@ -8,8 +8,12 @@ import { serverSecret } from "../secret";
 import { describeCause } from "../errors";
 import { getContext } from "../context";
 import { findAccount, upsertAccount } from "../db/accounts";
+import { findTeamFor } from "../db/teams";
 import { newId } from "../ids";
 import type { Caller } from "./caller";
+import type { AccountRow } from "../db/schema";
+import { actAsTeam } from "../teams/acting";
+import { actingChoice, clearActingChoice } from "../teams/acting-choice";
 
 // Browser sessions (next-auth 4): Google and any OpenID provider by issuer; on a developer's
 // machine with no provider configured, a clearly labelled local-developer login. The session
@@ -142,12 +146,32 @@ export function authOptions(): NextAuthOptions {
   return cached;
 }
 
-/** The caller of a page or server action, from the session cookie; null when logged out. */
-export async function sessionCaller(): Promise<(Caller & { account: NonNullable<Caller["account"]> }) | null> {
+type SessionCaller = Caller & { account: AccountRow };
+
+/** The person logged in on this browser, whatever they act as; null when logged out. */
+export async function sessionPerson(): Promise<SessionCaller | null> {
   const session = await getServerSession<ReturnType<typeof authOptions>, { accountId?: string }>(authOptions());
   if (!session?.accountId) return null;
   const ctx = await getContext();
   const account = await findAccount(ctx.db, session.accountId);
   if (!account) return null;
   return { account, via: "session", credentialKey: `session:${account.id}` };
+}
+
+/**
+ * The caller of a dashboard page or server action: the person, or the team they picked in the
+ * dashboard's "Acting as" switcher while they are still a member of it (their role as it is now;
+ * a choice that no longer holds is cleared and the person acts as themselves). Null when logged out.
+ */
+export async function sessionCaller(): Promise<SessionCaller | null> {
+  const person = await sessionPerson();
+  if (!person) return null;
+  const choice = await actingChoice();
+  if (choice === undefined) return person;
+  const ctx = await getContext();
+  const found = await findTeamFor(ctx.db, choice, person.account.id);
+  const acting = found?.role ? await actAsTeam(ctx, person, found.team) : null;
+  if (acting) return acting;
+  await clearActingChoice();
+  return person;
 }

@@ -1,6 +1,6 @@
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { oauthModels, type OauthModelRow } from "./schema";
+import { oauthModels, teams, type OauthModelRow, type TeamRow } from "./schema";
 
 // Named queries of the OAuth authorization server's storage (lib/oauth/adapter.ts stores
 // oidc-provider's models through these).
@@ -147,4 +147,26 @@ export async function revokeAccountClient(db: Db, accountId: string, clientId: s
       );
     return ids.length > 0;
   });
+}
+
+/** Records the team a grant acts for (the consent page's choice), once the grant is saved. */
+export async function setOauthGrantTeam(db: Db, grantId: string, teamId: string): Promise<void> {
+  await db
+    .update(oauthModels)
+    .set({ teamId })
+    .where(and(eq(oauthModels.model, "Grant"), eq(oauthModels.id, grantId)));
+}
+
+/** The team a grant acts for, or undefined when it acts as its person. */
+export async function findOauthGrantTeam(
+  db: Db,
+  grantId: string,
+): Promise<Pick<TeamRow, "id" | "accountId"> | undefined> {
+  const [row] = await db
+    .select({ id: teams.id, accountId: teams.accountId })
+    .from(oauthModels)
+    .innerJoin(teams, eq(teams.id, oauthModels.teamId))
+    .where(and(eq(oauthModels.model, "Grant"), eq(oauthModels.id, grantId)))
+    .limit(1);
+  return row;
 }

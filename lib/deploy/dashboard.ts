@@ -3,6 +3,8 @@ import { ApiError, authRequired } from "../errors";
 import type { Caller } from "../auth/caller";
 import { sessionCaller } from "../auth/session";
 import { refuseSuspended } from "../auth/suspended";
+import { can } from "../teams/roles";
+import { refused } from "../teams/access";
 import type { DeployResponse, PreflightResponse } from "../schemas";
 import { deployBody, guardedDeploy } from "./request";
 import { preflight, UPLOAD_TOKEN_HEADER } from "./uploads";
@@ -34,7 +36,9 @@ async function dashboardCaller(ctx: AppContext, req: Request): Promise<Caller> {
   }
   const caller = await sessionCaller();
   if (!caller) throw authRequired();
-  refuseSuspended(caller.account);
+  refuseSuspended(caller.actor ?? caller.account);
+  // Acting as a team (the dashboard's switcher): deploying is the members' and up.
+  if (caller.team && !can(caller.team.role, "deploy")) throw refused(caller.team.role, "deploy to the team");
   return caller;
 }
 

@@ -1,5 +1,8 @@
 import type { AppContext } from "../context";
 import { MCP_SCOPE, mcpResource } from "./paths";
+import { withDb } from "../db/errors";
+import { setOauthGrantTeam } from "../db/oauth";
+import { findTeamFor } from "../db/teams";
 import { OAUTH_COOKIES, OIDC_SCOPES, oauthProvider } from "./provider";
 
 // The person's side of an authorization request: the dashboard's consent page loads the
@@ -70,10 +73,15 @@ export async function decideConsent(
   cookieValue: string | undefined,
   accountId: string,
   approve: boolean,
+  teamSlug = "",
 ): Promise<string | null> {
   const found = await pending(ctx, uid, cookieValue, accountId);
   if (!found.interaction) return null;
   const { interaction, provider } = found;
+  // The account the connection acts for: the person (""), or one of their teams by slug.
+  const team = teamSlug === "" ? null : await withDb(() => findTeamFor(ctx.db, teamSlug, accountId));
+  if (team && !team.role) return null;
+  if (team === undefined) return null;
   if (!approve) {
     interaction.result = { error: "access_denied", error_description: "The person denied the request." };
   } else {
@@ -89,6 +97,7 @@ export async function decideConsent(
     if (scopes.size > 0) grant.addOIDCScope([...scopes].join(" "));
     grant.addResourceScope(mcpResource(ctx), MCP_SCOPE);
     const grantId = await grant.save();
+    if (team) await withDb(() => setOauthGrantTeam(ctx.db, grantId, team.team.id));
     interaction.result = { login: { accountId }, consent: { grantId } };
   }
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));

@@ -3,7 +3,7 @@ import type { Caller } from "../auth/caller-types";
 import type { AccountRow } from "../db/schema";
 import { withDb } from "../db/errors";
 import { findAccount } from "../db/accounts";
-import { findMemberRole } from "../db/teams";
+import { findMemberRole, findTeamByAccount } from "../db/teams";
 import type { TeamRow } from "../db/schema";
 import { noteTeamActor, type TeamActor } from "../log/actor-scope";
 
@@ -48,4 +48,21 @@ export function noteActing(caller: Caller): void {
 /** The person behind a caller: the actor when acting as a team, else the account itself. */
 export function personOf<C extends Caller & { account: AccountRow }>(caller: C): AccountRow {
   return caller.actor ?? caller.account;
+}
+
+/**
+ * The person holding the team's role, as a team key's caller is (account: the person, team: the
+ * team and role): what the key services take (a team's keys belong to their minting people).
+ */
+export function personCaller<C extends Caller & { account: AccountRow }>(caller: C): C {
+  return { ...caller, account: personOf(caller) };
+}
+
+/** The slug of the team a caller acts as, or undefined when it acts as itself. */
+export async function actingSlug(
+  ctx: AppContext,
+  caller: Caller & { account: AccountRow },
+): Promise<string | undefined> {
+  if (!caller.team) return undefined;
+  return (await withDb(() => findTeamByAccount(ctx.db, caller.account.id)))?.slug;
 }

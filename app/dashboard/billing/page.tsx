@@ -6,6 +6,9 @@ import { getContext } from "@/lib/context";
 import { countOwnedDrops } from "@/lib/db/queries";
 import { withDb } from "@/lib/db/errors";
 import { limits } from "@/lib/plans";
+import type { Caller } from "@/lib/auth/caller";
+import type { AccountRow } from "@/lib/db/schema";
+import { can } from "@/lib/teams/roles";
 import { PlanPanel } from "../plan-panel";
 import { DashboardShell } from "../shell";
 
@@ -19,6 +22,7 @@ export default async function BillingPage() {
   if (!caller) redirect("/login");
   const ctx = await getContext();
   const { account } = caller;
+  if (caller.team) return <TeamBilling caller={caller} team={caller.team} />;
   const ent = entitlements(ctx, account);
   const owned = await withDb(() => countOwnedDrops(ctx.db, account.id));
   const plan = limits[account.plan];
@@ -49,6 +53,51 @@ export default async function BillingPage() {
           <dd>up to {plan.maxWebhooks}</dd>
           <dt>Custom domains</dt>
           <dd>{plan.maxDomains > 0 ? `up to ${plan.maxDomains}` : "not on this plan"}</dd>
+        </dl>
+      </section>
+    </DashboardShell>
+  );
+}
+
+// Acting as a team: its plan is its billing owner's subscription (DESIGN "Teams"); billing is the
+// owners' business, and anyone else sees only that (the role is checked before anything is read).
+async function TeamBilling({
+  caller,
+  team,
+}: {
+  caller: Caller & { account: AccountRow };
+  team: NonNullable<Caller["team"]>;
+}) {
+  if (!can(team.role, "billing")) {
+    return (
+      <DashboardShell account={caller.account}>
+        <h1>Billing and plan</h1>
+        <p className="error" role="alert" data-testid="billing-refused">
+          Your role in this team ({team.role}) may not see the team&apos;s billing. Ask an owner of the team.
+        </p>
+      </DashboardShell>
+    );
+  }
+  const ctx = await getContext();
+  const owned = await withDb(() => countOwnedDrops(ctx.db, caller.account.id));
+  const plan = limits[caller.account.plan];
+  return (
+    <DashboardShell account={caller.account}>
+      <h1>Billing and plan</h1>
+      <section className="card" aria-labelledby="plan-title">
+        <h2 id="plan-title">Plan</h2>
+        <p data-testid="team-plan">
+          This team is on the <strong>{caller.account.plan}</strong> plan while its billing owner&apos;s subscription
+          is. The billing owner manages that subscription acting as themselves.
+        </p>
+        <dl className="facts">
+          <dt>Drops</dt>
+          <dd data-testid="usage-drops">
+            {owned.toLocaleString("en-US")}
+            {plan.maxDrops !== null && <> of {plan.maxDrops.toLocaleString("en-US")}</>}
+          </dd>
+          <dt>Members</dt>
+          <dd>up to {plan.maxMembers}</dd>
         </dl>
       </section>
     </DashboardShell>

@@ -1,6 +1,6 @@
 "use server";
 
-import { runAsSession, type ActionResult } from "@/lib/auth/actions";
+import { runAsPerson, type ActionResult } from "@/lib/auth/actions";
 import { createInvite, joinTeam, revokeInvite } from "@/lib/teams/invites";
 import { removeMember, setMemberRole } from "@/lib/teams/members";
 import { createTeam } from "@/lib/teams/teams";
@@ -11,7 +11,7 @@ import { createTeam } from "@/lib/teams/teams";
 export async function joinTeamAction(
   code: unknown,
 ): Promise<ActionResult<{ slug: string; name: string; role: string }>> {
-  return runAsSession(async (ctx, caller) => {
+  return runAsPerson(async (ctx, caller) => {
     const joined = await joinTeam(ctx, caller, () => Promise.resolve({ code }));
     return { slug: joined.slug, name: joined.name, role: joined.role };
   });
@@ -22,13 +22,13 @@ export async function setRoleAction(
   account: unknown,
   role: unknown,
 ): Promise<ActionResult<{ account_id: string; role: string }>> {
-  return runAsSession((ctx, caller) =>
+  return runAsPerson((ctx, caller) =>
     setMemberRole(ctx, caller, String(slug), String(account), () => Promise.resolve({ role })),
   );
 }
 
 export async function removeMemberAction(slug: unknown, account: unknown): Promise<ActionResult<{ removed: string }>> {
-  return runAsSession((ctx, caller) => removeMember(ctx, caller, String(slug), String(account)));
+  return runAsPerson((ctx, caller) => removeMember(ctx, caller, String(slug), String(account)));
 }
 
 export async function inviteAction(
@@ -36,7 +36,7 @@ export async function inviteAction(
   role: unknown,
   email: unknown,
 ): Promise<ActionResult<{ id: string; url: string; role: string }>> {
-  return runAsSession(async (ctx, caller) => {
+  return runAsPerson(async (ctx, caller) => {
     const made = await createInvite(ctx, caller, String(slug), () =>
       Promise.resolve(email === "" || email === undefined ? { role } : { role, email }),
     );
@@ -45,11 +45,11 @@ export async function inviteAction(
 }
 
 export async function revokeInviteAction(slug: unknown, id: unknown): Promise<ActionResult<{ revoked: string }>> {
-  return runAsSession((ctx, caller) => revokeInvite(ctx, caller, String(slug), String(id)));
+  return runAsPerson((ctx, caller) => revokeInvite(ctx, caller, String(slug), String(id)));
 }
 
 export async function createTeamAction(name: unknown, slug: unknown): Promise<ActionResult<{ slug: string }>> {
-  return runAsSession(async (ctx, caller) => ({
+  return runAsPerson(async (ctx, caller) => ({
     slug: (await createTeam(ctx, caller, () => Promise.resolve({ name, slug }))).slug,
   }));
 }

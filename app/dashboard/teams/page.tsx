@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { limits } from "@/lib/plans";
 import { listTeams } from "@/lib/teams/teams";
@@ -15,7 +15,7 @@ export const metadata: Metadata = { title: "Teams · dropsite" };
 
 // /dashboard/teams – the teams the person is in, with their role, and creating one (Team plan).
 export default async function TeamsPage() {
-  const caller = await sessionCaller();
+  const caller = await sessionPerson();
   if (!caller) redirect("/login?next=/dashboard/teams");
   const { teams } = await listTeams(await getContext(), caller);
   const seats = limits[caller.account.plan].maxMembers;

@@ -47,6 +47,12 @@ export const oauthModels = pgTable(
     userCode: text("user_code"),
     accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
     clientId: text("client_id"),
+    /**
+     * A grant's team (DESIGN "Teams"): the person chose on the consent page to connect the MCP
+     * client as this team; its tokens act as the team while the person is a member. The grant
+     * goes with the team.
+     */
+    teamId: text("team_id").references(() => teams.id, { onDelete: "cascade" }),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at"),
     consumedAt: ts("consumed_at"),

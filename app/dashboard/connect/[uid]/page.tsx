@@ -1,7 +1,9 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
+import { withDb } from "@/lib/db/errors";
+import { listTeamsOf } from "@/lib/db/teams";
 import { INTERACTION_COOKIE, loadConsent } from "@/lib/oauth/consent";
 import { CONSENT_PATH } from "@/lib/oauth/paths";
 import { Header } from "../../../_components/Header";
@@ -22,7 +24,7 @@ const REFUSALS = {
 export default async function ConnectPage({ params }: { params: Promise<{ uid: string }> }) {
   const { uid } = await params;
   const here = `${CONSENT_PATH}/${encodeURIComponent(uid)}`;
-  const caller = await sessionCaller();
+  const caller = await sessionPerson();
   if (!caller) redirect(`/login?next=${encodeURIComponent(here)}`);
   const found = await loadConsent(
     await getContext(),
@@ -30,6 +32,7 @@ export default async function ConnectPage({ params }: { params: Promise<{ uid: s
     (await cookies()).get(INTERACTION_COOKIE)?.value,
     caller.account.id,
   );
+  const teams = found.ok ? await withDb(async () => listTeamsOf((await getContext()).db, caller.account.id)) : [];
   return (
     <>
       <Header />
@@ -56,18 +59,33 @@ export default async function ConnectPage({ params }: { params: Promise<{ uid: s
                 ) : null}{" "}
                 After your answer you return to <code>{found.request.redirectTo}</code>.
               </p>
-              <form
-                method="post"
-                action={`${here}/decide`}
-                className="row"
-                style={{ justifyContent: "flex-start", gap: "0.75rem" }}
-              >
-                <button type="submit" name="decision" value="approve" className="button">
-                  Approve
-                </button>
-                <button type="submit" name="decision" value="deny" className="button secondary">
-                  Deny
-                </button>
+              <form method="post" action={`${here}/decide`}>
+                {teams.length > 0 && (
+                  <fieldset className="connect-as">
+                    <legend>Connect as</legend>
+                    <label>
+                      <input type="radio" name="acting" value="" defaultChecked /> yourself (
+                      {caller.account.email ?? caller.account.id})
+                    </label>
+                    {teams.map((t) => (
+                      <label key={t.slug}>
+                        <input type="radio" name="acting" value={t.slug} /> the team {t.name} (your role: {t.role})
+                      </label>
+                    ))}
+                    <p className="muted">
+                      As a team, the connection acts for the team&apos;s drops with your role in it, checked at every
+                      use.
+                    </p>
+                  </fieldset>
+                )}
+                <div className="row" style={{ justifyContent: "flex-start", gap: "0.75rem" }}>
+                  <button type="submit" name="decision" value="approve" className="button">
+                    Approve
+                  </button>
+                  <button type="submit" name="decision" value="deny" className="button secondary">
+                    Deny
+                  </button>
+                </div>
               </form>
             </section>
           </>

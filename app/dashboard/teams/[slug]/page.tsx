@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { ApiError } from "@/lib/errors";
 import { TEAM_ROLES } from "@/lib/schemas";
@@ -23,9 +24,18 @@ const AUDIT_SHOWN = 20;
 
 // /dashboard/teams/<slug> – a team's members and roles, its invitations and its audit log, each
 // shown and editable as the viewer's role allows (the same lib/teams services as /teams/{team}).
-export default async function TeamPage({ params }: { params: Promise<{ slug: string }> }) {
+export default async function TeamPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { slug } = await params;
-  const caller = await sessionCaller();
+  // The audit log's page (?audit=2 …): anything else is the first page.
+  const asked = (await searchParams).audit;
+  const auditPage = typeof asked === "string" && /^[1-9][0-9]{0,5}$/.test(asked) ? Number(asked) : 1;
+  const caller = await sessionPerson();
   if (!caller) redirect(`/login?next=${encodeURIComponent(`/dashboard/teams/${slug}`)}`);
   const ctx = await getContext();
   const team = (await listTeams(ctx, caller)).teams.find((t) => t.slug === slug);
@@ -39,7 +49,12 @@ export default async function TeamPage({ params }: { params: Promise<{ slug: str
   }
   const role = team.role;
   const invites = can(role, "invites") ? (await listInvites(ctx, caller, slug)).invites : null;
-  const audit = can(role, "audit") ? await teamAuditLog(ctx, caller, slug, { limit: String(AUDIT_SHOWN) }) : null;
+  const audit = can(role, "audit")
+    ? await teamAuditLog(ctx, caller, slug, {
+        limit: String(AUDIT_SHOWN),
+        offset: String((auditPage - 1) * AUDIT_SHOWN),
+      })
+    : null;
   return (
     <DashboardShell account={caller.account}>
       <h1>
@@ -67,8 +82,7 @@ export default async function TeamPage({ params }: { params: Promise<{ slug: str
         <section className="card" aria-labelledby="audit-title">
           <h2 id="audit-title">Audit log</h2>
           <p className="muted">
-            The newest {Math.min(AUDIT_SHOWN, audit.total)} of {audit.total} entries;{" "}
-            <code>GET /teams/{slug}/audit</code> pages through all of them.
+            {audit.total} entries, newest first; <code>GET /teams/{slug}/audit</code> pages through them too.
           </p>
           <Table className="stack" columns={["Time", "Action", "Target", "By", "Credential"]} testId="team-audit">
             {audit.entries.map((e) => (
@@ -85,6 +99,27 @@ export default async function TeamPage({ params }: { params: Promise<{ slug: str
               </tr>
             ))}
           </Table>
+          {audit.total > AUDIT_SHOWN && (
+            <nav className="pager" aria-label="Audit log pages">
+              {auditPage > 1 ? (
+                <Link href={`/dashboard/teams/${slug}?audit=${auditPage - 1}`} rel="prev">
+                  ← Newer
+                </Link>
+              ) : (
+                <span />
+              )}
+              <span className="muted" data-testid="audit-page">
+                Page {auditPage} of {Math.ceil(audit.total / AUDIT_SHOWN)}
+              </span>
+              {auditPage * AUDIT_SHOWN < audit.total ? (
+                <Link href={`/dashboard/teams/${slug}?audit=${auditPage + 1}`} rel="next">
+                  Older →
+                </Link>
+              ) : (
+                <span />
+              )}
+            </nav>
+          )}
         </section>
       )}
     </DashboardShell>

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { sessionCaller } from "@/lib/auth/session";
+import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
 import { peekInvite } from "@/lib/teams/invites";
 import { DashboardShell } from "../../../shell";
@@ -16,7 +16,7 @@ export const metadata: Metadata = { title: "Join a team · dropsite", referrer: 
 // page, which comes back here.
 export default async function JoinTeamPage({ params }: { params: Promise<{ code: string }> }) {
   const { code } = await params;
-  const caller = await sessionCaller();
+  const caller = await sessionPerson();
   if (!caller) redirect(`/login?next=${encodeURIComponent(`/dashboard/teams/join/${code}`)}`);
   const invite = await peekInvite(await getContext(), code);
   return (

@@ -1,0 +1,2 @@
+ALTER TABLE "oauth_models" ADD COLUMN "team_id" text;--> statement-breakpoint
+ALTER TABLE "oauth_models" ADD CONSTRAINT "oauth_models_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE cascade ON UPDATE no action;
