@@ -121,6 +121,11 @@ export async function countOwnedDrops(db: Db, ownerId: string): Promise<number> 
   return row?.n ?? 0;
 }
 
+/** Every drop an account holds (a team's, as the team is deleted). */
+export async function listDropsOf(db: Db, ownerId: string): Promise<DropRow[]> {
+  return db.select().from(drops).where(eq(drops.ownerId, ownerId));
+}
+
 /** Whether an error is a unique-constraint violation (drizzle wraps the driver's error). */
 export function isUniqueViolation(err: unknown): boolean {
   return sqlState(err) === "23505";
