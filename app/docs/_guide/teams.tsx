@@ -67,8 +67,10 @@ export function TeamSection({ base }: { base: string }) {
         <code>gone</code>; past the seats 400 with <code>details.limit</code> <code>max_members</code>. The last owner
         cannot leave or be demoted (409). <code>GET /teams/{"{team}"}/audit</code> lists every change with the person
         and the credential that made it. <code>POST /keys</code> <code>{`{"team": "acme"}`}</code> (logged in) mints a
-        team key: it acts with your role in the team as it is at each use, and stops when you leave or are removed; for
-        now it works on the team&apos;s <code>/teams</code> routes and <code>/keys</code> only.
+        team key: it acts as the team, on every route and MCP tool, with your role in the team as it is at each use, and
+        stops when you leave or are removed. Viewers read; members deploy, roll back and set access; admins also delete
+        and manage domains, webhooks, vanity and keys; owners also billing. The dashboard&apos;s &ldquo;Acting as&rdquo;
+        switcher and the OAuth consent page pick a team the same way.
       </p>
       <CodeBlock>{`curl -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \\
   -d '{"role":"member"}' ${base}/teams/acme/invites`}</CodeBlock>
