@@ -13,7 +13,8 @@ import { errorComponents, errorSchemas, operationErrors } from "./errors";
 import { keys } from "./keys";
 import { limitsResource } from "./limits";
 import { mcp } from "./mcp";
-import type { DocContext, Resource } from "./operation";
+import type { DocContext, Operation, Resource } from "./operation";
+import type { ErrorCode } from "../errors";
 import { operations } from "./operations";
 import { operators } from "./operators";
 import { reports } from "./reports";
@@ -75,6 +76,15 @@ function dropSafeIntegerBounds({ jsonSchema }: { jsonSchema: Json }): void {
   if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
 }
 
+/**
+ * An operation an API key may call can answer 403 forbidden to a team key whose role does not
+ * reach it, or to a team key on a person's own route (lib/teams/gates.ts).
+ */
+function withTeamRefusal(errors: ErrorCode[], security: Operation["security"]): ErrorCode[] {
+  const keyed = security.some((s) => "apiKey" in s);
+  return keyed && !errors.includes("forbidden") ? [...errors, "forbidden"] : errors;
+}
+
 function paths(ctx: DocContext, base: string): ZodOpenApiPathsObject {
   const out: ZodOpenApiPathsObject = {};
   for (const resource of resources) {
@@ -83,7 +93,11 @@ function paths(ctx: DocContext, base: string): ZodOpenApiPathsObject {
       out[path] = Object.fromEntries(
         Object.entries(methods).map(([method, { errors, responses, ...op }]) => [
           method,
-          { ...op, tags: [resource.tag], responses: { ...responses, ...operationErrors(errors, base) } },
+          {
+            ...op,
+            tags: [resource.tag],
+            responses: { ...responses, ...operationErrors(withTeamRefusal(errors, op.security), base) },
+          },
         ]),
       );
     }
