@@ -12,7 +12,6 @@ import { preflightFiles as preflight, uploadTo as upload, deployFiles as deploy 
 
 // The upload protocol: preflight by hash, PUT the missing contents, deploy by reference.
 
-
 const t = suiteContext({}, { freshLimiter: true });
 
 const enc = (s: string) => new TextEncoder().encode(s);
