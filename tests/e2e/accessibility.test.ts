@@ -2,12 +2,16 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { freePort, startApp, type RunningApp } from "../support/app-server";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { freePort, grantPlan, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { launchChromium, loginWithProvider, VIEWPORTS } from "../support/browser";
 import { axeViolations, focusStop, hasFocus, tabTo, type FocusStop } from "../support/a11y";
 import { PAGES, type World } from "../support/pages";
 import { authorizationUrl, pkcePair, registerClient } from "../support/oauth";
+import { registerSecret } from "../support/secrets";
 
 // WCAG 2.2 AA in a real browser. Every page a person sees (the list is tests/support/pages.ts)
 // passes axe-core's WCAG 2.0/2.1/2.2 A and AA rules at 1280 and 390 px with no violation of any
@@ -25,6 +29,8 @@ let member: BrowserContext;
 let world: World;
 /** The member's webhook receiver (loopback: the app runs with WEBHOOKS_ALLOW_PRIVATE=1), so the dashboard lists a webhook with deliveries. */
 let receiver: Server;
+let dataDir: string;
+const TEAM = "ada-team";
 
 /** Accessible content for drops, so previews and drop pages add no findings of the person's own. */
 const site = (h1: string) =>
@@ -36,6 +42,18 @@ async function newContext(): Promise<BrowserContext> {
   await ctx.route(/^https:\/\/fonts\.(googleapis|gstatic)\.com\//, (r) => r.abort());
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.baseUrl });
   return ctx;
+}
+
+/** A call of the API as ada, with her ID token. */
+async function asAda(pathname: string, body?: unknown): Promise<Response> {
+  return fetch(`${app.baseUrl}${pathname}`, {
+    method: body === undefined ? "GET" : "POST",
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: {
+      authorization: `Bearer ${await oidc.mintIdToken({ sub: "ada", email: "ada@example.test" })}`,
+      "content-type": "application/json",
+    },
+  });
 }
 
 /** Deploys an account drop through the API with the account's ID token; its slug and URL. */
@@ -59,6 +77,7 @@ async function deployAs(
 beforeAll(async () => {
   const port = await freePort();
   oidc = await startOidcProvider({ redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`] });
+  dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-a11y-"));
   app = await startApp(
     {
       OIDC_ISSUER: oidc.issuer,
@@ -66,8 +85,12 @@ beforeAll(async () => {
       OIDC_CLIENT_SECRET: oidc.clientSecret,
       WEBHOOKS_ALLOW_PRIVATE: "1",
     },
-    { port },
+    { port, dataDir },
   );
+  // Ada's account (made by her first call) on the Team plan, owning a team for the teams pages.
+  expect((await asAda("/drops")).status).toBe(200);
+  app = await grantPlan(app, "ada@example.test", "team");
+  expect((await asAda("/teams", { name: "Ada's team", slug: TEAM })).status).toBe(201);
   browser = await launchChromium();
   receiver = createServer((req, res) => void req.resume().on("end", () => res.writeHead(204).end()));
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
@@ -105,6 +128,14 @@ beforeAll(async () => {
     slug: drop.slug,
     dropUrl: drop.url,
     rulesSlug: ruled.slug,
+    team: TEAM,
+    inviteUrl: async () => {
+      const res = await asAda(`/teams/${TEAM}/invites`, { role: "member" });
+      expect(res.status).toBe(201);
+      const invite = (await res.json()) as { code: string; url: string };
+      registerSecret("team invite code", invite.code);
+      return invite.url;
+    },
     deviceCode: async () => {
       const res = await fetch(`${app.baseUrl}/device/authorize`, { method: "POST" });
       expect(res.status).toBe(200);
@@ -130,6 +161,7 @@ afterAll(async () => {
   await app?.stop();
   await oidc?.close();
   await new Promise((r) => receiver?.close(r));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 async function open(as: "visitor" | "member", width: keyof typeof VIEWPORTS): Promise<Page> {

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
 import { runProgram, type RunResult } from "../support/run";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { strToU8, zipSync } from "fflate";
-import { freePort, startApp, type RunningApp } from "../support/app-server";
+import { freePort, grantPlan, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { registerSecret } from "../support/secrets";
 
@@ -78,25 +76,7 @@ beforeAll(async () => {
   });
   expect(minted.status, minted.text).toBe(201);
   proKey = (minted.json() as { apiKey: string }).apiKey;
-  // The embedded PGlite store is single-process: stop the app to grant the plan.
-  await app.stop();
-  const { stdout } = await promisify(execFile)(
-    path.join(ROOT, "node_modules/.bin/tsx"),
-    ["scripts/admin.ts", "set-plan", EMAIL, "pro"],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: work,
-        DATA_DIR: dataDir,
-        NODE_ENV: "production",
-        BASE_URL: app.baseUrl,
-        SERVE_DOMAIN: app.serveDomain,
-      },
-    },
-  );
-  expect(stdout).toContain("→ pro");
-  app = await startApp(appVars, { dataDir, port });
+  app = await grantPlan(app, EMAIL, "pro");
 }, 180_000);
 
 afterAll(async () => {

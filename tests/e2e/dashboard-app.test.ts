@@ -7,6 +7,7 @@ import { startApp, type RunningApp } from "../support/app-server";
 import { axeViolations, focusStop, tabTo } from "../support/a11y";
 import { inspectPage, launchChromium, layoutProblems, scriptErrors, VIEWPORTS } from "../support/browser";
 import { startPgServer, type PgServer } from "../support/pg-server";
+import { registerSecret } from "../support/secrets";
 import { seedDrops, seededSlug, seededViews, seedViews, SEEDED_DROPS } from "../support/seed-drops";
 
 // The dashboard as an application, in Chromium against the built app (`npm run build` first) on
@@ -23,6 +24,9 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let errors: string[] = [];
+const TEAM = "many-team";
+/** The path of an invitation to TEAM (/dashboard/teams/join/<code>). */
+let joinPath = "";
 
 beforeAll(async () => {
   pg = await startPgServer();
@@ -49,6 +53,17 @@ beforeAll(async () => {
   } finally {
     await pool.end();
   }
+  // A team of the account's (Team plan), made from its form, and an invitation to it for the join page.
+  await page.goto(`${app.baseUrl}/dashboard/teams`);
+  await page.fill("#team-name", "Many's team");
+  await page.fill("#team-slug", TEAM);
+  await Promise.all([
+    page.waitForURL(`${app.baseUrl}/dashboard/teams/${TEAM}`),
+    page.getByRole("button", { name: "Create team" }).click(),
+  ]);
+  await page.getByRole("button", { name: "Create invitation" }).click();
+  joinPath = new URL((await page.getByTestId("new-invite-secret").textContent())!.trim()).pathname;
+  registerSecret("team invite code", joinPath.split("/").at(-1));
 }, 300_000);
 
 afterAll(async () => {
@@ -209,9 +224,13 @@ describe("the dashboard of an account with 20,000 drops", () => {
     ["dashboard-billing", "/dashboard/billing"],
     ["dashboard-drop-toc", `/dashboard/drops/${seededSlug(2)}`],
     ["dashboard-operators", "/admin"],
+    ["dashboard-teams-list", "/dashboard/teams"],
+    ["dashboard-team-owner", `/dashboard/teams/${TEAM}`],
+    ["dashboard-team-join", "join"],
   ];
   it.each(pages)("%s: axe clean and no sideways scrolling at 1280 and 390 px; screenshots", async (name, path) => {
-    await page.goto(`${app.baseUrl}${path}`);
+    // The invitation is made in beforeAll, after this list is read.
+    await page.goto(`${app.baseUrl}${path === "join" ? joinPath : path}`);
     for (const size of Object.values(VIEWPORTS)) {
       await page.setViewportSize(size);
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

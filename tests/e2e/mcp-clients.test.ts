@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
 import { runProgram, type RunResult } from "../support/run";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from "@modelcontextprotocol/client";
 import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { strToU8, zipSync } from "fflate";
-import { freePort, startApp, type RunningApp } from "../support/app-server";
+import { freePort, grantPlan, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { TOOL_NAMES } from "../support/tools";
 
@@ -47,24 +45,7 @@ beforeAll(async () => {
   app = await startApp(vars, { dataDir, port });
   freeKey = await mintKey(port, "mcp-free", "free@example.test");
   proKey = await mintKey(port, "mcp-pro", "pro@example.test");
-  // The embedded PGlite store is single-process: stop the app to grant the plan.
-  await app.stop();
-  await promisify(execFile)(
-    path.join(ROOT, "node_modules/.bin/tsx"),
-    ["scripts/admin.ts", "set-plan", "pro@example.test", "pro"],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: work,
-        DATA_DIR: dataDir,
-        NODE_ENV: "production",
-        BASE_URL: app.baseUrl,
-        SERVE_DOMAIN: app.serveDomain,
-      },
-    },
-  );
-  app = await startApp(vars, { dataDir, port });
+  app = await grantPlan(app, "pro@example.test", "pro");
 }, 180_000);
 
 afterAll(async () => {

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountWithKey, bearer } from "../support/accounts";
 import { makeTestContext, type TestContext } from "../support/context";
 import { freePort } from "../support/net";
+import { startNext as startNextApp, type NextStart } from "../support/next-start";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
 import { startPgServer, type PgServer } from "../support/pg-server";
 
@@ -16,13 +16,12 @@ import { startPgServer, type PgServer } from "../support/pg-server";
 // trusted proxy (TRUST_PROXY) is continued, and the webhook delivery the request caused (run by
 // after()) is a webhook.deliver span of its own trace, linked to that request's.
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const SERVER = 2; // SPAN_KIND_SERVER
 let pg: PgServer;
 let t: TestContext;
 let otlp: OtlpReceiver;
-let next: ChildProcess | undefined;
-let untrusted: ChildProcess | undefined;
+let next: NextStart | undefined;
+let untrusted: NextStart | undefined;
 let hooks: Server;
 let hookUrl: string;
 const received: { webhookId: string }[] = [];
@@ -45,56 +44,27 @@ beforeAll(async () => {
   await new Promise<void>((r) => hooks.listen(hport, "127.0.0.1", r));
   hookUrl = `http://127.0.0.1:${hport}/hook`;
   dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-otel-"));
-  ({ proc: next, base } = await startNext({ TRUST_PROXY: "1" }));
+  next = await startNext({ TRUST_PROXY: "1" });
+  base = next.base;
 }, 240_000);
 
 /** `next start` of the built app on the test's database, sending traces to the receiver. */
-async function startNext(vars: Record<string, string>): Promise<{ proc: ChildProcess; base: string }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(
-    process.execPath,
-    [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+const startNext = (vars: Record<string, string>) =>
+  startNextApp(
     {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        BASE_URL: `http://localhost:${port}`,
-        SERVE_DOMAIN: `localhost:${port}`,
-        DATA_DIR: dataDir,
-        DATABASE_URL: pg.url,
-        WEBHOOKS_ALLOW_PRIVATE: "1",
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-        OTEL_SERVICE_NAME: "dropsite-next-test",
-        ...vars,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+      DATA_DIR: dataDir,
+      DATABASE_URL: pg.url,
+      WEBHOOKS_ALLOW_PRIVATE: "1",
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_SERVICE_NAME: "dropsite-next-test",
+      ...vars,
     },
+    (d) => (out += d),
   );
-  proc.stdout?.on("data", (d) => (out += d));
-  proc.stderr?.on("data", (d) => (out += d));
-  for (let i = 0; ; i++) {
-    if (proc.exitCode !== null) throw new Error(`next start exited:\n${out}`);
-    const up = await fetch(`${url}/limits`).catch(() => undefined);
-    if (up?.status === 200) break;
-    if (i > 240) throw new Error(`next start did not answer:\n${out}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { proc, base: url };
-}
-
-async function stop(proc: ChildProcess | undefined): Promise<void> {
-  if (!proc || proc.exitCode !== null) return;
-  const exited = new Promise((r) => proc.once("exit", r));
-  proc.kill("SIGTERM");
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-  if (proc.exitCode === null) proc.kill("SIGKILL");
-}
 
 afterAll(async () => {
-  await stop(next);
-  await stop(untrusted);
+  await next?.stop();
+  await untrusted?.stop();
   await new Promise((r) => hooks?.close(r));
   await otlp?.close();
   await t?.close();
@@ -182,8 +152,8 @@ describe("the Next side's traces (next start with OTEL_EXPORTER_OTLP_ENDPOINT)",
 
 describe("without TRUST_PROXY", () => {
   it("an incoming traceparent is not continued: the request starts a trace of its own", async () => {
-    let other: string;
-    ({ proc: untrusted, base: other } = await startNext({ TRUST_PROXY: "0", OTEL_SERVICE_NAME: "dropsite-untrusted" }));
+    untrusted = await startNext({ TRUST_PROXY: "0", OTEL_SERVICE_NAME: "dropsite-untrusted" });
+    const other = untrusted.base;
     const traceId = "1c0ffee0d15ea5e0aaaabbbbccccdddd";
     // An API route the readiness polls do not ask for (its answer: 401, no key).
     const res = await fetch(`${other}/drops`, { headers: { traceparent: traceparent(traceId, "00f067aa0ba902b7") } });

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { accountWithKey, bearer } from "../support/accounts";
 import { makeTestContext, type TestContext } from "../support/context";
 import { freePort } from "../support/net";
+import { startNext, type NextStart } from "../support/next-start";
 import { startPgServer, type PgServer } from "../support/pg-server";
 
 // Vercel's path (`next start`: no delivery worker in the process, and a Hobby project's cron runs
@@ -15,10 +15,9 @@ import { startPgServer, type PgServer } from "../support/pg-server";
 // after() runs, with no call of GET /cron/webhooks. The built app, on a real PostgreSQL that the
 // test also opens to make the account.
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let pg: PgServer;
 let t: TestContext;
-let next: ChildProcess | undefined;
+let next: NextStart | undefined;
 let receiver: Server;
 let dataDir: string;
 let base: string;
@@ -41,43 +40,12 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(rport, "127.0.0.1", r));
   receiverUrl = `http://127.0.0.1:${rport}/hook`;
   dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-after-"));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  next = spawn(
-    process.execPath,
-    [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        BASE_URL: `http://localhost:${port}`,
-        SERVE_DOMAIN: `localhost:${port}`,
-        DATA_DIR: dataDir,
-        DATABASE_URL: pg.url,
-        WEBHOOKS_ALLOW_PRIVATE: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  next.stdout?.on("data", (d) => (out += d));
-  next.stderr?.on("data", (d) => (out += d));
-  for (let i = 0; ; i++) {
-    if (next.exitCode !== null) throw new Error(`next start exited:\n${out}`);
-    const up = await fetch(`${base}/limits`).catch(() => undefined);
-    if (up?.status === 200) break;
-    if (i > 240) throw new Error(`next start did not answer:\n${out}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  next = await startNext({ DATA_DIR: dataDir, DATABASE_URL: pg.url, WEBHOOKS_ALLOW_PRIVATE: "1" }, (d) => (out += d));
+  base = next.base;
 }, 240_000);
 
 afterAll(async () => {
-  if (next && next.exitCode === null) {
-    const exited = new Promise((r) => next!.once("exit", r));
-    next.kill("SIGTERM");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (next.exitCode === null) next.kill("SIGKILL");
-  }
+  await next?.stop();
   await new Promise((r) => receiver?.close(r));
   await t?.close();
   await pg?.stop();

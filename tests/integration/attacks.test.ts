@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { GET as dropsGET } from "@/app/drops/route";
 import { DELETE as dropDELETE } from "@/app/drops/[slug]/route";
@@ -13,6 +12,7 @@ import { findDropBySlug } from "@/lib/db/queries";
 import { accounts } from "@/lib/db/schema";
 import { suiteContext, freshLimiter, apiRequest, dropRequest, TEST_SERVE_DOMAIN } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
+import { postDeploy } from "../support/deploy";
 import { text, zip } from "../support/zips";
 
 // A hostile user's probes of the HTTP API. Each case is either a bug that was found and fixed
@@ -29,17 +29,9 @@ beforeEach(async () => {
   ip++;
 });
 
-function deploy(body: BodyInit, contentType: string, query = "", headers: Record<string, string> = {}) {
-  return deployPOST(
-    apiRequest(`/deploy${query}`, {
-      method: "POST",
-      body,
-      headers: { "content-type": contentType, ...headers },
-      ip: `198.51.100.${ip % 250}`,
-    }),
-    noParams,
-  );
-}
+/** POST /deploy from this test's own address. */
+const deploy = (body: BodyInit, contentType: string, query = "", headers: Record<string, string> = {}) =>
+  postDeploy(body, contentType, { query, headers, ip: `198.51.100.${ip % 250}` });
 const deployJson = (files: unknown, query = "", headers: Record<string, string> = {}) =>
   deploy(JSON.stringify({ files }), "application/json", query, headers);
 const deployZip = (archive: Uint8Array) => deploy(archive as BodyInit, "application/zip");

@@ -1,9 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { POST as deployPOST } from "@/app/deploy/route";
-import { POST as preflightPOST } from "@/app/deploy/preflight/route";
-import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { serveGET } from "../support/serve";
 import { contents, drops, files, uploadGrants } from "@/lib/db/schema";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
@@ -11,8 +8,9 @@ import { uploadContent } from "@/lib/deploy/uploads";
 import { sha256Hex } from "@/lib/ids";
 import { preflightResponseSchema } from "@/lib/schemas";
 import { startDataPlane, type RunningPlane } from "../support/plane";
-import { suiteContext, apiRequest, dropRequest, TEST_SERVE_DOMAIN } from "../support/context";
+import { suiteContext, dropRequest, TEST_SERVE_DOMAIN } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
+import { preflightFiles as preflight, uploadTo as upload, deployFiles as deploy } from "../support/deploy";
 
 // A content is its SHA-256 and its size (issue 23, "response injection on drop hosts"): bytes
 // are accepted only when both match what was declared, one hash never carries two sizes, a
@@ -21,49 +19,11 @@ import { accountWithKey, bearer } from "../support/accounts";
 // served here (SERVE_CACHE_BYTES=0), so every file streams from storage as large files do.
 
 const t = suiteContext({ SERVE_CACHE_BYTES: "0" }, { freshLimiter: true });
-const noParams = { params: Promise.resolve({}) };
-let ip = 0;
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const refOf = (b: Uint8Array) => ({ sha256: sha256Hex(b), size: b.byteLength });
 /** What the attack appended: a whole HTTP response, for a proxy reusing the connection to take as the next one. */
 const INJECTED = "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nContent-Type: text/html\r\n\r\n<p>own</p>";
-
-function preflight(filesMap: Record<string, { sha256: string; size: number }>, headers: Record<string, string> = {}) {
-  return preflightPOST(
-    apiRequest("/deploy/preflight", {
-      method: "POST",
-      body: JSON.stringify({ files: filesMap }),
-      headers: { "content-type": "application/json", ...headers },
-    }),
-    noParams,
-  );
-}
-
-function upload(url: string, body: Uint8Array) {
-  const { pathname } = new URL(url);
-  const [, , , token, sha256] = pathname.split("/");
-  return uploadPUT(
-    apiRequest(pathname, {
-      method: "PUT",
-      body: body as BodyInit,
-      headers: { "content-type": "application/octet-stream" },
-    }),
-    { params: Promise.resolve({ token: token!, sha256: sha256! }) },
-  );
-}
-
-function deploy(filesMap: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return deployPOST(
-    apiRequest("/deploy", {
-      method: "POST",
-      body: JSON.stringify({ files: filesMap }),
-      headers: { "content-type": "application/json", ...headers },
-      ip: `198.51.100.${++ip % 250}`,
-    }),
-    noParams,
-  );
-}
 
 /** Every row and object a refused request could have touched. */
 async function snapshot() {

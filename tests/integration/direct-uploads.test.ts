@@ -1,9 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { put as clientPut } from "@vercel/blob/client";
-import { POST as deployPOST } from "@/app/deploy/route";
-import { POST as preflightPOST } from "@/app/deploy/preflight/route";
-import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
@@ -19,6 +16,7 @@ import { APP_UPLOAD_MAX_BYTES } from "@/lib/plans";
 import { preflightResponseSchema, type DeployResponse, type PreflightResponse } from "@/lib/schemas";
 import { startBlobStandin, type BlobStandin } from "../support/blob-standin";
 import { freshLimiter, dropRequest, makeTestContext, TEST_BASE_URL, type TestContext } from "../support/context";
+import { inProcessDeploys } from "../support/deploy";
 import { accountWithKey, bearer } from "../support/accounts";
 
 // Uploads larger than a function's request limit go straight to Vercel Blob (the real SDK's
@@ -29,8 +27,6 @@ import { accountWithKey, bearer } from "../support/accounts";
 let t: TestContext;
 let blob: BlobStandin;
 let ownStandin: BlobStandin | undefined;
-const appBodies: Array<{ path: string; bytes: number }> = [];
-let ip = 0;
 
 beforeAll(async () => {
   if (process.env.TEST_STACK !== "hosted") {
@@ -52,29 +48,8 @@ afterAll(async () => {
 
 const MB = 1024 * 1024;
 
-/** The app, as a client reaches it: requests to BASE_URL go to the route handlers, with their body sizes recorded. */
-async function app(url: string, init: RequestInit): Promise<Response> {
-  const u = new URL(url);
-  const body =
-    init.body === undefined || init.body === null
-      ? new Uint8Array(0)
-      : new Uint8Array(await new Response(init.body).arrayBuffer());
-  appBodies.push({ path: u.pathname, bytes: body.byteLength });
-  const headers = new Headers(init.headers);
-  headers.set("x-dropsite-socket-ip", `198.51.100.${++ip % 250}`);
-  const req = new Request(url, { method: init.method, headers, body: body.byteLength > 0 ? body : undefined });
-  const upload = /^\/deploy\/uploads\/([^/]+)\/([^/]+)$/.exec(u.pathname);
-  if (upload && init.method === "PUT")
-    return uploadPUT(req, { params: Promise.resolve({ token: upload[1]!, sha256: upload[2]! }) });
-  if (u.pathname === "/deploy/preflight") return preflightPOST(req, { params: Promise.resolve({}) });
-  if (u.pathname === "/deploy") return deployPOST(req, { params: Promise.resolve({}) });
-  throw new Error(`the test harness has no route for ${init.method} ${u.pathname}`);
-}
-
-/** Sends a request the way a generic client would: to the app through `app()`, elsewhere (storage) over HTTP. */
-function send(url: string, init: RequestInit): Promise<Response> {
-  return url.startsWith(TEST_BASE_URL) ? app(url, init) : fetch(url, init);
-}
+/** The app, as a client reaches it (the deploy routes in-process, each body's size recorded), and `send`, which goes there or over HTTP. */
+const { app, send, bodies: appBodies } = inProcessDeploys();
 
 async function ok<T>(res: Response): Promise<T> {
   const body = (await res.json()) as T;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { GET as limitsGET } from "@/app/limits/route";
@@ -10,25 +9,13 @@ import { markContentsStored, pinContents, unpinContents } from "@/lib/db/content
 import { sha256Hex } from "@/lib/ids";
 import { suiteContext, apiRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
+import { deployFiles as deploy } from "../support/deploy";
 
 // Bounds of a drop that hold on every path and under parallel requests (issue 23). On the hosted
 // project these run against a real PostgreSQL server through a connection pool.
 
 const t = suiteContext({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000" }, { freshLimiter: true });
 const noParams = { params: Promise.resolve({}) };
-let ip = 0;
-
-function deploy(filesMap: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return deployPOST(
-    apiRequest("/deploy", {
-      method: "POST",
-      body: JSON.stringify({ files: filesMap }),
-      headers: { "content-type": "application/json", ...headers },
-      ip: `198.51.100.${++ip % 250}`,
-    }),
-    noParams,
-  );
-}
 
 function append(slug: string, filesMap: Record<string, unknown>, headers: Record<string, string>) {
   return appendPOST(

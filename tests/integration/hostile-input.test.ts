@@ -13,6 +13,7 @@ import { INPUT_LIMITS } from "@/lib/input";
 import { listDrops } from "@/lib/drops/manage";
 import { dashboardPageSchema } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
+import { postDeploy } from "../support/deploy";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { zip } from "../support/zips";
 import { serveGET } from "../support/serve";
@@ -41,17 +42,9 @@ beforeEach(async () => {
   ip++;
 });
 
-function deploy(body: BodyInit, contentType: string, query = "", headers: Record<string, string> = {}) {
-  return deployPOST(
-    apiRequest(`/deploy${query}`, {
-      method: "POST",
-      body,
-      headers: { "content-type": contentType, ...headers },
-      ip: `198.51.100.${ip % 250}`,
-    }),
-    noParams,
-  );
-}
+/** POST /deploy from this test's own address. */
+const deploy = (body: BodyInit, contentType: string, query = "", headers: Record<string, string> = {}) =>
+  postDeploy(body, contentType, { query, headers, ip: `198.51.100.${ip % 250}` });
 
 async function snapshot() {
   return {

@@ -4,7 +4,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { auth } from "@modelcontextprotocol/client";
-import { ConnectorProvider, CookieJar, pkcePair } from "../support/oauth";
+import { ConnectorProvider, CookieJar, pkcePair, postRegistration, registerClient } from "../support/oauth";
 import { freePort, startOauthServer, type OauthServer } from "../support/oauth-server";
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
 import { oauthModels } from "@/lib/db/schema";
@@ -40,26 +40,24 @@ afterAll(async () => {
 
 const url = (p: string) => `${app.baseUrl}${p}`;
 
-async function register(body: Record<string, unknown> = {}): Promise<Response> {
-  return fetch(url("/api/oauth/register"), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Test Agent",
-      redirect_uris: [REDIRECT],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      scope: "mcp",
-      ...body,
-    }),
-  });
-}
+/** A registration as MCP clients send it (scope mcp), `body` added or put in place. */
+const register = (body: Record<string, unknown> = {}) =>
+  postRegistration(app.baseUrl, "Test Agent", REDIRECT, { scope: "mcp", ...body });
 
-async function newClient(name = "Test Agent"): Promise<string> {
-  const res = await register({ client_name: name });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
+const newClient = (name = "Test Agent") => registerClient(app.baseUrl, name, REDIRECT, { scope: "mcp" });
+
+/** An account's drop of one page, deployed with its API key; its slug. */
+async function deployWith(apiKey: string, html: string, ip: string): Promise<string> {
+  const deployed = await deployRoute.POST(
+    new Request(url("/deploy"), {
+      method: "POST",
+      headers: { ...bearer(apiKey), "content-type": "application/json", "x-dropsite-socket-ip": ip },
+      body: JSON.stringify({ files: { "index.html": html } }),
+    }),
+    { params: Promise.resolve({}) },
+  );
+  expect(deployed.status).toBe(200);
+  return ((await deployed.json()) as { slug: string }).slug;
 }
 
 interface Started {
@@ -281,16 +279,7 @@ describe("registration", () => {
 describe("authorization code with PKCE", () => {
   it("the full flow: consent, code, tokens, and the tools act as the account", async () => {
     const { account, apiKey } = await accountWithKey(t.ctx);
-    const deployed = await deployRoute.POST(
-      new Request(url("/deploy"), {
-        method: "POST",
-        headers: { ...bearer(apiKey), "content-type": "application/json", "x-dropsite-socket-ip": "192.0.2.7" },
-        body: JSON.stringify({ files: { "index.html": "<h1>mine</h1>" } }),
-      }),
-      { params: Promise.resolve({}) },
-    );
-    expect(deployed.status).toBe(200);
-    const { slug } = (await deployed.json()) as { slug: string };
+    const slug = await deployWith(apiKey, "<h1>mine</h1>", "192.0.2.7");
 
     const clientId = await newClient();
     const { access, refresh } = await tokensFor(clientId, account.id);
@@ -515,16 +504,7 @@ describe("tokens on /mcp", () => {
 describe("an access token stays with its resource (BASE_URL/mcp)", () => {
   it("the REST API refuses it as any unknown credential: 401 auth_required on GET /drops, versions, /keys and /limits", async () => {
     const { account, apiKey } = await accountWithKey(t.ctx);
-    const deployed = await deployRoute.POST(
-      new Request(url("/deploy"), {
-        method: "POST",
-        headers: { ...bearer(apiKey), "content-type": "application/json", "x-dropsite-socket-ip": "192.0.2.8" },
-        body: JSON.stringify({ files: { "index.html": "<h1>rest</h1>" } }),
-      }),
-      { params: Promise.resolve({}) },
-    );
-    expect(deployed.status).toBe(200);
-    const { slug } = (await deployed.json()) as { slug: string };
+    const slug = await deployWith(apiKey, "<h1>rest</h1>", "192.0.2.8");
     const { access } = await tokensFor(await newClient(), account.id);
     // The token works where it was issued for.
     expect((await rawMcp(access)).status).toBe(200);

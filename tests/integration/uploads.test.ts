@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { POST as deployPOST } from "@/app/deploy/route";
-import { POST as preflightPOST } from "@/app/deploy/preflight/route";
-import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { runCleanup } from "@/lib/drops/lifecycle";
@@ -9,32 +6,16 @@ import { findContent, pinContents, unpinContents } from "@/lib/db/contents";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
 import { sha256Hex } from "@/lib/ids";
 import { preflightResponseSchema } from "@/lib/schemas";
-import { suiteContext, apiRequest, dropRequest } from "../support/context";
+import { suiteContext, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
+import { preflightFiles as preflight, uploadTo as upload, deployFiles as deploy } from "../support/deploy";
 
 // The upload protocol: preflight by hash, PUT the missing contents, deploy by reference.
-
-let ip = 0;
-const noParams = { params: Promise.resolve({}) };
 
 const t = suiteContext({}, { freshLimiter: true });
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const refOf = (s: string) => ({ sha256: sha256Hex(enc(s)), size: enc(s).byteLength });
-
-async function preflight(
-  files: Record<string, { sha256: string; size: number }>,
-  headers: Record<string, string> = {},
-) {
-  return preflightPOST(
-    apiRequest("/deploy/preflight", {
-      method: "POST",
-      body: JSON.stringify({ files }),
-      headers: { "content-type": "application/json", ...headers },
-    }),
-    noParams,
-  );
-}
 
 async function preflightOk(
   files: Record<string, { sha256: string; size: number }>,
@@ -44,31 +25,6 @@ async function preflightOk(
   const body = await res.json();
   expect({ status: res.status, body }).toMatchObject({ status: 200 });
   return preflightResponseSchema.parse(body);
-}
-
-async function upload(url: string, body: Uint8Array) {
-  const { pathname } = new URL(url);
-  const [, , , token, sha256] = pathname.split("/");
-  return uploadPUT(
-    apiRequest(pathname, {
-      method: "PUT",
-      body: body as BodyInit,
-      headers: { "content-type": "application/octet-stream" },
-    }),
-    { params: Promise.resolve({ token: token!, sha256: sha256! }) },
-  );
-}
-
-function deploy(files: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return deployPOST(
-    apiRequest("/deploy", {
-      method: "POST",
-      body: JSON.stringify({ files }),
-      headers: { "content-type": "application/json", ...headers },
-      ip: `198.51.100.${++ip % 250}`,
-    }),
-    noParams,
-  );
 }
 
 async function served(slug: string, path: string) {

@@ -5,12 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zipSync } from "fflate";
-import { POST as deployPOST } from "@/app/deploy/route";
-import { POST as preflightPOST } from "@/app/deploy/preflight/route";
-import { PUT as uploadPUT } from "@/app/deploy/uploads/[token]/[sha256]/route";
-import { POST as oncePOST } from "@/app/deploy/once/[token]/route";
 import * as dropsRoute from "@/app/drops/[slug]/route";
-import { POST as oncePreflightPOST } from "@/app/deploy/once/[token]/preflight/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { accountScope, contentKey } from "@/lib/deploy/contents";
@@ -29,6 +24,7 @@ import { accountWithKey, bearer } from "../support/accounts";
 import { startS3Server, type S3Server } from "../support/s3-server";
 import { bomb, text, zip, zipWithSymlink } from "../support/zips";
 import { freePort } from "../support/net";
+import { inProcessDeploys } from "../support/deploy";
 import { issueDeployGrant } from "@/lib/deploy/grants";
 import { anonymousCaller } from "@/lib/auth/caller";
 import { runProgram } from "../support/run";
@@ -40,34 +36,9 @@ import { runCli } from "../support/cli";
 // for the app goes through `app()`, which records each request body's size as the app gets it.
 
 const MB = 1024 * 1024;
-const appBodies: Array<{ path: string; bytes: number }> = [];
-let ip = 0;
 
-/** The app, as a client reaches it: requests to BASE_URL go to the route handlers, with their body sizes recorded. */
-async function app(url: string, init: RequestInit): Promise<Response> {
-  const u = new URL(url);
-  const body =
-    init.body === undefined || init.body === null
-      ? new Uint8Array(0)
-      : new Uint8Array(await new Response(init.body).arrayBuffer());
-  appBodies.push({ path: u.pathname, bytes: body.byteLength });
-  const headers = new Headers(init.headers);
-  if (!headers.has("x-dropsite-socket-ip")) headers.set("x-dropsite-socket-ip", `198.51.100.${++ip % 250}`);
-  const req = new Request(url, { method: init.method, headers, body: body.byteLength > 0 ? body : undefined });
-  const upload = /^\/deploy\/uploads\/([^/]+)\/([^/]+)$/.exec(u.pathname);
-  if (upload && init.method === "PUT")
-    return uploadPUT(req, { params: Promise.resolve({ token: upload[1]!, sha256: upload[2]! }) });
-  if (u.pathname === "/deploy/preflight") return preflightPOST(req, { params: Promise.resolve({}) });
-  if (u.pathname === "/deploy") return deployPOST(req, { params: Promise.resolve({}) });
-  const once = /^\/deploy\/once\/([^/]+)(\/preflight)?$/.exec(u.pathname);
-  if (once && init.method === "POST")
-    return (once[2] ? oncePreflightPOST : oncePOST)(req, { params: Promise.resolve({ token: once[1]! }) });
-  throw new Error(`the test harness has no route for ${init.method} ${u.pathname}`);
-}
-
-function send(url: string, init: RequestInit): Promise<Response> {
-  return url.startsWith(TEST_BASE_URL) ? app(url, init) : fetch(url, init);
-}
+/** The app, as a client reaches it (the deploy routes in-process, each body's size recorded), and `send`, which goes there or over HTTP. */
+const { app, send, bodies: appBodies } = inProcessDeploys();
 
 interface Archive extends HashedFile {
   bytes: Uint8Array;

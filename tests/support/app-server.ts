@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, createWriteStream, openSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 
 // Starts the built app (`node server.mjs`, the README's start path after `next build`) on a
 // spare loopback port with its own data dir, and stops it by pid.
@@ -20,6 +21,8 @@ export interface RunningApp {
   dataDir: string;
   proc: ChildProcess;
   output: () => string;
+  /** The variables and options it was started with. */
+  started: { vars: Record<string, string>; opts: StartOptions };
   /** An HTTP request with an explicit Host header (fetch cannot set Host). */
   request(host: string, pathname: string, opts?: RequestOptions): Promise<HttpResult>;
   stop(): Promise<void>;
@@ -154,6 +157,7 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
     dataDir,
     proc,
     output,
+    started: { vars, opts },
     request,
     async stop() {
       if (proc.exitCode === null) {
@@ -165,4 +169,34 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
       if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Grants an account a plan with `npm run admin -- set-plan` (no Stripe). The embedded PGlite
+ * store is single-process, so the app is stopped for it and started again on the same port, data
+ * dir and variables; it must have been started with a data dir of the caller's (stop removes its
+ * own).
+ */
+export async function grantPlan(app: RunningApp, email: string, plan: "free" | "pro" | "team"): Promise<RunningApp> {
+  if (app.started.opts.dataDir === undefined) throw new Error("grantPlan: start the app with a data dir of your own");
+  await app.stop();
+  const root = app.started.opts.cwd ?? path.resolve(import.meta.dirname, "../..");
+  const { stdout } = await promisify(execFile)(
+    path.join(root, "node_modules/.bin/tsx"),
+    ["scripts/admin.ts", "set-plan", email, plan],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: app.dataDir,
+        DATA_DIR: app.dataDir,
+        NODE_ENV: "production",
+        BASE_URL: app.baseUrl,
+        SERVE_DOMAIN: app.serveDomain,
+        ...app.started.vars,
+      },
+    },
+  );
+  if (!stdout.includes(`→ ${plan}`)) throw new Error(`set-plan ${email} ${plan} said: ${stdout}`);
+  return startApp(app.started.vars, { ...app.started.opts, port: app.port });
 }

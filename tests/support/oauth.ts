@@ -37,9 +37,17 @@ export class CookieJar {
   }
 }
 
-/** Registers a public client (RFC 7591) and answers its client_id. */
-export async function registerClient(base: string, name: string, redirectUri: string): Promise<string> {
-  const res = await fetch(`${base}/api/oauth/register`, {
+/**
+ * POST /api/oauth/register (RFC 7591) of a public client as MCP clients register, `fields`
+ * added or put in place (undefined leaves one out): the answer as it came.
+ */
+export function postRegistration(
+  base: string,
+  name: string,
+  redirectUri: string,
+  fields: Record<string, unknown> = {},
+): Promise<Response> {
+  return fetch(`${base}/api/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
@@ -48,8 +56,19 @@ export async function registerClient(base: string, name: string, redirectUri: st
       token_endpoint_auth_method: "none",
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
+      ...fields,
     }),
   });
+}
+
+/** Registers a public client (RFC 7591) and answers its client_id. */
+export async function registerClient(
+  base: string,
+  name: string,
+  redirectUri: string,
+  fields: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await postRegistration(base, name, redirectUri, fields);
   if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { client_id: string }).client_id;
 }

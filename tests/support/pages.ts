@@ -14,6 +14,10 @@ export interface World {
   dropUrl: string;
   /** A drop of the same account with a _redirects and a _headers file (its page lists the rules). */
   rulesSlug: string;
+  /** A team the logged-in account owns (Team plan). */
+  team: string;
+  /** A fresh invitation's URL to that team, on the app host (each call makes a new one). */
+  inviteUrl(): Promise<string>;
   /** A fresh device authorisation's user code (each call starts a new one). */
   deviceCode(): Promise<string>;
   /** A fresh OAuth authorization URL of a newly registered client (opening it leads to the consent page). */
@@ -107,6 +111,19 @@ export const PAGES: SeenPage[] = [
       p.locator(".error[role=alert]").waitFor()
     ),
   },
+  { name: "dashboard: teams", as: "member", open: path("/dashboard/teams") },
+  { name: "team page (owner)", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/teams/${w.team}`) },
+  {
+    name: "team page, invitation just made",
+    as: "member",
+    open: async (p, w) => (
+      await p.goto(`${w.base}/dashboard/teams/${w.team}`),
+      await p.getByRole("button", { name: "Create invitation" }).click(),
+      p.getByTestId("new-invite-secret").waitFor()
+    ),
+  },
+  { name: "team invitation (join page)", as: "member", open: async (p, w) => p.goto(await w.inviteUrl()) },
+  { name: "team invitation, unknown", as: "member", open: path("/dashboard/teams/join/no-such-code") },
   { name: "drop page", as: "member", open: (p, w) => p.goto(`${w.base}/dashboard/drops/${w.slug}`) },
   {
     name: "drop page with site rules",
