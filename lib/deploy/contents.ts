@@ -299,14 +299,18 @@ async function storeDeferred(
   for (const f of deferred)
     if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
   for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
+    const read: Array<[InputFile, Uint8Array]> = [];
     const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
       const bytes = await f.source!.read();
+      read.push([f, bytes]);
       const sha = sha256Hex(bytes);
       shaOf.set(f, sha);
       onBytes?.(f, sha, bytes);
       return [sha, bytes] as const;
     });
     await batch.store(new Map(items));
+    // Stored and scanned: the group's inflated bytes are freed now, not when V8 next collects.
+    for (const [f, bytes] of read) f.source!.release?.(bytes);
     collectYoungGarbage();
   }
 }
