@@ -46,6 +46,8 @@ const GROUP_BYTES = 2 * 1024 * 1024;
 const GROUP_FILES = 32;
 /** A deferred file larger than this is never held whole: it is streamed twice (to hash, to store). */
 const STREAM_BYTES = 8 * 1024 * 1024;
+/** A zip archive read back from storage into one buffer: young garbage is collected every this many bytes. */
+export const COLLECT_EVERY = 4 * 1024 * 1024;
 
 /** The content scope of an account's bytes. */
 export function accountScope(accountId: string): string {
@@ -287,8 +289,10 @@ function groups(files: InputFile[]): InputFile[][] {
 /**
  * Reads (inflates, verifies, hashes) and stores deferred files group by group: a group's entries
  * are read READ_CONCURRENCY at a time, pinned in one statement and written PUT_CONCURRENCY at
- * a time; then its Buffers are collected (./garbage) before the next group is read. A failure
- * stops at the current group.
+ * a time, while the next group is read (a store's round trips overlap the next inflations, so a
+ * deploy holds at most two groups of unpacked bytes); once stored, a group's bytes are freed
+ * and its Buffers collected (./garbage). A failure stops at the current group, once the store
+ * in flight has settled (what it wrote is then recorded, and purged by the caller).
  */
 async function storeDeferred(
   batch: ContentBatch,
@@ -298,20 +302,31 @@ async function storeDeferred(
 ): Promise<void> {
   for (const f of deferred)
     if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
-  for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
-    const read: Array<[InputFile, Uint8Array]> = [];
-    const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
-      const bytes = await f.source!.read();
-      read.push([f, bytes]);
-      const sha = sha256Hex(bytes);
-      shaOf.set(f, sha);
-      onBytes?.(f, sha, bytes);
-      return [sha, bytes] as const;
-    });
-    await batch.store(new Map(items));
-    // Stored and scanned: the group's inflated bytes are freed now, not when V8 next collects.
-    for (const [f, bytes] of read) f.source!.release?.(bytes);
-    collectYoungGarbage();
+  let storing: Promise<void> | undefined;
+  try {
+    for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
+      const read: Array<[InputFile, Uint8Array]> = [];
+      const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
+        const bytes = await f.source!.read();
+        read.push([f, bytes]);
+        const sha = sha256Hex(bytes);
+        shaOf.set(f, sha);
+        onBytes?.(f, sha, bytes);
+        return [sha, bytes] as const;
+      });
+      await storing;
+      storing = batch.store(new Map(items)).then(() => {
+        // Stored and scanned: the group's inflated bytes are freed now, not when V8 next collects.
+        for (const [f, bytes] of read) f.source!.release?.(bytes);
+        collectYoungGarbage();
+      });
+      // Observed here too: it may fail while the next group is read, and is awaited only then.
+      storing.catch(() => undefined);
+    }
+    await storing;
+  } catch (err) {
+    await storing?.catch(() => undefined);
+    throw err;
   }
 }
 
@@ -388,9 +403,9 @@ async function pinReferences(
  * Checks what a client wrote straight to storage for a content of a scope (docs/uploads.md):
  * reads it back streaming, checks its size and SHA-256 against the content row, and records it
  * as stored. Anything else under that key is deleted. True when the content is stored now.
- * With `keep`, the bytes read are also collected there (a zip by reference is then opened from
- * this one read, not read twice); they are only the content's when this returns true after a
- * read, i.e. when `keep` is not empty.
+ * With `keep`, the bytes read are also collected there, as one buffer (a zip by reference is
+ * then opened from this one read, not read twice); they are only the content's when this
+ * returns true after a read, i.e. when `keep` is not empty.
  */
 export async function verifyDirectUpload(
   ctx: AppContext,
@@ -414,23 +429,33 @@ export async function verifyDirectUpload(
   return true;
 }
 
-/** SHA-256 (hex) of a stream (its chunks kept in `keep`), or null as soon as it runs past `size` bytes or ends short of them. */
+/**
+ * SHA-256 (hex) of a stream, or null as soon as it runs past `size` bytes or ends short of them.
+ * With `keep`, the bytes are also copied into one buffer of `size` (the stored object's size,
+ * already checked) pushed there: a network stream's chunks each hold a socket read buffer
+ * larger than themselves, and a zip archive read from them would also span them entry by entry.
+ */
 async function digestOf(body: ReadableStream<Uint8Array>, size: number, keep?: Uint8Array[]): Promise<string | null> {
   const hash = createHash("sha256");
+  const whole = keep ? new Uint8Array(size) : undefined;
   let seen = 0;
   const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    seen += value.byteLength;
-    if (seen > size) {
+    if (seen + value.byteLength > size) {
       void reader.cancel().catch(() => undefined); // not awaited: see readUpTo in report.ts
       return null;
     }
     hash.update(value);
-    keep?.push(value);
+    whole?.set(value, seen);
+    seen += value.byteLength;
+    // The chunks copied are garbage at once: collected as they pile up, not at V8's leisure.
+    if (whole && seen % COLLECT_EVERY < value.byteLength) collectYoungGarbage();
   }
-  return seen === size ? hash.digest("hex") : null;
+  if (seen !== size) return null;
+  if (whole) keep!.push(whole);
+  return hash.digest("hex");
 }
 
 /**

@@ -5,7 +5,8 @@ import { endHolds, forgetContentBytes, pinStoredContents, unpinContents } from "
 import type { Caller } from "../auth/caller";
 import { APP_UPLOAD_MAX_BYTES, type TierLimits } from "../plans";
 import { openZipBody, type ZipReference } from "./body";
-import { releaseContents, verifyDirectUpload } from "./contents";
+import { COLLECT_EVERY, releaseContents, verifyDirectUpload } from "./contents";
+import { collectYoungGarbage } from "./garbage";
 import type { InputFile } from "./paths";
 import { zipSlots } from "./slots";
 import { uploadScope } from "./uploads";
@@ -93,9 +94,11 @@ async function pinArchive(
 }
 
 /**
- * The archive's bytes as the chunks storage streams them, never more than its declared size,
- * checked against its size and SHA-256: a store may skip checksum checks, so bytes that changed
- * since they were verified are deleted and the reference refused.
+ * The archive's bytes, never more than its declared size (the stored object's, checked when it
+ * was pinned), copied as storage streams them into one buffer of that size (a chunk of a network
+ * stream holds a socket read buffer larger than itself), checked against its size and SHA-256:
+ * a store may skip checksum checks, so bytes that changed since they were verified are deleted
+ * and the reference refused.
  */
 async function readArchive(
   ctx: AppContext,
@@ -104,7 +107,7 @@ async function readArchive(
   ref: ZipReference["zip"],
 ): Promise<Uint8Array[]> {
   const hash = createHash("sha256");
-  const chunks: Uint8Array[] = [];
+  const whole = new Uint8Array(ref.size);
   let length = 0;
   let body: ReadableStream<Uint8Array> | null;
   try {
@@ -114,19 +117,22 @@ async function readArchive(
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        length += value.byteLength;
-        if (length > ref.size) {
+        if (length + value.byteLength > ref.size) {
+          length += value.byteLength;
           void reader.cancel().catch(() => undefined);
           break;
         }
         hash.update(value);
-        chunks.push(value);
+        whole.set(value, length);
+        length += value.byteLength;
+        // The chunks copied are garbage at once: collected as they pile up, not at V8's leisure.
+        if (length % COLLECT_EVERY < value.byteLength) collectYoungGarbage();
       }
     }
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
-  if (body && length === ref.size && hash.digest("hex") === ref.sha256) return chunks;
+  if (body && length === ref.size && hash.digest("hex") === ref.sha256) return [whole];
   console.error(`[zipref] stored archive ${scope}/${ref.sha256} is not the bytes its row names; deleted`);
   await ctx.storage.delete(storageRef).catch(() => undefined);
   await forgetContentBytes(ctx.db, scope, ref.sha256).catch(() => undefined);
