@@ -7,6 +7,7 @@ import { APP_UPLOAD_MAX_BYTES } from "../plans";
 import { mapLimit } from "../concurrency";
 import type { Storage } from "../storage/types";
 import { collectYoungGarbage } from "./garbage";
+import { readWhole } from "./read-whole";
 import { oneSizePerHash } from "./hashes";
 import {
   findContent,
@@ -46,8 +47,6 @@ const GROUP_BYTES = 2 * 1024 * 1024;
 const GROUP_FILES = 32;
 /** A deferred file larger than this is never held whole: it is streamed twice (to hash, to store). */
 const STREAM_BYTES = 8 * 1024 * 1024;
-/** A zip archive read back from storage into one buffer: young garbage is collected every this many bytes. */
-export const COLLECT_EVERY = 4 * 1024 * 1024;
 
 /** The content scope of an account's bytes. */
 export function accountScope(accountId: string): string {
@@ -420,42 +419,15 @@ export async function verifyDirectUpload(
   const found = await direct.stat(contentKey(scope, sha256));
   if (!found) return false;
   const body = found.size === row.size ? await ctx.storage.get(found.ref) : null;
-  if (!body || (await digestOf(body, row.size, keep)) !== sha256) {
+  const read = body ? await readWhole(body, row.size, keep !== undefined) : null;
+  if (read?.bytes) keep!.push(read.bytes);
+  if (read?.sha256 !== sha256) {
     keep?.splice(0);
     await ctx.storage.delete(found.ref);
     return false;
   }
   await markContentStored(ctx.db, scope, sha256, found.ref, row.size);
   return true;
-}
-
-/**
- * SHA-256 (hex) of a stream, or null as soon as it runs past `size` bytes or ends short of them.
- * With `keep`, the bytes are also copied into one buffer of `size` (the stored object's size,
- * already checked) pushed there: a network stream's chunks each hold a socket read buffer
- * larger than themselves, and a zip archive read from them would also span them entry by entry.
- */
-async function digestOf(body: ReadableStream<Uint8Array>, size: number, keep?: Uint8Array[]): Promise<string | null> {
-  const hash = createHash("sha256");
-  const whole = keep ? new Uint8Array(size) : undefined;
-  let seen = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (seen + value.byteLength > size) {
-      void reader.cancel().catch(() => undefined); // not awaited: see readUpTo in report.ts
-      return null;
-    }
-    hash.update(value);
-    whole?.set(value, seen);
-    seen += value.byteLength;
-    // The chunks copied are garbage at once: collected as they pile up, not at V8's leisure.
-    if (whole && seen % COLLECT_EVERY < value.byteLength) collectYoungGarbage();
-  }
-  if (seen !== size) return null;
-  if (whole) keep!.push(whole);
-  return hash.digest("hex");
 }
 
 /**

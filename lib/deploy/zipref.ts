@@ -1,12 +1,11 @@
-import { createHash } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { endHolds, forgetContentBytes, pinStoredContents, unpinContents } from "../db/contents";
 import type { Caller } from "../auth/caller";
 import { APP_UPLOAD_MAX_BYTES, type TierLimits } from "../plans";
 import { openZipBody, type ZipReference } from "./body";
-import { COLLECT_EVERY, releaseContents, verifyDirectUpload } from "./contents";
-import { collectYoungGarbage } from "./garbage";
+import { releaseContents, verifyDirectUpload } from "./contents";
+import { readWhole } from "./read-whole";
 import type { InputFile } from "./paths";
 import { zipSlots } from "./slots";
 import { uploadScope } from "./uploads";
@@ -106,33 +105,14 @@ async function readArchive(
   storageRef: string,
   ref: ZipReference["zip"],
 ): Promise<Uint8Array[]> {
-  const hash = createHash("sha256");
-  const whole = new Uint8Array(ref.size);
-  let length = 0;
-  let body: ReadableStream<Uint8Array> | null;
+  let read: Awaited<ReturnType<typeof readWhole>> = null;
   try {
-    body = await ctx.storage.get(storageRef);
-    if (body) {
-      const reader = body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (length + value.byteLength > ref.size) {
-          length += value.byteLength;
-          void reader.cancel().catch(() => undefined);
-          break;
-        }
-        hash.update(value);
-        whole.set(value, length);
-        length += value.byteLength;
-        // The chunks copied are garbage at once: collected as they pile up, not at V8's leisure.
-        if (length % COLLECT_EVERY < value.byteLength) collectYoungGarbage();
-      }
-    }
+    const body = await ctx.storage.get(storageRef);
+    if (body) read = await readWhole(body, ref.size, true);
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
-  if (body && length === ref.size && hash.digest("hex") === ref.sha256) return [whole];
+  if (read?.bytes && read.sha256 === ref.sha256) return [read.bytes];
   console.error(`[zipref] stored archive ${scope}/${ref.sha256} is not the bytes its row names; deleted`);
   await ctx.storage.delete(storageRef).catch(() => undefined);
   await forgetContentBytes(ctx.db, scope, ref.sha256).catch(() => undefined);
