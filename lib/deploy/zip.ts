@@ -193,8 +193,8 @@ function entryData(archive: Archive, e: Entry): () => Uint8Array {
 /**
  * Inflates raw deflate data, refusing output past `max` bytes (zlib stops there). `own`: the
  * output has an ArrayBuffer of its own, never a slice of Node's shared pool (zlib allocates
- * its output chunks with `Buffer.allocUnsafe`, pooled under half of `Buffer.poolSize`, which
- * some libraries raise from 8 KB; Next's server runs with 64 KB).
+ * its output chunks with `Buffer.allocUnsafe`, pooled under half of `Buffer.poolSize`: 64 KB
+ * on Node 24, 8 KB before).
  */
 function inflateAtMost(data: Uint8Array, max: number): Promise<{ out: Uint8Array; own: boolean }> {
   return new Promise((resolve, reject) => {
