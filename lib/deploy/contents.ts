@@ -7,6 +7,7 @@ import { APP_UPLOAD_MAX_BYTES } from "../plans";
 import { mapLimit } from "../concurrency";
 import type { Storage } from "../storage/types";
 import { collectYoungGarbage } from "./garbage";
+import { readWhole } from "./read-whole";
 import { oneSizePerHash } from "./hashes";
 import {
   findContent,
@@ -287,8 +288,10 @@ function groups(files: InputFile[]): InputFile[][] {
 /**
  * Reads (inflates, verifies, hashes) and stores deferred files group by group: a group's entries
  * are read READ_CONCURRENCY at a time, pinned in one statement and written PUT_CONCURRENCY at
- * a time; then its Buffers are collected (./garbage) before the next group is read. A failure
- * stops at the current group.
+ * a time, while the next group is read (a store's round trips overlap the next inflations, so a
+ * deploy holds at most two groups of unpacked bytes); once stored, a group's bytes are freed
+ * and its Buffers collected (./garbage). A failure stops at the current group, once the store
+ * in flight has settled (what it wrote is then recorded, and purged by the caller).
  */
 async function storeDeferred(
   batch: ContentBatch,
@@ -298,16 +301,31 @@ async function storeDeferred(
 ): Promise<void> {
   for (const f of deferred)
     if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
-  for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
-    const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
-      const bytes = await f.source!.read();
-      const sha = sha256Hex(bytes);
-      shaOf.set(f, sha);
-      onBytes?.(f, sha, bytes);
-      return [sha, bytes] as const;
-    });
-    await batch.store(new Map(items));
-    collectYoungGarbage();
+  let storing: Promise<void> | undefined;
+  try {
+    for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
+      const read: Array<[InputFile, Uint8Array]> = [];
+      const items = await mapLimit(group, READ_CONCURRENCY, async (f) => {
+        const bytes = await f.source!.read();
+        read.push([f, bytes]);
+        const sha = sha256Hex(bytes);
+        shaOf.set(f, sha);
+        onBytes?.(f, sha, bytes);
+        return [sha, bytes] as const;
+      });
+      await storing;
+      storing = batch.store(new Map(items)).then(() => {
+        // Stored and scanned: the group's inflated bytes are freed now, not when V8 next collects.
+        for (const [f, bytes] of read) f.source!.release?.(bytes);
+        collectYoungGarbage();
+      });
+      // Observed here too: it may fail while the next group is read, and is awaited only then.
+      storing.catch(() => undefined);
+    }
+    await storing;
+  } catch (err) {
+    await storing?.catch(() => undefined);
+    throw err;
   }
 }
 
@@ -384,9 +402,9 @@ async function pinReferences(
  * Checks what a client wrote straight to storage for a content of a scope (docs/uploads.md):
  * reads it back streaming, checks its size and SHA-256 against the content row, and records it
  * as stored. Anything else under that key is deleted. True when the content is stored now.
- * With `keep`, the bytes read are also collected there (a zip by reference is then opened from
- * this one read, not read twice); they are only the content's when this returns true after a
- * read, i.e. when `keep` is not empty.
+ * With `keep`, the bytes read are also collected there, as one buffer (a zip by reference is
+ * then opened from this one read, not read twice); they are only the content's when this
+ * returns true after a read, i.e. when `keep` is not empty.
  */
 export async function verifyDirectUpload(
   ctx: AppContext,
@@ -401,32 +419,15 @@ export async function verifyDirectUpload(
   const found = await direct.stat(contentKey(scope, sha256));
   if (!found) return false;
   const body = found.size === row.size ? await ctx.storage.get(found.ref) : null;
-  if (!body || (await digestOf(body, row.size, keep)) !== sha256) {
+  const read = body ? await readWhole(body, row.size, keep !== undefined) : null;
+  if (read?.bytes) keep!.push(read.bytes);
+  if (read?.sha256 !== sha256) {
     keep?.splice(0);
     await ctx.storage.delete(found.ref);
     return false;
   }
   await markContentStored(ctx.db, scope, sha256, found.ref, row.size);
   return true;
-}
-
-/** SHA-256 (hex) of a stream (its chunks kept in `keep`), or null as soon as it runs past `size` bytes or ends short of them. */
-async function digestOf(body: ReadableStream<Uint8Array>, size: number, keep?: Uint8Array[]): Promise<string | null> {
-  const hash = createHash("sha256");
-  let seen = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    seen += value.byteLength;
-    if (seen > size) {
-      void reader.cancel().catch(() => undefined); // not awaited: see readUpTo in report.ts
-      return null;
-    }
-    hash.update(value);
-    keep?.push(value);
-  }
-  return seen === size ? hash.digest("hex") : null;
 }
 
 /**

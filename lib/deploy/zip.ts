@@ -8,7 +8,8 @@ import type { InputFile } from "./paths";
 // and checks every local header before any entry is inflated. Entries are inflated one at a
 // time, when their contents are stored (InputFile.source): never past their declared size,
 // and each is checked against its CRC before its bytes are used. Inflation and CRC are Node's
-// zlib (native, off the event loop).
+// zlib (native, off the event loop). The bytes this module allocates (inflated entries, ranges
+// copied across the body's chunks) are freed as soon as they are used (`source.release`).
 
 export interface ZipLimits {
   maxFiles: number;
@@ -49,6 +50,11 @@ interface Entry {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
 
+/** Ranges of an archive that are copies (they spanned chunks), not views of its chunks. */
+const copies = new WeakSet<Uint8Array>();
+/** Bytes of entries that are this module's own (inflated, or copied out of the archive): `release` frees them. */
+const owned = new WeakSet<Uint8Array>();
+
 /**
  * A body as the chunks it arrived in, never joined: a range within one chunk is a view of it,
  * a range across chunks a copy of just that range.
@@ -79,6 +85,7 @@ class Archive {
     const at = start - this.starts[lo]!;
     if (end - this.starts[lo]! <= first.byteLength) return first.subarray(at, end - this.starts[lo]!);
     const out = new Uint8Array(end - start);
+    copies.add(out);
     let written = 0;
     for (let i = lo; written < out.length; i++) {
       const c = this.chunks[i]!;
@@ -183,13 +190,18 @@ function entryData(archive: Archive, e: Entry): () => Uint8Array {
   return () => archive.slice(start, end);
 }
 
-/** Inflates raw deflate data, refusing output past `max` bytes (zlib stops there). */
-function inflateAtMost(data: Uint8Array, max: number): Promise<Uint8Array> {
+/**
+ * Inflates raw deflate data, refusing output past `max` bytes (zlib stops there). `own`: the
+ * output has an ArrayBuffer of its own, never a slice of Node's shared pool (zlib allocates
+ * its output chunks with `Buffer.allocUnsafe`, pooled under half of `Buffer.poolSize`: 64 KB
+ * on Node 24, 8 KB before).
+ */
+function inflateAtMost(data: Uint8Array, max: number): Promise<{ out: Uint8Array; own: boolean }> {
   return new Promise((resolve, reject) => {
     // One output chunk for most entries (zlib's default is 16 KB, each a round trip to JS).
-    const chunkSize = Math.min(Math.max(max + 1, 16 * 1024), 1024 * 1024);
+    const chunkSize = Math.min(Math.max(max + 1, 16 * 1024, Buffer.poolSize), 1024 * 1024);
     inflateRaw(data, { maxOutputLength: Math.max(1, max), chunkSize }, (err, out) =>
-      err ? reject(err) : resolve(out),
+      err ? reject(err) : resolve({ out, own: chunkSize >= Buffer.poolSize >>> 1 }),
     );
   });
 }
@@ -197,22 +209,40 @@ function inflateAtMost(data: Uint8Array, max: number): Promise<Uint8Array> {
 /** The verified bytes of one entry: inflated (stored entries are a view of the archive), sized and CRC-checked. */
 async function readEntry(data: Uint8Array, e: Entry): Promise<Uint8Array> {
   let out: Uint8Array;
+  let own = copies.has(data);
   if (e.method === 0) {
     out = data;
   } else {
     try {
-      out = await inflateAtMost(data, e.size);
+      ({ out, own } = await inflateAtMost(data, e.size));
     } catch (err) {
       if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
         throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
       throw invalid(`The zip archive is corrupt (${e.name} does not inflate).`);
+    } finally {
+      // zlib is done with its input: a copied range goes now (most entries span two chunks of a body).
+      if (copies.has(data)) freeBuffer(data);
     }
     if (out.byteLength > e.size)
       throw invalid(`The zip archive is corrupt (${e.name} unpacks past its declared size).`);
     if (out.byteLength !== e.size) throw invalid(`The zip archive is corrupt (${e.name} is shorter than declared).`);
   }
   if (crc32(out) !== e.crc) throw invalid(`The zip archive is corrupt (checksum mismatch in ${e.name}).`);
+  if (own) owned.add(out);
   return out;
+}
+
+/**
+ * Frees the memory of bytes this module made (inflated, or a range copied out of the archive)
+ * at once, by detaching their ArrayBuffer: V8 drops its backing store. A Buffer's memory
+ * otherwise waits for V8's next full collection, which a deploy's few heap allocations do not
+ * bring before about the archive's size has piled up. Only for bytes with an ArrayBuffer of
+ * their own (a new Uint8Array, or zlib's output made unpooled by `inflateAtMost`), never a slice
+ * of Node's shared pool or a view of the archive's chunks.
+ */
+function freeBuffer(bytes: Uint8Array): void {
+  const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (bytes.byteLength > 0 && typeof buffer.transfer === "function") buffer.transfer(0);
 }
 
 const CHUNK = 1024 * 1024;
@@ -291,7 +321,15 @@ export function openZip(body: Uint8Array | readonly Uint8Array[], limits: ZipLim
     return {
       path,
       bytes: EMPTY,
-      source: { size: e.size, read: () => readEntry(data(), e), chunks: () => entryChunks(data(), e) },
+      source: {
+        size: e.size,
+        read: () => readEntry(data(), e),
+        chunks: () => entryChunks(data(), e),
+        // Never a view of the archive's chunks (other entries still read them), only bytes of our own.
+        release: (bytes) => {
+          if (owned.delete(bytes)) freeBuffer(bytes);
+        },
+      },
     };
   });
   return stripSingleRoot(files);

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { endHolds, forgetContentBytes, pinStoredContents, unpinContents } from "../db/contents";
@@ -6,6 +5,7 @@ import type { Caller } from "../auth/caller";
 import { APP_UPLOAD_MAX_BYTES, type TierLimits } from "../plans";
 import { openZipBody, type ZipReference } from "./body";
 import { releaseContents, verifyDirectUpload } from "./contents";
+import { readWhole } from "./read-whole";
 import type { InputFile } from "./paths";
 import { zipSlots } from "./slots";
 import { uploadScope } from "./uploads";
@@ -93,9 +93,11 @@ async function pinArchive(
 }
 
 /**
- * The archive's bytes as the chunks storage streams them, never more than its declared size,
- * checked against its size and SHA-256: a store may skip checksum checks, so bytes that changed
- * since they were verified are deleted and the reference refused.
+ * The archive's bytes, never more than its declared size (the stored object's, checked when it
+ * was pinned), copied as storage streams them into one buffer of that size (a chunk of a network
+ * stream holds a socket read buffer larger than itself), checked against its size and SHA-256:
+ * a store may skip checksum checks, so bytes that changed since they were verified are deleted
+ * and the reference refused.
  */
 async function readArchive(
   ctx: AppContext,
@@ -103,30 +105,14 @@ async function readArchive(
   storageRef: string,
   ref: ZipReference["zip"],
 ): Promise<Uint8Array[]> {
-  const hash = createHash("sha256");
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  let body: ReadableStream<Uint8Array> | null;
+  let read: Awaited<ReturnType<typeof readWhole>> = null;
   try {
-    body = await ctx.storage.get(storageRef);
-    if (body) {
-      const reader = body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        length += value.byteLength;
-        if (length > ref.size) {
-          void reader.cancel().catch(() => undefined);
-          break;
-        }
-        hash.update(value);
-        chunks.push(value);
-      }
-    }
+    const body = await ctx.storage.get(storageRef);
+    if (body) read = await readWhole(body, ref.size, true);
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
-  if (body && length === ref.size && hash.digest("hex") === ref.sha256) return chunks;
+  if (read?.bytes && read.sha256 === ref.sha256) return [read.bytes];
   console.error(`[zipref] stored archive ${scope}/${ref.sha256} is not the bytes its row names; deleted`);
   await ctx.storage.delete(storageRef).catch(() => undefined);
   await forgetContentBytes(ctx.db, scope, ref.sha256).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -17,6 +17,7 @@ import {
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { mapLimit } from "../concurrency";
 import { assertScopedPrefix, sliceStream, type ByteRange, type DirectUploads, type Storage } from "./types";
+import { webStreamOf } from "./node-stream";
 
 // Any S3-compatible bucket (AWS S3, Cloudflare R2, MinIO, Garage) through the AWS SDK. The ref
 // the database records is the object key. Reads are ranged GETs streamed through; deletes by
@@ -199,7 +200,7 @@ export class S3Storage implements Storage {
       );
       const body = res.Body as Readable | undefined;
       if (!body) return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-      const stream = Readable.toWeb(body) as ReadableStream<Uint8Array>;
+      const stream = webStreamOf(body);
       // A store may answer a Range with more than it (s3rver answers bytes=0-0 whole): cut it out here.
       if (range && !res.ContentRange?.startsWith(`bytes ${range.start}-${range.end}/`))
         return stream.pipeThrough(sliceStream(range.start, range.end));
