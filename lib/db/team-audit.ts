@@ -1,6 +1,7 @@
 import { auditId } from "./audit";
 import { teamAudit } from "./schema";
 import type { Db } from "./client";
+import { teamActorFor } from "../log/actor-scope";
 
 // The team audit log's one writer (lib/db/teams.ts's member changes, lib/db/events.ts's changes
 // a person made for a team, lib/auth/keys.ts's team keys): append-only, in the change's own
@@ -24,4 +25,25 @@ export interface NewTeamAudit {
 /** Appends one entry to a team's audit log (the only writer; nothing updates or deletes one). */
 export async function recordTeamAudit(tx: Tx, e: NewTeamAudit): Promise<void> {
   await tx.insert(teamAudit).values({ id: `tau_${auditId()}`, ...e, data: e.data ?? null });
+}
+
+/**
+ * A change to a team's resource that is no webhook event (a domain or webhook added or removed):
+ * enters the team's audit log when the request acts for the team that holds `accountId`.
+ */
+export async function recordTeamChange(db: Db, accountId: string, action: string, target: string): Promise<void> {
+  const actor = teamActorFor(accountId);
+  if (!actor) return;
+  await db.transaction((tx) =>
+    recordTeamAudit(tx, {
+      teamId: actor.teamId,
+      actorId: actor.id,
+      actorEmail: actor.email,
+      credentialKind: actor.credential.kind,
+      credentialId: actor.credential.id,
+      action,
+      target,
+      at: new Date(),
+    }),
+  );
 }

@@ -63,6 +63,14 @@ export const webhookPayloadSchema = z.object({
   type: webhookEventSchema,
   created_at: z.string(),
   data: z
-    .object({ slug: z.string().optional(), url: z.string().optional(), version: z.int().optional() })
+    .object({
+      slug: z.string().optional(),
+      url: z.string().optional(),
+      version: z.int().optional(),
+      actor: z
+        .object({ id: z.string(), email: z.string().nullable() })
+        .optional()
+        .describe("For a team's drops: the person who made the change acting as the team."),
+    })
     .catchall(z.unknown()),
 });

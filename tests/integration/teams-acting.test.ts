@@ -4,6 +4,7 @@ import * as dropsRoute from "@/app/drops/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import * as deployRoute from "@/app/deploy/route";
 import * as domainsRoute from "@/app/domains/route";
+import * as domainRoute from "@/app/domains/[hostname]/route";
 import * as webhooksRoute from "@/app/webhooks/route";
 import * as vanityRoute from "@/app/vanity/route";
 import * as billingMeRoute from "@/app/billing/me/route";
@@ -212,6 +213,37 @@ describe("what a person changes for a team names them", () => {
       .where(and(eq(events.accountId, member.account.id), eq(events.type, "drop.deployed")));
     expect(mine?.data).toMatchObject({ slug: own.body.slug });
     expect(mine?.data).not.toHaveProperty("actor");
+  });
+});
+
+describe("a team's domains in its audit log", () => {
+  it("added and removed by an admin's team key, named with the person and the key", async () => {
+    const { slug, owner, people } = await teamWith(t.ctx, ["admin"]);
+    const admin = people[0]!;
+    const key = await teamKeyOf(admin, slug);
+    const made = (await deployAs(key)).body.slug!;
+    const hostname = `www.${slug}.example.com`;
+    const added = await domainsRoute.POST(
+      apiRequest("/domains", {
+        method: "POST",
+        body: JSON.stringify({ hostname, slug: made }),
+        headers: { ...bearer(key), "content-type": "application/json" },
+      }),
+      p({}),
+    );
+    expect(added.status, await added.clone().text()).toBe(201);
+    const removed = await domainRoute.DELETE(
+      apiRequest(`/domains/${hostname}`, { method: "DELETE", headers: bearer(key) }),
+      p({ hostname }),
+    );
+    expect(removed.status).toBe(200);
+    const audit = teamAuditSchema.parse((await teamCall("GET", `/teams/${slug}/audit`, owner.apiKey)).body);
+    const actions = audit.entries.filter((e) => e.target === `domain:${hostname}`).map((e) => e.action);
+    expect(actions.sort()).toEqual(["domain.added", "domain.removed"]);
+    expect(audit.entries.find((e) => e.action === "domain.added")).toMatchObject({
+      actor: { id: admin.account.id },
+      credential: { kind: "key" },
+    });
   });
 });
 
