@@ -25,6 +25,7 @@ import { print } from "./core/output";
 const COMMON_OPTIONS = `Options for every command:
   --api URL     API base URL (env DROP_API_URL; default ${DEFAULT_API})
   --key KEY     API key for this command (env DROP_API_KEY; else the one stored by login)
+  --team SLUG   act as a team, with the team key stored by login --team SLUG --key sp_…
   --json        machine-readable output on stdout
   --quiet, -q   no progress output
   --help, -h    help (of a command: dropsite <command> --help)
@@ -76,6 +77,7 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         api: { type: "string" },
         key: { type: "string" },
+        team: { type: "string" },
         name: { type: "string" },
         ttl: { type: "string" },
         append: { type: "string" },

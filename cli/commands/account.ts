@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { API_KEY_PATTERN } from "../../lib/patterns";
 import type { limitsResponseSchema, listDropsResponseSchema } from "../../lib/schemas";
 import type { Command, Flags, Target } from "../core/command";
-import { configPath, DEFAULT_API, normalizeApi, readConfig, writeConfig } from "../core/config";
+import { configPath, DEFAULT_API, normalizeApi, readConfig, teamFlag, writeConfig } from "../core/config";
 import { CliError, EXIT } from "../core/errors";
 import { apiCall } from "../core/http";
 import { formatBytes, print } from "../core/output";
@@ -57,9 +57,18 @@ async function cmdLogin(flags: Flags): Promise<void> {
   // Any account route answers 401 for an unknown or revoked key; /limits also tells the plan.
   await apiCall<ListDropsResponse>(api, key, "GET", "/drops?limit=1");
   const limitsRes = await apiCall<LimitsResponse>(api, key, "GET", "/limits");
-  await writeConfig({ api, apiKey: key });
-  if (flags.json) return print({ api, plan: limitsRes.plan, config: configPath() });
-  process.stdout.write(`Logged in to ${api} (plan ${limitsRes.plan}). Key stored in ${configPath()}\n`);
+  // Keys stored for another API are forgotten: a stored key only ever goes to its own API.
+  const kept = config.api && normalizeApi(config.api) === api ? config : {};
+  const team = teamFlag(flags);
+  await writeConfig(
+    team === undefined ? { ...kept, api, apiKey: key } : { ...kept, api, teamKeys: { ...kept.teamKeys, [team]: key } },
+  );
+  if (flags.json) return print({ api, plan: limitsRes.plan, config: configPath(), ...(team ? { team } : {}) });
+  process.stdout.write(
+    team === undefined
+      ? `Logged in to ${api} (plan ${limitsRes.plan}). Key stored in ${configPath()}\n`
+      : `Stored the key of team ${team} for ${api} (plan ${limitsRes.plan}) in ${configPath()}; add --team ${team} to act as the team.\n`,
+  );
 }
 
 async function cmdLogout(flags: Flags): Promise<void> {
@@ -81,8 +90,9 @@ export const limitsCommand: Command = {
 };
 
 export const login: Command = {
-  usage: "dropsite login [--key sp_...]",
-  about: "Check a key against the API and store it (prompts when --key is not given).",
+  usage: "dropsite login [--key sp_...] [--team SLUG]",
+  about:
+    "Check a key against the API and store it (prompts when --key is not given); with --team, store a team key for that team, used when a command is given --team.",
   local: cmdLogin,
 };
 

@@ -13,6 +13,8 @@ export interface Target {
 export interface Flags {
   api?: string;
   key?: string;
+  /** Act as this team with the team key `login --team` stored for it. */
+  team?: string;
   name?: string;
   ttl?: string;
   append?: string;

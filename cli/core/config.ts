@@ -10,7 +10,12 @@ export const DEFAULT_API = "http://localhost:3000";
 interface StoredConfig {
   api?: string;
   apiKey?: string;
+  /** Team keys stored by `dropsite login --team SLUG`, by team slug (for the same api). */
+  teamKeys?: Record<string, string>;
 }
+
+/** A team's slug as the service spells it (a vanity sub's pattern, loosely). */
+const TEAM_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 // ---------------------------------------------------------------- configuration
 
@@ -24,8 +29,20 @@ export async function readConfig(): Promise<StoredConfig> {
   try {
     const parsed: unknown = JSON.parse(await readFile(configPath(), "utf8"));
     if (!parsed || typeof parsed !== "object") return {};
-    const { api, apiKey } = parsed as Record<string, unknown>;
-    return { api: typeof api === "string" ? api : undefined, apiKey: typeof apiKey === "string" ? apiKey : undefined };
+    const { api, apiKey, teamKeys } = parsed as Record<string, unknown>;
+    const teams =
+      teamKeys && typeof teamKeys === "object"
+        ? Object.fromEntries(
+            Object.entries(teamKeys).filter(
+              (e): e is [string, string] => TEAM_SLUG.test(e[0]) && typeof e[1] === "string",
+            ),
+          )
+        : undefined;
+    return {
+      api: typeof api === "string" ? api : undefined,
+      apiKey: typeof apiKey === "string" ? apiKey : undefined,
+      ...(teams && Object.keys(teams).length > 0 ? { teamKeys: teams } : {}),
+    };
   } catch {
     return {};
   }
@@ -53,14 +70,33 @@ export const normalizeApi = (u: string): string => {
   return url.href.replace(/\/+$/, "");
 };
 
+/** The `--team` flag's slug, checked. */
+export function teamFlag(flags: Flags): string | undefined {
+  if (flags.team === undefined) return undefined;
+  if (!TEAM_SLUG.test(flags.team))
+    throw new CliError(`--team takes a team's slug, got ${JSON.stringify(flags.team)}`, EXIT.usage);
+  return flags.team;
+}
+
 /**
- * The API URL and credential for a command. A stored key is only sent to the API it was stored
+ * The API URL and credential for a command: --key, else with --team the team key stored for
+ * it, else DROP_API_KEY, else the stored key. A stored key is only sent to the API it was stored
  * for, so pointing the client at another server never leaks it.
  */
 export async function resolveTarget(flags: Flags): Promise<Target> {
   const config = await readConfig();
   const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
+  const sameApi = !config.api || normalizeApi(config.api) === api;
+  const team = teamFlag(flags);
+  if (team !== undefined && flags.key === undefined) {
+    const stored = sameApi ? config.teamKeys?.[team] : undefined;
+    if (!stored)
+      throw new CliError(`No key stored for team ${team} on ${api}.`, EXIT.usage, {
+        hint: `Mint a team key on ${api}/dashboard (acting as the team, API keys), then run: dropsite login --team ${team} --key sp_…`,
+      });
+    return { api, key: stored };
+  }
   let key = flags.key ?? process.env.DROP_API_KEY ?? undefined;
-  if (!key && config.apiKey && (!config.api || normalizeApi(config.api) === api)) key = config.apiKey;
+  if (!key && config.apiKey && sameApi) key = config.apiKey;
   return { api, key: key || undefined };
 }

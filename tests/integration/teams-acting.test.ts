@@ -277,6 +277,46 @@ describe("MCP: a team key acts as the team, behind the same gate", () => {
   });
 });
 
+describe("the role matrix through MCP: every class a tool has x every role", () => {
+  const TOOLS: { name: string; weakest: TeamRole; args: (own: string) => Record<string, unknown> }[] = [
+    { name: "list_drops", weakest: "viewer", args: () => ({}) },
+    { name: "get_drop", weakest: "viewer", args: (own) => ({ slug: own }) },
+    { name: "deploy_html", weakest: "member", args: () => ({ html: "<p>mcp</p>" }) },
+    { name: "set_access", weakest: "member", args: (own) => ({ slug: own, mode: "public" }) },
+    { name: "delete_drop", weakest: "admin", args: (own) => ({ slug: own }) },
+    { name: "list_webhooks", weakest: "admin", args: () => ({}) },
+    { name: "add_domain", weakest: "admin", args: (own) => ({ hostname: `m.${own}.example.com`, slug: own }) },
+  ];
+
+  it("a role below the tool's class gets a forbidden tool error and nothing changes", async () => {
+    const { slug, owner, people } = await teamWith(t.ctx, ["viewer", "member", "admin"]);
+    const byRole: Record<TeamRole, Person> = { viewer: people[0]!, member: people[1]!, admin: people[2]!, owner };
+    const ownerKey = await teamKeyOf(owner, slug);
+    for (const role of ROLES) {
+      const agent = await connectAgent("client-2.x", { ip: nextIp(), credential: await teamKeyOf(byRole[role], slug) });
+      try {
+        for (const tool of TOOLS) {
+          const own = (await deployAs(ownerKey)).body.slug!;
+          const before = (await t.ctx.db.select({ n: drops.id }).from(drops)).length;
+          const result = await agent.call(tool.name, tool.args(own));
+          const refused = resultText(result).includes("Error (forbidden)");
+          const allowed = ROLES.indexOf(role) >= ROLES.indexOf(tool.weakest);
+          expect({ what: `${tool.name} as ${role}`, refused }).toEqual({
+            what: `${tool.name} as ${role}`,
+            refused: !allowed,
+          });
+          if (!allowed) {
+            expect(await dropExists(own)).toBe(true);
+            expect((await t.ctx.db.select({ n: drops.id }).from(drops)).length).toBe(before);
+          }
+        }
+      } finally {
+        await agent.close();
+      }
+    }
+  }, 120_000);
+});
+
 describe("DELETE /teams/{team}", () => {
   it("purges the team's drops with their bytes; the owner's own drops stay", async () => {
     const { slug, owner } = await teamWith(t.ctx, []);
