@@ -31,6 +31,9 @@ import { apiRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context"
 import { registerSecret } from "../support/secrets";
 import { connectInProcess, resultText, type CallResult } from "../support/mcp";
 import { cliAgainstRoutes } from "../support/cli";
+import { teamWith } from "../support/teams";
+import { mintKey } from "@/lib/auth/keys";
+import { webhookPayloadSchema } from "@/lib/schemas";
 
 // Webhooks: the outbox written in each change's transaction, delivery signed by the Standard
 // Webhooks scheme to a local receiver that verifies with the standardwebhooks package, retries,
@@ -816,5 +819,36 @@ describe("dropsite webhooks add|list|rm|deliveries", () => {
     expect(rm1.code, rm1.stderr).toBe(0);
     expect(rm1.stdout).toContain(`Removed webhook ${w.id}`);
     expect((await cli(["webhooks", "list"], acc.apiKey)).stdout).toContain("No webhooks.");
+  });
+});
+
+describe("a team's drops", () => {
+  it("a change made with a team key reaches the team's webhook naming the person (data.actor)", async () => {
+    const { slug, people } = await teamWith(t.ctx, ["admin"]);
+    const admin = people[0]!;
+    const minted = await mintKey(
+      t.ctx,
+      { account: admin.account, via: "session", credentialKey: `session:${admin.account.id}` },
+      "hooks",
+      slug,
+    );
+    registerSecret("api key", minted.apiKey);
+    const created = await withPrivate(true, () => addWebhook(minted.apiKey, { url: receiver.url }));
+    expect(created.status).toBe(201);
+    registerSecret("webhook secret", created.body.secret);
+    receiver.secret = created.body.secret;
+    const made = await deploy(minted.apiKey, { "index.html": "<p>team</p>" });
+    expect(made.status).toBe(200);
+    await drain();
+    const got = receiver.received.find((r) => r.payload.type === "drop.deployed");
+    expect(webhookPayloadSchema.parse(got?.payload).data).toMatchObject({
+      slug: made.body.slug,
+      actor: { id: admin.account.id, email: admin.account.email },
+    });
+    // The person's own deploy reaches none of the team's webhooks.
+    receiver.received = [];
+    expect((await deploy(admin.apiKey, { "index.html": "<p>mine</p>" })).status).toBe(200);
+    await drain();
+    expect(receiver.received).toEqual([]);
   });
 });
