@@ -14,6 +14,10 @@ export const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"
  * the page passes.
  */
 export async function axeViolations(page: Page, name: string): Promise<string[]> {
+  // Next streams a page's metadata after its body: right after a navigation or a server action's
+  // re-render the <title> may not be in the document yet. Wait for it (a bounded wait: a page
+  // that never gets one still fails axe's document-title rule below).
+  await page.waitForFunction(() => document.title.trim() !== "", null, { timeout: 5_000 }).catch(() => {});
   const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
   return results.violations.flatMap((v) =>
     v.nodes.map((n) => {
