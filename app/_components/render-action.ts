@@ -9,7 +9,7 @@ import type { RenderResult } from "@/lib/schemas";
 // The drop page's "Check in a browser": POST /drops/{slug}/render as the session's account.
 
 export async function renderCheckAction(slug: unknown): Promise<ActionResult<RenderResult>> {
-  return runAsSession("deploy", async (ctx, caller) => {
+  return runAsSession("POST /drops/{slug}/render", async (ctx, caller) => {
     const parsed = z.string().max(1000).safeParse(slug);
     if (!parsed.success) throw ApiError.fromZod(parsed.error, "The input");
     return (await renderOwnedDrop(ctx, caller.account, parsed.data)).render;

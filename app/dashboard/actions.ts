@@ -33,13 +33,15 @@ function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 const text = z.string().max(1000);
 
 export async function deleteDropAction(slug: unknown): Promise<ActionResult<{ deleted: string }>> {
-  const r = await runAsSession("delete", (ctx, caller) => deleteDrop(ctx, caller.account, check(text, slug)));
+  const r = await runAsSession("DELETE /drops/{slug}", (ctx, caller) =>
+    deleteDrop(ctx, caller.account, check(text, slug)),
+  );
   revalidatePath("/dashboard");
   return r;
 }
 
 export async function rollbackAction(slug: unknown, version: unknown): Promise<ActionResult<{ live_version: number }>> {
-  const r = await runAsSession("deploy", async (ctx, caller) => {
+  const r = await runAsSession("POST /drops/{slug}/rollback", async (ctx, caller) => {
     const s = check(text, slug);
     const body = check(rollbackBodySchema, { version });
     return { live_version: (await rollbackToVersion(ctx, caller.account, s, body.version)).live_version };
@@ -50,7 +52,7 @@ export async function rollbackAction(slug: unknown, version: unknown): Promise<A
 
 export async function mintKeyAction(note: unknown): Promise<ActionResult<{ apiKey: string; keyId: string }>> {
   // Acting as a team: a team key carrying the person's role (POST /keys {note, team}).
-  const r = await runAsSession("read", async (ctx, caller) => {
+  const r = await runAsSession("POST /keys", async (ctx, caller) => {
     const body = check(mintKeyBodySchema, { note });
     const k = await mintKey(ctx, personCaller(caller), body.note, await actingSlug(ctx, caller));
     return { apiKey: k.apiKey, keyId: k.keyId };
@@ -60,7 +62,9 @@ export async function mintKeyAction(note: unknown): Promise<ActionResult<{ apiKe
 }
 
 export async function revokeKeyAction(keyId: unknown): Promise<ActionResult<{ revoked: string }>> {
-  const r = await runAsSession("read", (ctx, caller) => revokeApiKey(ctx, personCaller(caller), check(text, keyId)));
+  const r = await runAsSession("DELETE /keys/{id}", (ctx, caller) =>
+    revokeApiKey(ctx, personCaller(caller), check(text, keyId)),
+  );
   revalidatePath("/dashboard");
   return r;
 }
@@ -69,7 +73,7 @@ export async function claimAction(
   slug: unknown,
   claimToken: unknown,
 ): Promise<ActionResult<{ slug: string; url: string }>> {
-  const r = await runAsSession("deploy", async (ctx, caller) => {
+  const r = await runAsSession("POST /claim", async (ctx, caller) => {
     const c = await claimDrop(ctx, caller.account, check(claimBodySchema, { slug, claim_token: claimToken }));
     return { slug: c.slug, url: c.url };
   });
@@ -77,31 +81,24 @@ export async function claimAction(
   return r;
 }
 
+// Checkout and the portal are a person's own (their gate refuses a session acting as a team): a
+// team's plan is its billing owner's subscription.
 export async function checkoutAction(plan: unknown): Promise<ActionResult<{ url: string }>> {
-  return runAsSession("billing", async (ctx, caller) => {
-    notAsTeam(caller);
+  return runAsSession("POST /billing/checkout", async (ctx, caller) => {
     return { url: (await startCheckout(ctx, caller.account, check(z.enum(["pro", "team"]), plan))).url };
   });
 }
 
 export async function portalAction(): Promise<ActionResult<{ url: string }>> {
-  return runAsSession("billing", async (ctx, caller) => {
-    notAsTeam(caller);
+  return runAsSession("POST /billing/portal", async (ctx, caller) => {
     return { url: (await openPortal(ctx, caller.account)).url };
   });
 }
 
-/** A team's plan is its billing owner's subscription: checkout and the portal are the person's own. */
-function notAsTeam(caller: { team?: unknown }): void {
-  if (caller.team)
-    throw new ApiError("invalid_request", "A team's plan follows its billing owner's subscription.", {
-      hint: "Act as yourself in the dashboard's switcher to manage your subscription.",
-      docs: "teams",
-    });
-}
-
 export async function vanityAction(sub: unknown): Promise<ActionResult<{ sub: string; serve_base: string }>> {
-  const r = await runAsSession("vanity", (ctx, caller) => claimVanity(ctx, caller.account, { sub: check(text, sub) }));
+  const r = await runAsSession("POST /vanity", (ctx, caller) =>
+    claimVanity(ctx, caller.account, { sub: check(text, sub) }),
+  );
   revalidatePath("/dashboard");
   return r;
 }
@@ -120,7 +117,7 @@ export async function accessAction(prev: AccessFormState, form: FormData): Promi
   const slug = form.get("slug");
   const mode = form.get("mode");
   const password = form.get("password");
-  const r = await runAsSession("deploy", (ctx, caller) =>
+  const r = await runAsSession("PUT /drops/{slug}/access", (ctx, caller) =>
     setAccess(
       ctx,
       caller.account,
@@ -140,7 +137,7 @@ export async function addWebhookAction(
   events: unknown,
 ): Promise<ActionResult<{ id: string; secret: string }>> {
   // createWebhook checks the body with the POST /webhooks schema.
-  const r = await runAsSession("webhooks", async (ctx, caller) => {
+  const r = await runAsSession("POST /webhooks", async (ctx, caller) => {
     const w = await createWebhook(ctx, caller.account, { url, events });
     return { id: w.id, secret: w.secret };
   });
@@ -149,7 +146,9 @@ export async function addWebhookAction(
 }
 
 export async function removeWebhookAction(id: unknown): Promise<ActionResult<{ deleted: string }>> {
-  const r = await runAsSession("webhooks", (ctx, caller) => removeWebhook(ctx, caller.account, check(text, id)));
+  const r = await runAsSession("DELETE /webhooks/{id}", (ctx, caller) =>
+    removeWebhook(ctx, caller.account, check(text, id)),
+  );
   revalidatePath("/dashboard");
   return r;
 }
@@ -169,7 +168,13 @@ export async function domainsAction(prev: DomainsFormState, form: FormData): Pro
   const intent = form.get("intent");
   const hostname = form.get("hostname");
   const round = prev.round + 1;
-  const r = await runAsSession("domains", async (ctx, caller) => {
+  const route =
+    intent === "verify"
+      ? "POST /domains/{hostname}/verify"
+      : intent === "remove"
+        ? "DELETE /domains/{hostname}"
+        : "POST /domains";
+  const r = await runAsSession(route, async (ctx, caller) => {
     let message: string;
     if (intent === "add") {
       const d = await createDomain(ctx, caller.account, { hostname, slug });

@@ -10,7 +10,7 @@ import { withDb } from "../db/errors";
 import { looksLikeJwt, trustedIssuers, verifyIdToken } from "./id-token";
 import { findAccount } from "../db/accounts";
 import { ACCESS_TOKEN_PATTERN, verifyAccessToken } from "../oauth/tokens";
-import { refuseSuspended } from "./suspended";
+import { refuseSuspendedCaller } from "./suspended";
 import { teamAccountId } from "../db/teams";
 import { findOauthGrantTeam } from "../db/oauth";
 import { actAsTeam, noteActing } from "../teams/acting";
@@ -62,8 +62,7 @@ export async function callerFromCredential(
   audience: CredentialAudience,
 ): Promise<Caller | null> {
   const caller = await resolveCredential(ctx, credential, audience);
-  // A suspended person's team credentials stop with the person; the team goes on.
-  if (caller) refuseSuspended(caller.actor ?? caller.account);
+  if (caller) refuseSuspendedCaller(caller);
   return caller;
 }
 

@@ -1,6 +1,7 @@
 import { env } from "../env";
 import { ApiError } from "../errors";
 import type { AccountRow } from "../db/schema";
+import type { Caller } from "./caller-types";
 
 // A suspended account's credentials (API keys, ID tokens, OAuth tokens, the session) are known
 // but refused: 403 forbidden, with a hint naming the appeal form. Nothing of the account is deleted.
@@ -13,4 +14,14 @@ export function refuseSuspended<A extends Pick<AccountRow, "suspendedAt" | "susp
     });
   }
   return account;
+}
+
+/**
+ * Refuses a caller whose person or account is suspended. Acting as a team, both count: a
+ * suspended person's team credentials stop with the person, and a suspended team stops every
+ * member's credentials acting for it (the person's own go on).
+ */
+export function refuseSuspendedCaller(caller: Pick<Caller, "actor" | "account">): void {
+  if (caller.actor) refuseSuspended(caller.actor);
+  refuseSuspended(caller.account);
 }

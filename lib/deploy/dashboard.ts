@@ -2,9 +2,8 @@ import type { AppContext } from "../context";
 import { ApiError, authRequired } from "../errors";
 import type { Caller } from "../auth/caller";
 import { sessionCaller } from "../auth/session";
-import { refuseSuspended } from "../auth/suspended";
-import { can } from "../teams/roles";
-import { refused } from "../teams/access";
+import { refuseSuspendedCaller } from "../auth/suspended";
+import { checkGate, TEAM_ROUTE_GATES } from "../teams/gates";
 import type { DeployResponse, PreflightResponse } from "../schemas";
 import { deployBody, guardedDeploy } from "./request";
 import { preflight, UPLOAD_TOKEN_HEADER } from "./uploads";
@@ -36,9 +35,9 @@ async function dashboardCaller(ctx: AppContext, req: Request): Promise<Caller> {
   }
   const caller = await sessionCaller();
   if (!caller) throw authRequired();
-  refuseSuspended(caller.actor ?? caller.account);
-  // Acting as a team (the dashboard's switcher): deploying is the members' and up.
-  if (caller.team && !can(caller.team.role, "deploy")) throw refused(caller.team.role, "deploy to the team");
+  refuseSuspendedCaller(caller);
+  // Acting as a team (the dashboard's switcher): the gate of POST /deploy, whose work this is.
+  checkGate(caller, TEAM_ROUTE_GATES["POST /deploy"]);
   return caller;
 }
 

@@ -33,7 +33,7 @@ export function credentialOf(caller: Caller): TeamActor["credential"] {
   return { kind, id: id || caller.credentialKey };
 }
 
-/** The request acts as a team: the changes it records name the person (lib/teams/scope.ts). */
+/** The request acts as a team: the changes it records name the person (lib/log/actor-scope.ts). */
 export function noteActing(caller: Caller): void {
   if (!caller.team || !caller.actor || !caller.account) return;
   noteTeamActor({

@@ -12,7 +12,7 @@ import { can, type TeamAction } from "./roles";
 type Gate = TeamAction | "own" | "person";
 
 /** Method and path as the OpenAPI document spells them; first match wins. */
-export const TEAM_ROUTE_GATES: Record<string, Gate> = {
+export const TEAM_ROUTE_GATES = {
   "GET /limits": "read",
   "POST /deploy": "deploy",
   "POST /deploy/preflight": "deploy",
@@ -56,7 +56,9 @@ export const TEAM_ROUTE_GATES: Record<string, Gate> = {
   "POST /teams/{team}/invites": "own",
   "DELETE /teams/{team}/invites/{id}": "own",
   "GET /teams/{team}/audit": "own",
-};
+} as const satisfies Record<string, Gate>;
+/** A route of the table, as the dashboard's actions name the one whose gate they share. */
+export type TeamRoute = keyof typeof TEAM_ROUTE_GATES;
 
 /** Each MCP tool's class for a team caller (the /mcp route itself is "own": the tool decides). */
 export const TEAM_TOOL_GATES: Record<string, Gate> = {
@@ -101,13 +103,30 @@ export function routeGate(method: string, pathname: string): Gate | undefined {
 
 function personOnly(): ApiError {
   return new ApiError("forbidden", "A team's credential cannot do this; it is a person's own.", {
-    hint: "Use your own key or log in as yourself.",
+    hint: "Use your own key, or act as yourself in the dashboard's switcher.",
     docs: "teams",
   });
 }
 
+/** How a refusal names each class of action ("Your role in this team (viewer) may not …"). */
+const ACTION_WORDS: Record<TeamAction, string> = {
+  read: "read the team's drops",
+  deploy: "deploy or change the team's drops",
+  delete: "delete the team's drops",
+  domains: "change the team's domains",
+  webhooks: "change the team's webhooks",
+  vanity: "change the team's vanity name",
+  keys: "manage the team's keys",
+  invites: "manage invitations",
+  members: "change members",
+  audit: "read the audit log",
+  billing: "manage the team's billing",
+  owners: "change owners",
+  deleteTeam: "delete the team",
+};
+
 function refusedRole(role: string, action: TeamAction): ApiError {
-  return new ApiError("forbidden", `Your role in this team (${role}) may not take this action (${action}).`, {
+  return new ApiError("forbidden", `Your role in this team (${role}) may not ${ACTION_WORDS[action]}.`, {
     hint: "Ask an admin or owner of the team.",
     docs: "teams",
   });

@@ -9,36 +9,25 @@ import * as webhooksRoute from "@/app/webhooks/route";
 import * as vanityRoute from "@/app/vanity/route";
 import * as billingMeRoute from "@/app/billing/me/route";
 import * as checkoutRoute from "@/app/billing/checkout/route";
-import { mintKey } from "@/lib/auth/keys";
-import { drops, events, teams } from "@/lib/db/schema";
+import * as suspendRoute from "@/app/admin/accounts/[id]/suspend/route";
+import * as unsuspendRoute from "@/app/admin/accounts/[id]/unsuspend/route";
+import { accounts, drops, events, teams } from "@/lib/db/schema";
 import { teamAuditSchema, type TeamRole } from "@/lib/schemas";
 import { apiRequest, suiteContext } from "../support/context";
-import { bearer } from "../support/accounts";
+import { accountWithKey, bearer } from "../support/accounts";
 import { connectAgent, resultText } from "../support/mcp";
-import { registerSecret } from "../support/secrets";
-import { teamCall, teamWith, type Person } from "../support/teams";
+import { teamCall, teamKeyOf, teamWith, type Person } from "../support/teams";
 
 // Acting as a team (DESIGN "Teams"): a team key acts as the team's account on every account
 // route and MCP tool, with the minting person's role as it is at each use, checked before
 // anything else; what it changes is the team's, names the person (data.actor, the audit log),
 // and never mixes with the person's own.
 
-const t = suiteContext({}, { freshLimiter: true });
+const OPERATOR_EMAIL = "ops@example.test";
+const t = suiteContext({ ADMIN_EMAILS: OPERATOR_EMAIL }, { freshLimiter: true });
 const p = <P>(params: P) => ({ params: Promise.resolve(params) });
 let ip = 0;
 const nextIp = () => `198.51.100.${(++ip % 200) + 20}`;
-
-/** A team key of `who` for team `slug`, minted through the service as a logged-in session would. */
-async function teamKeyOf(who: Person, slug: string): Promise<string> {
-  const minted = await mintKey(
-    t.ctx,
-    { account: who.account, via: "session", credentialKey: `session:${who.account.id}` },
-    "ci",
-    slug,
-  );
-  registerSecret("api key", minted.apiKey);
-  return minted.apiKey;
-}
 
 async function deployAs(key: string) {
   const res = await deployRoute.POST(
@@ -129,7 +118,7 @@ describe("the role matrix through REST: every class x every role", () => {
     const { slug, owner, people } = await teamWith(t.ctx, ["viewer", "member", "admin"]);
     const byRole: Record<TeamRole, Person> = { viewer: people[0]!, member: people[1]!, admin: people[2]!, owner };
     const keys = Object.fromEntries(
-      await Promise.all(ROLES.map(async (r) => [r, await teamKeyOf(byRole[r], slug)] as const)),
+      await Promise.all(ROLES.map(async (r) => [r, await teamKeyOf(t.ctx, byRole[r], slug)] as const)),
     );
     const ownerKey = keys.owner!;
     for (const cls of CLASSES) {
@@ -156,7 +145,7 @@ describe("the role matrix through REST: every class x every role", () => {
 
   it("a person's own payment pages refuse a team key, whatever the role", async () => {
     const { slug, owner } = await teamWith(t.ctx, []);
-    const key = await teamKeyOf(owner, slug);
+    const key = await teamKeyOf(t.ctx, owner, slug);
     const res = await checkoutRoute.POST(
       apiRequest("/billing/checkout", {
         method: "POST",
@@ -173,7 +162,7 @@ describe("a team key follows its person's membership", () => {
   it("demoted: 403 past the new role on the next request; removed: 401", async () => {
     const { slug, owner, people } = await teamWith(t.ctx, ["member"]);
     const member = people[0]!;
-    const key = await teamKeyOf(member, slug);
+    const key = await teamKeyOf(t.ctx, member, slug);
     expect((await deployAs(key)).status).toBe(200);
     const demoted = await teamCall("PATCH", `/teams/${slug}/members/${member.account.id}`, owner.apiKey, {
       role: "viewer",
@@ -186,11 +175,50 @@ describe("a team key follows its person's membership", () => {
   });
 });
 
+describe("a suspended team or person", () => {
+  it("suspending the team's account stops every member's team key, not their own; suspending a person stops theirs for the team", async () => {
+    const ops = await accountWithKey(t.ctx, "free");
+    await t.ctx.db
+      .update(accounts)
+      .set({ email: OPERATOR_EMAIL, emailVerified: true })
+      .where(eq(accounts.id, ops.account.id));
+    const operatorPost = (path: string, id: string, body?: unknown) =>
+      (path.endsWith("unsuspend") ? unsuspendRoute : suspendRoute).POST(
+        apiRequest(`/admin/accounts/${id}/${path}`, {
+          method: "POST",
+          headers: { ...bearer(ops.apiKey), "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+        p({ id }),
+      );
+    const { slug, people } = await teamWith(t.ctx, ["member"]);
+    const member = people[0]!;
+    const key = await teamKeyOf(t.ctx, member, slug);
+    const [team] = await t.ctx.db.select().from(teams).where(eq(teams.slug, slug));
+    expect((await deployAs(key)).status).toBe(200);
+
+    expect((await operatorPost("suspend", team!.accountId, { reason: "spam" })).status).toBe(200);
+    const before = await t.ctx.db.select({ id: drops.id }).from(drops).where(eq(drops.ownerId, team!.accountId));
+    expect(await deployAs(key)).toMatchObject({ status: 403, body: { code: "forbidden" } });
+    expect((await dropsRoute.GET(apiRequest("/drops", { headers: bearer(key) }), p({}))).status).toBe(403);
+    expect(await t.ctx.db.select({ id: drops.id }).from(drops).where(eq(drops.ownerId, team!.accountId))).toEqual(
+      before,
+    );
+    // The person's own key is theirs, not the team's: it goes on.
+    expect((await deployAs(member.apiKey)).status).toBe(200);
+    expect((await operatorPost("unsuspend", team!.accountId)).status).toBe(200);
+    expect((await deployAs(key)).status).toBe(200);
+
+    expect((await operatorPost("suspend", member.account.id, { reason: "spam" })).status).toBe(200);
+    expect(await deployAs(key)).toMatchObject({ status: 403, body: { code: "forbidden" } });
+  });
+});
+
 describe("what a person changes for a team names them", () => {
   it("the event's data.actor and the team's audit entry, with the key used", async () => {
     const { slug, owner, people } = await teamWith(t.ctx, ["member"]);
     const member = people[0]!;
-    const key = await teamKeyOf(member, slug);
+    const key = await teamKeyOf(t.ctx, member, slug);
     const made = (await deployAs(key)).body.slug!;
     const [team] = await t.ctx.db.select().from(teams).where(eq(teams.slug, slug));
     const [event] = await t.ctx.db
@@ -220,7 +248,7 @@ describe("a team's domains in its audit log", () => {
   it("added and removed by an admin's team key, named with the person and the key", async () => {
     const { slug, owner, people } = await teamWith(t.ctx, ["admin"]);
     const admin = people[0]!;
-    const key = await teamKeyOf(admin, slug);
+    const key = await teamKeyOf(t.ctx, admin, slug);
     const made = (await deployAs(key)).body.slug!;
     const hostname = `www.${slug}.example.com`;
     const added = await domainsRoute.POST(
@@ -250,8 +278,11 @@ describe("a team's domains in its audit log", () => {
 describe("MCP: a team key acts as the team, behind the same gate", () => {
   it("a viewer lists the team's drops but may not deploy or delete; an admin deletes", async () => {
     const { slug, owner, people } = await teamWith(t.ctx, ["viewer", "admin"]);
-    const made = (await deployAs(await teamKeyOf(owner, slug))).body.slug!;
-    const viewer = await connectAgent("client-2.x", { ip: nextIp(), credential: await teamKeyOf(people[0]!, slug) });
+    const made = (await deployAs(await teamKeyOf(t.ctx, owner, slug))).body.slug!;
+    const viewer = await connectAgent("client-2.x", {
+      ip: nextIp(),
+      credential: await teamKeyOf(t.ctx, people[0]!, slug),
+    });
     try {
       const listed = await viewer.call("list_drops", {});
       expect(listed.isError).toBeFalsy();
@@ -266,7 +297,7 @@ describe("MCP: a team key acts as the team, behind the same gate", () => {
     } finally {
       await viewer.close();
     }
-    const admin = await connectAgent("sdk-1.x", { ip: nextIp(), credential: await teamKeyOf(people[1]!, slug) });
+    const admin = await connectAgent("sdk-1.x", { ip: nextIp(), credential: await teamKeyOf(t.ctx, people[1]!, slug) });
     try {
       const del = await admin.call("delete_drop", { slug: made });
       expect(del.isError, JSON.stringify(del)).toBeFalsy();
@@ -291,9 +322,12 @@ describe("the role matrix through MCP: every class a tool has x every role", () 
   it("a role below the tool's class gets a forbidden tool error and nothing changes", async () => {
     const { slug, owner, people } = await teamWith(t.ctx, ["viewer", "member", "admin"]);
     const byRole: Record<TeamRole, Person> = { viewer: people[0]!, member: people[1]!, admin: people[2]!, owner };
-    const ownerKey = await teamKeyOf(owner, slug);
+    const ownerKey = await teamKeyOf(t.ctx, owner, slug);
     for (const role of ROLES) {
-      const agent = await connectAgent("client-2.x", { ip: nextIp(), credential: await teamKeyOf(byRole[role], slug) });
+      const agent = await connectAgent("client-2.x", {
+        ip: nextIp(),
+        credential: await teamKeyOf(t.ctx, byRole[role], slug),
+      });
       try {
         for (const tool of TOOLS) {
           const own = (await deployAs(ownerKey)).body.slug!;
@@ -320,7 +354,7 @@ describe("the role matrix through MCP: every class a tool has x every role", () 
 describe("DELETE /teams/{team}", () => {
   it("purges the team's drops with their bytes; the owner's own drops stay", async () => {
     const { slug, owner } = await teamWith(t.ctx, []);
-    const key = await teamKeyOf(owner, slug);
+    const key = await teamKeyOf(t.ctx, owner, slug);
     const made = (await deployAs(key)).body.slug!;
     const own = (await deployAs(owner.apiKey)).body.slug!;
     const [row] = await t.ctx.db.select().from(drops).where(eq(drops.slug, made));

@@ -2,12 +2,10 @@ import { describe, expect, it } from "vitest";
 import * as dropsRoute from "@/app/drops/route";
 import * as limitsRoute from "@/app/limits/route";
 import * as deployRoute from "@/app/deploy/route";
-import { mintKey } from "@/lib/auth/keys";
 import { apiRequest, suiteContext } from "../support/context";
 import { bearer } from "../support/accounts";
 import { cliAgainstRoutes } from "../support/cli";
-import { registerSecret } from "../support/secrets";
-import { answerTeamRoute, teamWith } from "../support/teams";
+import { answerTeamRoute, teamKeyOf, teamWith } from "../support/teams";
 
 // The command-line client acting as a team: `dropsite login --team SLUG --key <team key>` stores
 // the team's key beside the person's own, and `--team SLUG` on any command uses it; without the
@@ -38,21 +36,15 @@ async function deployWith(key: string): Promise<string> {
 describe("dropsite --team", () => {
   it("login --team stores the team key; --team lists the team's drops, no flag the person's", async () => {
     const { slug, owner } = await teamWith(t.ctx, []);
-    const minted = await mintKey(
-      t.ctx,
-      { account: owner.account, via: "session", credentialKey: `session:${owner.account.id}` },
-      "cli",
-      slug,
-    );
-    registerSecret("api key", minted.apiKey);
-    const teamDrop = await deployWith(minted.apiKey);
+    const teamKey = await teamKeyOf(t.ctx, owner, slug, "cli");
+    const teamDrop = await deployWith(teamKey);
     const ownDrop = await deployWith(owner.apiKey);
 
     const missing = await cli(["list", "--team", slug, "--json"], owner.apiKey);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`No key stored for team ${slug}`);
 
-    const login = await cli(["login", "--team", slug, "--key", minted.apiKey]);
+    const login = await cli(["login", "--team", slug, "--key", teamKey]);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain(`Stored the key of team ${slug}`);
 

@@ -31,8 +31,7 @@ import { apiRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context"
 import { registerSecret } from "../support/secrets";
 import { connectInProcess, resultText, type CallResult } from "../support/mcp";
 import { cliAgainstRoutes } from "../support/cli";
-import { teamWith } from "../support/teams";
-import { mintKey } from "@/lib/auth/keys";
+import { teamKeyOf, teamWith } from "../support/teams";
 import { webhookPayloadSchema } from "@/lib/schemas";
 
 // Webhooks: the outbox written in each change's transaction, delivery signed by the Standard
@@ -826,18 +825,12 @@ describe("a team's drops", () => {
   it("a change made with a team key reaches the team's webhook naming the person (data.actor)", async () => {
     const { slug, people } = await teamWith(t.ctx, ["admin"]);
     const admin = people[0]!;
-    const minted = await mintKey(
-      t.ctx,
-      { account: admin.account, via: "session", credentialKey: `session:${admin.account.id}` },
-      "hooks",
-      slug,
-    );
-    registerSecret("api key", minted.apiKey);
-    const created = await withPrivate(true, () => addWebhook(minted.apiKey, { url: receiver.url }));
+    const teamKey = await teamKeyOf(t.ctx, admin, slug, "hooks");
+    const created = await withPrivate(true, () => addWebhook(teamKey, { url: receiver.url }));
     expect(created.status).toBe(201);
     registerSecret("webhook secret", created.body.secret);
     receiver.secret = created.body.secret;
-    const made = await deploy(minted.apiKey, { "index.html": "<p>team</p>" });
+    const made = await deploy(teamKey, { "index.html": "<p>team</p>" });
     expect(made.status).toBe(200);
     await drain();
     const got = receiver.received.find((r) => r.payload.type === "drop.deployed");

@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { upsertAccount } from "@/lib/db/accounts";
+import { mintKey } from "@/lib/auth/keys";
 import type { AccountRow } from "@/lib/db/schema";
 import type { TeamRole } from "@/lib/schemas";
 import * as teamsRoute from "@/app/teams/route";
@@ -121,4 +122,16 @@ export async function teamWith(
     people.push(person);
   }
   return { slug, owner, people };
+}
+
+/** A team key of `who` for team `slug`, minted through the service as a logged-in session would. */
+export async function teamKeyOf(ctx: AppContext, who: Person, slug: string, name = "ci"): Promise<string> {
+  const minted = await mintKey(
+    ctx,
+    { account: who.account, via: "session", credentialKey: `session:${who.account.id}` },
+    name,
+    slug,
+  );
+  registerSecret("api key", minted.apiKey);
+  return minted.apiKey;
 }
