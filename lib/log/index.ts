@@ -71,8 +71,24 @@ function enqueue(line: string): void {
   }
 }
 
+let lastMs = -1;
+let lastIso = "";
+
+/**
+ * The time of a line: the ISO string is made once per millisecond (a busy server logs many a
+ * ms; under Next, `new Date()` goes through its wrapper of Date too).
+ */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
 function render(level: Level, msg: string, fields: Fields): string {
-  const time = new Date().toISOString();
+  const time = isoNow();
   if (!textFormat()) return JSON.stringify({ time, level, msg, ...fields }) + "\n";
   let out = `${time} ${level.toUpperCase().padEnd(5)} ${msg}`;
   for (const k in fields) {

@@ -20,7 +20,10 @@ import { endRequestSpan, startRequestSpan } from "../tracing";
  * on the decoded segment, so a percent-escaped token is masked too.
  */
 export function logPath(url: string): string {
-  return pathOnly(url)
+  const p = pathOnly(url);
+  // Every secret's prefix ends in "_" (or "%5F" escaped): a path with neither holds no token.
+  if (!p.includes("_") && !p.includes("%")) return p;
+  return p
     .split("/")
     .map((segment) => (SECRET_SEGMENT_PATTERN.test(decodedSegment(segment)) ? "(token)" : segment))
     .join("/");
