@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { and, eq, isNull } from "drizzle-orm";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as keysPOST } from "@/app/keys/route";
@@ -9,34 +9,17 @@ import { apiKeys, drops } from "@/lib/db/schema";
 import { newApiKey } from "@/lib/auth/keys";
 import { newId, newSlug } from "@/lib/ids";
 import { limits } from "@/lib/plans";
-import { freshLimiter, apiRequest, makeTestContext, type TestContext } from "../support/context";
+import { apiRequest, freshLimiter } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
-import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { oidcSuite } from "../support/oidc";
 
 // Caps hold under parallel requests: they are checked under the account's row lock in the same
 // transaction as the insert (or claim), not counted first and inserted later. On the hosted
 // project these run against a real PostgreSQL through a connection pool.
 
-let t: TestContext;
-let oidc: OidcHarness;
+const { t, oidc } = oidcSuite({ RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000" }, { freshLimiter: true });
 const noParams = { params: Promise.resolve({}) };
 let ip = 0;
-
-beforeAll(async () => {
-  oidc = await startOidcProvider();
-  t = await makeTestContext({
-    OIDC_ISSUER: oidc.issuer,
-    OIDC_CLIENT_ID: oidc.clientId,
-    RATE_LIMIT_DEPLOYS_PER_MINUTE: "1000",
-  });
-});
-afterAll(async () => {
-  await t?.close();
-  await oidc?.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
-});
 
 async function liveKeys(accountId: string): Promise<number> {
   return (

@@ -2,10 +2,7 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveRewritten } from "@/lib/plane/node";
 import { DROP_HOST_HEADER, SERVE_PREFIX } from "@/lib/serve/internal";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import * as domainsRoute from "@/app/domains/route";
 import * as domainRoute from "@/app/domains/[hostname]/route";
 import * as verifyRoute from "@/app/domains/[hostname]/verify/route";
@@ -15,11 +12,10 @@ import * as limitsRoute from "@/app/limits/route";
 import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import { detachAccountDomains } from "@/lib/domains/detach";
-import { createContext, type AppContext } from "@/lib/context";
+import type { AppContext } from "@/lib/context";
 import { createDrop } from "@/lib/deploy/store";
 import { setAccess } from "@/lib/drops/access";
 import { createDomain, deleteDomain, verifyDomain } from "@/lib/domains/manage";
-import { parseEnv } from "@/lib/env";
 import { DOMAIN_TXT_GRACE_SECONDS, limits } from "@/lib/plans";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { domainSchema, domainVerifyResponseSchema } from "@/lib/schemas";
@@ -27,9 +23,8 @@ import { MANIFEST_REVALIDATE_MS } from "@/lib/serve/cache";
 import { resolveHost } from "@/lib/serve/host";
 import { serveDrop } from "@/lib/serve/serve";
 import { accountWithKey, bearer } from "../support/accounts";
-import { apiRequest, suiteContext, TEST_BASE_URL } from "../support/context";
+import { apiRequest, suiteContext, TEST_BASE_URL, twoInstancesSuite } from "../support/context";
 import { startDnsStandin } from "../support/dns-standin";
-import { startPgServer, type PgServer } from "../support/pg-server";
 import { startDataPlane, type RunningPlane } from "../support/plane";
 import { registerSecret } from "../support/secrets";
 import { serveGET } from "../support/serve";
@@ -628,31 +623,7 @@ describe("the cleanup job's re-check", () => {
 });
 
 describe("two instances on one PostgreSQL", () => {
-  let pg: PgServer;
-  let dataDir: string;
-  let a: AppContext;
-  let b: AppContext;
-  let now = Date.parse("2026-11-01T12:00:00Z");
-  beforeAll(async () => {
-    pg = await startPgServer();
-    dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-domains-"));
-    const vars = {
-      DATABASE_URL: pg.url,
-      DATA_DIR: dataDir,
-      BASE_URL: TEST_BASE_URL,
-      SERVE_DOMAIN: SERVE,
-      NODE_ENV: "test",
-      DNS_SERVERS: dns.servers,
-    };
-    a = await createContext(parseEnv(vars), { now: () => now });
-    b = await createContext(parseEnv(vars), { now: () => now });
-  });
-  afterAll(async () => {
-    await a?.dbHandle.close();
-    await b?.dbHandle.close();
-    await pg?.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const two = twoInstancesSuite(() => ({ SERVE_DOMAIN: SERVE, DNS_SERVERS: dns.servers }));
 
   async function get(ctx: AppContext, host: string) {
     const action = resolveHost(host, { serveDomain: SERVE, appHost: new URL(TEST_BASE_URL).host });
@@ -661,23 +632,23 @@ describe("two instances on one PostgreSQL", () => {
   }
 
   it("a domain verified on one is served by the other within the revalidation window, and stops within it once deleted", async () => {
-    const { account } = await accountWithKey(a, "team");
+    const { account } = await accountWithKey(two.a, "team");
     const d = await createDrop(
-      a,
+      two.a,
       { account, via: "api_key", credentialKey: `test:${account.id}` },
       { files: [{ path: "index.html", bytes: new TextEncoder().encode("shared") }], ttl: null },
     );
     const hostname = freshHost();
-    const created = await createDomain(a, account, { hostname, slug: d.slug });
-    expect((await get(b, hostname)).status).toBe(404);
+    const created = await createDomain(two.a, account, { hostname, slug: d.slug });
+    expect((await get(two.b, hostname)).status).toBe(404);
     dns.setTxt(created.verification.name, [created.verification.value]);
-    expect((await verifyDomain(a, account, hostname)).status).toBe("active");
-    expect(await get(a, hostname)).toEqual({ status: 200, text: "shared" });
-    now += MANIFEST_REVALIDATE_MS;
-    expect(await get(b, hostname)).toEqual({ status: 200, text: "shared" });
-    await deleteDomain(a, account, hostname);
-    expect((await get(a, hostname)).status).toBe(404);
-    now += MANIFEST_REVALIDATE_MS;
-    expect((await get(b, hostname)).status).toBe(404);
+    expect((await verifyDomain(two.a, account, hostname)).status).toBe("active");
+    expect(await get(two.a, hostname)).toEqual({ status: 200, text: "shared" });
+    two.advance(MANIFEST_REVALIDATE_MS);
+    expect(await get(two.b, hostname)).toEqual({ status: 200, text: "shared" });
+    await deleteDomain(two.a, account, hostname);
+    expect((await get(two.a, hostname)).status).toBe(404);
+    two.advance(MANIFEST_REVALIDATE_MS);
+    expect((await get(two.b, hostname)).status).toBe(404);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import { GET as dropsGET } from "@/app/drops/route";
@@ -14,31 +14,21 @@ import { listDrops } from "@/lib/drops/manage";
 import { dashboardPageSchema } from "@/lib/schemas";
 import { accountWithKey, bearer } from "../support/accounts";
 import { postDeploy } from "../support/deploy";
-import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { oidcSuite } from "../support/oidc";
 import { zip } from "../support/zips";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
 import { isBase64, findDuplicateKey } from "@/lib/deploy/json";
-import { freshLimiter, apiRequest, dropRequest, makeTestContext, type TestContext } from "../support/context";
+import { apiRequest, dropRequest } from "../support/context";
 
 // Hostile input found by an outside attack run (issue 15): each class is refused with the right
 // envelope and leaves nothing in the database or storage.
 
-let t: TestContext;
-let oidc: OidcHarness;
+const { t, oidc } = oidcSuite({}, { freshLimiter: true });
 const noParams = { params: Promise.resolve({}) };
 let ip = 0;
 
-beforeAll(async () => {
-  oidc = await startOidcProvider();
-  t = await makeTestContext({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId });
-});
-afterAll(async () => {
-  await t?.close();
-  await oidc?.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
+beforeEach(() => {
   ip++;
 });
 

@@ -1,19 +1,20 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { anonymousCaller, type Caller } from "@/lib/auth/caller";
-import { createContext, type AppContext } from "@/lib/context";
+import type { AppContext } from "@/lib/context";
 import { appendToDrop, createDrop } from "@/lib/deploy/store";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { claimDrop, deleteDrop } from "@/lib/drops/manage";
-import { parseEnv } from "@/lib/env";
 import { dropTag, MANIFEST_REVALIDATE_MS } from "@/lib/serve/cache";
 import { resolveHost } from "@/lib/serve/host";
 import { serveDrop } from "@/lib/serve/serve";
 import { accountWithKey } from "../support/accounts";
-import { makeTestContext, TEST_BASE_URL, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
-import { startPgServer, type PgServer } from "../support/pg-server";
+import {
+  makeTestContext,
+  TEST_BASE_URL,
+  TEST_SERVE_DOMAIN,
+  twoInstancesSuite,
+  type TestContext,
+} from "../support/context";
 import { cdnRecorder } from "../support/cdn";
 
 // The manifest cache and the CDN purge: every change is visible at once in the process that
@@ -112,53 +113,34 @@ describe("in the process that changes a drop", () => {
 });
 
 describe("two instances on one PostgreSQL", () => {
-  let pg: PgServer;
-  let dataDir: string;
-  let a: AppContext;
-  let b: AppContext;
-  let now = Date.parse("2026-11-01T12:00:00Z");
-  beforeAll(async () => {
-    pg = await startPgServer();
-    dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-two-"));
-    const vars = {
-      DATABASE_URL: pg.url,
-      DATA_DIR: dataDir,
-      BASE_URL: TEST_BASE_URL,
-      SERVE_DOMAIN: TEST_SERVE_DOMAIN,
-      NODE_ENV: "test",
-    };
-    a = await createContext(parseEnv(vars), { now: () => now });
-    b = await createContext(parseEnv(vars), { now: () => now });
-  });
-  afterAll(async () => {
-    await a?.dbHandle.close();
-    await b?.dbHandle.close();
-    await pg?.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const two = twoInstancesSuite();
 
   it("a replace and a delete made by one are served by the other within the revalidation window", async () => {
-    const { account } = await accountWithKey(a, "pro");
+    const { account } = await accountWithKey(two.a, "pro");
     const caller = callerOf(account);
-    const d = await createDrop(a, caller, {
+    const d = await createDrop(two.a, caller, {
       files: files({ "index.html": "one", "a.css": "a{}" }),
       ttl: null,
       name: "shared",
     });
-    expect((await visit(b, d.slug)).text).toBe("one");
-    await createDrop(a, caller, { files: files({ "index.html": "two", "b.css": "b{}" }), ttl: null, name: "shared" });
-    expect((await visit(a, d.slug)).text).toBe("two");
+    expect((await visit(two.b, d.slug)).text).toBe("one");
+    await createDrop(two.a, caller, {
+      files: files({ "index.html": "two", "b.css": "b{}" }),
+      ttl: null,
+      name: "shared",
+    });
+    expect((await visit(two.a, d.slug)).text).toBe("two");
     // Within the window b may still answer from its manifest: the replaced version is retained
     // (its bytes stay for a rollback), so b serves it whole until it revalidates.
-    const early = await visit(b, d.slug, "/a.css");
+    const early = await visit(two.b, d.slug, "/a.css");
     expect(early.text).toBe("a{}");
-    now += MANIFEST_REVALIDATE_MS;
-    expect((await visit(b, d.slug)).text).toBe("two");
-    expect((await visit(b, d.slug, "/b.css")).text).toBe("b{}");
+    two.advance(MANIFEST_REVALIDATE_MS);
+    expect((await visit(two.b, d.slug)).text).toBe("two");
+    expect((await visit(two.b, d.slug, "/b.css")).text).toBe("b{}");
 
-    await deleteDrop(a, account, d.slug);
-    now += MANIFEST_REVALIDATE_MS;
-    expect((await visit(b, d.slug)).status).toBe(404);
+    await deleteDrop(two.a, account, d.slug);
+    two.advance(MANIFEST_REVALIDATE_MS);
+    expect((await visit(two.b, d.slug)).status).toBe(404);
   });
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import * as keysRoute from "@/app/keys/route";
 import * as keyRoute from "@/app/keys/[id]/route";
@@ -7,9 +7,9 @@ import * as deployRoute from "@/app/deploy/route";
 import { setPlan } from "@/lib/db/accounts";
 import { apiKeys } from "@/lib/db/schema";
 import { errorEnvelopeSchema, keysListSchema, mintKeyResponseSchema, teamAuditSchema } from "@/lib/schemas";
-import { apiRequest, freshLimiter, makeTestContext, type TestContext } from "../support/context";
+import { apiRequest } from "../support/context";
 import { bearer } from "../support/accounts";
-import { startOidcProvider, type OidcHarness } from "../support/oidc";
+import { oidcSuite } from "../support/oidc";
 import { registerSecret } from "../support/secrets";
 import { freshSlug, teamCall } from "../support/teams";
 
@@ -17,22 +17,9 @@ import { freshSlug, teamCall } from "../support/teams";
 // routes with the minting person's role as it is at each use: demotion and removal take effect
 // on the key's next request. Until teams own drops, a team key works on nothing else.
 
-let t: TestContext;
-let oidc: OidcHarness;
+const { t, oidc } = oidcSuite({}, { freshLimiter: true });
 let n = 0;
 const p = <P>(params: P) => ({ params: Promise.resolve(params) });
-
-beforeAll(async () => {
-  oidc = await startOidcProvider();
-  t = await makeTestContext({ OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId });
-});
-afterAll(async () => {
-  await t?.close();
-  await oidc?.close();
-});
-beforeEach(async () => {
-  await freshLimiter(t);
-});
 
 interface Someone {
   token: string;

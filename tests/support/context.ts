@@ -32,12 +32,16 @@ export const TEST_SERVE_DOMAIN = "drops.localhost:3000";
 /**
  * The suite's context, opened in beforeAll and closed in afterAll (with `freshLimiter`, a fresh
  * rate limiter before each test too). The returned object stands for the context once opened:
- * use it in hooks and tests, not at the top level of the file.
+ * use it in hooks and tests, not at the top level of the file. `vars` given as a function is
+ * read when the suite starts (after earlier beforeAll hooks, e.g. a stand-in's address).
  */
-export function suiteContext(vars: Record<string, string> = {}, opts: { freshLimiter?: boolean } = {}): TestContext {
+export function suiteContext(
+  vars: Record<string, string> | (() => Record<string, string>) = {},
+  opts: { freshLimiter?: boolean } = {},
+): TestContext {
   let current: TestContext | undefined;
   beforeAll(async () => {
-    current = await makeTestContext(vars);
+    current = await makeTestContext(typeof vars === "function" ? vars() : vars);
   });
   afterAll(async () => {
     await current?.close();
@@ -163,4 +167,45 @@ export function dropRequest(label: string, pathname: string, init: RequestInit =
   const headers = new Headers(init.headers);
   headers.set("host", `${label}.${TEST_SERVE_DOMAIN}`);
   return new Request(`http://${label}.${TEST_SERVE_DOMAIN}${pathname}`, { ...init, headers });
+}
+
+/** Two application contexts sharing one PostgreSQL server and one data dir, as two instances of a deployment. */
+export interface TwoInstances {
+  a: AppContext;
+  b: AppContext;
+  /** Moves both instances' clock forward. */
+  advance(ms: number): void;
+}
+
+/**
+ * Registers a suite's two instances on one real PostgreSQL server (started before the suite,
+ * stopped after it), with one controllable clock; read `a` and `b` inside the tests. `vars` is
+ * read when the suite starts (after the file's own beforeAll, e.g. a DNS stand-in's address).
+ */
+export function twoInstancesSuite(vars: () => Record<string, string> = () => ({})): TwoInstances {
+  let pg: PgServer | undefined;
+  let dataDir: string | undefined;
+  let now = Date.parse("2026-11-01T12:00:00Z");
+  const two = { advance: (ms: number) => void (now += ms) } as TwoInstances;
+  beforeAll(async () => {
+    pg = await startPgServer();
+    dataDir = await mkdtemp(path.join(tmpdir(), "dropsite-two-"));
+    const env = parseEnv({
+      DATABASE_URL: pg.url,
+      DATA_DIR: dataDir,
+      BASE_URL: TEST_BASE_URL,
+      SERVE_DOMAIN: TEST_SERVE_DOMAIN,
+      NODE_ENV: "test",
+      ...vars(),
+    });
+    two.a = await createContext(env, { now: () => now });
+    two.b = await createContext(env, { now: () => now });
+  });
+  afterAll(async () => {
+    await two.a?.dbHandle.close();
+    await two.b?.dbHandle.close();
+    await pg?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+  return two;
 }

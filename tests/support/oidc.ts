@@ -18,6 +18,8 @@ import Provider, {
   type Configuration,
   type KoaContextWithOIDC,
 } from "oidc-provider";
+import { afterAll, beforeAll } from "vitest";
+import { suiteContext, type TestContext } from "./context";
 import { registerSecret } from "./secrets";
 
 // A real OpenID provider (`oidc-provider` 9) run in-process on a spare loopback port, for tests:
@@ -280,4 +282,28 @@ export async function startOidcProvider(opts: StartOidcProviderOptions = {}): Pr
     },
   };
   return harness;
+}
+
+/**
+ * A suite's OpenID provider and a test context whose login trusts it (OIDC_ISSUER and
+ * OIDC_CLIENT_ID, beside `vars`), both opened in beforeAll and closed in afterAll. Like
+ * suiteContext's, the returned objects are for hooks and tests, not the file's top level.
+ */
+export function oidcSuite(
+  vars: Record<string, string> = {},
+  opts: { freshLimiter?: boolean } = {},
+): { t: TestContext; oidc: OidcHarness } {
+  let harness: OidcHarness | undefined;
+  beforeAll(async () => {
+    harness = await startOidcProvider();
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  const opened = (): OidcHarness => {
+    if (!harness) throw new Error("The OpenID provider starts in beforeAll: use it in hooks and tests.");
+    return harness;
+  };
+  const t = suiteContext(() => ({ OIDC_ISSUER: opened().issuer, OIDC_CLIENT_ID: opened().clientId, ...vars }), opts);
+  return { t, oidc: new Proxy({} as OidcHarness, { get: (_, key) => Reflect.get(opened(), key) }) };
 }
