@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { createContext, type AppContext } from "@/lib/context";
 import { setPlan, upsertAccount } from "@/lib/db/accounts";
 import type { AccountRow } from "@/lib/db/schema";
@@ -19,7 +19,7 @@ import { createInvite, joinTeam } from "@/lib/teams/invites";
 import { createTeam } from "@/lib/teams/teams";
 import { axeViolations, focusStop, tabTo } from "../support/a11y";
 import { freePort, requestAt, startApp, type RunningApp } from "../support/app-server";
-import { launchChromium, layoutProblems, scriptErrors, VIEWPORTS } from "../support/browser";
+import { launchChromium, layoutProblems, providerSignIn, scriptErrors, VIEWPORTS } from "../support/browser";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { startPgServer, type PgServer } from "../support/pg-server";
 import { registerSecret } from "../support/secrets";
@@ -75,18 +75,6 @@ const asPerson = (account: AccountRow) => ({
   credentialKey: `session:${account.id}`,
 });
 
-/** Logs in through the provider from the login page the browser is on, and waits for `until`. */
-async function providerLogin(p: Page, login: string, until: string | RegExp): Promise<void> {
-  await p.getByRole("button", { name: /Continue with/ }).click();
-  await p.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
-  await p.fill('input[name="login"]', login);
-  await p.fill('input[name="password"]', "correct horse");
-  await p.click("button.login-submit");
-  await p.waitForLoadState("domcontentloaded");
-  if (p.url().includes("/interaction/")) await p.click("button.login-submit");
-  await p.waitForURL(until);
-}
-
 async function newContext(viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<BrowserContext> {
   const c = await browser.newContext({ viewport });
   // The provider's login page asks for a web font; there is no internet here.
@@ -100,7 +88,7 @@ async function loggedIn(login: string, viewport?: { width: number; height: numbe
   const c = await newContext(viewport);
   const p = await c.newPage();
   await p.goto(`${app.baseUrl}/login`);
-  await providerLogin(p, login, `${app.baseUrl}/dashboard`);
+  await providerSignIn(p, login, `${app.baseUrl}/dashboard`);
   await p.close();
   return c;
 }
@@ -169,7 +157,7 @@ describe("a member of the owning team", () => {
       const errors = scriptErrors(p);
       await p.goto(dropUrl(first, "/?from=mail"));
       await p.waitForURL(/\/login\?next=/);
-      await providerLogin(p, "mo-member", dropUrl(first, "/?from=mail"));
+      await providerSignIn(p, "mo-member", dropUrl(first, "/?from=mail"));
       await p.getByRole("heading", { level: 1, name: MARKER }).waitFor();
       await expect(p.locator("h1").evaluate((el) => getComputedStyle(el).color)).resolves.toBe("rgb(12, 34, 56)");
       const cookies = await c.cookies(dropUrl(first));

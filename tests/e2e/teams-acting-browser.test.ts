@@ -5,7 +5,15 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Pool } from "pg";
 import { axeViolations } from "../support/a11y";
 import { startApp, type RunningApp } from "../support/app-server";
-import { launchChromium, layoutProblems, scriptErrors, VIEWPORTS } from "../support/browser";
+import {
+  devLogin,
+  launchChromium,
+  layoutProblems,
+  personWithTeam,
+  scriptErrors,
+  switchActingAs,
+  VIEWPORTS,
+} from "../support/browser";
 import { startPgServer, type PgServer } from "../support/pg-server";
 import { registerSecret } from "../support/secrets";
 import { authorizationUrl, pkcePair, registerClient } from "../support/oauth";
@@ -32,22 +40,11 @@ const api = (path: string, body?: unknown) =>
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-async function login(ctx: BrowserContext, email: string): Promise<Page> {
-  const p = await ctx.newPage();
-  await p.goto(`${app.baseUrl}/login`);
-  await p.fill("#dev-email", email);
-  await p.getByRole("button", { name: "Sign in as this developer" }).click();
-  await p.waitForURL(`${app.baseUrl}/dashboard`);
-  return p;
-}
+const login = (ctx: BrowserContext, email: string) => devLogin(ctx, app.baseUrl, email);
 
-/** Switches with the select and its button (the select by its label), then waits for the page the switch leads to. */
+/** Switches with the select and its button, then waits for the page the switch leads to. */
 async function switchTo(p: Page, label: string): Promise<void> {
-  await p.getByLabel("Acting as").selectOption({ label });
-  await p.getByRole("button", { name: "Switch" }).click();
-  const acting = p.getByTestId("acting-team");
-  if (label.endsWith("(you)")) await acting.waitFor({ state: "detached" });
-  else await acting.filter({ hasText: `as ${label}` }).waitFor();
+  await switchActingAs(p, label);
   await p.waitForURL(`${app.baseUrl}/dashboard`);
 }
 
@@ -67,19 +64,14 @@ beforeAll(async () => {
   pg = await startPgServer();
   app = await startApp({ DATABASE_URL: pg.url });
   browser = await launchChromium();
-  const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
-  const p = await login(ctx, OWNER);
-  await p.goto(`${app.baseUrl}/dashboard/keys`);
-  await p.fill("#key-note", "acting test");
-  await p.getByRole("button", { name: "Mint API key" }).click();
-  await p.getByTestId("new-key-secret").waitFor();
-  ownerKey = (await p.getByTestId("new-key-secret").textContent())!.trim();
-  registerSecret("api key", ownerKey);
-  await ctx.close();
   const { Pool } = await import("pg");
   pool = new Pool({ connectionString: pg.url });
-  await pool.query("update accounts set plan = 'team' where email = $1", [OWNER]);
-  expect((await api("/teams", { name: TEAM, slug: SLUG })).status).toBe(201);
+  ownerKey = await personWithTeam(browser, app.baseUrl, {
+    email: OWNER,
+    name: TEAM,
+    slug: SLUG,
+    db: pool,
+  });
   const deployed = await api("/deploy", { files: { "index.html": "<h1>personal</h1>" } });
   expect(deployed.status).toBe(200);
   personalSlug = ((await deployed.json()) as { slug: string }).slug;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { axeViolations } from "../support/a11y";
 import { startApp, type RunningApp } from "../support/app-server";
-import { launchChromium, layoutProblems, scriptErrors, VIEWPORTS } from "../support/browser";
+import { devSignIn, launchChromium, layoutProblems, personWithTeam, scriptErrors, VIEWPORTS } from "../support/browser";
 import { startPgServer, type PgServer } from "../support/pg-server";
 import { registerSecret } from "../support/secrets";
 
@@ -27,32 +27,22 @@ const asOwner = (path: string, body?: unknown) =>
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-async function devLogin(p: Page, email: string): Promise<void> {
-  await p.fill("#dev-email", email);
-  await p.getByRole("button", { name: "Sign in as this developer" }).click();
-}
-
 beforeAll(async () => {
   pg = await startPgServer();
   app = await startApp({ DATABASE_URL: pg.url });
   browser = await launchChromium();
-  const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
-  const p = await ctx.newPage();
-  await p.goto(`${app.baseUrl}/login`);
-  await devLogin(p, "team-owner@example.test");
-  await p.waitForURL(`${app.baseUrl}/dashboard`);
-  await p.goto(`${app.baseUrl}/dashboard/keys`);
-  await p.fill("#key-note", "teams test");
-  await p.getByRole("button", { name: "Mint API key" }).click();
-  await p.getByTestId("new-key-secret").waitFor();
-  ownerKey = (await p.getByTestId("new-key-secret").textContent())!.trim();
-  registerSecret("api key", ownerKey);
-  await ctx.close();
   const { Pool } = await import("pg");
   const pool = new Pool({ connectionString: pg.url });
-  await pool.query("update accounts set plan = 'team' where email = 'team-owner@example.test'");
-  await pool.end();
-  expect((await asOwner("/teams", { name: "Browser Team", slug: SLUG })).status).toBe(201);
+  try {
+    ownerKey = await personWithTeam(browser, app.baseUrl, {
+      email: "team-owner@example.test",
+      name: "Browser Team",
+      slug: SLUG,
+      db: pool,
+    });
+  } finally {
+    await pool.end();
+  }
 }, 180_000);
 
 afterAll(async () => {
@@ -81,7 +71,7 @@ describe("the invitation's page", () => {
         const errors = scriptErrors(p);
         await p.goto(url);
         await p.waitForURL(/\/login\?next=/);
-        await devLogin(p, email);
+        await devSignIn(p, email);
         await p.waitForURL(url);
         await expect(p.getByRole("heading", { level: 2 }).textContent()).resolves.toContain("Browser Team");
         await expect(p.getByText("You are invited to join as member.").count()).resolves.toBe(1);
@@ -121,7 +111,7 @@ describe("the Teams page and a team's page", () => {
         const p = await ctx.newPage();
         const errors = scriptErrors(p);
         await p.goto(`${app.baseUrl}/login`);
-        await devLogin(p, "team-owner@example.test");
+        await devSignIn(p, "team-owner@example.test");
         await p.waitForURL(`${app.baseUrl}/dashboard`);
         await p.goto(`${app.baseUrl}/dashboard/teams`);
         await expect(p.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Teams");
@@ -178,7 +168,7 @@ describe("the Teams page and a team's page", () => {
       const url = await inviteUrl();
       await p.goto(url);
       await p.waitForURL(/\/login\?next=/);
-      await devLogin(p, "plain-member@example.test");
+      await devSignIn(p, "plain-member@example.test");
       await p.waitForURL(url);
       await p.getByRole("button", { name: "Join Browser Team as member" }).click();
       await p.getByRole("link", { name: "Open the team's page" }).click();
@@ -193,7 +183,7 @@ describe("the Teams page and a team's page", () => {
       const other = await browser.newContext({ viewport: VIEWPORTS.desktop });
       const q = await other.newPage();
       await q.goto(`${app.baseUrl}/login`);
-      await devLogin(q, "outsider@example.test");
+      await devSignIn(q, "outsider@example.test");
       await q.waitForURL(`${app.baseUrl}/dashboard`);
       const res = await q.goto(`${app.baseUrl}/dashboard/teams/${SLUG}`);
       expect(res?.status()).toBe(404);

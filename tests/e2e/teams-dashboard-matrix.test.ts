@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Pool } from "pg";
 import { startApp, type RunningApp } from "../support/app-server";
-import { launchChromium, scriptErrors, VIEWPORTS } from "../support/browser";
+import {
+  devLogin,
+  launchChromium,
+  mintOnDashboard,
+  personWithTeam,
+  scriptErrors,
+  switchActingAs,
+  VIEWPORTS,
+} from "../support/browser";
 import { startPgServer, type PgServer } from "../support/pg-server";
 import { registerSecret } from "../support/secrets";
 
@@ -45,23 +53,8 @@ const call = (key: string, path: string, body?: unknown) =>
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-async function login(ctx: BrowserContext, email: string): Promise<Page> {
-  const p = await ctx.newPage();
-  await p.goto(`${app.baseUrl}/login`);
-  await p.fill("#dev-email", email);
-  await p.getByRole("button", { name: "Sign in as this developer" }).click();
-  await p.waitForURL(`${app.baseUrl}/dashboard`);
-  return p;
-}
-
-async function switchTo(p: Page, role: Role): Promise<void> {
-  await p.getByLabel("Acting as").selectOption({ label: `${TEAM} (${role})` });
-  await p.getByRole("button", { name: "Switch" }).click();
-  await p
-    .getByTestId("acting-team")
-    .filter({ hasText: `as ${TEAM} (${role})` })
-    .waitFor();
-}
+const login = (ctx: BrowserContext, email: string) => devLogin(ctx, app.baseUrl, email);
+const switchTo = (p: Page, role: Role) => switchActingAs(p, `${TEAM} (${role})`);
 
 const one = async (sql: string, params: unknown[]) =>
   (await pool.query(sql, params)).rows[0] as Record<string, unknown>;
@@ -83,26 +76,19 @@ beforeAll(async () => {
   const { Pool } = await import("pg");
   pool = new Pool({ connectionString: pg.url });
 
-  // The owner: a key minted on the dashboard, the Team plan, the team; then, acting as the team,
-  // a team key (minted on the dashboard too: keys come from a login, not from another key).
+  // The owner and the team; then, acting as the team, a team key (minted on the dashboard:
+  // keys come from a login, not from another key).
+  ownerKey = await personWithTeam(browser, app.baseUrl, {
+    email: OWNER,
+    name: TEAM,
+    slug: SLUG,
+    db: pool,
+  });
+  teamAccount = String((await one("select account_id from teams where slug = $1", [SLUG])).account_id);
   const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
   const p = await login(ctx, OWNER);
-  const mint = async (note: string) => {
-    await p.goto(`${app.baseUrl}/dashboard/keys`);
-    await p.fill("#key-note", note);
-    await p.getByRole("button", { name: "Mint API key" }).click();
-    await p.getByTestId("new-key-secret").waitFor();
-    const key = (await p.getByTestId("new-key-secret").textContent())!.trim();
-    registerSecret("api key", key);
-    return key;
-  };
-  ownerKey = await mint("matrix");
-  await pool.query("update accounts set plan = 'team' where email = $1", [OWNER]);
-  expect((await call(ownerKey, "/teams", { name: TEAM, slug: SLUG })).status).toBe(201);
-  teamAccount = String((await one("select account_id from teams where slug = $1", [SLUG])).account_id);
-  await p.goto(`${app.baseUrl}/dashboard`);
   await switchTo(p, "owner");
-  teamKey = await mint("matrix team");
+  teamKey = await mintOnDashboard(p, app.baseUrl, "matrix team");
   await ctx.close();
 
   // One person per other role, each joined through the invitation page.

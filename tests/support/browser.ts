@@ -1,6 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Pool } from "pg";
+import { registerSecret } from "./secrets";
 
 // Debian's Chromium driven by Playwright (Playwright cannot download its own browsers here).
 
@@ -94,6 +96,11 @@ export async function inspectPage(page: Page, name: string): Promise<{ problems:
  */
 export async function loginWithProvider(page: Page, baseUrl: string, login: string): Promise<void> {
   await page.goto(`${baseUrl}/login`);
+  await providerSignIn(page, login, `${baseUrl}/dashboard`);
+}
+
+/** The provider's sign-in from the app's login page the browser is on; waits for `until` (where the login leads). */
+export async function providerSignIn(page: Page, login: string, until: string | RegExp): Promise<void> {
   await page.getByRole("button", { name: /Continue with/ }).click();
   await page.waitForURL(/\/interaction\//, { waitUntil: "domcontentloaded" });
   await page.fill('input[name="login"]', login);
@@ -101,5 +108,69 @@ export async function loginWithProvider(page: Page, baseUrl: string, login: stri
   await page.click("button.login-submit");
   await page.waitForLoadState("domcontentloaded");
   if (page.url().includes("/interaction/")) await page.click("button.login-submit");
+  await page.waitForURL(until);
+}
+
+/** Fills the login page's development sign-in (the app without a social provider) with `email` and submits it. */
+export async function devSignIn(page: Page, email: string): Promise<void> {
+  await page.fill("#dev-email", email);
+  await page.getByRole("button", { name: "Sign in as this developer" }).click();
+}
+
+/** A new page of `ctx` logged in as `email` through the development sign-in, on the dashboard. */
+export async function devLogin(ctx: BrowserContext, baseUrl: string, email: string): Promise<Page> {
+  const page = await ctx.newPage();
+  await page.goto(`${baseUrl}/login`);
+  await devSignIn(page, email);
   await page.waitForURL(`${baseUrl}/dashboard`);
+  return page;
+}
+
+/** Mints an API key on the dashboard's keys page (as whoever the page acts as) and returns it. */
+export async function mintOnDashboard(page: Page, baseUrl: string, note: string): Promise<string> {
+  await page.goto(`${baseUrl}/dashboard/keys`);
+  await page.fill("#key-note", note);
+  await page.getByRole("button", { name: "Mint API key" }).click();
+  await page.getByTestId("new-key-secret").waitFor();
+  const key = (await page.getByTestId("new-key-secret").textContent())!.trim();
+  registerSecret("api key", key);
+  return key;
+}
+
+/**
+ * Picks `label` in the dashboard's "Acting as" switcher ("Team (role)", or "email (you)" to act
+ * as the person again) and waits for the header to say so.
+ */
+export async function switchActingAs(page: Page, label: string): Promise<void> {
+  await page.getByLabel("Acting as").selectOption({ label });
+  await page.getByRole("button", { name: "Switch" }).click();
+  const acting = page.getByTestId("acting-team");
+  if (label.endsWith("(you)")) await acting.waitFor({ state: "detached" });
+  else await acting.filter({ hasText: `as ${label}` }).waitFor();
+}
+
+/**
+ * A person with a team, for the teams' browser tests: `email` logs in, mints a key on the
+ * dashboard, is put on the Team plan in the app's database (`db`, a pg pool) and creates the
+ * team `name`/`slug` through the API with that key, which is returned.
+ */
+export async function personWithTeam(
+  browser: Browser,
+  baseUrl: string,
+  opts: { email: string; name: string; slug: string; db: Pick<Pool, "query"> },
+): Promise<string> {
+  const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+  try {
+    const key = await mintOnDashboard(await devLogin(ctx, baseUrl, opts.email), baseUrl, "team owner");
+    await opts.db.query("update accounts set plan = 'team' where email = $1", [opts.email]);
+    const res = await fetch(`${baseUrl}/teams`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: opts.name, slug: opts.slug }),
+    });
+    if (res.status !== 201) throw new Error(`POST /teams answered ${res.status}: ${await res.text()}`);
+    return key;
+  } finally {
+    await ctx.close();
+  }
 }
