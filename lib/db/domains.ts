@@ -3,6 +3,7 @@ import type { Db } from "./client";
 import { accounts, domains, drops, type DomainRow } from "./schema";
 import type { Tx } from "./versions";
 import { recordEvent } from "./events";
+import { recordTeamChange } from "./team-audit";
 
 // Queries of custom domains (lib/domains). The serve path reads active domains through
 // ./serving.ts (the manifest join), not here.
@@ -34,6 +35,7 @@ export async function insertDomain(
         createdAt: row.now,
       })
       .returning();
+    await recordTeamChange(tx, row.accountId, "domain.added", `domain:${row.hostname}`);
     return inserted!;
   });
 }
@@ -51,13 +53,17 @@ export function listAccountDomains(db: Db, accountId: string): Promise<DomainRow
     .orderBy(asc(domains.createdAt), asc(domains.hostname));
 }
 
-/** Deletes the account's domain; false when the account has none of that name. */
+/** Deletes the account's domain (with its team audit entry); false when the account has none of that name. */
 export async function deleteDomainRow(db: Db, accountId: string, hostname: string): Promise<boolean> {
-  const rows = await db
-    .delete(domains)
-    .where(and(eq(domains.hostname, hostname), eq(domains.accountId, accountId)))
-    .returning({ hostname: domains.hostname });
-  return rows.length > 0;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .delete(domains)
+      .where(and(eq(domains.hostname, hostname), eq(domains.accountId, accountId)))
+      .returning({ hostname: domains.hostname });
+    if (rows.length === 0) return false;
+    await recordTeamChange(tx, accountId, "domain.removed", `domain:${hostname}`);
+    return true;
+  });
 }
 
 /**

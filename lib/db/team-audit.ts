@@ -28,22 +28,22 @@ export async function recordTeamAudit(tx: Tx, e: NewTeamAudit): Promise<void> {
 }
 
 /**
- * A change to a team's resource that is no webhook event (a domain or webhook added or removed):
- * enters the team's audit log when the request acts for the team that holds `accountId`.
+ * A change to a team's resource that is no webhook event (a domain or webhook added or removed),
+ * in the change's own transaction: enters the team's audit log when the request acts for the
+ * team that holds `accountId` (lib/log/actor-scope.ts), so the entry and the change commit or
+ * roll back together.
  */
-export async function recordTeamChange(db: Db, accountId: string, action: string, target: string): Promise<void> {
+export async function recordTeamChange(tx: Tx, accountId: string, action: string, target: string): Promise<void> {
   const actor = teamActorFor(accountId);
   if (!actor) return;
-  await db.transaction((tx) =>
-    recordTeamAudit(tx, {
-      teamId: actor.teamId,
-      actorId: actor.id,
-      actorEmail: actor.email,
-      credentialKind: actor.credential.kind,
-      credentialId: actor.credential.id,
-      action,
-      target,
-      at: new Date(),
-    }),
-  );
+  await recordTeamAudit(tx, {
+    teamId: actor.teamId,
+    actorId: actor.id,
+    actorEmail: actor.email,
+    credentialKind: actor.credential.kind,
+    credentialId: actor.credential.id,
+    action,
+    target,
+    at: new Date(),
+  });
 }

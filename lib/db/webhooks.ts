@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { recordTeamChange } from "./team-audit";
 import {
   accounts,
   events,
@@ -23,6 +24,7 @@ export async function insertWebhookCapped(db: Db, row: typeof webhooks.$inferIns
     const [n] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, row.accountId));
     if ((n?.n ?? 0) >= max) return false;
     await tx.insert(webhooks).values(row);
+    await recordTeamChange(tx, row.accountId, "webhook.added", `webhook:${row.id}`);
     return true;
   });
 }
@@ -46,11 +48,15 @@ export async function findAccountWebhook(db: Db, accountId: string, id: string):
 
 /** Deletes an account's webhook (its queue and log go with it); false when it has none with that id. */
 export async function deleteAccountWebhook(db: Db, accountId: string, id: string): Promise<boolean> {
-  const rows = await db
-    .delete(webhooks)
-    .where(and(eq(webhooks.accountId, accountId), eq(webhooks.id, id)))
-    .returning({ id: webhooks.id });
-  return rows.length > 0;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .delete(webhooks)
+      .where(and(eq(webhooks.accountId, accountId), eq(webhooks.id, id)))
+      .returning({ id: webhooks.id });
+    if (rows.length === 0) return false;
+    await recordTeamChange(tx, accountId, "webhook.removed", `webhook:${id}`);
+    return true;
+  });
 }
 
 /** A webhook's latest attempts, newest first. */

@@ -10,7 +10,6 @@ import {
   listAccountDomains,
 } from "../db/domains";
 import { databaseError, withDb } from "../db/errors";
-import { recordTeamChange } from "../db/team-audit";
 import { findDropBySlug, isUniqueViolation } from "../db/queries";
 import type { AccountRow, DomainRow } from "../db/schema";
 import { ApiError } from "../errors";
@@ -164,7 +163,6 @@ export async function createDomain(ctx: AppContext, account: AccountRow, input: 
     );
   }
   await domainChanged(ctx, hostname);
-  await withDb(() => recordTeamChange(ctx.db, account.id, "domain.added", `domain:${hostname}`));
   return toDomainInfo(ctx, row);
 }
 
@@ -206,7 +204,6 @@ export async function deleteDomain(ctx: AppContext, account: AccountRow, raw: un
   // The CDN may hold the drop's answers for this hostname: purge them (a lookup failure only skips that).
   const drop = await findDropBySlug(ctx.db, row.slug).catch(() => undefined);
   await domainChanged(ctx, row.hostname, drop?.ownerId === account.id ? { dropId: drop.id } : undefined);
-  await withDb(() => recordTeamChange(ctx.db, account.id, "domain.removed", `domain:${row.hostname}`));
   return { deleted: row.hostname };
 }
 

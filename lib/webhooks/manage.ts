@@ -1,7 +1,6 @@
 import type { AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
 import { prefixedId } from "../ids";
-import { recordTeamChange } from "../db/team-audit";
 import { withDb } from "../db/errors";
 import {
   deleteAccountWebhook,
@@ -89,7 +88,6 @@ export async function createWebhook(ctx: AppContext, account: AccountRow, input:
       details: { limit: "max_webhooks", allowed: max, plan: account.plan },
     });
   }
-  await withDb(() => recordTeamChange(ctx.db, account.id, "webhook.added", `webhook:${row.id}`));
   return { ...info(row), secret };
 }
 
@@ -110,7 +108,6 @@ async function ownedWebhook(ctx: AppContext, account: AccountRow, id: unknown) {
 export async function removeWebhook(ctx: AppContext, account: AccountRow, id: unknown) {
   const row = await ownedWebhook(ctx, account, id);
   if (!(await withDb(() => deleteAccountWebhook(ctx.db, account.id, row.id)))) throw notFound();
-  await withDb(() => recordTeamChange(ctx.db, account.id, "webhook.removed", `webhook:${row.id}`));
   return { deleted: row.id };
 }
 

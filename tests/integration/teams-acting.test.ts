@@ -6,6 +6,7 @@ import * as deployRoute from "@/app/deploy/route";
 import * as domainsRoute from "@/app/domains/route";
 import * as domainRoute from "@/app/domains/[hostname]/route";
 import * as webhooksRoute from "@/app/webhooks/route";
+import * as webhookRoute from "@/app/webhooks/[id]/route";
 import * as vanityRoute from "@/app/vanity/route";
 import * as billingMeRoute from "@/app/billing/me/route";
 import * as checkoutRoute from "@/app/billing/checkout/route";
@@ -24,7 +25,7 @@ import { teamCall, teamKeyOf, teamWith, type Person } from "../support/teams";
 // and never mixes with the person's own.
 
 const OPERATOR_EMAIL = "ops@example.test";
-const t = suiteContext({ ADMIN_EMAILS: OPERATOR_EMAIL }, { freshLimiter: true });
+const t = suiteContext({ ADMIN_EMAILS: OPERATOR_EMAIL, WEBHOOKS_ALLOW_PRIVATE: "1" }, { freshLimiter: true });
 const p = <P>(params: P) => ({ params: Promise.resolve(params) });
 let ip = 0;
 const nextIp = () => `198.51.100.${(++ip % 200) + 20}`;
@@ -272,6 +273,44 @@ describe("a team's domains in its audit log", () => {
       actor: { id: admin.account.id },
       credential: { kind: "key" },
     });
+  });
+});
+
+describe("a team's webhooks in its audit log", () => {
+  it("added and removed, each entry written with its change: a removal that finds nothing writes none", async () => {
+    const { slug, owner, people } = await teamWith(t.ctx, ["admin"]);
+    const admin = people[0]!;
+    const key = await teamKeyOf(t.ctx, admin, slug);
+    const added = await webhooksRoute.POST(
+      apiRequest("/webhooks", {
+        method: "POST",
+        body: JSON.stringify({ url: "http://127.0.0.1:9/team-hook" }),
+        headers: { ...bearer(key), "content-type": "application/json" },
+      }),
+      p({}),
+    );
+    expect(added.status, await added.clone().text()).toBe(201);
+    const { id } = (await added.json()) as { id: string };
+    const remove = () =>
+      webhookRoute.DELETE(apiRequest(`/webhooks/${id}`, { method: "DELETE", headers: bearer(key) }), p({ id }));
+    expect((await remove()).status).toBe(200);
+    expect((await remove()).status).toBe(404);
+    const audit = teamAuditSchema.parse((await teamCall("GET", `/teams/${slug}/audit`, owner.apiKey)).body);
+    const mine = audit.entries.filter((e) => e.target === `webhook:${id}`);
+    expect(mine.map((e) => e.action).sort()).toEqual(["webhook.added", "webhook.removed"]);
+    for (const e of mine) expect(e).toMatchObject({ actor: { id: admin.account.id }, credential: { kind: "key" } });
+    // The person's own webhook is no team's: no entry anywhere.
+    const own = await webhooksRoute.POST(
+      apiRequest("/webhooks", {
+        method: "POST",
+        body: JSON.stringify({ url: "http://127.0.0.1:9/own-hook" }),
+        headers: { ...bearer(admin.apiKey), "content-type": "application/json" },
+      }),
+      p({}),
+    );
+    expect(own.status).toBe(201);
+    const after = teamAuditSchema.parse((await teamCall("GET", `/teams/${slug}/audit`, owner.apiKey)).body);
+    expect(after.entries.filter((e) => e.action.startsWith("webhook."))).toHaveLength(2);
   });
 });
 
