@@ -12,6 +12,8 @@ export interface ToolCall {
   req: Request;
   /** Arguments exactly as parsed from the request JSON (not a zod copy). */
   raw: Record<string, unknown>;
+  /** The caller, once resolved (caller() below): one credential lookup serves the gate, the tool and its error. */
+  resolved?: Promise<Caller>;
 }
 
 export interface Annotations {
@@ -42,8 +44,10 @@ export function tool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O
   return def;
 }
 
+/** Who calls: resolved from the request's credential once per tool call, then shared. */
 export function caller(call: ToolCall): Promise<Caller> {
-  return optionalCaller(call.ctx, call.req);
+  call.resolved ??= optionalCaller(call.ctx, call.req);
+  return call.resolved;
 }
 
 export async function accountCaller(call: ToolCall) {
