@@ -5,7 +5,7 @@ import { entitlements } from "@/lib/billing/entitlements";
 import { getContext } from "@/lib/context";
 import { countOwnedDrops } from "@/lib/db/queries";
 import { withDb } from "@/lib/db/errors";
-import { limits } from "@/lib/plans";
+import { limits, type Plan } from "@/lib/plans";
 import type { Caller } from "@/lib/auth/caller";
 import type { AccountRow } from "@/lib/db/schema";
 import { can } from "@/lib/teams/roles";
@@ -25,7 +25,6 @@ export default async function BillingPage() {
   if (caller.team) return <TeamBilling caller={caller} team={caller.team} />;
   const ent = entitlements(ctx, account);
   const owned = await withDb(() => countOwnedDrops(ctx.db, account.id));
-  const plan = limits[account.plan];
   return (
     <DashboardShell account={account}>
       <h1>Billing and plan</h1>
@@ -41,19 +40,7 @@ export default async function BillingPage() {
       </section>
       <section className="card" aria-labelledby="usage-title">
         <h2 id="usage-title">Usage</h2>
-        <dl className="facts">
-          <dt>Drops</dt>
-          <dd data-testid="usage-drops">
-            {owned.toLocaleString("en-US")}
-            {plan.maxDrops !== null && <> of {plan.maxDrops.toLocaleString("en-US")}</>}
-          </dd>
-          <dt>API keys</dt>
-          <dd>up to {plan.maxKeys}</dd>
-          <dt>Webhooks</dt>
-          <dd>up to {plan.maxWebhooks}</dd>
-          <dt>Custom domains</dt>
-          <dd>{plan.maxDomains > 0 ? `up to ${plan.maxDomains}` : "not on this plan"}</dd>
-        </dl>
+        <Usage owned={owned} plan={account.plan} />
       </section>
     </DashboardShell>
   );
@@ -80,7 +67,6 @@ async function TeamBilling({
   }
   const ctx = await getContext();
   const owned = await withDb(() => countOwnedDrops(ctx.db, caller.account.id));
-  const plan = limits[caller.account.plan];
   return (
     <DashboardShell account={caller.account}>
       <h1>Billing and plan</h1>
@@ -90,16 +76,34 @@ async function TeamBilling({
           This team is on the <strong>{caller.account.plan}</strong> plan while its billing owner&apos;s subscription
           is. The billing owner manages that subscription acting as themselves.
         </p>
-        <dl className="facts">
-          <dt>Drops</dt>
-          <dd data-testid="usage-drops">
-            {owned.toLocaleString("en-US")}
-            {plan.maxDrops !== null && <> of {plan.maxDrops.toLocaleString("en-US")}</>}
-          </dd>
-          <dt>Members</dt>
-          <dd>up to {plan.maxMembers}</dd>
-        </dl>
+        <Usage owned={owned} plan={caller.account.plan} team />
       </section>
     </DashboardShell>
+  );
+}
+
+/** What the plan allows and how much of it is used: a person's account, or (`team`) a team's, with its seats. */
+function Usage({ owned, plan, team = false }: { owned: number; plan: Plan; team?: boolean }) {
+  const p = limits[plan];
+  return (
+    <dl className="facts">
+      <dt>Drops</dt>
+      <dd data-testid="usage-drops">
+        {owned.toLocaleString("en-US")}
+        {p.maxDrops !== null && <> of {p.maxDrops.toLocaleString("en-US")}</>}
+      </dd>
+      {team && (
+        <>
+          <dt>Members</dt>
+          <dd>up to {p.maxMembers}</dd>
+        </>
+      )}
+      <dt>API keys</dt>
+      <dd>up to {p.maxKeys}</dd>
+      <dt>Webhooks</dt>
+      <dd>up to {p.maxWebhooks}</dd>
+      <dt>Custom domains</dt>
+      <dd>{p.maxDomains > 0 ? `up to ${p.maxDomains}` : "not on this plan"}</dd>
+    </dl>
   );
 }
