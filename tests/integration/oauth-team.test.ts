@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { makeTestContext, type TestContext } from "../support/context";
 import { bearer } from "../support/accounts";
-import { CookieJar, pkcePair } from "../support/oauth";
-import { freePort, startOauthServer, type OauthServer } from "../support/oauth-server";
+import { oauthSuite, registerClient, startAuthorization } from "../support/oauth";
 import { teamCall, teamWith } from "../support/teams";
 import { registerSecret } from "../support/secrets";
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
@@ -16,38 +14,10 @@ import { drops, oauthModels, teams } from "@/lib/db/schema";
 // official MCP client, with the person's role as it is at each use: a removed member's token
 // stops (401 with the challenge), a demoted member's carries the new role.
 
-let t: TestContext;
-let app: OauthServer;
+const { t, app, url } = oauthSuite();
 const REDIRECT = "http://127.0.0.1:43211/callback";
 
-beforeAll(async () => {
-  const port = await freePort();
-  t = await makeTestContext({ BASE_URL: `http://localhost:${port}` });
-  app = await startOauthServer(port);
-});
-afterAll(async () => {
-  await app?.close();
-  await t?.close();
-});
-
-const url = (p: string) => `${app.baseUrl}${p}`;
-
-async function newClient(): Promise<string> {
-  const res = await fetch(url("/api/oauth/register"), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Team Agent",
-      redirect_uris: [REDIRECT],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      scope: "mcp",
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
+const newClient = () => registerClient(app.baseUrl, "Team Agent", REDIRECT, { scope: "mcp" });
 
 /** The browser's first leg and the person's decision (as the consent form posts it). */
 async function consent(
@@ -55,22 +25,7 @@ async function consent(
   accountId: string,
   acting: string,
 ): Promise<{ to: URL | null; verifier: string }> {
-  const { verifier, challenge } = pkcePair();
-  const q = new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    scope: "mcp",
-    state: "st4te",
-    resource: `${app.baseUrl}/mcp`,
-  });
-  const jar = new CookieJar();
-  const res = await fetch(url(`/api/oauth/authorize?${q}`), { redirect: "manual" });
-  expect(res.status).toBe(303);
-  jar.take(res);
-  const uid = /\/dashboard\/connect\/([^/?]+)$/.exec(res.headers.get("location")!)![1]!;
+  const { jar, uid, verifier } = await startAuthorization(app.baseUrl, clientId, REDIRECT);
   const returnTo = await decideConsent(t.ctx, uid, jar.get(INTERACTION_COOKIE), accountId, true, acting);
   if (!returnTo) return { to: null, verifier };
   const back = await fetch(new URL(returnTo, app.baseUrl), { redirect: "manual", headers: { cookie: jar.header() } });

@@ -1,11 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { makeTestContext, type TestContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { auth } from "@modelcontextprotocol/client";
-import { ConnectorProvider, CookieJar, pkcePair, postRegistration, registerClient } from "../support/oauth";
-import { freePort, startOauthServer, type OauthServer } from "../support/oauth-server";
+import {
+  ConnectorProvider,
+  CookieJar,
+  oauthSuite,
+  pkcePair,
+  postRegistration,
+  registerClient,
+  startAuthorization,
+} from "../support/oauth";
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
 import { oauthModels } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/ids";
@@ -24,21 +30,8 @@ import * as onceRoute from "@/app/deploy/once/[token]/route";
 // (RFC 7636), the consent decision, the token endpoint, refresh, and the bearer on /mcp; and
 // each failure the RFCs name.
 
-let t: TestContext;
-let app: OauthServer;
+const { t, app, url } = oauthSuite();
 const REDIRECT = "http://127.0.0.1:43210/callback";
-
-beforeAll(async () => {
-  const port = await freePort();
-  t = await makeTestContext({ BASE_URL: `http://localhost:${port}` });
-  app = await startOauthServer(port);
-});
-afterAll(async () => {
-  await app?.close();
-  await t?.close();
-});
-
-const url = (p: string) => `${app.baseUrl}${p}`;
 
 /** A registration as MCP clients send it (scope mcp), `body` added or put in place. */
 const register = (body: Record<string, unknown> = {}) =>
@@ -85,27 +78,7 @@ async function authorize(clientId: string, params: Record<string, string> = {}):
 }
 
 /** The browser's first leg: the authorization URL sends it to the consent page. */
-async function start(clientId: string): Promise<Started> {
-  const { verifier, challenge } = pkcePair();
-  const q = new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    scope: "mcp",
-    state: "st4te",
-    resource: `${app.baseUrl}/mcp`,
-  });
-  const jar = new CookieJar();
-  const res = await fetch(url(`/api/oauth/authorize?${q}`), { redirect: "manual" });
-  expect(res.status).toBe(303);
-  jar.take(res);
-  const location = res.headers.get("location")!;
-  const m = /\/dashboard\/connect\/([^/?]+)$/.exec(location);
-  expect(m, location).not.toBeNull();
-  return { jar, uid: m![1]!, verifier };
-}
+const start = (clientId: string): Promise<Started> => startAuthorization(app.baseUrl, clientId, REDIRECT);
 
 /** The person decides; the browser follows back through the authorization endpoint to the client. */
 async function decide(s: Started, accountId: string, approve: boolean): Promise<URL> {

@@ -5,10 +5,14 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { TestContext } from "./context";
+import type { OauthServer } from "./oauth-server";
 import { registerSecret } from "./secrets";
 
-// An OAuth client's small parts for tests: PKCE pairs, a cookie jar playing the browser, and
-// registering a public client with the app's authorization server.
+// An OAuth client's small parts for tests: PKCE pairs, a cookie jar playing the browser,
+// registering a public client with the app's authorization server, the browser's first leg to
+// the consent page, and a suite's context with the authorization server on a loopback port.
 
 /** A PKCE pair (RFC 7636, S256). */
 export function pkcePair(): { verifier: string; challenge: string } {
@@ -86,6 +90,54 @@ export function authorizationUrl(base: string, clientId: string, redirectUri: st
     resource: `${base}/mcp`,
   });
   return `${base}/api/oauth/authorize?${q}`;
+}
+
+/**
+ * The suite's test context (tests/support/context.ts, BASE_URL on a spare loopback port) and the
+ * app's OAuth surface on that port (tests/support/oauth-server.ts), opened in beforeAll and
+ * closed in afterAll. `t` and `app` stand for them once opened: use them in hooks and tests.
+ */
+export function oauthSuite(): { t: TestContext; app: OauthServer; url: (path: string) => string } {
+  let opened: { t: TestContext; app: OauthServer } | undefined;
+  beforeAll(async () => {
+    // Loaded here: the browser tests that import this file need neither the routes nor a context.
+    const { freePort, startOauthServer } = await import("./oauth-server");
+    const { makeTestContext } = await import("./context");
+    const port = await freePort();
+    const t = await makeTestContext({ BASE_URL: `http://localhost:${port}` });
+    opened = { t, app: await startOauthServer(port) };
+  });
+  afterAll(async () => {
+    await opened?.app.close();
+    await opened?.t.close();
+  });
+  const get = (): { t: TestContext; app: OauthServer } => {
+    if (!opened) throw new Error("The OAuth suite opens in beforeAll: use it in hooks and tests.");
+    return opened;
+  };
+  const standIn = <K extends "t" | "app">(key: K) =>
+    new Proxy({} as { t: TestContext; app: OauthServer }[K], { get: (_, p) => Reflect.get(get()[key], p) });
+  return { t: standIn("t"), app: standIn("app"), url: (path) => `${get().app.baseUrl}${path}` };
+}
+
+/**
+ * The browser's first leg: the authorization URL answers 303 to the consent page. The cookies it
+ * set, the interaction's uid and the PKCE verifier of the request.
+ */
+export async function startAuthorization(
+  base: string,
+  clientId: string,
+  redirectUri: string,
+): Promise<{ jar: CookieJar; uid: string; verifier: string }> {
+  const { verifier, challenge } = pkcePair();
+  const jar = new CookieJar();
+  const res = await fetch(authorizationUrl(base, clientId, redirectUri, challenge), { redirect: "manual" });
+  expect(res.status).toBe(303);
+  jar.take(res);
+  const location = res.headers.get("location")!;
+  const m = /\/dashboard\/connect\/([^/?]+)$/.exec(location);
+  expect(m, location).not.toBeNull();
+  return { jar, uid: m![1]!, verifier };
 }
 
 /** The connector's side: what a platform keeps per user, in memory. */
