@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { bearer } from "../support/accounts";
-import { oauthSuite, registerClient, startAuthorization } from "../support/oauth";
+import type { Client } from "@modelcontextprotocol/client";
+import { oauthSuite, registerClient, startAuthorization, initializeMcp } from "../support/oauth";
+import { connectHttp } from "../support/mcp";
 import { teamCall, teamWith } from "../support/teams";
 import { registerSecret } from "../support/secrets";
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
@@ -54,13 +54,7 @@ async function accessToken(clientId: string, accountId: string, acting: string):
   return access;
 }
 
-async function mcpClient(access: string): Promise<Client> {
-  const client = new Client({ name: "oauth-team-test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url("/mcp")), { requestInit: { headers: bearer(access) } }),
-  );
-  return client;
-}
+const mcpClient = (access: string) => connectHttp(app.baseUrl, { credential: access });
 
 async function listed(client: Client): Promise<string[]> {
   const r = (await client.callTool({ name: "list_drops", arguments: {} })) as {
@@ -71,18 +65,7 @@ async function listed(client: Client): Promise<string[]> {
   return r.structuredContent!.drops.map((d) => d.slug);
 }
 
-async function initialize(access: string): Promise<Response> {
-  return fetch(url("/mcp"), {
-    method: "POST",
-    headers: { ...bearer(access), "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
-}
+const initialize = (access: string) => initializeMcp(app.baseUrl, access);
 
 async function teamAccountId(slug: string): Promise<string> {
   const [row] = await t.ctx.db.select({ accountId: teams.accountId }).from(teams).where(eq(teams.slug, slug));

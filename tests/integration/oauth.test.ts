@@ -11,7 +11,9 @@ import {
   postRegistration,
   registerClient,
   startAuthorization,
+  initializeMcp,
 } from "../support/oauth";
+import { connectHttp } from "../support/mcp";
 import { decideConsent, INTERACTION_COOKIE } from "@/lib/oauth/consent";
 import { oauthModels } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/ids";
@@ -128,27 +130,10 @@ async function tokensFor(clientId: string, accountId: string): Promise<{ access:
   return { access, refresh };
 }
 
-async function mcpClient(access: string): Promise<Client> {
-  const client = new Client({ name: "oauth-test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url("/mcp")), { requestInit: { headers: bearer(access) } }),
-  );
-  return client;
-}
+const mcpClient = (access: string) => connectHttp(app.baseUrl, { credential: access });
 
 /** A raw tools/call of list_drops (legacy framing is not needed: the 401 comes before JSON-RPC). */
-async function rawMcp(access: string): Promise<Response> {
-  return fetch(url("/mcp"), {
-    method: "POST",
-    headers: { ...bearer(access), "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
-}
+const rawMcp = (access: string) => initializeMcp(app.baseUrl, access);
 
 function expectChallenge(res: Response): void {
   expect(res.status).toBe(401);

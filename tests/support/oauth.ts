@@ -140,6 +140,24 @@ export async function startAuthorization(
   return { jar, uid: m![1]!, verifier };
 }
 
+/** A raw MCP initialize with an OAuth access token as the bearer: the answer as it came (a refused token is 401 before JSON-RPC). */
+export function initializeMcp(base: string, access: string): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${access}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+}
+
 /** The connector's side: what a platform keeps per user, in memory. */
 export class ConnectorProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
