@@ -160,6 +160,7 @@ class ContentBatch {
             contentKey(this.scope, k.sha256),
             items.get(k.sha256)!,
             "application/octet-stream",
+            k.sha256,
           );
           this.written.push({ sha256: k.sha256, storageRef, size: k.size });
           this.refs.set(k.sha256, storageRef);

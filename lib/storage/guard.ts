@@ -108,8 +108,8 @@ export class GuardedStorage implements Storage {
     return this.downUntil !== 0;
   }
 
-  put(key: string, bytes: Uint8Array, contentType: string): Promise<string> {
-    return this.run("put", () => this.inner.put(key, bytes, contentType));
+  put(key: string, bytes: Uint8Array, contentType: string, sha256?: string): Promise<string> {
+    return this.run("put", () => this.inner.put(key, bytes, contentType, sha256));
   }
 
   get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {

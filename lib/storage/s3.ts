@@ -114,17 +114,28 @@ export class S3Storage implements Storage {
     },
   };
 
-  async put(key: string, bytes: Uint8Array, contentType: string): Promise<string> {
+  async put(key: string, bytes: Uint8Array, contentType: string, sha256?: string): Promise<string> {
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: body,
-        ContentLength: body.byteLength,
-        ContentType: contentType,
-      }),
-    );
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      Body: body,
+      ContentLength: body.byteLength,
+      ContentType: contentType,
+    });
+    // SigV4 signs the body's SHA-256 (x-amz-content-sha256), which the SDK otherwise computes
+    // by hashing the body again on the event loop (a deploy had hashed every content already).
+    // The header set before signing is the one signed; the store checks the body against it.
+    if (sha256 && /^[0-9a-f]{64}$/.test(sha256))
+      command.middlewareStack.add(
+        (next) => (args) => {
+          const request = args.request as { headers?: Record<string, string> };
+          if (request.headers) request.headers["x-amz-content-sha256"] = sha256;
+          return next(args);
+        },
+        { step: "build", name: "knownPayloadSha256" },
+      );
+    await this.client.send(command);
     return key;
   }
 

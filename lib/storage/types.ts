@@ -33,8 +33,12 @@ export interface Storage {
   readonly kind: string;
   /** Present when clients can upload straight to this storage; absent, every upload goes through the app. */
   readonly direct?: DirectUploads;
-  /** Stores bytes under key (overwriting) and returns the ref to read them back. */
-  put(key: string, bytes: Uint8Array, contentType: string): Promise<string>;
+  /**
+   * Stores bytes under key (overwriting) and returns the ref to read them back. `sha256` (hex),
+   * when the caller has hashed the bytes already, spares a store that signs or checks them a
+   * second hash of the same bytes (S3's payload hash).
+   */
+  put(key: string, bytes: Uint8Array, contentType: string, sha256?: string): Promise<string>;
   /** Streams the bytes of ref, or the given range of them; null when absent. */
   get(ref: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
   /**

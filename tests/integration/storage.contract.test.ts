@@ -1,4 +1,6 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -459,6 +461,47 @@ describe("S3Storage specifics (AWS SDK against s3rver)", () => {
       /hash mismatch/,
     );
     expect(await storage.list(`${r}/`)).toEqual([`${r}/big.bin`]);
+  });
+
+  it("signs a put with the SHA-256 its caller already has (no second hash of the body), else the SDK's own", async () => {
+    // A loopback proxy in front of s3rver records each PUT's signed payload hash.
+    const seen: Array<{ url: string; sha: string | undefined; signed: string }> = [];
+    const target = new URL(s3.endpoint);
+    const proxy = http.createServer((req, res) => {
+      seen.push({
+        url: req.url ?? "",
+        sha: req.headers["x-amz-content-sha256"] as string | undefined,
+        signed: /SignedHeaders=([^,]+)/.exec(req.headers.authorization ?? "")?.[1] ?? "",
+      });
+      const out = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      req.pipe(out);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const storage = s3Storage({ endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+      const r = root();
+      const bytes = binary(70_000, 5);
+      const sha = createHash("sha256").update(bytes).digest("hex");
+      const given = createHash("sha256").update("a hash the SDK would never compute for these bytes").digest("hex");
+      await storage.put(`${r}/given`, bytes, "application/octet-stream", given);
+      await storage.put(`${r}/own`, bytes, "application/octet-stream");
+      await storage.put(`${r}/malformed`, bytes, "application/octet-stream", "not-a-sha256");
+      const put = (key: string) => seen.find((s) => s.url.split("?")[0]!.endsWith(`/${r}/${key}`))!;
+      expect(put("given").sha).toBe(given);
+      expect(put("given").signed.split(";")).toContain("x-amz-content-sha256");
+      expect(put("own").sha).toBe(sha);
+      expect(put("malformed").sha).toBe(sha);
+      for (const key of ["given", "own", "malformed"])
+        expect((await readAll(await storage.get(`${r}/${key}`)))?.equals(bytes)).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   it("deletes by prefix in DeleteObjects batches, and nothing outside the prefix", async () => {
