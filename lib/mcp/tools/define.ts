@@ -12,8 +12,6 @@ export interface ToolCall {
   req: Request;
   /** Arguments exactly as parsed from the request JSON (not a zod copy). */
   raw: Record<string, unknown>;
-  /** The caller, once resolved (caller() below): one credential lookup serves the gate, the tool and its error. */
-  resolved?: Promise<Caller>;
 }
 
 export interface Annotations {
@@ -44,10 +42,8 @@ export function tool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O
   return def;
 }
 
-/** Who calls: resolved from the request's credential once per tool call, then shared. */
 export function caller(call: ToolCall): Promise<Caller> {
-  call.resolved ??= optionalCaller(call.ctx, call.req);
-  return call.resolved;
+  return optionalCaller(call.ctx, call.req);
 }
 
 export async function accountCaller(call: ToolCall) {
