@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { getContext, type AppContext } from "./context";
 import type { Env } from "./env";
 import { derivedKey } from "./secret";
-import { optionalCaller } from "./auth/caller";
+import { optionalCaller, type Caller } from "./auth/caller";
 import { withDb } from "./db/errors";
 import { claimIdempotencyKey, findIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey } from "./db/idempotency";
 import { ApiError } from "./errors";
@@ -134,8 +134,12 @@ export function toolCallFingerprint(e: Env, tool: string, args: Record<string, u
 }
 
 /** Who a key belongs to: the account, or the client address when anonymous. */
-export async function idempotencyCaller(ctx: AppContext, req: Request): Promise<string> {
-  const caller = await optionalCaller(ctx, req);
+async function idempotencyCaller(ctx: AppContext, req: Request): Promise<string> {
+  return idempotencyOwner(ctx, req, await optionalCaller(ctx, req));
+}
+
+/** idempotencyCaller for a caller already resolved (an MCP tool call's). */
+export function idempotencyOwner(ctx: AppContext, req: Request, caller: Caller): string {
   return caller.account ? `a:${caller.account.id}` : `ip:${clientAddress(req, ctx.env)}`;
 }
 

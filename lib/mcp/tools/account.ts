@@ -9,7 +9,7 @@ import {
   deviceTokenSchema,
   getLimitsArgs,
 } from "../schemas";
-import { caller, READS, tool } from "./define";
+import { READS, tool } from "./define";
 
 export const accountTools = [
   tool({
@@ -21,7 +21,7 @@ export const accountTools = [
     output: limitsResponseSchema,
     annotations: READS,
     async run(_args, call) {
-      const c = await caller(call);
+      const c = call.caller;
       const l = describeLimits(call.ctx, c.account);
       const ttlMax = l.limits.ttl_max_seconds === null ? "no maximum" : `max ${l.limits.ttl_max_seconds} s`;
       return {

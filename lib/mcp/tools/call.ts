@@ -4,12 +4,13 @@ import type { ImageBlock } from "../render";
 import type { z } from "zod";
 import { ApiError, toApiError } from "../../errors";
 import { tierOf } from "../../deploy/store";
-import { idempotencyCaller, parseIdempotencyKey, runIdempotent, toolCallFingerprint } from "../../idempotency";
+import { idempotencyOwner, parseIdempotencyKey, runIdempotent, toolCallFingerprint } from "../../idempotency";
 import type { Tier } from "../../plans";
 import { openShownSecret, sealShownSecret, type ShownOnce } from "../../webhooks/secret";
 import { forMcp } from "../hints";
 import { QR_META_KEY, qrModules } from "../preview";
-import { caller, type ToolCall, type ToolDef } from "./define";
+import type { ToolCall, ToolDef, ToolRequest } from "./define";
+import { optionalCaller, type Caller } from "../../auth/caller";
 import { checkGate, TEAM_TOOL_GATES } from "../../teams/gates";
 
 /** Maps a zod issue on an argument to the REST error code for the same mistake. */
@@ -92,7 +93,7 @@ async function runOnce(
   const fingerprint = toolCallFingerprint(call.ctx.env, name, call.raw);
   const answer = await runIdempotent(
     call.ctx,
-    { caller: await idempotencyCaller(call.ctx, call.req), key, fingerprint },
+    { caller: idempotencyOwner(call.ctx, call.req, call.caller), key, fingerprint },
     async () => ({
       status: 200,
       body: JSON.stringify(sealShownSecret(await run(), sealed, call.ctx.env)),
@@ -101,13 +102,19 @@ async function runOnce(
   return openShownSecret(JSON.parse(answer.body) as RunOutput, sealed, call.ctx.env);
 }
 
-/** Runs a known tool; every failure becomes an isError result. */
-export async function callTool(def: ToolDef, call: ToolCall): Promise<ToolResult> {
+/**
+ * Runs a known tool; every failure becomes an isError result. The caller is resolved from the
+ * credential once (after the arguments check), and the tool runs with that one caller.
+ */
+export async function callTool(def: ToolDef, request: ToolRequest): Promise<ToolResult> {
+  let resolving: Promise<Caller> | undefined;
+  const resolveCaller = () => (resolving ??= optionalCaller(request.ctx, request.req));
   try {
-    const parsed = def.input.safeParse(call.raw);
+    const parsed = def.input.safeParse(request.raw);
     if (!parsed.success) throw argumentError(parsed.error);
+    const call: ToolCall = { ...request, caller: await resolveCaller() };
     // A team's credential reaches the tools its role may take, checked before anything runs.
-    checkGate(await caller(call), TEAM_TOOL_GATES[def.name]);
+    checkGate(call.caller, TEAM_TOOL_GATES[def.name]);
     // Each tool is typed by its own schemas; the call is safe because args came from that tool's own input schema.
     const run = () => (def.run as (a: unknown, c: ToolCall) => Promise<RunOutput>)(parsed.data, call);
     const key = (parsed.data as { idempotency_key?: unknown }).idempotency_key;
@@ -124,7 +131,7 @@ export async function callTool(def: ToolDef, call: ToolCall): Promise<ToolResult
     return result;
   } catch (err) {
     // The caller's plan decides which advice is true; an unusable credential is advised as anonymous.
-    const tier = await caller(call).then(tierOf, () => "anonymous" as const);
+    const tier = await resolveCaller().then(tierOf, () => "anonymous" as const);
     return toolError(err, tier);
   }
 }

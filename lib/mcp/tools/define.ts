@@ -4,14 +4,20 @@ import type { ImageBlock } from "../render";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import { authRequired } from "../../errors";
-import { optionalCaller, type Caller } from "../../auth/caller";
+import type { Caller } from "../../auth/caller";
 import { guardAccountRoute } from "../../auth/guard";
 
-export interface ToolCall {
+/** A tools/call request as the server hands it to callTool. */
+export interface ToolRequest {
   ctx: AppContext;
   req: Request;
   /** Arguments exactly as parsed from the request JSON (not a zod copy). */
   raw: Record<string, unknown>;
+}
+
+/** What a tool runs with: the request and its caller, resolved once by callTool (call.ts). */
+export interface ToolCall extends ToolRequest {
+  caller: Caller;
 }
 
 export interface Annotations {
@@ -42,12 +48,9 @@ export function tool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O
   return def;
 }
 
-export function caller(call: ToolCall): Promise<Caller> {
-  return optionalCaller(call.ctx, call.req);
-}
-
+/** The call's caller, required to have an account (the account routes' guard applied). */
 export async function accountCaller(call: ToolCall) {
-  const c = await caller(call);
+  const c = call.caller;
   if (!c.account) throw authRequired();
   await guardAccountRoute(call.ctx, c);
   return c as Caller & { account: NonNullable<Caller["account"]> };

@@ -30,7 +30,7 @@ import {
   uploadContentArgs,
   TTL_RULE,
 } from "../schemas";
-import { accountCaller, caller, CREATES, REPORT_TEXT_ENTRIES, REPORT_WHERE, tool, type ToolCall } from "./define";
+import { accountCaller, CREATES, REPORT_TEXT_ENTRIES, REPORT_WHERE, tool, type ToolCall } from "./define";
 
 const CLAIM_TEXT = (base: string, d: DeployResponse) =>
   `This drop is anonymous: it is online for 30 days, then claimable for 30 more. To keep it, your human logs in at ${base} and claims it with slug ${d.slug} and claim_token ${d.claim_token} ` +
@@ -63,7 +63,7 @@ async function runDeploy(
   filesFor: (tier: Tier) => InputFile[],
 ) {
   return guardedDeploy(call.ctx, call.req, "mcp", async (quota) => {
-    const c = await caller(call);
+    const c = call.caller;
     const opts = {
       ttl: args.ttl === undefined ? null : String(args.ttl),
       name: args.name ?? null,
@@ -180,7 +180,7 @@ export const deployTools = [
     output: preflightResponseSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(_args, call) {
-      const c = await caller(call);
+      const c = call.caller;
       const p = await preflightFiles(call.ctx, c, call.raw.files, clientAddress(call.req, call.ctx.env));
       const total = Object.keys(call.raw.files as object).length;
       return {
@@ -207,7 +207,7 @@ export const deployTools = [
     output: uploadResponseSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(args, call) {
-      const c = await caller(call);
+      const c = call.caller;
       const value = (call.raw as { content: unknown }).content;
       const [decoded] = decodeFilesMap({ content: value }, limits[tierOf(c)], isPaid(tierOf(c)));
       const r = await uploadContent(
@@ -234,7 +234,7 @@ export const deployTools = [
     // Issuing the URL changes nothing; the command it returns creates a drop (or, with a name, replaces one).
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run(args, call) {
-      const c = await caller(call);
+      const c = call.caller;
       checkDeployOptions(c, { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
       const g = await issueDeployGrant(call.ctx, call.req, c, { dir: args.dir, ttl: args.ttl, name: args.name });
       return { structured: g, text: grantText(g) };

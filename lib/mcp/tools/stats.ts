@@ -1,11 +1,8 @@
 import { z } from "zod";
-import { authRequired } from "../../errors";
-import { optionalCaller } from "../../auth/caller";
-import { guardAccountRoute } from "../../auth/guard";
 import { limits } from "../../plans";
 import { dropStatsSchema, type DropStats } from "../../schemas";
 import { getDropStats } from "../../stats/read";
-import { tool, type ToolCall } from "./define";
+import { accountCaller, tool, type ToolCall } from "./define";
 
 // The MCP tool get_drop_stats: a drop's counts, as GET /drops/{slug}/stats answers them.
 
@@ -48,9 +45,7 @@ const getDropStatsTool = {
   output: dropStatsSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args: z.infer<typeof getDropStatsArgs>, call: ToolCall) {
-    const c = await optionalCaller(call.ctx, call.req);
-    if (!c.account) throw authRequired();
-    await guardAccountRoute(call.ctx, c);
+    const c = await accountCaller(call);
     const s = await getDropStats(call.ctx, c.account, args.slug, { from: args.from, to: args.to });
     return { structured: s, text: statsText(s) };
   },
