@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { optionalCaller } from "../auth/caller";
+import type { Caller } from "../auth/caller";
 import { clientAddress } from "../ratelimit/address";
 import { mcpImage, renderForDeploy, renderSubject } from "../render/service";
 import type { DeployRender } from "../schemas";
@@ -18,13 +18,12 @@ export interface ImageBlock {
 
 /** A deploy tool's output with the render check added when `wanted`. */
 export async function withToolRender<T extends { slug: string }>(
-  call: { ctx: AppContext; req: Request },
+  call: { ctx: AppContext; req: Request; caller: Caller },
   wanted: boolean | undefined,
   out: { structured: T; text: string },
 ): Promise<{ structured: T | (T & { render: DeployRender }); text: string; image?: ImageBlock }> {
   if (!wanted) return out;
-  const caller = await optionalCaller(call.ctx, call.req).catch(() => null);
-  const subject = renderSubject(caller?.account ?? null, clientAddress(call.req, call.ctx.env));
+  const subject = renderSubject(call.caller.account, clientAddress(call.req, call.ctx.env));
   const { render, desktopPng } = await renderForDeploy(call.ctx, out.structured.slug, subject);
   const data = mcpImage(desktopPng);
   return {
