@@ -12,8 +12,8 @@ import { inActorScope } from "../log/actor-scope";
 // Server actions of the dashboard run the same lib/ services as the API, as the session's
 // account: the person, or the team picked in the "Acting as" switcher. Each action names the API
 // route it does the work of, and its gate (lib/teams/gates.ts, the one REST and MCP ask) is asked
-// of the person's role before anything runs when the session acts as a team. Failures come back as a plain result carrying the envelope's
-// message and hint.
+// of the person's role before anything runs when the session acts as a team. Failures come back
+// as a plain result carrying the envelope's message and hint.
 
 export type ActionResult<T = undefined> =
   { ok: true; data: T } | { ok: false; error: string; code: string; hint?: string; upgrade_url?: string };

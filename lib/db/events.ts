@@ -4,7 +4,7 @@ import type { Db } from "./client";
 import { events, webhookDeliveries, webhooks } from "./schema";
 import { teamActorFor } from "../log/actor-scope";
 import { prefixedId } from "../ids";
-import { recordTeamAudit } from "./team-audit";
+import { recordTeamChange } from "./team-audit";
 
 // The outbox. recordEvent runs inside the transaction of the change it reports (commitWrite,
 // the delete and claim and access statements here in lib/db, and a domain's verification), so
@@ -46,19 +46,10 @@ export async function recordEvent(tx: Tx, e: NewEvent): Promise<string | null> {
   const actor = teamActorFor(e.accountId);
   const data = actor ? { ...e.data, actor: { id: actor.id, email: actor.email } } : e.data;
   await tx.insert(events).values({ id, accountId: e.accountId, type: e.type, data, createdAt: e.now });
-  if (actor) {
-    await recordTeamAudit(tx, {
-      teamId: actor.teamId,
-      actorId: actor.id,
-      actorEmail: actor.email,
-      credentialKind: actor.credential.kind,
-      credentialId: actor.credential.id,
-      action: e.type,
-      target: e.data.slug !== undefined ? `drop:${e.data.slug}` : e.type,
-      data: e.data,
-      at: e.now,
-    });
-  }
+  await recordTeamChange(tx, e.accountId, e.type, e.data.slug !== undefined ? `drop:${e.data.slug}` : e.type, {
+    data: e.data,
+    at: e.now,
+  });
   await tx.execute(
     sql`insert into ${webhookDeliveries} (webhook_id, event_id, next_attempt_at)
         select ${webhooks.id}, ${id}, ${e.now.toISOString()}::timestamptz from ${webhooks}

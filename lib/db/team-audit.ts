@@ -28,12 +28,18 @@ export async function recordTeamAudit(tx: Tx, e: NewTeamAudit): Promise<void> {
 }
 
 /**
- * A change to a team's resource that is no webhook event (a domain or webhook added or removed),
- * in the change's own transaction: enters the team's audit log when the request acts for the
+ * A change to a team's resource (a drop event, a domain or webhook added or removed), in the
+ * change's own transaction: enters the team's audit log when the request acts for the
  * team that holds `accountId` (lib/log/actor-scope.ts), so the entry and the change commit or
  * roll back together.
  */
-export async function recordTeamChange(tx: Tx, accountId: string, action: string, target: string): Promise<void> {
+export async function recordTeamChange(
+  tx: Tx,
+  accountId: string,
+  action: string,
+  target: string,
+  extra: { data?: Record<string, unknown>; at?: Date } = {},
+): Promise<void> {
   const actor = teamActorFor(accountId);
   if (!actor) return;
   await recordTeamAudit(tx, {
@@ -44,6 +50,7 @@ export async function recordTeamChange(tx: Tx, accountId: string, action: string
     credentialId: actor.credential.id,
     action,
     target,
-    at: new Date(),
+    data: extra.data ?? null,
+    at: extra.at ?? new Date(),
   });
 }
