@@ -37,8 +37,14 @@ export function hangUp(res: ServerResponse): void {
   setTimeout(() => socket.destroy(), 2000).unref();
 }
 
+/**
+ * Writes a drop's answer. The request's id (X-Request-Id, which the listener's logRequest made)
+ * goes first among its headers, in the one object writeHead gets: with no header set on the
+ * response before, Node writes that object as it is, without a copy of each header.
+ */
 export function write(req: IncomingMessage, res: ServerResponse, r: ServeResult): void {
-  res.writeHead(r.status, r.headers);
+  const id = (req as Partial<PlaneRequest>).requestId;
+  res.writeHead(r.status, id ? { "X-Request-Id": id, ...r.headers } : r.headers);
   const body = r.body;
   if (body === null || req.method === "HEAD") {
     res.end();

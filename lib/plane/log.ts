@@ -4,7 +4,7 @@ import { resolveHost } from "../serve/host";
 import { config } from "./config";
 import { env } from "../env";
 import type { PlaneRequest, PlaneResponse } from "./request";
-import { log } from "../log";
+import { jsonString, logRendered } from "../log";
 import { takeErrorCode } from "../log/codes";
 import { observeRequest } from "../metrics/http";
 import { appRouteName } from "./route-names";
@@ -70,51 +70,75 @@ function hostKind(req: PlaneRequest): "app" | "drop" | "domain" {
  * loses its query and every secret token in it (logPath); no header is logged, so no
  * credential, claim token or cookie ever reaches the log. "plane" says who answered: "data"
  * (the data plane: drop hosts, the deploy-body routes, refusals before Next) or "next". The id
- * is the service's own, sent back as X-Request-Id; an X-Request-Id a trusted proxy sent
+ * is the service's own, sent back as X-Request-Id (by the dispatcher: ./node.ts); an X-Request-Id a trusted proxy sent
  * (TRUST_PROXY) is logged beside it as upstream_request_id, never adopted.
  */
 export function logRequest(req: PlaneRequest, res: PlaneResponse): void {
-  const started = process.hrtime.bigint();
+  req.startedAt = performance.now();
   const id = randomUUID();
-  const upstream = req.headers["x-request-id"];
+  req.requestId = id;
+  req.upstreamId = req.headers["x-request-id"];
   req.headers["x-request-id"] = id;
-  res.setHeader("X-Request-Id", id);
+  req.span = startRequestSpan(req.method ?? "GET", req.headers);
+  // 'close' follows 'finish' on every response, and also ends one whose client went away: one
+  // listener, the same function for every request (no closure or once-wrapper per request).
+  res.on("close", writeLine);
+}
+
+/** The request's line and metrics, when its response closed (`this`: the response). */
+function writeLine(this: PlaneResponse<PlaneRequest>): void {
+  const req = this.req;
+  const seconds = (performance.now() - req.startedAt) / 1000;
   const method = req.method ?? "GET";
   const url = req.url ?? "/";
-  req.span = startRequestSpan(method, req.headers);
-  let done = false;
-  const line = () => {
-    if (done) return;
-    done = true;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const status = res.headersSent ? res.statusCode : 0;
-    const plane = req.answered ? "data" : "next";
-    const host = hostKind(req);
-    const counted = !req.uncounted && metricsOn();
-    if (counted || req.span) {
-      const route =
-        req.routeName ??
-        (host === "app" ? appRouteName(method, pathOnly(url), req.headers["content-type"]) : "serve.drop");
-      if (counted) observeRequest(req.answered ? "data" : "app", route, status, seconds);
-      if (req.span) endRequestSpan(req.span, method, route, status);
-    }
-    const errorCode = takeErrorCode(id, status);
-    log("info", "request", {
-      request_id: id,
-      method,
-      host_kind: host,
-      path: logPath(url),
-      status,
-      duration_ms: Math.round(seconds * 1e4) / 10,
-      bytes: method === "HEAD" ? 0 : res.bodyBytes,
-      error_code: errorCode,
-      plane,
-      upstream_request_id: typeof upstream === "string" && trustProxy() ? upstream.slice(0, 200) : undefined,
-      aborted: res.writableFinished ? undefined : true,
-    });
+  const status = this.headersSent ? this.statusCode : 0;
+  const host = hostKind(req);
+  const counted = !req.uncounted && metricsOn();
+  if (counted || req.span) {
+    const route =
+      req.routeName ??
+      (host === "app" ? appRouteName(method, pathOnly(url), req.headers["content-type"]) : "serve.drop");
+    if (counted) observeRequest(req.answered ? "data" : "app", route, status, seconds);
+    if (req.span) endRequestSpan(req.span, method, route, status);
+  }
+  const fields: RequestFields = {
+    request_id: req.requestId,
+    method,
+    host_kind: host,
+    path: logPath(url),
+    status,
+    duration_ms: Math.round(seconds * 1e4) / 10,
+    bytes: method === "HEAD" ? 0 : this.bodyBytes,
+    error_code: takeErrorCode(req.requestId, status),
+    plane: req.answered ? "data" : "next",
+    upstream_request_id: typeof req.upstreamId === "string" && trustProxy() ? req.upstreamId.slice(0, 200) : undefined,
+    aborted: this.writableFinished ? undefined : true,
   };
-  res.once("finish", line);
-  res.once("close", line);
+  logRendered("info", "request", requestJson(fields), () => fields);
+}
+
+type RequestFields = {
+  request_id: string;
+  method: string;
+  host_kind: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  bytes: number;
+  error_code: string | undefined;
+  plane: "data" | "next";
+  upstream_request_id: string | undefined;
+  aborted: true | undefined;
+};
+
+/** The request line's fields as JSON, in their order, written out (JSON.stringify of the object gives the same). */
+export function requestJson(f: RequestFields): string {
+  let json = `"request_id":${jsonString(f.request_id)},"method":${jsonString(f.method)},"host_kind":${jsonString(f.host_kind)},"path":${jsonString(f.path)},"status":${f.status},"duration_ms":${f.duration_ms},"bytes":${f.bytes}`;
+  if (f.error_code !== undefined) json += `,"error_code":${jsonString(f.error_code)}`;
+  json += `,"plane":"${f.plane}"`;
+  if (f.upstream_request_id !== undefined) json += `,"upstream_request_id":${jsonString(f.upstream_request_id)}`;
+  if (f.aborted) json += `,"aborted":true`;
+  return json;
 }
 
 let scraped: boolean | undefined;

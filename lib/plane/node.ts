@@ -210,10 +210,22 @@ export function dispatch(req: PlaneRequest, res: ServerResponse): boolean {
     taken = route(req, res);
   } catch (err) {
     console.error("[serve] dispatch failed:", err instanceof Error ? err.message : err);
-    if (!res.headersSent) envelope(res, 500, "internal_error", "Something went wrong on our side.");
+    if (!res.headersSent) {
+      sendRequestId(req, res);
+      envelope(res, 500, "internal_error", "Something went wrong on our side.");
+    }
   }
   req.answered = taken;
   return taken;
+}
+
+/**
+ * Every answer carries the request's id (X-Request-Id, from logRequest). A drop's answer gets it
+ * among the headers its writer hands writeHead at once (write() in ./adapter.ts), the cheap path
+ * of a response with no header set before; every other answer gets it here, first.
+ */
+function sendRequestId(req: PlaneRequest, res: ServerResponse): void {
+  if (req.requestId !== "") res.setHeader("X-Request-Id", req.requestId);
 }
 
 function route(req: PlaneRequest, res: ServerResponse): boolean {
@@ -221,6 +233,7 @@ function route(req: PlaneRequest, res: ServerResponse): boolean {
   if (req.headers["x-vercel-id"] !== undefined) delete req.headers["x-vercel-id"];
   let url = req.url ?? "/";
   if (url.charCodeAt(0) !== 47 /* "/" */) {
+    sendRequestId(req, res);
     // Absolute form (GET http://other.example/x HTTP/1.1): the target's authority is the host
     // (RFC 9112 section 3.2.2: the Host header is ignored), so a proxy or cache keying on the
     // full URL never gets another site's answer. From here on (and in Next) the request is in
@@ -246,6 +259,7 @@ function route(req: PlaneRequest, res: ServerResponse): boolean {
     return true;
   }
   req.hostKind = "app";
+  sendRequestId(req, res);
   const q = url.indexOf("?");
   const pathname = q < 0 ? url : url.slice(0, q);
   if (malformedPath(pathname)) {

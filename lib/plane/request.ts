@@ -18,6 +18,12 @@ export class PlaneRequest extends IncomingMessage {
   answered = false;
   /** The body passed its cap: the rest of it, and its end, were dropped. */
   overCap = false;
+  /** The service's id of this request (X-Request-Id, the request log's "request_id"); set by logRequest. */
+  requestId = "";
+  /** When the listener got the request (performance.now()), for the log's "duration_ms". */
+  startedAt = 0;
+  /** The X-Request-Id the client or a proxy sent, if any (logged only behind a trusted proxy). */
+  upstreamId: string | string[] | undefined = undefined;
   private cap = Infinity;
   private seen = 0;
   private onOverCap: (() => void) | undefined = undefined;

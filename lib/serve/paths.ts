@@ -17,6 +17,8 @@ export function malformedPath(pathname: string): boolean {
   }
 }
 
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /** Decodes the request path into a drop-relative path, or null when it cannot name a file. */
 export function dropPath(pathname: string): string | null {
   const segments: string[] = [];
@@ -27,7 +29,8 @@ export function dropPath(pathname: string): string | null {
     } catch {
       return null;
     }
-    seg = seg.normalize("NFC");
+    // NFC leaves ASCII as it is; only a segment with other characters goes through it.
+    if (NON_ASCII.test(seg)) seg = seg.normalize("NFC");
     if (seg.includes("/") || seg.includes("\\") || seg.includes("\0")) return null;
     if (seg === "" || seg === ".") continue;
     if (seg === "..") return null;

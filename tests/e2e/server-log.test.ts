@@ -435,6 +435,46 @@ describe("one structured log line per request", () => {
     }
     expect(output).not.toMatch(/(?<![A-Za-z0-9_-])(sp|ct|ut|dg)_[A-Za-z0-9_-]{8}/);
   });
+  it("a response the client leaves before its end is logged once, as aborted; a whole one once, not aborted", async () => {
+    // 20 MB of random bytes: more than loopback's socket buffers hold, so the answer cannot end
+    // while the client reads nothing.
+    const big = randomBytes(20 * 1024 * 1024);
+    const deployed = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: zip({ "big.bin": big, "index.html": "<p>small</p>" }),
+      headers: { "content-type": "application/zip", authorization: `Bearer ${proKey}` },
+    });
+    expect(deployed.status).toBe(200);
+    const { slug } = deployed.json() as { slug: string };
+    const host = `${slug}.localhost:${app.port}`;
+    const whole = await app.request(host, "/index.html");
+    expect(whole.status).toBe(200);
+    const id = await new Promise<string>((resolve, reject) => {
+      const socket = connect(app.port, "127.0.0.1", () =>
+        socket.write(`GET /big.bin HTTP/1.1\r\nHost: ${host}\r\n\r\n`),
+      );
+      let head = "";
+      socket.on("data", (chunk: Buffer) => {
+        head += chunk.toString("latin1");
+        const end = head.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        const found = /^x-request-id: (\S+)$/im.exec(head.slice(0, end));
+        socket.destroy();
+        if (found) resolve(found[1]!);
+        else reject(new Error(`no X-Request-Id in ${head.slice(0, end)}`));
+      });
+      socket.on("error", reject);
+    });
+    const left = await lineOf(id);
+    expect(left).toMatchObject({ method: "GET", host_kind: "drop", path: "/big.bin", status: 200, aborted: true });
+    const done = await lineOf(whole.headers["x-request-id"]);
+    expect(done).toMatchObject({ path: "/index.html", status: 200, bytes: 12 });
+    expect(done).not.toHaveProperty("aborted");
+    // One line each, though a response ends ('finish') and closes ('close').
+    await new Promise((r) => setTimeout(r, 200));
+    expect(logLines().filter((l) => l.request_id === id)).toHaveLength(1);
+    expect(logLines().filter((l) => l.request_id === whole.headers["x-request-id"])).toHaveLength(1);
+  });
 });
 
 describe("a protected drop on the self-hosted data plane", () => {

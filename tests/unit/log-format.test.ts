@@ -58,3 +58,40 @@ describe("log lines", () => {
     );
   });
 });
+
+describe("the request line's JSON, written out field by field (lib/plane/log.ts requestJson)", () => {
+  it("quotes every single UTF-16 code unit as JSON.stringify does", async () => {
+    const { jsonString } = await import("@/lib/log");
+    for (let c = 0; c <= 0xffff; c++) {
+      const s = String.fromCharCode(c);
+      expect(jsonString(s)).toBe(JSON.stringify(s));
+      expect(jsonString(`/a${s}b`)).toBe(JSON.stringify(`/a${s}b`));
+    }
+  });
+
+  it("gives the object's JSON, in its order, for paths, codes and ids a client can shape", async () => {
+    const { requestJson } = await import("@/lib/plane/log");
+    const strange = ['/a"b', "/a\\b", "/\u0001\u001f", "/é/日本/😀", "/\ud800x", "/\udfff", "/%22", "(not a path)"];
+    for (const path of strange)
+      for (const upstream of [undefined, 'up"stream\\', "x".repeat(200)])
+        for (const aborted of [undefined, true] as const)
+          for (const errorCode of [undefined, "not_found", "http_599"]) {
+            const fields = {
+              request_id: "2fe70b69-3dee-4a12-858d-7ac20a7677d4",
+              method: "GET",
+              host_kind: "drop",
+              path,
+              status: 404,
+              duration_ms: 12.3,
+              bytes: 0,
+              error_code: errorCode,
+              plane: "data" as const,
+              upstream_request_id: upstream,
+              aborted,
+            };
+            const json = `{${requestJson(fields)}}`;
+            expect(json).toBe(JSON.stringify(fields));
+            expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(fields)));
+          }
+  });
+});
