@@ -88,6 +88,8 @@ interface ServeCaches {
   /** Contents and their compressed forms by hash, sized by bytes (SERVE_CACHE_BYTES). */
   contents: LRUCache<string, Uint8Array>;
   pending: Map<string, Promise<Uint8Array | null>>;
+  /** What the change feed calls with the changes it read (one function per cache set). */
+  applyFeed: (changes: FeedChange[] | "all") => void;
 }
 
 const KEY = Symbol.for("dropsite.serveCaches");
@@ -97,7 +99,7 @@ function caches(ctx: AppContext): ServeCaches {
   const all = (slot[KEY] ??= new WeakMap());
   let c = all.get(ctx);
   if (!c) {
-    c = {
+    const made: ServeCaches = {
       manifests: new LRUCache({ maxSize: MANIFEST_MAX_ROWS, sizeCalculation: (entry) => entry.rows }),
       loading: new Map(),
       generation: 0,
@@ -108,7 +110,9 @@ function caches(ctx: AppContext): ServeCaches {
         sizeCalculation: (bytes) => Math.max(1, bytes.byteLength),
       }),
       pending: new Map(),
+      applyFeed: (changes) => applyFeed(made, changes),
     };
+    c = made;
     all.set(ctx, c);
   }
   return c;
@@ -185,13 +189,25 @@ function applyFeed(c: ServeCaches, changes: FeedChange[] | "all"): void {
 /**
  * The manifest of the drop a host names, from memory while the change feed has not named its
  * drop (and it is younger than MANIFEST_SAFETY_TTL_MS); when the feed cannot be read, from
- * memory only for MANIFEST_REVALIDATE_MS and then checked against the drop row.
+ * memory only for MANIFEST_REVALIDATE_MS and then checked against the drop row. No promise when
+ * memory answers (the serve path's usual case, every request); a promise when the feed or the
+ * database must be asked first.
  */
-export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manifest | undefined> {
+export function lookupManifest(ctx: AppContext, key: DropKey): Manifest | undefined | Promise<Manifest | undefined> {
   const c = caches(ctx);
   const k = cacheKey(key);
-  const current = feedCurrent(ctx, (changes) => applyFeed(c, changes));
-  const feedOk = current === true || (await current);
+  const current = feedCurrent(ctx, c.applyFeed);
+  if (typeof current === "boolean") return fromMemoryOrLoad(ctx, key, c, k, current);
+  return current.then((feedOk) => fromMemoryOrLoad(ctx, key, c, k, feedOk));
+}
+
+function fromMemoryOrLoad(
+  ctx: AppContext,
+  key: DropKey,
+  c: ServeCaches,
+  k: string,
+  feedOk: boolean,
+): Manifest | undefined | Promise<Manifest | undefined> {
   const now = ctx.now();
   const entry = c.manifests.get(k);
   if (entry && now - entry.checkedAt < (feedOk ? MANIFEST_SAFETY_TTL_MS : MANIFEST_REVALIDATE_MS)) {
@@ -215,11 +231,9 @@ export async function getManifest(ctx: AppContext, key: DropKey): Promise<Manife
     return manifest;
   })();
   c.loading.set(k, work);
-  try {
-    return await work;
-  } finally {
+  return work.finally(() => {
     if (c.loading.get(k) === work) c.loading.delete(k);
-  }
+  });
 }
 
 /**

@@ -97,7 +97,12 @@ export function applyRuleHeaders(headers: Record<string, string>, rule: Map<stri
 }
 
 export function robotsHeader(m: Manifest): Record<string, string> {
-  return m.drop.ownerId === null ? { "X-Robots-Tag": "noindex" } : {};
+  const value = robotsValue(m);
+  return value ? { "X-Robots-Tag": value } : {};
+}
+
+function robotsValue(m: Manifest): string | undefined {
+  return m.drop.ownerId === null ? "noindex" : undefined;
 }
 
 /** The headers of a file's answer, before its length and range. */
@@ -115,9 +120,12 @@ export function fileHeaders(
     "Cache-Control": o.immutable ? IMMUTABLE : REVALIDATE,
     ETag: etag,
     "Accept-Ranges": "bytes",
-    ...robotsHeader(m),
-    ...(o.shared ? cdnHeaders(ctx, m, o.immutable, o.now, file.contentType.startsWith("text/html")) : {}),
   };
+  // Assigned, not spread from objects made for it: this runs for every file answer.
+  const robots = robotsValue(m);
+  if (robots) headers["X-Robots-Tag"] = robots;
+  if (o.shared)
+    Object.assign(headers, cdnHeaders(ctx, m, o.immutable, o.now, file.contentType.startsWith("text/html")));
   if (o.compressible) headers.Vary = "Accept-Encoding";
   if (enc) headers["Content-Encoding"] = enc;
   return headers;

@@ -2,7 +2,7 @@ import { addCacheTag } from "@vercel/functions";
 import type { AppContext } from "../context";
 import type { DropKey, ManifestFile } from "../db/serving";
 import { errorResponse, methodNotAllowed } from "../errors";
-import { cacheable, forgetManifest, getManifest, type Manifest } from "./cache";
+import { cacheable, forgetManifest, lookupManifest, type Manifest } from "./cache";
 import type { HostAction } from "./host";
 import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
 import { disabledResult, visitedUrl } from "./disabled";
@@ -59,7 +59,8 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
   if (typeof path !== "string") return path;
   let m: Manifest | undefined;
   try {
-    m = await getManifest(ctx, key);
+    const found = lookupManifest(ctx, key);
+    m = found instanceof Promise ? await found : found;
   } catch (err) {
     return manifestFailure(err);
   }
