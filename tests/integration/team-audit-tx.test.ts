@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
-import * as deployRoute from "@/app/deploy/route";
 import * as domainsRoute from "@/app/domains/route";
 import * as domainRoute from "@/app/domains/[hostname]/route";
 import * as webhooksRoute from "@/app/webhooks/route";
@@ -8,7 +7,7 @@ import * as webhookRoute from "@/app/webhooks/[id]/route";
 import { domains, teamAudit, webhooks } from "@/lib/db/schema";
 import { apiRequest, suiteContext } from "../support/context";
 import { bearer } from "../support/accounts";
-import { teamKeyOf, teamWith } from "../support/teams";
+import { deployAs, teamKeyOf, teamWith } from "../support/teams";
 
 // A team's domain and webhook changes write their audit entry in the change's own transaction
 // (lib/db/domains.ts, lib/db/webhooks.ts): when the entry cannot be written, the change does
@@ -17,8 +16,6 @@ import { teamKeyOf, teamWith } from "../support/teams";
 
 const t = suiteContext({ WEBHOOKS_ALLOW_PRIVATE: "true" }, { freshLimiter: true });
 const p = <P>(params: P) => ({ params: Promise.resolve(params) });
-let ip = 0;
-const nextIp = () => `198.51.100.${(++ip % 200) + 20}`;
 const json = (key: string, body: unknown) => ({
   method: "POST",
   body: JSON.stringify(body),
@@ -60,16 +57,7 @@ async function entries(action: string, target: string) {
 describe("a team's domain and webhook changes commit with their audit entry", () => {
   it("a domain whose audit entry fails is not added; added once the entry can be written", async () => {
     const { slug, key } = await adminKey();
-    const deployed = await deployRoute.POST(
-      apiRequest("/deploy", {
-        method: "POST",
-        body: "<p>team</p>",
-        headers: { ...bearer(key), "content-type": "text/html" },
-        ip: nextIp(),
-      }),
-      p({}),
-    );
-    const made = ((await deployed.json()) as { slug: string }).slug;
+    const made = (await deployAs(key)).body.slug!;
     const hostname = `www.${slug}.example.com`;
     await refuseAudit("domain.added");
     const refused = await domainsRoute.POST(apiRequest("/domains", json(key, { hostname, slug: made })), p({}));

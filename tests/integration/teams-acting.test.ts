@@ -17,7 +17,7 @@ import { teamAuditSchema, type TeamRole } from "@/lib/schemas";
 import { apiRequest, suiteContext } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 import { connectAgent, resultText } from "../support/mcp";
-import { teamCall, teamKeyOf, teamWith, type Person } from "../support/teams";
+import { deployAs, nextIp, teamCall, teamKeyOf, teamWith, type Person } from "../support/teams";
 
 // Acting as a team (DESIGN "Teams"): a team key acts as the team's account on every account
 // route and MCP tool, with the minting person's role as it is at each use, checked before
@@ -27,22 +27,6 @@ import { teamCall, teamKeyOf, teamWith, type Person } from "../support/teams";
 const OPERATOR_EMAIL = "ops@example.test";
 const t = suiteContext({ ADMIN_EMAILS: OPERATOR_EMAIL, WEBHOOKS_ALLOW_PRIVATE: "1" }, { freshLimiter: true });
 const p = <P>(params: P) => ({ params: Promise.resolve(params) });
-let ip = 0;
-const nextIp = () => `198.51.100.${(++ip % 200) + 20}`;
-
-async function deployAs(key: string) {
-  const res = await deployRoute.POST(
-    apiRequest("/deploy", {
-      method: "POST",
-      body: "<p>team</p>",
-      headers: { ...bearer(key), "content-type": "text/html" },
-      ip: nextIp(),
-    }),
-    p({}),
-  );
-  return { status: res.status, body: (await res.json()) as { slug?: string; code?: string } };
-}
-
 async function dropExists(slug: string) {
   return (await t.ctx.db.select({ id: drops.id }).from(drops).where(eq(drops.slug, slug))).length === 1;
 }

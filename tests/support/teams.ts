@@ -12,6 +12,7 @@ import * as memberRoute from "@/app/teams/[team]/members/[account]/route";
 import * as invitesRoute from "@/app/teams/[team]/invites/route";
 import * as inviteRoute from "@/app/teams/[team]/invites/[id]/route";
 import * as auditRoute from "@/app/teams/[team]/audit/route";
+import * as deployRoute from "@/app/deploy/route";
 import { accountWithKey, bearer } from "./accounts";
 import { apiRequest } from "./context";
 import { registerSecret } from "./secrets";
@@ -134,4 +135,22 @@ export async function teamKeyOf(ctx: AppContext, who: Person, slug: string, name
   );
   registerSecret("api key", minted.apiKey);
   return minted.apiKey;
+}
+
+let ip = 0;
+/** A client address of its own for each in-process request (per-address limits stay out of the way). */
+export const nextIp = () => `198.51.100.${(++ip % 200) + 20}`;
+
+/** POST /deploy of a small HTML page with `key`, in process: its status and JSON body. */
+export async function deployAs(key: string): Promise<{ status: number; body: { slug?: string; code?: string } }> {
+  const res = await deployRoute.POST(
+    apiRequest("/deploy", {
+      method: "POST",
+      body: "<p>team</p>",
+      headers: { ...bearer(key), "content-type": "text/html" },
+      ip: nextIp(),
+    }),
+    { params: Promise.resolve({}) },
+  );
+  return { status: res.status, body: (await res.json()) as { slug?: string; code?: string } };
 }
