@@ -82,6 +82,21 @@ function post(url: URL, target: Resolved, headers: Record<string, string>, body:
   });
 }
 
+/**
+ * The headers of one signed delivery. The signature and webhook-timestamp come from the one
+ * instant given (the wall clock: receivers compare it with theirs); read twice, a second's tick
+ * between the reads made a signature no receiver could verify.
+ */
+export function signedHeaders(secret: string, eventId: string, at: Date, body: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": "dropsite-webhooks/1",
+    "webhook-id": eventId,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": new Webhook(secret).sign(eventId, at, body),
+  };
+}
+
 /** One attempt of one delivery: checks the target again, signs, sends, records (and notes the outcome on its span). */
 async function attempt(ctx: AppContext, d: ClaimedDelivery, span: Span | undefined): Promise<boolean> {
   let outcome: Outcome;
@@ -94,22 +109,10 @@ async function attempt(ctx: AppContext, d: ClaimedDelivery, span: Span | undefin
       throw new Error(`refused: ${err instanceof Error ? err.message : String(err)}`);
     });
     const body = eventBody(ctx, d.event);
-    // The signature's timestamp is the wall clock: receivers compare it with theirs.
-    const signature = new Webhook(openSecret(d.webhook.secretSealed, d.webhook.id, ctx.env)).sign(
-      d.event.id,
-      new Date(),
-      body,
-    );
     outcome = await post(
       url,
       target,
-      {
-        "content-type": "application/json",
-        "user-agent": "dropsite-webhooks/1",
-        "webhook-id": d.event.id,
-        "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
-        "webhook-signature": signature,
-      },
+      signedHeaders(openSecret(d.webhook.secretSealed, d.webhook.id, ctx.env), d.event.id, new Date(), body),
       body,
     );
   } catch (err) {

@@ -24,7 +24,7 @@ import { WEBHOOK_EVENT_TYPES } from "@/lib/patterns";
 import { limits, WEBHOOK_RETRY_SECONDS } from "@/lib/plans";
 import { isRefusedAddress } from "@/lib/webhooks/address";
 import { metrics } from "@/lib/metrics/registry";
-import { deliverDue, startWebhookWorker } from "@/lib/webhooks/deliver";
+import { deliverDue, signedHeaders, startWebhookWorker } from "@/lib/webhooks/deliver";
 import { openSecret } from "@/lib/webhooks/secret";
 import { accountWithKey, bearer } from "../support/accounts";
 import { apiRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context";
@@ -529,6 +529,23 @@ describe("events and their delivery", () => {
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
       .where(eq(events.accountId, lone.account.id));
     expect(owed?.n).toBe(0);
+  });
+
+  it("a delivery signed in the last millisecond of a second carries that second in webhook-timestamp, and verifies", () => {
+    // The timestamp header and the signature come from one instant: read twice, a second's tick
+    // between the reads made a signature the receiver refused (a reliability run saw one).
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const second = Math.floor(Date.now() / 1000) - 1;
+    for (const ms of [0, 999]) {
+      const at = new Date(second * 1000 + ms);
+      const body = JSON.stringify({ id: "evt_edge", type: "drop.created", data: {} });
+      const headers = signedHeaders(secret, "evt_edge", at, body);
+      expect(headers["webhook-timestamp"]).toBe(String(second));
+      expect(new Webhook(secret).verify(body, headers)).toMatchObject({ id: "evt_edge" });
+      // A header a second apart from the signed instant is refused: the pairing is what is checked.
+      const off = { ...headers, "webhook-timestamp": String(second + 1) };
+      expect(() => new Webhook(secret).verify(body, off)).toThrow();
+    }
   });
 
   it("a receiver answering 503 for a while then 200 receives every event, with the same webhook-id on every retry", async () => {
