@@ -875,3 +875,86 @@ describe("the data plane receives the deploy bodies", () => {
     }
   });
 });
+
+describe("answers held to the end of the event loop's turn", () => {
+  // The data plane corks a drop answer's socket and sends every answer of one turn together
+  // (holdUntilTurnEnds in lib/plane/adapter.ts): none may be lost, cut or reordered. Last in
+  // the file: its deploy spends one of the address's deploys a minute, which the tests above count on.
+  /** Reads `count` whole responses (status, headers, body by Content-Length) from one socket. */
+  function responses(
+    port: number,
+    raw: string,
+    count: number,
+    heads: boolean[],
+  ): Promise<{ status: number; body: string }[]> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write(raw));
+      let buf = Buffer.alloc(0);
+      const out: { status: number; body: string }[] = [];
+      socket.on("data", (chunk: Buffer) => {
+        buf = Buffer.concat([buf, chunk]);
+        for (;;) {
+          const end = buf.indexOf("\r\n\r\n");
+          if (end < 0) break;
+          const head = buf.subarray(0, end).toString("latin1");
+          const length = heads[out.length] ? 0 : Number(/^content-length: (\d+)$/im.exec(head)?.[1] ?? 0);
+          if (buf.length < end + 4 + length) break;
+          out.push({ status: Number(head.slice(9, 12)), body: buf.subarray(end + 4, end + 4 + length).toString() });
+          buf = buf.subarray(end + 4 + length);
+        }
+        if (out.length === count) {
+          socket.destroy();
+          resolve(out);
+        }
+      });
+      socket.on("error", reject);
+      setTimeout(() => reject(new Error(`only ${out.length} of ${count} answers`)), 10_000).unref();
+    });
+  }
+
+  it("pipelined requests on one socket, and many sockets at once, each get their whole answer in order", async () => {
+    const deployed = await app.request(appHost, "/deploy", {
+      method: "POST",
+      body: JSON.stringify({ files: { "index.html": "<p>one</p>", "two.txt": "second file" } }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+    });
+    expect(deployed.status).toBe(200);
+    const host = `${(deployed.json() as { slug: string }).slug}.localhost:${app.port}`;
+    const get = (p: string, method = "GET") => `${method} ${p} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
+    // One write carrying four requests: the parser hands them on in one turn.
+    const piped = await responses(
+      app.port,
+      get("/") + get("/two.txt") + get("/missing.txt") + get("/two.txt", "HEAD") + get("/two.txt"),
+      5,
+      [false, false, false, true, false],
+    );
+    expect(piped.map((r) => r.status)).toEqual([200, 200, 404, 200, 200]);
+    expect(piped[0]!.body).toBe("<p>one</p>");
+    expect(piped[1]!.body).toBe("second file");
+    expect(piped[3]!.body).toBe("");
+    expect(piped[4]!.body).toBe("second file");
+    // 40 connections each asking at once: every answer arrives whole.
+    const many = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => responses(app.port, get(i % 2 ? "/two.txt" : "/"), 1, [false])),
+    );
+    // Clients that ask and leave at once, before their answers' turn ends: the server goes on.
+    await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = connect(app.port, "127.0.0.1", () => {
+              socket.write(get("/two.txt"));
+              socket.destroy();
+              resolve();
+            });
+            socket.on("error", () => resolve());
+          }),
+      ),
+    );
+    expect((await responses(app.port, get("/two.txt"), 1, [false]))[0]!.body).toBe("second file");
+    expect(many.map(([r]) => r!.body)).toEqual(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? "second file" : "<p>one</p>")),
+    );
+  });
+});
