@@ -876,10 +876,11 @@ describe("the data plane receives the deploy bodies", () => {
   });
 });
 
-describe("answers held to the end of the event loop's turn", () => {
-  // The data plane corks a drop answer's socket and sends every answer of one turn together
-  // (holdUntilTurnEnds in lib/plane/adapter.ts): none may be lost, cut or reordered. Last in
-  // the file: its deploy spends one of the address's deploys a minute, which the tests above count on.
+describe("many answers at once on the data plane", () => {
+  // Pipelined requests, simultaneous connections and clients that leave at once: every answer
+  // whole, in order, and the listener goes on (a guard for any change to how the data plane
+  // writes, such as holding answers to the end of a turn: docs/benchmarks.md). Last in the
+  // file: its deploy spends one of the address's deploys a minute, which the tests above count on.
   /** Reads `count` whole responses (status, headers, body by Content-Length) from one socket. */
   function responses(
     port: number,
