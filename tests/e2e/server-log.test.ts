@@ -922,7 +922,7 @@ describe("many answers at once on the data plane", () => {
     expect(deployed.status).toBe(200);
     const host = `${(deployed.json() as { slug: string }).slug}.localhost:${app.port}`;
     const get = (p: string, method = "GET") => `${method} ${p} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
-    // One write carrying four requests: the parser hands them on in one turn.
+    // One write carrying five requests (a 404 and a HEAD among them): the parser hands them on in one turn.
     const piped = await responses(
       app.port,
       get("/") + get("/two.txt") + get("/missing.txt") + get("/two.txt", "HEAD") + get("/two.txt"),
@@ -938,7 +938,7 @@ describe("many answers at once on the data plane", () => {
     const many = await Promise.all(
       Array.from({ length: 40 }, (_, i) => responses(app.port, get(i % 2 ? "/two.txt" : "/"), 1, [false])),
     );
-    // Clients that ask and leave at once, before their answers' turn ends: the server goes on.
+    // Clients that ask and leave before their answers are written: the listener goes on answering.
     await Promise.all(
       Array.from(
         { length: 20 },
