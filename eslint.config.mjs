@@ -155,6 +155,20 @@ export default tseslint.config(
       "@typescript-eslint/require-await": "off",
       // A type-only import says so (and is erased from every bundle): \`import type\`, never \`import()\` in a type.
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "separate-type-imports" }],
+      // SDKs whose root entry builds the schemas of a whole API when imported: their standalone
+      // functions instead (docs/benchmarks.md, "What the app's heap holds").
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@vercel/sdk",
+              message:
+                "its root entry loads ~410 MB of schemas; use VercelCore from @vercel/sdk/core.js and @vercel/sdk/funcs/*",
+            },
+          ],
+        },
+      ],
     },
   },
   // No import cycles: each layer imports only the layers below it (docs/architecture.md).

@@ -19,7 +19,8 @@ export interface BenchAppOptions {
 /**
  * `node server.mjs` on `dataDir` (kept: accounts are made there first), as the tests start it,
  * with deploys unthrottled, the request log dropped (it would cost the bench's process, not the
- * app's), and BENCH_NODE_ARGS passed to node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ * app's; BENCH_STDOUT names a file to keep it in instead), and BENCH_NODE_ARGS passed to node
+ * (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", or "--trace-gc" with BENCH_STDOUT).
  */
 export function startBenchApp(
   dataDir: string,
@@ -32,7 +33,7 @@ export function startBenchApp(
       dataDir,
       port: opts.port,
       workers: opts.workers,
-      stdoutFile: opts.workers === undefined ? "/dev/null" : `${dataDir}.stdout.log`,
+      stdoutFile: opts.workers === undefined ? (process.env.BENCH_STDOUT ?? "/dev/null") : `${dataDir}.stdout.log`,
       nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
     },
   );

@@ -1,5 +1,10 @@
-import { Vercel } from "@vercel/sdk";
+import { VercelCore } from "@vercel/sdk/core.js";
+import { domainsGetDomainConfig } from "@vercel/sdk/funcs/domainsGetDomainConfig.js";
+import { projectsAddProjectDomain } from "@vercel/sdk/funcs/projectsAddProjectDomain.js";
+import { projectsGetProjectDomain } from "@vercel/sdk/funcs/projectsGetProjectDomain.js";
+import { projectsRemoveProjectDomain } from "@vercel/sdk/funcs/projectsRemoveProjectDomain.js";
 import { VercelError } from "@vercel/sdk/models/vercelerror.js";
+import type { Result } from "@vercel/sdk/types/fp.js";
 import type { Env } from "../env";
 import { upstreamUnavailable } from "../errors";
 import type { DomainVercel } from "../schemas";
@@ -8,9 +13,12 @@ import type { DomainVercel } from "../schemas";
 // (Vercel then issues its certificate and routes it here), and removed when the domain is
 // deleted. Through the official SDK, pointed at VERCEL_API_URL when set (tests: a stand-in).
 // The token goes only into the SDK's Authorization header, never into an answer or a log line.
+// The SDK's standalone functions on its minimal client, not its `Vercel` class: that class loads
+// the schemas of Vercel's whole API, about 410 MB of heap in every process that imports this
+// module (docs/benchmarks.md); these four calls load about 2 MB.
 
 interface VercelProject {
-  client: Vercel;
+  client: VercelCore;
   projectId: string;
   teamId?: string;
 }
@@ -18,7 +26,7 @@ interface VercelProject {
 /** The project to attach domains to, when VERCEL_TOKEN and VERCEL_PROJECT_ID are set. */
 function project(env: Env): VercelProject | undefined {
   if (!env.VERCEL_TOKEN || !env.VERCEL_PROJECT_ID) return undefined;
-  const client = new Vercel({
+  const client = new VercelCore({
     bearerToken: env.VERCEL_TOKEN,
     ...(env.VERCEL_API_URL ? { serverURL: env.VERCEL_API_URL.replace(/\/+$/, "") } : {}),
     retryConfig: { strategy: "none" },
@@ -29,6 +37,13 @@ function project(env: Env): VercelProject | undefined {
 
 function status(err: unknown): number | undefined {
   return err instanceof VercelError ? err.statusCode : undefined;
+}
+
+/** A standalone function's result as its value, or its error thrown (as the `Vercel` class does). */
+async function value<T>(call: Promise<Result<T, unknown>>): Promise<T> {
+  const r = await call;
+  if (!r.ok) throw r.error;
+  return r.value;
 }
 
 /** A failed call, as the 503 the caller answers (the SDK's message names no credential). */
@@ -53,15 +68,13 @@ export async function attachDomain(env: Env, hostname: string): Promise<DomainVe
     verification?: { type: string; domain: string; value: string; reason: string }[] | undefined;
   };
   try {
-    added = await p.client.projects.addProjectDomain({
-      idOrName: p.projectId,
-      ...team,
-      requestBody: { name: hostname },
-    });
+    added = await value(
+      projectsAddProjectDomain(p.client, { idOrName: p.projectId, ...team, requestBody: { name: hostname } }),
+    );
   } catch (err) {
     if (status(err) !== 409) throw unavailable(err);
     try {
-      added = await p.client.projects.getProjectDomain({ idOrName: p.projectId, domain: hostname, ...team });
+      added = await value(projectsGetProjectDomain(p.client, { idOrName: p.projectId, domain: hostname, ...team }));
     } catch (again) {
       throw unavailable(again);
     }
@@ -69,7 +82,7 @@ export async function attachDomain(env: Env, hostname: string): Promise<DomainVe
   let misconfigured: boolean | null = null;
   try {
     misconfigured = (
-      await p.client.domains.getDomainConfig({ domain: hostname, projectIdOrName: p.projectId, ...team })
+      await value(domainsGetDomainConfig(p.client, { domain: hostname, projectIdOrName: p.projectId, ...team }))
     ).misconfigured;
   } catch (err) {
     // The domain is attached; only the report of its records is missing.
@@ -89,11 +102,13 @@ export async function detachDomain(env: Env, hostname: string): Promise<void> {
   const p = project(env);
   if (!p) return;
   try {
-    await p.client.projects.removeProjectDomain({
-      idOrName: p.projectId,
-      domain: hostname,
-      ...(p.teamId ? { teamId: p.teamId } : {}),
-    });
+    await value(
+      projectsRemoveProjectDomain(p.client, {
+        idOrName: p.projectId,
+        domain: hostname,
+        ...(p.teamId ? { teamId: p.teamId } : {}),
+      }),
+    );
   } catch (err) {
     if (status(err) !== 404) throw unavailable(err);
   }
