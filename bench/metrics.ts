@@ -1,22 +1,18 @@
 // metrics: the same 10 KB page from two servers in one run, one with the Prometheus metrics on
 // (METRICS_TOKEN set: every request counted in http_requests_total and its duration histogram)
 // and one with them off (neither METRICS_PORT nor METRICS_TOKEN: nothing recorded per request),
-// in seven alternating pairs, the median pair's ratio against the target of ≥ 0.97× (issue 39).
-// wrk shares the machine's cores with the server, so a single pair can be off by ±15% and far
-// more on a busy machine; the median of seven is the figure. Then both servers loaded at once
-// (a wrk each), five runs: a burst elsewhere hits both in the same seconds. Beside them, the
-// recording alone in this process: the ns one request costs (lib/metrics/http.ts), against
-// prom-client's labelled children doing the same.
+// compared as ./onoff does (seven alternating pairs, then five runs with both loaded at once);
+// the median pair's ratio against the target of ≥ 0.97× (issue 39). Beside them, the recording
+// alone in this process: the ns one request costs (lib/metrics/http.ts), against prom-client's
+// labelled children doing the same.
 import path from "node:path";
 import { Counter, Histogram, Registry } from "prom-client";
 import { DURATION_BUCKETS } from "../lib/metrics/buckets";
 import { observeRequest } from "../lib/metrics/http";
 import { deploy, dropHost, startBenchApp } from "./app";
 import type { ServedSite } from "./site";
-import { fmt, inRounds, list, measure, median, medianRound, times, type WrkResult } from "./wrk";
-
-const PAIRS = 7;
-const TOGETHER = 5;
+import { onOff } from "./onoff";
+import { fmt, list, measure, median, times } from "./wrk";
 
 export async function metricsSection(work: string, { page }: ServedSite): Promise<string[]> {
   const recording = recordingCost();
@@ -26,22 +22,11 @@ export async function metricsSection(work: string, { page }: ServedSite): Promis
   });
   try {
     const [a, b] = await Promise.all([deploy(off, { "index.html": page }), deploy(on, { "index.html": page })]);
-    const rounds = await inRounds(PAIRS, {
-      off: () => measure(off.port, dropHost(off, a.slug), "/index.html"),
-      on: () => measure(on.port, dropHost(on, b.slug), "/index.html"),
-    });
-    const { round, ratio, ratios } = medianRound(rounds, (r) => r.on.rps / r.off.rps);
-    // Both under load at once: whatever else the machine runs then slows both alike, and the
-    // scheduler's fair shares leave the cheaper server more requests.
-    const together: { off: WrkResult; on: WrkResult }[] = [];
-    for (let i = 0; i < TOGETHER; i++) {
-      const [x, y] = await Promise.all([
-        measure(off.port, dropHost(off, a.slug), "/index.html"),
-        measure(on.port, dropHost(on, b.slug), "/index.html"),
-      ]);
-      together.push({ off: x, on: y });
-    }
-    const both = medianRound(together, (r) => r.on.rps / r.off.rps);
+    const { pairs, together: both } = await onOff(
+      () => measure(off.port, dropHost(off, a.slug), "/index.html"),
+      () => measure(on.port, dropHost(on, b.slug), "/index.html"),
+    );
+    const { round, ratio, ratios } = pairs;
     const rows = [
       "",
       "Metrics: the 10 KB page with the Prometheus metrics off and on (METRICS_TOKEN); seven alternating pairs, the pair with the median ratio shown; then both servers under load at once, five runs, the median run shown",

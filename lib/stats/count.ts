@@ -74,16 +74,21 @@ export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostActi
   }
 }
 
-/** What each referrer host names (resolveHost is a pure function of the host and the process's config). */
-const resolved = new Map<string, HostAction>();
+/**
+ * What each referrer host names, per host configuration (resolveHost is a pure function of the
+ * host and the config; the data plane's config is one object for the process). Keyed by the
+ * remembered referrer host itself, so a view builds no key.
+ */
+const resolved = new WeakMap<HostConfig, Map<string, HostAction>>();
 const RESOLVED_MAX = 2000;
 
 function resolvedHost(ref: string, hosts: HostConfig): HostAction {
-  const k = `${hosts.serveDomain} ${hosts.appHost} ${ref}`;
-  let action = resolved.get(k);
+  let known = resolved.get(hosts);
+  if (!known) resolved.set(hosts, (known = new Map()));
+  let action = known.get(ref);
   if (!action) {
-    if (resolved.size >= RESOLVED_MAX) resolved.clear();
-    resolved.set(k, (action = resolveHost(ref, hosts)));
+    if (known.size >= RESOLVED_MAX) known.clear();
+    known.set(ref, (action = resolveHost(ref, hosts)));
   }
   return action;
 }
