@@ -73,7 +73,8 @@ const referrers = new Map<string, string | undefined>();
 /** The host of a Referer header (with a port that is not the default), lower-case; undefined when it names none (or is no http URL). Remembered per header value. */
 export function referrerHost(referer: string | null): string | undefined {
   if (!referer) return undefined;
-  if (referrers.has(referer)) return referrers.get(referer);
+  const hit = referrers.get(referer);
+  if (hit !== undefined || referrers.has(referer)) return hit;
   let host: string | undefined;
   try {
     const u = new URL(referer);

@@ -47,6 +47,8 @@ interface Counter {
   salts: Map<string, string>;
   /** The first open day at the last clean-up of final days. */
   closedBefore: string | undefined;
+  /** The key of the last tally asked for: the same string object again, whose hash V8 keeps. */
+  lastKey: { dropId: string; day: string; key: string } | undefined;
 }
 
 // On globalThis: the listener's bundle and Next's bundles are separate module instances in one
@@ -71,6 +73,7 @@ function counterOf(ctx: AppContext): Counter {
       flushing: Promise.resolve(),
       salts: new Map(),
       closedBefore: undefined,
+      lastKey: undefined,
     };
     all.set(ctx, c);
   }
@@ -107,7 +110,10 @@ function emptyTally(dropId: string, day: string): Tally {
 export function tallyOf(ctx: AppContext, dropId: string): { tally: Tally; scheduled: Promise<void> } {
   const c = counterOf(ctx);
   const day = utcDay(ctx.now());
-  const k = `${dropId}/${day}`;
+  // Every view of a drop asks for its key: built once, not a new string (hashed anew) each time.
+  const last = c.lastKey;
+  const k =
+    last?.dropId === dropId && last.day === day ? last.key : (c.lastKey = { dropId, day, key: `${dropId}/${day}` }).key;
   let tally = c.tallies.get(k);
   if (!tally) c.tallies.set(k, (tally = emptyTally(dropId, day)));
   return { tally, scheduled: schedule(c) };

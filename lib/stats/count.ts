@@ -84,7 +84,7 @@ const RESOLVED_MAX = 2000;
 
 function resolvedHost(ref: string, hosts: HostConfig): HostAction {
   let known = resolved.get(hosts);
-  if (!known) resolved.set(hosts, (known = new Map()));
+  if (!known) resolved.set(hosts, (known = new Map<string, HostAction>()));
   let action = known.get(ref);
   if (!action) {
     if (known.size >= RESOLVED_MAX) known.clear();
