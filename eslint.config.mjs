@@ -156,7 +156,7 @@ export default tseslint.config(
       // A type-only import says so (and is erased from every bundle): \`import type\`, never \`import()\` in a type.
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "separate-type-imports" }],
       // SDKs whose root entry builds the schemas of a whole API when imported: their standalone
-      // functions instead (docs/benchmarks.md, "What the app's heap holds").
+      // functions instead (docs/benchmarks.md, 2026-11-27 (10:40–12:30), "What the app's heap held").
       "no-restricted-imports": [
         "error",
         {
