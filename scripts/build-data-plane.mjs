@@ -5,15 +5,26 @@
 // serverExternalPackages). The bundle must not load next or next-auth (the point of the data
 // plane is to run without the framework); tests/unit/data-plane-bundle.test.ts checks it.
 import { build } from "esbuild";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
-export const DATA_PLANE = path.join(root, ".next", "dropsite", "data-plane.mjs");
+const OUT_DIR = path.join(root, ".next", "dropsite");
+export const DATA_PLANE = path.join(OUT_DIR, "data-plane.mjs");
 
-/** The esbuild options of the data-plane bundle (the test builds with them too). */
+/**
+ * The esbuild options of the data-plane bundle (the test builds with them too). Split: a module
+ * the code imports dynamically (a store, a rate limiter, the OAuth provider, chosen by
+ * configuration) is a chunk of its own, loaded with its packages only when that import runs.
+ * One file would import every such package when the server starts: the S3 SDK, redis, Blob,
+ * Upstash and oidc-provider on a server that uses none of them (docs/benchmarks.md).
+ */
 export const dataPlaneOptions = {
-  entryPoints: [path.join(root, "lib", "plane", "node.ts")],
-  outfile: DATA_PLANE,
+  entryPoints: { "data-plane": path.join(root, "lib", "plane", "node.ts") },
+  outdir: OUT_DIR,
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
   bundle: true,
   platform: "node",
   format: "esm",
@@ -24,6 +35,8 @@ export const dataPlaneOptions = {
 };
 
 export async function buildDataPlane() {
+  // Chunks of an earlier build are never loaded again, only left behind.
+  await rm(path.join(OUT_DIR, "chunks"), { recursive: true, force: true });
   await build(dataPlaneOptions);
   return DATA_PLANE;
 }

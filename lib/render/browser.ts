@@ -1,4 +1,4 @@
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import type { Env } from "../env";
 import { startContainmentProxy, type ContainmentProxy, type ReachRule } from "./proxy";
 
@@ -101,6 +101,9 @@ export function browserFor(e: Env, source: Exclude<BrowserSource, { kind: "none"
 }
 
 async function start(e: Env, source: Exclude<BrowserSource, { kind: "none" }>, id: string): Promise<Running> {
+  // Loaded with the first check: playwright-core is 20 MB of heap that a server without render
+  // checks, or one that has not run one yet, should not carry (docs/benchmarks.md).
+  const { chromium } = await import("playwright-core");
   if (source.kind === "cdp") return { browser: await chromium.connectOverCDP(source.url), proxy: null, source: id };
   const proxy = await startContainmentProxy(() => reachRule(e));
   try {

@@ -31,6 +31,38 @@ describe("the data-plane bundle", () => {
     expect(framework).toEqual([]);
   });
 
+  it("loads the packages of a store, a rate limiter, the OAuth provider or the render browser only when one is used", () => {
+    // What the entry and the chunks it imports statically import statically: what a start loads.
+    const entry = Object.keys(meta.outputs).find((o) => meta.outputs[o]!.entryPoint === "lib/plane/node.ts")!;
+    const atStart = new Set<string>();
+    const seen = new Set<string>();
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const i of meta.outputs[file]!.imports) {
+        if (i.kind !== "import-statement") continue;
+        if (i.external) atStart.add(packageOf(i.path));
+        else walk(i.path);
+      }
+    };
+    walk(entry);
+    const onDemand = [
+      "@aws-sdk/client-s3",
+      "@vercel/blob",
+      "redis",
+      "@upstash/redis",
+      "oidc-provider",
+      "playwright-core",
+    ];
+    expect(atStart.has("drizzle-orm")).toBe(true);
+    expect(onDemand.filter((p) => atStart.has(p))).toEqual([]);
+    // Still in the bundle: loaded by a dynamic import when configured.
+    const anywhere = new Set(
+      Object.values(meta.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => packageOf(i.path))),
+    );
+    expect(onDemand.filter((p) => !anywhere.has(p))).toEqual([]);
+  });
+
   it("holds the deploy handlers and no module of app/ or lib/auth/session", () => {
     const inputs = Object.keys(meta.inputs);
     expect(inputs).toContain("lib/deploy/handlers.ts");
