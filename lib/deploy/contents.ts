@@ -457,17 +457,18 @@ export function unusableReferences(unusable: string[]): ApiError {
 }
 
 /**
- * Unpins contents after a deploy; with `purge` (the deploy failed or was refused) also removes
- * those that no file references. Never throws: a leftover is purged by a later run.
+ * Unpins contents after a deploy (with `endHolds`, their holds end in the same statement); with
+ * `purge` (the deploy failed or was refused) also removes those that no file references. Never
+ * throws: a leftover is purged by a later run.
  */
 export async function releaseContents(
   ctx: AppContext,
   scope: string,
   shas: string[],
-  opts: { purge: boolean },
+  opts: { purge: boolean; endHolds?: boolean },
 ): Promise<void> {
   try {
-    await unpinContents(ctx.db, scope, shas);
+    await unpinContents(ctx.db, scope, shas, { endHolds: opts.endHolds });
     if (opts.purge) await purgeContents(ctx.db, scope, shas, new Date(ctx.now()), removeBytes(ctx, scope));
   } catch (err) {
     console.error("[contents] could not release contents", scope, err);

@@ -72,7 +72,16 @@ const SECRET_PATTERNS: { kind: SecretKind; re: RegExp; what: string; literals: s
 const LOOSE_SECRET_PATTERNS = SECRET_PATTERNS.map(({ re }) => new RegExp(re.source.replace(/\(\?<?[!=][^)]*\)/g, "")));
 
 /** The patterns whose literals occur in the text. */
-const candidates = (text: string) => SECRET_PATTERNS.filter((p) => p.literals.some((l) => text.includes(l)));
+/**
+ * Any literal of any pattern, as one expression: one pass over a text that holds none (most do)
+ * instead of one `includes` per literal (14 passes cost a 900-file zip deploy 30 ms more).
+ */
+const ANY_LITERAL = new RegExp(
+  SECRET_PATTERNS.flatMap((p) => p.literals.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("|"),
+);
+
+const candidates = (text: string) =>
+  ANY_LITERAL.test(text) ? SECRET_PATTERNS.filter((p) => p.literals.some((l) => text.includes(l))) : [];
 
 function lineAt(text: string, index: number): number {
   let line = 1;

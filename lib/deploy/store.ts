@@ -2,7 +2,6 @@ import { countDeploy, countDeployBytes } from "../metrics/deploys";
 import { ApiError } from "../errors";
 import { refuseDisabled } from "../safety/disabled";
 import { databaseError, withDb } from "../db/errors";
-import { endHolds } from "../db/contents";
 import { isSlug, slugOr404 } from "../input";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
@@ -86,8 +85,7 @@ async function storeFiles(
   try {
     await scan?.afterStore(rows, report);
   } catch (err) {
-    await withDb(() => endHolds(ctx.db, scope, stored.pinned)).catch(() => undefined);
-    await releaseContents(ctx, scope, stored.pinned, { purge: true });
+    await releaseContents(ctx, scope, stored.pinned, { purge: true, endHolds: true });
     throw err;
   }
   return { scope, pinned: stored.pinned, rows };
@@ -112,8 +110,7 @@ async function commitOrRelease<T>(
   }
   // A preflight's hold bridges its upload and its deploy: once files reference the contents it
   // is over, so deleting the drop later purges what only it used at once, not an hour on.
-  if (ok(result)) await withDb(() => endHolds(ctx.db, stored.scope, stored.pinned)).catch(() => undefined);
-  await releaseContents(ctx, stored.scope, stored.pinned, { purge: !ok(result) });
+  await releaseContents(ctx, stored.scope, stored.pinned, { purge: !ok(result), endHolds: ok(result) });
   return result;
 }
 

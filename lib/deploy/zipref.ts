@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { ApiError, upstreamUnavailable } from "../errors";
-import { endHolds, forgetContentBytes, pinStoredContents, unpinContents } from "../db/contents";
+import { forgetContentBytes, pinStoredContents, unpinContents } from "../db/contents";
 import type { Caller } from "../auth/caller";
 import { APP_UPLOAD_MAX_BYTES, type TierLimits } from "../plans";
 import { openZipBody, type ZipReference } from "./body";
@@ -48,8 +48,7 @@ export function withZipReference<T>(
       throw err;
     } finally {
       if (done) {
-        await endHolds(ctx.db, scope, [ref.sha256]).catch(() => undefined);
-        await releaseContents(ctx, scope, [ref.sha256], { purge: true });
+        await releaseContents(ctx, scope, [ref.sha256], { purge: true, endHolds: true });
       } else {
         await unpinContents(ctx.db, scope, [ref.sha256]).catch(() => undefined);
       }
