@@ -39,12 +39,15 @@ const SIZE_CHECK_CONCURRENCY = 8;
 /** Deferred entries (zip) inflated at once: Node's zlib runs them on its thread pool (4 threads). */
 const READ_CONCURRENCY = 4;
 /**
- * Deferred bytes are read and stored in groups of consecutive files up to this many unpacked
- * bytes (a larger file is a group of its own), one group at a time: a deploy holds at most one
- * group of unpacked bytes besides its archive.
+ * Deferred bytes are read and stored in groups of consecutive files up to this many bytes that
+ * their reads allocate (a larger file is a group of its own; an entry stored as is costs
+ * nothing, its bytes are a view of the archive), one group at a time: a deploy holds at most
+ * two groups of unpacked bytes besides its archive. Each group costs one pin statement (on
+ * PGlite, the main thread's: about 1 ms besides its rows), so entries that allocate nothing
+ * do not end a group before GROUP_FILES.
  */
 const GROUP_BYTES = 2 * 1024 * 1024;
-const GROUP_FILES = 32;
+const GROUP_FILES = 64;
 /** A deferred file larger than this is never held whole: it is streamed twice (to hash, to store). */
 const STREAM_BYTES = 8 * 1024 * 1024;
 
@@ -267,13 +270,13 @@ async function putVerified(
 /** Sees the verified bytes of a deferred file while they are held (the deploy report scans them then). */
 export type OnBytes = (file: InputFile, sha256: string, bytes: Uint8Array) => void;
 
-/** Consecutive files up to GROUP_BYTES (or GROUP_FILES) of deferred bytes. */
+/** Consecutive files whose reads allocate up to GROUP_BYTES (and at most GROUP_FILES files). */
 function groups(files: InputFile[]): InputFile[][] {
   const out: InputFile[][] = [];
   let group: InputFile[] = [];
   let bytes = 0;
   for (const f of files) {
-    const size = f.source!.size;
+    const size = f.source!.allocates;
     if (group.length > 0 && (bytes + size > GROUP_BYTES || group.length >= GROUP_FILES)) {
       out.push(group);
       group = [];

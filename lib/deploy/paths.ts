@@ -60,6 +60,11 @@ export interface ContentRef {
  */
 export interface DeferredBytes {
   size: number;
+  /**
+   * Bytes a `read()` allocates: the size, or 0 when what it returns is a view of bytes held
+   * anyway (a zip entry stored as is, within one chunk of the archive).
+   */
+  allocates: number;
   read(): Promise<Uint8Array>;
   chunks(): AsyncIterable<Uint8Array>;
   /**

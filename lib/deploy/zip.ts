@@ -72,15 +72,27 @@ class Archive {
     this.length = n;
   }
 
-  slice(start: number, end: number): Uint8Array {
-    if (end <= start) return new Uint8Array(0);
+  /** The index of the chunk that holds byte `at`. */
+  private chunkAt(at: number): number {
     let lo = 0;
     let hi = this.chunks.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= start) lo = mid;
+      if (this.starts[mid]! <= at) lo = mid;
       else hi = mid - 1;
     }
+    return lo;
+  }
+
+  /** Whether a range lies within one chunk (its slice is then a view, not a copy). */
+  inOneChunk(start: number, end: number): boolean {
+    const i = this.chunkAt(start);
+    return end - this.starts[i]! <= this.chunks[i]!.byteLength;
+  }
+
+  slice(start: number, end: number): Uint8Array {
+    if (end <= start) return new Uint8Array(0);
+    const lo = this.chunkAt(start);
     const first = this.chunks[lo]!;
     const at = start - this.starts[lo]!;
     if (end - this.starts[lo]! <= first.byteLength) return first.subarray(at, end - this.starts[lo]!);
@@ -173,10 +185,11 @@ function isJunk(name: string): boolean {
 }
 
 /**
- * Where an entry's stored data lies in the archive, checked before anything is inflated; the
- * returned function gives the data (a view, or a copy when it spans chunks of the body).
+ * Where an entry's stored data lies in the archive, checked before anything is inflated: the
+ * function that gives the data (a view, or a copy when it spans chunks of the body), and the
+ * bytes a read of the entry allocates (none for a view of an entry stored as is).
  */
-function entryData(archive: Archive, e: Entry): () => Uint8Array {
+function entryData(archive: Archive, e: Entry): { data: () => Uint8Array; allocates: number } {
   const lp = e.localOffset;
   if (lp + 30 > archive.length) throw invalid(`The zip archive is corrupt (bad local header for ${e.name}).`);
   const header = viewOf(archive.slice(lp, lp + 30));
@@ -187,7 +200,8 @@ function entryData(archive: Archive, e: Entry): () => Uint8Array {
   if (end > archive.length) throw invalid(`The zip archive is truncated (${e.name} runs past the end).`);
   if (e.method === 0 && e.compressedSize !== e.size)
     throw invalid(`The zip archive is corrupt (${e.name} sizes disagree).`);
-  return () => archive.slice(start, end);
+  const allocates = e.method === 0 && archive.inOneChunk(start, end) ? 0 : e.size;
+  return { data: () => archive.slice(start, end), allocates };
 }
 
 /**
@@ -317,12 +331,13 @@ export function openZip(body: Uint8Array | readonly Uint8Array[], limits: ZipLim
   // refused, never re-rooted.
   const files = wanted.map((e): InputFile => {
     const path = normalizePath(e.name);
-    const data = entryData(archive, e);
+    const { data, allocates } = entryData(archive, e);
     return {
       path,
       bytes: EMPTY,
       source: {
         size: e.size,
+        allocates,
         read: () => readEntry(data(), e),
         chunks: () => entryChunks(data(), e),
         // Never a view of the archive's chunks (other entries still read them), only bytes of our own.

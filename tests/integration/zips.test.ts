@@ -12,8 +12,8 @@ import type { Storage } from "@/lib/storage/types";
 import { suiteContext, apiRequest, dropRequest } from "../support/context";
 import { accountWithKey, bearer } from "../support/accounts";
 
-// Zip deploys stream: entries are inflated, verified, hashed and stored in groups (2 MB of
-// unpacked bytes each, one at a time), so an archive can fail after some of its contents reached storage. A
+// Zip deploys stream: entries are inflated, verified, hashed and stored in groups (up to 2 MB
+// of bytes that their reads allocate, one group at a time), so an archive can fail after some of its contents reached storage. A
 // refusal at any point leaves no drop, no file or content row and no stored byte; what an
 // archive shares with a live drop stays. And the zips the project's clients make are never
 // refused for their decompression ratio, whose refusal says what really lifts it.
@@ -118,7 +118,9 @@ describe("streaming zip deploys", () => {
 
   it("a bad CRC in the last entry, found after earlier groups were stored, leaves nothing behind", async () => {
     const tree: Zippable = { "index.html": [new TextEncoder().encode("<h1>late failure</h1>"), { level: 6 }] };
-    for (let i = 0; i < 3; i++) tree[`chunk${i}.bin`] = [new Uint8Array(randomBytes(3 * MB)), { level: 0 }];
+    // Deflated, so each read allocates its 3 MB and is a group of its own (an entry stored as is
+    // is a view of the archive, which costs a group nothing).
+    for (let i = 0; i < 3; i++) tree[`chunk${i}.bin`] = [new Uint8Array(randomBytes(3 * MB)), { level: 1 }];
     tree["zz-last.txt"] = [new TextEncoder().encode("the last entry ".repeat(1000)), { level: 6 }];
     const archive = patchCentral(zipSync(tree), "zz-last.txt", { crc: 0x12345678 });
     const before = await trace();
@@ -166,11 +168,11 @@ describe("streaming zip deploys", () => {
     expect(live.slug).toBeTruthy();
     const before = await trace();
     // Earlier groups: a new content (stored), the shared one (already stored: pinned only) and
-    // a filler; the last group: the lying entry.
+    // a filler; the last group: the lying entry. Deflated, so each read allocates and ends a group.
     const tree: Zippable = {
-      "a/other.bin": [new Uint8Array(randomBytes(2 * MB)), { level: 0 }],
-      "a/shared.bin": [shared, { level: 0 }],
-      "a/filler.bin": [new Uint8Array(randomBytes(4 * MB)), { level: 0 }],
+      "a/other.bin": [new Uint8Array(randomBytes(2 * MB)), { level: 1 }],
+      "a/shared.bin": [shared, { level: 1 }],
+      "a/filler.bin": [new Uint8Array(randomBytes(4 * MB)), { level: 1 }],
     };
     const big = new TextEncoder().encode("x".repeat(200_000));
     tree["a/zz-bomb.txt"] = [big, { level: 9 }];

@@ -21,6 +21,7 @@ describe("scanWhileStoring", () => {
       bytes: new Uint8Array(),
       source: {
         size: MB,
+        allocates: MB,
         read: () => Promise.reject(new Error("not read here")),
         chunks: () => (async function* () {})(),
       },

@@ -121,3 +121,34 @@ describe("zip entries release their bytes", () => {
     expect(other[99_999]).toBe(7);
   });
 });
+
+describe("what a read of an entry allocates", () => {
+  it("nothing for an entry stored as is within one chunk (a view); its size for one inflated, or copied across chunks", async () => {
+    const binary = new Uint8Array(randomBytes(40_000));
+    const small = new Uint8Array(randomBytes(300));
+    const big = text(100_000, 4);
+    const archive = zipSync({
+      "small.bin": [small, { level: 0 }],
+      "binary.bin": [binary, { level: 0 }],
+      "big.txt": [big, { level: 6 }],
+    });
+    const allocates = (chunks: Uint8Array | Uint8Array[]) =>
+      Object.fromEntries(openZip(chunks, limits).map((f) => [f.path, f.source!.allocates]));
+    // One chunk: both stored entries are views of it.
+    expect(allocates(archive)).toEqual({ "small.bin": 0, "binary.bin": 0, "big.txt": big.byteLength });
+    // 7,000-byte chunks: the 40 KB stored entry spans several and is copied; the 300-byte one is
+    // the archive's first entry, within its first chunk.
+    expect(allocates(chunked(archive, 7000))).toEqual({
+      "small.bin": 0,
+      "binary.bin": binary.byteLength,
+      "big.txt": big.byteLength,
+    });
+    // What a read returns agrees: a view shares the archive's memory, a copy does not.
+    const [first, second] = openZip(chunked(archive, 7000), limits);
+    const view = await first!.source!.read();
+    const copy = await second!.source!.read();
+    expect(view.byteLength).toBe(300);
+    expect(view.buffer.byteLength).toBe(7000);
+    expect(copy.buffer.byteLength).toBe(binary.byteLength);
+  });
+});
