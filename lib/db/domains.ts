@@ -154,7 +154,7 @@ export async function isActiveDomain(db: Db, hostname: string, now: Date): Promi
 }
 
 /** A drop of the account is gone: its active domains go back to pending. The hostnames changed. */
-export async function unverifyDropDomains(db: Db, accountId: string, slug: string): Promise<string[]> {
+export async function unverifyDropDomains(db: Db | Tx, accountId: string, slug: string): Promise<string[]> {
   const rows = await db
     .update(domains)
     .set({ status: "pending" })

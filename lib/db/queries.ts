@@ -5,6 +5,7 @@ import type { Db } from "./client";
 import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 import type { SiteRules } from "../rules/types";
 import { recordEvent } from "./events";
+import { unverifyDropDomains } from "./domains";
 import { commitWrite, copyVersionFiles, nextVersion, sameFiles, type Tx } from "./versions";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
@@ -275,16 +276,19 @@ export interface OldContent {
 
 /**
  * Deletes a drop's row (its files go with it) under the drop's row lock, which appends and
- * replaces also take, and returns the contents its files referenced, for the caller to purge.
- * Undefined when the drop was already gone. Records drop.deleted, or drop.expired when the
- * cleanup job purges it, for the owner's webhooks in the same transaction.
+ * replaces also take, and returns the contents its files referenced, for the caller to purge,
+ * and the hostnames of its custom domains, which go back to pending in the same transaction
+ * (for the caller to detach at Vercel). Undefined when the drop was already gone. Records
+ * drop.deleted, or drop.expired when the cleanup job purges it, for the owner's webhooks in the
+ * same transaction. (The domains' change once followed the commit: a database lost in between
+ * answered the delete with a 500 and left them active.)
  */
 export async function deleteDropRow(
   db: Db,
   dropId: string,
   why: "deleted" | "expired",
   now: Date,
-): Promise<OldContent[] | undefined> {
+): Promise<{ old: OldContent[]; hostnames: string[] } | undefined> {
   return db.transaction(async (tx) => {
     const [locked] = await tx
       .select({ id: drops.id, slug: drops.slug, ownerId: drops.ownerId, version: drops.liveVersion })
@@ -297,13 +301,14 @@ export async function deleteDropRow(
       .from(files)
       .where(eq(files.dropId, dropId));
     await tx.delete(drops).where(eq(drops.id, dropId));
+    const hostnames = locked.ownerId === null ? [] : await unverifyDropDomains(tx, locked.ownerId, locked.slug);
     await recordEvent(tx, {
       accountId: locked.ownerId,
       type: why === "deleted" ? "drop.deleted" : "drop.expired",
       data: { slug: locked.slug, version: locked.version },
       now,
     });
-    return old;
+    return { old, hostnames };
   });
 }
 

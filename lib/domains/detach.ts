@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { listAccountDomains, unverifyDropDomains } from "../db/domains";
+import { listAccountDomains } from "../db/domains";
 import { domainChanged } from "../serve/cache";
 import { detachDomain } from "./vercel";
 
@@ -18,13 +18,11 @@ export async function detachQuietly(ctx: AppContext, hostname: string): Promise<
   }
 }
 
-/** A drop was deleted or purged: its active domains go back to pending and leave Vercel. */
-export async function detachDropDomains(
-  ctx: AppContext,
-  drop: { ownerId: string | null; slug: string },
-): Promise<void> {
-  if (drop.ownerId === null) return;
-  const hostnames = await unverifyDropDomains(ctx.db, drop.ownerId, drop.slug);
+/**
+ * A drop was deleted or purged: the hostnames of its domains, already back to pending in the
+ * delete's transaction (`deleteDropRow`), leave the serve caches and Vercel.
+ */
+export async function detachDropDomains(ctx: AppContext, hostnames: readonly string[]): Promise<void> {
   for (const hostname of hostnames) {
     await domainChanged(ctx, hostname);
     await detachQuietly(ctx, hostname);

@@ -49,12 +49,12 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
     if (due.length === 0) break;
     for (const drop of due) {
       await ctx.storage.deletePrefix(`${drop.id}/`);
-      const old = await deleteDropRow(ctx.db, drop.id, "expired", now);
+      const deleted = await deleteDropRow(ctx.db, drop.id, "expired", now);
       await dropChanged(ctx, drop, "expiry");
-      if (old) {
-        await detachDropDomains(ctx, drop);
+      if (deleted) {
+        await detachDropDomains(ctx, deleted.hostnames);
         slugs.push(drop.slug);
-        await purgeUnused(ctx, old);
+        await purgeUnused(ctx, deleted.old);
       }
     }
     if (due.length < batchSize) break;

@@ -154,11 +154,12 @@ export async function removeDrop(ctx: AppContext, drop: DropRow): Promise<{ dele
   } catch (err) {
     throw upstreamUnavailable("file storage", err);
   }
-  const old = await withDb(() => deleteDropRow(ctx.db, drop.id, "deleted", new Date(ctx.now())));
+  const deleted = await withDb(() => deleteDropRow(ctx.db, drop.id, "deleted", new Date(ctx.now())));
   // A parallel delete of the same drop removed the row first: only one request deletes it.
-  if (!old) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
+  if (!deleted) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
+  const { old, hostnames } = deleted;
   await dropChanged(ctx, drop, "delete");
-  await detachDropDomains(ctx, drop);
+  await detachDropDomains(ctx, hostnames);
   // An append or named redeploy of an older batch-stored drop that committed between the purge
   // and the row delete wrote bytes no row points at any more: purge once more (best effort).
   await ctx.storage

@@ -2,6 +2,7 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveRewritten } from "@/lib/plane/node";
 import { DROP_HOST_HEADER, SERVE_PREFIX } from "@/lib/serve/internal";
+import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import * as domainsRoute from "@/app/domains/route";
 import * as domainRoute from "@/app/domains/[hostname]/route";
@@ -524,6 +525,33 @@ describe("a domain follows its drop (round 4)", () => {
     // Another account's domain is untouched.
     expect((await tlsAllowed(other.hostname)).status).toBe(200);
     expect(vercel.domains()).toContain(other.hostname);
+  });
+
+  it("deleting the drop while its domains cannot change: 503, and the drop and its domain stay as they were", async () => {
+    const { owner, slug, hostname } = await activeDomain("<p>kept</p>");
+    // The database refuses the domain's change, as one lost between the drop's delete and it.
+    await t.ctx.db.execute(
+      sql.raw(
+        `create or replace function refuse_domain_change() returns trigger language plpgsql as $$ begin raise exception 'domains refused'; end $$`,
+      ),
+    );
+    await t.ctx.db.execute(
+      sql.raw(
+        `create trigger refuse_domain_change before update on domains for each row execute function refuse_domain_change()`,
+      ),
+    );
+    try {
+      const res = await deleteDrop(owner.apiKey, slug);
+      await expectError(res, 503, "upstream_unavailable");
+    } finally {
+      await t.ctx.db.execute(sql.raw(`drop trigger refuse_domain_change on domains`));
+    }
+    expect(await (await visit(hostname)).text()).toBe("<p>kept</p>");
+    expect((await tlsAllowed(hostname)).status).toBe(200);
+    expect(vercel.domains()).toContain(hostname);
+    // And once the database takes it, the delete goes through.
+    expect((await deleteDrop(owner.apiKey, slug)).status).toBe(200);
+    await expectError(await tlsAllowed(hostname), 404, "not_found");
   });
 
   it("tls-allowed says no for a drop that has expired", async () => {
