@@ -4,8 +4,6 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema";
 import { watchPool } from "../metrics/registry";
 import { tracePglite, traceQueries } from "./trace";
-import { openPgliteWorker } from "./pglite-worker";
-import type { PGlite } from "@electric-sql/pglite";
 
 // The database client, chosen from configuration behind this one module:
 // a Neon host → @neondatabase/serverless (WebSocket Pool), any other postgres:// URL →
@@ -39,20 +37,15 @@ export function isNeonUrl(url: string): boolean {
 export async function openDb(opts: DbOptions): Promise<DbHandle> {
   const migrationsFolder = opts.migrationsFolder ?? path.join(process.cwd(), "drizzle");
   if (!opts.databaseUrl) {
+    const { PGlite } = await import("@electric-sql/pglite");
     const { drizzle } = await import("drizzle-orm/pglite");
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     const dir = path.resolve(opts.dataDir, "pglite");
     await mkdir(dir, { recursive: true });
-    // In a worker thread of its own (./pglite-worker): its statements leave the event loop free.
-    const client = openPgliteWorker(dir);
+    const client = await PGlite.create(dir);
     tracePglite(client);
-    const db = drizzle({ client: client as unknown as PGlite, schema });
-    try {
-      await migrate(db, { migrationsFolder });
-    } catch (err) {
-      await client.close();
-      throw err;
-    }
+    const db = drizzle(client, { schema });
+    await migrate(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
   }
   if (isNeonUrl(opts.databaseUrl)) {
