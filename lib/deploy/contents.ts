@@ -47,7 +47,7 @@ const READ_CONCURRENCY = 4;
  * do not end a group before GROUP_FILES.
  */
 const GROUP_BYTES = 2 * 1024 * 1024;
-const GROUP_FILES = 64;
+const GROUP_FILES = 32;
 /** A deferred file larger than this is never held whole: it is streamed twice (to hash, to store). */
 const STREAM_BYTES = 8 * 1024 * 1024;
 
