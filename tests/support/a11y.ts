@@ -9,15 +9,28 @@ import type { Locator, Page } from "playwright-core";
 export const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
 /**
- * Every axe violation of the page as it is now, of any impact, one line each naming the page,
- * the rule, its impact and the elements (CSS selectors and a piece of their HTML). Empty when
- * the page passes.
+ * Every axe violation of the page once it has settled, of any impact, one line each naming the
+ * page, the rule, its impact and the elements (CSS selectors and a piece of their HTML). Empty
+ * when the page passes.
+ *
+ * "Settled": Next streams a page's metadata after its body, and the dashboard fetches its server
+ * data again after every server action, so for a moment after a navigation or an action the
+ * <title> may be missing (CI caught it twice, once after the title had already been seen). A page
+ * that fails is looked at again every half second for up to five seconds, and what it shows last
+ * is the answer: a transient state passes, a page that keeps a violation still fails.
  */
 export async function axeViolations(page: Page, name: string): Promise<string[]> {
-  // Next streams a page's metadata after its body: right after a navigation or a server action's
-  // re-render the <title> may not be in the document yet. Wait for it (a bounded wait: a page
-  // that never gets one still fails axe's document-title rule below).
   await page.waitForFunction(() => document.title.trim() !== "", null, { timeout: 5_000 }).catch(() => {});
+  const until = Date.now() + 5_000;
+  let found = await axeOnce(page, name);
+  while (found.length > 0 && Date.now() < until) {
+    await page.waitForTimeout(500);
+    found = await axeOnce(page, name);
+  }
+  return found;
+}
+
+async function axeOnce(page: Page, name: string): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
   return results.violations.flatMap((v) =>
     v.nodes.map((n) => {
