@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import { listAccountDomains } from "../db/domains";
+import { withDb } from "../db/errors";
 import { domainChanged } from "../serve/cache";
 import { detachDomain } from "./vercel";
 
@@ -31,10 +32,11 @@ export async function detachDropDomains(ctx: AppContext, hostnames: readonly str
 
 /**
  * Before an account is deleted (its domain rows go with it, by foreign key): every domain of it
- * leaves Vercel, so no certificate or routing outlives the account.
+ * leaves Vercel, so no certificate or routing outlives the account. A database lost before the
+ * list is read answers as any other database failure (503), before anything leaves.
  */
 export async function detachAccountDomains(ctx: AppContext, accountId: string): Promise<void> {
-  for (const row of await listAccountDomains(ctx.db, accountId)) {
+  for (const row of await withDb(() => listAccountDomains(ctx.db, accountId))) {
     await domainChanged(ctx, row.hostname);
     await detachQuietly(ctx, row.hostname);
   }

@@ -2,7 +2,9 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveRewritten } from "@/lib/plane/node";
 import { DROP_HOST_HEADER, SERVE_PREFIX } from "@/lib/serve/internal";
+import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { afterAll, describe, expect, it } from "vitest";
 import * as domainsRoute from "@/app/domains/route";
 import * as domainRoute from "@/app/domains/[hostname]/route";
@@ -590,6 +592,18 @@ describe("a domain follows its drop (round 4)", () => {
     expect(vercel.domains()).not.toContain(hostname);
     expect(vercel.domains()).not.toContain(second);
     expect(vercel.domains()).toContain(other.hostname);
+  });
+
+  it("deleting an account or a team with the database lost before its domains are listed: the envelope's 503", async () => {
+    // A team's delete lists its domains after its drops are gone: the database lost there
+    // answered a raw error (500) before; it is the mapped 503 now, and nothing left Vercel.
+    const { owner, hostname } = await activeDomain("<p>stays attached</p>");
+    const lost = new PGlite();
+    await lost.close();
+    await expect(
+      detachAccountDomains({ ...t.ctx, db: drizzlePglite(lost) as unknown as AppContext["db"] }, owner.account.id),
+    ).rejects.toMatchObject({ name: "ApiError", code: "upstream_unavailable" });
+    expect(vercel.domains()).toContain(hostname);
   });
 });
 
