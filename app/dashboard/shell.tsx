@@ -8,6 +8,7 @@ import { getContext } from "@/lib/context";
 import { withDb } from "@/lib/db/errors";
 import { listTeamsOf } from "@/lib/db/teams";
 import { env } from "@/lib/env";
+import { appealUrl, suspensionNotice } from "@/lib/auth/suspended";
 import { personOf } from "@/lib/teams/acting";
 import { ActingSwitcher } from "./acting-switcher";
 import { DashboardNav } from "./dashboard-nav";
@@ -23,6 +24,10 @@ export async function DashboardShell({ account, children }: { account: AccountRo
   const person = caller ? personOf(caller) : account;
   const teams = await withDb(async () => listTeamsOf((await getContext()).db, person.id));
   const acting = caller?.team ? teams.find((t) => t.id === caller.team?.id) : undefined;
+  // A suspended person, or the team they act as: every change is refused (403), so say so first.
+  const suspended =
+    suspensionNotice(person, "Your account") ??
+    (acting && caller ? suspensionNotice(caller.account, `The team ${acting.name}`) : null);
   return (
     <>
       <Header />
@@ -52,7 +57,20 @@ export async function DashboardShell({ account, children }: { account: AccountRo
             <Link href="/api/auth/signout">Sign out</Link>
           </p>
         </aside>
-        <main>{children}</main>
+        <main>
+          {suspended && (
+            <div className="error" role="alert" data-testid="suspended">
+              <p>
+                <strong>{suspended.message}</strong> The drops it holds answer 451 (unavailable for legal reasons), and
+                changes made here are refused until the suspension ends.
+              </p>
+              <p>
+                <a href={appealUrl()}>Appeal with the report form</a> if this is a mistake.
+              </p>
+            </div>
+          )}
+          {children}
+        </main>
       </div>
     </>
   );

@@ -6,13 +6,29 @@ import type { Caller } from "./caller-types";
 // A suspended account's credentials (API keys, ID tokens, OAuth tokens, the session) are known
 // but refused: 403 forbidden, with a hint naming the appeal form. Nothing of the account is deleted.
 
+type Suspendable = Pick<AccountRow, "suspendedAt" | "suspendedReason">;
+
+/** Where a suspended account appeals: the report form, its reason chosen. */
+export function appealUrl(): string {
+  return `${env().BASE_URL}/report?reason=appeal`;
+}
+
+/**
+ * What a suspended account is told, by an error or on its dashboard: `whose` names it ("This
+ * account", "Your account", "The team Acme"). Null when it is not suspended.
+ */
+export function suspensionNotice(account: Suspendable | null, whose = "This account") {
+  if (!account?.suspendedAt) return null;
+  return {
+    message: `${whose} is suspended (${account.suspendedReason ?? "other"}).`,
+    hint: `Appeal with the report form at ${env().BASE_URL}/report (reason "appeal"); its drops answer 451 until the suspension ends.`,
+  };
+}
+
 /** Throws 403 forbidden when the account is suspended; returns it otherwise. */
-export function refuseSuspended<A extends Pick<AccountRow, "suspendedAt" | "suspendedReason"> | null>(account: A): A {
-  if (account?.suspendedAt) {
-    throw new ApiError("forbidden", `This account is suspended (${account.suspendedReason ?? "other"}).`, {
-      hint: `Appeal with the report form at ${env().BASE_URL}/report (reason "appeal"); its drops answer 451 until the suspension ends.`,
-    });
-  }
+export function refuseSuspended<A extends Suspendable | null>(account: A): A {
+  const notice = suspensionNotice(account);
+  if (notice) throw new ApiError("forbidden", notice.message, { hint: notice.hint });
   return account;
 }
 

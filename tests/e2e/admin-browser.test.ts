@@ -8,7 +8,8 @@ import { startOidcProvider, type OidcHarness } from "../support/oidc";
 // The operators' page and the report form in a real browser against the built app (`npm run build`
 // first): the /report form works without JavaScript; /admin is 404 to a signed-in non-operator,
 // and for an operator (ADMIN_EMAILS, email verified by the provider) passes axe (WCAG 2.2 AA) and
-// disables a reported drop from the keyboard, after which the drop answers 451. With a browser
+// disables a reported drop from the keyboard, after which the drop answers 451; an owner
+// suspended from the queue finds the suspension and the appeal form atop their dashboard. With a browser
 // set up (RENDER_BROWSER_PATH), the report starts a render check and the queue shows the drop's
 // screenshot; the drop host's 404 page links to the form with the address prefilled.
 
@@ -148,5 +149,50 @@ describe("/admin", () => {
     await expect(page.getByRole("status").textContent()).resolves.toContain(`Disabled ${slug}`);
     const served = await app.request(`${slug}.${app.serveDomain}`, "/");
     expect(served.status).toBe(451);
+  });
+
+  it("suspending an owner from the queue: their dashboard says so at the top of every page, with the appeal form; axe passes", async () => {
+    const page = await eve.newPage();
+    // Eve mints a key on her dashboard and deploys with it.
+    await page.goto(`${app.baseUrl}/dashboard/keys`);
+    await page.getByRole("button", { name: "Mint API key" }).click();
+    const apiKey = (await page.getByTestId("new-key-secret").textContent())!.trim();
+    const deployed = await fetch(`${app.baseUrl}/deploy`, {
+      method: "POST",
+      body: "<!doctype html><title>Prizes</title><h1>You won a prize</h1>",
+      headers: { "content-type": "text/html", authorization: `Bearer ${apiKey}` },
+    });
+    expect(deployed.status).toBe(200);
+    const { url, slug: evesSlug } = (await deployed.json()) as { url: string; slug: string };
+    expect(await page.getByTestId("suspended").count()).toBe(0);
+    const report = await fetch(`${app.baseUrl}/reports`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url, reason: "spam" }),
+    });
+    expect(report.status).toBe(202);
+
+    const queue = await ops.newPage();
+    await queue.goto(`${app.baseUrl}/admin`);
+    await queue
+      .getByRole("article")
+      .filter({ hasText: evesSlug })
+      .getByRole("button", { name: "Suspend owner" })
+      .click();
+    await queue.waitForURL(/\/admin\?done=/);
+    await queue.close();
+
+    for (const path of ["/dashboard", "/dashboard/teams"]) {
+      await page.goto(`${app.baseUrl}${path}`);
+      const notice = page.getByTestId("suspended");
+      expect(await notice.getAttribute("role")).toBe("alert");
+      await expect(notice.textContent()).resolves.toContain("Your account is suspended (other).");
+      expect(await notice.getByRole("link", { name: "Appeal with the report form" }).getAttribute("href")).toBe(
+        `${app.baseUrl}/report?reason=appeal`,
+      );
+      expect(await axeViolations(page, `${path}, suspended`)).toEqual([]);
+    }
+    expect((await app.request(`${evesSlug}.${app.serveDomain}`, "/")).status).toBe(451);
+    await page.close();
   });
 });
