@@ -285,4 +285,24 @@ describe("the Acting as switcher", () => {
       listener.close();
     }
   });
+
+  it("acting for a suspended team: the dashboard says the team is suspended atop the page; the person's own does not", async () => {
+    const team = "(select account_id from teams where slug = $1)";
+    await pool.query(`update accounts set suspended_at = now(), suspended_reason = 'spam' where id = ${team}`, [SLUG]);
+    const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    try {
+      const p = await login(ctx, OWNER);
+      await expect(p.getByTestId("acting-team").count()).resolves.toBe(0);
+      await expect(p.getByTestId("suspended").count()).resolves.toBe(0);
+      await switchTo(p, `${TEAM} (owner)`);
+      const notice = p.getByTestId("suspended");
+      await expect(notice.textContent()).resolves.toContain(`The team ${TEAM} is suspended (spam).`);
+      expect(await axeViolations(p, "dashboard, acting for a suspended team")).toEqual([]);
+      await switchTo(p, `${OWNER} (you)`);
+      await expect(p.getByTestId("suspended").count()).resolves.toBe(0);
+    } finally {
+      await pool.query(`update accounts set suspended_at = null, suspended_reason = null where id = ${team}`, [SLUG]);
+      await ctx.close();
+    }
+  });
 });
