@@ -1,4 +1,4 @@
-import { env } from "../env";
+import { appealUrl } from "../safety/disabled";
 import { ApiError } from "../errors";
 import type { AccountRow } from "../db/schema";
 import type { Caller } from "./caller-types";
@@ -8,11 +8,6 @@ import type { Caller } from "./caller-types";
 
 type Suspendable = Pick<AccountRow, "suspendedAt" | "suspendedReason">;
 
-/** Where a suspended account appeals: the report form, its reason chosen. */
-export function appealUrl(): string {
-  return `${env().BASE_URL}/report?reason=appeal`;
-}
-
 /**
  * What a suspended account is told, by an error or on its dashboard: `whose` names it ("This
  * account", "Your account", "The team Acme"). Null when it is not suspended.
@@ -21,7 +16,7 @@ export function suspensionNotice(account: Suspendable | null, whose = "This acco
   if (!account?.suspendedAt) return null;
   return {
     message: `${whose} is suspended (${account.suspendedReason ?? "other"}).`,
-    hint: `Appeal with the report form at ${env().BASE_URL}/report (reason "appeal"); its drops answer 451 until the suspension ends.`,
+    hint: `Appeal with the report form at ${appealUrl()}; its drops answer 451 until the suspension ends.`,
   };
 }
 

@@ -5,6 +5,11 @@ import type { DropRow } from "../db/schema";
 // A drop an operator disabled: its owner still sees it (with `disabled`) and may delete it, but
 // every write to it (replace, append, rollback, access, domains) is refused with 403 forbidden.
 
+/** Where the owner of a disabled drop or a suspended account appeals: the report form, its reason chosen. */
+export function appealUrl(): string {
+  return `${env().BASE_URL}/report?reason=appeal`;
+}
+
 /** The `disabled` field of the owner's API: {reason, at} or null. */
 export function disabledField(
   drop: Pick<DropRow, "disabledReason" | "disabledAt">,
@@ -21,7 +26,7 @@ export function refuseDisabled(drop: Pick<DropRow, "slug" | "disabledReason" | "
     "forbidden",
     `Drop ${drop.slug} is disabled by the operator (${drop.disabledReason ?? "other"}).`,
     {
-      hint: `You can still delete it, or appeal with the report form at ${env().BASE_URL}/report (reason "appeal").`,
+      hint: `You can still delete it, or appeal with the report form at ${appealUrl()}.`,
     },
   );
 }
