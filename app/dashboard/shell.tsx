@@ -25,7 +25,8 @@ export async function DashboardShell({ account, children }: { account: AccountRo
   const person = caller ? personOf(caller) : account;
   const teams = await withDb(async () => listTeamsOf((await getContext()).db, person.id));
   const acting = caller?.team ? teams.find((t) => t.id === caller.team?.id) : undefined;
-  // A suspended person, or the team they act as: every change is refused (403), so say so first.
+  // A suspended person, or the team they act as: every change is refused (403), so say so first
+  // and show the page read-only.
   const suspended =
     suspensionNotice(person, "Your account") ??
     (acting && caller ? suspensionNotice(caller.account, `The team ${acting.name}`) : null);
@@ -70,7 +71,15 @@ export async function DashboardShell({ account, children }: { account: AccountRo
               </p>
             </div>
           )}
-          {children}
+          {/* Read-only while suspended: a disabled fieldset disables every control of the page at
+              once (the server refuses each change anyway); links, and the switcher beside, work. */}
+          {suspended ? (
+            <fieldset disabled className="read-only" data-testid="read-only">
+              {children}
+            </fieldset>
+          ) : (
+            children
+          )}
         </main>
       </div>
     </>

@@ -151,7 +151,7 @@ describe("/admin", () => {
     expect(served.status).toBe(451);
   });
 
-  it("suspending an owner from the queue: their dashboard says so at the top of every page, with the appeal form; axe passes", async () => {
+  it("suspending an owner from the queue: their dashboard says so at the top of every page, with the appeal form, and is read-only; axe passes", async () => {
     const page = await eve.newPage();
     // Eve mints a key on her dashboard and deploys with it.
     await page.goto(`${app.baseUrl}/dashboard/keys`);
@@ -182,7 +182,7 @@ describe("/admin", () => {
     await queue.waitForURL(/\/admin\?done=/);
     await queue.close();
 
-    for (const path of ["/dashboard", "/dashboard/teams"]) {
+    for (const path of ["/dashboard", "/dashboard/keys"]) {
       await page.goto(`${app.baseUrl}${path}`);
       const notice = page.getByTestId("suspended");
       expect(await notice.getAttribute("role")).toBe("alert");
@@ -192,6 +192,8 @@ describe("/admin", () => {
       );
       expect(await axeViolations(page, `${path}, suspended`)).toEqual([]);
     }
+    // Read-only: the page's controls are disabled (the server would refuse each anyway).
+    await expect(page.getByRole("button", { name: "Mint API key" }).isDisabled()).resolves.toBe(true);
     expect((await app.request(`${evesSlug}.${app.serveDomain}`, "/")).status).toBe(451);
     await page.close();
   });

@@ -286,7 +286,7 @@ describe("the Acting as switcher", () => {
     }
   });
 
-  it("acting for a suspended team: the dashboard says the team is suspended atop the page; the person's own does not", async () => {
+  it("acting for a suspended team: the dashboard says the team is suspended atop the page and is read-only; the person's own is neither", async () => {
     const team = "(select account_id from teams where slug = $1)";
     await pool.query(`update accounts set suspended_at = now(), suspended_reason = 'spam' where id = ${team}`, [SLUG]);
     const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
@@ -298,8 +298,10 @@ describe("the Acting as switcher", () => {
       const notice = p.getByTestId("suspended");
       await expect(notice.textContent()).resolves.toContain(`The team ${TEAM} is suspended (spam).`);
       expect(await axeViolations(p, "dashboard, acting for a suspended team")).toEqual([]);
+      await expect(p.locator("#drop-name").isDisabled()).resolves.toBe(true);
       await switchTo(p, `${OWNER} (you)`);
       await expect(p.getByTestId("suspended").count()).resolves.toBe(0);
+      await expect(p.locator("#drop-name").isDisabled()).resolves.toBe(false);
     } finally {
       await pool.query(`update accounts set suspended_at = null, suspended_reason = null where id = ${team}`, [SLUG]);
       await ctx.close();
