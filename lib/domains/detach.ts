@@ -20,10 +20,10 @@ export async function detachQuietly(ctx: AppContext, hostname: string): Promise<
 }
 
 /**
- * A drop was deleted or purged: the hostnames of its domains, already back to pending in the
- * delete's transaction (`deleteDropRow`), leave the serve caches and Vercel.
+ * Hostnames that no longer serve leave the serve caches and Vercel: a deleted or purged drop's
+ * (already back to pending in the delete's transaction, `deleteDropRow`), or an account's.
  */
-export async function detachDropDomains(ctx: AppContext, hostnames: readonly string[]): Promise<void> {
+export async function detachHostnames(ctx: AppContext, hostnames: readonly string[]): Promise<void> {
   for (const hostname of hostnames) {
     await domainChanged(ctx, hostname);
     await detachQuietly(ctx, hostname);
@@ -36,8 +36,9 @@ export async function detachDropDomains(ctx: AppContext, hostnames: readonly str
  * list is read answers as any other database failure (503), before anything leaves.
  */
 export async function detachAccountDomains(ctx: AppContext, accountId: string): Promise<void> {
-  for (const row of await withDb(() => listAccountDomains(ctx.db, accountId))) {
-    await domainChanged(ctx, row.hostname);
-    await detachQuietly(ctx, row.hostname);
-  }
+  const rows = await withDb(() => listAccountDomains(ctx.db, accountId));
+  await detachHostnames(
+    ctx,
+    rows.map((r) => r.hostname),
+  );
 }

@@ -9,7 +9,7 @@ import { purgeExpiredIdempotencyKeys } from "../db/idempotency";
 import { DEPLOY_GRANT_SECONDS, limits, type Tier } from "../plans";
 import { dropsWithManyVersions, pruneVersions } from "../db/versions";
 import { recheckDomains } from "../domains/recheck";
-import { detachDropDomains } from "../domains/detach";
+import { detachHostnames } from "../domains/detach";
 import { expireCounts } from "../stats/collector";
 
 // The cleanup job: drops whose purge time has passed lose their bytes, then their rows.
@@ -52,7 +52,7 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
       const deleted = await deleteDropRow(ctx.db, drop.id, "expired", now);
       await dropChanged(ctx, drop, "expiry");
       if (deleted) {
-        await detachDropDomains(ctx, deleted.hostnames);
+        await detachHostnames(ctx, deleted.hostnames);
         slugs.push(drop.slug);
         await purgeUnused(ctx, deleted.old);
       }

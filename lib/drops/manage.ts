@@ -1,7 +1,7 @@
 import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
-import { detachDropDomains } from "../domains/detach";
+import { detachHostnames } from "../domains/detach";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { withDb } from "../db/errors";
@@ -159,7 +159,7 @@ export async function removeDrop(ctx: AppContext, drop: DropRow): Promise<{ dele
   if (!deleted) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   const { old, hostnames } = deleted;
   await dropChanged(ctx, drop, "delete");
-  await detachDropDomains(ctx, hostnames);
+  await detachHostnames(ctx, hostnames);
   // An append or named redeploy of an older batch-stored drop that committed between the purge
   // and the row delete wrote bytes no row points at any more: purge once more (best effort).
   await ctx.storage
