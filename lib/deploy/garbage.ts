@@ -1,4 +1,5 @@
-// A young-generation collection on demand, for the zip flow (./contents). The bytes a deploy
+// Collections on demand, for the zip flow (./contents): a young one after each group, and a full
+// one when the old generation has grown (watchOldGarbage). The bytes a deploy
 // unpacks live in Buffers, whose memory is outside V8's heap: V8 collects them only once about
 // 64 MB of such memory has piled up since its last full collection, or when its own heap fills,
 // and a deploy allocates little on the heap. A 25 MB archive unpacking to 54 MB thus grew the
@@ -12,10 +13,47 @@
 // The flag is not set at run time (v8.setFlagsFromString): Node documents flags changed after
 // the VM has started as undefined behaviour.
 
+import { getHeapSpaceStatistics } from "node:v8";
+
 type Collect = (options: { type: "minor" | "major"; execution: "sync" | "async" }) => void;
 
 /** Frees dead young objects now (and the Buffers they held); a no-op unless node runs with --expose-gc. */
 export function collectYoungGarbage(): void {
   const gc = (globalThis as { gc?: Collect }).gc;
   if (typeof gc === "function") gc({ type: "minor", execution: "sync" });
+}
+
+/** Bytes of V8's old space in use now. */
+function oldSpaceUsed(): number {
+  for (const space of getHeapSpaceStatistics()) if (space.space_name === "old_space") return space.space_used_size;
+  return 0;
+}
+
+/** How far V8's old space may grow during one unpack before a full collection starts. */
+export const OLD_GROWTH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The other half of the zip flow's bound. The minor collection after each group also promotes
+ * what is alive at that moment and already survived one (a store's requests in flight, about
+ * 16 KB a file through the S3 SDK); it dies soon after, but in the old generation, which only a
+ * full collection frees, and V8 starts one when the old generation has grown by tens of MB. So
+ * a zip by reference grew the server by 14 MB more over its unpack (up to 2.1× the archive in
+ * all; docs/benchmarks.md). The check this returns, run after each stored group, starts a full
+ * collection in the background (concurrent marking; the main thread only finishes it) once the
+ * old space has grown by OLD_GROWTH_BYTES since the deploy began or since the last one it
+ * started, and answers whether it did. A deploy that promotes nothing (a posted zip to the
+ * filesystem store) never pays for one. A no-op without --expose-gc.
+ */
+export function watchOldGarbage(): () => boolean {
+  const gc = (globalThis as { gc?: Collect }).gc;
+  if (typeof gc !== "function") return () => false;
+  let low = oldSpaceUsed();
+  return () => {
+    const used = oldSpaceUsed();
+    if (used < low) low = used;
+    if (used - low <= OLD_GROWTH_BYTES) return false;
+    gc({ type: "major", execution: "async" });
+    low = used;
+    return true;
+  };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collectYoungGarbage } from "@/lib/deploy/garbage";
+import { getHeapSpaceStatistics } from "node:v8";
+import { collectYoungGarbage, OLD_GROWTH_BYTES, watchOldGarbage } from "@/lib/deploy/garbage";
 
 // The zip flow's memory bound rests on this: a minor collection on demand frees Buffers nobody
 // references any more (V8 would otherwise wait for about 64 MB of them). Measured by the memory
@@ -27,5 +28,59 @@ describe("collectYoungGarbage", () => {
     expect(after).toBeGreaterThanOrEqual(MB);
     expect(kept[0]).toBe(1);
     expect(kept[MB - 1]).toBe(1);
+  });
+});
+
+type Collect = (options: { type: "minor" | "major"; execution: "sync" | "async" }) => void;
+
+const oldSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === "old_space")!.space_used_size;
+
+/** Objects of about `bytes` on V8's heap, moved to the old generation (two minor collections survived). */
+function promoted(bytes: number): object[] {
+  const held: object[] = [];
+  // Arrays of small integers: 4 bytes an element on the heap, nothing shared between them.
+  for (let i = 0; i < bytes / 4096; i++) held.push(Array.from({ length: 1000 }, (_, k) => i + k));
+  collectYoungGarbage();
+  collectYoungGarbage();
+  return held;
+}
+
+describe("watchOldGarbage", () => {
+  it("starts no collection while the old space has grown less than its bound", () => {
+    const check = watchOldGarbage();
+    const held = promoted(OLD_GROWTH_BYTES / 4);
+    expect(check()).toBe(false);
+    expect(held.length).toBeGreaterThan(0);
+  });
+
+  it("starts one full collection, in the background, once the old space has grown past its bound", () => {
+    const real = (globalThis as { gc?: Collect }).gc!;
+    const calls: Parameters<Collect>[0][] = [];
+    (globalThis as { gc?: Collect }).gc = (options) => (calls.push(options), real(options));
+    try {
+      const before = oldSpace();
+      const check = watchOldGarbage();
+      const held = promoted(3 * OLD_GROWTH_BYTES);
+      expect(oldSpace() - before).toBeGreaterThan(OLD_GROWTH_BYTES);
+      expect(check()).toBe(true);
+      // Counted again from here: the next check does not start another.
+      expect(check()).toBe(false);
+      expect(calls.filter((c) => c.type === "major")).toEqual([{ type: "major", execution: "async" }]);
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      (globalThis as { gc?: Collect }).gc = real;
+    }
+  });
+
+  it("does nothing where node runs without --expose-gc", () => {
+    const real = (globalThis as { gc?: Collect }).gc;
+    (globalThis as { gc?: Collect }).gc = undefined;
+    const check = watchOldGarbage();
+    (globalThis as { gc?: Collect }).gc = real;
+    const before = oldSpace();
+    const held = promoted(3 * OLD_GROWTH_BYTES);
+    expect(oldSpace() - before).toBeGreaterThan(OLD_GROWTH_BYTES);
+    expect(check()).toBe(false);
+    expect(held.length).toBeGreaterThan(0);
   });
 });
