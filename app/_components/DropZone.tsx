@@ -102,15 +102,6 @@ export function DropZone({
     [send],
   );
 
-  const onDrop = useCallback(
-    async (e: React.DragEvent) => {
-      e.preventDefault();
-      setOver(false);
-      await pick(await pickedFromDrop(e.dataTransfer));
-    },
-    [pick],
-  );
-
   const onPick = (input: HTMLInputElement) => {
     const list = input.files;
     if (!list) return;
@@ -121,6 +112,16 @@ export function DropZone({
 
   const busy =
     phase.kind === "zipping" || phase.kind === "hashing" || phase.kind === "uploading" || phase.kind === "deploying";
+  // A drop is taken only when the zone's buttons would be: not while a deploy is on its way, and
+  // not on a read-only page (a suspended account's dashboard disables its fieldset). The browser's
+  // own handling (opening the dropped file) stays prevented either way.
+  const refusesDrop = (zone: Element) => busy || zone.closest("fieldset:disabled") !== null;
+  const onDrop = async (e: React.DragEvent<HTMLElement>) => {
+    e.preventDefault();
+    setOver(false);
+    if (refusesDrop(e.currentTarget)) return;
+    await pick(await pickedFromDrop(e.dataTransfer));
+  };
   const percent = phase.kind === "uploading" && phase.total > 0 ? Math.round((phase.sent / phase.total) * 100) : 0;
   const resultLink = useRef<HTMLAnchorElement>(null);
   // The pick buttons are disabled while sending, which drops keyboard focus on the page body:
@@ -137,7 +138,8 @@ export function DropZone({
         data-testid="dropzone"
         onDragOver={(e) => {
           e.preventDefault();
-          setOver(true);
+          if (refusesDrop(e.currentTarget)) e.dataTransfer.dropEffect = "none";
+          else setOver(true);
         }}
         onDragLeave={() => setOver(false)}
         onDrop={(e) => void onDrop(e)}

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { startOidcProvider, type OidcHarness } from "../support/oidc";
 import { startStripeStandin, type StripeStandin } from "../support/stripe-standin";
-import { inspectPage, launchChromium, loginWithProvider, scriptErrors, VIEWPORTS } from "../support/browser";
+import { dropFiles, inspectPage, launchChromium, loginWithProvider, scriptErrors, VIEWPORTS } from "../support/browser";
 import { limits } from "@/lib/plans";
 import Stripe from "stripe";
 
@@ -83,15 +83,6 @@ async function inspect(name: string) {
   expect(r.problems).toEqual([]);
   expect(errors).toEqual([]);
   for (const s of r.screenshots) expect((await stat(s)).size).toBeGreaterThan(5_000);
-}
-
-async function dropFiles(target: Page, files: { name: string; body: string; type?: string }[]) {
-  const dataTransfer = await target.evaluateHandle((list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([f.body], f.name, { type: f.type ?? "" }));
-    return dt;
-  }, files);
-  await target.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
 }
 
 describe("the app host for browsers", () => {

@@ -7,6 +7,7 @@ import { axeViolations } from "../support/a11y";
 import { startApp, type RunningApp } from "../support/app-server";
 import {
   devLogin,
+  dropFiles,
   launchChromium,
   layoutProblems,
   personWithTeam,
@@ -299,6 +300,19 @@ describe("the Acting as switcher", () => {
       await expect(notice.textContent()).resolves.toContain(`The team ${TEAM} is suspended (spam).`);
       expect(await axeViolations(p, "dashboard, acting for a suspended team")).toEqual([]);
       await expect(p.locator("#drop-name").isDisabled()).resolves.toBe(true);
+      // The team's named drop (deployed above): files dropped on its Redeploy zone are not sent,
+      // and nothing is shown, as its buttons are disabled.
+      const [teamSlug] = await teamDropSlugs();
+      await p.goto(`${app.baseUrl}/dashboard/drops/${teamSlug}`);
+      await expect(p.getByRole("button", { name: "Choose files" }).isDisabled()).resolves.toBe(true);
+      const sent: string[] = [];
+      p.on("request", (r) => {
+        if (r.method() !== "GET") sent.push(`${r.method()} ${r.url()}`);
+      });
+      await dropFiles(p, [{ name: "index.html", body: "<!doctype html><title>Again</title>", type: "text/html" }]);
+      await p.waitForTimeout(1000);
+      expect(sent).toEqual([]);
+      await expect(p.getByTestId("deploy-status").textContent()).resolves.toBe("");
       await switchTo(p, `${OWNER} (you)`);
       await expect(p.getByTestId("suspended").count()).resolves.toBe(0);
       await expect(p.locator("#drop-name").isDisabled()).resolves.toBe(false);

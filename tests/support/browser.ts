@@ -23,6 +23,16 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Drops files onto the page's drop zone, as a person dragging them there does. */
+export async function dropFiles(target: Page, files: { name: string; body: string; type?: string }[]): Promise<void> {
+  const dataTransfer = await target.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([f.body], f.name, { type: f.type ?? "" }));
+    return dt;
+  }, files);
+  await target.getByTestId("dropzone").dispatchEvent("drop", { dataTransfer });
+}
+
 /** Committed: the README links to these. */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "../../docs/screenshots");
 
