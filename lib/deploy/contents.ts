@@ -294,8 +294,9 @@ function groups(files: InputFile[]): InputFile[][] {
  * are read READ_CONCURRENCY at a time, pinned in one statement and written PUT_CONCURRENCY at
  * a time, while the next group is read (a store's round trips overlap the next inflations, so a
  * deploy holds at most two groups of unpacked bytes); once stored, a group's bytes are freed
- * and its Buffers collected, the old generation watched (./garbage). A failure stops at the current group, once the store
- * in flight has settled (what it wrote is then recorded, and purged by the caller).
+ * and its Buffers collected, and the old generation is watched (./garbage). A failure stops at
+ * the current group, once the store in flight has settled (what it wrote is then recorded, and
+ * purged by the caller).
  */
 async function storeDeferred(
   batch: ContentBatch,

@@ -1,11 +1,11 @@
 // Collections on demand, for the zip flow (./contents): a young one after each group, and a full
-// one when the old generation has grown (watchOldGarbage). The bytes a deploy
-// unpacks live in Buffers, whose memory is outside V8's heap: V8 collects them only once about
-// 64 MB of such memory has piled up since its last full collection, or when its own heap fills,
-// and a deploy allocates little on the heap. A 25 MB archive unpacking to 54 MB thus grew the
-// server's resident memory by up to 3× the archive with dead Buffers. After each group of
-// entries is stored, none of its Buffers is reachable any more, and a minor collection (a few
-// milliseconds: it walks only what was allocated since the last one) frees them all.
+// one when the old generation has grown (watchOldGarbage). The bytes a deploy unpacks live in
+// Buffers, whose memory is outside V8's heap: V8 collects them only once about 64 MB of such
+// memory has piled up since its last full collection, or when its own heap fills, and a deploy
+// allocates little on the heap. A 25 MB archive unpacking to 54 MB thus grew the server's
+// resident memory by up to 3× the archive with dead Buffers. After each group of entries is
+// stored, none of its Buffers is reachable any more, and a minor collection (a few milliseconds:
+// it walks only what was allocated since the last one) frees them all.
 //
 // The collection is opt-in, by Node's own flag: it runs only where the process was started with
 // `--expose-gc` (`node --expose-gc server.mjs`, as the Dockerfile does, or NODE_OPTIONS=--expose-gc).
@@ -29,20 +29,22 @@ function oldSpaceUsed(): number {
   return 0;
 }
 
-/** How far V8's old space may grow during one unpack before a full collection starts. */
+/** How far V8's old space may grow during one unpack before a full collection is asked for. */
 export const OLD_GROWTH_BYTES = 4 * 1024 * 1024;
 
 /**
  * The other half of the zip flow's bound. The minor collection after each group also promotes
- * what is alive at that moment and already survived one (a store's requests in flight, about
- * 16 KB a file through the S3 SDK); it dies soon after, but in the old generation, which only a
+ * what is alive at that moment and already survived one (a store's requests in flight: about
+ * 16 KB a file with the S3 store); it dies soon after, but in the old generation, which only a
  * full collection frees, and V8 starts one when the old generation has grown by tens of MB. So
  * a zip by reference grew the server by 14 MB more over its unpack (up to 2.1× the archive in
- * all; docs/benchmarks.md). The check this returns, run after each stored group, starts a full
- * collection in the background (concurrent marking; the main thread only finishes it) once the
- * old space has grown by OLD_GROWTH_BYTES since the deploy began or since the last one it
- * started, and answers whether it did. A deploy that promotes nothing (a posted zip to the
- * filesystem store) never pays for one. A no-op without --expose-gc.
+ * all; docs/benchmarks.md). The check this returns, run after each stored group, asks for a
+ * full collection once the old space has grown by OLD_GROWTH_BYTES since the deploy began or
+ * since the last one it asked for, and answers whether it did. `execution: "async"` posts the
+ * collection as a task of its own, run once the current callback is done; it is still a full
+ * pause of this process (tens of ms on a heap that holds Next and PGlite), so it is asked for by
+ * growth, not by schedule: a deploy that promotes little (a posted zip to the filesystem store)
+ * seldom asks, and its time in the bench did not move. A no-op without --expose-gc.
  */
 export function watchOldGarbage(): () => boolean {
   const gc = (globalThis as { gc?: Collect }).gc;

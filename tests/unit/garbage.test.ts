@@ -46,14 +46,14 @@ function promoted(bytes: number): object[] {
 }
 
 describe("watchOldGarbage", () => {
-  it("starts no collection while the old space has grown less than its bound", () => {
+  it("asks for no collection while the old space has grown less than its bound", () => {
     const check = watchOldGarbage();
     const held = promoted(OLD_GROWTH_BYTES / 4);
     expect(check()).toBe(false);
     expect(held.length).toBeGreaterThan(0);
   });
 
-  it("starts one full collection, in the background, once the old space has grown past its bound", () => {
+  it("asks for one full collection, as a task of its own, once the old space has grown past its bound", () => {
     const real = (globalThis as { gc?: Collect }).gc!;
     const calls: Parameters<Collect>[0][] = [];
     (globalThis as { gc?: Collect }).gc = (options) => (calls.push(options), real(options));
@@ -63,7 +63,7 @@ describe("watchOldGarbage", () => {
       const held = promoted(3 * OLD_GROWTH_BYTES);
       expect(oldSpace() - before).toBeGreaterThan(OLD_GROWTH_BYTES);
       expect(check()).toBe(true);
-      // Counted again from here: the next check does not start another.
+      // Counted again from here: the next check does not ask for another.
       expect(check()).toBe(false);
       expect(calls.filter((c) => c.type === "major")).toEqual([{ type: "major", execution: "async" }]);
       expect(held.length).toBeGreaterThan(0);
