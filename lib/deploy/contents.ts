@@ -6,7 +6,7 @@ import { sha256Hex } from "../ids";
 import { APP_UPLOAD_MAX_BYTES } from "../plans";
 import { mapLimit } from "../concurrency";
 import type { Storage } from "../storage/types";
-import { collectYoungGarbage, watchOldGarbage } from "./garbage";
+import { collectYoungGarbage } from "./garbage";
 import { readWhole } from "./read-whole";
 import { oneSizePerHash } from "./hashes";
 import {
@@ -294,9 +294,8 @@ function groups(files: InputFile[]): InputFile[][] {
  * are read READ_CONCURRENCY at a time, pinned in one statement and written PUT_CONCURRENCY at
  * a time, while the next group is read (a store's round trips overlap the next inflations, so a
  * deploy holds at most two groups of unpacked bytes); once stored, a group's bytes are freed
- * and its Buffers collected, and the old generation is watched (./garbage). A failure stops at
- * the current group, once the store in flight has settled (what it wrote is then recorded, and
- * purged by the caller).
+ * and its Buffers collected (./garbage). A failure stops at the current group, once the store
+ * in flight has settled (what it wrote is then recorded, and purged by the caller).
  */
 async function storeDeferred(
   batch: ContentBatch,
@@ -307,7 +306,6 @@ async function storeDeferred(
   for (const f of deferred)
     if (f.source!.size > STREAM_BYTES) shaOf.set(f, await batch.storeLarge(() => f.source!.chunks()));
   let storing: Promise<void> | undefined;
-  const oldGarbage = watchOldGarbage();
   try {
     for (const group of groups(deferred.filter((f) => f.source!.size <= STREAM_BYTES))) {
       const read: Array<[InputFile, Uint8Array]> = [];
@@ -324,7 +322,6 @@ async function storeDeferred(
         // Stored and scanned: the group's inflated bytes are freed now, not when V8 next collects.
         for (const [f, bytes] of read) f.source!.release?.(bytes);
         collectYoungGarbage();
-        oldGarbage();
       });
       // Observed here too: it may fail while the next group is read, and is awaited only then.
       storing.catch(() => undefined);

@@ -1,5 +1,5 @@
-// Collections on demand, for the zip flow (./contents): a young one after each group, and a full
-// one when the old generation has grown (watchOldGarbage). The bytes a deploy unpacks live in
+// Collections on demand, for the zip flow (./contents): a young one after each group, and for a
+// zip by reference a full one when the old generation has grown (watchOldGarbage). The bytes a deploy unpacks live in
 // Buffers, whose memory is outside V8's heap: V8 collects them only once about 64 MB of such
 // memory has piled up since its last full collection, or when its own heap fills, and a deploy
 // allocates little on the heap. A 25 MB archive unpacking to 54 MB thus grew the server's
@@ -33,18 +33,17 @@ function oldSpaceUsed(): number {
 export const OLD_GROWTH_BYTES = 4 * 1024 * 1024;
 
 /**
- * The other half of the zip flow's bound. The minor collection after each group also promotes
- * what is alive at that moment and already survived one (a store's requests in flight: about
- * 16 KB a file with the S3 store); it dies soon after, but in the old generation, which only a
- * full collection frees, and V8 starts one when the old generation has grown by tens of MB. So
- * a zip by reference grew the server by 14 MB more over its unpack (up to 2.1× the archive in
- * all; docs/benchmarks.md). The check this returns, run after each stored group, asks for a
- * full collection once the old space has grown by OLD_GROWTH_BYTES since the deploy began or
+ * For a zip by reference (./zipref): its old generation grew with garbage. The minor collection
+ * after each group also promotes what is alive at that moment and already survived one (a
+ * store's requests in flight: about 16 KB a file with the S3 store); it dies soon after, but in
+ * the old generation, which only a full collection frees, and V8 starts one when the old
+ * generation has grown by tens of MB. So a zip by reference grew the server by 14 MB more over
+ * its unpack (up to 2.1× the archive in all; docs/benchmarks.md). The check this returns asks for
+ * a full collection once the old space has grown by OLD_GROWTH_BYTES since the watch began or
  * since the last one it asked for, and answers whether it did. `execution: "async"` posts the
  * collection as a task of its own, run once the current callback is done; it is still a full
- * pause of this process (tens of ms on a heap that holds Next and PGlite), so it is asked for by
- * growth, not by schedule: a deploy that promotes little (a posted zip to the filesystem store)
- * seldom asks, and its time in the bench did not move. A no-op without --expose-gc.
+ * pause of this process (73–75 ms here, `--trace-gc`, on a heap of 110 MB that holds Next and
+ * PGlite). A no-op without --expose-gc.
  */
 export function watchOldGarbage(): () => boolean {
   const gc = (globalThis as { gc?: Collect }).gc;
@@ -58,4 +57,25 @@ export function watchOldGarbage(): () => boolean {
     low = used;
     return true;
   };
+}
+
+/** How often `whileWatchingOldGarbage` looks at the old space. */
+const WATCH_EVERY_MS = 100;
+
+/**
+ * Runs `work` with the old space watched (watchOldGarbage) every WATCH_EVERY_MS. Only the zip by
+ * reference runs under it: its time is storage round trips (seconds), so a few pauses cost it
+ * little, and they bound its memory. A posted zip stays within its bound without them, and
+ * watched it paid for them: with the deploy scan on (whose per-file results also grow the old
+ * space) the scan's share of its time went from 6.5% to 36% (docs/benchmarks.md).
+ */
+export async function whileWatchingOldGarbage<T>(work: () => Promise<T>): Promise<T> {
+  const check = watchOldGarbage();
+  const timer = setInterval(check, WATCH_EVERY_MS);
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }

@@ -6,6 +6,7 @@ import { APP_UPLOAD_MAX_BYTES, type TierLimits } from "../plans";
 import { openZipBody, type ZipReference } from "./body";
 import { releaseContents, verifyDirectUpload } from "./contents";
 import { readWhole } from "./read-whole";
+import { whileWatchingOldGarbage } from "./garbage";
 import type { InputFile } from "./paths";
 import { zipSlots } from "./slots";
 import { uploadScope } from "./uploads";
@@ -39,7 +40,8 @@ export function withZipReference<T>(
     let done = false;
     try {
       const chunks = verified ?? (await readArchive(ctx, scope, storageRef, ref));
-      const result = await task(openZipBody(chunks, ref.size, limits, paid));
+      // Watched: what its unpack promotes is freed during the deploy (./garbage).
+      const result = await whileWatchingOldGarbage(() => task(openZipBody(chunks, ref.size, limits, paid)));
       done = true;
       return result;
     } catch (err) {
