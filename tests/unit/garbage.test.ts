@@ -116,7 +116,20 @@ describe("whileWatchingOldGarbage", () => {
   });
 
   it("stops watching when its work fails, and passes the failure on", async () => {
-    const failure = new Error("store lost");
-    await expect(whileWatchingOldGarbage(() => Promise.reject(failure))).rejects.toBe(failure);
+    settle();
+    const real = (globalThis as { gc?: Collect }).gc!;
+    const calls: Parameters<Collect>[0][] = [];
+    (globalThis as { gc?: Collect }).gc = (options) => (calls.push(options), real(options));
+    try {
+      const failure = new Error("store lost");
+      await expect(whileWatchingOldGarbage(() => Promise.reject(failure))).rejects.toBe(failure);
+      // The old space grows past the bound after the failure: nothing watches it any more.
+      const held = promoted(3 * OLD_GROWTH_BYTES);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(calls.filter((c) => c.type === "major")).toEqual([]);
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      (globalThis as { gc?: Collect }).gc = real;
+    }
   });
 });
