@@ -6,6 +6,7 @@ import { FsStorage } from "./storage/fs";
 import { GuardedStorage } from "./storage/guard";
 import type { RateLimiter } from "./ratelimit/types";
 import { MemoryRateLimiter } from "./ratelimit/memory";
+import { wallClock } from "./clock";
 
 // The parts a request needs, built once from configuration. Tests build their own with
 // createContext() over real stores in a temp dir and install it with setContext().
@@ -29,7 +30,7 @@ export interface ContextOverrides {
 export async function createContext(e: Env, overrides: ContextOverrides = {}): Promise<AppContext> {
   const dbHandle = await openDb({ databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR });
   const storage = overrides.storage ?? (await createStorage(e));
-  const now = overrides.now ?? Date.now;
+  const now = overrides.now ?? wallClock;
   const limiter = overrides.limiter ?? (await createLimiter(e));
   return { env: e, db: dbHandle.db, dbHandle, storage, limiter, now };
 }

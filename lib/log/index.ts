@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
 import { format } from "node:util";
+import { wallClock } from "../clock";
 import { ApiError, describeCause } from "../errors";
 import { env } from "../env";
 
@@ -76,10 +77,10 @@ let lastIso = "";
 
 /**
  * The time of a line: the ISO string is made once per millisecond (a busy server logs many a
- * ms; under Next, `new Date()` goes through its wrapper of Date too).
+ * ms; under Next, `new Date()` goes through its wrapper of Date: ../clock).
  */
 function isoNow(): string {
-  const now = Date.now();
+  const now = wallClock();
   if (now !== lastMs) {
     lastMs = now;
     lastIso = new Date(now).toISOString();

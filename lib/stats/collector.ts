@@ -21,10 +21,18 @@ import { STATS_KEPT_DAYS } from "../plans";
 // Visitors: the process keeps each view's address and user agent in memory until the flush,
 // where they become SHA-256(day salt, address, user agent); only those hashes reach the
 // database, deduplicated there across processes, and are deleted once the day is final.
+//
+// A view costs no string of its own: tallies are found by day, then by the drop's id (the
+// cached manifest's string, whose hash V8 keeps), and visitors by address, then user agent.
+// A "drop/day" key built per view, and an "address\nagent" string per view, made counting a
+// long tail's views (5,000 drops at random) several times dearer than one drop's
+// (docs/benchmarks.md).
 
 const FLUSH_MS = 10_000;
 /** A day is final this long after it ends: every process has flushed it by then. */
 const FINAL_GRACE_MS = 5 * 60_000;
+/** Tallies turned into a flush's rows in one turn of the event loop. */
+const TALLIES_PER_TURN = 500;
 /** Keys kept per map and tally between flushes; a flood of distinct paths cannot grow memory. */
 const KEYS_PER_TALLY = 1000;
 
@@ -32,13 +40,14 @@ const KEYS_PER_TALLY = 1000;
 export interface Tally extends DayCounters, Record<(typeof DAY_MAPS)[number], Map<string, number>> {
   dropId: string;
   day: string;
-  /** "address\nuser agent" of each view's client: memory only, hashed at the flush. */
-  people: Set<string>;
+  /** Each view's client, user agents by address: memory only, hashed at the flush. */
+  people: Map<string, Set<string>>;
 }
 
 interface Counter {
   ctx: AppContext;
-  tallies: Map<string, Tally>;
+  /** Tallies by day, then by drop id. */
+  tallies: Map<string, Map<string, Tally>>;
   timer: NodeJS.Timeout | undefined;
   /** Settles when the scheduled flush has run (what Vercel's waitUntil holds). */
   scheduled: Promise<void> | undefined;
@@ -47,8 +56,6 @@ interface Counter {
   salts: Map<string, string>;
   /** The first open day at the last clean-up of final days. */
   closedBefore: string | undefined;
-  /** The key of the last tally asked for: the same string object again, whose hash V8 keeps. */
-  lastKey: { dropId: string; day: string; key: string } | undefined;
 }
 
 // On globalThis: the listener's bundle and Next's bundles are separate module instances in one
@@ -73,7 +80,6 @@ function counterOf(ctx: AppContext): Counter {
       flushing: Promise.resolve(),
       salts: new Map(),
       closedBefore: undefined,
-      lastKey: undefined,
     };
     all.set(ctx, c);
   }
@@ -102,21 +108,31 @@ function emptyTally(dropId: string, day: string): Tally {
     paths: new Map(),
     referrers: new Map(),
     countries: new Map(),
-    people: new Set(),
+    people: new Map(),
   };
 }
 
 /** The tally of a drop's current day, with a flush scheduled for it. */
 export function tallyOf(ctx: AppContext, dropId: string): { tally: Tally; scheduled: Promise<void> } {
   const c = counterOf(ctx);
-  const day = utcDay(ctx.now());
-  // Every view of a drop asks for its key: built once, not a new string (hashed anew) each time.
-  const last = c.lastKey;
-  const k =
-    last?.dropId === dropId && last.day === day ? last.key : (c.lastKey = { dropId, day, key: `${dropId}/${day}` }).key;
-  let tally = c.tallies.get(k);
-  if (!tally) c.tallies.set(k, (tally = emptyTally(dropId, day)));
+  const tally = tallyIn(c, dropId, utcDay(ctx.now()));
   return { tally, scheduled: schedule(c) };
+}
+
+/** The tally of a drop's day, made if the process has none yet. */
+function tallyIn(c: Counter, dropId: string, day: string): Tally {
+  let drops = c.tallies.get(day);
+  if (!drops) c.tallies.set(day, (drops = new Map<string, Tally>()));
+  let tally = drops.get(dropId);
+  if (!tally) drops.set(dropId, (tally = emptyTally(dropId, day)));
+  return tally;
+}
+
+/** Adds a view's client (address and user agent) to a tally's visitors. */
+export function addPerson(tally: Tally, address: string, userAgent: string): void {
+  const agents = tally.people.get(address);
+  if (agents) agents.add(userAgent);
+  else tally.people.set(address, new Set([userAgent]));
 }
 
 function schedule(c: Counter): Promise<void> {
@@ -142,12 +158,16 @@ function flush(c: Counter): Promise<void> {
 }
 
 async function write(c: Counter): Promise<void> {
-  const tallies = [...c.tallies.values()];
+  const tallies = [...c.tallies.values()].flatMap((drops) => [...drops.values()]);
   c.tallies = new Map();
   if (tallies.length > 0) {
     try {
       const deltas: DayDelta[] = [];
-      for (const t of tallies) deltas.push(await deltaOf(c, t));
+      for (const [i, t] of tallies.entries()) {
+        // A long tail's thousands of tallies are hashed a slice at a time, requests served between.
+        if (i > 0 && i % TALLIES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+        deltas.push(await deltaOf(c, t));
+      }
       await addDayCounts(c.ctx.db, deltas);
     } catch (err) {
       // A drop deleted meanwhile fails the whole batch (its row's foreign key): write them one by
@@ -178,7 +198,10 @@ function failed(c: Counter, tallies: Tally[], err: unknown): void {
 
 async function deltaOf(c: Counter, t: Tally): Promise<DayDelta> {
   const salt = t.people.size > 0 ? await saltOf(c, t.day) : "";
-  const delta = { dropId: t.dropId, day: t.day, hashes: [...t.people].map((p) => visitorHash(salt, p)) } as DayDelta;
+  const hashes: string[] = [];
+  for (const [address, agents] of t.people)
+    for (const ua of agents) hashes.push(visitorHash(salt, `${address}\n${ua}`));
+  const delta = { dropId: t.dropId, day: t.day, hashes } as DayDelta;
   for (const f of DAY_COUNTERS) delta[f] = t[f];
   for (const f of DAY_MAPS) delta[f] = Object.fromEntries(t[f]);
   return delta;
@@ -186,15 +209,10 @@ async function deltaOf(c: Counter, t: Tally): Promise<DayDelta> {
 
 /** Puts a tally that could not be written back, added to what was counted since. */
 function keep(c: Counter, t: Tally): void {
-  const k = `${t.dropId}/${t.day}`;
-  const now = c.tallies.get(k);
-  if (!now) {
-    c.tallies.set(k, t);
-  } else {
-    for (const f of DAY_COUNTERS) now[f] += t[f];
-    for (const f of DAY_MAPS) for (const [key, n] of t[f]) now[f].set(key, (now[f].get(key) ?? 0) + n);
-    for (const p of t.people) now.people.add(p);
-  }
+  const now = tallyIn(c, t.dropId, t.day);
+  for (const f of DAY_COUNTERS) now[f] += t[f];
+  for (const f of DAY_MAPS) for (const [key, n] of t[f]) now[f].set(key, (now[f].get(key) ?? 0) + n);
+  for (const [address, agents] of t.people) for (const ua of agents) addPerson(now, address, ua);
   void schedule(c);
 }
 

@@ -6,7 +6,7 @@ import { cacheKey, peekManifest } from "../serve/cache";
 import { resolveHost, type HostAction, type HostConfig } from "../serve/host";
 import type { ServeResult } from "../serve/types";
 import { classify, countryCode, referrerHost } from "./classify";
-import { bump, tallyOf } from "./collector";
+import { addPerson, bump, tallyOf } from "./collector";
 
 // The one call the data plane makes after answering a drop's request (lib/plane/node.ts): what
 // the answer adds to the drop's counts of the day. Every request counts in exactly one of
@@ -64,7 +64,7 @@ export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostActi
     return;
   }
   tally.views++;
-  tally.people.add(`${clientAddress(req, ctx.env)}\n${ua}`);
+  addPerson(tally, clientAddress(req, ctx.env), ua);
   bump(tally.paths, req.pathname.slice(0, PATH_CHARS));
   const ref = referrerHost(req.headers.get("referer"));
   if (ref !== undefined && !ownHost(ref, req.headers.get("host"), key, m.drop.slug, hosts)) bump(tally.referrers, ref);

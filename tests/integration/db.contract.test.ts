@@ -3,13 +3,14 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { eq, is, sql } from "drizzle-orm";
+import { eq, inArray, is, sql } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isNeonUrl, openDb, type Db, type DbHandle, type DbOptions } from "@/lib/db/client";
 import * as schema from "@/lib/db/schema";
-import { accounts, contents, drops, files } from "@/lib/db/schema";
+import { accounts, contents, drops, dropStats, files } from "@/lib/db/schema";
 import { markContentsStored, pinContents } from "@/lib/db/contents";
+import { addDayCounts, type DayDelta } from "@/lib/db/stats";
 import { insertDropWithFiles, replaceDropFiles } from "@/lib/db/queries";
 import { readChanges } from "@/lib/db/serving";
 import { startNeonWsProxy, type NeonWsProxy } from "../support/neon-ws-proxy";
@@ -219,6 +220,54 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
       [2, t2.toISOString(), t3.toISOString()],
       [2, t2.toISOString(), t3.toISOString()],
     ]);
+  });
+
+  it("adds day counts as column arrays: counters summed, only new visitors counted, maps merged to the largest keys", async () => {
+    const [a, b] = [await newDrop(db), await newDrop(db)];
+    const day = "2026-11-01";
+    const odd = { 'a "quoted" path': 2, "back\\slash": 1, "comma,brace{}": 3, "日本/🚀": 4, NULL: 1, "": 1 };
+    const delta = (dropId: string, extra: Partial<DayDelta> = {}): DayDelta => ({
+      dropId,
+      day,
+      views: 2,
+      requests: 1,
+      bytes: 2 ** 40,
+      notFound: 0,
+      botRequests: 1,
+      previews: 0,
+      paths: odd,
+      referrers: {},
+      countries: { NL: 2 },
+      hashes: ["h1", "h2"],
+      ...extra,
+    });
+    await addDayCounts(db, [delta(b.id), delta(a.id)]);
+    const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`k${String(i).padStart(3, "0")}`, i]));
+    await addDayCounts(db, [
+      delta(a.id, { views: 3, hashes: ["h2", "h3"], paths: { "back\\slash": 5 }, countries: {} }),
+      delta(a.id, { day: "2026-11-02", hashes: [] }),
+      delta(b.id, { views: 0, hashes: ["h1"], paths: many }),
+    ]);
+    const rows = await db
+      .select()
+      .from(dropStats)
+      .where(inArray(dropStats.dropId, [a.id, b.id]));
+    const of = (dropId: string, d: string) => rows.find((r) => r.dropId === dropId && r.day === d);
+    expect(rows).toHaveLength(3);
+    expect(of(a.id, day)).toMatchObject({
+      views: 5,
+      visitors: 3,
+      requests: 2,
+      bytes: 2 ** 41,
+      botRequests: 2,
+      paths: { ...odd, "back\\slash": 6 },
+      countries: { NL: 2 },
+    });
+    expect(of(a.id, "2026-11-02")).toMatchObject({ views: 2, visitors: 0, paths: odd });
+    const bRow = of(b.id, day)!;
+    expect(bRow).toMatchObject({ views: 2, visitors: 2 });
+    // The merged map keeps STATS_KEYS_KEPT keys, the most counted.
+    expect(Object.keys(bRow.paths).sort()).toEqual(Object.keys(many).slice(50));
   });
 
   it("applies the migrations: every table and index of the schema exists, the partial unique index with its WHERE", async () => {
