@@ -10,7 +10,15 @@ import tseslint from "typescript-eslint";
 // The layers of docs/architecture.md, lowest first: a folder may import its own layer and the
 // layers below it, never one above (so no two folders import each other).
 export const LAYERS = [
-  ["lib/env.ts", "lib/patterns.ts", "lib/plans.ts", "lib/ids.ts", "lib/hostname.ts", "lib/concurrency.ts"],
+  [
+    "lib/env.ts",
+    "lib/patterns.ts",
+    "lib/plans.ts",
+    "lib/ids.ts",
+    "lib/hostname.ts",
+    "lib/concurrency.ts",
+    "lib/clock.ts",
+  ],
   [
     "lib/errors.ts",
     "lib/input.ts",

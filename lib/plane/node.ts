@@ -11,6 +11,7 @@ import { DROP_HOST_HEADER, SERVE_PREFIX } from "../serve/internal";
 import { notFoundPage, page } from "../serve/pages";
 import { malformedPath } from "../serve/paths";
 import { serveDropResult } from "../serve/serve";
+import type { ServeRequest } from "../serve/types";
 import { envelope, hangUp, readNodeBody, runHandler, send, write } from "./adapter";
 import { config } from "./config";
 import { startWebhookWorker } from "../webhooks/deliver";
@@ -146,15 +147,16 @@ async function serveNode(
   };
   try {
     const ctx = await getContext();
-    const r = await serveDropResult(ctx, action, {
+    const asked: ServeRequest = {
       method: req.method ?? "GET",
       pathname,
       search,
       headers: getter,
       readBody: (cap) => readNodeBody(req, cap),
-    });
+    };
+    const r = await serveDropResult(ctx, action, asked);
     write(req, res, r);
-    countAnswer(ctx, config(), action, { method: req.method ?? "GET", pathname, headers: getter }, r);
+    countAnswer(ctx, config(), action, asked, r);
   } catch (err) {
     console.error("[serve] failed:", err instanceof Error ? err.message : err);
     if (!res.headersSent) write(req, res, page(500, "Something went wrong", "This drop cannot be served right now."));

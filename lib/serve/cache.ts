@@ -146,11 +146,6 @@ async function load(ctx: AppContext, key: DropKey): Promise<Manifest | undefined
   return manifest;
 }
 
-/** The manifest this process holds for a host's drop, as it is (no lookup): what the counts read after an answer. */
-export function peekManifest(ctx: AppContext, key: DropKey): Manifest | undefined {
-  return caches(ctx).manifests.peek(cacheKey(key))?.manifest;
-}
-
 /**
  * Applies what the change feed read: forgets the manifests of the drops, domains and accounts it
  * names (or all of them when the feed starts over), and bumps the generation so a load in

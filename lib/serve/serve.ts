@@ -65,6 +65,7 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
     return manifestFailure(err);
   }
   if (!m) return notFoundPage();
+  req.served = m.drop;
   if (m.drop.disabled) return disabledResult(m, req)!;
   if (unlocking) return unlock(ctx, m, req);
   if (req.method === "GET" && req.pathname === UNLOCK_PATH && m.drop.accessMode === "members")

@@ -17,6 +17,11 @@ export interface ServeRequest {
    * the unlock form of a protected drop has a body the serve path reads.
    */
   readBody?: (cap: number) => Promise<Uint8Array | "too_large">;
+  /**
+   * Set by the serve path once it found the drop's manifest: the drop that answers, whatever the
+   * status (the counts add to it, lib/stats/count.ts, without looking it up again).
+   */
+  served?: { id: string; slug: string };
 }
 
 export interface ServeResult {

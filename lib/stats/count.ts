@@ -2,9 +2,9 @@ import { waitUntil } from "@vercel/functions";
 import type { AppContext } from "../context";
 import type { DropKey } from "../db/serving";
 import { clientAddress } from "../ratelimit/address";
-import { cacheKey, peekManifest } from "../serve/cache";
+import { cacheKey } from "../serve/cache";
 import { resolveHost, type HostAction, type HostConfig } from "../serve/host";
-import type { ServeResult } from "../serve/types";
+import type { ServeRequest, ServeResult } from "../serve/types";
 import { classify, countryCode, referrerHost } from "./classify";
 import { addPerson, bump, tallyOf } from "./collector";
 
@@ -14,12 +14,8 @@ import { addPerson, bump, tallyOf } from "./collector";
 // text/html) or `requests` (anything else); `bytes` and `not_found` are those of views and
 // requests; visitors, paths, referrers and countries are those of views.
 
-interface Asked {
-  method: string;
-  /** The path as sent, without the query. */
-  pathname: string;
-  headers: { get(name: string): string | null };
-}
+/** What countAnswer reads of the request: what the serve path read, and the drop it found. */
+type Asked = Pick<ServeRequest, "method" | "pathname" | "headers" | "served">;
 
 /** Characters of a path kept as its key (a longer one is cut). */
 const PATH_CHARS = 300;
@@ -40,12 +36,11 @@ function bodyBytes(method: string, r: ServeResult): number {
 
 export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostAction, req: Asked, r: ServeResult): void {
   if (!ctx.env.STATS) return;
-  const key = keyOf(action);
-  const m = key && peekManifest(ctx, key);
-  if (!key || !m) return;
+  const drop = req.served;
+  if (!drop) return;
   const ua = req.headers.get("user-agent") ?? "";
   const kind = classify(ua);
-  const { tally, scheduled } = tallyOf(ctx, m.drop.id);
+  const { tally, scheduled } = tallyOf(ctx, drop.id);
   // On Vercel the function stays up after answering until the flush has run.
   if (ctx.env.VERCEL) waitUntil(scheduled);
   if (kind === "preview") {
@@ -67,7 +62,7 @@ export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostActi
   addPerson(tally, clientAddress(req, ctx.env), ua);
   bump(tally.paths, req.pathname.slice(0, PATH_CHARS));
   const ref = referrerHost(req.headers.get("referer"));
-  if (ref !== undefined && !ownHost(ref, req.headers.get("host"), key, m.drop.slug, hosts)) bump(tally.referrers, ref);
+  if (ref !== undefined && !ownHost(ref, req.headers.get("host"), action, drop.slug, hosts)) bump(tally.referrers, ref);
   if (ctx.env.TRUST_PROXY) {
     const country = req.headers.get("cf-ipcountry") ?? req.headers.get("x-vercel-ip-country");
     if (country) bump(tally.countries, countryCode(country));
@@ -94,10 +89,10 @@ function resolvedHost(ref: string, hosts: HostConfig): HostAction {
 }
 
 /** Whether a referrer host is the drop's own (the host asked, or any host that names the same drop). */
-function ownHost(ref: string, host: string | null, key: DropKey, slug: string, hosts: HostConfig): boolean {
+function ownHost(ref: string, host: string | null, asked: HostAction, slug: string, hosts: HostConfig): boolean {
   if (host && ref === host.toLowerCase()) return true;
   const other = resolvedHost(ref, hosts);
   if (other.kind === "drop" && other.slug === slug) return true;
-  const otherKey = keyOf(other);
-  return otherKey !== undefined && cacheKey(otherKey) === cacheKey(key);
+  const [otherKey, key] = [keyOf(other), keyOf(asked)];
+  return otherKey !== undefined && key !== undefined && cacheKey(otherKey) === cacheKey(key);
 }
