@@ -44,6 +44,7 @@ export async function serveDropResult(ctx: AppContext, action: HostAction, req: 
   if (first !== STALE) return first;
   // Another instance changed the drop since this one cached its manifest: look again, once.
   forgetManifest(ctx, key);
+  req.served = undefined;
   const second = await serveOnce(ctx, key, req);
   return second === STALE ? notFoundPage() : second;
 }
