@@ -268,6 +268,44 @@ describe("the landing page", () => {
     await alert.waitFor();
     await expect(alert.textContent()).resolves.toContain("invalid_zip");
   });
+  it("takes no second drop while a deploy is on its way: nothing of it is sent, the first deploy finishes", async () => {
+    await page.goto(app.baseUrl);
+    // The first deploy's first request waits here until the second drop has been tried.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    let first = true;
+    const bodies: string[] = [];
+    await page.route("**/*", async (route) => {
+      const req = route.request();
+      if (req.method() !== "GET") bodies.push(req.postDataBuffer()?.toString("latin1") ?? "");
+      if (req.method() === "POST" && first) {
+        first = false;
+        holding();
+        await gate;
+      }
+      await route.continue();
+    });
+    try {
+      await dropFiles(page, [{ name: "index.html", body: "<h1>FIRST-DROP</h1>", type: "text/html" }]);
+      await held;
+      await expect(page.getByRole("button", { name: "Choose files" }).isDisabled()).resolves.toBe(true);
+      await dropFiles(page, [{ name: "index.html", body: "<h1>SECOND-DROP</h1>", type: "text/html" }]);
+      release();
+      const link = page.getByTestId("deployed-url");
+      await link.waitFor({ timeout: 30_000 });
+      const host = new URL((await link.getAttribute("href"))!).host;
+      expect((await app.request(host, "/")).text).toBe("<h1>FIRST-DROP</h1>");
+      // A second deploy, had the drop been taken, would have started by now.
+      await page.waitForTimeout(500);
+      expect(bodies.some((b) => b.includes("FIRST-DROP"))).toBe(true);
+      expect(bodies.filter((b) => b.includes("SECOND-DROP"))).toEqual([]);
+    } finally {
+      release();
+      await page.unroute("**/*");
+    }
+  });
 });
 
 describe("the docs", () => {
