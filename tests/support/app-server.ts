@@ -57,6 +57,8 @@ export interface StartOptions {
   stdoutFile?: string;
   /** Start this many workers (WEB_CONCURRENCY) and wait until each one says it is ready. */
   workers?: number;
+  /** Where a port to try comes from when `port` is not given (the harness's own test). */
+  nextPort?: () => Promise<number>;
   /** Flags for the node process, e.g. ["--cpu-prof"]. */
   nodeArgs?: string[];
 }
@@ -96,8 +98,26 @@ export function requestAt(
   });
 }
 
+/**
+ * Starts the built app on a free port. A port found free can be taken by another process before
+ * the app listens on it (the app's URLs name the port, so it cannot listen on port 0): when the
+ * app then exits with EADDRINUSE, it is started again on another port. Readiness is the app's own
+ * "ready" line, so a server that took the port first is never mistaken for it.
+ */
 export async function startApp(vars: Record<string, string> = {}, opts: StartOptions = {}): Promise<RunningApp> {
-  const port = opts.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts.port ?? (await (opts.nextPort ?? freePort)()), vars, opts);
+    } catch (err) {
+      const taken = err instanceof PortTakenError;
+      if (!taken || opts.port !== undefined || attempt >= 5) throw err;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(port: number, vars: Record<string, string>, opts: StartOptions): Promise<RunningApp> {
   const ownDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(tmpdir(), "dropsite-app-")));
   const baseUrl = `http://localhost:${port}`;
@@ -124,7 +144,7 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
   proc.stdout?.on("data", (d) => (out += d));
   proc.stderr?.on("data", (d) => (out += d));
   const output = () => (opts.stdoutFile !== undefined ? readFileSync(opts.stdoutFile, "utf8") : "") + out;
-  const ready = () => opts.workers === undefined || (output().match(READY_LINE)?.length ?? 0) >= opts.workers;
+  const ready = () => (output().match(READY_LINE)?.length ?? 0) >= (opts.workers ?? 1);
   // The log also goes to this test run's log directory, where the secrets check reads it.
   registerSecretVars(vars);
   const logFile = logFileFor(`app-${port}-${proc.pid}`);
@@ -137,7 +157,10 @@ export async function startApp(vars: Record<string, string> = {}, opts: StartOpt
   const request: RunningApp["request"] = (host, pathname, opts) => requestAt(port, host, pathname, opts);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`app exited early:\n${output()}`);
+    if (proc.exitCode !== null) {
+      if (output().includes("EADDRINUSE")) throw new PortTakenError(`port ${port} was taken:\n${output()}`);
+      throw new Error(`app exited early:\n${output()}`);
+    }
     try {
       const r = await request(`localhost:${port}`, "/");
       if (r.status === 200 && ready()) break;
