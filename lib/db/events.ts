@@ -5,6 +5,7 @@ import { events, webhookDeliveries, webhooks } from "./schema";
 import { teamActorFor } from "../log/actor-scope";
 import { prefixedId } from "../ids";
 import { recordTeamChange } from "./team-audit";
+import { currentTraceParent } from "../tracing";
 
 // The outbox. recordEvent runs inside the transaction of the change it reports (commitWrite,
 // the delete and claim and access statements here in lib/db, and a domain's verification), so
@@ -45,7 +46,9 @@ export async function recordEvent(tx: Tx, e: NewEvent): Promise<string | null> {
   // A change a person made for a team names them (data.actor) and enters the team's audit log.
   const actor = teamActorFor(e.accountId);
   const data = actor ? { ...e.data, actor: { id: actor.id, email: actor.email } } : e.data;
-  await tx.insert(events).values({ id, accountId: e.accountId, type: e.type, data, createdAt: e.now });
+  await tx
+    .insert(events)
+    .values({ id, accountId: e.accountId, type: e.type, data, traceParent: currentTraceParent(), createdAt: e.now });
   await recordTeamChange(tx, e.accountId, e.type, e.data.slug !== undefined ? `drop:${e.data.slug}` : e.type, {
     data: e.data,
     at: e.now,

@@ -193,7 +193,41 @@ export async function handleMcp(ctx: AppContext, original: Request): Promise<Res
   if (refused) return refused;
   const req = await framed(original);
   if (req instanceof Response) return req;
-  return current.run(ctx, async () =>
+  const answer = await current.run(ctx, async () =>
     (await isLegacyRequest(req, undefined, { maxRequestBodySize: MCP_BODY_CAP })) ? legacy(req) : modern.fetch(req),
   );
+  return withRequestId(answer, original.headers.get("x-request-id"));
+}
+
+/**
+ * Every JSON-RPC error this endpoint answers names the request (`error.data.request_id`, as
+ * the REST envelope's `request_id`), the SDK's own errors (-32700, -32601, -32602, …) too; what
+ * the SDK put in `data` stays.
+ */
+async function withRequestId(res: Response, requestId: string | null): Promise<Response> {
+  if (!requestId || !(res.headers.get("content-type") ?? "").startsWith("application/json")) return res;
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text.includes('"error"') ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const error =
+    body && typeof body === "object" && !Array.isArray(body) ? (body as { error?: unknown }).error : undefined;
+  let out = text;
+  if (error && typeof error === "object" && !Array.isArray(error)) {
+    const e = error as { data?: unknown };
+    const data =
+      e.data && typeof e.data === "object" && !Array.isArray(e.data)
+        ? e.data
+        : e.data === undefined
+          ? {}
+          : { detail: e.data };
+    e.data = { ...data, request_id: requestId };
+    out = JSON.stringify(body);
+  }
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(out, { status: res.status, statusText: res.statusText, headers });
 }

@@ -99,7 +99,7 @@ function writeLine(this: PlaneResponse<PlaneRequest>): void {
       req.routeName ??
       (host === "app" ? appRouteName(method, pathOnly(url), req.headers["content-type"]) : "serve.drop");
     if (counted) observeRequest(req.answered ? "data" : "app", route, status, seconds);
-    if (req.span) endRequestSpan(req.span, method, route, status);
+    if (req.span) endRequestSpan(req.span, method, route, status, { path: logPath(url), scheme: schemeOf(req) });
   }
   const fields: RequestFields = {
     request_id: req.requestId,
@@ -154,6 +154,12 @@ function metricsOn(): boolean {
     }
   }
   return scraped;
+}
+
+/** The scheme the client used: a trusted proxy's X-Forwarded-Proto, else this listener's (plain HTTP). */
+function schemeOf(req: PlaneRequest): string {
+  const proto = req.headers["x-forwarded-proto"];
+  return trustProxy() && (proto === "https" || proto === "http") ? proto : "http";
 }
 
 function trustProxy(): boolean {

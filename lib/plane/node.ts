@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
 import { getContext } from "../context";
 import { openDb } from "../db/client";
 import { env } from "../env";
@@ -159,9 +160,21 @@ async function serveNode(
     countAnswer(ctx, config(), action, asked, r);
   } catch (err) {
     console.error("[serve] failed:", err instanceof Error ? err.message : err);
-    if (!res.headersSent) write(req, res, page(500, "Something went wrong", "This drop cannot be served right now."));
-    else res.destroy();
+    if (res.headersSent) return void res.destroy();
+    write(req, res, page(500, "Something went wrong", "This drop cannot be served right now."));
   }
+}
+
+/**
+ * Keeps Next's record of the proxy's rewrite (x-middleware-rewrite) off a drop's answer on the
+ * `next start` path: Next sets it from a listener its writeHead wrapper (on-headers) calls, as
+ * the answer's head is written, so this response's setHeader declines every x-middleware-* name.
+ */
+function withoutNextHeaders(res: ServerResponse): void {
+  for (const name of res.getHeaderNames()) if (name.startsWith("x-middleware-")) res.removeHeader(name);
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) =>
+    name.toLowerCase().startsWith("x-middleware-") ? res : setHeader(name, value);
 }
 
 /**
@@ -193,6 +206,11 @@ export async function serveRewritten(req: IncomingMessage, res: ServerResponse):
     const rest = url.slice(SERVE_PREFIX.length);
     req.url = rest.startsWith("/") ? rest : `/${rest}`;
   }
+  // Answered exactly as the data plane answers: no listener of ours gave the request an id here
+  // (server.mjs does not run), and nothing of Next's rewrite is sent.
+  withoutNextHeaders(res);
+  const planeReq = req as Partial<PlaneRequest>;
+  if (!planeReq.requestId) planeReq.requestId = randomUUID();
   const dropHost = req.headers[DROP_HOST_HEADER];
   // The drop host is the request's host from here on (what its pages link to, what the counts
   // compare a referrer with), as when the data plane answers it directly.

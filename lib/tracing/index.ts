@@ -97,6 +97,24 @@ export function currentSpanContext(): SpanContext | undefined {
   return span && t.api.trace.isSpanContextValid(span.spanContext()) ? span.spanContext() : undefined;
 }
 
+/**
+ * The span running now as a W3C `traceparent` (`00-<trace>-<span>-<flags>`), to keep with work
+ * that outlives the request (a webhook event's deliveries link to it whoever delivers them).
+ */
+export function currentTraceParent(): string | undefined {
+  const c = currentSpanContext();
+  return c && `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+}
+
+const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The span context a kept `traceparent` names (a link's target), or undefined for none or a malformed one. */
+export function spanContextOf(traceParent: string | null | undefined): SpanContext | undefined {
+  const m = traceParent ? TRACE_PARENT.exec(traceParent) : null;
+  if (!m || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return undefined;
+  return { traceId: m[1]!, spanId: m[2]!, traceFlags: parseInt(m[3]!, 16), isRemote: true };
+}
+
 /** Sends the spans still buffered and stops the SDK (tests, shutdown). */
 export async function stopTracing(): Promise<void> {
   const t = slot[KEY];
@@ -134,10 +152,21 @@ export function startRequestSpan(method: string, headers: IncomingHttpHeaders): 
   return { span, context: api.trace.setSpan(parent, span) };
 }
 
-/** Names and ends a request's server span: `<METHOD> <route>`, with its status. */
-export function endRequestSpan(r: RequestSpan, method: string, route: string, status: number): void {
+/**
+ * Names and ends a request's server span: `<METHOD> <route>`, with its status and the HTTP
+ * semantic conventions' required `url.path` (as logged: no query, no token) and `url.scheme`.
+ */
+export function endRequestSpan(
+  r: RequestSpan,
+  method: string,
+  route: string,
+  status: number,
+  url: { path: string; scheme: string },
+): void {
   r.span.updateName(`${method} ${route}`);
   r.span.setAttribute("http.route", route);
+  r.span.setAttribute("url.path", url.path);
+  r.span.setAttribute("url.scheme", url.scheme);
   r.span.setAttribute("http.response.status_code", status);
   if (status >= 500) r.span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
   r.span.end();

@@ -1,4 +1,4 @@
-import type { Span, SpanContext } from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
@@ -7,7 +7,7 @@ import type { AppContext } from "../context";
 import { prefixedId } from "../ids";
 import { claimDueDeliveries, countPendingDeliveries, finishAttempt, type ClaimedDelivery } from "../db/webhooks";
 import { metrics } from "../metrics/registry";
-import { inSpan } from "../tracing";
+import { inSpan, spanContextOf } from "../tracing";
 import { dropUrl } from "../env";
 import { WEBHOOK_POLL_SECONDS, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS } from "../plans";
 import { resolveTarget, urlProblem, type Resolved } from "./address";
@@ -152,14 +152,11 @@ export interface DeliveryPass {
 
 /**
  * Runs every due delivery once (in batches, until none is due or `budgetMs` has passed): the
- * self-hosted worker's tick, GET /cron/webhooks and the pass after a response. `causes` maps an
- * event id to the span of the request that recorded it, which its deliveries' spans link to.
+ * self-hosted worker's tick, GET /cron/webhooks and the pass after a response. Each delivery's
+ * span links to the request that recorded its event (the traceparent kept with the event),
+ * whichever of them delivers it.
  */
-export async function deliverDue(
-  ctx: AppContext,
-  budgetMs = 50_000,
-  causes?: ReadonlyMap<string, SpanContext>,
-): Promise<DeliveryPass> {
+export async function deliverDue(ctx: AppContext, budgetMs = 50_000): Promise<DeliveryPass> {
   const started = Date.now();
   const pass = { attempted: 0, delivered: 0 };
   while (Date.now() - started < budgetMs) {
@@ -167,10 +164,10 @@ export async function deliverDue(
     const claimed = await claimDueDeliveries(ctx.db, new Date(now), new Date(now + LEASE_SECONDS * 1000), BATCH);
     if (claimed.length === 0) break;
     // Each attempt is a trace of its own (webhook.deliver), not a child of whatever ran the pass,
-    // linked to the request that recorded its event when this pass knows it.
+    // linked to the request that recorded its event when that request was traced.
     const results = await Promise.all(
       claimed.map((d) => {
-        const cause = causes?.get(d.event.id);
+        const cause = spanContextOf(d.event.traceParent);
         return inSpan(
           "webhook.deliver",
           {

@@ -1,7 +1,6 @@
 import { after } from "next/server";
 import { getContext } from "../context";
 import { onEventRecorded } from "../db/events";
-import { currentSpanContext } from "../tracing";
 import { deliverDue } from "./deliver";
 
 // Webhooks delivered right after the change answers. On Vercel no process stays up to poll the
@@ -10,19 +9,18 @@ import { deliverDue } from "./deliver";
 // committed by then), within the function's time. GET /cron/webhooks stays the retry path
 // (daily, valid on every plan); self-hosted, the worker's pass every WEBHOOK_POLL_SECONDS also
 // runs, and the claim (FOR UPDATE SKIP LOCKED) keeps two passes off one delivery. With tracing
-// on, the deliveries of the event this request recorded link to the request's span.
+// on, the deliveries link to the recording request's span through the event's kept traceparent.
 
 /** How long the pass after a response may run (the first attempts; retries wait for the cron or the worker). */
 const AFTER_RESPONSE_BUDGET_MS = 15_000;
 
 /** Once per process, from Next's instrumentation: every event recorded inside a request schedules a pass after it. */
 export function deliverAfterResponses(): void {
-  onEventRecorded((eventId) => {
-    const cause = currentSpanContext();
+  onEventRecorded(() => {
     try {
       after(async () => {
         try {
-          await deliverDue(await getContext(), AFTER_RESPONSE_BUDGET_MS, cause && new Map([[eventId, cause]]));
+          await deliverDue(await getContext(), AFTER_RESPONSE_BUDGET_MS);
         } catch (err) {
           console.error("[webhooks] delivery after the response failed:", err instanceof Error ? err.message : err);
         }

@@ -647,6 +647,33 @@ describe("modern era (2026-07-28) on the wire", () => {
     },
   );
 
+  it("every JSON-RPC error names the request (error.data.request_id), the SDK's own included", async () => {
+    const id = "5f0c7a52-9b0e-4d43-8f4e-1c2b3a4d5e6f";
+    const unknownMethod = await post(modernRequest("no/such/method", {}, 12), {
+      ...modernHeaders("no/such/method"),
+      "x-request-id": id,
+    });
+    expect(unknownMethod.json).toMatchObject({ id: 12, error: { code: -32601, data: { request_id: id } } });
+    const badMeta = await post(
+      { jsonrpc: "2.0", id: 13, method: "tools/list", params: {} },
+      { ...modernHeaders("tools/list"), "x-request-id": id },
+    );
+    expect(badMeta.json).toMatchObject({ id: 13, error: { code: -32602, data: { request_id: id } } });
+    const notJson = await post("{not json", { ...LEGACY_HEADERS, "x-request-id": id });
+    expect(notJson.json).toMatchObject({ error: { code: -32700, data: { request_id: id } } });
+    // What the SDK put in data stays beside it.
+    const version = await post(modernRequest("tools/list", {}, 14), {
+      ...modernHeaders("tools/list"),
+      "mcp-protocol-version": "2099-01-01",
+      "x-request-id": id,
+    });
+    expect(version.json.error?.data?.request_id).toBe(id);
+    // A result is not touched.
+    const ok = await post(modernRequest("tools/list", {}, 15), { ...modernHeaders("tools/list"), "x-request-id": id });
+    expect(ok.json.error).toBeUndefined();
+    expect(ok.json.result).toBeDefined();
+  });
+
   it("an unknown tool answers -32602 in-band", async () => {
     const r = await post(
       modernRequest("tools/call", { name: "nope", arguments: {} }),

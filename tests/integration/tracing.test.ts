@@ -7,6 +7,9 @@ import { makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support
 import { requestAt } from "../support/app-server";
 import { freePort } from "../support/net";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
+import { accountWithKey, bearer } from "../support/accounts";
+import { createWebhook } from "@/lib/webhooks/manage";
+import { deliverDue } from "@/lib/webhooks/deliver";
 
 // OpenTelemetry traces of the self-hosted listener, sent over OTLP/HTTP protobuf to a local
 // receiver: one server span per request named `<METHOD> <route>`, the database queries and
@@ -23,7 +26,11 @@ let port: number;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  t = await makeTestContext({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, TRUST_PROXY: "1" });
+  t = await makeTestContext({
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    TRUST_PROXY: "1",
+    WEBHOOKS_ALLOW_PRIVATE: "1",
+  });
   expect(await startTracing(env())).toBe(true);
   server = createServer(listenerOptions, (req, res) => {
     logRequest(req, res);
@@ -108,7 +115,13 @@ describe("a request is one server span with its database and storage work beneat
       kind: SERVER,
       parentSpanId: parentId,
       service: "dropsite",
-      attributes: { "http.route": "deploy.html", "http.response.status_code": 200 },
+      attributes: {
+        "http.route": "deploy.html",
+        "http.response.status_code": 200,
+        // The HTTP semantic conventions' required attributes: an operator finds a trace by its path.
+        "url.path": "/deploy",
+        "url.scheme": "http",
+      },
     });
     const db = spans.filter((s) => s.attributes["db.system.name"] === "postgresql");
     expect(db.length).toBeGreaterThan(0);
@@ -120,7 +133,10 @@ describe("a request is one server span with its database and storage work beneat
 
     // A view of the new drop, in a trace of its own: the manifest's query and the content's read.
     const { slug } = res.json() as { slug: string };
-    const view = await requestAt(port, `${slug}.${TEST_SERVE_DOMAIN}`, "/");
+    // Behind the trusted proxy, the scheme is the one the proxy says the client used.
+    const view = await requestAt(port, `${slug}.${TEST_SERVE_DOMAIN}`, "/?utm=x", {
+      headers: { "x-forwarded-proto": "https" },
+    });
     expect(view.status).toBe(200);
     let viewSpans: ReceivedSpan[] = [];
     for (let i = 0; i < 100 && !viewSpans.some((s) => s.name === "GET serve.drop"); i++) {
@@ -129,9 +145,56 @@ describe("a request is one server span with its database and storage work beneat
     }
     const viewRoot = viewSpans.find((s) => s.name === "GET serve.drop");
     expect(viewRoot?.parentSpanId).toBe("");
+    expect(viewRoot?.attributes).toMatchObject({ "url.path": "/", "url.scheme": "https" });
     expect(viewRoot?.traceId).not.toBe(traceId);
     const inView = await spansOf(viewRoot!.traceId, (s) => s.some((x) => x.name === "storage.get"));
     expect(inView.some((s) => s.attributes["db.system.name"] === "postgresql")).toBe(true);
     expect(inView.some((s) => s.name === "storage.get")).toBe(true);
+  });
+});
+
+describe("a webhook delivery links to the request that recorded its event, whoever delivers it", () => {
+  it("the self-hosted worker's pass (not the request's own after()) links to the deploy's span", async () => {
+    const hook = createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
+    try {
+      const { account, apiKey } = await accountWithKey(t.ctx);
+      const hookPort = (hook.address() as { port: number }).port;
+      await createWebhook(t.ctx, account, { url: `http://127.0.0.1:${hookPort}/in`, events: ["drop.deployed"] });
+      const traceId = "7d3efb1b173fecfa1c4f1fd6b1a5b0a4";
+      const html = "<!doctype html><title>hooked</title>";
+      // Through the data plane: no after() runs there, so only a later pass delivers the event.
+      const res = await requestAt(port, APP, "/deploy", {
+        method: "POST",
+        headers: {
+          ...bearer(apiKey),
+          "content-type": "text/html",
+          "content-length": String(Buffer.byteLength(html)),
+          traceparent: `00-${traceId}-a3ce929d0e0e4736-01`,
+        },
+        body: html,
+      });
+      expect(res.status).toBe(200);
+      // The worker's tick, outside any request's span.
+      expect(await deliverDue(t.ctx, 10_000)).toMatchObject({ delivered: 1 });
+      const deploySpans = await spansOf(traceId, (s) => s.some((x) => x.name === "POST deploy.html"));
+      const deploy = deploySpans.find((s) => s.name === "POST deploy.html")!;
+      let deliver: ReceivedSpan | undefined;
+      for (let i = 0; i < 100 && !deliver; i++) {
+        deliver = receiver.spans.find(
+          (s) => s.name === "webhook.deliver" && s.links.some((l) => l.traceId === traceId),
+        );
+        if (!deliver) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(deliver, receiver.spans.map((s) => s.name).join(", ")).toBeDefined();
+      expect(deliver!.traceId).not.toBe(traceId);
+      expect(deliver!.parentSpanId).toBe("");
+      // The link names a span of the deploy's own trace, under its server span.
+      const linked = deploySpans.find((s) => s.spanId === deliver!.links[0]!.spanId);
+      expect(linked).toBeDefined();
+      expect(linked === deploy || descends(linked!, deploy, deploySpans)).toBe(true);
+    } finally {
+      await new Promise((r) => hook.close(r));
+    }
   });
 });

@@ -43,6 +43,8 @@ export const events = pgTable(
     type: text("type").notNull(),
     /** The body's data, without url (added at delivery from the serve domain). */
     data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    /** The W3C traceparent of the request that recorded it, when traced: its deliveries' spans link to it. */
+    traceParent: text("trace_parent"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [index("events_account_created_idx").on(t.accountId, t.createdAt)],
