@@ -50,7 +50,7 @@ export async function issueDeployGrant(
   ctx: AppContext,
   req: Request,
   caller: Caller,
-  input: { dir?: string; ttl?: number; name?: string },
+  input: { dir?: string; ttl?: number; name?: string; render?: boolean },
 ): Promise<DeployGrant> {
   await enforceLimit(ctx, "deployGrant", clientAddress(req, ctx.env));
   const now = ctx.now();
@@ -66,6 +66,7 @@ export async function issueDeployGrant(
       oauthGrantId: caller.via === "oauth" ? caller.credentialKey.slice("oauth:".length) : null,
       ttlSeconds: input.ttl ?? null,
       name: input.name ?? null,
+      renderCheck: input.render ?? false,
       createdAt: new Date(now),
       expiresAt,
     }),
@@ -141,8 +142,20 @@ async function grantCaller(ctx: AppContext, grant: DeployGrantRow): Promise<Call
 }
 
 /** The deploy options a grant fixed when it was issued (the shape of request.ts's DeployOptions). */
-function grantOptions(grant: DeployGrantRow): { ttl: string | null; name: string | null } {
-  return { ttl: grant.ttlSeconds === null ? null : String(grant.ttlSeconds), name: grant.name };
+function grantOptions(grant: DeployGrantRow): GrantOptions {
+  return {
+    ttl: grant.ttlSeconds === null ? null : String(grant.ttlSeconds),
+    name: grant.name,
+    render: grant.renderCheck,
+  };
+}
+
+/** What the grant's issuer chose for the deploy made through it. */
+export interface GrantOptions {
+  ttl: string | null;
+  name: string | null;
+  /** deploy_directory's render_check: the answer carries the new version's render check. */
+  render: boolean;
 }
 
 /**
@@ -153,7 +166,7 @@ function grantOptions(grant: DeployGrantRow): { ttl: string | null; name: string
 export async function withDeployGrant<T>(
   ctx: AppContext,
   token: string,
-  deploy: (caller: Caller, opts: { ttl: string | null; name: string | null }) => Promise<T>,
+  deploy: (caller: Caller, opts: GrantOptions) => Promise<T>,
 ): Promise<T> {
   if (!DEPLOY_GRANT_TOKEN_PATTERN.test(token)) throw unknownGrant();
   const id = sha256Hex(token);

@@ -20,9 +20,16 @@ export const deployHandlers: RouteHandlers = {
   }),
 };
 
-/** POST /deploy/once/{token} – the bodies of POST /deploy, through a one-time grant (MCP deploy_directory). */
+/**
+ * POST /deploy/once/{token} – the bodies of POST /deploy, through a one-time grant (MCP
+ * deploy_directory); the render check when the grant's issuer asked for one (render_check).
+ */
 export const deployOnceHandlers: RouteHandlers<{ token: string }> = {
-  POST: async (req, { token }) => json(await deployFromGrant(await getContext(), req, token)),
+  POST: async (req, { token }) => {
+    const ctx = await getContext();
+    const { answer, render, caller } = await deployFromGrant(ctx, req, token);
+    return json(await withRender(ctx, req, render, answer, caller));
+  },
 };
 
 /** POST /deploy/{slug} – append files to a drop (subscribers). */

@@ -195,11 +195,17 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
 
 // POST /deploy/once/{token}: the same bodies as POST /deploy, as the caller and with the options
 // of a one-time grant (MCP deploy_directory), which this deploy uses up.
-export async function deployFromGrant(ctx: AppContext, req: Request, token: string): Promise<DeployResponse> {
+export async function deployFromGrant(
+  ctx: AppContext,
+  req: Request,
+  token: string,
+): Promise<{ answer: DeployResponse; render: boolean; caller: Caller }> {
   return guardedDeploy(ctx, req, "mcp", (quota) =>
-    withDeployGrant(ctx, token, (caller, opts) =>
-      deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota),
-    ),
+    withDeployGrant(ctx, token, async (caller, opts) => ({
+      answer: await deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota),
+      render: opts.render,
+      caller,
+    })),
   );
 }
 

@@ -378,8 +378,16 @@ export const deployDirectoryArgs = z
       description: `Paid plans: publish under this name (the first deploy creates it; later ones replace all its files). ${NAME_PATTERN.source}.`,
     }),
     idempotency_key: idempotencyKey,
+    render_check: renderCheck,
   })
-  .meta({ examples: [{ dir: "./dist" }, { dir: "site", ttl: 86400 }, { dir: "public", name: "docs" }] });
+  .meta({
+    examples: [
+      { dir: "./dist" },
+      { dir: "site", ttl: 86400 },
+      { dir: "public", name: "docs" },
+      { dir: "./dist", render_check: true },
+    ],
+  });
 
 export const deployGrantSchema = z.object({
   url: z

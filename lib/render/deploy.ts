@@ -3,6 +3,7 @@ import { ApiError } from "../errors";
 import { optionalCaller } from "../auth/caller";
 import { clientAddress } from "../ratelimit/address";
 import type { DeployRender } from "../schemas";
+import type { AccountRow } from "../db/schema";
 import { renderForDeploy, renderSubject } from "./service";
 
 // ?render=1 on the deploy routes (POST /deploy, POST /deploy/{slug}): the answer gains `render`,
@@ -20,15 +21,19 @@ export function wantsRender(req: Request): boolean {
   });
 }
 
-/** The deploy answer with its `render` when asked for. */
+/**
+ * The deploy answer with its `render` when asked for. The check is counted against the caller
+ * (the request's credential, or `as`: a one-time grant's issuer) and its address.
+ */
 export async function withRender<T extends { slug: string }>(
   ctx: AppContext,
   req: Request,
   wanted: boolean,
   answer: T,
+  as?: { account: AccountRow | null },
 ): Promise<T | (T & { render: DeployRender })> {
   if (!wanted) return answer;
-  const caller = await optionalCaller(ctx, req).catch(() => null);
+  const caller = as ?? (await optionalCaller(ctx, req).catch(() => null));
   const subject = renderSubject(caller?.account ?? null, clientAddress(req, ctx.env));
   const { render } = await renderForDeploy(ctx, answer.slug, subject);
   return { ...answer, render };

@@ -5,6 +5,7 @@ import * as renderRoute from "@/app/drops/[slug]/render/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import * as previewRoute from "@/app/previews/[file]/route";
 import * as limitsRoute from "@/app/limits/route";
+import * as onceRoute from "@/app/deploy/once/[token]/route";
 import { browserFor } from "@/lib/render/browser";
 import { limits } from "@/lib/plans";
 import { drops } from "@/lib/db/schema";
@@ -398,6 +399,36 @@ describe("MCP render_check", () => {
     }
   }, 60_000);
 
+  it("deploy_directory with render_check: the deploy made through its one-time URL answers its render check", async () => {
+    const agent = await connectAgent("sdk-1.x", { ip: nextIp() });
+    try {
+      const sendTo = async (url: string) => {
+        const token = url.slice(url.lastIndexOf("/") + 1);
+        const res = await onceRoute.POST(
+          apiRequest(`/deploy/once/${token}`, {
+            method: "POST",
+            headers: { "content-type": "text/html" },
+            body: "<!doctype html><title>From a shell</title><h1>Shell</h1><script>console.error('shell oops')</script>",
+            ip: nextIp(),
+          }),
+          { params: Promise.resolve({ token }) },
+        );
+        expect(res.status).toBe(200);
+        return (await res.json()) as { slug: string; render?: RenderResult };
+      };
+      const checked = await agent.call("deploy_directory", { dir: "site", render_check: true });
+      expect(checked.isError).toBeFalsy();
+      const answer = await sendTo((checked.structuredContent as { url: string }).url);
+      expect(answer.render?.status).toBe("problems");
+      expect(answer.render?.console_errors.map((e) => e.text)).toContain("shell oops");
+      // Without it, the one-time URL's deploy is not checked.
+      const plain = await agent.call("deploy_directory", { dir: "site" });
+      expect((await sendTo((plain.structuredContent as { url: string }).url)).render).toBeUndefined();
+    } finally {
+      await agent.close();
+    }
+  }, 60_000);
+
   it("every deploy tool takes render_check", async () => {
     const agent = await connectAgent("client-2.x", { ip: nextIp() });
     try {
@@ -405,7 +436,7 @@ describe("MCP render_check", () => {
         name: string;
         inputSchema?: { properties?: Record<string, unknown> };
       }[];
-      for (const name of ["deploy_html", "deploy_files", "deploy_named", "append_files"])
+      for (const name of ["deploy_html", "deploy_files", "deploy_named", "append_files", "deploy_directory"])
         expect(Object.keys(tools.find((x) => x.name === name)?.inputSchema?.properties ?? {})).toContain(
           "render_check",
         );

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { ts } from "./columns";
 import { accounts } from "./drops";
 import { teams } from "./teams";
@@ -138,6 +138,8 @@ export const deployGrants = pgTable(
     /** The ttl asked for (seconds, already checked for the plan); null: the plan's default. */
     ttlSeconds: integer("ttl_seconds"),
     name: text("name"),
+    /** deploy_directory's render_check: the deploy made through the grant is checked in a browser. */
+    renderCheck: boolean("render_check").notNull().default(false),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),
     /** Set by the deploy that used the grant (and cleared again if that deploy was refused). */

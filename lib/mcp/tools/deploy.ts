@@ -228,7 +228,7 @@ export const deployTools = [
     description:
       "For a folder too large to paste, when you can run shell commands: returns a one-time deploy URL and ready commands — `npx dropsite deploy <dir> --grant <url>` (uploads only what the server lacks), or a zip of the folder sent with curl. " +
       `The bytes go from the shell to the server, not through this conversation. The deploy is made as you (your key's account, or anonymous with a claim_token) with the ttl and name given here. ${GRANT_RULE} ` +
-      "With a name (paid plans) the deploy replaces that named drop's files.",
+      "With a name (paid plans) the deploy replaces that named drop's files. With render_check, the deploy made through the URL is checked in a browser and its answer (the command's output) carries `render`.",
     input: deployDirectoryArgs,
     output: deployGrantSchema,
     // Issuing the URL changes nothing; the command it returns creates a drop (or, with a name, replaces one).
@@ -236,7 +236,12 @@ export const deployTools = [
     async run(args, call) {
       const c = call.caller;
       checkDeployOptions(c, { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
-      const g = await issueDeployGrant(call.ctx, call.req, c, { dir: args.dir, ttl: args.ttl, name: args.name });
+      const g = await issueDeployGrant(call.ctx, call.req, c, {
+        dir: args.dir,
+        ttl: args.ttl,
+        name: args.name,
+        render: args.render_check,
+      });
       return { structured: g, text: grantText(g) };
     },
   }),

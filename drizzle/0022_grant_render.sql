@@ -1,0 +1,1 @@
+ALTER TABLE "deploy_grants" ADD COLUMN "render_check" boolean DEFAULT false NOT NULL;
