@@ -3,9 +3,14 @@ import type { DropDetail } from "@/lib/schemas";
 export const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${one}${n === 1 ? "" : "s"}`;
 
 // The drop's _redirects and _headers as parsed at deploy, in file order (what the drop serves with).
+/** Whether the drop page has a Site rules section (and its table of contents a link to it). */
+export function hasSiteRules(drop: Pick<DropDetail, "rules">): boolean {
+  return drop.rules.redirects.length + drop.rules.headers.length > 0;
+}
+
 export function SiteRules({ drop }: { drop: DropDetail }) {
   const { redirects, headers } = drop.rules;
-  if (redirects.length + headers.length === 0) return null;
+  if (!hasSiteRules(drop)) return null;
   return (
     <section className="card" aria-labelledby="rules-title" data-testid="site-rules">
       <h2 id="rules-title">Site rules</h2>

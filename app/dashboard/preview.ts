@@ -7,9 +7,15 @@ import type { DropDetail } from "@/lib/schemas";
  * drawn: the owner reads the reason instead.
  */
 export function previewBlocker(
-  drop: Pick<DropDetail, "access" | "files" | "files_truncated" | "redirect_rules" | "rules">,
+  drop: Pick<DropDetail, "access" | "files" | "files_truncated" | "redirect_rules" | "rules" | "disabled">,
   state: DropState,
+  ownerSuspended = false,
 ): string | null {
+  // The frame would show the 451 page: say why instead.
+  if (drop.disabled)
+    return `No preview: an operator has disabled this drop (${drop.disabled.reason}), so it answers 451 to every visitor. You can still delete it, or appeal with the report form.`;
+  if (ownerSuspended)
+    return "No preview: this account is suspended, so its drops answer 451 to every visitor. Appeal with the report form.";
   if (state === "expired")
     return "No preview: this drop has expired and is offline. Visitors get 410 Gone until it is removed.";
   if (drop.access === "password")

@@ -66,6 +66,12 @@ function shown(line: string): string {
 interface Line {
   n: number;
   text: string;
+  /**
+   * Refused as text (too long, a control character, not UTF-8 or Unicode): its refusal is
+   * reported already; it is kept only for its place in `_headers` (a path line or a header line
+   * below one), so the file's structure around it is read as written.
+   */
+  refused?: true;
 }
 
 /**
@@ -85,8 +91,7 @@ function splitLines(input: Uint8Array | string, limits: RuleLimits, refusals: Re
   if (text.startsWith("\uFEFF")) text = text.slice(1);
   const out: Line[] = [];
   for (const [i, l] of text.split("\n").entries()) {
-    const line = checkedLine(i + 1, l, limits, refusals);
-    if (line) out.push(line);
+    out.push(checkedLine(i + 1, l, limits, refusals));
   }
   return out;
 }
@@ -104,11 +109,12 @@ function splitBytes(input: Uint8Array, limits: RuleLimits, refusals: Refusals): 
     try {
       text = decoder.decode(bytes);
     } catch {
-      refusals.add(n, new TextDecoder().decode(bytes.subarray(0, SHOWN_CHARS)), "not UTF-8 text");
+      const shown = new TextDecoder().decode(bytes.subarray(0, SHOWN_CHARS));
+      refusals.add(n, shown, "not UTF-8 text");
+      out.push({ n, text: shown, refused: true });
     }
     if (text !== undefined) {
-      const line = checkedLine(n, n === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text, limits, refusals);
-      if (line) out.push(line);
+      out.push(checkedLine(n, n === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text, limits, refusals));
     }
     n++;
     start = i + 1;
@@ -116,14 +122,14 @@ function splitBytes(input: Uint8Array, limits: RuleLimits, refusals: Refusals): 
   return out;
 }
 
-function checkedLine(n: number, raw: string, limits: RuleLimits, refusals: Refusals): Line | undefined {
+function checkedLine(n: number, raw: string, limits: RuleLimits, refusals: Refusals): Line {
   const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
   if (line.length > limits.ruleLineChars) refusals.add(n, line, `longer than ${limits.ruleLineChars} characters`);
   // eslint-disable-next-line no-control-regex
   else if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) refusals.add(n, line, "contains a control character");
   else if (LONE_SURROGATE.test(line)) refusals.add(n, line, "not valid Unicode");
   else return { n, text: line };
-  return undefined;
+  return { n, text: line, refused: true };
 }
 
 function isComment(t: string): boolean {
@@ -259,8 +265,8 @@ export function parseRedirects(input: Uint8Array | string, limits: RuleLimits): 
   const lines = splitLines(input, limits, refusals);
   const rules: RedirectRule[] = [];
   let counted = 0;
-  for (const { n, text } of lines) {
-    if (isComment(text)) continue;
+  for (const { n, text, refused } of lines) {
+    if (refused || isComment(text)) continue;
     const rule = redirectLine(text);
     if (typeof rule === "string") {
       refusals.add(n, text, rule);
@@ -345,8 +351,28 @@ export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Pa
     if (current && !current.refused && current.written === 0)
       refusals.add(current.line, current.text, "a path needs at least one indented Name: value line below it");
   };
-  for (const { n, text } of lines) {
-    if (isComment(text)) continue;
+  for (const { n, text, refused } of lines) {
+    if (!refused && isComment(text)) continue;
+    if (refused) {
+      // Only its own refusal is reported: a refused header line still counts as the path's
+      // line (no second "needs a line" refusal), and a refused path line takes the lines below it.
+      if (/^[ \t]/.test(text)) {
+        if (current) current.written++;
+      } else {
+        close();
+        current = {
+          line: n,
+          path: "",
+          headers: [],
+          text,
+          pattern: { segments: [], splat: false },
+          bytes: 0,
+          refused: true,
+          written: 0,
+        };
+      }
+      continue;
+    }
     if (!/^[ \t]/.test(text)) {
       close();
       const path = text.trim();

@@ -159,8 +159,10 @@ describe("/admin", () => {
     const apiKey = (await page.getByTestId("new-key-secret").textContent())!.trim();
     const deployed = await fetch(`${app.baseUrl}/deploy`, {
       method: "POST",
-      body: "<!doctype html><title>Prizes</title><h1>You won a prize</h1>",
-      headers: { "content-type": "text/html", authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({
+        files: { "index.html": "<!doctype html><title>Prizes</title><h1>You won a prize</h1>", _redirects: "/old /\n" },
+      }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
     });
     expect(deployed.status).toBe(200);
     const { url, slug: evesSlug } = (await deployed.json()) as { url: string; slug: string };
@@ -195,6 +197,18 @@ describe("/admin", () => {
     // Read-only: the page's controls are disabled (the server would refuse each anyway).
     await expect(page.getByRole("button", { name: "Mint API key" }).isDisabled()).resolves.toBe(true);
     expect((await app.request(`${evesSlug}.${app.serveDomain}`, "/")).status).toBe(451);
+    // The drop page says why its preview shows nothing (no frame of the 451), and its table of
+    // contents lists every section it has, the site rules included.
+    await page.goto(`${app.baseUrl}/dashboard/drops/${evesSlug}`);
+    await expect(page.getByTestId("preview-blocked").textContent()).resolves.toContain("this account is suspended");
+    expect(await page.getByTestId("drop-preview").count()).toBe(0);
+    const targets = await page
+      .getByRole("navigation", { name: "On this page" })
+      .getByRole("link")
+      .evaluateAll((links) => links.map((a) => a.getAttribute("href")!));
+    expect(targets).toContain("#rules-title");
+    for (const hash of targets) await expect(page.locator(hash).count(), hash).resolves.toBe(1);
+    expect(await axeViolations(page, "drop page, disabled")).toEqual([]);
     await page.close();
   });
 });

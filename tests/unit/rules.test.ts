@@ -197,6 +197,10 @@ describe("_headers: path blocks with indented Name: value lines", () => {
       "_headers line 1: https://x.example/* (a rule matches paths of this drop; a host is not supported)",
     ],
     ["/a\n  X-A: 1\r\n  X-B: 2\rX-C: 3", "_headers line 3: X-B: 2\\u000dX-C: 3 (contains a control character)"],
+    // A path whose only header line is refused as text: the cause alone, not "needs a line" too.
+    ["/a\n  X-A: 1\u0001", "_headers line 2: X-A: 1\\u0001 (contains a control character)"],
+    // A refused path line keeps its header lines to itself (none of them joins another path).
+    ["/a\u0007\n  X-A: 1", "_headers line 1: /a\\u0007 (contains a control character)"],
   ])("refuses %j", (text, message) => {
     expect(refused(parseHeaders(text, L))).toBe(message);
   });

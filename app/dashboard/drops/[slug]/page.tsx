@@ -18,7 +18,7 @@ import { StateBadge } from "../../state-badge";
 import { Table } from "../../table";
 import { VersionsPanel } from "../../versions-panel";
 import { DropZone } from "../../../_components/DropZone";
-import { plural, SiteRules } from "../../../_components/SiteRules";
+import { hasSiteRules, plural, SiteRules } from "../../../_components/SiteRules";
 import { Notice } from "../../../_components/ui";
 import { DashboardShell } from "../../shell";
 import { previewBlocker } from "../../preview";
@@ -57,7 +57,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
   const stats = await getDropStats(ctx, caller.account, drop.slug, {});
   const domains = (await listDomains(ctx, caller.account)).domains.filter((d) => d.slug === drop.slug);
   const now = ctx.now();
-  const blocker = previewBlocker(drop, dropState(drop.expires_at, now));
+  const blocker = previewBlocker(drop, dropState(drop.expires_at, now), caller.account.suspendedAt !== null);
   const redeploy = drop.name !== null && isPaid(caller.account.plan) ? drop.name : null;
   return (
     <DashboardShell account={caller.account}>
@@ -67,7 +67,7 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
       <div className="drop-layout">
         <nav className="drop-toc" aria-label="On this page">
           <ul>
-            {SECTIONS.filter((s) => s.id !== "rules-title" || drop.redirect_rules + drop.header_rules > 0).map((s) => (
+            {SECTIONS.filter((s) => s.id !== "rules-title" || hasSiteRules(drop)).map((s) => (
               <li key={s.id}>
                 <a href={`#${s.id}`}>{s.label}</a>
               </li>
