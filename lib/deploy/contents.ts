@@ -436,14 +436,15 @@ export async function verifyDirectUpload(
 
 /**
  * Removes the bytes of a purged content: its stored object, or, for a row without a ref, what
- * may lie at its key: bytes a client wrote straight to storage, or (file storage, where a delete
- * of nothing costs nothing) bytes of a purge cut off between its two steps.
+ * may lie at its key, on every store: bytes a client wrote straight to storage, bytes a deploy
+ * stored before the database failed to record them (the reliability run's outage), or bytes of
+ * a purge cut off between its two steps. (Skipping that delete for small contents on S3 and
+ * Blob, to save a request, left such bytes with no row once the row went.) The row is locked
+ * meanwhile, so no deploy can store bytes at the key between this delete and the row's.
  */
 function removeBytes(ctx: AppContext, scope: string) {
-  return async (ref: string | null, row: { sha256: string; size: number }): Promise<void> => {
-    if (ref) return ctx.storage.delete(ref);
-    if (!ctx.storage.direct || row.size > APP_UPLOAD_MAX_BYTES) await ctx.storage.delete(contentKey(scope, row.sha256));
-  };
+  return async (ref: string | null, row: { sha256: string }): Promise<void> =>
+    ctx.storage.delete(ref ?? contentKey(scope, row.sha256));
 }
 
 export function unusableReferences(unusable: string[]): ApiError {

@@ -8,7 +8,8 @@ import { zipSync } from "fflate";
 import * as dropsRoute from "@/app/drops/[slug]/route";
 import { serveGET } from "../support/serve";
 import { countDrops, countFiles } from "@/lib/db/queries";
-import { accountScope, contentKey } from "@/lib/deploy/contents";
+import { accountScope, contentKey, releaseContents } from "@/lib/deploy/contents";
+import { findContent, pinContents } from "@/lib/db/contents";
 import { deployZipByReference, type HashedFile, type UploadTransport } from "@/lib/files/upload";
 import { APP_UPLOAD_MAX_BYTES, limits } from "@/lib/plans";
 import { preflightResponseSchema, type DeployResponse, type PreflightResponse } from "@/lib/schemas";
@@ -485,6 +486,36 @@ embeddedOnly(
     );
   },
 );
+
+embeddedOnly("bytes a deploy stored before the database could record them go with their row (S3)", () => {
+  let t: TestContext;
+  let s3: S3Server;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    t = await makeTestContext(s3.vars);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await s3?.close();
+  });
+
+  it("a purged row without a ref takes the small object at its key with it: no bytes without a row", async () => {
+    // What the reliability run's outage leaves: a deploy pinned a content, stored its bytes, and
+    // the database went before it recorded them; the deploy's release (or the cleanup) purges the row.
+    const { account } = await accountWithKey(t.ctx);
+    const scope = accountScope(account.id);
+    const bytes = Buffer.from("<h1>stored, never recorded</h1>");
+    const sha = createHash("sha256").update(bytes).digest("hex");
+    expect(bytes.byteLength).toBeLessThanOrEqual(APP_UPLOAD_MAX_BYTES);
+    expect(t.ctx.storage.direct).toBeTruthy();
+    await pinContents(t.ctx.db, scope, [{ sha256: sha, size: bytes.byteLength }], new Date(t.ctx.now()));
+    await t.ctx.storage.put(contentKey(scope, sha), bytes, "application/octet-stream");
+    expect(await t.ctx.storage.list(`c/${scope}/`)).toEqual([contentKey(scope, sha)]);
+    await releaseContents(t.ctx, scope, [sha], { purge: true });
+    expect(await findContent(t.ctx.db, scope, sha)).toBeUndefined();
+    expect(await t.ctx.storage.list(`c/${scope}/`)).toEqual([]);
+  });
+});
 
 describe("dropsite deploy site.zip over 4 MB goes by reference (the real CLI, cli/dist/dropsite.mjs)", () => {
   let t: TestContext;
