@@ -5,6 +5,7 @@ import { reportLines } from "@/lib/deploy/report-text";
 import { brandIn, parseRefresh } from "@/lib/scan/html";
 import { DEFAULT_BRANDS, brandList, executableHeader, redirectUrls, scanFile } from "@/lib/scan/rules";
 import { lookUpUris } from "@/lib/scan/web-risk";
+import { evasions } from "../support/scan-evasions";
 import { benignLookAlikes, truePositives } from "../support/scan-fixtures";
 import { startWebRiskStandin, type WebRiskStandin } from "../support/web-risk-standin";
 
@@ -51,6 +52,21 @@ describe("each rule finds its fixture, with file, line and excerpt", () => {
 
 describe("benign look-alikes are not flagged", () => {
   it.each(benignLookAlikes.map((f) => [f.name, f] as const))("%s", (_, f) => {
+    expect(scanFile(f.path, bytes(f.content), opts).findings).toEqual([]);
+  });
+});
+
+describe("what a browser would run: each evasion finds what the original kit finds", () => {
+  it.each(evasions.map((f) => [f.name, f] as const))("%s", (_, f) => {
+    const { findings } = scanFile(f.path, bytes(f.content), opts);
+    expect(findings.map((x) => ({ rule: x.rule, file: x.file, line: x.line }))).toEqual([
+      { rule: f.rule, file: f.path, line: f.line },
+    ]);
+  });
+});
+
+describe("each evasion's benign look-alike finds nothing", () => {
+  it.each(evasions.map((f) => [f.lookAlike.name, f.lookAlike] as const))("%s", (_, f) => {
     expect(scanFile(f.path, bytes(f.content), opts).findings).toEqual([]);
   });
 });
