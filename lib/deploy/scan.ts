@@ -21,6 +21,7 @@ import {
   scanFile,
   scannedKind,
 } from "../scan/rules";
+import { normalHost, resolveUrl } from "../scan/urls";
 import { lookUpUris, WEB_RISK_DEFAULT_URL } from "../scan/web-risk";
 import { addressHash } from "../secret";
 import { mapLimit } from "../concurrency";
@@ -116,9 +117,10 @@ export class DeployScan {
   ): Promise<DeployScan | null> {
     if (ctx.env.SCAN === "off") return null;
     const serve = withoutPort(ctx.env.SERVE_DOMAIN);
-    const hosts = new Set([`${target.slug}.${serve}`]);
-    if (target.vanity) hosts.add(`${target.vanity}.${serve}`);
-    if (target.existing) for (const h of await withDb(() => activeDomainsOf(ctx.db, target.slug))) hosts.add(h);
+    const hosts = new Set([normalHost(`${target.slug}.${serve}`)]);
+    if (target.vanity) hosts.add(normalHost(`${target.vanity}.${serve}`));
+    if (target.existing)
+      for (const h of await withDb(() => activeDomainsOf(ctx.db, target.slug))) hosts.add(normalHost(h));
     return new DeployScan(ctx, files, caller.account === null, hosts, tierLimits, target.address);
   }
 
@@ -258,7 +260,7 @@ export class DeployScan {
     if (!key || this.urls.length === 0) return;
     const first = new Map<string, LinkedUrl>();
     for (const u of this.urls) {
-      if (this.ownHosts.has(new URL(u.url).hostname)) continue;
+      if (this.ownHosts.has(resolveUrl(u.url)?.host ?? "")) continue;
       if (first.size >= SCAN_URLS_PER_DEPLOY) break;
       if (!first.has(u.url)) first.set(u.url, u);
     }

@@ -1,19 +1,32 @@
 import { Parser } from "htmlparser2";
+import type { DomEffects, FragmentScanner } from "./dom";
 import { excerptOf, Lines, type Finding } from "./findings";
+import { applyEffects, judgeForms, type FormInfo, type Located } from "./forms";
 import { scanScript } from "./script";
 import { baseFor, exfiltrationEndpoint, isOffsite, resolveUrl } from "./urls";
 
 // The scan of one HTML document, over htmlparser2's events: forms and their password inputs
-// and actions, scripts (inline, by source, event handlers), meta refresh, the title and
-// headings, and the absolute URLs the page links to (for the Web Risk look-up). Everything is
-// gathered first and judged at the end, against the document's <base href>.
+// and actions, scripts (inline, by source, event handlers) and what they do to the forms,
+// documents in <iframe srcdoc> and markup scripts insert (scanned as documents, to a bounded
+// depth), meta refresh, the title and headings, and the absolute URLs the page links to (for
+// the Web Risk look-up). Everything is gathered first and judged at the end, against the
+// document's <base href>.
 
 export interface HtmlInput {
   file: string;
   ownHosts: ReadonlySet<string>;
   /** Brand names, lower case, whitespace collapsed. */
   brands: readonly string[];
+  /** The line of the markup's first character in the file (a srcdoc, markup a script inserts). */
+  firstLine?: number;
+  /** How many documents this one is inside (0: the file itself). */
+  depth?: number;
+  /** What relative URLs resolve against when the markup has no <base href> (a srcdoc: its parent's). */
+  base?: string;
 }
+
+/** Documents inside documents (srcdoc, inserted markup) are scanned this deep, no deeper. */
+export const MAX_NESTING = 3;
 
 /** An absolute URL a document links to, where it first does. */
 export interface LinkedUrl {
@@ -25,19 +38,8 @@ export interface LinkedUrl {
 export interface HtmlScan {
   findings: Finding[];
   urls: LinkedUrl[];
-}
-
-interface Located {
-  line: number;
-  excerpt: string;
-}
-
-interface FormInfo extends Located {
-  action: string | null;
-  id: string | null;
-  password: boolean;
-  /** formaction of its submit buttons. */
-  overrides: (Located & { action: string })[];
+  /** Password inputs in no form (what markup inserted into a form adds to it). */
+  loosePasswords: number;
 }
 
 /** A meta refresh this fast (whole seconds, as browsers read it) leaves at once. */
@@ -141,10 +143,12 @@ export function brandIn(text: string, brands: readonly string[]): string | null 
 
 /** The findings of one HTML document (the first bytes the scan reads of it) and the URLs it links to. */
 export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): HtmlScan {
-  const lines = new Lines(html);
+  const lines = new Lines(html, input.firstLine ?? 1);
+  const depth = input.depth ?? 0;
   const findings: Finding[] = [];
   const forms: FormInfo[] = [];
   const formStack: FormInfo[] = [];
+  const ids = new Map<string, FormInfo | null>();
   const formless: { form: string; line: number }[] = [];
   const formlessOverrides: { form: string; o: Located & { action: string } }[] = [];
   const scriptSources: (Located & { src: string })[] = [];
@@ -153,7 +157,9 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
   const refreshes: (Located & { content: string })[] = [];
   const links: { raw: string; line: number }[] = [];
   const headings: (Located & { text: string; tag: string })[] = [];
+  const srcdocs: { text: string; line: number }[] = [];
   let passwordLine = 0;
+  let loosePasswords = 0;
   let baseHref: string | null = null;
   let hidden = 0;
   let contentSeen = false;
@@ -181,6 +187,7 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
             ...here(),
             action: attribs.action ?? null,
             id: attribs.id ?? null,
+            name: attribs.name ?? null,
             password: false,
             overrides: [],
           };
@@ -190,11 +197,18 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
           passwordLine ||= lines.at(start);
           if (attribs.form !== undefined) formless.push({ form: attribs.form, line: lines.at(start) });
           else if (formStack.length > 0) formStack[formStack.length - 1]!.password = true;
+          else loosePasswords++;
         }
+        // What getElementById finds: the first element of an id, and the form it is or is in.
+        if (attribs.id !== undefined && !ids.has(attribs.id)) ids.set(attribs.id, formStack.at(-1) ?? null);
         if ((name === "button" || name === "input") && attribs.formaction !== undefined) {
           const o = { ...here(), action: attribs.formaction };
           if (attribs.form !== undefined) formlessOverrides.push({ form: attribs.form, o });
           else formStack[formStack.length - 1]?.overrides.push(o);
+        }
+        if (name === "iframe" && attribs.srcdoc !== undefined) {
+          const at = html.slice(start, end).toLowerCase().indexOf("srcdoc");
+          srcdocs.push({ text: attribs.srcdoc, line: lines.at(start + Math.max(0, at)) });
         }
         if (name === "script") {
           if (attribs.src !== undefined) scriptSources.push({ ...here(), src: attribs.src });
@@ -233,7 +247,7 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
   parser.write(html);
   parser.end();
 
-  const base = baseFor(baseHref);
+  const base = baseHref === null && input.base !== undefined ? input.base : baseFor(baseHref);
   const own = input.ownHosts;
   const file = input.file;
   const byId = new Map(forms.filter((f) => f.id !== null).map((f) => [f.id!, f]));
@@ -243,39 +257,51 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
   }
   for (const { form, o } of formlessOverrides) byId.get(form)?.overrides.push(o);
 
-  // Forms: where they post, and what.
-  for (const form of forms) {
-    const actions: (Located & { action: string })[] = [
-      ...(form.action === null ? [] : [{ line: form.line, excerpt: form.excerpt, action: form.action }]),
-      ...form.overrides,
-    ];
-    for (const a of actions) {
-      const url = resolveUrl(a.action, base);
-      if (!url) continue;
-      if (exfiltrationEndpoint(url)) findings.push({ rule: "exfiltration-endpoint", file, ...located(a) });
-      else if (form.password && isOffsite(url, own))
-        findings.push({ rule: "credential-form-offsite", file, ...located(a), host: url.hostname });
+  // Documents inside this one: an iframe's srcdoc, markup its scripts insert.
+  const nested = (text: string, firstLine: number) =>
+    scanHtml(text, { ...input, firstLine, depth: depth + 1, base }, false);
+  const fragment: FragmentScanner<Finding> | undefined =
+    depth < MAX_NESTING ? (text, firstLine) => nested(text, firstLine) : undefined;
+  const urls: LinkedUrl[] = [];
+  if (depth < MAX_NESTING)
+    for (const d of srcdocs) {
+      const inner = nested(d.text, d.line);
+      findings.push(...inner.findings);
+      urls.push(...inner.urls);
     }
-  }
+
   for (const s of scriptSources) {
     const url = resolveUrl(s.src, base);
     if (url && exfiltrationEndpoint(url)) findings.push({ rule: "exfiltration-endpoint", file, ...located(s) });
   }
-  const pagePassword = passwordLine > 0;
-  for (const s of inlineScripts)
-    findings.push(
-      ...scanScript(s.text, {
-        file,
-        firstLine: s.firstLine,
-        ownHosts: own,
-        base,
-        pagePassword,
-        redirectAtOnce: s.atOnce,
-        module: s.module,
-      }),
-    );
-  for (const h of handlers)
-    findings.push(...scanScript(h.text, { file, firstLine: h.line, ownHosts: own, base, pagePassword, handler: true }));
+  const markupPassword = passwordLine > 0;
+  const effects: DomEffects[] = [];
+  const scripts = [
+    ...inlineScripts.map((s) => ({
+      text: s.text,
+      firstLine: s.firstLine,
+      redirectAtOnce: s.atOnce,
+      module: s.module,
+    })),
+    ...handlers.map((h) => ({ text: h.text, firstLine: h.line, handler: true })),
+  ];
+  for (const s of scripts) {
+    const r = scanScript(s.text, {
+      ...s,
+      file,
+      ownHosts: own,
+      base,
+      pagePassword: markupPassword,
+      pageForms: forms.length > 0,
+      fragment,
+    });
+    findings.push(...r.findings);
+    effects.push(r.dom);
+  }
+
+  // Forms: where they post, and what (scripts' doings included).
+  const scriptPassword = applyEffects({ forms, ids }, effects);
+  findings.push(...judgeForms(forms, file, base, own));
 
   // index.html leaving for another host at once.
   for (const r of refreshes) {
@@ -284,11 +310,11 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
     const url = resolveUrl(refresh.url, base);
     if (url) links.push({ raw: refresh.url, line: r.line });
     if (indexPage && refresh.seconds <= INSTANT_REFRESH_SECONDS && url && isOffsite(url, own))
-      findings.push({ rule: "instant-offsite-redirect", file, ...located(r), host: url.hostname });
+      findings.push({ rule: "instant-offsite-redirect", file, ...located(r), host: url.host });
   }
 
   // A password asked for under a brand's name.
-  if (pagePassword) {
+  if (markupPassword || scriptPassword) {
     for (const h of headings) {
       if (brandIn(h.text, input.brands) === null) continue;
       findings.push({ rule: "brand-lure", file, line: h.line, excerpt: excerptOf(`<${h.tag}>${h.text}`) });
@@ -296,12 +322,11 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
     }
   }
 
-  const urls: LinkedUrl[] = [];
   for (const l of links) {
     const url = resolveUrl(l.raw, base);
     if (url && isOffsite(url, own)) urls.push({ url: url.href, file, line: l.line });
   }
-  return { findings, urls };
+  return { findings, urls, loosePasswords };
 }
 
 const located = (l: Located) => ({ line: l.line, excerpt: l.excerpt });

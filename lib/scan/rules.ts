@@ -2,7 +2,8 @@ import type { RedirectRule } from "../rules/types";
 import { excerptOf, type Finding } from "./findings";
 import { scanHtml, type LinkedUrl } from "./html";
 import { scanScript } from "./script";
-import { isOffsite, resolveUrl } from "./urls";
+import { applyEffects, assumedForm, judgeForms } from "./forms";
+import { isOffsite, OWN_ORIGIN, resolveUrl } from "./urls";
 
 // The deploy scan of one file: its type (every file), and for HTML and JavaScript what the
 // page or script does (./html, ./script). Pure: bytes in, findings and linked URLs out. The
@@ -129,9 +130,19 @@ export function scanFile(path: string, bytes: Uint8Array, opts: FileScanOptions)
   if (kind === null || exe) return { findings, urls: [] };
   const text = decoder.decode(bytes);
   if (kind === "js") {
-    findings.push(
-      ...scanScript(text, { file: path, firstLine: 1, ownHosts: opts.ownHosts, module: extensionOf(path) === "mjs" }),
-    );
+    const script = scanScript(text, {
+      file: path,
+      firstLine: 1,
+      ownHosts: opts.ownHosts,
+      module: extensionOf(path) === "mjs",
+      fragment: (html, firstLine) =>
+        scanHtml(html, { file: path, ownHosts: opts.ownHosts, brands: opts.brands, firstLine, depth: 1 }, false),
+    });
+    findings.push(...script.findings);
+    // Alone, a script's forms are the page's it cannot see: every reference reaches the one assumed.
+    const form = assumedForm();
+    applyEffects({ forms: [form], ids: new Map() }, [script.dom]);
+    findings.push(...judgeForms([form], path, OWN_ORIGIN, opts.ownHosts));
     return { findings, urls: [] };
   }
   const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();

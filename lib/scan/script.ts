@@ -1,11 +1,16 @@
 import { parse, tokenizer, tokTypes, type Node, type Options, type Program } from "acorn";
+import { type AnyNode, isNode, nameOf, str, walk } from "./ast";
+import { DomTracker, type DomEffects, type FragmentScanner } from "./dom";
 import { excerptOf, type Finding } from "./findings";
-import { exfiltrationEndpoint, isOffsite, resolveUrl } from "./urls";
+import { Folder, innerChain, isChain } from "./fold";
+import { exfiltrationEndpoint, isOffsite, resolveUrl, type ScanUrl } from "./urls";
 
 // The scan of one script (a .js file, an inline <script>, an event handler attribute), over
 // acorn's syntax tree: what the code calls and with what, not what its text looks like.
-// A script that does not parse (cut at the scan's byte budget, or not JavaScript) is read as
-// tokens up to the first error, for the rules that a string literal alone decides.
+// Constant string expressions are folded first (./fold); what the script does to the page's
+// forms is gathered for the page (./dom). A script that does not parse (cut at the scan's byte
+// budget, or not JavaScript) is read as tokens up to the first error, for the rules that a
+// string alone decides.
 
 /** A string literal of base64 longer than this (code units) is `obfuscated-script`. */
 export const BASE64_LITERAL_CHARS = 100 * 1024;
@@ -21,54 +26,22 @@ export interface ScriptInput {
   base?: string;
   /** The page around the script has a password input (an inline script or handler). */
   pagePassword?: boolean;
+  /** The page around the script has forms (whose action it may set). */
+  pageForms?: boolean;
   /** Read top-level `location` assignments as an instant redirect (index.html, before any content). */
   redirectAtOnce?: boolean;
   /** An event handler attribute: a function body. */
   handler?: boolean;
   /** `<script type="module">` or a .mjs file. */
   module?: boolean;
+  /** Scans markup the script inserts (absent: not scanned, as past the nesting bound). */
+  fragment?: FragmentScanner<Finding>;
 }
 
-// A loose view of ESTree nodes: the walker reads fields by name.
-type AnyNode = Node & Record<string, unknown>;
-
-const isNode = (v: unknown): v is AnyNode =>
-  typeof v === "object" && v !== null && typeof (v as { type?: unknown }).type === "string";
-
-function children(node: AnyNode): AnyNode[] {
-  const out: AnyNode[] = [];
-  for (const key in node) {
-    if (key === "loc" || key === "start" || key === "end" || key === "type") continue;
-    const v = node[key];
-    if (Array.isArray(v)) {
-      for (const item of v) if (isNode(item)) out.push(item);
-    } else if (isNode(v)) out.push(v);
-  }
-  return out;
-}
-
-const FUNCTIONS = new Set([
-  "FunctionExpression",
-  "ArrowFunctionExpression",
-  "FunctionDeclaration",
-  "ClassExpression",
-  "ClassDeclaration",
-]);
-
-/**
- * Every node under `root` (root included), depth first, without recursion (minified code nests
- * deep); `shallow` stays out of nested functions and classes (a value's own expression only,
- * which keeps a bundle's nested walks linear enough).
- */
-function* walk(root: AnyNode, shallow = false): Generator<AnyNode> {
-  const stack = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    yield node;
-    if (shallow && node !== root && FUNCTIONS.has(node.type)) continue;
-    const kids = children(node);
-    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
-  }
+export interface ScriptResult {
+  findings: Finding[];
+  /** What the script does to the page's forms. */
+  dom: DomEffects;
 }
 
 function parseScript(text: string, input: ScriptInput): Program | null {
@@ -105,22 +78,6 @@ export function namesPassword(text: string): boolean {
   return words.some((w) => PASSWORD_WORDS.has(w));
 }
 
-const str = (n: AnyNode | undefined): string | null =>
-  n?.type === "Literal" && typeof n.value === "string" ? n.value : null;
-
-const nameOf = (n: unknown): string | null => {
-  if (!isNode(n)) return null;
-  if (n.type === "Identifier") return n.name as string;
-  if (n.type === "Literal" && typeof n.value === "string") return n.value;
-  return null;
-};
-
-/** The property name of a member expression (`a.b`, `a["b"]`), or null. */
-function propertyOf(n: AnyNode): string | null {
-  if (n.type !== "MemberExpression") return null;
-  return n.computed ? str(n.property as AnyNode) : nameOf(n.property);
-}
-
 function isBase64(s: string): boolean {
   let end = s.length;
   while (end > 0 && s.charCodeAt(end - 1) === 61 /* = */) end--;
@@ -144,17 +101,22 @@ function isBase64(s: string): boolean {
 
 const DECODERS = new Set(["atob", "unescape", "fromCharCode"]);
 const EVALUATORS = new Set(["eval", "Function", "setTimeout", "setInterval", "execScript"]);
+/** Names an alias is followed to. */
+const WATCHED = new Set([...DECODERS, ...EVALUATORS]);
 const HTTP_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 const HTTP_LIBRARIES = new Set(["$", "jQuery", "axios"]);
 const LIBRARY_CALLS = new Set(["post", "get", "put", "ajax", "getJSON", "request"]);
 
 class ScriptScan {
   readonly findings: Finding[] = [];
-  private readonly constants = new Map<string, AnyNode>();
+  private readonly folder = new Folder(WATCHED);
+  private readonly dom: DomTracker<Finding>;
   /** Names bound to decoded text (atob, unescape, fromCharCode output). */
   private readonly decoded = new Set<string>();
   /** Names bound to a password's value. */
   private readonly secret = new Set<string>();
+  /** Findings by rule and line: one each, the first (outermost) wins. */
+  private readonly found = new Set<string>();
   private readonly base: string | undefined;
 
   constructor(
@@ -162,44 +124,49 @@ class ScriptScan {
     private readonly input: ScriptInput,
   ) {
     this.base = input.base;
+    this.dom = new DomTracker(this.folder, (n) => ({ line: this.line(n), excerpt: this.excerpt(n) }), input.fragment);
   }
 
   private line(n: Node): number {
     return (n.loc?.start.line ?? 1) + this.input.firstLine - 1;
   }
 
+  private excerpt(n: Node): string {
+    return excerptOf(this.text.slice(n.start, Math.min(n.end, n.start + 1000)));
+  }
+
   private add(rule: Finding["rule"], n: Node, host?: string): void {
+    const line = this.line(n);
+    const key = `${rule}:${line}`;
+    if (this.found.has(key)) return;
+    this.found.add(key);
     this.findings.push({
       rule,
       file: this.input.file,
-      line: this.line(n),
-      excerpt: excerptOf(this.text.slice(n.start, Math.min(n.end, n.start + 1000))),
+      line,
+      excerpt: this.excerpt(n),
       ...(host === undefined ? {} : { host }),
     });
   }
 
-  /** The known start of a string expression: literals, templates, concatenations, constants. */
-  private prefix(n: AnyNode | undefined, depth = 0): string | null {
-    if (!n || depth > 8) return null;
-    if (n.type === "Literal") return typeof n.value === "string" ? n.value : null;
-    if (n.type === "TemplateLiteral") {
-      const quasis = n.quasis as { value: { cooked?: string | null } }[];
-      return quasis[0]?.value.cooked ?? null;
-    }
-    if (n.type === "BinaryExpression" && n.operator === "+") return this.prefix(n.left as AnyNode, depth + 1);
-    if (n.type === "Identifier") return this.prefix(this.constants.get(n.name as string), depth + 1);
-    return null;
+  /** The known start of a string expression (folded). */
+  private prefix(n: AnyNode | undefined): string | null {
+    return this.folder.fold(n)?.text ?? null;
   }
 
-  private urlOf(n: AnyNode | undefined): URL | null {
+  private urlOf(n: AnyNode | undefined): ScanUrl | null {
     const p = this.prefix(n);
     return p === null ? null : resolveUrl(p, this.base);
+  }
+
+  private propertyOf(n: AnyNode): string | null {
+    return this.folder.property(n);
   }
 
   /** The text of a `document`, `window`, `location` reference chain (`window.location`, `top.location`). */
   private isLocation(n: AnyNode): boolean {
     if (n.type === "Identifier") return n.name === "location";
-    const prop = propertyOf(n);
+    const prop = this.propertyOf(n);
     if (prop !== "location") return false;
     const obj = n.object as AnyNode;
     return (
@@ -211,14 +178,13 @@ class ScriptScan {
   /** `location`, `location.href`, `window.location.href`, … */
   private isLocationTarget(n: AnyNode): boolean {
     if (this.isLocation(n)) return true;
-    return propertyOf(n) === "href" && this.isLocation(n.object as AnyNode);
+    return this.propertyOf(n) === "href" && this.isLocation(n.object as AnyNode);
   }
 
   private decodes(n: AnyNode, shallow = false): boolean {
     for (const m of walk(n, shallow)) {
       if ((m.type === "CallExpression" || m.type === "NewExpression") && isNode(m.callee)) {
-        const callee = m.callee;
-        const name = callee.type === "Identifier" ? (callee.name as string) : propertyOf(callee);
+        const name = this.folder.callee(m.callee);
         if (name !== null && DECODERS.has(name)) return true;
       }
       if (m.type === "Identifier" && this.decoded.has(m.name as string)) return true;
@@ -230,7 +196,7 @@ class ScriptScan {
   private carriesPassword(n: AnyNode): boolean {
     for (const m of walk(n, true)) {
       if (m.type === "Identifier" && this.secret.has(m.name as string)) return true;
-      if (m.type === "MemberExpression" && propertyOf(m) === "value") {
+      if (m.type === "MemberExpression" && this.propertyOf(m) === "value") {
         const obj = this.text.slice(
           (m.object as Node).start,
           Math.min((m.object as Node).end, (m.object as Node).start + 200),
@@ -242,15 +208,19 @@ class ScriptScan {
       const s = str(m);
       if (s !== null && /[?&]?[a-z_]*pass(?:word|wd)?[a-z_]*=/i.test(s) && s.length < 200) return true;
       if (this.input.pagePassword && m.type === "NewExpression" && nameOf(m.callee) === "FormData") return true;
-      if (this.input.pagePassword && m.type === "CallExpression" && propertyOf(m.callee as AnyNode) === "serialize")
+      if (
+        this.input.pagePassword &&
+        m.type === "CallExpression" &&
+        this.propertyOf(m.callee as AnyNode) === "serialize"
+      )
         return true;
     }
     return false;
   }
 
   private bind(name: string, value: AnyNode): void {
-    if (value.type === "Literal" || value.type === "TemplateLiteral" || value.type === "BinaryExpression")
-      this.constants.set(name, value);
+    this.folder.bind(name, value);
+    this.dom.bind(name, value);
     if (this.decodes(value, true)) this.decoded.add(name);
     if (this.carriesPassword(value)) this.secret.add(name);
   }
@@ -265,25 +235,49 @@ class ScriptScan {
         if (n.type === "AssignmentExpression" && isNode(n.left) && n.left.type === "Identifier" && isNode(n.right))
           this.bind(n.left.name as string, n.right);
       }
+      this.folder.settle();
     }
     const sent: AnyNode[] = [];
     for (const n of walk(root)) {
-      if (n.type === "CallExpression" && propertyOf(n.callee as AnyNode) === "send")
+      if (n.type === "CallExpression" && this.propertyOf(n.callee as AnyNode) === "send")
         sent.push(...(n.arguments as AnyNode[]));
     }
     const xhrCarries = sent.some((a) => this.carriesPassword(a));
+    // A chain of `+` is matched once, at its root (walked first: the walk is pre-order).
+    const inner = new Set<AnyNode>();
     for (const n of walk(root)) {
       if (n.type === "Literal" || n.type === "TemplateLiteral") this.literal(n);
-      else if (n.type === "CallExpression" || n.type === "NewExpression") this.call(n, xhrCarries);
-      else if (n.type === "AssignmentExpression") this.assignment(n);
+      else if (isChain(n)) {
+        if (inner.has(n)) continue;
+        innerChain(n, inner);
+        this.literal(n);
+      } else if (n.type === "CallExpression" || n.type === "NewExpression") {
+        this.call(n, xhrCarries);
+        if (n.type === "CallExpression") this.dom.call(n);
+      } else if (n.type === "AssignmentExpression") {
+        this.assignment(n);
+        this.dom.assignment(n);
+      }
     }
     if (this.input.redirectAtOnce) this.redirects(program);
+    this.findings.push(...this.dom.findings);
+    this.dom.finish();
+    // A form the script makes whole: its password goes where the script sends the form.
+    for (const { action } of this.dom.createdForms) {
+      const url = resolveUrl(action.url, this.base);
+      if (url && !exfiltrationEndpoint(url) && isOffsite(url, this.input.ownHosts))
+        this.findings.push({ rule: "credential-form-offsite", file: this.input.file, ...action, host: url.host });
+    }
+  }
+
+  get effects(): DomEffects {
+    return this.dom.effects;
   }
 
   literal(n: AnyNode): void {
     const s = n.type === "Literal" ? str(n) : this.prefix(n);
     if (s === null) return;
-    if (s.length > BASE64_LITERAL_CHARS && isBase64(s)) {
+    if (n.type === "Literal" && s.length > BASE64_LITERAL_CHARS && isBase64(s)) {
       this.findings.push({
         rule: "obfuscated-script",
         file: this.input.file,
@@ -292,8 +286,10 @@ class ScriptScan {
       });
       return;
     }
-    if (s.length < 2000 && /^\s*(?:https?:)?\/\//i.test(s)) {
-      const url = resolveUrl(s, this.base);
+    // Only the start names the host and path (a long string is not parsed whole).
+    const head = s.length < 2000 ? s : s.slice(0, 2000);
+    if (/^\s*(?:https?:)?\/\//i.test(head)) {
+      const url = resolveUrl(head, this.base);
       if (url && exfiltrationEndpoint(url)) this.add("exfiltration-endpoint", n);
     }
   }
@@ -301,14 +297,23 @@ class ScriptScan {
   private call(n: AnyNode, xhrCarries: boolean): void {
     const callee = n.callee as AnyNode;
     const args = n.arguments as AnyNode[];
-    const name = callee.type === "Identifier" ? (callee.name as string) : propertyOf(callee);
+    let name = this.folder.callee(callee);
+    let evaluated = args;
+    // eval.call(this, code), Function.apply(null, [code])
+    if ((name === "call" || name === "apply") && callee.type === "MemberExpression") {
+      const through = this.folder.callee(callee.object);
+      if (through !== null && EVALUATORS.has(through)) {
+        name = through;
+        evaluated = args.slice(1);
+      }
+    }
     // Evaluating decoded text: eval(atob(…)), new Function(unescape(…)), document.write(String.fromCharCode(…)).
     const writes =
       (name === "write" || name === "writeln") &&
       callee.type === "MemberExpression" &&
       /(?:^|\.)document$/.test(this.text.slice((callee.object as Node).start, (callee.object as Node).end));
     if (name !== null && (EVALUATORS.has(name) || writes)) {
-      const evaluated = name === "setTimeout" || name === "setInterval" ? args.slice(0, 1) : args;
+      if (name === "setTimeout" || name === "setInterval") evaluated = evaluated.slice(0, 1);
       if (evaluated.some((a) => this.decodes(a))) this.add("obfuscated-script", n);
     }
     // Requests: where they go, and whether a password goes with them.
@@ -316,7 +321,7 @@ class ScriptScan {
     if (!target) return;
     const url = this.urlOf(target.url);
     if (!url || exfiltrationEndpoint(url) || !isOffsite(url, this.input.ownHosts)) return;
-    if (target.carries) this.add("credential-form-offsite", n, url.hostname);
+    if (target.carries) this.add("credential-form-offsite", n, url.host);
   }
 
   /** The URL and whether the body of a request call carries a password; null for any other call. */
@@ -328,7 +333,7 @@ class ScriptScan {
   ): { url: AnyNode | undefined; carries: boolean } | null {
     const rest = () => args.slice(1).some((a) => this.carriesPassword(a));
     if (name === "fetch" || name === "sendBeacon") return { url: args[0], carries: rest() };
-    if (name === "open" && args.length >= 2 && HTTP_METHODS.has((str(args[0]) ?? "").toUpperCase()))
+    if (name === "open" && args.length >= 2 && HTTP_METHODS.has((this.folder.complete(args[0]) ?? "").toUpperCase()))
       return { url: args[1], carries: xhrCarries };
     const lib = callee.type === "Identifier" ? (callee.name as string) : nameOf(callee.object);
     if (lib === null || !HTTP_LIBRARIES.has(lib)) return null;
@@ -344,12 +349,12 @@ class ScriptScan {
   // `new Image().src = "https://…?p=" + pass`, `location.href = "https://…?p=" + pass`
   private assignment(n: AnyNode): void {
     const left = n.left as AnyNode;
-    const prop = propertyOf(left);
+    const prop = this.propertyOf(left);
     if (!(prop === "src" || this.isLocationTarget(left))) return;
     const right = n.right as AnyNode;
     const url = this.urlOf(right);
     if (!url || exfiltrationEndpoint(url) || !isOffsite(url, this.input.ownHosts)) return;
-    if (this.carriesPassword(right)) this.add("credential-form-offsite", n, url.hostname);
+    if (this.carriesPassword(right)) this.add("credential-form-offsite", n, url.host);
   }
 
   /** Top-level statements that send the page elsewhere at once: `location = …`, `location.replace(…)`. */
@@ -362,67 +367,107 @@ class ScriptScan {
         target = e.right as AnyNode;
       else if (e.type === "CallExpression") {
         const callee = e.callee as AnyNode;
-        const prop = propertyOf(callee);
+        const prop = this.propertyOf(callee);
         if ((prop === "replace" || prop === "assign") && this.isLocation(callee.object as AnyNode))
           target = (e.arguments as AnyNode[])[0];
       }
       if (!target) continue;
       const url = this.urlOf(target);
-      if (url && isOffsite(url, this.input.ownHosts)) this.add("instant-offsite-redirect", stmt, url.hostname);
+      if (url && isOffsite(url, this.input.ownHosts)) this.add("instant-offsite-redirect", stmt, url.host);
     }
   }
 }
 
-/** Rules a string literal decides alone, over the tokens of a script that does not parse. */
+/**
+ * Rules a string decides alone, over the tokens of a script that does not parse: string and
+ * template tokens, those joined by `+` folded into one.
+ */
 function tokenScan(text: string, input: ScriptInput): Finding[] {
-  const findings: Finding[] = [];
   const scan = new ScriptScan(text, input);
+  let run: { value: string; start: number; loc: unknown } | null = null;
+  let joined = false;
+  const flush = (end: number) => {
+    if (run)
+      scan.literal({
+        type: "TemplateLiteral",
+        quasis: [{ value: { cooked: run.value } }],
+        expressions: [],
+        start: run.start,
+        end,
+        loc: run.loc,
+      } as unknown as AnyNode);
+    run = null;
+  };
+  let last = 0;
   try {
     for (const token of tokenizer(text, { ecmaVersion: "latest", locations: true, allowHashBang: true })) {
       const value = (token as { value?: unknown }).value;
-      if ((token.type === tokTypes.string || token.type === tokTypes.template) && typeof value === "string") {
-        const node = {
-          type: "Literal",
-          value,
-          start: token.start,
-          end: token.end,
-          loc: token.loc,
-        } as unknown as AnyNode;
-        scan.literal(node);
+      const isString =
+        (token.type === tokTypes.string || token.type === tokTypes.template) && typeof value === "string";
+      if (isString) {
+        // A base64 blob is a literal of its own.
+        if (value.length > BASE64_LITERAL_CHARS)
+          scan.literal({
+            type: "Literal",
+            value,
+            start: token.start,
+            end: token.end,
+            loc: token.loc,
+          });
+        if (run && joined && run.value.length < 4096) run.value += value;
+        else {
+          flush(last);
+          run = { value, start: token.start, loc: token.loc };
+        }
+        joined = false;
+      } else if (token.type === tokTypes.plusMin && value === "+" && run) joined = true;
+      else if (token.type !== tokTypes.backQuote && token.type !== tokTypes.template) {
+        flush(last);
+        joined = false;
       }
+      last = token.end;
     }
   } catch {
     // the rest does not tokenize either: what was read is what is known
   }
-  findings.push(...scan.findings);
-  return findings;
+  flush(last);
+  return scan.findings;
 }
 
 const has = (text: string, words: readonly string[]) => words.some((w) => text.includes(w));
 
+/** Text that may spell anything once folded or decoded: strings joined with `+`, escapes, percent-escapes. */
+const CONSTRUCTED = /["'`]\s*\+|\+\s*["'`]|\\[ux]|%[0-9a-f]{2}/i;
+
 /**
- * Whether a script holds what any rule needs (a plain substring test, far cheaper than a parse):
- * most scripts hold none, and are then not parsed at all.
+ * Whether a script holds what any rule needs (plain substring tests, far cheaper than a parse):
+ * most scripts hold none, and are then not parsed at all. Each test is a pass over the text, so
+ * the words of the page's forms are looked for only where a password is in play (eval needs a
+ * decoder's output to be a finding: the decoders are the sign).
  */
 function worthParsing(text: string, input: ScriptInput): boolean {
   if (text.length > BASE64_LITERAL_CHARS) return true;
-  if (has(text, ["telegram.org", "discord", "hooks.slack.com"])) return true;
-  if (has(text, ["atob", "unescape", "fromCharCode"])) return true;
-  if (input.redirectAtOnce && text.includes("location")) return true;
+  if (has(text, ["atob", "unescape", "fromCharCode"]) || CONSTRUCTED.test(text)) return true;
   const lower = text.toLowerCase();
+  if (has(lower, ["telegram", "discord", "slack"])) return true;
+  if (input.redirectAtOnce && text.includes("location")) return true;
+  if (input.pageForms === true && lower.includes("action")) return true;
+  if (input.pagePassword !== true && !has(lower, ["pass", "pwd", "pw"])) return false;
   return (
-    (input.pagePassword === true || has(lower, ["pass", "pwd", "pw"])) &&
-    has(text, ["fetch", "sendBeacon", "open", "$", "jQuery", "axios", "src", "location"])
+    has(text, ["fetch", "sendBeacon", "open", "$", "jQuery", "axios", "src", "location"]) ||
+    has(lower, ["action", "type", "html", "write"])
   );
 }
 
-/** The findings of one script. */
-export function scanScript(text: string, input: ScriptInput): Finding[] {
-  if (!worthParsing(text, input)) return [];
+const NO_EFFECTS: DomEffects = { actions: [], passwords: [] };
+
+/** The findings of one script, and what it does to the page's forms. */
+export function scanScript(text: string, input: ScriptInput): ScriptResult {
+  if (!worthParsing(text, input)) return { findings: [], dom: NO_EFFECTS };
   const source = input.handler ? `(function(event){${text}\n})` : text;
   const program = parseScript(source, input);
-  if (!program) return input.handler ? [] : tokenScan(text, input);
+  if (!program) return { findings: input.handler ? [] : tokenScan(text, input), dom: NO_EFFECTS };
   const scan = new ScriptScan(source, input);
   scan.run(program);
-  return scan.findings;
+  return { findings: scan.findings, dom: scan.effects };
 }

@@ -18,9 +18,11 @@ import { deployResponseSchema, preflightResponseSchema, type DeployResponse } fr
 import { accountWithKey, bearer } from "../support/accounts";
 import { apiRequest, freshLimiter, makeTestContext, TEST_SERVE_DOMAIN, type TestContext } from "../support/context";
 import { connectInProcess, type CallResult } from "../support/mcp";
+import { evasions } from "../support/scan-evasions";
 import { benignLookAlikes, truePositives } from "../support/scan-fixtures";
 import { startWebRiskStandin, type WebRiskStandin } from "../support/web-risk-standin";
 import { zip } from "../support/zips";
+import { SEVERE_RULES, type ScanRule } from "@/lib/scan/findings";
 
 // The deploy scan on every path that writes files: an anonymous deploy with a severe finding is
 // refused (422 content_refused, its findings, one audit entry) and stores nothing, neither rows
@@ -200,6 +202,45 @@ describe("REST JSON deploys", () => {
     const drop = (await findDropBySlug(t.ctx.db, off.slug))!;
     expect(await findingsOf(t.ctx.db, drop.id)).toEqual([]);
     expect(webRisk.lookups).toEqual([]);
+  });
+});
+
+describe("what a browser would run (issue 54): evasions of refused kits, deployed anonymously", () => {
+  it.each(evasions.map((f) => [f.name, f] as const))("%s", async (_, f) => {
+    const before = await stored();
+    const res = await deployJson({ [f.path]: f.content, "style.css": "body{}" });
+    if (SEVERE_RULES.has(f.rule as ScanRule)) {
+      // Refused as the original kit is: 422, its finding, nothing stored.
+      expect((await refusal(res)).findings?.map((x) => [x.rule, x.file, x.line])).toEqual([[f.rule, f.path, f.line]]);
+      expect(await stored()).toEqual(before);
+    } else {
+      // The original kit (eval over atob) is flagged, not refused: so is the evasion.
+      const d = await ok(res);
+      expect(d.report?.findings?.map((x) => [x.rule, x.file, x.line])).toEqual([[f.rule, f.path, f.line]]);
+      const drop = (await findDropBySlug(t.ctx.db, d.slug))!;
+      expect((await findingsOf(t.ctx.db, drop.id)).map((r) => [r.rule, r.action])).toEqual([[f.rule, "flagged"]]);
+    }
+  });
+
+  it("every evasion's benign look-alike deploys anonymously, with no findings", async () => {
+    const files = Object.fromEntries(
+      evasions
+        .map((f) => f.lookAlike)
+        .filter((f) => !asText(f.content).includes("own-drop.drops.test"))
+        .map((f, i) => [`e${i}/${f.path}`, f.content]),
+    );
+    expect(Object.keys(files).length).toBe(evasions.length - 1);
+    const d = await ok(await deployJson(files));
+    expect(d.report?.findings).toBeUndefined();
+  });
+
+  it("a password form posting to the drop's own host written with a trailing dot deploys", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const first = await ok(await deployJson({ "index.html": "<h1>v1</h1>" }, bearer(apiKey), "?name=own-dot"));
+    const [domain, port] = TEST_SERVE_DOMAIN.split(":");
+    const form = `<form action="http://${first.slug}.${domain}.:${port}/login"><input type="password" name="p"></form>`;
+    const own = await ok(await deployJson({ "index.html": form }, bearer(apiKey), "?name=own-dot"));
+    expect(own.report?.findings).toBeUndefined();
   });
 });
 

