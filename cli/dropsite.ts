@@ -14,6 +14,7 @@ import { deploy } from "./commands/deploy";
 import { domains } from "./commands/domains";
 import { limitsCommand, login, logout } from "./commands/account";
 import { rollback, versions } from "./commands/versions";
+import { pull } from "./commands/pull";
 import { stats } from "./commands/stats";
 import { webhooks } from "./commands/webhooks";
 import { teams } from "./commands/teams";
@@ -38,6 +39,7 @@ const COMMANDS = {
   versions,
   stats,
   rollback,
+  pull,
   delete: deleteDrop,
   access,
   domains,
@@ -88,6 +90,8 @@ export async function main(argv: string[]): Promise<number> {
         events: { type: "string" },
         from: { type: "string" },
         to: { type: "string" },
+        at: { type: "string" },
+        force: { type: "boolean", default: false },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },
@@ -112,6 +116,7 @@ export async function main(argv: string[]): Promise<number> {
     passwordStdin: Boolean(values["password-stdin"]),
     public: Boolean(values.public),
     check: Boolean(values.check),
+    force: Boolean(values.force),
   };
   const [command, ...args] = positionals;
   if (values.version) {

@@ -232,6 +232,12 @@ export const ACCESS_UNLOCK_SECONDS = 7 * DAY;
 /** How long the one-time token that lets a team member into a members-only drop is good for. */
 export const ACCESS_MEMBER_TOKEN_SECONDS = 60;
 
+/** MCP read_file answers a text file as text up to this many bytes; a larger or binary file as a signed URL. */
+export const READ_FILE_TEXT_BYTES = 1 * MB;
+
+/** How long a signed read URL (read_file's resource link) answers a file's bytes. */
+export const SIGNED_READ_SECONDS = 10 * 60;
+
 /** The most bytes an unlock form post may carry (a password and the path to return to). */
 export const ACCESS_UNLOCK_BODY_BYTES = 4096;
 

@@ -24,6 +24,10 @@ export interface Flags {
   offset?: string;
   /** webhooks add: comma-separated event names. */
   events?: string;
+  /** pull: the version to write out (the CLI's --version prints its own version). */
+  at?: string;
+  /** pull: write into a folder that is not empty. */
+  force?: boolean;
   /** stats: the range's first and last UTC day. */
   from?: string;
   to?: string;

@@ -2,6 +2,8 @@
 // the server's response types or a CliError carrying the error envelope.
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { createWriteStream } from "node:fs";
+import { pipeline } from "node:stream/promises";
 import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
 import { version as VERSION } from "../../package.json";
@@ -137,4 +139,50 @@ export async function apiCall<T>(
   const headers = { ...(opts.headers ?? {}) };
   if (key) headers.authorization = `Bearer ${key}`;
   return parseAnswer<T>(await httpCall(method, `${api}${p}`, { ...opts, headers }));
+}
+
+/**
+ * A GET whose 200 body is written to the file `dest` as it arrives (never held whole), with
+ * `onData` told the bytes so far; any other answer is the API's error (a CliError).
+ */
+export function download(
+  api: string,
+  key: string | undefined,
+  p: string,
+  dest: string,
+  onData: (received: number) => void,
+): Promise<void> {
+  const u = new URL(`${api}${p}`);
+  const send = u.protocol === "https:" ? httpsRequest : httpRequest;
+  const headers: Record<string, string> = { "user-agent": `dropsite-cli/${VERSION}` };
+  if (key) headers.authorization = `Bearer ${key}`;
+  return new Promise((resolve, reject) => {
+    const req = send(u, { method: "GET", headers }, (res) => {
+      if (res.statusCode !== 200) {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => {
+          try {
+            parseAnswer<unknown>({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text: Buffer.concat(parts).toString("utf8"),
+            });
+            reject(new CliError(`Unexpected answer (HTTP ${res.statusCode})`, EXIT.network, { code: "bad_response" }));
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+        res.on("error", reject);
+        return;
+      }
+      let received = 0;
+      res.on("data", (c: Buffer) => onData((received += c.byteLength)));
+      pipeline(res, createWriteStream(dest)).then(resolve, reject);
+    });
+    req.on("error", (err) =>
+      reject(new CliError(`Cannot reach ${u.origin}: ${err.message}`, EXIT.network, { code: "network_error" })),
+    );
+    req.end();
+  });
 }

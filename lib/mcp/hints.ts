@@ -104,6 +104,8 @@ function advice(e: ApiError, tier: Tier): Advice | undefined {
         return {
           hint: "Call list_versions {slug} for the retained versions of this drop; a pruned version cannot come back.",
         };
+      if (e.docs === "read-back")
+        return { hint: "Call list_files {slug, version?} for the paths of that version of this drop." };
       if (e.docs === "webhooks")
         return {
           hint: "Call list_webhooks for the ids of this account's webhooks; other accounts' webhooks are not visible.",

@@ -248,6 +248,26 @@ export const rollbackDropArgs = z
     idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", version: 2 }] });
+const retainedVersion = z
+  .int()
+  .min(1)
+  .max(MAX_OFFSET)
+  .optional()
+  .describe("A retained version of the drop (list_versions); the live one when absent.");
+export const listFilesArgs = z
+  .strictObject({ slug, version: retainedVersion })
+  .meta({ examples: [{ slug: "k3j9x2ab" }, { slug: "k3j9x2ab", version: 2 }] });
+export const readFileArgs = z
+  .strictObject({
+    slug,
+    path: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe("The file's path in the drop as list_files gives it, e.g. `index.html` or `_redirects`."),
+    version: retainedVersion,
+  })
+  .meta({ examples: [{ slug: "k3j9x2ab", path: "index.html" }] });
 export const deleteDropArgs = z
   .strictObject({ slug, idempotency_key: idempotencyKey })
   .meta({ examples: [{ slug: "k3j9x2ab" }] });

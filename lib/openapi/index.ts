@@ -8,6 +8,7 @@ import { deploy } from "./deploy";
 import { device } from "./device";
 import { domains } from "./domains";
 import { drops } from "./drops";
+import { readback } from "./readback";
 import { render } from "./render";
 import { errorComponents, errorSchemas, operationErrors } from "./errors";
 import { keys } from "./keys";
@@ -36,6 +37,7 @@ const OPENAPI_VERSION = "1.0.0";
 const resources: Resource[] = [
   deploy,
   drops,
+  readback,
   stats,
   render,
   claim,

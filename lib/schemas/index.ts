@@ -13,3 +13,4 @@ export * from "./webhooks";
 export * from "./domains";
 export * from "./services";
 export * from "./teams";
+export * from "./readback";

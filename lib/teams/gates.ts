@@ -11,7 +11,10 @@ import { can, type TeamAction } from "./roles";
 
 type Gate = TeamAction | "own" | "person";
 
-/** Method and path as the OpenAPI document spells them; first match wins. */
+/**
+ * Method and path as the OpenAPI document spells them (a last `{...name}` takes the rest of the
+ * path, slashes included: a file's path); first match wins.
+ */
 export const TEAM_ROUTE_GATES = {
   "GET /limits": "read",
   "POST /deploy": "deploy",
@@ -25,6 +28,9 @@ export const TEAM_ROUTE_GATES = {
   "POST /drops/{slug}/rollback": "deploy",
   "PUT /drops/{slug}/access": "deploy",
   "GET /drops/{slug}/stats": "read",
+  "GET /drops/{slug}/files": "read",
+  "GET /drops/{slug}/files/{...path}": "read",
+  "GET /drops/{slug}/archive": "read",
   "GET /drops/{slug}/render": "read",
   "POST /drops/{slug}/render": "deploy",
   "GET /domains": "read",
@@ -77,6 +83,8 @@ export const TEAM_TOOL_GATES: Record<string, Gate> = {
   list_versions: "read",
   get_drop_stats: "read",
   rollback_drop: "deploy",
+  list_files: "read",
+  read_file: "read",
   set_access: "deploy",
   delete_drop: "delete",
   add_domain: "domains",
@@ -91,7 +99,7 @@ export const TEAM_TOOL_GATES: Record<string, Gate> = {
 
 const ROUTE_MATCHERS = Object.entries(TEAM_ROUTE_GATES).map(([key, gate]) => {
   const [method = "", path = ""] = key.split(" ");
-  const re = new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+  const re = new RegExp(`^${path.replace(/\{\.\.\.[^}]+\}$/, ".+").replace(/\{[^}]+\}/g, "[^/]+")}$`);
   return { method, re, gate };
 });
 

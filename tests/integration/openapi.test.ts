@@ -322,16 +322,23 @@ describe("the document", () => {
       .map(String)
       .filter((f) => f.endsWith("route.ts"));
     const apiPaths = files
-      .map((f) => `/${path.dirname(f).split(path.sep).join("/")}`.replace(/\[(\w+)\]/g, "{$1}"))
-      // Not the public API: catch-alls, the internal serve route, and the browser's own
-      // cookie-authenticated routes (next-auth, the dashboard's drop zone), and the pages of the
-      // docs (the interactive reference at /docs/api).
-      .filter((p) => !p.includes("[") && !/^\/(api\/auth|dashboard|docs)(\/|$)/.test(p));
+      // A catch-all under a documented path is its last parameter (a file's path, slashes included).
+      .map((f) => `/${path.dirname(f).split(path.sep).join("/")}`.replace(/\[(?:\.\.\.)?(\w+)\]/g, "{$1}"))
+      // Not the public API: the app's own catch-all (its 404s), the internal serve route, and the
+      // browser's own cookie-authenticated routes (next-auth, the dashboard's drop zone), and the
+      // pages of the docs (the interactive reference at /docs/api).
+      .filter((p) => p !== "/{path}" && !p.includes("[") && !/^\/(api\/auth|dashboard|docs)(\/|$)/.test(p));
     const documented = Object.keys(doc.paths as Json);
     for (const p of apiPaths) expect(documented, `app${p}/route.ts`).toContain(p);
     for (const p of documented) {
       const file = path.join(ROOT, "app", p.replace(/\{(\w+)\}/g, "[$1]"), "route.ts");
-      expect(existsSync(file), `${p} has no app/…/route.ts`).toBe(true);
+      const catchAll = path.join(
+        ROOT,
+        "app",
+        p.replace(/\{(\w+)\}$/, "[...$1]").replace(/\{(\w+)\}/g, "[$1]"),
+        "route.ts",
+      );
+      expect(existsSync(file) || existsSync(catchAll), `${p} has no app/…/route.ts`).toBe(true);
     }
   });
 });

@@ -120,6 +120,24 @@ curl -H "authorization: Bearer $DROP_API_KEY" -H 'content-type: application/json
         </p>
       </Section>
 
+      <Section id="read-back" title="Taking a site back out">
+        <p>
+          Any retained version comes back out as it went in. <code>GET /drops/&lt;slug&gt;/archive?version=N</code> (the
+          live version without <code>version</code>) streams a zip of every file at its path, <code>_redirects</code>{" "}
+          and <code>_headers</code> included, byte for byte; deployed again it answers <code>unchanged</code>.{" "}
+          <code>GET /drops/&lt;slug&gt;/files</code> lists a version&apos;s files (path, size, SHA-256, content type)
+          and <code>GET /drops/&lt;slug&gt;/files/&lt;path&gt;</code> answers one file&apos;s bytes, whatever the
+          drop&apos;s access mode: the owner&apos;s key, or a team member&apos;s (viewer and up), is the credential. A
+          missing path, or an unknown or pruned version, answers 404. Every such answer is a download (
+          <code>Content-Disposition: attachment</code>) that a browser neither sniffs nor runs. MCP agents call{" "}
+          <code>list_files</code> and <code>read_file</code>; the CLI{" "}
+          <code>dropsite pull &lt;slug&gt; [dir] [--at N]</code>; the dashboard has &quot;Download .zip&quot; on every
+          version.
+        </p>
+        <CodeBlock>{`curl -H "authorization: Bearer $DROP_API_KEY" -o site.zip ${base}/drops/<slug>/archive?version=3
+curl -H "authorization: Bearer $DROP_API_KEY" ${base}/drops/<slug>/files/_redirects`}</CodeBlock>
+      </Section>
+
       <Section id="idempotency" title="Safe retries: If-Match and Idempotency-Key">
         <p>
           A named redeploy (<code>POST /deploy?name=…</code>) or an append may send <code>If-Match: &quot;N&quot;</code>

@@ -9,7 +9,7 @@ import type { Tier } from "../../plans";
 import { openShownSecret, sealShownSecret, type ShownOnce } from "../../webhooks/secret";
 import { forMcp } from "../hints";
 import { QR_META_KEY, qrModules } from "../preview";
-import type { ToolCall, ToolDef, ToolRequest } from "./define";
+import type { ResourceLinkBlock, ToolCall, ToolDef, ToolRequest } from "./define";
 import { optionalCaller, type Caller } from "../../auth/caller";
 import { checkGate, TEAM_TOOL_GATES } from "../../teams/gates";
 
@@ -40,7 +40,9 @@ function argumentError(error: z.ZodError): ApiError {
 export interface ToolResult {
   [key: string]: unknown;
   // An image block has no text: readers of content[i].text see undefined there.
-  content: ({ type: "text"; text: string } | (ImageBlock & { text?: undefined }))[];
+  content: (
+    { type: "text"; text: string } | (ImageBlock & { text?: undefined }) | (ResourceLinkBlock & { text?: undefined })
+  )[];
   structuredContent?: Record<string, unknown>;
   isError: boolean;
   _meta?: Record<string, unknown>;
@@ -76,7 +78,7 @@ export function toolError(err: unknown, tier: Tier = "anonymous"): ToolResult {
   };
 }
 
-type RunOutput = ShownOnce & { image?: ImageBlock };
+type RunOutput = ShownOnce & { image?: ImageBlock; link?: ResourceLinkBlock };
 
 /**
  * A write tool called with idempotency_key: runs once per caller and key (lib/idempotency.ts);
@@ -121,7 +123,7 @@ export async function callTool(def: ToolDef, request: ToolRequest): Promise<Tool
     const out =
       key === undefined ? await run() : await runOnce(def.name, parseIdempotencyKey(key), call, def.sealed, run);
     const result: ToolResult = {
-      content: [{ type: "text", text: out.text }, ...(out.image ? [out.image] : [])],
+      content: [{ type: "text", text: out.text }, ...(out.image ? [out.image] : []), ...(out.link ? [out.link] : [])],
       structuredContent: out.structured,
       isError: false,
     };

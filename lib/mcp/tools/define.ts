@@ -41,7 +41,20 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
    * idempotent replay only sealed, as the webhooks table keeps it (lib/webhooks/secret.ts).
    */
   sealed?: "secret";
-  run(args: z.infer<I>, call: ToolCall): Promise<{ structured: z.infer<O>; text: string; image?: ImageBlock }>;
+  run(
+    args: z.infer<I>,
+    call: ToolCall,
+  ): Promise<{ structured: z.infer<O>; text: string; image?: ImageBlock; link?: ResourceLinkBlock }>;
+}
+
+/** A resource link content block: a URL the client fetches itself (read_file's signed URL). */
+export interface ResourceLinkBlock {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  mimeType?: string;
+  size?: number;
+  description?: string;
 }
 
 export function tool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O>): ToolDef<I, O> {

@@ -1,5 +1,5 @@
 // The MCP tools: thin adapters over the same lib/ services as the REST routes, one module per
-// concern (deploy, drops, webhooks, domains, account, stats, reports), listed here in tools/list's order. A tool
+// concern (deploy, drops, files, webhooks, domains, account, stats, reports), listed here in tools/list's order. A tool
 // that runs and fails (limits, plan gates, bad arguments, auth) answers a result with
 // isError: true whose text an agent can relay (code, error, hint, upgrade and docs URLs): call.ts.
 import type { Tool } from "@modelcontextprotocol/server";
@@ -8,6 +8,7 @@ import { deployTools } from "./deploy";
 import { describeTools } from "./describe";
 import { domainTools } from "./domains";
 import { dropTools } from "./drops";
+import { fileTools } from "./files";
 import { reportTools } from "./report";
 import { statsTools } from "./stats";
 import { webhookTools } from "./webhooks";
@@ -17,6 +18,7 @@ export { callTool, toolError } from "./call";
 export const tools = [
   ...deployTools,
   ...dropTools,
+  ...fileTools,
   ...webhookTools,
   ...domainTools,
   ...accountTools,
