@@ -543,6 +543,38 @@ describe("address blocks", () => {
   });
 });
 
+describe("operator routes read JSON bodies only", () => {
+  it("a text/plain, form or untyped body is 400 invalid_request and adds no block; application/json adds one", async () => {
+    const ops = await operator();
+    const body = JSON.stringify({ cidr: "198.51.100.0/24", reason: "kits" });
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", null]) {
+      const r = await blocksRoute.POST(
+        apiRequest("/admin/blocks", {
+          method: "POST",
+          headers: { ...bearer(ops.apiKey), ...(type ? { "content-type": type } : {}) },
+          body,
+        }),
+        p({}),
+      );
+      expect([r.status, (await r.json()).code], String(type)).toEqual([400, "invalid_request"]);
+    }
+    expect(await auditActions("block:198.51.100.0/24")).toEqual([]);
+    const json = await blocksRoute.POST(apiRequest("/admin/blocks", post(ops.apiKey, JSON.parse(body))), p({}));
+    expect(json.status).toBe(201);
+    expect(await auditActions("block:198.51.100.0/24")).toEqual(["block.added"]);
+  });
+
+  it("an operator route whose body is optional still takes no body at all", async () => {
+    const ops = await operator();
+    const slug = await anonDrop();
+    const r = await enableRoute.POST(
+      apiRequest(`/admin/drops/${slug}/enable`, { method: "POST", headers: bearer(ops.apiKey) }),
+      p({ slug }),
+    );
+    expect(r.status).toBe(200);
+  });
+});
+
 describe("the queue, resolving and the audit log", () => {
   it("lists reported drops most reported first, counting an address once; resolve disables; audit has one entry per action", async () => {
     const ops = await operator();
