@@ -153,5 +153,24 @@ export async function readJson<T>(
   return parsed.data;
 }
 
+/**
+ * A JSON route that takes the session cookie refuses a body that is not `application/json`
+ * (400 invalid_request): a form or a text/plain body is what a page of another site can send
+ * without asking the browser first (DESIGN "Hardening decisions (round 5)", Origins). No body
+ * passes.
+ */
+export function requireJsonBody(req: Request): void {
+  if (req.body === null || req.headers.get("content-length") === "0") return;
+  const media = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (media === "application/json") return;
+  throw new ApiError(
+    "invalid_request",
+    "The body of this route is JSON: send it with Content-Type: application/json.",
+    {
+      hint: "Set the header Content-Type: application/json.",
+    },
+  );
+}
+
 /** Small JSON bodies (claim, keys, vanity, billing checkout): what readJson reads at most. */
 export const JSON_BODY_CAP = 64 * 1024;

@@ -28,7 +28,7 @@ const text = (form: FormData, name: string): string => {
 async function asOperator(run: (ctx: AppContext, actor: { id: string }) => Promise<string>) {
   let target: string;
   try {
-    const caller = await sessionPerson();
+    const caller = await sessionPerson("write");
     const ctx = await getContext();
     if (!caller || !isOperator(ctx.env, caller.account)) throw new Error("not an operator");
     target = `/admin?done=${encodeURIComponent(await run(ctx, caller.account))}`;

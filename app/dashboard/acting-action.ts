@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { sessionPerson } from "@/lib/auth/session";
 import { getContext } from "@/lib/context";
+import { toApiError } from "@/lib/errors";
 import { withDb } from "@/lib/db/errors";
 import { findTeamFor } from "@/lib/db/teams";
 import { setActingChoice } from "@/lib/teams/acting-choice";
@@ -20,7 +21,12 @@ const choiceSchema = z.union([z.literal(""), z.string().regex(VANITY_PATTERN)]);
 // person is a member of it. The choice is a cookie (lib/teams/acting-choice.ts); the team's
 // drops start on the dashboard's first page.
 export async function actAsAction(_prev: ActingFormState, form: FormData): Promise<ActingFormState> {
-  const person = await sessionPerson();
+  let person;
+  try {
+    person = await sessionPerson("write");
+  } catch (err) {
+    return { error: toApiError(err).message };
+  }
   if (!person) redirect("/login");
   const parsed = choiceSchema.safeParse(form.get("acting"));
   if (!parsed.success) return { error: "Choose yourself or one of your teams." };

@@ -1,10 +1,11 @@
 import { getContext, type AppContext } from "../context";
 import type { AccountRow } from "../db/schema";
 import { ApiError, notFound } from "../errors";
-import { readJson } from "../http";
+import { readJson, requireJsonBody } from "../http";
 import { enforceLimit } from "../ratelimit/guard";
 import { bearerCredential, callerFromCredential } from "../auth/caller";
 import { sessionPerson } from "../auth/session";
+import { isSafeMethod, refuseOtherOrigins } from "../auth/origin";
 import { isOperator } from "./operators";
 
 export type OperatorHandler<P> = (args: {
@@ -40,13 +41,18 @@ async function operatorOf(ctx: AppContext, req: Request): Promise<AccountRow | n
     if (err instanceof ApiError && err.code === "upstream_unavailable") throw err;
     return null;
   }
-  return isOperator(ctx.env, account) ? account : null;
+  if (!isOperator(ctx.env, account)) return null;
+  // The session cookie's writes come from the app's own pages only (403 once the caller is known
+  // to be an operator: to everyone else the route still does not exist).
+  if (credential === undefined && !isSafeMethod(req.method)) refuseOtherOrigins(ctx.env, req.headers);
+  return account;
 }
 
 const anyJson = { safeParse: (v: unknown) => ({ success: true as const, data: v }) };
 
-/** The JSON body of an operator route (validated by the action); `optional`: an empty body is {}. */
+/** The JSON body of an operator route (validated by the action); `optional`: an empty body is {}. Only application/json. */
 export function readOperatorBody(req: Request, optional = false): Promise<unknown> {
+  requireJsonBody(req);
   return readJson(req, anyJson, { optional });
 }
 

@@ -13,7 +13,8 @@ import { inActorScope } from "../log/actor-scope";
 // account: the person, or the team picked in the "Acting as" switcher. Each action names the API
 // route it does the work of, and its gate (lib/teams/gates.ts, the one REST and MCP ask) is asked
 // of the person's role before anything runs when the session acts as a team. Failures come back
-// as a plain result carrying the envelope's message and hint.
+// as a plain result carrying the envelope's message and hint. Every action changes state, so the
+// session is asked for a write: an action posted from a page of another origin is refused.
 
 export type ActionResult<T = undefined> =
   { ok: true; data: T } | { ok: false; error: string; code: string; hint?: string; upgrade_url?: string };
@@ -22,12 +23,12 @@ type Run<T> = (ctx: AppContext, caller: Caller & { account: AccountRow }) => Pro
 
 /** Runs `fn` as the acting account, once the acting role (when a team) passes `route`'s gate. */
 export function runAsSession<T>(route: TeamRoute, fn: Run<T>): Promise<ActionResult<T>> {
-  return run(sessionCaller, route, fn);
+  return run(() => sessionCaller("write"), route, fn);
 }
 
 /** Runs `fn` as the person logged in, whatever they act as (teams, connections, devices). */
 export function runAsPerson<T>(fn: Run<T>): Promise<ActionResult<T>> {
-  return run(sessionPerson, null, fn);
+  return run(() => sessionPerson("write"), null, fn);
 }
 
 async function run<T>(

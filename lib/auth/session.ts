@@ -1,5 +1,6 @@
 import type { NextAuthOptions } from "next-auth";
 import { getServerSession } from "next-auth";
+import { headers } from "next/headers";
 import GoogleProvider from "next-auth/providers/google";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers/index";
@@ -14,6 +15,7 @@ import type { Caller } from "./caller";
 import type { AccountRow } from "../db/schema";
 import { actAsTeam } from "../teams/acting";
 import { actingChoice, clearActingChoice } from "../teams/acting-choice";
+import { refuseOtherOrigins } from "./origin";
 
 // Browser sessions (next-auth 4): Google and any OpenID provider by issuer; on a developer's
 // machine with no provider configured, a clearly labelled local-developer login. The session
@@ -148,8 +150,16 @@ export function authOptions(): NextAuthOptions {
 
 type SessionCaller = Caller & { account: AccountRow };
 
+/**
+ * What the session is used for: "read" (a page), or "write" (a route or server action that
+ * changes state): a write from a page of another origin is refused (403 forbidden,
+ * lib/auth/origin.ts) before the cookie is read.
+ */
+export type SessionUse = "read" | "write";
+
 /** The person logged in on this browser, whatever they act as; null when logged out. */
-export async function sessionPerson(): Promise<SessionCaller | null> {
+export async function sessionPerson(use: SessionUse = "read"): Promise<SessionCaller | null> {
+  if (use === "write") refuseOtherOrigins(env(), await headers());
   const session = await getServerSession<ReturnType<typeof authOptions>, { accountId?: string }>(authOptions());
   if (!session?.accountId) return null;
   const ctx = await getContext();
@@ -163,8 +173,8 @@ export async function sessionPerson(): Promise<SessionCaller | null> {
  * dashboard's "Acting as" switcher while they are still a member of it (their role as it is now;
  * a choice that no longer holds is cleared and the person acts as themselves). Null when logged out.
  */
-export async function sessionCaller(): Promise<SessionCaller | null> {
-  const person = await sessionPerson();
+export async function sessionCaller(use: SessionUse = "read"): Promise<SessionCaller | null> {
+  const person = await sessionPerson(use);
   if (!person) return null;
   const choice = await actingChoice();
   if (choice === undefined) return person;

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
-import { ApiError, authRequired } from "../errors";
+import { authRequired } from "../errors";
+import { requireJsonBody } from "../http";
 import type { Caller } from "../auth/caller";
 import { sessionCaller } from "../auth/session";
 import { refuseSuspendedCaller } from "../auth/suspended";
@@ -16,7 +17,7 @@ import { preflight, UPLOAD_TOKEN_HEADER } from "./uploads";
 // the same guard, option checks, body reader and store as POST /deploy.
 export async function deployFromDashboard(ctx: AppContext, req: Request): Promise<DeployResponse> {
   return guardedDeploy(ctx, req, "dashboard", async (quota) => {
-    const caller = await dashboardCaller(ctx, req);
+    const caller = await dashboardCaller();
     const query = new URL(req.url).searchParams;
     return deployBody(
       ctx,
@@ -28,12 +29,12 @@ export async function deployFromDashboard(ctx: AppContext, req: Request): Promis
   });
 }
 
-/** The session's account on a dashboard request; cookie-authenticated, so requests another site's page could make are refused. */
-async function dashboardCaller(ctx: AppContext, req: Request): Promise<Caller> {
-  if (req.headers.get("origin") !== new URL(ctx.env.BASE_URL).origin) {
-    throw new ApiError("invalid_request", "Cross-origin uploads are not accepted here.");
-  }
-  const caller = await sessionCaller();
+/**
+ * The session's account on a dashboard request; cookie-authenticated, so a request another
+ * site's page (or a drop host's) could make is refused (403, lib/auth/origin.ts).
+ */
+async function dashboardCaller(): Promise<Caller> {
+  const caller = await sessionCaller("write");
   if (!caller) throw authRequired();
   refuseSuspendedCaller(caller);
   // Acting as a team (the dashboard's switcher): the gate of POST /deploy, whose work this is.
@@ -44,5 +45,7 @@ async function dashboardCaller(ctx: AppContext, req: Request): Promise<Caller> {
 // POST /dashboard/preflight: the dashboard's drop zone preflights as the session's account (its
 // uploads then land in the account's scope, and POST /dashboard/upload deploys them by reference).
 export async function preflightFromDashboard(ctx: AppContext, req: Request): Promise<PreflightResponse> {
-  return preflight(ctx, req, await dashboardCaller(ctx, req));
+  const caller = await dashboardCaller();
+  requireJsonBody(req);
+  return preflight(ctx, req, caller);
 }

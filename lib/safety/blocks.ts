@@ -23,12 +23,20 @@ export function normalizeCidr(input: string): string | null {
   }
 }
 
-/** Whether an address lies in a range (an IPv4-mapped IPv6 address counts as its IPv4 one). */
+/**
+ * Whether an address lies in a range (an IPv4-mapped IPv6 address counts as its IPv4 one). A
+ * client counted by its range (IPv6 by its /64, lib/ratelimit/address.ts) is in a block when the
+ * two ranges overlap: a block of one address of the /64 blocks the client that holds it.
+ */
 export function inRange(address: string, cidr: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
   try {
-    const addr = ipaddr.process(address);
     const range = ipaddr.parseCIDR(cidr);
+    if (address.includes("/")) {
+      const own = ipaddr.parseCIDR(address);
+      return own[0].kind() === range[0].kind() && (own[0].match(range) || range[0].match(own));
+    }
+    if (!ipaddr.isValid(address)) return false;
+    const addr = ipaddr.process(address);
     return addr.kind() === range[0].kind() && addr.match(range);
   } catch {
     return false;

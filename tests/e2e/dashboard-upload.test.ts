@@ -25,7 +25,7 @@ describe("dashboard preflight", () => {
       body,
       headers: { "content-type": "application/json", origin: "https://evil.example" },
     });
-    expect([cross.status, (cross.json() as { code: string }).code]).toEqual([400, "invalid_request"]);
+    expect([cross.status, (cross.json() as { code: string }).code]).toEqual([403, "forbidden"]);
     const anonymous = await app.request(appHost, "/dashboard/preflight", {
       method: "POST",
       body,
@@ -45,8 +45,8 @@ describe("dashboard upload and the shared deploy guard", () => {
       });
     for (let i = 0; i < 6; i++) {
       const refused = await upload();
-      expect(refused.status).toBe(400);
-      expect((refused.json() as { code: string }).code).toBe("invalid_request");
+      expect(refused.status).toBe(403);
+      expect((refused.json() as { code: string }).code).toBe("forbidden");
     }
     const limited = await upload();
     expect(limited.status).toBe(429);

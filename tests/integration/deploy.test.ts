@@ -397,6 +397,23 @@ describe("abuse guard", () => {
     expect(await countDrops(t.ctx.db)).toBeGreaterThan(0);
   });
 
+  it("one address however written: an IPv4-mapped spelling shares the IPv4 budget, and one IPv6 /64 is one budget", async () => {
+    t.ctx.limiter = clockedLimiter(t);
+    const from = (ip: string) => deploy("<p>x</p>", "text/html", "", { "x-dropsite-socket-ip": ip });
+    for (let i = 0; i < 5; i++) expect((await from("192.0.2.180")).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await from("::ffff:192.0.2.180")).status).toBe(200);
+    await expectError(await from("::FFFF:c000:02b4"), 429, "rate_limited");
+    await expectError(await from("192.0.2.180"), 429, "rate_limited");
+    // Ten IPv6 addresses of one /64, written every way: the eleventh deploy is refused.
+    for (let i = 1; i <= 10; i++) {
+      const ip = i % 2 ? `2001:db8:5:7::${i.toString(16)}` : `2001:0DB8:0005:0007:0:0:${i.toString(16)}:1`;
+      expect((await from(ip)).status, ip).toBe(200);
+    }
+    await expectError(await from("2001:db8:5:7:ffff:ffff:ffff:ffff"), 429, "rate_limited");
+    // The next /64 is another client.
+    expect((await from("2001:db8:5:8::1")).status).toBe(200);
+  });
+
   it("ignores X-Forwarded-For unless TRUST_PROXY is on", async () => {
     await clearOfMinuteEdge(t);
     const sock = { "x-dropsite-socket-ip": "192.0.2.150" };

@@ -236,6 +236,26 @@ describe("reports", () => {
     t.clock.advance(3601);
     expect((await send("198.51.100.77")).status).toBe(202);
   });
+
+  it("the hourly cap counts one address however it is written, and an IPv6 /64 as one reporter", async () => {
+    const slug = await anonDrop();
+    const send = (ip: string) =>
+      reportsRoute.POST(
+        apiRequest("/reports", post(null, { url: `http://${slug}.${TEST_SERVE_DOMAIN}/`, reason: "spam" }, ip)),
+        p({}),
+      );
+    const half = Math.ceil(reportLimits.perAddressPerHour / 2);
+    for (let i = 0; i < half; i++) expect((await send("198.51.100.90")).status).toBe(202);
+    for (let i = half; i < reportLimits.perAddressPerHour; i++)
+      expect((await send("::ffff:198.51.100.90")).status).toBe(202);
+    expect((await send("198.51.100.90")).status).toBe(429);
+    for (let i = 0; i < reportLimits.perAddressPerHour; i++)
+      expect((await send(`2001:db8:77:1::${(i + 1).toString(16)}`)).status).toBe(202);
+    expect((await send("2001:DB8:77:1:0:0:0:ffff")).status).toBe(429);
+    // Counted once in the queue: all those reports came from two reporters.
+    const reporters = await t.ctx.db.select().from(reports).where(eq(reports.slug, slug));
+    expect(new Set(reporters.map((r) => r.reporterHash)).size).toBe(2);
+  });
 });
 
 describe("MCP report_abuse", () => {
@@ -540,6 +560,57 @@ describe("address blocks", () => {
     expect((await deploy("192.0.2.200")).status).toBeLessThan(300);
     expect(await auditActions("block:192.0.2.0/24")).toEqual(["block.added", "block.removed"]);
     expect(await auditActions("block:2001:db8:aa::/48")).toEqual(["block.added"]);
+  });
+});
+
+describe("address blocks and IPv6 clients", () => {
+  it("a block of one IPv6 address refuses the /64 that holds it; the next /64 deploys", async () => {
+    const ops = await operator();
+    const added = await blocksRoute.POST(
+      apiRequest("/admin/blocks", post(ops.apiKey, { cidr: "2001:db8:bb:1::9/128", reason: "kits" })),
+      p({}),
+    );
+    expect(added.status).toBe(201);
+    const deploy = (ip: string) =>
+      deployRoute.POST(
+        apiRequest("/deploy", { method: "POST", ip, headers: { "content-type": "text/html" }, body: "<p>x</p>" }),
+        p({}),
+      );
+    expect((await deploy("2001:db8:bb:1::9")).status).toBe(403);
+    expect((await deploy("2001:db8:bb:1::1234")).status).toBe(403);
+    expect((await deploy("2001:db8:bb:2::9")).status).toBeLessThan(300);
+  });
+});
+
+describe("operator routes read JSON bodies only", () => {
+  it("a text/plain, form or untyped body is 400 invalid_request and adds no block; application/json adds one", async () => {
+    const ops = await operator();
+    const body = JSON.stringify({ cidr: "198.51.100.0/24", reason: "kits" });
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", null]) {
+      const r = await blocksRoute.POST(
+        apiRequest("/admin/blocks", {
+          method: "POST",
+          headers: { ...bearer(ops.apiKey), ...(type ? { "content-type": type } : {}) },
+          body,
+        }),
+        p({}),
+      );
+      expect([r.status, (await r.json()).code], String(type)).toEqual([400, "invalid_request"]);
+    }
+    expect(await auditActions("block:198.51.100.0/24")).toEqual([]);
+    const json = await blocksRoute.POST(apiRequest("/admin/blocks", post(ops.apiKey, JSON.parse(body))), p({}));
+    expect(json.status).toBe(201);
+    expect(await auditActions("block:198.51.100.0/24")).toEqual(["block.added"]);
+  });
+
+  it("an operator route whose body is optional still takes no body at all", async () => {
+    const ops = await operator();
+    const slug = await anonDrop();
+    const r = await enableRoute.POST(
+      apiRequest(`/admin/drops/${slug}/enable`, { method: "POST", headers: bearer(ops.apiKey) }),
+      p({ slug }),
+    );
+    expect(r.status).toBe(200);
   });
 });
 

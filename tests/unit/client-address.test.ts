@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, type AddressEnv } from "@/lib/ratelimit/address";
+import { addressKey, clientAddress, type AddressEnv } from "@/lib/ratelimit/address";
 
 // The client address behind 0, 1 and 2 trusted proxies: the right-most address not added by
 // a trusted proxy; whatever the client wrote to the left of it is ignored.
@@ -58,5 +58,34 @@ describe("clientAddress", () => {
     expect(clientAddress(req({ "x-forwarded-for": "6.6.6.6", "x-real-ip": "203.0.113.9" }), env({ VERCEL: "1" }))).toBe(
       "203.0.113.9",
     );
+  });
+});
+
+describe("one address, however it is written (the key of every per-address limit)", () => {
+  it("an IPv4-mapped IPv6 address is the IPv4 address; IPv4 is as written", () => {
+    expect(addressKey("::ffff:203.0.113.9")).toBe("203.0.113.9");
+    expect(addressKey("::FFFF:cb00:7109")).toBe("203.0.113.9");
+    expect(addressKey("203.0.113.9")).toBe("203.0.113.9");
+  });
+
+  it("IPv6 is counted by its /64, written canonically (RFC 5952)", () => {
+    const key = "2001:db8:0:1::/64";
+    for (const spelling of ["2001:db8:0:1::5", "2001:DB8:0:1:0:0:0:5", "2001:0db8:0000:0001:ffff:ffff:ffff:ffff"])
+      expect(addressKey(spelling), spelling).toBe(key);
+    expect(addressKey("2001:db8:0:2::5")).toBe("2001:db8:0:2::/64");
+    expect(addressKey("::1")).toBe("::/64");
+    expect(addressKey("fe80::1%eth0")).toBe("fe80::/64");
+  });
+
+  it("what is no address stays as it is (the socket's 'unknown')", () => {
+    expect(addressKey("unknown")).toBe("unknown");
+  });
+
+  it("clientAddress answers the key: the socket's mapped IPv4, a forwarded IPv6 by its /64", () => {
+    expect(clientAddress(req({ "x-dropsite-socket-ip": "::ffff:10.0.0.1" }), env({ TRUST_PROXY: false }))).toBe(
+      "10.0.0.1",
+    );
+    expect(clientAddress(req({ "x-forwarded-for": "2001:DB8::1:2" }), env())).toBe("2001:db8::/64");
+    expect(clientAddress(req({ "x-real-ip": "::ffff:203.0.113.9" }), env({ VERCEL: "1" }))).toBe("203.0.113.9");
   });
 });
