@@ -277,7 +277,7 @@ class ScriptScan {
     for (const { action } of this.dom.createdForms) {
       const url = resolveUrl(action.url, this.base);
       if (url && !exfiltrationEndpoint(url) && isOffsite(url, this.input.ownHosts))
-        this.findings.push({ rule: "credential-form-offsite", file: this.input.file, ...action, host: url.host });
+        this.addFinding({ rule: "credential-form-offsite", file: this.input.file, ...action, host: url.host });
     }
   }
 
