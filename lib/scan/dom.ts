@@ -14,6 +14,8 @@ import type { Folder } from "./fold";
 export type FormRef =
   /** The element with this id: a form, or an element inside one. */
   | { kind: "id"; id: string }
+  /** The first element of this class (`querySelector(".login")`): a form, or an element inside one. */
+  | { kind: "class"; cls: string }
   /** The page's nth form (`document.forms[0]`, `querySelector("form")`). */
   | { kind: "index"; n: number }
   /** The form of this name (`document.forms.login`). */
@@ -72,6 +74,8 @@ function selectorRef(sel: string | null): FormRef {
   const s = sel.trim();
   let m = /^(?:form)?#([\w-]+)$/i.exec(s);
   if (m) return { kind: "id", id: m[1]! };
+  m = /^(?:form)?\.([\w-]+)$/i.exec(s);
+  if (m) return { kind: "class", cls: m[1]! };
   if (/^form$/i.test(s)) return { kind: "index", n: 0 };
   m = /^form\[name=["']?([\w-]+)["']?\]$/i.exec(s);
   if (m) return { kind: "name", name: m[1]! };
@@ -149,6 +153,8 @@ export class DomTracker<F> {
       if (forms) return { ref: /^\d+$/.test(prop) ? { kind: "index", n: Number(prop) } : { kind: "name", name: prop } };
       if (obj.type === "CallExpression" && list === "getElementsByName" && listArg !== null && prop === "0")
         return { ref: { kind: "name", name: listArg } };
+      if (obj.type === "CallExpression" && list === "getElementsByClassName" && listArg !== null && prop === "0")
+        return { ref: { kind: "class", cls: listArg.trim() } };
     }
     return { ref: ANY };
   }

@@ -26,6 +26,8 @@ export interface PageForms {
   forms: FormInfo[];
   /** Elements by id (the first of each): the form they are or are in; null for none. */
   ids: ReadonlyMap<string, FormInfo | null>;
+  /** Elements by class (the first of each), likewise. */
+  classes: ReadonlyMap<string, FormInfo | null>;
 }
 
 /** The form a script's own forms stand in for when there is no markup (a .js file). */
@@ -38,8 +40,9 @@ function reached(page: PageForms, ref: FormRef): FormInfo[] {
   switch (ref.kind) {
     case "none":
       return [];
-    case "id": {
-      const at = page.ids.get(ref.id);
+    case "id":
+    case "class": {
+      const at = ref.kind === "id" ? page.ids.get(ref.id) : page.classes.get(ref.cls);
       if (at === undefined) return page.forms;
       return at === null ? [] : [at];
     }

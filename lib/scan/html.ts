@@ -149,6 +149,7 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
   const forms: FormInfo[] = [];
   const formStack: FormInfo[] = [];
   const ids = new Map<string, FormInfo | null>();
+  const classes = new Map<string, FormInfo | null>();
   const formless: { form: string; line: number }[] = [];
   const formlessOverrides: { form: string; o: Located & { action: string } }[] = [];
   const scriptSources: (Located & { src: string })[] = [];
@@ -201,6 +202,9 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
         }
         // What getElementById finds: the first element of an id, and the form it is or is in.
         if (attribs.id !== undefined && !ids.has(attribs.id)) ids.set(attribs.id, formStack.at(-1) ?? null);
+        if (attribs.class !== undefined)
+          for (const c of attribs.class.split(/[\t\n\f\r ]+/))
+            if (c !== "" && !classes.has(c)) classes.set(c, formStack.at(-1) ?? null);
         if ((name === "button" || name === "input") && attribs.formaction !== undefined) {
           const o = { ...here(), action: attribs.formaction };
           if (attribs.form !== undefined) formlessOverrides.push({ form: attribs.form, o });
@@ -300,7 +304,7 @@ export function scanHtml(html: string, input: HtmlInput, indexPage: boolean): Ht
   }
 
   // Forms: where they post, and what (scripts' doings included).
-  const scriptPassword = applyEffects({ forms, ids }, effects);
+  const scriptPassword = applyEffects({ forms, ids, classes }, effects);
   findings.push(...judgeForms(forms, file, base, own));
 
   // index.html leaving for another host at once.

@@ -141,7 +141,7 @@ export function scanFile(path: string, bytes: Uint8Array, opts: FileScanOptions)
     findings.push(...script.findings);
     // Alone, a script's forms are the page's it cannot see: every reference reaches the one assumed.
     const form = assumedForm();
-    applyEffects({ forms: [form], ids: new Map() }, [script.dom]);
+    applyEffects({ forms: [form], ids: new Map(), classes: new Map() }, [script.dom]);
     findings.push(...judgeForms([form], path, OWN_ORIGIN, opts.ownHosts));
     return { findings, urls: [] };
   }

