@@ -68,6 +68,20 @@ export function normalizeHostname(input: string): HostnameCheck {
   return { ok: true, hostname: ascii };
 }
 
+/**
+ * Whether a host as a parsed URL gives it (lower case, punycode, no port) names a host: an IP
+ * literal, or at most 253 characters of labels of letters, digits and inner hyphens, each at
+ * most 63 characters. WHATWG URL parsing also takes `exa!mple.com`, `a{b}` and `a..b`.
+ */
+export function isHostname(host: string): boolean {
+  if (host.startsWith("[") ? isIP(host.slice(1, -1)) === 6 && host.endsWith("]") : isIP(host) !== 0) return true;
+  if (host.length === 0 || host.length > HOSTNAME_MAX_CHARS) return false;
+  return host
+    .replace(/\.$/, "")
+    .split(".")
+    .every((label) => label.length <= LABEL_MAX_CHARS && LABEL.test(label));
+}
+
 /** This service's own hosts (with or without ports): the app's and the serve domain. */
 export interface OwnHosts {
   appHost: string;

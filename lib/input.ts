@@ -61,6 +61,28 @@ export function queryInteger(raw: string): number | undefined {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
+/**
+ * A list's `limit` and `offset` through queryInteger: each one present that is not a number
+ * already (an MCP tool's arguments) must be decimal digits, else 400 invalid_request naming it.
+ * The other fields are passed on as they are; the list's schema then checks the bounds.
+ */
+export function pageIntegers(raw: unknown, docs?: string): unknown {
+  if (raw === null || typeof raw !== "object") return raw;
+  const out: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  for (const k of ["limit", "offset"] as const) {
+    const v = out[k];
+    if (v === undefined || typeof v === "number") continue;
+    const n = typeof v === "string" ? queryInteger(v) : undefined;
+    if (n === undefined)
+      throw new ApiError("invalid_request", `${k} must be written in decimal digits.`, {
+        details: { field: k },
+        ...(docs ? { docs } : {}),
+      });
+    out[k] = n;
+  }
+  return out;
+}
+
 /** A claim of an identity provider we store (sub, email): bounded plain text, or not accepted. */
 export function isStorableClaim(v: string): boolean {
   return isPlainText(v) && utf8Bytes(v) <= INPUT_LIMITS.claimBytes;

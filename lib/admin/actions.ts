@@ -21,7 +21,7 @@ import {
 import type { AccountRow, BlockRow, DropRow } from "../db/schema";
 import { ApiError } from "../errors";
 import { removeDrop } from "../drops/manage";
-import { isSlug } from "../input";
+import { isSlug, pageIntegers } from "../input";
 import { dropChanged } from "../serve/cache";
 import { normalizeCidr } from "../safety/blocks";
 import { previewUrl } from "../render/service";
@@ -53,7 +53,7 @@ async function dropOr404(ctx: AppContext, slug: string): Promise<DropRow> {
 
 // GET /admin/queue
 export async function adminQueue(ctx: AppContext, query: unknown) {
-  const q = parse(queueQuerySchema, query, "The query");
+  const q = parse(queueQuerySchema, pageIntegers(query), "The query");
   const { total, rows } = await withDb(() => listQueue(ctx.db, q.status, q.limit, q.offset));
   return {
     total,
@@ -265,7 +265,7 @@ export async function removeBlock(ctx: AppContext, actor: Actor, id: string) {
 
 // GET /admin/audit
 export async function adminAudit(ctx: AppContext, query: unknown) {
-  const q = parse(auditQuerySchema, query, "The query");
+  const q = parse(auditQuerySchema, pageIntegers(query), "The query");
   const { total, entries } = await withDb(() => listAudit(ctx.db, q));
   return {
     total,

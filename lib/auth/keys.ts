@@ -14,7 +14,7 @@ import type { AccountRow } from "../db/schema";
 import { listTeamKeys, revokeTeamKey } from "../db/teams";
 import { recordTeamAudit } from "../db/team-audit";
 import type { TeamRole } from "../schemas";
-import { actorOf, teamFor } from "../teams/access";
+import { actorOf, refused, teamFor } from "../teams/access";
 import { can } from "../teams/roles";
 
 // API keys: sp_ + 43 base64url characters (32 random bytes), shown once. Only the SHA-256 is
@@ -128,7 +128,11 @@ export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: unkno
   return { revoked: keyId };
 }
 
-/** DELETE /keys/{id} with a team key: one's own team keys; admins and owners, any of the team's. */
+/**
+ * DELETE /keys/{id} with a team key: one's own team keys; admins and owners, any of the team's.
+ * Below admin, any key that is not one's own is 403 whether or not it exists: the role decides
+ * before the key is looked up, so the answer tells nothing of other members' keys.
+ */
 async function revokeWithTeamKey(
   ctx: AppContext,
   caller: Caller & { account: AccountRow },
@@ -145,6 +149,7 @@ async function revokeWithTeamKey(
       target: `key:${keyId}`,
     }),
   );
-  if (!ok) throw new ApiError("not_found", "No such key in this team.");
-  return { revoked: keyId };
+  if (ok) return { revoked: keyId };
+  if (!anyones) throw refused(team.role, "revoke other members' keys");
+  throw new ApiError("not_found", "No such key in this team.");
 }

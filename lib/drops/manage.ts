@@ -5,7 +5,7 @@ import { detachHostnames } from "../domains/detach";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
 import { withDb } from "../db/errors";
-import { isPlainText, queryInteger, slugOr404 } from "../input";
+import { isPlainText, pageIntegers, slugOr404 } from "../input";
 import { CLAIM_TOKEN_PATTERN } from "../patterns";
 import { sha256Hex } from "../ids";
 import { isPaid, limits } from "../plans";
@@ -45,22 +45,9 @@ export function toDrop(row: Omit<DropRow, "siteRules">, ctx: AppContext): Drop {
 
 export function parseListQuery(params: URLSearchParams | Record<string, unknown>): { limit: number; offset: number } {
   const raw = params instanceof URLSearchParams ? Object.fromEntries(params) : params;
-  const invalid = () =>
-    new ApiError(
-      "invalid_request",
-      `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}, in decimal digits.`,
-      { docs: "list-drops" },
-    );
-  const clean: Record<string, number> = {};
-  for (const k of ["limit", "offset"] as const) {
-    const v = raw[k];
-    if (v === undefined) continue;
-    // Present but empty, or anything but decimal digits (1e2, 0x10, 0b1, -1, " 7"): refused.
-    const n = typeof v === "number" ? v : typeof v === "string" ? queryInteger(v) : undefined;
-    if (n === undefined) throw invalid();
-    clean[k] = n;
-  }
-  const parsed = listQuerySchema.safeParse(clean);
+  // Present but empty, or anything but decimal digits (1e2, 0x10, 0b1, -1, " 7"): refused.
+  const { limit, offset } = pageIntegers(raw, "list-drops") as Record<string, unknown>;
+  const parsed = listQuerySchema.safeParse({ limit, offset });
   if (!parsed.success)
     throw ApiError.fromZod(parsed.error, "The query", {
       hint: `limit must be 1 to ${LIST_LIMIT_MAX} and offset 0 to ${MAX_OFFSET}.`,

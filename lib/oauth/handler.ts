@@ -5,7 +5,7 @@ import { ApiError } from "../errors";
 import { clientAddress } from "../ratelimit/address";
 import { enforceLimit } from "../ratelimit/guard";
 import { withDb } from "../db/errors";
-import { AS_METADATA_PATH, OAUTH_ROUTES, PROVIDER_DISCOVERY_PATH } from "./paths";
+import { AS_METADATA_PATH, MCP_SCOPE, OAUTH_ROUTES, PROVIDER_DISCOVERY_PATH } from "./paths";
 import { oauthProvider } from "./provider";
 
 /** Where next.config.ts rewrites the RFC 8414 metadata path to (a path this handler owns). */
@@ -21,6 +21,13 @@ export async function handleOauth(req: IncomingMessage, res: ServerResponse): Pr
   const url = new URL(req.url ?? "/", "http://internal");
   if (url.pathname === AS_METADATA_PATH || url.pathname === AS_METADATA_REWRITE)
     req.url = `${PROVIDER_DISCOVERY_PATH}${url.search}`;
+  // An authorization request without `scope` (some MCP clients send none) asks for the
+  // resource's default scope: the provider would grant nothing and answer access_denied after
+  // the person approved.
+  if (req.method === "GET" && url.pathname === OAUTH_ROUTES.authorization && !url.searchParams.get("scope")) {
+    url.searchParams.set("scope", MCP_SCOPE);
+    req.url = `${url.pathname}?${url.searchParams}`;
+  }
   if (req.method === "POST" && url.pathname === OAUTH_ROUTES.registration) {
     // Registration is open (RFC 7591, as MCP clients expect), so it is bounded per address.
     const address = clientAddress({ headers: { get: (name) => headerOf(req, name) } }, ctx.env);

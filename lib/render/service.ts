@@ -8,6 +8,7 @@ import { enforceLimit } from "../ratelimit/guard";
 import { withDb } from "../db/errors";
 import type { AccountRow, DropRow, RenderCheckRow } from "../db/schema";
 import { findDropBySlug } from "../db/queries";
+import { refuseDisabled } from "../safety/disabled";
 import { findPreview, findRenderCheck, saveRenderCheck } from "../db/renders";
 import { slugOr404 } from "../input";
 import { browserFor, browserSource, inQueue, reachRule } from "./browser";
@@ -209,6 +210,8 @@ export async function renderOwnedDrop(
   opts: CheckOptions = {},
 ): Promise<DropCheck> {
   const drop = await ownedDrop(ctx, account, slug);
+  // A disabled drop takes no writes, a check (which replaces its screenshots) included.
+  refuseDisabled(drop);
   try {
     return await checkDrop(ctx, drop, renderSubject(account, ""), opts);
   } catch (err) {

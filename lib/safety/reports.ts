@@ -41,6 +41,9 @@ export async function submitReport(
     throw notOurs();
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw notOurs();
+  // Userinfo names no drop and is not the reporter's to store (`http://evil@host/` is `http://host/`).
+  url.username = "";
+  url.password = "";
   const action = resolveHost(url.host, { serveDomain: ctx.env.SERVE_DOMAIN, appHost: new URL(ctx.env.BASE_URL).host });
   if (action.kind === "app" || action.kind === "invalid-drop-host") throw notOurs();
   const key =

@@ -1,4 +1,5 @@
 import { isbot } from "isbot";
+import { isHostname } from "../hostname";
 
 // Who asked, for the counts: a link unfurler (a chat or social app fetching a preview of a
 // shared link), another bot (the maintained `isbot` package decides), or a person. Unfurlers
@@ -78,7 +79,10 @@ export function referrerHost(referer: string | null): string | undefined {
   let host: string | undefined;
   try {
     const u = new URL(referer);
-    if (u.protocol === "http:" || u.protocol === "https:") host = u.host.toLowerCase() || undefined;
+    // A host no hostname could be (over 253 characters, characters outside letters, digits and
+    // hyphens) is counted as no referrer: nothing of it is stored.
+    if ((u.protocol === "http:" || u.protocol === "https:") && isHostname(u.hostname.toLowerCase()))
+      host = u.host.toLowerCase() || undefined;
   } catch {
     host = undefined;
   }

@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { withDb } from "../db/errors";
 import { listTeamAudit } from "../db/teams";
 import { ApiError } from "../errors";
+import { pageIntegers } from "../input";
 import { teamAuditQuerySchema, type TeamAuditResponse } from "../schemas";
 import { teamFor, type PersonCaller } from "./access";
 
@@ -14,7 +15,7 @@ export async function teamAuditLog(
   query: Record<string, string>,
 ): Promise<TeamAuditResponse> {
   const { team } = await teamFor(ctx, caller, slug, "audit", "read the audit log");
-  const parsed = teamAuditQuerySchema.safeParse(query);
+  const parsed = teamAuditQuerySchema.safeParse(pageIntegers(query, "teams"));
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "The query", { docs: "teams" });
   const { limit, offset } = parsed.data;
   const page = await withDb(() => listTeamAudit(ctx.db, team.id, limit, offset));

@@ -19,7 +19,7 @@ import { limits, TEAM_INVITE_SECONDS, type Plan } from "../plans";
 import { inviteBodySchema, joinBodySchema } from "../schemas";
 import { derivedKey } from "../secret";
 import { actorOf, type LazyBody, requirePerson, refused, teamFor, type PersonCaller } from "./access";
-import { can, roleAction } from "./roles";
+import { can, grantAction } from "./roles";
 
 // Invitations: POST/GET /teams/{team}/invites, DELETE /teams/{team}/invites/{id}, and
 // POST /teams/join. A code is single use and good for TEAM_INVITE_SECONDS; only its keyed hash
@@ -52,7 +52,7 @@ export async function createInvite(ctx: AppContext, caller: PersonCaller, slug: 
   const parsed = inviteBodySchema.safeParse(await body());
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "The body", { docs: "teams" });
   const { role: invited, email } = parsed.data;
-  if (!can(role, roleAction(invited))) throw refused(role, "invite owners");
+  if (!can(role, grantAction(invited))) throw refused(role, "invite owners");
   const members = await withDb(() => countMembers(ctx.db, team.id));
   if (members >= limits[plan].maxMembers) throw seatsFull(plan);
   const now = new Date(ctx.now());

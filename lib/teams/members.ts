@@ -6,7 +6,7 @@ import { ApiError } from "../errors";
 import { dropChanged } from "../serve/cache";
 import { memberRoleBodySchema, type TeamRole } from "../schemas";
 import { actorOf, type LazyBody, refused, teamFor, type PersonCaller } from "./access";
-import { can, roleAction } from "./roles";
+import { can, grantAction, seatAction } from "./roles";
 
 // A team's members: GET /teams/{team}/members, PATCH (role) and DELETE (remove, or leave when it
 // is the caller's own id) /teams/{team}/members/{account}.
@@ -63,16 +63,19 @@ export async function setMemberRole(
   const parsed = memberRoleBodySchema.safeParse(await body());
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "The body", { docs: "teams" });
   const next = parsed.data.role;
-  // Granting the owner role, or changing an owner's, is the owners' (checked on the role now held).
-  if (!can(role, roleAction(next))) throw refused(role, "grant the owner role");
+  // Granting the owner role, or changing an admin's or an owner's, is the owners' (checked on
+  // the roles held when the change is made).
+  if (!can(role, grantAction(next))) throw refused(role, "grant the owner role");
+  const allowed = (now: TeamRole | undefined, before: TeamRole) =>
+    !!now && can(now, grantAction(next)) && can(now, seatAction(before));
   const change = await withDb(() =>
-    changeMember(ctx.db, team.id, accountId, next, (now, before) => !!now && can(now, roleAction(before, next)), {
+    changeMember(ctx.db, team.id, accountId, next, allowed, {
       ...actorOf(ctx, caller),
       action: "member.role_changed",
       target: `account:${accountId}`,
     }),
   );
-  if (!change.ok) throw failed(change, role, "change an owner's role");
+  if (!change.ok) throw failed(change, role, "change an admin's or an owner's role");
   await forgetSignedOut(ctx, change.signedOut);
   return { account_id: accountId, role: next };
 }
@@ -82,13 +85,13 @@ export async function removeMember(ctx: AppContext, caller: PersonCaller, slug: 
   const self = accountId === personOf(caller).id;
   const { team, role } = await teamFor(ctx, caller, slug, self ? "read" : "members", "remove members");
   const change = await withDb(() =>
-    changeMember(ctx.db, team.id, accountId, null, (now, before) => self || (!!now && can(now, roleAction(before))), {
+    changeMember(ctx.db, team.id, accountId, null, (now, before) => self || (!!now && can(now, seatAction(before))), {
       ...actorOf(ctx, caller),
       action: "member.removed",
       target: `account:${accountId}`,
     }),
   );
-  if (!change.ok) throw failed(change, role, "remove an owner");
+  if (!change.ok) throw failed(change, role, "remove an admin or an owner");
   await forgetSignedOut(ctx, change.signedOut);
   return { removed: accountId };
 }

@@ -18,11 +18,11 @@ export const TEAM_ACTIONS = {
   keys: "admin",
   /** Inviting, listing and revoking invitations. */
   invites: "admin",
-  /** Setting roles among viewer, member and admin; removing those members. */
+  /** Giving viewer, member or admin to viewers and members; removing viewers and members. */
   members: "admin",
   audit: "admin",
   billing: "owner",
-  /** Granting, changing or removing the owner role. */
+  /** Granting the owner role; changing or removing an admin or an owner. */
   owners: "owner",
   deleteTeam: "owner",
 } as const satisfies Record<string, TeamRole>;
@@ -36,9 +36,17 @@ export function can(role: TeamRole, action: TeamAction): boolean {
 }
 
 /**
- * The action class a role change or removal touches: an owner's seat, or granting the owner
- * role, is the owners' business; any other role, the members' (admins').
+ * The action class of giving a role (a role change's new role, an invitation's): the owner role
+ * is the owners' to give; viewer, member and admin, the admins'.
  */
-export function roleAction(...roles: TeamRole[]): TeamAction {
-  return roles.includes("owner") ? "owners" : "members";
+export function grantAction(role: TeamRole): TeamAction {
+  return role === "owner" ? "owners" : "members";
+}
+
+/**
+ * The action class of changing or removing a member who holds `role`: an admin's or an owner's
+ * seat is the owners' business; a viewer's or a member's, the admins'.
+ */
+export function seatAction(role: TeamRole): TeamAction {
+  return role === "owner" || role === "admin" ? "owners" : "members";
 }

@@ -303,6 +303,34 @@ describe("authorization code with PKCE", () => {
     expect((await rawMcp(access)).status).toBe(200);
   });
 
+  it("a request without scope (as some MCP clients send it) gets the default scope mcp: approve gives a code, the token lists drops", async () => {
+    const { account, apiKey } = await accountWithKey(t.ctx);
+    const slug = await deployWith(apiKey, "<h1>no scope</h1>", "192.0.2.8");
+    const clientId = await registerClient(app.baseUrl, "Scopeless Agent", REDIRECT);
+    const { verifier, challenge } = pkcePair();
+    const first = await authorize(clientId, { scope: "", code_challenge: challenge });
+    expect(first.status).toBe(303);
+    const jar = new CookieJar();
+    jar.take(first);
+    const uid = /\/dashboard\/connect\/([^/?]+)$/.exec(first.headers.get("location") ?? "")?.[1];
+    expect(uid).toBeTruthy();
+    const back = await decide({ jar, uid: uid!, verifier }, account.id, true);
+    expect(back.searchParams.get("error")).toBeNull();
+    const code = back.searchParams.get("code");
+    expect(code).toBeTruthy();
+    const r = await exchange(clientId, code!, verifier);
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect((r.json.scope as string).split(" ")).toContain("mcp");
+    const access = r.json.access_token as string;
+    registerSecret("oauth access token", access);
+    const client = await mcpClient(access);
+    const listed = (await client.callTool({ name: "list_drops", arguments: {} })) as {
+      structuredContent?: { drops: { slug: string }[] };
+    };
+    expect(listed.structuredContent?.drops.map((d) => d.slug)).toEqual([slug]);
+    await client.close();
+  });
+
   it("deny redirects with error=access_denied and issues nothing", async () => {
     const { account } = await accountWithKey(t.ctx);
     const clientId = await newClient();

@@ -15,6 +15,7 @@ import * as reportsRoute from "@/app/reports/route";
 import * as dropsRoute from "@/app/drops/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import * as accessRoute from "@/app/drops/[slug]/access/route";
+import * as renderRoute from "@/app/drops/[slug]/render/route";
 import * as deployRoute from "@/app/deploy/route";
 import * as preflightRoute from "@/app/deploy/preflight/route";
 import { anonymousCaller } from "@/lib/auth/caller";
@@ -190,6 +191,26 @@ describe("reports", () => {
     expect(row!.reporterHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain("198.51.100.23");
     expect(await auditActions(`drop:${slug}`)).toEqual(["report.received"]);
+  });
+
+  it("a report's URL is stored without userinfo", async () => {
+    const slug = await anonDrop();
+    const sent: [string, string][] = [
+      [`http://evil@${slug}.${TEST_SERVE_DOMAIN}/`, `http://${slug}.${TEST_SERVE_DOMAIN}/`],
+      [`http://user:secret@${slug}.${TEST_SERVE_DOMAIN}/login?x=1`, `http://${slug}.${TEST_SERVE_DOMAIN}/login?x=1`],
+    ];
+    for (const [url, stored] of sent) {
+      const res = await reportsRoute.POST(
+        apiRequest("/reports", post(null, { url, reason: "phishing" }, "198.51.100.24")),
+        p({}),
+      );
+      expect(res.status).toBe(202);
+      const [row] = await t.ctx.db
+        .select()
+        .from(reports)
+        .where(eq(reports.id, ((await res.json()) as { id: string }).id));
+      expect(row!.url).toBe(stored);
+    }
   });
 
   it("another site's URL, the app host and a malformed body are 400; a missing drop 404; nothing is stored", async () => {
@@ -428,6 +449,34 @@ describe("a disabled drop", () => {
   });
 });
 
+describe("a disabled drop refuses a render check", () => {
+  it("POST /drops/{slug}/render of a disabled drop is 403 forbidden, like every other write", async () => {
+    const ops = await operator();
+    const owner = await accountWithKey(t.ctx, "free");
+    const d = await createDrop(
+      t.ctx,
+      { account: owner.account, via: "api_key", credentialKey: "k" },
+      { files: [{ path: "index.html", bytes: enc("<h1>x</h1>") }], ttl: null },
+    );
+    const render = () =>
+      renderRoute.POST(
+        apiRequest(`/drops/${d.slug}/render`, { method: "POST", headers: bearer(owner.apiKey) }),
+        p({ slug: d.slug }),
+      );
+    const before = await render();
+    expect(before.status).not.toBe(403);
+    await disableRoute.POST(
+      apiRequest(`/admin/drops/${d.slug}/disable`, post(ops.apiKey, { reason: "phishing" })),
+      p({ slug: d.slug }),
+    );
+    const refused = await render();
+    expect(refused.status).toBe(403);
+    const body = await refused.json();
+    expect(body.code).toBe("forbidden");
+    expect(body.hint).toContain("/report");
+  });
+});
+
 describe("suspended accounts", () => {
   it("suspend: every drop 451, the key refused 403 naming the appeal form; unsuspend reverses all of it", async () => {
     const ops = await operator();
@@ -639,6 +688,16 @@ describe("the queue, resolving and the audit log", () => {
     expect(mine[0]).toMatchObject({ owner: null, disabled: null, findings: [] });
     const bad = await queueRoute.GET(apiRequest("/admin/queue?status=maybe", get(ops.apiKey)), p({}));
     expect(bad.status).toBe(400);
+    // limit and offset are decimal digits only, as every query integer (lib/input.ts queryInteger).
+    for (const q of ["limit=1e2", "limit=0x10", "limit=", "offset=", "offset=0b1", "offset=%207"]) {
+      for (const [path, route] of [
+        ["/admin/queue", queueRoute],
+        ["/admin/audit", auditRoute],
+      ] as const) {
+        const r = await route.GET(apiRequest(`${path}?${q}`, get(ops.apiKey)), p({}));
+        expect([r.status, (await r.json()).code], `${path}?${q}`).toEqual([400, "invalid_request"]);
+      }
+    }
 
     const one = await (
       await adminReportRoute.GET(apiRequest(`/admin/reports/${reportId}`, get(ops.apiKey)), p({ id: reportId }))

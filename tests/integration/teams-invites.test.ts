@@ -229,6 +229,9 @@ describe("GET /teams/{team}/audit", () => {
     expect(page.entries.map((e) => e.action)).toEqual(["invite.revoked", "member.invited"]);
     expectError(await teamCall("GET", `/teams/${slug}/audit?limit=0`, owner.apiKey), 400, "invalid_request");
     expectError(await teamCall("GET", `/teams/${slug}/audit?offset=-1`, owner.apiKey), 400, "invalid_request");
+    // Decimal digits only, as every query integer (lib/input.ts queryInteger).
+    for (const q of ["limit=1e2", "limit=0x10", "limit=", "offset=", "offset=0b1", "offset=%207"])
+      expectError(await teamCall("GET", `/teams/${slug}/audit?${q}`, owner.apiKey), 400, "invalid_request");
   });
 
   it("refused and failed changes write no entry", async () => {

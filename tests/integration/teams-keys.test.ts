@@ -222,12 +222,28 @@ describe("keys lists and revocation", () => {
     expect(ids((await listKeys(owners.key)).body).sort()).toEqual([mine.keyId, owners.keyId].sort());
   });
 
-  it("a member's team key cannot revoke another's (404); an admin's can; a person revokes their own", async () => {
+  it.each(["viewer", "member"] as const)(
+    "a %s's team key revoking another member's key is 403 forbidden, checked before the key is looked up; its own goes",
+    async (role) => {
+      const { slug, owner, person } = await team(role);
+      const mine = await teamKey(person, slug);
+      const spare = await teamKey(person, slug);
+      const owners = await teamKey(owner, slug);
+      expectError(await revoke(mine.key, owners.keyId), 403, "forbidden");
+      // No such key at all: the same answer, so a role below admin learns nothing of the team's keys.
+      expectError(await revoke(mine.key, "f".repeat(64)), 403, "forbidden");
+      const listed = keysListSchema.parse((await listKeys(owners.key)).body).keys.map((k) => k.keyId);
+      expect(listed).toContain(owners.keyId);
+      expect(await revoke(mine.key, spare.keyId)).toEqual({ status: 200, body: { revoked: spare.keyId } });
+    },
+  );
+
+  it("a member's team key cannot revoke another's (403); an admin's can; a person revokes their own", async () => {
     const { slug, owner, person } = await team("member");
     const mine = await teamKey(person, slug);
     const second = await teamKey(person, slug);
     const owners = await teamKey(owner, slug);
-    expectError(await revoke(mine.key, owners.keyId), 404, "not_found");
+    expectError(await revoke(mine.key, owners.keyId), 403, "forbidden");
     expect(await revoke(owners.key, mine.keyId)).toEqual({ status: 200, body: { revoked: mine.keyId } });
     expectError(await teamCall("GET", `/teams/${slug}/members`, mine.key), 401, "auth_required");
     expect(await revoke(person.key, second.keyId)).toEqual({ status: 200, body: { revoked: second.keyId } });

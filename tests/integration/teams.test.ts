@@ -183,6 +183,29 @@ describe("only owners touch owners", () => {
     });
   });
 
+  it("changing or removing an existing admin is the owners' too: an admin's demotion or removal of another admin is 403", async () => {
+    const { slug, owner, people } = await teamWith(t.ctx, ["admin", "admin", "member"]);
+    const [admin, admin2, member] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]];
+    const m = (p: { account: { id: string } }) => `/teams/${slug}/members/${p.account.id}`;
+    const before = await rolesOf(slug, owner.apiKey);
+    for (const role of ["viewer", "member"] as const)
+      expectError(await teamCall("PATCH", m(admin2), admin.apiKey, { role }), 403, "forbidden");
+    expectError(await teamCall("DELETE", m(admin2), admin.apiKey), 403, "forbidden");
+    expect(await rolesOf(slug, owner.apiKey)).toEqual(before);
+    // Admins give viewer, member and admin to viewers and members, and remove them.
+    expect((await teamCall("PATCH", m(member), admin.apiKey, { role: "viewer" })).status).toBe(200);
+    expect((await teamCall("PATCH", m(member), admin.apiKey, { role: "admin" })).status).toBe(200);
+    // Once an admin, the seat is the owners' to change: the owner demotes and removes admins.
+    expectError(await teamCall("PATCH", m(member), admin.apiKey, { role: "member" }), 403, "forbidden");
+    expect((await teamCall("PATCH", m(admin2), owner.apiKey, { role: "member" })).status).toBe(200);
+    expect((await teamCall("DELETE", m(member), owner.apiKey)).status).toBe(200);
+    expect(await rolesOf(slug, owner.apiKey)).toEqual({
+      [owner.account.id]: "owner",
+      [admin.account.id]: "admin",
+      [admin2.account.id]: "member",
+    });
+  });
+
   it("a role outside the four answers 400, and a person not in the team 404", async () => {
     const { slug, owner, people } = await teamWith(t.ctx, ["member"]);
     const member = people[0]!;

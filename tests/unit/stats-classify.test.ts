@@ -64,7 +64,22 @@ describe("referrerHost", () => {
     ["android-app://com.slack/", undefined],
     ["not a url", undefined],
     [null, undefined],
+    ["https://bücher.example/", "xn--bcher-kva.example"],
+    ["https://192.0.2.1/", "192.0.2.1"],
+    ["https://[2001:db8::1]:8443/", "[2001:db8::1]:8443"],
   ])("%j is %j", (raw, host) => {
     expect(referrerHost(raw)).toBe(host);
+  });
+
+  // A view from such a referrer is counted without one: nothing of it enters the drop's counts.
+  it.each([
+    ["a host over 253 characters", `https://${Array.from({ length: 5 }, () => "a".repeat(60)).join(".")}.example/`],
+    ["a label over 63 characters", `https://${"a".repeat(64)}.example/`],
+    ["characters no hostname has", "https://exa!mple.com/"],
+    ["braces and a dollar", "https://a{b}$.example/"],
+    ["an empty label", "https://a..b.example/"],
+    ["a label that starts with a hyphen", "https://-x.example/"],
+  ])("%s: no referrer", (_what, raw) => {
+    expect(referrerHost(raw)).toBeUndefined();
   });
 });

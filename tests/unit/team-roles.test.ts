@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TEAM_ROLES, type TeamRole } from "@/lib/schemas";
-import { can, roleAction, TEAM_ACTIONS, type TeamAction } from "@/lib/teams/roles";
+import { can, grantAction, seatAction, TEAM_ACTIONS, type TeamAction } from "@/lib/teams/roles";
 
 // The one permission table of teams against DESIGN "Teams", written out cell by cell: viewer
 // reads; member + deploys, replaces, appends, rollbacks, access, render checks; admin + deletes,
@@ -35,10 +35,21 @@ describe("the team permission table", () => {
     },
   );
 
-  it("touching the owner role, before or after, is the owners' business; other roles the admins'", () => {
-    expect(roleAction("owner")).toBe("owners");
-    expect(roleAction("member", "owner")).toBe("owners");
-    expect(roleAction("owner", "viewer")).toBe("owners");
-    expect(roleAction("viewer", "admin")).toBe("members");
+  it("giving the owner role is the owners'; giving viewer, member or admin, the admins'", () => {
+    expect(TEAM_ROLES.map((r) => [r, grantAction(r)])).toEqual([
+      ["viewer", "members"],
+      ["member", "members"],
+      ["admin", "members"],
+      ["owner", "owners"],
+    ]);
+  });
+
+  it("changing or removing an admin or an owner is the owners'; a viewer or a member, the admins'", () => {
+    expect(TEAM_ROLES.map((r) => [r, seatAction(r)])).toEqual([
+      ["viewer", "members"],
+      ["member", "members"],
+      ["admin", "owners"],
+      ["owner", "owners"],
+    ]);
   });
 });

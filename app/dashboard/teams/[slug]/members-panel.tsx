@@ -20,27 +20,25 @@ export function MembersPanel({
   members,
   me,
   roles,
-  manage,
-  owners,
+  editable: seats,
 }: {
   slug: string;
   members: MemberView[];
   me: string;
+  /** The roles the viewer may give (lib/teams/roles.ts grantAction). */
   roles: readonly string[];
-  /** The viewer may set roles among viewer, member and admin, and remove those members. */
-  manage: boolean;
-  /** The viewer may grant, change or remove the owner role. */
-  owners: boolean;
+  /** The members whose role the viewer may change, or whom they may remove (seatAction). */
+  editable: readonly string[];
 }) {
   const { pending, failure, said, run } = useAction();
   const [chosen, setChosen] = useState<Record<string, string>>({});
-  const offered = roles.filter((r) => owners || r !== "owner").map((r) => ({ value: r, label: r }));
+  const offered = roles.map((r) => ({ value: r, label: r }));
   return (
     <>
       <Table className="stack" columns={["Member", "Role", "Joined"]} hidden="Actions" testId="team-members">
         {members.map((m) => {
           const who = m.email ?? m.account_id;
-          const editable = manage && m.account_id !== me && (owners || m.role !== "owner");
+          const editable = seats.includes(m.account_id);
           return (
             <tr key={m.account_id} data-testid={`member-${m.account_id}`}>
               <td className="primary">{who}</td>

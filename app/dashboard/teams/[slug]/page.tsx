@@ -8,7 +8,7 @@ import { TEAM_ROLES } from "@/lib/schemas";
 import { teamAuditLog } from "@/lib/teams/audit";
 import { listInvites } from "@/lib/teams/invites";
 import { teamMembers } from "@/lib/teams/members";
-import { can, roleAction } from "@/lib/teams/roles";
+import { can, grantAction, seatAction } from "@/lib/teams/roles";
 import { listTeams } from "@/lib/teams/teams";
 import { DashboardShell } from "../../shell";
 import { Table } from "../../table";
@@ -67,15 +67,16 @@ export default async function TeamPage({
           slug={slug}
           members={members}
           me={caller.account.id}
-          roles={TEAM_ROLES}
-          manage={can(role, "members")}
-          owners={can(role, "owners")}
+          roles={TEAM_ROLES.filter((r) => can(role, grantAction(r)))}
+          editable={members
+            .filter((m) => m.account_id !== caller.account.id && can(role, seatAction(m.role)))
+            .map((m) => m.account_id)}
         />
       </section>
       {invites && (
         <section className="card" aria-labelledby="invites-title">
           <h2 id="invites-title">Invitations</h2>
-          <InvitesPanel slug={slug} invites={invites} roles={TEAM_ROLES.filter((r) => can(role, roleAction(r)))} />
+          <InvitesPanel slug={slug} invites={invites} roles={TEAM_ROLES.filter((r) => can(role, grantAction(r)))} />
         </section>
       )}
       {audit && (
