@@ -18,7 +18,10 @@ interface VersionView {
   live: boolean;
 }
 
-/** A drop's retained versions, newest first, each with a Rollback button behind a confirmation dialog. */
+/**
+ * A drop's retained versions, newest first, each with "Download .zip" (its archive) and a Rollback
+ * button behind a confirmation dialog.
+ */
 export function VersionsPanel({
   slug,
   url,
@@ -55,6 +58,14 @@ export function VersionsPanel({
             <td className="num">{v.file_count}</td>
             <td className="num">{bytes(v.total_bytes)}</td>
             <td>
+              <a
+                className="button small secondary"
+                href={`/dashboard/drops/${encodeURIComponent(slug)}/archive?version=${v.version}`}
+                download
+                aria-label={`Download .zip of version ${v.version}`}
+              >
+                Download .zip
+              </a>{" "}
               {!v.live && (
                 <button
                   type="button"

@@ -9,6 +9,7 @@ import { startStripeStandin, type StripeStandin } from "../support/stripe-standi
 import { dropFiles, inspectPage, launchChromium, loginWithProvider, scriptErrors, VIEWPORTS } from "../support/browser";
 import { limits } from "@/lib/plans";
 import Stripe from "stripe";
+import { unzipSync } from "fflate";
 
 // A person in a real browser, at desktop (1280 px) and phone (390 px) widths: anonymous drag and
 // drop with the deploy result, folder deploys that leave out what the command-line client leaves
@@ -586,6 +587,15 @@ describe("an account in the browser", () => {
     );
     await expect(table.getByRole("button", { name: "Roll back to version 3" }).count()).resolves.toBe(1);
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version one</h1>");
+    // Every version row downloads its archive, as the session's account.
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      table.getByRole("link", { name: "Download .zip of version 2" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^[a-z0-9-]+-v2\.zip$/);
+    const archived = unzipSync(new Uint8Array(await readFile(await download.path())));
+    expect(Object.keys(archived)).toEqual(["index.html"]);
+    expect(new TextDecoder().decode(archived["index.html"])).toBe("<h1>version two</h1>");
     await inspect("drop-page-versions");
   });
 
