@@ -138,9 +138,9 @@ export async function dropsWithManyVersions(
   db: Db,
   atLeast: number,
   limit: number,
-): Promise<Array<{ id: string; plan: AccountRow["plan"] | null }>> {
+): Promise<Array<{ id: string; slug: string; plan: AccountRow["plan"] | null }>> {
   return db
-    .select({ id: drops.id, plan: accounts.plan })
+    .select({ id: drops.id, slug: drops.slug, plan: accounts.plan })
     .from(drops)
     .leftJoin(accounts, eq(accounts.id, drops.ownerId))
     .where(sql`(select count(*) from ${dropVersions} where ${dropVersions.dropId} = ${drops.id}) > ${atLeast}`)

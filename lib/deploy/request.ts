@@ -6,6 +6,7 @@ import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { isPaid, limits } from "../plans";
 import { NAME_PATTERN, type AppendResponse, type DeployResponse } from "../schemas";
+import { isDropName } from "../patterns";
 import { bodyForm, fileCapError, readDeployFiles } from "./body";
 import { zipSlots } from "./slots";
 import type { InputFile } from "./paths";
@@ -120,10 +121,10 @@ export function checkDeployOptions(
     return { ttl, ifMatch };
   }
   if (!caller.account) throw authRequired();
-  if (!NAME_PATTERN.test(opts.name)) {
+  if (!isDropName(opts.name)) {
     throw new ApiError(
       "invalid_name",
-      `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41).`,
+      `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41) and not contain "---".`,
       { docs: "named-drops" },
     );
   }

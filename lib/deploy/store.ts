@@ -5,6 +5,7 @@ import { databaseError, withDb } from "../db/errors";
 import { isSlug, slugOr404 } from "../input";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
+import { previewUrl } from "../serve/host";
 import { dropUrl } from "../env";
 import { newClaimToken, newId, newSlug, sha256Hex } from "../ids";
 import { CLAIM_GRACE_SECONDS, isPaid, limits, type Tier, type TierLimits } from "../plans";
@@ -244,6 +245,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     plan: caller.account?.plan ?? "free",
     expires_at: expiresAt ? expiresAt.toISOString() : null,
     version: 1,
+    version_url: previewUrl(slug, { version: 1 }, ctx.env),
   };
   if (input.name !== undefined) {
     response.name = input.name;
@@ -337,6 +339,7 @@ async function replaceDrop(
     replaced: !result.unchanged,
     report: { ...(await report), ...ruleCounts(siteRules), ...scan?.reported() },
     version: live.liveVersion,
+    version_url: previewUrl(drop.slug, { version: live.liveVersion }, ctx.env),
   };
   if (result.unchanged) response.unchanged = true;
   return response;
@@ -450,6 +453,7 @@ async function appendFiles(
     expires_at: outcome.drop.expiresAt ? outcome.drop.expiresAt.toISOString() : null,
     report: { ...(await report), ...ruleCounts(outcome.drop.siteRules), ...scan?.reported() },
     version: outcome.drop.liveVersion,
+    version_url: previewUrl(drop.slug, { version: outcome.drop.liveVersion }, ctx.env),
   };
 }
 

@@ -1,6 +1,7 @@
 import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
+import { previewUrl } from "../serve/host";
 import { detachHostnames } from "../domains/detach";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
@@ -136,6 +137,7 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
       })),
     },
     live_version: drop.liveVersion,
+    version_url: previewUrl(drop.slug, { version: drop.liveVersion }, ctx.env),
   };
 }
 

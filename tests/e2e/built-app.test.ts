@@ -119,6 +119,7 @@ describe("deploy and visit over HTTP", () => {
       "slug",
       "url",
       "version",
+      "version_url",
     ]);
     // The contract's fields, and the additive report: an index.html that references nothing is clean.
     expect(body.version).toBe(1);

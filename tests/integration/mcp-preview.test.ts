@@ -147,6 +147,7 @@ describe("the deploy tools link the preview", () => {
       "slug",
       "url",
       "version",
+      "version_url",
     ]);
     const qr = r._meta?.["dev.dropsite/qr"] as { size: number; rows: string[] };
     expect(qr).toEqual(qrModules(d.url));

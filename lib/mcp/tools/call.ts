@@ -22,7 +22,7 @@ function argumentError(error: z.ZodError): ApiError {
   if (field === "name")
     return ApiError.fromZod(error, "The arguments", {
       code: "invalid_name",
-      hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.",
+      hint: 'name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters, without "---".',
       docs: "named-drops",
     });
   if (issue?.code === "unrecognized_keys" && issue.keys.includes("name")) {
