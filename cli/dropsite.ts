@@ -13,7 +13,7 @@ import { access, claim, deleteDrop, list } from "./commands/drops";
 import { deploy } from "./commands/deploy";
 import { domains } from "./commands/domains";
 import { limitsCommand, login, logout } from "./commands/account";
-import { rollback, versions } from "./commands/versions";
+import { promote, rollback, versions } from "./commands/versions";
 import { stats } from "./commands/stats";
 import { webhooks } from "./commands/webhooks";
 import { teams } from "./commands/teams";
@@ -38,6 +38,7 @@ const COMMANDS = {
   versions,
   stats,
   rollback,
+  promote,
   delete: deleteDrop,
   access,
   domains,
@@ -93,6 +94,7 @@ export async function main(argv: string[]): Promise<number> {
         "password-stdin": { type: "boolean", default: false },
         public: { type: "boolean", default: false },
         check: { type: "boolean", default: false },
+        "no-promote": { type: "boolean", default: false },
         quiet: { type: "boolean", short: "q", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -112,6 +114,7 @@ export async function main(argv: string[]): Promise<number> {
     passwordStdin: Boolean(values["password-stdin"]),
     public: Boolean(values.public),
     check: Boolean(values.check),
+    noPromote: Boolean(values["no-promote"]),
   };
   const [command, ...args] = positionals;
   if (values.version) {

@@ -12,6 +12,15 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export type VersionKind = DropVersionRow["kind"];
 
+/**
+ * How a write publishes its new version: made live (`promote`), or staged beside the live one
+ * (nothing served at the live host changes); and the version's own URL, for the write's event.
+ */
+export interface Publish {
+  promote: boolean;
+  versionUrl: (version: number) => string | null;
+}
+
 /** What a write did to a drop: a new version (deploy, replace, append) or a pointer move (rollback). */
 export interface DropWrite {
   dropId: string;
@@ -23,8 +32,10 @@ export interface DropWrite {
   now: Date;
   /** The site rules of the version that becomes live (a rollback takes the target's own). */
   siteRules?: SiteRules | null;
-  /** Other columns of the drop the write sets (lifetimes, the redeploy count). */
+  /** Other columns of the drop the write sets (lifetimes, the redeploy count); not for a staged write. */
   patch?: { expiresAt?: Date | null; purgeAt?: Date | null; redeployCount?: SQL };
+  /** Deploys, replaces and appends: live or staged, and the event's `promoted` and `version_url`. */
+  publish?: Publish;
 }
 
 /**
@@ -35,6 +46,7 @@ export interface DropWrite {
  */
 export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
   const siteRules = w.siteRules ?? null;
+  const staged = w.kind !== "rollback" && w.publish?.promote === false;
   if (w.kind !== "rollback") {
     await tx.insert(dropVersions).values({
       dropId: w.dropId,
@@ -47,23 +59,30 @@ export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
     });
   }
   // drops.site_rules is the live version's copy, read by the serve path's manifest in one statement.
+  // A staged write leaves the live pointer, its counts and rules alone: only updated_at moves, so
+  // the change feed tells other instances (a preview host of the new version cached as absent).
   const [row] = await tx
     .update(drops)
-    .set({
-      liveVersion: w.version,
-      fileCount: w.fileCount,
-      totalBytes: w.totalBytes,
-      updatedAt: w.now,
-      siteRules,
-      ...w.patch,
-    })
+    .set(
+      staged
+        ? { updatedAt: w.now }
+        : {
+            liveVersion: w.version,
+            fileCount: w.fileCount,
+            totalBytes: w.totalBytes,
+            updatedAt: w.now,
+            siteRules,
+            ...w.patch,
+          },
+    )
     .where(eq(drops.id, w.dropId))
     .returning();
   const drop = row as DropRow;
+  const published = w.publish ? { promoted: !staged, version_url: w.publish.versionUrl(w.version) } : {};
   await recordEvent(tx, {
     accountId: drop.ownerId,
     type: writeEvents[w.kind],
-    data: { slug: drop.slug, version: w.version },
+    data: { slug: drop.slug, version: w.version, ...published },
     now: w.now,
   });
   return drop;

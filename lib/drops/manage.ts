@@ -15,7 +15,7 @@ import { disabledField } from "../safety/disabled";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
 import { viewsSince } from "../db/stats";
-import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
+import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/quota";
 import { purgeUnused } from "../deploy/contents";
 import {
   claimBodySchema,

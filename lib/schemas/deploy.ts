@@ -196,8 +196,15 @@ export const deployResponseSchema = z.object({
     .describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
   report: deployReportSchema.optional(),
   render: deployRenderSchema.optional(),
-  version: z.int().min(1).describe("The drop's live version after this deploy (1 for a new drop)."),
+  version: z
+    .int()
+    .min(1)
+    .describe(
+      "The version this deploy made (1 for a new drop); live unless promote=false staged it. Unchanged: the live version.",
+    ),
   version_url: versionUrlSchema,
+  live_version: z.int().min(1).describe("The drop's live version after this deploy (staged: the one live before)."),
+  promoted: z.boolean().describe("true when version is the live version now; false for a staged deploy."),
   unchanged: z
     .boolean()
     .optional()
@@ -218,7 +225,12 @@ export const appendResponseSchema = z.object({
   report: deployReportSchema
     .optional()
     .describe("References are checked against the whole drop; the other checks cover the files added."),
-  version: z.int().min(1).describe("The new live version: the previous live version's files plus these."),
+  version: z
+    .int()
+    .min(1)
+    .describe("The new version: the live version's files plus these; live unless promote=false staged it."),
   version_url: versionUrlSchema,
+  live_version: z.int().min(1).describe("The drop's live version after this append."),
+  promoted: z.boolean().describe("true when version is the live version now; false for a staged append."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;

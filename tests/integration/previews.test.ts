@@ -4,6 +4,8 @@ import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import * as versionsRoute from "@/app/drops/[slug]/versions/route";
+import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
+import { events } from "@/lib/db/schema";
 import { listDrops } from "@/lib/drops/manage";
 import { setAccess } from "@/lib/drops/access";
 import { disableDrop } from "@/lib/admin/actions";
@@ -279,5 +281,141 @@ describe("names with --- are refused", () => {
     }
     expect(await listDrops(t.ctx, owner.account, { limit: 10, offset: 0 })).toMatchObject({ total: 0 });
     expect((await deploy(owner.apiKey, { "index.html": "x" }, "?name=a--b-")).version).toBe(1);
+  });
+});
+
+describe("staged deploys: promote=false", () => {
+  async function eventsOf(slug: string) {
+    const rows = await t.ctx.db.select().from(events);
+    return rows
+      .filter((e) => (e.data as { slug?: string }).slug === slug)
+      .map((e): Record<string, unknown> => ({ type: e.type, ...e.data }))
+      .sort((a, b) => Number(a.version) - Number(b.version));
+  }
+
+  it("a staged replace makes a version that is not live; the live host keeps serving; rollback promotes it", async () => {
+    const owner = await accountWithKey(t.ctx, "pro");
+    const name = `st-${Math.random().toString(36).slice(2, 8)}`;
+    const first = await deploy(owner.apiKey, { "index.html": "<p>live one</p>" }, `?name=${name}&promote=false`);
+    // a first deploy is always live
+    expect(first).toMatchObject({ version: 1, live_version: 1, promoted: true });
+    const slug = first.slug;
+    const staged = await deploy(owner.apiKey, { "index.html": "<p>staged two</p>" }, `?name=${name}&promote=false`);
+    expect(staged).toMatchObject({
+      slug,
+      version: 2,
+      live_version: 1,
+      promoted: false,
+      replaced: true,
+      version_url: `http://${slug}---v2.${TEST_SERVE_DOMAIN}/`,
+    });
+    expect((await visit(slug, "/")).text).toBe("<p>live one</p>");
+    expect((await visit(`${slug}---v2`, "/")).text).toBe("<p>staged two</p>");
+    const detail = await dropRoute.GET(apiRequest(`/drops/${slug}`, { headers: bearer(owner.apiKey) }), {
+      params: Promise.resolve({ slug }),
+    });
+    expect(await detail.json()).toMatchObject({ live_version: 1, file_count: 1 });
+    // an append, staged or not, builds on the live version (1), not on the staged one
+    const appended = await appendPOST(
+      apiRequest(`/deploy/${slug}?promote=false`, {
+        method: "POST",
+        body: JSON.stringify({ files: { "more.html": "<p>more</p>" } }),
+        headers: { "content-type": "application/json", ...bearer(owner.apiKey) },
+      }),
+      { params: Promise.resolve({ slug }) },
+    );
+    expect(await appended.json()).toMatchObject({ version: 3, live_version: 1, promoted: false, total_files: 2 });
+    expect((await visit(`${slug}---v3`, "/")).text).toBe("<p>live one</p>");
+    expect((await visit(`${slug}---v3`, "/more.html")).text).toBe("<p>more</p>");
+    expect((await visit(slug, "/more.html")).status).toBe(404);
+    // the webhook events say which versions were staged
+    expect(await eventsOf(slug)).toEqual([
+      {
+        type: "drop.deployed",
+        slug,
+        version: 1,
+        promoted: true,
+        version_url: `http://${slug}---v1.${TEST_SERVE_DOMAIN}/`,
+      },
+      {
+        type: "drop.replaced",
+        slug,
+        version: 2,
+        promoted: false,
+        version_url: `http://${slug}---v2.${TEST_SERVE_DOMAIN}/`,
+      },
+      {
+        type: "drop.appended",
+        slug,
+        version: 3,
+        promoted: false,
+        version_url: `http://${slug}---v3.${TEST_SERVE_DOMAIN}/`,
+      },
+    ]);
+    // the promote is the rollback route
+    const promoted = await rollbackRoute.POST(
+      apiRequest(`/drops/${slug}/rollback`, {
+        method: "POST",
+        body: JSON.stringify({ version: 2 }),
+        headers: { "content-type": "application/json", ...bearer(owner.apiKey) },
+      }),
+      { params: Promise.resolve({ slug }) },
+    );
+    expect(await promoted.json()).toMatchObject({ live_version: 2 });
+    expect((await visit(slug, "/")).text).toBe("<p>staged two</p>");
+    // a promoted deploy says so
+    const live = await deploy(owner.apiKey, { "index.html": "<p>four</p>" }, `?name=${name}&promote=true`);
+    expect(live).toMatchObject({ version: 4, live_version: 4, promoted: true });
+  });
+
+  it("promote other than true or false answers 400 invalid_request and creates nothing", async () => {
+    const owner = await accountWithKey(t.ctx, "pro");
+    const name = `sb-${Math.random().toString(36).slice(2, 8)}`;
+    const { slug } = await deploy(owner.apiKey, { "index.html": "one" }, `?name=${name}`);
+    for (const bad of ["0", "no", "FALSE", "", "1"]) {
+      const res = await deployPOST(
+        apiRequest(`/deploy?name=${name}&promote=${bad}`, {
+          method: "POST",
+          body: JSON.stringify({ files: { "index.html": "two" } }),
+          headers: { "content-type": "application/json", ...bearer(owner.apiKey) },
+        }),
+        noParams,
+      );
+      expect(res.status, bad).toBe(400);
+      expect(((await res.json()) as { code: string }).code, bad).toBe("invalid_request");
+      const app = await appendPOST(
+        apiRequest(`/deploy/${slug}?promote=${bad}`, {
+          method: "POST",
+          body: JSON.stringify({ files: { "x.html": "x" } }),
+          headers: { "content-type": "application/json", ...bearer(owner.apiKey) },
+        }),
+        { params: Promise.resolve({ slug }) },
+      );
+      expect(app.status, bad).toBe(400);
+    }
+    const list = await versionsRoute.GET(apiRequest(`/drops/${slug}/versions`, { headers: bearer(owner.apiKey) }), {
+      params: Promise.resolve({ slug }),
+    });
+    expect(await list.json()).toMatchObject({ total: 1, live_version: 1 });
+  });
+
+  it("pruning never removes the live version, even when staged versions are newer", async () => {
+    const owner = await accountWithKey(t.ctx, "pro");
+    const name = `sp-${Math.random().toString(36).slice(2, 8)}`;
+    const { slug } = await deploy(owner.apiKey, { "index.html": "<p>live</p>" }, `?name=${name}`);
+    for (let i = 2; i <= 8; i++)
+      await deploy(owner.apiKey, { "index.html": `<p>staged ${i}</p>` }, `?name=${name}&promote=false`);
+    await setPlan(t.ctx.db, owner.account.id, "free");
+    await runCleanup(t.ctx);
+    await setPlan(t.ctx.db, owner.account.id, "pro");
+    expect((await visit(slug, "/")).text).toBe("<p>live</p>");
+    expect((await visit(`${slug}---v1`, "/")).text).toBe("<p>live</p>");
+    expect((await visit(`${slug}---v8`, "/")).text).toBe("<p>staged 8</p>");
+    expect((await visit(`${slug}---v4`, "/")).status).toBe(404);
+    const list = await versionsRoute.GET(apiRequest(`/drops/${slug}/versions`, { headers: bearer(owner.apiKey) }), {
+      params: Promise.resolve({ slug }),
+    });
+    const body = (await list.json()) as { versions: { version: number }[] };
+    expect(body.versions.map((v) => v.version)).toEqual([8, 7, 6, 5, 1]);
   });
 });

@@ -466,9 +466,24 @@ describe("events and their delivery", () => {
       slug: expect.any(String),
       url: expect.stringMatching(/^http:\/\//),
       version: 1,
+      promoted: true,
+      version_url: expect.stringMatching(/^http:\/\/[a-z2-7]{20}---v1\./),
     });
-    expect(byType["drop.replaced"]!.data).toEqual({ slug, url: url(slug), version: 2 });
-    expect(byType["drop.appended"]!.data).toEqual({ slug, url: url(slug), version: 3 });
+    const vurl = (n: number) => url(slug).replace(`${slug}.`, `${slug}---v${n}.`);
+    expect(byType["drop.replaced"]!.data).toEqual({
+      slug,
+      url: url(slug),
+      version: 2,
+      promoted: true,
+      version_url: vurl(2),
+    });
+    expect(byType["drop.appended"]!.data).toEqual({
+      slug,
+      url: url(slug),
+      version: 3,
+      promoted: true,
+      version_url: vurl(3),
+    });
     expect(byType["drop.rolled_back"]!.data).toEqual({ slug, url: url(slug), version: 1 });
     expect(byType["drop.access_changed"]!.data).toEqual({ slug, url: url(slug), version: 1, access: "password" });
     expect(byType["drop.claimed"]!.data).toEqual({ slug: anon.body.slug, url: url(anon.body.slug), version: 1 });
@@ -726,7 +741,9 @@ describe("the outbox is the change's own transaction", () => {
     const ok = await deploy(acc.apiKey, { "index.html": "kept" });
     expect(ok.status).toBe(200);
     const rows = await t.ctx.db.select().from(events).where(eq(events.accountId, acc.account.id));
-    expect(rows.map((r) => [r.type, r.data])).toEqual([["drop.deployed", { slug: ok.body.slug, version: 1 }]]);
+    expect(rows.map((r) => [r.type, r.data])).toEqual([
+      ["drop.deployed", { slug: ok.body.slug, version: 1, promoted: true, version_url: ok.body.version_url }],
+    ]);
     await drain();
     expect(receiver.received.map((r) => r.payload.data.slug)).toEqual([ok.body.slug]);
   });

@@ -3,7 +3,7 @@
 import type { ImageBlock } from "../render";
 import type { z } from "zod";
 import { ApiError, toApiError } from "../../errors";
-import { tierOf } from "../../deploy/store";
+import { tierOf } from "../../deploy/quota";
 import { idempotencyOwner, parseIdempotencyKey, runIdempotent, toolCallFingerprint } from "../../idempotency";
 import type { Tier } from "../../plans";
 import { openShownSecret, sealShownSecret, type ShownOnce } from "../../webhooks/secret";
