@@ -94,6 +94,8 @@ export const WEBHOOK_EVENTS = {
   "domain.verified": "a custom domain was verified",
   "drop.disabled": "an operator disabled a drop (it answers 451; data.reason names the category)",
   "drop.enabled": "an operator enabled a disabled drop again",
+  "alias.updated": "an alias of a drop was created or moved to another version",
+  "alias.deleted": "an alias of a drop was deleted",
 } as const;
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];

@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import type { SiteRules } from "../rules/types";
-import { accounts, domains, drops, dropVersions, files, type DropRow, type FileRow } from "./schema";
+import { accounts, domains, dropAliases, drops, dropVersions, files, type DropRow, type FileRow } from "./schema";
 
 // The serve path's queries: a drop's whole manifest in one statement (so it is one snapshot,
 // never a mix of two versions), and the drop row alone to revalidate a cached manifest.
@@ -12,8 +12,8 @@ import { accounts, domains, drops, dropVersions, files, type DropRow, type FileR
  */
 export type DropKey = { slug: string } | { sub: string; name: string } | { domain: string } | PreviewKey;
 
-/** A preview host's drop (by slug) and the version it names. */
-export type PreviewKey = { preview: string; version: number };
+/** A preview host's drop (by slug) and the version it names, by number or by alias. */
+export type PreviewKey = { preview: string; version: number } | { preview: string; alias: string };
 
 export type ManifestDrop = Pick<
   DropRow,
@@ -135,8 +135,13 @@ function joinFor<Q extends { innerJoin: (table: typeof accounts | typeof domains
 /**
  * The version a preview key names, when the drop keeps it (null otherwise): a column of the
  * drop's row, so the manifest and its revalidation read it in the same statement as the drop.
+ * An alias names its version (aliased versions are never pruned).
  */
 function previewVersionColumn(key: PreviewKey): SQL<number | null> {
+  if ("alias" in key)
+    return sql<number | null>`(select ${dropAliases.version} from ${dropAliases}
+      join ${dropVersions} on ${dropVersions.dropId} = ${dropAliases.dropId} and ${dropVersions.version} = ${dropAliases.version}
+      where ${dropAliases.dropId} = ${drops.id} and ${dropAliases.name} = ${key.alias})`;
   return sql<number | null>`(select ${dropVersions.version} from ${dropVersions}
     where ${dropVersions.dropId} = ${drops.id} and ${dropVersions.version} = ${key.version}::int)`;
 }
@@ -198,15 +203,12 @@ export async function loadManifest(
 function rulesOf(key: DropKey): SQL | typeof drops.siteRules {
   if (!("preview" in key)) return drops.siteRules;
   return sql`(select ${dropVersions.siteRules} from ${dropVersions}
-    where ${dropVersions.dropId} = ${drops.id} and ${dropVersions.version} = ${key.version}::int)`;
+    where ${dropVersions.dropId} = ${drops.id} and ${dropVersions.version} = ${previewVersionColumn(key)})`;
 }
 
 /** The file rows of the version a preview key names, only while the drop keeps that version. */
-function versionFiles(key: PreviewKey): SQL | undefined {
-  return and(
-    eq(files.version, key.version),
-    sql`exists (select 1 from ${dropVersions} where ${dropVersions.dropId} = ${drops.id} and ${dropVersions.version} = ${key.version}::int)`,
-  );
+function versionFiles(key: PreviewKey): SQL {
+  return sql`${files.version} = ${previewVersionColumn(key)}`;
 }
 
 /** One row of the change feed (drop_changes), as the serve path's poller reads it. */

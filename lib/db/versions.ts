@@ -2,7 +2,16 @@ import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { SiteRules } from "../rules/types";
 import type { Db } from "./client";
 import { recordEvent } from "./events";
-import { accounts, dropVersions, drops, files, type AccountRow, type DropRow, type DropVersionRow } from "./schema";
+import {
+  accounts,
+  dropAliases,
+  dropVersions,
+  drops,
+  files,
+  type AccountRow,
+  type DropRow,
+  type DropVersionRow,
+} from "./schema";
 
 // Drop versions: every write that changes a drop's files adds one immutable version (its file
 // rows carry the number); drops.live_version points at the one served. Rollback moves the
@@ -174,8 +183,8 @@ export interface PrunedRefs {
 }
 
 /**
- * Removes the versions of a drop beyond `keep` (the live one always stays: the newest keep-1
- * others beside it), under the drop's row lock, and returns what their files referenced.
+ * Removes the versions of a drop beyond its newest `keep`, except the live one and every aliased
+ * one (which stay beyond them), under the drop's row lock, and returns what their files referenced.
  */
 export async function pruneVersions(db: Db, dropId: string, keep: number): Promise<PrunedRefs & { pruned: number[] }> {
   return db.transaction(async (tx) => {
@@ -186,8 +195,16 @@ export async function pruneVersions(db: Db, dropId: string, keep: number): Promi
       .from(dropVersions)
       .where(eq(dropVersions.dropId, dropId))
       .orderBy(desc(dropVersions.version));
-    const others = all.map((v) => v.version).filter((v) => v !== locked.live);
-    const pruned = others.slice(Math.max(0, keep - 1));
+    // The newest `keep` versions stay, and beyond them the live one and every aliased one.
+    const aliased = await tx
+      .select({ version: dropAliases.version })
+      .from(dropAliases)
+      .where(eq(dropAliases.dropId, dropId));
+    const held = new Set([locked.live, ...aliased.map((a) => a.version)]);
+    const pruned = all
+      .slice(keep)
+      .map((v) => v.version)
+      .filter((v) => !held.has(v));
     if (pruned.length === 0) return { pruned, contents: [], batches: [] };
     const refs = await tx
       .selectDistinct({ scope: files.scope, sha256: files.sha256, batch: files.batch })

@@ -260,6 +260,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       max_members: l.maxMembers,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
       versions_kept: l.versionsKept,
+      aliases_per_drop: l.aliasesPerDrop,
       stats_retention_days: l.statsRetentionDays,
       render_checks_per_hour: l.renderChecksPerHour,
     },

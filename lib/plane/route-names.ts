@@ -20,6 +20,8 @@ const APP_ROUTES: Entry[] = [
   ["/drops/{slug}/access", { "*": "drops.access" }],
   ["/drops/{slug}/versions", { "*": "drops.versions" }],
   ["/drops/{slug}/rollback", { "*": "drops.rollback" }],
+  ["/drops/{slug}/aliases", { "*": "drops.aliases" }],
+  ["/drops/{slug}/aliases/{name}", { PUT: "drops.alias_set", DELETE: "drops.alias_delete" }],
   ["/deploy/preflight", { "*": "deploy.preflight" }],
   ["/deploy/once/{token}", { "*": "deploy.once" }],
   ["/deploy/once/{token}/preflight", { "*": "deploy.once_preflight" }],

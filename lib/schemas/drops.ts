@@ -183,3 +183,22 @@ export const rollbackResponseSchema = z.object({
   live_version: z.int().min(1),
 });
 export type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
+
+export const aliasBodySchema = z.object({
+  version: z.int().describe("A retained version of the drop the alias points at (created or moved)."),
+});
+
+export const aliasSchema = z.object({
+  name: z.string().describe("1 to 16 lowercase letters, digits and single hyphens; not v and digits only."),
+  version: z.int().min(1),
+  url: z
+    .url()
+    .nullable()
+    .describe("https://<slug>---<name>.<serve domain>/: serves the aliased version, noindex; null past 63 characters."),
+});
+export type AliasResponse = z.infer<typeof aliasSchema>;
+
+export const aliasListSchema = z.object({
+  aliases: z.array(aliasSchema.extend({ updated_at: isoDate })).describe("By name."),
+});
+export type AliasList = z.infer<typeof aliasListSchema>;

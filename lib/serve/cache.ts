@@ -120,7 +120,7 @@ function caches(ctx: AppContext): ServeCaches {
 
 export function cacheKey(key: DropKey): string {
   if ("slug" in key) return `s:${key.slug}`;
-  if ("preview" in key) return `p:${key.preview}:v${key.version}`;
+  if ("preview" in key) return "alias" in key ? `p:${key.preview}:a${key.alias}` : `p:${key.preview}:v${key.version}`;
   if ("domain" in key) return `d:${key.domain}`;
   return `v:${key.sub}--${key.name}`;
 }
@@ -291,6 +291,7 @@ export async function domainChanged(ctx: AppContext, hostname: string, stopped?:
 type DropChange =
   | "deploy"
   | "prune"
+  | "alias"
   | "replace"
   | "append"
   | "rollback"
@@ -338,7 +339,8 @@ export async function dropChanged(
       change === "expiry" ||
       change === "protect" ||
       change === "disable" ||
-      change === "prune"
+      change === "prune" ||
+      change === "alias"
     )
       await dangerouslyDeleteByTag(tag);
     else await invalidateByTag(tag);

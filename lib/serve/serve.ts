@@ -35,7 +35,6 @@ import type { ServeRequest, ServeResult } from "./types";
 export async function serveDropResult(ctx: AppContext, action: HostAction, req: ServeRequest): Promise<ServeResult> {
   if (action.kind === "app" || action.kind === "invalid-drop-host") return notFoundPage();
   const key = keyOf(action);
-  if (!key) return noPreviewPage(action.kind === "preview" ? action.selector : { version: 0 });
   const first = await serveOnce(ctx, key, req);
   if (first !== STALE) return first;
   // Another instance changed the drop since this one cached its manifest: look again, once.
@@ -45,12 +44,12 @@ export async function serveDropResult(ctx: AppContext, action: HostAction, req: 
   return second === STALE ? notFoundPage() : second;
 }
 
-/** The drop a host names (undefined: an alias, which names none yet). */
-function keyOf(action: Exclude<HostAction, { kind: "app" | "invalid-drop-host" }>): DropKey | undefined {
+/** The drop (and, on a preview host, the version) a host names. */
+function keyOf(action: Exclude<HostAction, { kind: "app" | "invalid-drop-host" }>): DropKey {
   if (action.kind === "drop") return { slug: action.slug };
   if (action.kind === "custom") return { domain: action.hostname };
   if (action.kind === "vanity") return { sub: action.sub, name: action.name };
-  return "version" in action.selector ? { preview: action.slug, version: action.selector.version } : undefined;
+  return { preview: action.slug, ...action.selector };
 }
 
 // The steps of one answer, in order: the method (or the unlock form), the path, the drop's
@@ -73,7 +72,8 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
   req.served = m.drop;
   if (m.drop.disabled) return disabledResult(m, req)!;
   // A preview host whose version the drop no longer keeps: the service's page, none of its bytes.
-  if (m.drop.previewVersion === null && "preview" in key) return noPreviewPage({ version: key.version });
+  if (m.drop.previewVersion === null && "preview" in key)
+    return noPreviewPage("alias" in key ? { alias: key.alias } : { version: key.version });
   if (unlocking) return unlock(ctx, m, req);
   if (req.method === "GET" && req.pathname === UNLOCK_PATH && m.drop.accessMode === "members")
     return unlockWithToken(ctx, m, req);

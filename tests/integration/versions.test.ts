@@ -366,7 +366,7 @@ describe("POST /drops/{slug}/rollback", () => {
     expect((await rollback(owner.apiKey, slug, { version: 3 })).status).toBe(200);
   });
 
-  it("pruning never removes the live version: a rolled-back drop keeps it plus the newest others", async () => {
+  it("pruning never removes the live version: a rolled-back drop keeps the newest versionsKept and the live one beyond them", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     let slug = "";
     for (let i = 1; i <= 8; i++)
@@ -376,7 +376,7 @@ describe("POST /drops/{slug}/rollback", () => {
     await runCleanup(t.ctx);
     await setPlan(t.ctx.db, pro.account.id, "pro");
     const kept = limits.free.versionsKept;
-    expect((await versionRows(slug)).map((v) => v.version)).toEqual([1, ...[5, 6, 7, 8].slice(4 - (kept - 1))]);
+    expect((await versionRows(slug)).map((v) => v.version)).toEqual([1, ...[4, 5, 6, 7, 8].slice(5 - kept)]);
     expect(await served(slug)).toEqual({ status: 200, text: "<p>1</p>" });
   });
 });
