@@ -1,6 +1,6 @@
 // The built app as the bench uses it: started by the tests' starter (tests/support/app-server.ts),
 // accounts made in its store before it starts, and the deploys every section needs.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startApp, requestAt, type HttpResult, type RunningApp } from "../tests/support/app-server";
 import { accountWithKey } from "../tests/support/accounts";
@@ -143,6 +143,23 @@ export async function timedPost(
 export function procStatus(pid: number, field: "VmRSS" | "VmHWM"): number {
   const text = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN) * 1024;
+}
+
+/** Watches a process's resident memory from now on: its peak above the level now, when stopped. */
+export function watchPeak(pid: number): () => { before: number; growth: number } {
+  const before = procStatus(pid, "VmRSS");
+  let resetPeak = true;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch {
+    resetPeak = false;
+  }
+  let polled = before;
+  const poll = setInterval(() => (polled = Math.max(polled, procStatus(pid, "VmRSS"))), 5);
+  return () => {
+    clearInterval(poll);
+    return { before, growth: Math.max(polled, resetPeak ? procStatus(pid, "VmHWM") : 0) - before };
+  };
 }
 
 export const ROOT = path.resolve(import.meta.dirname, "..");

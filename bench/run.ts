@@ -12,7 +12,8 @@
 //
 // The app is started as the tests start it (tests/support/app-server.ts). Needs the built app
 // (`npm run build`), and the Debian packages nginx and wrk (serve), PostgreSQL 15 (workers, pg,
-// versions, longtail, zip) and unzip (zip). BENCH_ONLY=serve,rules,... runs only the named sections.
+// versions, longtail, zip), unzip (zip) and zip (archive: without it the archive is timed alone).
+// BENCH_ONLY=serve,rules,... runs only the named sections.
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -32,6 +33,7 @@ import { statsSection } from "./stats";
 import { versionsSection } from "./versions";
 import { workersSection } from "./workers";
 import { zipSection } from "./zip";
+import { archiveSection } from "./archive";
 
 /** The sections, in the order they run. */
 const SECTIONS: Record<string, (work: string, site: ServedSite) => Promise<string[]>> = {
@@ -46,6 +48,7 @@ const SECTIONS: Record<string, (work: string, site: ServedSite) => Promise<strin
   versions: versionsSection,
   longtail: (work, site) => (process.env.BENCH_SKIP_PG === "1" ? Promise.resolve([]) : longtailSection(work, site)),
   zip: zipSection,
+  archive: archiveSection,
   redeploy: redeploySection,
   render: renderSection,
 };

@@ -5,14 +5,14 @@
 // not allowed) and set against its resident memory just before.
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { zipSync, type Zippable } from "fflate";
 import { startPgServer, type PgServer } from "../tests/support/pg-server";
 import { startS3Server, type S3Server } from "../tests/support/s3-server";
-import { makeAccounts, procStatus, startBenchApp, timedPost } from "./app";
+import { makeAccounts, startBenchApp, timedPost, watchPeak } from "./app";
 import { mb, prose } from "./site";
 import { list, median } from "./wrk";
 
@@ -83,23 +83,6 @@ async function deployZipByReference(
   }
   const res = await timedPost(port, "/deploy", Buffer.from(ref), { ...auth, "x-upload-token": answer.upload_token });
   return { ...res, ms: performance.now() - t0 };
-}
-
-/** Watches a process's resident memory from now on: its peak above the level now, when stopped. */
-function watchPeak(pid: number): () => { before: number; growth: number } {
-  const before = procStatus(pid, "VmRSS");
-  let resetPeak = true;
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, "5");
-  } catch {
-    resetPeak = false;
-  }
-  let polled = before;
-  const poll = setInterval(() => (polled = Math.max(polled, procStatus(pid, "VmRSS"))), 5);
-  return () => {
-    clearInterval(poll);
-    return { before, growth: Math.max(polled, resetPeak ? procStatus(pid, "VmHWM") : 0) - before };
-  };
 }
 
 interface Store {

@@ -13,7 +13,7 @@ import { access, claim, deleteDrop, list } from "./commands/drops";
 import { deploy } from "./commands/deploy";
 import { domains } from "./commands/domains";
 import { limitsCommand, login, logout } from "./commands/account";
-import { rollback, versions } from "./commands/versions";
+import { promote, rollback, versions } from "./commands/versions";
 import { pull } from "./commands/pull";
 import { stats } from "./commands/stats";
 import { webhooks } from "./commands/webhooks";
@@ -39,6 +39,7 @@ const COMMANDS = {
   versions,
   stats,
   rollback,
+  promote,
   pull,
   delete: deleteDrop,
   access,
@@ -97,6 +98,7 @@ export async function main(argv: string[]): Promise<number> {
         "password-stdin": { type: "boolean", default: false },
         public: { type: "boolean", default: false },
         check: { type: "boolean", default: false },
+        "no-promote": { type: "boolean", default: false },
         quiet: { type: "boolean", short: "q", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -117,6 +119,7 @@ export async function main(argv: string[]): Promise<number> {
     public: Boolean(values.public),
     check: Boolean(values.check),
     force: Boolean(values.force),
+    noPromote: Boolean(values["no-promote"]),
   };
   const [command, ...args] = positionals;
   if (values.version) {

@@ -37,7 +37,8 @@ export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
 /**
  * The limits an error can be about: the names GET /limits reports them under (`limits.<name>`),
- * so a program reads the value there and in `allowed` alike.
+ * so a program reads the value there and in `allowed` alike; `max_aliases` (the name the design
+ * gives the alias cap's refusal) is reported as `limits.aliases_per_drop`.
  */
 export const limitNames = [
   "files_per_request",
@@ -53,6 +54,7 @@ export const limitNames = [
   "max_webhooks",
   "max_domains",
   "max_members",
+  "max_aliases",
   "stats_retention_days",
 ] as const;
 export type LimitName = (typeof limitNames)[number];

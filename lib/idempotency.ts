@@ -204,6 +204,7 @@ export function idempotent<P>(handler: Handler<P>): Handler<P> {
     });
     const headers = new Headers(answer.headers ?? { "Content-Type": "application/json", "Cache-Control": "no-store" });
     if (answer.replayed) headers.set(REPLAYED_HEADER, "true");
-    return new Response(answer.body, { status: answer.status, headers });
+    // A 204 (DELETE of an alias) has no body, first time or replayed.
+    return new Response(answer.status === 204 ? null : answer.body, { status: answer.status, headers });
   };
 }

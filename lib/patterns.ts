@@ -3,8 +3,30 @@
 
 /** Named drop alias: ^[a-z0-9][a-z0-9-]{0,40}$ (up to 41 characters). */
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,40}$/;
+/**
+ * Whether a name can be given to a drop: NAME_PATTERN without "---" (which marks preview hosts,
+ * `<slug>---v<N>`; a vanity host `<sub>--<name>` must never read as one).
+ */
+export function isDropName(name: string): boolean {
+  return NAME_PATTERN.test(name) && !name.includes(PREVIEW_SEPARATOR);
+}
 /** Vanity sub: 3 to 20 characters (double hyphens are refused separately). */
 export const VANITY_PATTERN = /^[a-z0-9][a-z0-9-]{1,18}[a-z0-9]$/;
+
+/**
+ * An alias of a drop's versions (a preview host's selector): 1 to 16 characters, letters, digits
+ * and single hyphens inside; never `v` and digits only (those name versions), checked beside it.
+ */
+export const ALIAS_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,14}[a-z0-9])?$/;
+/** A version selector of a preview host: `v` and digits (canonical or not: v01 names no version). */
+export const VERSION_SELECTOR = /^v[0-9]+$/;
+/** What splits a preview host's label into the drop's slug and the selector (at its last occurrence). */
+export const PREVIEW_SEPARATOR = "---";
+
+/** Whether a string is an alias name a drop may have (ALIAS_PATTERN, no "--", not a version selector). */
+export function isAliasName(name: string): boolean {
+  return ALIAS_PATTERN.test(name) && !name.includes("--") && !VERSION_SELECTOR.test(name);
+}
 
 /** Labels under the serve domain that are never drops, and subs no account can claim. */
 export const RESERVED_LABELS: ReadonlySet<string> = new Set([
@@ -72,6 +94,8 @@ export const WEBHOOK_EVENTS = {
   "domain.verified": "a custom domain was verified",
   "drop.disabled": "an operator disabled a drop (it answers 451; data.reason names the category)",
   "drop.enabled": "an operator enabled a disabled drop again",
+  "alias.updated": "an alias of a drop was created or moved to another version",
+  "alias.deleted": "an alias of a drop was deleted",
 } as const;
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];

@@ -48,6 +48,8 @@ export interface TierLimits {
   maxMembers: number;
   /** Versions of a drop kept for rollback (the live one included); the cleanup job prunes older ones. */
   versionsKept: number;
+  /** Aliases a drop may have (PUT /drops/{slug}/aliases/{name}); 0: none (anonymous drops have no owner). */
+  aliasesPerDrop: number;
   /** Days of counts (lib/stats) the owner reads back, today included; 0: none (anonymous drops have no owner). */
   statsRetentionDays: number;
   /** Monthly price in USD, for the pricing table. */
@@ -121,6 +123,7 @@ export const limits: Record<Tier, TierLimits> = {
     maxDomains: 0,
     maxMembers: 0,
     versionsKept: 5,
+    aliasesPerDrop: 0,
     statsRetentionDays: 0,
     priceUsd: null,
     renderChecksPerHour: 3,
@@ -147,6 +150,7 @@ export const limits: Record<Tier, TierLimits> = {
     maxDomains: 0,
     maxMembers: 0,
     versionsKept: 5,
+    aliasesPerDrop: 3,
     statsRetentionDays: 7,
     priceUsd: 0,
     renderChecksPerHour: 20,
@@ -156,6 +160,7 @@ export const limits: Record<Tier, TierLimits> = {
     ...paidBase,
     maxDrops: 5_000,
     maxWebhooks: 10,
+    aliasesPerDrop: 20,
     vanity: false,
     maxDomains: 0,
     maxMembers: 0,
@@ -167,6 +172,7 @@ export const limits: Record<Tier, TierLimits> = {
     ...paidBase,
     maxDrops: 20_000,
     maxWebhooks: 25,
+    aliasesPerDrop: 50,
     vanity: true,
     maxDomains: 50,
     maxMembers: 10,

@@ -1,13 +1,13 @@
 "use client";
 
 import { useState } from "react";
-import { NAME_PATTERN } from "@/lib/patterns";
+import { isDropName, NAME_PATTERN } from "@/lib/patterns";
 import { DropZone } from "../_components/DropZone";
 
 /** Deploy under a name (paid plans): the drop zone appears once the name is valid; a name deployed again keeps its URL. */
 export function NamedDeploy() {
   const [name, setName] = useState("");
-  const valid = NAME_PATTERN.test(name);
+  const valid = isDropName(name);
   return (
     <>
       <p>
@@ -26,8 +26,8 @@ export function NamedDeploy() {
         <DropZone endpoint="/dashboard/upload" preflightEndpoint="/dashboard/preflight" name={name} />
       ) : (
         <p className="muted">
-          Lowercase letters, digits and hyphens, up to 41 characters. Redeploying a name replaces its content and keeps
-          its URL.
+          Lowercase letters, digits and hyphens (never three in a row), up to 41 characters. Redeploying a name replaces
+          its content and keeps its URL.
         </p>
       )}
     </>

@@ -208,6 +208,14 @@ function grantTarget(
   };
 }
 
+/** The query of an append: ?render=1 (--check) and ?promote=false (--no-promote). */
+function appendQuery(flags: Flags): string {
+  const q = new URLSearchParams();
+  if (flags.check) q.set("render", "1");
+  if (flags.noPromote) q.set("promote", "false");
+  return q.size ? `?${q.toString()}` : "";
+}
+
 async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<void> {
   if (args.length > 1) throw new CliError("deploy takes one path", EXIT.usage);
   if (flags.append && (flags.name || flags.ttl))
@@ -225,10 +233,16 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
       );
     extraHeaders["if-match"] = `"${flags.ifVersion}"`;
   }
+  if (flags.noPromote && (!(flags.name || flags.append) || flags.grant !== undefined))
+    throw new CliError(
+      "--no-promote goes with --name or --append (a new drop is always live), not with --grant",
+      EXIT.usage,
+    );
   const where = args[0] ?? ".";
   const query = new URLSearchParams();
   if (flags.ttl) query.set("ttl", flags.ttl);
   if (flags.name) query.set("name", flags.name);
+  if (flags.noPromote) query.set("promote", "false");
   if (flags.check && flags.grant !== undefined)
     throw new CliError("--check does not go with --grant: check the drop afterwards with a key", EXIT.usage);
   if (flags.check) query.set("render", "1");
@@ -237,7 +251,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   const p =
     once?.deploy ??
     (flags.append
-      ? `/deploy/${encodeURIComponent(flags.append)}${flags.check ? "?render=1" : ""}`
+      ? `/deploy/${encodeURIComponent(flags.append)}${appendQuery(flags)}`
       : `/deploy${query.size ? `?${query.toString()}` : ""}`);
   let info;
   try {
@@ -285,7 +299,11 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
       `${res.replaced ? "Replaced" : "Deployed"} ${res.files.length} file${res.files.length === 1 ? "" : "s"}${res.name ? ` as ${res.name}` : ""}`,
     );
   lines.push(`URL:     ${res.url}`);
-  lines.push(`Version: ${res.version}`);
+  lines.push(
+    `Version: ${res.version}${res.promoted ? "" : ` (staged: ${res.url} still serves version ${res.live_version})`}`,
+  );
+  if (res.version_url) lines.push(`Preview: ${res.version_url}`);
+  if (!res.promoted) lines.push(`  To make it live: dropsite promote ${res.slug} ${res.version}`);
   lines.push(`Expires: ${res.expires_at ?? "never"}`);
   if ("claim_token" in res && res.claim_token) {
     lines.push(`Claim token: ${res.claim_token}`);
@@ -300,7 +318,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
 
 export const deploy: Command = {
   usage:
-    "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--check] [--grant URL]",
+    "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--no-promote] [--check] [--grant URL]",
   about: `Deploy a folder (default .), an .html/.htm file or a .zip.
   A folder is deployed by content: only files the server does not have yet are uploaded, and
   the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
@@ -311,6 +329,9 @@ export const deploy: Command = {
   --append SLUG  add new files to an existing drop (subscribers; not with --name or --ttl)
   --if-version V with --name or --append: write only while version V is live (else 409
                  conflict naming the live version; nothing changes)
+  --no-promote   with --name or --append: create the new version without making it live
+                 (the live URL keeps serving; the Preview line is the new version's address;
+                 dropsite promote SLUG VERSION makes it live)
   --check       open the result in a real browser on the server and print what it saw
                  (console errors, exceptions, failed requests, a blank page, screenshots)
   --grant URL    deploy through a one-time deploy URL (the MCP tool deploy_directory gives one):

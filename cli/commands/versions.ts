@@ -20,6 +20,7 @@ type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
 
 const VERSIONS_USAGE = "dropsite versions <slug> [--limit N] [--offset N]";
 const ROLLBACK_USAGE = "dropsite rollback <slug> <version>";
+const PROMOTE_USAGE = "dropsite promote <slug> <version>";
 
 async function cmdVersions(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
@@ -49,26 +50,29 @@ async function cmdVersions(target: Target, args: string[], flags: Flags): Promis
   if (res.total > shown) process.stdout.write(`(${shown} of ${res.total}; use --offset ${shown} for more)\n`);
 }
 
-async function cmdRollback(target: Target, args: string[], flags: Flags): Promise<void> {
-  requireKey(target);
-  const [slug, version] = args;
-  if (args.length !== 2 || slug === undefined || version === undefined) throw usageError(ROLLBACK_USAGE);
-  if (!/^\d{1,10}$/.test(version))
-    throw new CliError(
-      `The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`,
-      EXIT.usage,
+/** rollback and promote: the same route (POST /drops/{slug}/rollback moves live to any retained version). */
+const makeLive =
+  (usage: string) =>
+  async (target: Target, args: string[], flags: Flags): Promise<void> => {
+    requireKey(target);
+    const [slug, version] = args;
+    if (args.length !== 2 || slug === undefined || version === undefined) throw usageError(usage);
+    if (!/^\d{1,10}$/.test(version))
+      throw new CliError(
+        `The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`,
+        EXIT.usage,
+      );
+    const body = Buffer.from(JSON.stringify({ version: Number(version) }));
+    const res = await apiCall<RollbackResponse>(
+      target.api,
+      target.key,
+      "POST",
+      `/drops/${encodeURIComponent(slug)}/rollback`,
+      { body, headers: { "content-type": "application/json" } },
     );
-  const body = Buffer.from(JSON.stringify({ version: Number(version) }));
-  const res = await apiCall<RollbackResponse>(
-    target.api,
-    target.key,
-    "POST",
-    `/drops/${encodeURIComponent(slug)}/rollback`,
-    { body, headers: { "content-type": "application/json" } },
-  );
-  if (flags.json) return print(res);
-  process.stdout.write(`${res.url} now serves version ${res.live_version}\n`);
-}
+    if (flags.json) return print(res);
+    process.stdout.write(`${res.url} now serves version ${res.live_version}\n`);
+  };
 
 export const versions: Command = {
   usage: VERSIONS_USAGE,
@@ -79,5 +83,12 @@ export const versions: Command = {
 export const rollback: Command = {
   usage: ROLLBACK_USAGE,
   about: "Make a retained version of a drop live again (older or newer): served at once, no upload.",
-  run: cmdRollback,
+  run: makeLive(ROLLBACK_USAGE),
+};
+
+export const promote: Command = {
+  usage: PROMOTE_USAGE,
+  about:
+    "Make a staged version live (one deployed with --no-promote, or any retained one): the rollback route, served at once.",
+  run: makeLive(PROMOTE_USAGE),
 };

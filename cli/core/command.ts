@@ -38,6 +38,8 @@ export interface Flags {
   public: boolean;
   /** deploy: open the result in a real browser on the server (?render=1). */
   check: boolean;
+  /** deploy --name/--append: stage the new version (?promote=false) instead of making it live. */
+  noPromote: boolean;
 }
 
 /** A command of the table in cli/dropsite.ts: its usage line and help, and what it does. */

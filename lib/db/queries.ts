@@ -6,7 +6,7 @@ import { accounts, drops, files, type DropRow, type FileRow } from "./schema";
 import type { SiteRules } from "../rules/types";
 import { recordEvent } from "./events";
 import { unverifyDropDomains } from "./domains";
-import { commitWrite, copyVersionFiles, nextVersion, sameFiles, type Tx } from "./versions";
+import { commitWrite, copyVersionFiles, nextVersion, sameFiles, type Publish, type Tx } from "./versions";
 
 // Named queries over drops and files. Routes and services never build SQL themselves.
 
@@ -69,6 +69,7 @@ export async function insertDropWithFiles(
   drop: NewDrop,
   rows: WriteFile[],
   maxOwned: number | null = null,
+  publish?: Publish,
 ): Promise<{ capped: number } | undefined> {
   return db.transaction(async (tx) => {
     if (drop.ownerId && maxOwned !== null) {
@@ -85,6 +86,8 @@ export async function insertDropWithFiles(
       totalBytes: bytesOf(rows),
       now: drop.updatedAt ?? new Date(),
       siteRules: drop.siteRules ?? null,
+      // A first deploy is always live.
+      ...(publish ? { publish: { ...publish, promote: true } } : {}),
     });
     return undefined;
   });
@@ -132,8 +135,9 @@ export function isUniqueViolation(err: unknown): boolean {
   return sqlState(err) === "23505";
 }
 
+/** `version`: the version the write made (unchanged: the live one); `drop.liveVersion` is what is live after it. */
 export type ReplaceOutcome =
-  | { ok: true; drop: DropRow; unchanged: boolean }
+  | { ok: true; drop: DropRow; unchanged: boolean; version: number }
   | { ok: false; reason: "gone" }
   | { ok: false; reason: "stale"; live: number };
 
@@ -148,13 +152,15 @@ export async function replaceDropFiles(
   rows: WriteFile[],
   patch: { updatedAt: Date; expiresAt: Date | null; purgeAt: Date | null; siteRules: SiteRules | null },
   ifMatch: number | null = null,
+  publish?: Publish,
 ): Promise<ReplaceOutcome> {
   return db.transaction(async (tx): Promise<ReplaceOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
     if (!locked) return { ok: false, reason: "gone" };
     if (ifMatch !== null && ifMatch !== locked.liveVersion)
       return { ok: false, reason: "stale", live: locked.liveVersion };
-    if (await sameFiles(tx, dropId, locked.liveVersion, rows)) return { ok: true, drop: locked, unchanged: true };
+    if (await sameFiles(tx, dropId, locked.liveVersion, rows))
+      return { ok: true, drop: locked, unchanged: true, version: locked.liveVersion };
     const version = await nextVersion(tx, dropId);
     await insertFiles(tx, atVersion(rows, version));
     const drop = await commitWrite(tx, {
@@ -166,14 +172,16 @@ export async function replaceDropFiles(
       now: patch.updatedAt,
       siteRules: patch.siteRules,
       patch: { expiresAt: patch.expiresAt, purgeAt: patch.purgeAt, redeployCount: sql`${drops.redeployCount} + 1` },
+      ...(publish ? { publish } : {}),
     });
-    return { ok: true, drop, unchanged: false };
+    return { ok: true, drop, unchanged: false, version };
   });
 }
 
 /** total: the drop's files (too_many) or bytes (too_large) when the append was refused. */
+/** `version`, `fileCount`, `siteRules`: the new version's (live or staged); `drop`: the row after the write. */
 export type AppendOutcome =
-  | { ok: true; drop: DropRow }
+  | { ok: true; drop: DropRow; version: number; fileCount: number; siteRules: SiteRules | null }
   | { ok: false; reason: "gone" | "too_many" | "too_large"; total: number }
   | { ok: false; reason: "exists"; path: string }
   | { ok: false; reason: "stale"; live: number };
@@ -192,6 +200,7 @@ export async function appendDropFiles(
   now: Date,
   rules: SiteRules | null = null,
   ifMatch: number | null = null,
+  publish?: Publish,
 ): Promise<AppendOutcome> {
   return db.transaction(async (tx): Promise<AppendOutcome> => {
     const [locked] = await tx.select().from(drops).where(eq(drops.id, dropId)).for("update");
@@ -228,8 +237,9 @@ export async function appendDropFiles(
       totalBytes: locked.totalBytes + bytesOf(rows),
       now,
       siteRules,
+      ...(publish ? { publish } : {}),
     });
-    return { ok: true, drop };
+    return { ok: true, drop, version, fileCount: locked.fileCount + rows.length, siteRules };
   });
 }
 

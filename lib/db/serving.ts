@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import type { SiteRules } from "../rules/types";
-import { accounts, domains, drops, files, type DropRow, type FileRow } from "./schema";
+import { accounts, domains, dropAliases, drops, dropVersions, files, type DropRow, type FileRow } from "./schema";
 
 // The serve path's queries: a drop's whole manifest in one statement (so it is one snapshot,
 // never a mix of two versions), and the drop row alone to revalidate a cached manifest.
@@ -10,7 +10,10 @@ import { accounts, domains, drops, files, type DropRow, type FileRow } from "./s
  * Which drop a drop host names: a slug, a named drop behind a vanity sub, or the drop an active
  * custom domain points at (by slug, and only while the domain's account owns that drop).
  */
-export type DropKey = { slug: string } | { sub: string; name: string } | { domain: string };
+export type DropKey = { slug: string } | { sub: string; name: string } | { domain: string } | PreviewKey;
+
+/** A preview host's drop (by slug) and the version it names, by number or by alias. */
+export type PreviewKey = { preview: string; version: number } | { preview: string; alias: string };
 
 export type ManifestDrop = Pick<
   DropRow,
@@ -21,6 +24,11 @@ export type ManifestDrop = Pick<
   version: string;
   /** The drop version served (the files are that version's). */
   liveVersion: number;
+  /**
+   * A preview key's version when the drop still keeps it; null when it was pruned or never was
+   * (undefined for every other key).
+   */
+  previewVersion?: number | null;
   /**
    * Set while an operator has disabled the drop or suspended its owner: it answers 451 with the
    * reason category, and no byte of it is read. The drop's own disable wins over the account's.
@@ -68,7 +76,7 @@ type DropCols = { [K in keyof typeof dropColumns]: unknown } & Pick<
   | "disabledAt"
 > & { suspendedReason: string | null; suspendedAt: Date | null };
 
-function toDrop(r: DropCols): ManifestDrop {
+function toDrop(r: DropCols, previewVersion?: number | null): ManifestDrop {
   const version = [
     r.id,
     r.liveVersion,
@@ -82,6 +90,7 @@ function toDrop(r: DropCols): ManifestDrop {
     r.accessPolicyVersion,
     r.disabledReason ?? "",
     r.suspendedReason ?? "",
+    previewVersion === undefined ? "" : `p${previewVersion ?? "-"}`,
   ].join(":");
   const disabled =
     r.disabledReason !== null && r.disabledAt !== null
@@ -101,11 +110,13 @@ function toDrop(r: DropCols): ManifestDrop {
     version,
     liveVersion: r.liveVersion,
     disabled,
+    ...(previewVersion === undefined ? {} : { previewVersion }),
   };
 }
 
 function where(key: DropKey): SQL | undefined {
   if ("slug" in key) return eq(drops.slug, key.slug);
+  if ("preview" in key) return eq(drops.slug, key.preview);
   if ("domain" in key) return and(eq(domains.hostname, key.domain), eq(domains.status, "active"));
   return and(eq(accounts.vanitySub, key.sub), eq(drops.name, key.name));
 }
@@ -115,21 +126,45 @@ function joinFor<Q extends { innerJoin: (table: typeof accounts | typeof domains
   q: Q,
   key: DropKey,
 ): Q {
-  if ("slug" in key) return q;
+  if ("slug" in key || "preview" in key) return q;
   if ("domain" in key)
     return q.innerJoin(domains, and(eq(domains.slug, drops.slug), eq(domains.accountId, drops.ownerId)));
   return q.innerJoin(accounts, eq(accounts.id, drops.ownerId));
 }
 
+/**
+ * The version a preview key names, when the drop keeps it (null otherwise): a column of the
+ * drop's row, so the manifest and its revalidation read it in the same statement as the drop.
+ * An alias names its version (aliased versions are never pruned).
+ */
+function previewVersionColumn(key: PreviewKey): SQL<number | null> {
+  if ("alias" in key)
+    return sql<number | null>`(select ${dropAliases.version} from ${dropAliases}
+      join ${dropVersions} on ${dropVersions.dropId} = ${dropAliases.dropId} and ${dropVersions.version} = ${dropAliases.version}
+      where ${dropAliases.dropId} = ${drops.id} and ${dropAliases.name} = ${key.alias})`;
+  return sql<number | null>`(select ${dropVersions.version} from ${dropVersions}
+    where ${dropVersions.dropId} = ${drops.id} and ${dropVersions.version} = ${key.version}::int)`;
+}
+
 /** The drop row a key names (for revalidation), or undefined. */
 export async function findDropVersion(db: Db, key: DropKey): Promise<ManifestDrop | undefined> {
+  if ("preview" in key) {
+    const rows = await db
+      .select({ ...dropColumns, previewVersion: previewVersionColumn(key) })
+      .from(drops)
+      .where(where(key))
+      .limit(1);
+    const r = rows[0];
+    return r ? toDrop(r, r.previewVersion) : undefined;
+  }
   const rows = await joinFor(db.select(dropColumns).from(drops).$dynamic(), key).where(where(key)).limit(1);
   const r = rows[0];
   return r ? toDrop(r) : undefined;
 }
 
 /**
- * The drop a key names with all the files of its live version and its site rules, in one statement; undefined when
+ * The drop a key names with all the files of its live version (a preview key: of the version it
+ * names, while the drop keeps it) and that version's site rules, in one statement; undefined when
  * there is none. The rules (a drop's largest column, often null) come on the first row only.
  */
 export async function loadManifest(
@@ -143,18 +178,18 @@ export async function loadManifest(
     sha256: files.sha256,
     contentType: files.contentType,
     storageRef: files.storageRef,
-    siteRules: sql<SiteRules | null>`case when row_number() over () = 1 then ${drops.siteRules} end`.mapWith(
+    siteRules: sql<SiteRules | null>`case when row_number() over () = 1 then ${rulesOf(key)} end`.mapWith(
       drops.siteRules,
     ),
+    previewVersion: "preview" in key ? previewVersionColumn(key) : sql<null>`null`,
   };
   const joined = joinFor(db.select(cols).from(drops).$dynamic(), key);
-  const rows = await joined
-    .leftJoin(files, and(eq(files.dropId, drops.id), eq(files.version, drops.liveVersion)))
-    .where(where(key));
+  const served = "preview" in key ? versionFiles(key) : eq(files.version, drops.liveVersion);
+  const rows = await joined.leftJoin(files, and(eq(files.dropId, drops.id), served)).where(where(key));
   const first = rows[0];
   if (!first) return undefined;
   return {
-    drop: toDrop(first),
+    drop: toDrop(first, "preview" in key ? first.previewVersion : undefined),
     siteRules: rows.find((r) => r.siteRules)?.siteRules ?? null,
     files: rows.flatMap((r) =>
       r.path === null || r.size === null || r.sha256 === null || r.contentType === null || r.storageRef === null
@@ -162,6 +197,18 @@ export async function loadManifest(
         : [{ path: r.path, size: r.size, sha256: r.sha256, contentType: r.contentType, storageRef: r.storageRef }],
     ),
   };
+}
+
+/** The site rules a key's version has: the live version's copy on the drop row, or a kept version's own. */
+function rulesOf(key: DropKey): SQL | typeof drops.siteRules {
+  if (!("preview" in key)) return drops.siteRules;
+  return sql`(select ${dropVersions.siteRules} from ${dropVersions}
+    where ${dropVersions.dropId} = ${drops.id} and ${dropVersions.version} = ${previewVersionColumn(key)})`;
+}
+
+/** The file rows of the version a preview key names, only while the drop keeps that version. */
+function versionFiles(key: PreviewKey): SQL {
+  return sql`${files.version} = ${previewVersionColumn(key)}`;
 }
 
 /** One row of the change feed (drop_changes), as the serve path's poller reads it. */

@@ -2,7 +2,16 @@ import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { SiteRules } from "../rules/types";
 import type { Db } from "./client";
 import { recordEvent } from "./events";
-import { accounts, dropVersions, drops, files, type AccountRow, type DropRow, type DropVersionRow } from "./schema";
+import {
+  accounts,
+  dropAliases,
+  dropVersions,
+  drops,
+  files,
+  type AccountRow,
+  type DropRow,
+  type DropVersionRow,
+} from "./schema";
 
 // Drop versions: every write that changes a drop's files adds one immutable version (its file
 // rows carry the number); drops.live_version points at the one served. Rollback moves the
@@ -11,6 +20,15 @@ import { accounts, dropVersions, drops, files, type AccountRow, type DropRow, ty
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export type VersionKind = DropVersionRow["kind"];
+
+/**
+ * How a write publishes its new version: made live (`promote`), or staged beside the live one
+ * (nothing served at the live host changes); and the version's own URL, for the write's event.
+ */
+export interface Publish {
+  promote: boolean;
+  versionUrl: (version: number) => string | null;
+}
 
 /** What a write did to a drop: a new version (deploy, replace, append) or a pointer move (rollback). */
 export interface DropWrite {
@@ -23,8 +41,10 @@ export interface DropWrite {
   now: Date;
   /** The site rules of the version that becomes live (a rollback takes the target's own). */
   siteRules?: SiteRules | null;
-  /** Other columns of the drop the write sets (lifetimes, the redeploy count). */
+  /** Other columns of the drop the write sets (lifetimes, the redeploy count); not for a staged write. */
   patch?: { expiresAt?: Date | null; purgeAt?: Date | null; redeployCount?: SQL };
+  /** Deploys, replaces and appends: live or staged, and the event's `promoted` and `version_url`. */
+  publish?: Publish;
 }
 
 /**
@@ -35,6 +55,7 @@ export interface DropWrite {
  */
 export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
   const siteRules = w.siteRules ?? null;
+  const staged = w.kind !== "rollback" && w.publish?.promote === false;
   if (w.kind !== "rollback") {
     await tx.insert(dropVersions).values({
       dropId: w.dropId,
@@ -47,23 +68,30 @@ export async function commitWrite(tx: Tx, w: DropWrite): Promise<DropRow> {
     });
   }
   // drops.site_rules is the live version's copy, read by the serve path's manifest in one statement.
+  // A staged write leaves the live pointer, its counts and rules alone: only updated_at moves, so
+  // the change feed tells other instances (a preview host of the new version cached as absent).
   const [row] = await tx
     .update(drops)
-    .set({
-      liveVersion: w.version,
-      fileCount: w.fileCount,
-      totalBytes: w.totalBytes,
-      updatedAt: w.now,
-      siteRules,
-      ...w.patch,
-    })
+    .set(
+      staged
+        ? { updatedAt: w.now }
+        : {
+            liveVersion: w.version,
+            fileCount: w.fileCount,
+            totalBytes: w.totalBytes,
+            updatedAt: w.now,
+            siteRules,
+            ...w.patch,
+          },
+    )
     .where(eq(drops.id, w.dropId))
     .returning();
   const drop = row as DropRow;
+  const published = w.publish ? { promoted: !staged, version_url: w.publish.versionUrl(w.version) } : {};
   await recordEvent(tx, {
     accountId: drop.ownerId,
     type: writeEvents[w.kind],
-    data: { slug: drop.slug, version: w.version },
+    data: { slug: drop.slug, version: w.version, ...published },
     now: w.now,
   });
   return drop;
@@ -138,9 +166,9 @@ export async function dropsWithManyVersions(
   db: Db,
   atLeast: number,
   limit: number,
-): Promise<Array<{ id: string; plan: AccountRow["plan"] | null }>> {
+): Promise<Array<{ id: string; slug: string; plan: AccountRow["plan"] | null }>> {
   return db
-    .select({ id: drops.id, plan: accounts.plan })
+    .select({ id: drops.id, slug: drops.slug, plan: accounts.plan })
     .from(drops)
     .leftJoin(accounts, eq(accounts.id, drops.ownerId))
     .where(sql`(select count(*) from ${dropVersions} where ${dropVersions.dropId} = ${drops.id}) > ${atLeast}`)
@@ -155,8 +183,8 @@ export interface PrunedRefs {
 }
 
 /**
- * Removes the versions of a drop beyond `keep` (the live one always stays: the newest keep-1
- * others beside it), under the drop's row lock, and returns what their files referenced.
+ * Removes the versions of a drop beyond its newest `keep`, except the live one and every aliased
+ * one (which stay beyond them), under the drop's row lock, and returns what their files referenced.
  */
 export async function pruneVersions(db: Db, dropId: string, keep: number): Promise<PrunedRefs & { pruned: number[] }> {
   return db.transaction(async (tx) => {
@@ -167,8 +195,16 @@ export async function pruneVersions(db: Db, dropId: string, keep: number): Promi
       .from(dropVersions)
       .where(eq(dropVersions.dropId, dropId))
       .orderBy(desc(dropVersions.version));
-    const others = all.map((v) => v.version).filter((v) => v !== locked.live);
-    const pruned = others.slice(Math.max(0, keep - 1));
+    // The newest `keep` versions stay, and beyond them the live one and every aliased one.
+    const aliased = await tx
+      .select({ version: dropAliases.version })
+      .from(dropAliases)
+      .where(eq(dropAliases.dropId, dropId));
+    const held = new Set([locked.live, ...aliased.map((a) => a.version)]);
+    const pruned = all
+      .slice(keep)
+      .map((v) => v.version)
+      .filter((v) => !held.has(v));
     if (pruned.length === 0) return { pruned, contents: [], batches: [] };
     const refs = await tx
       .selectDistinct({ scope: files.scope, sha256: files.sha256, batch: files.batch })

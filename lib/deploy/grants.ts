@@ -18,7 +18,7 @@ import { DEPLOY_GRANT_SECONDS, limits } from "../plans";
 import { clientAddress } from "../ratelimit/address";
 import { enforceLimit } from "../ratelimit/guard";
 import { anonymousCaller, type Caller } from "../auth/caller";
-import { tierOf } from "./store";
+import { tierOf } from "./quota";
 
 // One-time deploy grants: the MCP deploy_directory tool hands an agent a URL that deploys once,
 // as the caller who asked (an account or anonymous) with the options given then, so an agent

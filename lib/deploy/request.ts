@@ -6,10 +6,12 @@ import { optionalCaller, requireCaller, type Caller } from "../auth/caller";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { isPaid, limits } from "../plans";
 import { NAME_PATTERN, type AppendResponse, type DeployResponse } from "../schemas";
+import { isDropName } from "../patterns";
 import { bodyForm, fileCapError, readDeployFiles } from "./body";
 import { zipSlots } from "./slots";
 import type { InputFile } from "./paths";
-import { appendToDrop, createDrop, tierOf } from "./store";
+import { appendToDrop, createDrop } from "./store";
+import { tierOf } from "./quota";
 import { resolveTtl } from "./ttl";
 import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { withDeployGrant } from "./grants";
@@ -79,6 +81,21 @@ export interface DeployOptions {
   uploadToken?: string | null;
   /** The If-Match header as sent (named deploys): `"<version>"`. */
   ifMatch?: string | null;
+  /** ?promote= as sent: "true" (the default) or "false" (stage the new version). */
+  promote?: string | boolean | null;
+}
+
+/**
+ * ?promote= (or MCP's boolean): true or false only, anything else 400 invalid_request. false
+ * stages a redeploy's new version beside the live one; a first deploy is always live.
+ */
+export function parsePromote(value: string | boolean | null | undefined): boolean {
+  if (value === null || value === undefined || value === true || value === "true") return true;
+  if (value === false || value === "false") return false;
+  throw new ApiError("invalid_request", "promote must be true or false.", {
+    hint: "promote=false creates the new version without making it live; POST /drops/{slug}/rollback makes it live.",
+    docs: "versions",
+  });
 }
 
 /** The largest version If-Match may name (PostgreSQL int4). */
@@ -105,11 +122,12 @@ export function parseIfMatch(header: string | null | undefined): number | null {
 export function checkDeployOptions(
   caller: Caller,
   opts: DeployOptions,
-): { ttl: number | null; name?: string; ifMatch: number | null } {
+): { ttl: number | null; name?: string; ifMatch: number | null; promote: boolean } {
   const tier = tierOf(caller);
   const paid = isPaid(tier);
   const ttl = resolveTtl(opts.ttl, limits[tier], paid);
   const ifMatch = parseIfMatch(opts.ifMatch);
+  const promote = parsePromote(opts.promote);
   if (opts.name === null) {
     if (ifMatch !== null)
       throw new ApiError(
@@ -117,18 +135,18 @@ export function checkDeployOptions(
         "If-Match applies to named deploys (?name=) and appends: a new drop has no version to match.",
         { docs: "versions" },
       );
-    return { ttl, ifMatch };
+    return { ttl, ifMatch, promote };
   }
   if (!caller.account) throw authRequired();
-  if (!NAME_PATTERN.test(opts.name)) {
+  if (!isDropName(opts.name)) {
     throw new ApiError(
       "invalid_name",
-      `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41).`,
+      `name must match ${NAME_PATTERN.source} (lowercase letters, digits, hyphens; up to 41) and not contain "---".`,
       { docs: "named-drops" },
     );
   }
   if (!paid) throw subscriptionRequired("Named drops");
-  return { ttl, name: opts.name, ifMatch };
+  return { ttl, name: opts.name, ifMatch, promote };
 }
 
 /** Deploys already-parsed files for a caller (REST and MCP share this). */
@@ -187,6 +205,7 @@ export async function deployFromRequest(ctx: AppContext, req: Request): Promise<
         name: query.get("name"),
         uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER),
         ifMatch: req.headers.get("if-match"),
+        promote: query.get("promote"),
       },
       quota,
     );
@@ -221,12 +240,13 @@ export async function appendFromRequest(ctx: AppContext, req: Request, slug: str
   const tier = tierOf(caller);
   if (!isPaid(tier)) throw subscriptionRequired("Appends");
   const ifMatch = parseIfMatch(req.headers.get("if-match"));
+  const promote = parsePromote(new URL(req.url).searchParams.get("promote"));
   return withBodySlot(req, async () => {
     const body = await readDeployFiles(req, limits[tier], true);
     if (!Array.isArray(body))
       return withZipReference(ctx, caller, null, body.zip, limits[tier], true, (files) =>
-        appendToDrop(ctx, caller, slug, files, ifMatch),
+        appendToDrop(ctx, caller, slug, files, ifMatch, promote),
       );
-    return appendToDrop(ctx, caller, slug, body, ifMatch);
+    return appendToDrop(ctx, caller, slug, body, ifMatch, promote);
   });
 }

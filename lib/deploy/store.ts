@@ -5,13 +5,13 @@ import { databaseError, withDb } from "../db/errors";
 import { isSlug, slugOr404 } from "../input";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
+import { previewUrl } from "../serve/host";
 import { dropUrl } from "../env";
 import { newClaimToken, newId, newSlug, sha256Hex } from "../ids";
-import { CLAIM_GRACE_SECONDS, isPaid, limits, type Tier, type TierLimits } from "../plans";
+import { CLAIM_GRACE_SECONDS, isPaid, limits, type TierLimits } from "../plans";
 import { ruleCounts, type SiteRules } from "../rules/types";
 import {
   appendDropFiles,
-  countOwnedDrops,
   findDropByOwnerName,
   findDropBySlug,
   insertDropWithFiles,
@@ -20,10 +20,12 @@ import {
   replaceDropFiles,
   type WriteFile,
 } from "../db/queries";
+import type { Publish } from "../db/versions";
 import type { DropRow } from "../db/schema";
 import type { AppendResponse, DeployResponse } from "../schemas";
 import type { Caller } from "../auth/caller";
 import type { InputFile } from "./paths";
+import { checkDropQuota, dropQuotaError, maxOwnedDrops, tierOf } from "./quota";
 import { accountScope, anonymousDropScope, releaseContents, storeContents, type OnBytes } from "./contents";
 import { reportFor, scanWhileStoring } from "./report";
 import { dropBytesError } from "./body";
@@ -37,10 +39,6 @@ import { compileSiteRules, hasRuleFiles, requestBytes, rulesNeedStorage, storedB
 // until the cleanup job prunes it. Every response carries
 // the deploy report (./report), made while the rows are committed (it only reads stored bytes
 // and never rejects; on a failed deploy it is dropped).
-
-export function tierOf(caller: Pick<Caller, "account">): Tier {
-  return caller.account ? caller.account.plan : "anonymous";
-}
 
 /** Marks file rows that reference contents (their bytes are not under a batch prefix). */
 const CONTENT_BATCH = "c";
@@ -134,6 +132,23 @@ export interface DeployInput {
   ifMatch?: number | null;
   /** The client's address (an anonymous deploy's scan refusal is audited under its keyed hash). */
   address?: string;
+  /** false: a redeploy's new version is staged, not made live (a first deploy is always live). */
+  promote?: boolean;
+}
+
+/** How a write of `slug` publishes: live unless `promote` is false, with its versions' URLs. */
+function publishOf(ctx: AppContext, slug: string, promote: boolean | undefined): Publish {
+  return { promote: promote !== false, versionUrl: (version) => previewUrl(slug, { version }, ctx.env) };
+}
+
+/** What every deploy and append answer says of versions: the one made, its URL, the live one. */
+function versionFields(ctx: AppContext, slug: string, version: number, live: number) {
+  return {
+    version,
+    version_url: previewUrl(slug, { version }, ctx.env),
+    live_version: live,
+    promoted: version === live,
+  };
 }
 
 function lifetimes(
@@ -144,41 +159,6 @@ function lifetimes(
   const expiresAt = ttl === null ? null : new Date(now.getTime() + ttl * 1000);
   const purgeAt = expiresAt && anonymous ? new Date(expiresAt.getTime() + CLAIM_GRACE_SECONDS * 1000) : expiresAt;
   return { expiresAt, purgeAt };
-}
-
-/** The most drops the caller's account may hold; null: no cap (or no account). */
-export function maxOwnedDrops(caller: Pick<Caller, "account">): number | null {
-  return caller.account ? limits[tierOf(caller)].maxDrops : null;
-}
-
-/**
- * Refuses a new drop (deployed or claimed) past the plan's maximum drops per account. This is
- * the early check, before bytes are stored; the insert or claim checks again under the
- * account's row lock, which is what makes the cap hold under parallel requests.
- */
-export async function checkDropQuota(ctx: AppContext, caller: Pick<Caller, "account">): Promise<void> {
-  const account = caller.account;
-  const max = maxOwnedDrops(caller);
-  if (!account || max === null) return;
-  const owned = await withDb(() => countOwnedDrops(ctx.db, account.id));
-  if (owned >= max) throw dropQuotaError(caller, owned, max);
-}
-
-export function dropQuotaError(caller: Pick<Caller, "account">, owned: number, max: number): ApiError {
-  const tier = tierOf(caller);
-  const details = { limit: "max_drops", allowed: max, plan: tier } as const;
-  return isPaid(tier)
-    ? new ApiError("invalid_request", `This account has ${owned} drops, the most its plan allows (${max}).`, {
-        hint: "Delete drops you no longer need.",
-        docs: "limits",
-        details,
-      })
-    : new ApiError("subscription_required", `Free accounts keep at most ${max} drops.`, {
-        hint: "Delete drops you no longer need, or upgrade for more.",
-        upgrade: true,
-        docs: "limits",
-        details,
-      });
 }
 
 /** The bytes files will take once stored: inline, zip entries (their checked sizes) and references alike. */
@@ -231,6 +211,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
       },
       rows,
       maxOwned,
+      publishOf(ctx, slug, true),
     );
     if (capped && maxOwned !== null) throw dropQuotaError(caller, capped.capped, maxOwned);
   });
@@ -243,7 +224,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     files: rows.map((r) => r.path),
     plan: caller.account?.plan ?? "free",
     expires_at: expiresAt ? expiresAt.toISOString() : null,
-    version: 1,
+    ...versionFields(ctx, slug, 1, 1),
   };
   if (input.name !== undefined) {
     response.name = input.name;
@@ -313,6 +294,7 @@ async function replaceDrop(
         rows,
         { updatedAt: now, expiresAt, purgeAt, siteRules },
         input.ifMatch ?? null,
+        publishOf(ctx, drop.slug, input.promote),
       );
     },
     (r) => r.ok,
@@ -323,9 +305,10 @@ async function replaceDrop(
   }
   const live = result.drop;
   if (!result.unchanged) {
-    await dropChanged(ctx, drop, "replace");
+    // A staged version changes nothing at the live host: this process forgets its previews only.
+    await dropChanged(ctx, drop, result.version === live.liveVersion ? "replace" : "deploy");
     countDeployBytes(rows);
-    await scan?.flag(drop, live.liveVersion);
+    await scan?.flag(drop, result.version);
   }
   const response: DeployResponse = {
     slug: drop.slug,
@@ -336,7 +319,7 @@ async function replaceDrop(
     name: input.name,
     replaced: !result.unchanged,
     report: { ...(await report), ...ruleCounts(siteRules), ...scan?.reported() },
-    version: live.liveVersion,
+    ...versionFields(ctx, drop.slug, result.version, live.liveVersion),
   };
   if (result.unchanged) response.unchanged = true;
   return response;
@@ -365,10 +348,11 @@ export function appendToDrop(
   slug: string,
   files: InputFile[],
   ifMatch: number | null = null,
+  promote = true,
 ): Promise<AppendResponse> {
   return countDeploy(
     () => "append",
-    () => appendFiles(ctx, caller, slug, files, ifMatch),
+    () => appendFiles(ctx, caller, slug, files, ifMatch, promote),
   );
 }
 
@@ -378,6 +362,7 @@ async function appendFiles(
   slug: string,
   files: InputFile[],
   ifMatch: number | null,
+  promote: boolean,
 ): Promise<AppendResponse> {
   const account = caller.account;
   if (!account)
@@ -423,6 +408,7 @@ async function appendFiles(
         now,
         await rulesAfterStore(ctx, early, files, rows, limits[tier]),
         ifMatch,
+        publishOf(ctx, drop.slug, promote),
       ),
     (o) => o.ok,
   );
@@ -438,18 +424,18 @@ async function appendFiles(
     }
     throw new ApiError("not_found", `No drop ${slug} in this account.`);
   }
-  await dropChanged(ctx, drop, "append");
+  await dropChanged(ctx, drop, promote ? "append" : "deploy");
   countDeployBytes(rows);
-  await scan?.flag(drop, outcome.drop.liveVersion);
+  await scan?.flag(drop, outcome.version);
   return {
     slug: drop.slug,
     url: dropUrl(drop.slug, ctx.env),
     files: rows.map((r) => r.path),
-    total_files: outcome.drop.fileCount,
+    total_files: outcome.fileCount,
     plan: account.plan,
     expires_at: outcome.drop.expiresAt ? outcome.drop.expiresAt.toISOString() : null,
-    report: { ...(await report), ...ruleCounts(outcome.drop.siteRules), ...scan?.reported() },
-    version: outcome.drop.liveVersion,
+    report: { ...(await report), ...ruleCounts(outcome.siteRules), ...scan?.reported() },
+    ...versionFields(ctx, drop.slug, outcome.version, outcome.drop.liveVersion),
   };
 }
 

@@ -23,7 +23,7 @@ import { dropBytesError, fileCapError, parseJsonStrict, tooLargeError, zipTooLar
 import { normalizeFiles } from "./paths";
 import { accountScope, contentKey, verifyDirectUpload } from "./contents";
 import { oneSizePerHash } from "./hashes";
-import { tierOf } from "./store";
+import { tierOf } from "./quota";
 import { preflightCaller } from "./grants";
 import { clientAddress } from "../ratelimit/address";
 import { enforceLimit } from "../ratelimit/guard";

@@ -83,6 +83,8 @@ async function pruneOldVersions(ctx: AppContext, limit: number): Promise<number>
     const out = await pruneVersions(ctx.db, drop.id, limits[tier].versionsKept);
     if (out.pruned.length === 0) continue;
     pruned += out.pruned.length;
+    // Their preview hosts stop serving at once here (elsewhere within the revalidation bound).
+    await dropChanged(ctx, drop, "prune");
     for (const batch of out.batches) await ctx.storage.deletePrefix(`${drop.id}/${batch}/`);
     await purgeUnused(ctx, out.contents);
   }

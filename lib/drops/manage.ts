@@ -1,6 +1,7 @@
 import { ratePolicies } from "../ratelimit/policy";
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
+import { previewUrl } from "../serve/host";
 import { detachHostnames } from "../domains/detach";
 import { dropUrl } from "../env";
 import { ApiError, upstreamUnavailable } from "../errors";
@@ -14,7 +15,7 @@ import { disabledField } from "../safety/disabled";
 import { claimDropRow, deleteDropRow, findDropBySlug, listDropFiles, listOwnedDrops } from "../db/queries";
 import type { AccountRow, DropRow } from "../db/schema";
 import { viewsSince } from "../db/stats";
-import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/store";
+import { checkDropQuota, dropQuotaError, maxOwnedDrops } from "../deploy/quota";
 import { purgeUnused } from "../deploy/contents";
 import {
   claimBodySchema,
@@ -123,6 +124,7 @@ export async function getDrop(ctx: AppContext, account: AccountRow, slug: string
       })),
     },
     live_version: drop.liveVersion,
+    version_url: previewUrl(drop.slug, { version: drop.liveVersion }, ctx.env),
   };
 }
 
@@ -245,6 +247,7 @@ export function describeLimits(ctx: AppContext, account: AccountRow | null): Lim
       max_members: l.maxMembers,
       deploys_per_minute: ratePolicies(ctx.env).deploy.max,
       versions_kept: l.versionsKept,
+      aliases_per_drop: l.aliasesPerDrop,
       stats_retention_days: l.statsRetentionDays,
       render_checks_per_hour: l.renderChecksPerHour,
     },

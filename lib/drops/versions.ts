@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { dropChanged } from "../serve/cache";
 import { dropUrl } from "../env";
+import { previewUrl } from "../serve/host";
 import { ApiError } from "../errors";
 import { withDb } from "../db/errors";
 import { listVersions, rollbackDrop } from "../db/versions";
@@ -36,6 +37,7 @@ export async function listDropVersions(
       total_bytes: v.totalBytes,
       kind: v.kind,
       live: v.version === drop.liveVersion,
+      version_url: previewUrl(drop.slug, { version: v.version }, ctx.env),
     })),
   };
 }

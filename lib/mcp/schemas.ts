@@ -152,6 +152,13 @@ const idempotencyKey = z
     pattern: "^[\\x20-\\x7E]+$",
   });
 
+const promote = z
+  .boolean()
+  .optional()
+  .describe(
+    "false: create the new version without making it live (a staged deploy): the result's version_url shows it, the live URL keeps serving live_version, and rollback_drop {version} makes it live. Default true; a first deploy is always live.",
+  );
+
 export const deployHtmlArgs = z
   .strictObject({
     html: z
@@ -192,6 +199,7 @@ export const deployNamedArgs = z
     }),
     files,
     ttl,
+    promote,
     idempotency_key: idempotencyKey,
     render_check: renderCheck,
   })
@@ -203,6 +211,7 @@ export const appendFilesArgs = z
     files: files.meta({
       description: `New files to add to the drop (paid plans); paths it already has are refused. ${FILES_RULE} ${SIZE_RULE}`,
     }),
+    promote,
     idempotency_key: idempotencyKey,
     render_check: renderCheck,
   })

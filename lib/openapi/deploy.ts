@@ -82,6 +82,12 @@ export const deploy = {
       description:
         "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401.",
     });
+    const promote = z
+      .enum(["true", "false"])
+      .optional()
+      .describe(
+        "false: a redeploy's new version is created without being made live (a staged deploy: the answer has promoted: false, live_version unchanged and the version's version_url); POST /drops/{slug}/rollback makes it live. A first deploy is always live. Anything but true or false: 400 invalid_request.",
+      );
     const uploadToken = z
       .string()
       .optional()
@@ -146,7 +152,7 @@ export const deploy = {
           description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. A drop's files total at most ${mb(free.dropBytes)} (anonymous, free), ${mb(pro.dropBytes)} (paid), however they arrive (413). ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
           security: optionalCredential,
           requestParams: {
-            query: z.object({ ttl, name, render: renderQuery }),
+            query: z.object({ ttl, name, promote, render: renderQuery }),
             header: z.object({
               "X-Upload-Token": uploadToken,
               "If-Match": S.ifMatchHeaderSchema.optional(),
@@ -178,7 +184,7 @@ export const deploy = {
           security: anyCredential,
           requestParams: {
             path: slugPath,
-            query: z.object({ render: renderQuery }),
+            query: z.object({ promote, render: renderQuery }),
             header: z.object({
               "If-Match": S.ifMatchHeaderSchema.optional(),
               "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional(),

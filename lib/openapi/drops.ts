@@ -18,6 +18,9 @@ export const drops = {
     VersionList: S.versionsListSchema,
     RollbackBody: S.rollbackBodySchema,
     Rollback: S.rollbackResponseSchema,
+    AliasBody: S.aliasBodySchema,
+    Alias: S.aliasSchema,
+    AliasList: S.aliasListSchema,
   },
   paths: (ctx) => ({
     "/drops": {
@@ -128,5 +131,55 @@ export const drops = {
         errors: ["invalid_request", "auth_required", "not_found", "conflict", "rate_limited", "upstream_unavailable"],
       },
     },
+    "/drops/{slug}/aliases": {
+      get: {
+        operationId: "listAliases",
+        summary: "The drop's aliases, by name",
+        description: "Each alias points at a retained version, served at https://<slug>---<name>.<serve domain>/.",
+        security: anyCredential,
+        requestParams: { path: slugPath },
+        responses: { 200: jsonResponse(S.aliasListSchema) },
+        errors: ["auth_required", "not_found", "rate_limited", "upstream_unavailable"],
+      },
+    },
+    "/drops/{slug}/aliases/{name}": {
+      put: {
+        operationId: "setAlias",
+        summary: "Create an alias or move it to another retained version",
+        description: `A drop has at most ${limits.free.aliasesPerDrop} aliases on the free plan, ${limits.pro.aliasesPerDrop} on pro and ${limits.team.aliasesPerDrop} on team (anonymous drops none); past the cap, 400 invalid_request with limit max_aliases. An aliased version is never pruned. A disabled drop's aliases cannot be written (403).`,
+        security: anyCredential,
+        requestParams: {
+          path: aliasPath,
+          header: z.object({ "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }),
+        },
+        requestBody: jsonRequest(S.aliasBodySchema),
+        responses: { 200: jsonResponse(S.aliasSchema) },
+        errors: [
+          "invalid_request",
+          "invalid_name",
+          "auth_required",
+          "forbidden",
+          "not_found",
+          "conflict",
+          "rate_limited",
+          "upstream_unavailable",
+        ],
+      },
+      delete: {
+        operationId: "deleteAlias",
+        summary: "Delete an alias (its host answers 404 from then on)",
+        security: anyCredential,
+        requestParams: {
+          path: aliasPath,
+          header: z.object({ "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional() }),
+        },
+        responses: { 204: { description: "Deleted." } },
+        errors: ["invalid_name", "auth_required", "forbidden", "not_found", "rate_limited", "upstream_unavailable"],
+      },
+    },
   }),
 } satisfies Resource;
+
+const aliasPath = slugPath.extend({
+  name: z.string().describe("The alias: 1 to 16 lowercase letters, digits and single hyphens; not v and digits only."),
+});

@@ -318,6 +318,7 @@ const PLAIN = /^[A-Za-z0-9_-]+$/;
 const SERVE_ROUTE = {
   drop: "serve.drop",
   vanity: "serve.vanity",
+  preview: "serve.preview",
   custom: "serve.domain",
   "invalid-drop-host": "serve.invalid_host",
 } as const;

@@ -3,8 +3,8 @@ import { bodyForm } from "../deploy/body";
 // The fixed name of each app-host route, the `route` label of the request metrics (and the name
 // of a request's server span): `drops.list`, `deploy.json`, … A path that names no route is
 // `other`; a path parameter, a query or anything else sent never becomes part of a name.
-// Drop hosts are named by the data plane's serve kind (serve.drop, serve.vanity, serve.domain,
-// serve.invalid_host), set by the dispatcher.
+// Drop hosts are named by the data plane's serve kind (serve.drop, serve.vanity, serve.preview,
+// serve.domain, serve.invalid_host), set by the dispatcher.
 
 type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 /** A path pattern ({name} matches one non-empty segment, a trailing "*" any rest) and its names by method ("*": any). */
@@ -20,6 +20,8 @@ const APP_ROUTES: Entry[] = [
   ["/drops/{slug}/access", { "*": "drops.access" }],
   ["/drops/{slug}/versions", { "*": "drops.versions" }],
   ["/drops/{slug}/rollback", { "*": "drops.rollback" }],
+  ["/drops/{slug}/aliases", { "*": "drops.aliases" }],
+  ["/drops/{slug}/aliases/{name}", { PUT: "drops.alias_set", DELETE: "drops.alias_delete" }],
   ["/deploy/preflight", { "*": "deploy.preflight" }],
   ["/deploy/once/{token}", { "*": "deploy.once" }],
   ["/deploy/once/{token}/preflight", { "*": "deploy.once_preflight" }],

@@ -46,8 +46,9 @@ export async function submitReport(
   url.password = "";
   const action = resolveHost(url.host, { serveDomain: ctx.env.SERVE_DOMAIN, appHost: new URL(ctx.env.BASE_URL).host });
   if (action.kind === "app" || action.kind === "invalid-drop-host") throw notOurs();
+  // A preview host's URL reports its drop.
   const key =
-    action.kind === "drop"
+    action.kind === "drop" || action.kind === "preview"
       ? { slug: action.slug }
       : action.kind === "vanity"
         ? { sub: action.sub, name: action.name }

@@ -127,6 +127,9 @@ export const limitsResponseSchema = z.object({
     max_members: z.int().describe("Seats of a team on this plan, owners counted (0: no teams on this plan)."),
     deploys_per_minute: z.int(),
     versions_kept: z.int().describe("Versions of a drop kept for rollback, the live one included."),
+    aliases_per_drop: z
+      .int()
+      .describe("Aliases a drop may have (PUT /drops/{slug}/aliases/{name}); 0: none (anonymous drops)."),
     stats_retention_days: z
       .int()
       .describe("Days of counts GET /drops/{slug}/stats reads back, today included (0: no account to read them)."),

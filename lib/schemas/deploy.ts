@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
+import { isDropName, NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
 import { TTL_CEILING_SECONDS } from "../plans";
-import { isoDate, planSchema } from "./common";
+import { isoDate, planSchema, versionUrlSchema } from "./common";
 import { deployRenderSchema } from "./render";
 
 // Deploying: file values, zips by reference, preflight and uploads, lifetimes and names, the
@@ -96,7 +96,8 @@ export const ttlSchema = z
 export const nameSchema = z
   .string()
   .regex(NAME_PATTERN)
-  .describe("Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$.");
+  .refine(isDropName, { message: 'A name cannot contain "---" (it marks preview hosts).' })
+  .describe('Named drop alias (subscribers): ^[a-z0-9][a-z0-9-]{0,40}$, without "---".');
 
 export const reportWarningKinds = ["no_index", "large_file", "case_clash", "secret", "not_scanned"] as const;
 export const secretKinds = [
@@ -195,7 +196,15 @@ export const deployResponseSchema = z.object({
     .describe("Anonymous deploys only: one-time token to claim the drop after logging in."),
   report: deployReportSchema.optional(),
   render: deployRenderSchema.optional(),
-  version: z.int().min(1).describe("The drop's live version after this deploy (1 for a new drop)."),
+  version: z
+    .int()
+    .min(1)
+    .describe(
+      "The version this deploy made (1 for a new drop); live unless promote=false staged it. Unchanged: the live version.",
+    ),
+  version_url: versionUrlSchema,
+  live_version: z.int().min(1).describe("The drop's live version after this deploy (staged: the one live before)."),
+  promoted: z.boolean().describe("true when version is the live version now; false for a staged deploy."),
   unchanged: z
     .boolean()
     .optional()
@@ -216,6 +225,12 @@ export const appendResponseSchema = z.object({
   report: deployReportSchema
     .optional()
     .describe("References are checked against the whole drop; the other checks cover the files added."),
-  version: z.int().min(1).describe("The new live version: the previous live version's files plus these."),
+  version: z
+    .int()
+    .min(1)
+    .describe("The new version: the live version's files plus these; live unless promote=false staged it."),
+  version_url: versionUrlSchema,
+  live_version: z.int().min(1).describe("The drop's live version after this append."),
+  promoted: z.boolean().describe("true when version is the live version now; false for a staged append."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS } from "../plans";
 import { REDIRECT_STATUSES } from "../rules/types";
-import { isoDate, planSchema } from "./common";
+import { isoDate, planSchema, versionUrlSchema } from "./common";
 
 // A drop and its routes: the drop and its detail, access (password protection), site rules,
 // listing and deleting, the write preconditions (If-Match, Idempotency-Key), versions and rollback.
@@ -90,6 +90,7 @@ export const dropDetailSchema = dropSchema.extend({
   header_rules: z.int().min(0).describe("Path blocks of the drop's _headers (0 without one)."),
   rules: siteRulesSchema,
   live_version: z.int().min(1).describe("The version served; files, file_count and total_bytes are that version's."),
+  version_url: versionUrlSchema.describe("The live version's own address (its preview host); null past 63 characters."),
 });
 export type DropDetail = z.infer<typeof dropDetailSchema>;
 
@@ -162,6 +163,7 @@ export const dropVersionSchema = z.object({
     .enum(versionKinds)
     .describe("The write that made the version: the first deploy, a named replace, or an append."),
   live: z.boolean().describe("true for the version the drop serves."),
+  version_url: versionUrlSchema,
 });
 
 export const versionsListSchema = z.object({
@@ -181,3 +183,22 @@ export const rollbackResponseSchema = z.object({
   live_version: z.int().min(1),
 });
 export type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
+
+export const aliasBodySchema = z.object({
+  version: z.int().describe("A retained version of the drop the alias points at (created or moved)."),
+});
+
+export const aliasSchema = z.object({
+  name: z.string().describe("1 to 16 lowercase letters, digits and single hyphens; not v and digits only."),
+  version: z.int().min(1),
+  url: z
+    .url()
+    .nullable()
+    .describe("https://<slug>---<name>.<serve domain>/: serves the aliased version, noindex; null past 63 characters."),
+});
+export type AliasResponse = z.infer<typeof aliasSchema>;
+
+export const aliasListSchema = z.object({
+  aliases: z.array(aliasSchema.extend({ updated_at: isoDate })).describe("By name."),
+});
+export type AliasList = z.infer<typeof aliasListSchema>;

@@ -67,6 +67,11 @@ export const webhookPayloadSchema = z.object({
       slug: z.string().optional(),
       url: z.string().optional(),
       version: z.int().optional(),
+      promoted: z
+        .boolean()
+        .optional()
+        .describe("drop.deployed, drop.replaced, drop.appended: false when the version was staged, not made live."),
+      version_url: z.string().nullable().optional().describe("The version's own address (its preview host)."),
       actor: z
         .object({ id: z.string(), email: z.string().nullable() })
         .optional()

@@ -8,6 +8,7 @@ import { clientAddress } from "../ratelimit/address";
 import { checkLimit, enforceLimit } from "../ratelimit/guard";
 import { passwordChars } from "../schemas";
 import type { Manifest } from "./cache";
+import { canonicalHost } from "./host";
 import { reportLinkHtml } from "./disabled";
 import type { ServeRequest, ServeResult } from "./types";
 
@@ -27,7 +28,14 @@ export function isProtected(m: Manifest): boolean {
 
 /** Whether a request to a protected drop carries a cookie that unlocks it now. */
 export function isUnlocked(ctx: AppContext, m: Manifest, req: ServeRequest): boolean {
-  return hasAccess(ctx.env, req.headers.get("cookie"), m.drop.id, m.drop.accessPolicyVersion, ctx.now());
+  return hasAccess(
+    ctx.env,
+    req.headers.get("cookie"),
+    m.drop.id,
+    m.drop.accessPolicyVersion,
+    ctx.now(),
+    canonicalHost(req.headers.get("host")),
+  );
 }
 
 const STYLE =
@@ -172,7 +180,15 @@ export async function unlock(ctx: AppContext, m: Manifest, req: ServeRequest): P
     }
     return refused(401, returnTo, "Wrong password. Try again.");
   }
-  return seeOther(returnTo, { "Set-Cookie": accessCookie(ctx.env, access.id, access.accessPolicyVersion, ctx.now()) });
+  return seeOther(returnTo, {
+    "Set-Cookie": accessCookie(
+      ctx.env,
+      access.id,
+      access.accessPolicyVersion,
+      ctx.now(),
+      canonicalHost(req.headers.get("host")),
+    ),
+  });
 }
 
 function seeOther(location: string, extra: Record<string, string>): ServeResult {

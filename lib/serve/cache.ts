@@ -120,6 +120,7 @@ function caches(ctx: AppContext): ServeCaches {
 
 export function cacheKey(key: DropKey): string {
   if ("slug" in key) return `s:${key.slug}`;
+  if ("preview" in key) return "alias" in key ? `p:${key.preview}:a${key.alias}` : `p:${key.preview}:v${key.version}`;
   if ("domain" in key) return `d:${key.domain}`;
   return `v:${key.sub}--${key.name}`;
 }
@@ -160,10 +161,14 @@ function applyFeed(c: ServeCaches, changes: FeedChange[] | "all"): void {
   }
   const dropIds = new Set<string>();
   const owners = new Set<string>();
+  const slugs = new Set<string>();
   for (const ch of changes) {
     if (ch.kind === "drop") {
       if (ch.dropId) dropIds.add(ch.dropId);
-      if (ch.slug) c.manifests.delete(cacheKey({ slug: ch.slug }));
+      if (ch.slug) {
+        c.manifests.delete(cacheKey({ slug: ch.slug }));
+        slugs.add(ch.slug);
+      }
     } else if (ch.kind === "domain") {
       if (ch.ref) c.manifests.delete(cacheKey({ domain: ch.ref }));
     } else if (ch.ref) {
@@ -171,12 +176,18 @@ function applyFeed(c: ServeCaches, changes: FeedChange[] | "all"): void {
     }
   }
   if (dropIds.size === 0 && owners.size === 0) return;
-  // The drops' other names, their owners' drops (a vanity sub or suspension changed), and names
-  // under a vanity sub or domain cached as absent (a new drop or a sub taken may resolve them).
+  // The drops' other names (their preview hosts too), their owners' drops (a vanity sub or
+  // suspension changed), and names under a vanity sub or domain, or preview hosts of a changed
+  // slug, cached as absent (a new drop or a sub taken may resolve them).
   const names: string[] = [];
   for (const [k, entry] of c.manifests.entries()) {
     const drop = entry.manifest?.drop;
-    if (drop ? dropIds.has(drop.id) || (drop.ownerId !== null && owners.has(drop.ownerId)) : indirect(k)) names.push(k);
+    if (
+      drop
+        ? dropIds.has(drop.id) || (drop.ownerId !== null && owners.has(drop.ownerId))
+        : indirect(k) || (k.startsWith("p:") && slugs.has(previewSlug(k)))
+    )
+      names.push(k);
   }
   for (const k of names) c.manifests.delete(k);
 }
@@ -246,6 +257,16 @@ function indirect(k: string): boolean {
   return k.startsWith("v:") || k.startsWith("d:");
 }
 
+/** The slug of a preview key's cache key (`p:<slug>:<selector>`). */
+function previewSlug(k: string): string {
+  return k.slice(2, k.indexOf(":", 2));
+}
+
+/** Whether a cache key is one of a slug's preview hosts. */
+function previewOf(k: string, slug: string): boolean {
+  return k.startsWith("p:") && previewSlug(k) === slug;
+}
+
 /**
  * Called by lib/domains after a custom domain is created, activated, returned to pending or
  * deleted: forgets what this process knows of the hostname (another instance notices within
@@ -269,6 +290,8 @@ export async function domainChanged(ctx: AppContext, hostname: string, stopped?:
 
 type DropChange =
   | "deploy"
+  | "prune"
+  | "alias"
   | "replace"
   | "append"
   | "rollback"
@@ -297,16 +320,28 @@ export async function dropChanged(
   c.manifests.delete(cacheKey({ slug: drop.slug }));
   const names: string[] = [];
   for (const [k, entry] of c.manifests.entries()) {
-    if (indirect(k) && (entry.manifest === undefined || entry.manifest.drop.id === drop.id)) names.push(k);
+    if (
+      previewOf(k, drop.slug) ||
+      (indirect(k) && (entry.manifest === undefined || entry.manifest.drop.id === drop.id))
+    )
+      names.push(k);
   }
   for (const k of names) c.manifests.delete(k);
   // A load that started before the change may have read the old version: later lookups must
   // not join it (they start their own), so the change takes effect at once in this process.
-  for (const k of c.loading.keys()) if (k === cacheKey({ slug: drop.slug }) || indirect(k)) c.loading.delete(k);
+  for (const k of c.loading.keys())
+    if (k === cacheKey({ slug: drop.slug }) || indirect(k) || previewOf(k, drop.slug)) c.loading.delete(k);
   if (change === "deploy") return;
   const tag = dropTag(drop.id);
   try {
-    if (change === "delete" || change === "expiry" || change === "protect" || change === "disable")
+    if (
+      change === "delete" ||
+      change === "expiry" ||
+      change === "protect" ||
+      change === "disable" ||
+      change === "prune" ||
+      change === "alias"
+    )
       await dangerouslyDeleteByTag(tag);
     else await invalidateByTag(tag);
   } catch (err) {

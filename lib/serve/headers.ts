@@ -101,8 +101,9 @@ export function robotsHeader(m: Manifest): Record<string, string> {
   return value ? { "X-Robots-Tag": value } : {};
 }
 
+/** noindex for an anonymous drop's answers and every preview host's (a version or alias, never the site itself). */
 function robotsValue(m: Manifest): string | undefined {
-  return m.drop.ownerId === null ? "noindex" : undefined;
+  return m.drop.ownerId === null || m.drop.previewVersion !== undefined ? "noindex" : undefined;
 }
 
 /** The headers of a file's answer, before its length and range. */

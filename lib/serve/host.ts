@@ -1,6 +1,14 @@
 import { LRUCache } from "lru-cache";
+import { dropUrl, type Env } from "../env";
 import { normalizeHostname, withoutPort } from "../hostname";
-import { NAME_PATTERN, RESERVED_LABELS, VANITY_PATTERN } from "../patterns";
+import {
+  isAliasName,
+  NAME_PATTERN,
+  PREVIEW_SEPARATOR,
+  RESERVED_LABELS,
+  VANITY_PATTERN,
+  VERSION_SELECTOR,
+} from "../patterns";
 
 // Host → action, as a pure function: the proxy and the serve route both call it.
 
@@ -8,6 +16,8 @@ export type HostAction =
   | { kind: "app"; reason: string }
   | { kind: "drop"; slug: string; reason: string }
   | { kind: "vanity"; sub: string; name: string; reason: string }
+  /** `<slug>---v<N>` (a retained version) or `<slug>---<alias>`: one version of a drop, not indexed. */
+  | { kind: "preview"; slug: string; selector: PreviewSelector; reason: string }
   /** A host outside the service's own that could be a custom domain: served when one is active. */
   | { kind: "custom"; hostname: string; reason: string }
   | { kind: "invalid-drop-host"; reason: string };
@@ -18,6 +28,12 @@ export interface HostConfig {
   /** Host (with port) of BASE_URL, e.g. "example.com" or "localhost:3000" */
   appHost: string;
 }
+
+/** What a preview host names of its drop: a version by number, or an alias by name. */
+export type PreviewSelector = { version: number } | { alias: string };
+
+/** The largest version number a preview host can name (the column is a 32-bit integer). */
+const MAX_VERSION = 2_147_483_647;
 
 const SLUG_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -33,6 +49,11 @@ function withoutDefaultPort(host: string): string {
   return host.replace(/:(80|443)$/, "");
 }
 
+/** A request's host as the service compares it: lower case, no trailing dot, no default port. */
+export function canonicalHost(host: string | null | undefined): string {
+  return withoutDefaultPort(normalizeHost(host));
+}
+
 export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig): HostAction {
   const host = withoutDefaultPort(normalizeHost(rawHost));
   const serve = withoutDefaultPort(normalizeHost(cfg.serveDomain));
@@ -45,6 +66,7 @@ export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig)
   if (label.includes(".")) return { kind: "invalid-drop-host", reason: "more than one label under the serve domain" };
   if (RESERVED_LABELS.has(label)) return { kind: "app", reason: `reserved label ${label}` };
   if (!SLUG_LABEL.test(label)) return { kind: "invalid-drop-host", reason: "not a DNS label" };
+  if (label.includes(PREVIEW_SEPARATOR)) return previewHost(label);
   const dd = label.indexOf("--");
   if (dd >= 0) {
     const sub = label.slice(0, dd);
@@ -55,6 +77,43 @@ export function resolveHost(rawHost: string | null | undefined, cfg: HostConfig)
     return { kind: "invalid-drop-host", reason: "malformed vanity host" };
   }
   return { kind: "drop", slug: label, reason: "drop host" };
+}
+
+/**
+ * A preview host's label, split at its last `---`: the drop's slug before it (a DNS label's start,
+ * no `--`, so never a vanity host's), `v<N>` after it for version N (canonical digits only: v0,
+ * v01 and numbers past the column name no version), or an alias name.
+ */
+function previewHost(label: string): HostAction {
+  const at = label.lastIndexOf(PREVIEW_SEPARATOR);
+  const slug = label.slice(0, at);
+  const selector = label.slice(at + PREVIEW_SEPARATOR.length);
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(slug) || slug.includes("--") || RESERVED_LABELS.has(slug))
+    return { kind: "invalid-drop-host", reason: "a preview host whose drop label is not a slug" };
+  if (VERSION_SELECTOR.test(selector)) {
+    const digits = selector.slice(1);
+    const version = Number(digits);
+    if (digits.startsWith("0") || digits.length > 10 || version > MAX_VERSION)
+      return { kind: "invalid-drop-host", reason: "a preview host naming no version number" };
+    return { kind: "preview", slug, selector: { version }, reason: "version preview host" };
+  }
+  if (!isAliasName(selector)) return { kind: "invalid-drop-host", reason: "a preview host with a malformed alias" };
+  return { kind: "preview", slug, selector: { alias: selector }, reason: "alias preview host" };
+}
+
+/** The label of a preview host (`<slug>---v<N>` or `<slug>---<alias>`), or null past a DNS label's 63 characters. */
+export function previewLabel(slug: string, selector: PreviewSelector): string | null {
+  const label = `${slug}${PREVIEW_SEPARATOR}${"version" in selector ? `v${selector.version}` : selector.alias}`;
+  return label.length <= 63 ? label : null;
+}
+
+/**
+ * The address of one version (or alias) of a drop alone, with the drop URL's scheme:
+ * `https://<slug>---v<N>.<serve domain>/`; null where the label would not fit 63 characters.
+ */
+export function previewUrl(slug: string, selector: PreviewSelector, e: Env): string | null {
+  const label = previewLabel(slug, selector);
+  return label ? dropUrl(label, e) : null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { findDropAccess } from "../db/access";
 import { withDb } from "../db/errors";
 import { gateHeaders, safeReturnPath } from "./access";
 import type { Manifest } from "./cache";
+import { canonicalHost } from "./host";
 import type { ServeRequest, ServeResult } from "./types";
 
 // The drop host's side of a members-only drop (DESIGN "Teams"): a visitor without the drop's
@@ -82,7 +83,13 @@ export async function unlockWithToken(ctx: AppContext, m: Manifest, req: ServeRe
       Location: returnTo,
       "Content-Length": "0",
       ...gateHeaders(),
-      "Set-Cookie": accessCookie(ctx.env, access.id, access.accessPolicyVersion, ctx.now()),
+      "Set-Cookie": accessCookie(
+        ctx.env,
+        access.id,
+        access.accessPolicyVersion,
+        ctx.now(),
+        canonicalHost(req.headers.get("host")),
+      ),
     },
     body: null,
   };

@@ -1,4 +1,5 @@
 import type { Manifest } from "./cache";
+import type { PreviewSelector } from "./host";
 import { reportLinkHtml } from "./disabled";
 import { REVALIDATE } from "./headers";
 import type { ServeResult } from "./types";
@@ -36,6 +37,16 @@ export function page(status: number, title: string, text: string, extraHtml = ""
 /** 404; `reportUrl` (a path of an existing drop) prefills the report form its link opens. */
 export const notFoundPage = (reportUrl?: string) =>
   page(404, "Not found", "There is nothing at this address.", reportLinkHtml(reportUrl));
+
+/**
+ * 404 of a preview host naming a version the drop no longer keeps (or never had) or an alias it
+ * does not have: says which, carries nothing of the drop.
+ */
+export function noPreviewPage(selector: PreviewSelector): ServeResult {
+  return "version" in selector
+    ? page(404, "Version not kept", `Version ${selector.version} of this drop is no longer kept.`)
+    : page(404, "No such preview", `No preview named ${selector.alias}.`);
+}
 
 export const badRequestPage = () => page(400, "Bad request", "This address is not a valid path.");
 

@@ -22,7 +22,7 @@ import {
   requestedRange,
   robotsHeader,
 } from "./headers";
-import { badRequestPage, gonePage, notFoundPage, unavailablePage } from "./pages";
+import { badRequestPage, gonePage, noPreviewPage, notFoundPage, unavailablePage } from "./pages";
 import { dropPath, encodePath, isHashedName, malformedPath, pick, pickWithRules, type Chosen } from "./paths";
 import type { ServeRequest, ServeResult } from "./types";
 
@@ -34,12 +34,7 @@ import type { ServeRequest, ServeResult } from "./types";
 
 export async function serveDropResult(ctx: AppContext, action: HostAction, req: ServeRequest): Promise<ServeResult> {
   if (action.kind === "app" || action.kind === "invalid-drop-host") return notFoundPage();
-  const key: DropKey =
-    action.kind === "drop"
-      ? { slug: action.slug }
-      : action.kind === "custom"
-        ? { domain: action.hostname }
-        : { sub: action.sub, name: action.name };
+  const key = keyOf(action);
   const first = await serveOnce(ctx, key, req);
   if (first !== STALE) return first;
   // Another instance changed the drop since this one cached its manifest: look again, once.
@@ -47,6 +42,14 @@ export async function serveDropResult(ctx: AppContext, action: HostAction, req: 
   req.served = undefined;
   const second = await serveOnce(ctx, key, req);
   return second === STALE ? notFoundPage() : second;
+}
+
+/** The drop (and, on a preview host, the version) a host names. */
+function keyOf(action: Exclude<HostAction, { kind: "app" | "invalid-drop-host" }>): DropKey {
+  if (action.kind === "drop") return { slug: action.slug };
+  if (action.kind === "custom") return { domain: action.hostname };
+  if (action.kind === "vanity") return { sub: action.sub, name: action.name };
+  return { preview: action.slug, ...action.selector };
 }
 
 // The steps of one answer, in order: the method (or the unlock form), the path, the drop's
@@ -68,6 +71,9 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
   if (!m) return notFoundPage();
   req.served = m.drop;
   if (m.drop.disabled) return disabledResult(m, req)!;
+  // A preview host whose version the drop no longer keeps: the service's page, none of its bytes.
+  if (m.drop.previewVersion === null && "preview" in key)
+    return noPreviewPage("alias" in key ? { alias: key.alias } : { version: key.version });
   if (unlocking) return unlock(ctx, m, req);
   if (req.method === "GET" && req.pathname === UNLOCK_PATH && m.drop.accessMode === "members")
     return unlockWithToken(ctx, m, req);

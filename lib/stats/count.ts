@@ -92,7 +92,7 @@ function resolvedHost(ref: string, hosts: HostConfig): HostAction {
 function ownHost(ref: string, host: string | null, asked: HostAction, slug: string, hosts: HostConfig): boolean {
   if (host && ref === host.toLowerCase()) return true;
   const other = resolvedHost(ref, hosts);
-  if (other.kind === "drop" && other.slug === slug) return true;
+  if ((other.kind === "drop" || other.kind === "preview") && other.slug === slug) return true;
   const [otherKey, key] = [keyOf(other), keyOf(asked)];
   return otherKey !== undefined && key !== undefined && cacheKey(otherKey) === cacheKey(key);
 }

@@ -5,7 +5,7 @@ import { findMemberRole, findTeamByAccount } from "../db/teams";
 import type { AccountRow } from "../db/schema";
 import { dropUrl, publicScheme } from "../env";
 import { findDropVersion } from "../db/serving";
-import { resolveHost } from "../serve/host";
+import { previewLabel, resolveHost } from "../serve/host";
 import { safeReturnPath, UNLOCK_PATH } from "../serve/access";
 import { issueMemberToken } from "../serve/member-token";
 
@@ -41,13 +41,21 @@ function redirect(location: string): Response {
 }
 
 /**
- * The host a visitor came from when it is another of this drop's hosts (its vanity host or an
- * active custom domain, looked up as the serve path looks them up); null for any other value, so
- * no one can have a token sent to a host of their choosing.
+ * The host a visitor came from when it is another of this drop's hosts (one of its preview hosts,
+ * its vanity host or an active custom domain, looked up as the serve path looks them up); null
+ * for any other value, so no one can have a token sent to a host of their choosing.
  */
-async function dropHost(ctx: AppContext, drop: { id: string }, raw: string | null): Promise<string | null> {
+async function dropHost(
+  ctx: AppContext,
+  drop: { id: string; slug: string },
+  raw: string | null,
+): Promise<string | null> {
   if (!raw) return null;
   const action = resolveHost(raw, { serveDomain: ctx.env.SERVE_DOMAIN, appHost: new URL(ctx.env.BASE_URL).host });
+  if (action.kind === "preview") {
+    const label = action.slug === drop.slug ? previewLabel(action.slug, action.selector) : null;
+    return label ? `${label}.${ctx.env.SERVE_DOMAIN}` : null;
+  }
   if (action.kind !== "vanity" && action.kind !== "custom") return null;
   const key = action.kind === "custom" ? { domain: action.hostname } : { sub: action.sub, name: action.name };
   const found = await withDb(() => findDropVersion(ctx.db, key));

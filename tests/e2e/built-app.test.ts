@@ -114,11 +114,14 @@ describe("deploy and visit over HTTP", () => {
       "claim_token",
       "expires_at",
       "files",
+      "live_version",
       "plan",
+      "promoted",
       "report",
       "slug",
       "url",
       "version",
+      "version_url",
     ]);
     // The contract's fields, and the additive report: an index.html that references nothing is clean.
     expect(body.version).toBe(1);

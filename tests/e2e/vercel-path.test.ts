@@ -21,7 +21,8 @@ const answers: Record<"next" | "plane", HttpResult[]> = { next: [], plane: [] };
 
 const css = `body { color: teal; }\n${"/* padding so the file is worth compressing */\n".repeat(60)}`;
 const binary = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
-const requests: { path: string; method?: string; headers?: Record<string, string> }[] = [
+// `host`: a preview host's selector (`v1`: the drop's one version; `v2`: none kept; `v01`: no version).
+const requests: { path: string; method?: string; headers?: Record<string, string>; host?: string }[] = [
   { path: "/" },
   { path: "/", headers: { "accept-encoding": "gzip, br" } },
   { path: "/style.css" },
@@ -32,6 +33,12 @@ const requests: { path: string; method?: string; headers?: Record<string, string
   { path: "/docs" },
   { path: "/missing.html" },
   { path: "/", method: "HEAD" },
+  { path: "/", host: "v1" },
+  { path: "/style.css", host: "v1", headers: { "accept-encoding": "gzip" } },
+  { path: "/data.bin", host: "v1", headers: { range: "bytes=10-99" } },
+  { path: "/missing.html", host: "v1" },
+  { path: "/", host: "v2" },
+  { path: "/", host: "v01" },
 ];
 
 function send(
@@ -71,7 +78,8 @@ function send(
 }
 
 async function visitAll(which: "next" | "plane"): Promise<void> {
-  for (const r of requests) answers[which].push(await send(`${slug}.localhost:${port}`, r.path, r));
+  for (const r of requests)
+    answers[which].push(await send(`${slug}${r.host ? `---${r.host}` : ""}.localhost:${port}`, r.path, r));
 }
 
 beforeAll(async () => {
@@ -179,5 +187,18 @@ describe("a drop answers the same on the Vercel path (next start) and the data p
     expect(Buffer.compare(bin!.body, binary)).toBe(0);
     expect(range!.body.byteLength).toBe(90);
     expect([about!.status, docs!.status]).toEqual([200, 308]);
+  });
+
+  it("a preview host serves the version it names, noindex; a version not kept and v01 answer the small 404", () => {
+    const [home, css, range, missing, notKept, malformed] = answers.plane.slice(10);
+    expect([home!.status, css!.status, range!.status, missing!.status]).toEqual([200, 200, 206, 404]);
+    expect(home!.text).toBe("<!doctype html><h1>same on both paths</h1>");
+    expect(css!.headers["content-encoding"]).toBe("gzip");
+    expect(range!.body.byteLength).toBe(90);
+    for (const r of [home, css, range, missing, notKept, malformed]) expect(r!.headers["x-robots-tag"]).toBe("noindex");
+    expect(notKept!.status).toBe(404);
+    expect(notKept!.text).toContain("Version 2 of this drop is no longer kept");
+    expect(malformed!.status).toBe(404);
+    expect(malformed!.text).not.toContain("same on both paths");
   });
 });

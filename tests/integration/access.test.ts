@@ -395,7 +395,14 @@ describe("unlocking", () => {
     // Unlocked answers are never tagged for the CDN either.
     expect(calls.filter((c) => c[0] === "addCacheTag")).toEqual([]);
     expect(
-      hasAccess(t.ctx.env, cookie, dropId, (await findDropAccess(t.ctx.db, dropId))!.accessPolicyVersion, t.ctx.now()),
+      hasAccess(
+        t.ctx.env,
+        cookie,
+        dropId,
+        (await findDropAccess(t.ctx.db, dropId))!.accessPolicyVersion,
+        t.ctx.now(),
+        `${slug}.${TEST_SERVE_DOMAIN}`,
+      ),
     ).toBe(true);
   });
 
@@ -504,7 +511,13 @@ describe("unlocking", () => {
       BASE_URL: "http://localhost:3000",
       NEXTAUTH_SECRET: "a-different-server-secret-value",
     });
-    const foreign = accessCookie(otherSecret, a.dropId, Number(policy), t.ctx.now()).split(";")[0]!;
+    const foreign = accessCookie(
+      otherSecret,
+      a.dropId,
+      Number(policy),
+      t.ctx.now(),
+      `${a.slug}.${TEST_SERVE_DOMAIN}`,
+    ).split(";")[0]!;
     expectLocked(await visit(a.slug, "/", { headers: { cookie: foreign } }), "other secret");
     // Expired: past its lifetime the same cookie opens nothing.
     expect((await visit(a.slug, "/", { headers: { cookie: cookieA } })).status).toBe(200);
@@ -521,7 +534,7 @@ describe("unlocking", () => {
       SERVE_DOMAIN: "drops.example.net",
       NEXTAUTH_SECRET: "production-secret-for-the-test",
     });
-    const set = accessCookie(e, "drop-id", 3, Date.now());
+    const set = accessCookie(e, "drop-id", 3, Date.now(), "x.drops.example.net");
     expect(set).toMatch(
       /^__Host-dropsite-access=3\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/,
     );

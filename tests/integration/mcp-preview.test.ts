@@ -142,11 +142,14 @@ describe("the deploy tools link the preview", () => {
       "claim_token",
       "expires_at",
       "files",
+      "live_version",
       "plan",
+      "promoted",
       "report",
       "slug",
       "url",
       "version",
+      "version_url",
     ]);
     const qr = r._meta?.["dev.dropsite/qr"] as { size: number; rows: string[] };
     expect(qr).toEqual(qrModules(d.url));

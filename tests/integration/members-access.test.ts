@@ -316,6 +316,40 @@ describe("another host of the drop", () => {
   });
 });
 
+describe("a preview host of the drop", () => {
+  it("the redirect carries the preview host, a member comes back to it, and its cookie opens that host only", async () => {
+    const s = await membersSite();
+    const label = `${s.slug}---v1`;
+    const locked = await visit(label, "/about");
+    expect(locked.status).toBe(302);
+    expectNothingOfTheDrop(locked, "preview");
+    const to = new URL(locked.headers.get("location")!);
+    expect(Object.fromEntries(to.searchParams)).toEqual({
+      drop: s.slug,
+      return: "/about",
+      host: `${label}.${TEST_SERVE_DOMAIN}`,
+    });
+    const back = await entry(s.member.account, Object.fromEntries(to.searchParams));
+    const unlock = new URL(back.headers.get("location")!);
+    expect(unlock.host).toBe(`${label}.${TEST_SERVE_DOMAIN}`);
+    const opened = await visit(label, unlock.pathname + unlock.search);
+    expect(opened.status).toBe(302);
+    const cookie = cookieOf(opened);
+    const page = await visit(label, "/about", { headers: { cookie } });
+    expect(page.text).toContain(MARKER);
+    expect(page.headers.get("x-robots-tag")).toBe("noindex");
+    // The same cookie on the live host, or on another drop's preview host named in the query, opens nothing.
+    expect((await visit(s.slug, "/about", { headers: { cookie } })).status).toBe(302);
+    const other = await membersSite();
+    const v = await entry(s.member.account, {
+      drop: s.slug,
+      return: "/",
+      host: `${other.slug}---v1.${TEST_SERVE_DOMAIN}`,
+    });
+    expect(new URL(v.headers.get("location")!).host).toBe(`${s.slug}.${TEST_SERVE_DOMAIN}`);
+  });
+});
+
 describe("the token", () => {
   it("works once: a replayed token is refused with no cookie and no drop byte", async () => {
     const s = await membersSite();

@@ -19,7 +19,7 @@ import { accountScope } from "@/lib/deploy/contents";
 import { getDrop } from "@/lib/drops/manage";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { limits } from "@/lib/plans";
-import { suiteContext, apiRequest, dropRequest } from "../support/context";
+import { suiteContext, apiRequest, dropRequest, TEST_SERVE_DOMAIN } from "../support/context";
 import { zip } from "../support/zips";
 import { accountWithKey, bearer } from "../support/accounts";
 
@@ -164,13 +164,38 @@ describe("GET /drops/{slug}/versions", () => {
     await deploy(pro.apiKey, { "index.html": "bb", "x.css": "x" }, "?name=listed");
     await append(pro.apiKey, slug, { "y.css": "yy" });
     const all = await listVersionsOf(pro.apiKey, slug);
+    const vurl = (n: number) => `http://${slug}---v${n}.${TEST_SERVE_DOMAIN}/`;
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(3);
     expect(all.body.live_version).toBe(3);
     expect(all.body.versions).toEqual([
-      { version: 3, created_at: expect.any(String), file_count: 3, total_bytes: 5, kind: "append", live: true },
-      { version: 2, created_at: expect.any(String), file_count: 2, total_bytes: 3, kind: "replace", live: false },
-      { version: 1, created_at: expect.any(String), file_count: 1, total_bytes: 1, kind: "deploy", live: false },
+      {
+        version: 3,
+        created_at: expect.any(String),
+        file_count: 3,
+        total_bytes: 5,
+        kind: "append",
+        live: true,
+        version_url: vurl(3),
+      },
+      {
+        version: 2,
+        created_at: expect.any(String),
+        file_count: 2,
+        total_bytes: 3,
+        kind: "replace",
+        live: false,
+        version_url: vurl(2),
+      },
+      {
+        version: 1,
+        created_at: expect.any(String),
+        file_count: 1,
+        total_bytes: 1,
+        kind: "deploy",
+        live: false,
+        version_url: vurl(1),
+      },
     ]);
     const page = await listVersionsOf(pro.apiKey, slug, "?limit=1&offset=1");
     expect(page.body).toMatchObject({ total: 3, live_version: 3, versions: [{ version: 2 }] });
@@ -341,7 +366,7 @@ describe("POST /drops/{slug}/rollback", () => {
     expect((await rollback(owner.apiKey, slug, { version: 3 })).status).toBe(200);
   });
 
-  it("pruning never removes the live version: a rolled-back drop keeps it plus the newest others", async () => {
+  it("pruning never removes the live version: a rolled-back drop keeps the newest versionsKept and the live one beyond them", async () => {
     const pro = await accountWithKey(t.ctx, "pro");
     let slug = "";
     for (let i = 1; i <= 8; i++)
@@ -351,7 +376,7 @@ describe("POST /drops/{slug}/rollback", () => {
     await runCleanup(t.ctx);
     await setPlan(t.ctx.db, pro.account.id, "pro");
     const kept = limits.free.versionsKept;
-    expect((await versionRows(slug)).map((v) => v.version)).toEqual([1, ...[5, 6, 7, 8].slice(4 - (kept - 1))]);
+    expect((await versionRows(slug)).map((v) => v.version)).toEqual([1, ...[4, 5, 6, 7, 8].slice(5 - kept)]);
     expect(await served(slug)).toEqual({ status: 200, text: "<p>1</p>" });
   });
 });

@@ -9,6 +9,7 @@ import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import * as dropRoute from "@/app/drops/[slug]/route";
 import * as accessRoute from "@/app/drops/[slug]/access/route";
 import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
+import * as aliasRoute from "@/app/drops/[slug]/aliases/[name]/route";
 import * as claimRoute from "@/app/claim/route";
 import * as limitsRoute from "@/app/limits/route";
 import * as webhooksRoute from "@/app/webhooks/route";
@@ -157,7 +158,7 @@ async function subscribed(plan: "pro" | "free" = "pro", eventsWanted?: string[])
 }
 
 describe("POST/GET/DELETE /webhooks", () => {
-  it("creates a webhook with all eleven events by default, shows the secret once, lists it without, deletes it then 404", async () => {
+  it("creates a webhook with all thirteen events by default, shows the secret once, lists it without, deletes it then 404", async () => {
     const acc = await accountWithKey(t.ctx, "pro");
     const created = await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url }));
     expect(created.status).toBe(201);
@@ -168,7 +169,7 @@ describe("POST/GET/DELETE /webhooks", () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     registerSecret("webhook secret", created.body.secret);
-    expect(WEBHOOK_EVENT_TYPES).toHaveLength(11);
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(13);
     // Stored sealed, not in the clear; the server's key opens it.
     const [row] = await t.ctx.db.select().from(webhooks).where(eq(webhooks.id, created.body.id));
     expect(row?.secretSealed).not.toContain(created.body.secret.slice(6));
@@ -399,6 +400,23 @@ describe("events and their delivery", () => {
         })
       ).status,
     ).toBe(200);
+    // An alias made and deleted (alias.updated, alias.deleted).
+    const aliasParams = { params: Promise.resolve({ slug, name: "staging" }) };
+    expect(
+      (
+        await call(aliasRoute.PUT, `/drops/${slug}/aliases/staging`, {
+          method: "PUT",
+          key: acc.apiKey,
+          body: JSON.stringify({ version: 2 }),
+          params: aliasParams,
+        })
+      ).status,
+    ).toBe(200);
+    const deleted = await aliasRoute.DELETE(
+      apiRequest(`/drops/${slug}/aliases/staging`, { method: "DELETE", headers: bearer(acc.apiKey) }),
+      aliasParams,
+    );
+    expect(deleted.status).toBe(204);
     expect(
       (
         await call(accessRoute.PUT, `/drops/${slug}/access`, {
@@ -448,12 +466,12 @@ describe("events and their delivery", () => {
     await enableDrop(t.ctx, { id: "cli" }, slug);
 
     const pass = await drain();
-    expect(pass.delivered).toBe(12);
+    expect(pass.delivered).toBe(14);
     expect(receiver.unverified).toBe(0);
     const got = receiver.received.map((r) => r.payload).sort((x, y) => x.id.localeCompare(y.id));
     const byType = Object.fromEntries(receiver.received.map((r) => [r.payload.type, r.payload]));
     expect(Object.keys(byType).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
-    expect(got).toHaveLength(12);
+    expect(got).toHaveLength(14);
     for (const r of receiver.received) {
       expect(r.headers["webhook-id"]).toBe(r.payload.id);
       expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -466,9 +484,24 @@ describe("events and their delivery", () => {
       slug: expect.any(String),
       url: expect.stringMatching(/^http:\/\//),
       version: 1,
+      promoted: true,
+      version_url: expect.stringMatching(/^http:\/\/[a-z2-7]{20}---v1\./),
     });
-    expect(byType["drop.replaced"]!.data).toEqual({ slug, url: url(slug), version: 2 });
-    expect(byType["drop.appended"]!.data).toEqual({ slug, url: url(slug), version: 3 });
+    const vurl = (n: number) => url(slug).replace(`${slug}.`, `${slug}---v${n}.`);
+    expect(byType["drop.replaced"]!.data).toEqual({
+      slug,
+      url: url(slug),
+      version: 2,
+      promoted: true,
+      version_url: vurl(2),
+    });
+    expect(byType["drop.appended"]!.data).toEqual({
+      slug,
+      url: url(slug),
+      version: 3,
+      promoted: true,
+      version_url: vurl(3),
+    });
     expect(byType["drop.rolled_back"]!.data).toEqual({ slug, url: url(slug), version: 1 });
     expect(byType["drop.access_changed"]!.data).toEqual({ slug, url: url(slug), version: 1, access: "password" });
     expect(byType["drop.claimed"]!.data).toEqual({ slug: anon.body.slug, url: url(anon.body.slug), version: 1 });
@@ -477,6 +510,9 @@ describe("events and their delivery", () => {
     expect(byType["domain.verified"]!.data).toEqual({ slug, url: url(slug), domain: "www.example.com" });
     expect(byType["drop.disabled"]!.data).toEqual({ slug, url: url(slug), version: 1, reason: "spam" });
     expect(byType["drop.enabled"]!.data).toEqual({ slug, url: url(slug), version: 1 });
+    const aliasUrl = url(slug).replace(`${slug}.`, `${slug}---staging.`);
+    expect(byType["alias.updated"]!.data).toEqual({ slug, url: aliasUrl, name: "staging", version: 2 });
+    expect(byType["alias.deleted"]!.data).toEqual({ slug, url: url(slug), name: "staging", version: 2 });
     // The anonymous deploy (nobody's) and the other account's deploy reached no one here.
     expect(
       got
@@ -495,7 +531,7 @@ describe("events and their delivery", () => {
       key: acc.apiKey,
       params: idParams(acc.webhook.id),
     });
-    expect(log.body.deliveries).toHaveLength(12);
+    expect(log.body.deliveries).toHaveLength(14);
     expect(
       log.body.deliveries.every(
         (d: Record<string, unknown>) => d.status_code === 200 && d.error === null && d.attempt === 1,
@@ -726,7 +762,9 @@ describe("the outbox is the change's own transaction", () => {
     const ok = await deploy(acc.apiKey, { "index.html": "kept" });
     expect(ok.status).toBe(200);
     const rows = await t.ctx.db.select().from(events).where(eq(events.accountId, acc.account.id));
-    expect(rows.map((r) => [r.type, r.data])).toEqual([["drop.deployed", { slug: ok.body.slug, version: 1 }]]);
+    expect(rows.map((r) => [r.type, r.data])).toEqual([
+      ["drop.deployed", { slug: ok.body.slug, version: 1, promoted: true, version_url: ok.body.version_url }],
+    ]);
     await drain();
     expect(receiver.received.map((r) => r.payload.data.slug)).toEqual([ok.body.slug]);
   });

@@ -141,6 +141,25 @@ export const dropVersions = pgTable(
 export type DropVersionRow = typeof dropVersions.$inferSelect;
 
 /**
+ * A drop's aliases: a name that points at one retained version and moves (PUT
+ * /drops/{slug}/aliases/{name}); `<slug>---<name>` serves that version. An aliased version is
+ * never pruned. Writes go through the change feed (a trigger, drizzle/0023_aliases.sql).
+ */
+export const dropAliases = pgTable(
+  "drop_aliases",
+  {
+    dropId: text("drop_id")
+      .notNull()
+      .references(() => drops.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.dropId, t.name] })],
+);
+export type DropAliasRow = typeof dropAliases.$inferSelect;
+
+/**
  * Idempotency keys of writes, per caller (an account id, or `ip:<address>` when anonymous):
  * the first request's fingerprint and, once it finished, its answer, replayed for 24 hours.
  * The insert of the row is the lock: one request with a key runs, the others wait or replay.

@@ -3,7 +3,7 @@
 import type { ImageBlock } from "../render";
 import type { z } from "zod";
 import { ApiError, toApiError } from "../../errors";
-import { tierOf } from "../../deploy/store";
+import { tierOf } from "../../deploy/quota";
 import { idempotencyOwner, parseIdempotencyKey, runIdempotent, toolCallFingerprint } from "../../idempotency";
 import type { Tier } from "../../plans";
 import { openShownSecret, sealShownSecret, type ShownOnce } from "../../webhooks/secret";
@@ -22,7 +22,7 @@ function argumentError(error: z.ZodError): ApiError {
   if (field === "name")
     return ApiError.fromZod(error, "The arguments", {
       code: "invalid_name",
-      hint: "name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters.",
+      hint: 'name: lowercase letters, digits and hyphens, starting with a letter or digit, up to 41 characters, without "---".',
       docs: "named-drops",
     });
   if (issue?.code === "unrecognized_keys" && issue.keys.includes("name")) {

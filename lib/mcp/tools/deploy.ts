@@ -6,7 +6,8 @@ import { decodeFilesMap, tooLargeError } from "../../deploy/body";
 import { normalizeFiles, type InputFile } from "../../deploy/paths";
 import { checkDeployOptions, deployFiles, guardedDeploy, subscriptionRequired } from "../../deploy/request";
 import { reportLines } from "../../deploy/report-text";
-import { appendToDrop, tierOf } from "../../deploy/store";
+import { appendToDrop } from "../../deploy/store";
+import { tierOf } from "../../deploy/quota";
 import { preflightFiles, uploadContent } from "../../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../../deploy/grants";
 import { isPaid, limits, type Tier } from "../../plans";
@@ -42,6 +43,10 @@ function deployText(ctx: AppContext, d: DeployResponse): string {
       ? `Unchanged: the files equal the live version ${d.version} of ${d.url}; nothing was written.`
       : `Deployed ${d.files.length} file${d.files.length === 1 ? "" : "s"}: ${d.url} (version ${d.version})`,
   ];
+  if (!d.promoted)
+    lines.push(
+      `Staged: version ${d.version} is not live (${d.url} still serves version ${d.live_version}). It is at ${d.version_url ?? "its preview host"}; rollback_drop {version: ${d.version}} makes it live.`,
+    );
   if (d.name)
     lines.push(
       `Named drop "${d.name}"${d.replaced ? " (content replaced, same URL; the previous version is kept for rollback_drop)" : ""}.`,
@@ -58,7 +63,7 @@ function deployText(ctx: AppContext, d: DeployResponse): string {
  * deployInvalid budget.
  */
 async function runDeploy(
-  args: { name?: string; ttl?: number; upload_token?: string; render_check?: boolean },
+  args: { name?: string; ttl?: number; upload_token?: string; render_check?: boolean; promote?: boolean },
   call: ToolCall,
   filesFor: (tier: Tier) => InputFile[],
 ) {
@@ -68,6 +73,7 @@ async function runDeploy(
       ttl: args.ttl === undefined ? null : String(args.ttl),
       name: args.name ?? null,
       uploadToken: args.upload_token ?? null,
+      promote: args.promote ?? null,
     };
     checkDeployOptions(c, opts);
     const d = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
@@ -160,11 +166,16 @@ export const deployTools = [
       const tier = tierOf(c);
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
-      const r = await appendToDrop(call.ctx, c, args.slug, files);
+      const r = await appendToDrop(call.ctx, c, args.slug, files, null, args.promote !== false);
       return withToolRender(call, args.render_check, {
         structured: r,
         text: [
           `Added ${r.files.length} file${r.files.length === 1 ? "" : "s"} to ${r.url} (now ${r.total_files}; version ${r.version}).`,
+          ...(r.promoted
+            ? []
+            : [
+                `Staged: ${r.url} still serves version ${r.live_version}; version ${r.version} is at ${r.version_url ?? "its preview host"}.`,
+              ]),
           ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE),
         ].join("\n"),
       });

@@ -102,8 +102,8 @@ export const dropTools = [
   }),
   tool({
     name: "rollback_drop",
-    title: "Roll a drop back (or forward) to a version",
-    description: `Make a retained version of one of the account's drops live again (list_versions shows them): a pointer move, served at once. Works forwards too; the next deploy_named or append_files builds on the live version. ${VERSIONS_RULE} Requires a key. An unknown or pruned version answers not_found.`,
+    title: "Roll a drop back (or forward) to a version: the promote",
+    description: `Make a retained version of one of the account's drops live (list_versions shows them): a pointer move, served at once. Works forwards too, so it is also the promote of a staged version (deploy_named or append_files with promote: false); the next deploy_named or append_files builds on the live version. ${VERSIONS_RULE} Requires a key. An unknown or pruned version answers not_found.`,
     input: rollbackDropArgs,
     output: rollbackResponseSchema,
     // Replaces what the drop serves; the same call twice leaves the same version live.

@@ -1,0 +1,68 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { POST as deployPOST } from "@/app/deploy/route";
+import { POST as appendPOST } from "@/app/deploy/[slug]/route";
+import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
+import { POST as preflightPOST } from "@/app/deploy/preflight/route";
+import { serveGET } from "../support/serve";
+import { dropRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context";
+import { accountWithKey } from "../support/accounts";
+import { cliAgainstRoutes } from "../support/cli";
+
+// The command-line client and staged deploys: deploy --no-promote (with --name or --append)
+// prints the new version's preview URL and leaves the live one; dropsite promote makes it live.
+
+const t = suiteContext({}, { freshLimiter: true });
+const suite = cliAgainstRoutes("203.0.113.61", async (request, url) => {
+  const slug = /^\/deploy\/([^/]+)$/.exec(url.pathname)?.[1];
+  const rollback = /^\/drops\/([^/]+)\/rollback$/.exec(url.pathname)?.[1];
+  if (url.pathname === "/deploy/preflight") return preflightPOST(request, { params: Promise.resolve({}) });
+  if (url.pathname === "/deploy" && request.method === "POST")
+    return deployPOST(request, { params: Promise.resolve({}) });
+  if (slug && request.method === "POST") return appendPOST(request, { params: Promise.resolve({ slug }) });
+  if (rollback) return rollbackRoute.POST(request, { params: Promise.resolve({ slug: rollback }) });
+  return null;
+});
+const { cli } = suite;
+const served = async (label: string, p = "/") => (await serveGET(dropRequest(label, `/api/serve-drop${p}`))).text();
+
+describe("dropsite deploy --no-promote and dropsite promote", () => {
+  it("stages a named redeploy and an append, prints their preview URLs, and promotes one", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const page = path.join(suite.work, "page.html");
+    await writeFile(page, "<p>one</p>");
+    const first = await cli(["deploy", page, "--name", "cli-staged", "--json"], apiKey);
+    expect(first.code, first.stderr).toBe(0);
+    const { slug } = JSON.parse(first.stdout) as { slug: string };
+    const url = (n: number) => `http://${slug}---v${n}.${TEST_SERVE_DOMAIN}/`;
+
+    await writeFile(page, "<p>two</p>");
+    const staged = await cli(["deploy", page, "--name", "cli-staged", "--no-promote"], apiKey);
+    expect(staged.code, staged.stderr).toBe(0);
+    expect(staged.stdout).toContain("Version: 2 (staged:");
+    expect(staged.stdout).toContain("still serves version 1");
+    expect(staged.stdout).toContain(`Preview: ${url(2)}`);
+    expect(staged.stdout).toContain(`dropsite promote ${slug} 2`);
+    expect(await served(slug)).toBe("<p>one</p>");
+    expect(await served(`${slug}---v2`)).toBe("<p>two</p>");
+
+    const extra = path.join(suite.work, "extra");
+    await mkdir(extra, { recursive: true });
+    await writeFile(path.join(extra, "extra.html"), "<p>extra</p>");
+    const appended = await cli(["deploy", extra, "--append", slug, "--no-promote", "--json"], apiKey);
+    expect(appended.code, appended.stderr).toBe(0);
+    expect(JSON.parse(appended.stdout)).toMatchObject({ version: 3, live_version: 1, promoted: false });
+    expect(await served(`${slug}---v3`, "/extra.html")).toBe("<p>extra</p>");
+    expect(await served(`${slug}---v3`)).toBe("<p>one</p>");
+
+    const promoted = await cli(["promote", slug, "2"], apiKey);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(promoted.stdout).toBe(`http://${slug}.${TEST_SERVE_DOMAIN}/ now serves version 2\n`);
+    expect(await served(slug)).toBe("<p>two</p>");
+    expect((await cli(["promote", slug], apiKey)).code).toBe(2);
+    expect((await cli(["promote", slug, "x"], apiKey)).code).toBe(2);
+    // --no-promote needs a drop to stage beside
+    expect((await cli(["deploy", page, "--no-promote"], apiKey)).code).toBe(2);
+  });
+});
