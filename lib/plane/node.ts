@@ -167,8 +167,8 @@ async function serveNode(
 
 /**
  * Keeps Next's record of the proxy's rewrite (x-middleware-rewrite) off a drop's answer on the
- * `next start` path: Next sets it from a listener its writeHead wrapper (on-headers) calls, as
- * the answer's head is written, so this response's setHeader declines every x-middleware-* name.
+ * `next start` path: Next's router sets it on the response before the route runs, so it is
+ * removed here, and this response's setHeader declines every x-middleware-* name set later.
  */
 function withoutNextHeaders(res: ServerResponse): void {
   for (const name of res.getHeaderNames()) if (name.startsWith("x-middleware-")) res.removeHeader(name);
