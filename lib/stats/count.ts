@@ -2,7 +2,7 @@ import { waitUntil } from "@vercel/functions";
 import type { AppContext } from "../context";
 import type { DropKey } from "../db/serving";
 import { clientAddress } from "../ratelimit/address";
-import { cacheKey } from "../serve/cache";
+import { cacheKey, lookupManifest } from "../serve/cache";
 import { resolveHost, type HostAction, type HostConfig } from "../serve/host";
 import type { ServeRequest, ServeResult } from "../serve/types";
 import { classify, countryCode, referrerHost } from "./classify";
@@ -27,6 +27,22 @@ function keyOf(action: HostAction): DropKey | undefined {
   return undefined;
 }
 
+/** Counts a 405 for the drop its host names, once that drop is looked up (at once when its manifest is cached). */
+function countRefusedMethod(ctx: AppContext, hosts: HostConfig, action: HostAction, req: Asked, r: ServeResult): void {
+  const key = action.kind === "preview" ? { slug: action.slug } : keyOf(action);
+  if (!key) return;
+  const count = (m: Awaited<ReturnType<typeof lookupManifest>>) => {
+    if (m) countAnswer(ctx, hosts, action, { ...req, served: m.drop }, r);
+  };
+  try {
+    const found = lookupManifest(ctx, key);
+    if (found instanceof Promise) found.then(count, () => undefined);
+    else count(found);
+  } catch {
+    // The database did not answer: the request goes uncounted, as its answer did not need it.
+  }
+}
+
 /** Body bytes the answer puts on the wire. */
 function bodyBytes(method: string, r: ServeResult): number {
   if (method === "HEAD" || r.body === null) return 0;
@@ -37,7 +53,12 @@ function bodyBytes(method: string, r: ServeResult): number {
 export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostAction, req: Asked, r: ServeResult): void {
   if (!ctx.env.STATS) return;
   const drop = req.served;
-  if (!drop) return;
+  if (!drop) {
+    // A method a drop host does not serve is answered 405 before any lookup (no byte of the drop
+    // either way); it is still one of the drop's requests, found once the answer is out.
+    if (r.status === 405) countRefusedMethod(ctx, hosts, action, req, r);
+    return;
+  }
   const ua = req.headers.get("user-agent") ?? "";
   const kind = classify(ua);
   const { tally, scheduled } = tallyOf(ctx, drop.id);

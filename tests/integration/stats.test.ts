@@ -226,6 +226,31 @@ describe("counts of a scripted mix", () => {
   });
 });
 
+describe("methods a drop host does not serve", () => {
+  it("a POST or OPTIONS answered 405 counts in requests, looked up or cached, and never as a view", async () => {
+    const { account, apiKey } = await accountWithKey(t.ctx, "pro");
+    const d = await createDrop(t.ctx, callerOf(account), { files: site, ttl: null });
+    // The first 405 comes before any lookup of the drop (its manifest is not cached yet).
+    const cold = await send(d.slug, [{ path: "/", ua: CHROME, ip: ADDRESSES[0]!, method: "POST" }]);
+    const warm = await send(d.slug, [
+      { path: "/", ua: CHROME, ip: ADDRESSES[1]!, method: "GET" },
+      { path: "/form", ua: FIREFOX, ip: ADDRESSES[1]!, method: "OPTIONS" },
+      { path: "/", ua: SAFARI, ip: ADDRESSES[2]!, method: "POST" },
+    ]);
+    expect([...cold.answers, ...warm.answers].map((r) => r.status)).toEqual([405, 200, 405, 405]);
+    // The cold one is counted once its lookup answers.
+    await new Promise((r) => setTimeout(r, 300));
+    await flushStats();
+    const { body } = await readStats(d.slug, apiKey);
+    expect((body as DropStats).totals).toMatchObject({
+      views: 1,
+      visitors: 1,
+      requests: 3,
+      bytes: cold.bytes + warm.bytes,
+    });
+  });
+});
+
 describe("the range and the plan's retention", () => {
   it("reads the last 7 days by default, and refuses a from before the retention or a malformed date with 400", async () => {
     const { account, apiKey } = await accountWithKey(t.ctx, "free");
