@@ -277,6 +277,32 @@ export const readFileArgs = z
     version: retainedVersion,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", path: "index.html" }] });
+/** How many aliases a drop may have, per plan (none for anonymous drops). */
+export const ALIAS_RULE = `Aliases per drop — ${perPlan((t) => String(limits[t].aliasesPerDrop))}.`;
+
+const aliasName = z
+  .string()
+  .min(1)
+  .max(16)
+  .describe(
+    "The alias: 1 to 16 lowercase letters, digits and single hyphens, starting and ending with a letter or digit, not v followed by digits only (those name versions). <slug>---<alias> serves the version it points at.",
+  );
+export const setAliasArgs = z
+  .strictObject({
+    slug,
+    name: aliasName,
+    version: z
+      .int()
+      .min(1)
+      .max(MAX_OFFSET)
+      .describe("A retained version of the drop (list_versions) for the alias to point at (created, or moved)."),
+    idempotency_key: idempotencyKey,
+  })
+  .meta({ examples: [{ slug: "k3j9x2ab", name: "staging", version: 3 }] });
+export const listAliasesArgs = z.strictObject({ slug }).meta({ examples: [{ slug: "k3j9x2ab" }] });
+export const deleteAliasArgs = z
+  .strictObject({ slug, name: aliasName, idempotency_key: idempotencyKey })
+  .meta({ examples: [{ slug: "k3j9x2ab", name: "staging" }] });
 export const deleteDropArgs = z
   .strictObject({ slug, idempotency_key: idempotencyKey })
   .meta({ examples: [{ slug: "k3j9x2ab" }] });

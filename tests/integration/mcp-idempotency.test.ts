@@ -311,6 +311,8 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
       deploy_named: { name: "bounds", files: { "index.html": "v2" } },
       preflight_files: { files: { "index.html": { sha256: sha("x"), size: 1 } } },
       rollback_drop: { slug, version: 1 },
+      set_alias: { slug, name: "bounds", version: 1 },
+      delete_alias: { slug, name: "bounds" },
       set_access: { slug, mode: "password", password: "a long passphrase" },
       upload_content: { sha256: sha("x"), content: "x" },
     };
@@ -332,6 +334,7 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
     expect((await t.ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, account.id)))[0]!.n).toBe(
       0,
     );
+    expect((await agent.call("list_aliases", { slug })).structuredContent).toEqual({ aliases: [] });
     const { drop, versions } = await versionsOf(slug);
     expect({ versions, live: drop.liveVersion, mode: drop.accessMode }).toEqual({
       versions: 1,

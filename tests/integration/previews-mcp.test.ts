@@ -62,3 +62,48 @@ describe.each(CLIENT_FLAVOURS)("MCP staged deploys (%s)", (flavour) => {
     await agent.close();
   });
 });
+
+describe.each(CLIENT_FLAVOURS)("MCP aliases (%s)", (flavour) => {
+  it("set_alias creates and moves <slug>---<name>, list_aliases lists it, delete_alias ends it; bad input changes nothing", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const agent = await connectAgent(flavour, { ip: `198.51.100.${++ipN}`, credential: apiKey });
+    const name = `ma-${flavour.replace(/\W/g, "")}`;
+    const first = await agent.call("deploy_named", { name, files: { "index.html": "one" } });
+    const slug = (first.structuredContent as { slug: string }).slug;
+    await agent.call("deploy_named", { name, files: { "index.html": "two" }, promote: false });
+    const aliasUrl = `http://${slug}---staging.${TEST_SERVE_DOMAIN}/`;
+
+    const set = await agent.call("set_alias", { slug, name: "staging", version: 2 });
+    expect(set.isError).toBe(false);
+    expect(set.structuredContent).toEqual({ name: "staging", version: 2, url: aliasUrl });
+    expect(resultText(set)).toContain(aliasUrl);
+    expect(await served(`${slug}---staging`)).toBe("two");
+    expect(await served(slug)).toBe("one");
+
+    const moved = await agent.call("set_alias", { slug, name: "staging", version: 1 });
+    expect(moved.structuredContent).toMatchObject({ version: 1 });
+    expect(await served(`${slug}---staging`)).toBe("one");
+
+    const listed = await agent.call("list_aliases", { slug });
+    expect(listed.structuredContent).toMatchObject({ aliases: [{ name: "staging", version: 1, url: aliasUrl }] });
+
+    // A version selector is no alias name, an unknown version is not_found: nothing changes.
+    const refused = await agent.call("set_alias", { slug, name: "v2", version: 2 });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toContain("invalid_name");
+    const unknown = await agent.call("set_alias", { slug, name: "next", version: 99 });
+    expect(unknown.isError).toBe(true);
+    expect(resultText(unknown)).toContain("not_found");
+    expect((await agent.call("list_aliases", { slug })).structuredContent).toMatchObject({
+      aliases: [{ name: "staging" }],
+    });
+
+    const deleted = await agent.call("delete_alias", { slug, name: "staging" });
+    expect(deleted.structuredContent).toEqual({ deleted: "staging" });
+    expect(await served(`${slug}---staging`)).toContain("No preview named staging");
+    const again = await agent.call("delete_alias", { slug, name: "staging" });
+    expect(again.isError).toBe(true);
+    expect(resultText(again)).toContain("not_found");
+    await agent.close();
+  });
+});

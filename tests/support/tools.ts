@@ -4,6 +4,7 @@ export const TOOL_NAMES = [
   "add_domain",
   "add_webhook",
   "append_files",
+  "delete_alias",
   "delete_drop",
   "deploy_directory",
   "deploy_files",
@@ -14,6 +15,7 @@ export const TOOL_NAMES = [
   "get_drop",
   "get_drop_stats",
   "get_limits",
+  "list_aliases",
   "list_domains",
   "list_drops",
   "list_files",
@@ -26,6 +28,7 @@ export const TOOL_NAMES = [
   "report_abuse",
   "rollback_drop",
   "set_access",
+  "set_alias",
   "upload_content",
   "verify_domain",
 ] as const;

@@ -4,6 +4,7 @@
 // isError: true whose text an agent can relay (code, error, hint, upgrade and docs URLs): call.ts.
 import type { Tool } from "@modelcontextprotocol/server";
 import { accountTools } from "./account";
+import { aliasTools } from "./aliases";
 import { deployTools } from "./deploy";
 import { describeTools } from "./describe";
 import { domainTools } from "./domains";
@@ -18,6 +19,7 @@ export { callTool, toolError } from "./call";
 export const tools = [
   ...deployTools,
   ...dropTools,
+  ...aliasTools,
   ...fileTools,
   ...webhookTools,
   ...domainTools,
