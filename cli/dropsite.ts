@@ -13,7 +13,7 @@ import { access, claim, deleteDrop, list } from "./commands/drops";
 import { deploy } from "./commands/deploy";
 import { domains } from "./commands/domains";
 import { limitsCommand, login, logout } from "./commands/account";
-import { promote, rollback, versions } from "./commands/versions";
+import { alias, aliases, promote, rollback, versions } from "./commands/versions";
 import { pull } from "./commands/pull";
 import { stats } from "./commands/stats";
 import { webhooks } from "./commands/webhooks";
@@ -40,6 +40,8 @@ const COMMANDS = {
   stats,
   rollback,
   promote,
+  aliases,
+  alias,
   pull,
   delete: deleteDrop,
   access,
@@ -93,6 +95,7 @@ export async function main(argv: string[]): Promise<number> {
         to: { type: "string" },
         at: { type: "string" },
         force: { type: "boolean", default: false },
+        delete: { type: "boolean", default: false },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },
@@ -119,6 +122,7 @@ export async function main(argv: string[]): Promise<number> {
     public: Boolean(values.public),
     check: Boolean(values.check),
     force: Boolean(values.force),
+    delete: Boolean(values.delete),
     noPromote: Boolean(values["no-promote"]),
   };
   const [command, ...args] = positionals;

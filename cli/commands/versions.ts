@@ -1,7 +1,7 @@
 // dropsite versions and rollback: a drop's retained versions and making one live again.
 import { URLSearchParams } from "node:url";
 import type { z } from "zod";
-import type { rollbackResponseSchema, versionsListSchema } from "../../lib/schemas";
+import type { AliasList, AliasResponse, rollbackResponseSchema, versionsListSchema } from "../../lib/schemas";
 import {
   LIST_LIMIT,
   LIST_LIMIT_TEXT,
@@ -12,7 +12,7 @@ import {
   type Target,
 } from "../core/command";
 import { CliError, EXIT } from "../core/errors";
-import { apiCall } from "../core/http";
+import { apiCall, httpCall, parseAnswer } from "../core/http";
 import { formatBytes, print, table } from "../core/output";
 
 type VersionsList = z.infer<typeof versionsListSchema>;
@@ -21,6 +21,10 @@ type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
 const VERSIONS_USAGE = "dropsite versions <slug> [--limit N] [--offset N]";
 const ROLLBACK_USAGE = "dropsite rollback <slug> <version>";
 const PROMOTE_USAGE = "dropsite promote <slug> <version>";
+/** What stands for a preview URL whose host label would pass 63 characters (the API answers null). */
+const NO_URL = "no URL: the host name would be too long";
+const ALIASES_USAGE = "dropsite aliases <slug>";
+const ALIAS_USAGE = "dropsite alias <slug> <name> <version> | dropsite alias <slug> <name> --delete";
 
 async function cmdVersions(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
@@ -91,4 +95,60 @@ export const promote: Command = {
   about:
     "Make a staged version live (one deployed with --no-promote, or any retained one): the rollback route, served at once.",
   run: makeLive(PROMOTE_USAGE),
+};
+
+async function cmdAliases(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [slug] = args;
+  if (args.length !== 1 || slug === undefined) throw usageError(ALIASES_USAGE);
+  const res = await apiCall<AliasList>(target.api, target.key, "GET", `/drops/${encodeURIComponent(slug)}/aliases`);
+  if (flags.json) return print(res);
+  if (res.aliases.length === 0) return void process.stdout.write(`${slug} has no aliases\n`);
+  table(
+    ["ALIAS", "VERSION", "URL", "UPDATED"],
+    res.aliases.map((a) => [a.name, String(a.version), a.url ?? NO_URL, a.updated_at]),
+  );
+}
+
+async function cmdAlias(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const path = (slug: string, name: string) => `/drops/${encodeURIComponent(slug)}/aliases/${encodeURIComponent(name)}`;
+  if (flags.delete) {
+    const [slug, name] = args;
+    if (args.length !== 2 || slug === undefined || name === undefined) throw usageError(ALIAS_USAGE);
+    const res = await httpCall("DELETE", `${target.api}${path(slug, name)}`, {
+      headers: { authorization: `Bearer ${target.key}` },
+    });
+    // 204 has no body; anything else is the API's error envelope.
+    if (res.status !== 204) parseAnswer<never>(res);
+    if (flags.json) return print({ deleted: name });
+    return void process.stdout.write(`Deleted alias ${name} of ${slug}\n`);
+  }
+  const [slug, name, version] = args;
+  if (args.length !== 3 || slug === undefined || name === undefined || version === undefined)
+    throw usageError(ALIAS_USAGE);
+  if (!/^\d{1,10}$/.test(version))
+    throw new CliError(
+      `The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`,
+      EXIT.usage,
+    );
+  const res = await apiCall<AliasResponse>(target.api, target.key, "PUT", path(slug, name), {
+    body: Buffer.from(JSON.stringify({ version: Number(version) })),
+    headers: { "content-type": "application/json" },
+  });
+  if (flags.json) return print(res);
+  process.stdout.write(`${res.url ?? `${name} (${NO_URL})`} now serves version ${res.version}\n`);
+}
+
+export const aliases: Command = {
+  usage: ALIASES_USAGE,
+  about: "A drop's aliases: names that point at a retained version, each served at <slug>---<name>.",
+  run: cmdAliases,
+};
+
+export const alias: Command = {
+  usage: ALIAS_USAGE,
+  about:
+    "Point an alias of a drop at a retained version (created, or moved; <slug>---<name> serves it at once), or delete it with --delete.",
+  run: cmdAlias,
 };

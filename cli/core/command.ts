@@ -28,6 +28,8 @@ export interface Flags {
   at?: string;
   /** pull: write into a folder that is not empty. */
   force?: boolean;
+  /** alias: delete the alias instead of pointing it. */
+  delete?: boolean;
   /** stats: the range's first and last UTC day. */
   from?: string;
   to?: string;

@@ -81,7 +81,7 @@ export function httpCall(method: string, url: string, opts: CallOptions = {}): P
 }
 
 /** Parses an API answer; a failure becomes a CliError carrying the error envelope. */
-function parseAnswer<T>(res: HttpAnswer): T {
+export function parseAnswer<T>(res: HttpAnswer): T {
   let body: unknown;
   try {
     body = JSON.parse(res.text);

@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
 import { POST as appendPOST } from "@/app/deploy/[slug]/route";
 import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
+import * as aliasesRoute from "@/app/drops/[slug]/aliases/route";
+import * as aliasRoute from "@/app/drops/[slug]/aliases/[name]/route";
 import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { serveGET } from "../support/serve";
 import { dropRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context";
@@ -22,6 +24,14 @@ const suite = cliAgainstRoutes("203.0.113.61", async (request, url) => {
     return deployPOST(request, { params: Promise.resolve({}) });
   if (slug && request.method === "POST") return appendPOST(request, { params: Promise.resolve({ slug }) });
   if (rollback) return rollbackRoute.POST(request, { params: Promise.resolve({ slug: rollback }) });
+  const list = /^\/drops\/([^/]+)\/aliases$/.exec(url.pathname)?.[1];
+  if (list) return aliasesRoute.GET(request, { params: Promise.resolve({ slug: list }) });
+  const one = /^\/drops\/([^/]+)\/aliases\/([^/]+)$/.exec(url.pathname);
+  if (one) {
+    const params = Promise.resolve({ slug: one[1]!, name: one[2]! });
+    if (request.method === "PUT") return aliasRoute.PUT(request, { params });
+    if (request.method === "DELETE") return aliasRoute.DELETE(request, { params });
+  }
   return null;
 });
 const { cli } = suite;
@@ -64,5 +74,48 @@ describe("dropsite deploy --no-promote and dropsite promote", () => {
     expect((await cli(["promote", slug, "x"], apiKey)).code).toBe(2);
     // --no-promote needs a drop to stage beside
     expect((await cli(["deploy", page, "--no-promote"], apiKey)).code).toBe(2);
+  });
+});
+
+describe("dropsite aliases and dropsite alias", () => {
+  it("points, moves, lists and deletes an alias; bad input exits 2 or 1 and changes nothing", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const page = path.join(suite.work, "alias.html");
+    await writeFile(page, "<p>first</p>");
+    const first = await cli(["deploy", page, "--name", "cli-alias", "--json"], apiKey);
+    const { slug } = JSON.parse(first.stdout) as { slug: string };
+    await writeFile(page, "<p>second</p>");
+    expect((await cli(["deploy", page, "--name", "cli-alias", "--no-promote"], apiKey)).code).toBe(0);
+    const aliasUrl = `http://${slug}---staging.${TEST_SERVE_DOMAIN}/`;
+
+    expect((await cli(["aliases", slug], apiKey)).stdout).toBe(`${slug} has no aliases\n`);
+    const set = await cli(["alias", slug, "staging", "2"], apiKey);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toBe(`${aliasUrl} now serves version 2\n`);
+    expect(await served(`${slug}---staging`)).toBe("<p>second</p>");
+    const moved = await cli(["alias", slug, "staging", "1", "--json"], apiKey);
+    expect(JSON.parse(moved.stdout)).toEqual({ name: "staging", version: 1, url: aliasUrl });
+    expect(await served(`${slug}---staging`)).toBe("<p>first</p>");
+    const listed = await cli(["aliases", slug], apiKey);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^ALIAS\\s+VERSION\\s+URL\\s+UPDATED\\nstaging\\s+1\\s+${aliasUrl.replace(/[.]/g, "\\.")}`),
+    );
+
+    // Usage errors exit 2; the API's refusals exit 1; neither changes the alias.
+    expect((await cli(["alias", slug, "staging"], apiKey)).code).toBe(2);
+    expect((await cli(["alias", slug, "staging", "x"], apiKey)).code).toBe(2);
+    const badName = await cli(["alias", slug, "v2", "2"], apiKey);
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toContain("invalid_name");
+    expect((await cli(["alias", slug, "staging", "9"], apiKey)).code).toBe(1);
+    expect(await served(`${slug}---staging`)).toBe("<p>first</p>");
+
+    const deleted = await cli(["alias", slug, "staging", "--delete"], apiKey);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toBe(`Deleted alias staging of ${slug}\n`);
+    expect(await served(`${slug}---staging`)).toContain("No preview named staging");
+    const again = await cli(["alias", slug, "staging", "--delete"], apiKey);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("not_found");
   });
 });
