@@ -4,6 +4,10 @@ import { appendFromRequest, deployFromGrant, deployFromRequest } from "./request
 import { receiveUpload } from "./uploads";
 import { idempotent } from "../idempotency";
 import { wantsRender, withRender } from "../render/deploy";
+import { optionalCaller } from "../auth/caller";
+import type { AppContext } from "../context";
+import type { AccountRow } from "../db/schema";
+import { aliasDeployed, aliasForDeploy } from "./alias";
 
 // The handlers of the routes that receive deploy bytes, defined once. On Vercel the route.ts
 // files run them through routes(); self-hosted the data plane (lib/plane/node.ts) runs the same
@@ -16,9 +20,25 @@ export const deployHandlers: RouteHandlers = {
   POST: idempotent(async (req) => {
     const ctx = await getContext();
     const render = wantsRender(req);
-    return json(await withRender(ctx, req, render, await deployFromRequest(ctx, req)));
+    const name = new URL(req.url).searchParams.get("name");
+    const aliased = await askedAlias(ctx, req, name === null ? null : { name });
+    const answer = await deployFromRequest(ctx, req);
+    if (aliased) await aliasDeployed(ctx, aliased.account, answer, aliased.alias);
+    return json(await withRender(ctx, req, render, answer));
   }),
 };
+
+/** `?alias=`, checked before the deploy writes anything (lib/deploy/alias.ts); null without it. */
+async function askedAlias(
+  ctx: AppContext,
+  req: Request,
+  target: { slug: string } | { name: string } | null,
+): Promise<{ alias: string; account: AccountRow } | null> {
+  if (!new URL(req.url).searchParams.has("alias")) return null;
+  const caller = await optionalCaller(ctx, req);
+  const alias = await aliasForDeploy(ctx, req, caller.account, target);
+  return alias && caller.account ? { alias, account: caller.account } : null;
+}
 
 /**
  * POST /deploy/once/{token} – the bodies of POST /deploy, through a one-time grant (MCP
@@ -37,7 +57,10 @@ export const appendHandlers: RouteHandlers<{ slug: string }> = {
   POST: idempotent(async (req, { slug }) => {
     const ctx = await getContext();
     const render = wantsRender(req);
-    return json(await withRender(ctx, req, render, await appendFromRequest(ctx, req, slug)));
+    const aliased = await askedAlias(ctx, req, { slug });
+    const answer = await appendFromRequest(ctx, req, slug);
+    if (aliased) await aliasDeployed(ctx, aliased.account, answer, aliased.alias);
+    return json(await withRender(ctx, req, render, answer));
   }),
 };
 

@@ -82,6 +82,12 @@ export const deploy = {
       description:
         "Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401.",
     });
+    const alias = z
+      .string()
+      .optional()
+      .describe(
+        "Points this alias of the drop at the new version in the same request (created, or moved; <slug>---<alias> serves it), e.g. alias=pr-42 with promote=false. An account's deploys only (anonymous: 400 invalid_request); a bad name: 400 invalid_name; past the plan's aliases per drop: 400 invalid_request (max_aliases) and nothing deployed.",
+      );
     const promote = z
       .enum(["true", "false"])
       .optional()
@@ -152,7 +158,7 @@ export const deploy = {
           description: `Anonymous deploys need no credential and get a claim_token. Per-request file cap: ${free.filesPerRequest} (anonymous, free), ${pro.filesPerRequest} (paid). Zip: ${mb(free.zipBytes)} free, ${mb(pro.zipBytes)} paid, unpacked at most ${free.decompressionRatio}x. HTML and JSON bodies: ${mb(free.bodyBytes)}. A drop's files total at most ${mb(free.dropBytes)} (anonymous, free), ${mb(pro.dropBytes)} (paid), however they arrive (413). ${rate.deploy.max} deploys per ${rate.deploy.windowSeconds} seconds per client address.`,
           security: optionalCredential,
           requestParams: {
-            query: z.object({ ttl, name, promote, render: renderQuery }),
+            query: z.object({ ttl, name, promote, alias, render: renderQuery }),
             header: z.object({
               "X-Upload-Token": uploadToken,
               "If-Match": S.ifMatchHeaderSchema.optional(),
@@ -184,7 +190,7 @@ export const deploy = {
           security: anyCredential,
           requestParams: {
             path: slugPath,
-            query: z.object({ promote, render: renderQuery }),
+            query: z.object({ promote, alias, render: renderQuery }),
             header: z.object({
               "If-Match": S.ifMatchHeaderSchema.optional(),
               "Idempotency-Key": S.idempotencyKeyHeaderSchema.optional(),

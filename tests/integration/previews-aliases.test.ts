@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { POST as deployPOST } from "@/app/deploy/route";
+import { POST as appendPOST } from "@/app/deploy/[slug]/route";
+import * as versionsRoute from "@/app/drops/[slug]/versions/route";
+import { countDrops, findDropBySlug } from "@/lib/db/queries";
+import { limits } from "@/lib/plans";
 import * as aliasRoute from "@/app/drops/[slug]/aliases/[name]/route";
 import * as aliasesRoute from "@/app/drops/[slug]/aliases/route";
 import * as limitsRoute from "@/app/limits/route";
@@ -196,5 +200,84 @@ describe("retention keeps aliased versions", () => {
     expect((await visit(`${slug}---v2`)).text).toBe("<p>2</p>");
     expect((await visit(`${slug}---v1`)).status).toBe(404);
     expect((await visit(`${slug}---v3`)).status).toBe(404);
+  });
+});
+
+describe("?alias= on the deploy routes", () => {
+  async function post(apiKey: string | null, query: string, files: Record<string, string>) {
+    const res = await deployPOST(
+      apiRequest(`/deploy${query}`, {
+        method: "POST",
+        body: JSON.stringify({ files }),
+        headers: { "content-type": "application/json", ...(apiKey ? bearer(apiKey) : {}) },
+        ip: `198.51.100.${++ip % 250}`,
+      }),
+      noParams,
+    );
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+  async function append(apiKey: string, slug: string, query: string, files: Record<string, string>) {
+    const res = await appendPOST(
+      apiRequest(`/deploy/${slug}${query}`, {
+        method: "POST",
+        body: JSON.stringify({ files }),
+        headers: { "content-type": "application/json", ...bearer(apiKey) },
+        ip: `198.51.100.${++ip % 250}`,
+      }),
+      { params: Promise.resolve({ slug }) },
+    );
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+  const versionsOf = async (apiKey: string, slug: string) => {
+    const res = await versionsRoute.GET(apiRequest(`/drops/${slug}/versions`, { headers: bearer(apiKey) }), {
+      params: Promise.resolve({ slug }),
+    });
+    return ((await res.json()) as { total: number }).total;
+  };
+
+  it("points the alias at the new version in the same request: a staged redeploy (pr-42), then an append", async () => {
+    const { owner, slug, url } = await twoVersions();
+    const drop = await findDropBySlug(t.ctx.db, slug);
+    const staged = await post(owner.apiKey, `?name=${drop!.name}&promote=false&alias=pr-42`, {
+      "index.html": "<p>pr</p>",
+    });
+    expect(staged.status, JSON.stringify(staged.body)).toBe(200);
+    expect(staged.body).toMatchObject({ version: 3, live_version: 2, promoted: false });
+    expect((await visit(`${slug}---pr-42`)).text).toBe("<p>pr</p>");
+    expect((await visit(slug)).text).toBe("<p>two</p>");
+    expect((await list(owner.apiKey, slug)).body.aliases).toEqual([
+      expect.objectContaining({ name: "pr-42", version: 3, url: url("pr-42") }),
+    ]);
+    const appended = await append(owner.apiKey, slug, "?promote=false&alias=pr-42", { "b.html": "<p>b</p>" });
+    expect(appended.status, JSON.stringify(appended.body)).toBe(200);
+    expect((await list(owner.apiKey, slug)).body.aliases).toEqual([
+      expect.objectContaining({ name: "pr-42", version: 4 }),
+    ]);
+    expect((await visit(`${slug}---pr-42`, "/b.html")).text).toBe("<p>b</p>");
+  });
+
+  it("refuses before writing: an anonymous deploy, a bad name, a deploy past the plan's cap", async () => {
+    const before = await countDrops(t.ctx.db);
+    const anonymous = await post(null, "?alias=preview", { "index.html": "x" });
+    expect(anonymous).toMatchObject({ status: 400, body: { code: "invalid_request" } });
+    const { owner, slug } = await twoVersions();
+    const badName = await post(owner.apiKey, "?alias=v2", { "index.html": "x" });
+    expect(badName).toMatchObject({ status: 400, body: { code: "invalid_name" } });
+    // Only twoVersions' drop was made.
+    expect(await countDrops(t.ctx.db)).toBe(before + 1);
+
+    // The pro plan's aliases per drop, all taken: one more through ?alias= is refused whole.
+    for (let i = 0; i < limits.pro.aliasesPerDrop; i++)
+      expect((await put(owner.apiKey, slug, `n${i}`, { version: 1 })).status).toBe(200);
+    const versions = await versionsOf(owner.apiKey, slug);
+    const past = await append(owner.apiKey, slug, "?alias=one-more", { "c.html": "c" });
+    expect(past).toMatchObject({ status: 400, body: { code: "invalid_request", limit: "max_aliases" } });
+    expect(await versionsOf(owner.apiKey, slug)).toBe(versions);
+    expect((await visit(slug, "/c.html")).status).toBe(404);
+    // Moving an alias it already has is no new alias: allowed at the cap.
+    expect((await append(owner.apiKey, slug, "?alias=n0", { "d.html": "d" })).status).toBe(200);
+    expect((await list(owner.apiKey, slug)).body.aliases).toContainEqual(
+      expect.objectContaining({ name: "n0", version: versions + 1 }),
+    );
   });
 });
