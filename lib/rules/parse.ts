@@ -360,16 +360,7 @@ export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Pa
         if (current) current.written++;
       } else {
         close();
-        current = {
-          line: n,
-          path: "",
-          headers: [],
-          text,
-          pattern: { segments: [], splat: false },
-          bytes: 0,
-          refused: true,
-          written: 0,
-        };
+        current = refusedBlock(n, "", text);
       }
       continue;
     }
@@ -381,16 +372,7 @@ export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Pa
         : /[ \t]/.test(path)
           ? { error: "a path line holds one path; header lines below it are indented" }
           : parsePattern(path);
-      current = {
-        line: n,
-        path,
-        headers: [],
-        text,
-        pattern: { segments: [], splat: false },
-        bytes: 0,
-        refused: true,
-        written: 0,
-      };
+      current = refusedBlock(n, path, text);
       if ("error" in pattern) refusals.add(n, text, pattern.error);
       else if (++counted === limits.headerRules + 1)
         refusals.add(n, text, `over the limit of ${limits.headerRules} header rules`);
@@ -427,6 +409,20 @@ export function parseHeaders(input: Uint8Array | string, limits: RuleLimits): Pa
   close();
   overlappingBytes(blocks, limits, refusals);
   return refusals.result(blocks.map(({ line, path, headers }) => ({ line, path, headers })));
+}
+
+/** A path block, refused until its path line is found good: its header lines are read, and kept out. */
+function refusedBlock(line: number, path: string, text: string): Block {
+  return {
+    line,
+    path,
+    headers: [],
+    text,
+    pattern: { segments: [], splat: false },
+    bytes: 0,
+    refused: true,
+    written: 0,
+  };
 }
 
 /** A header line's name and value, or why it is refused. */

@@ -23,7 +23,8 @@ const t = suiteContext({}, { freshLimiter: true });
 const noParams = { params: Promise.resolve({}) };
 let ip = 0;
 
-async function deploy(apiKey: string | null, files: Record<string, string>, query = "") {
+/** POST /deploy with a FilesBody: the answer's status and body. */
+async function post(apiKey: string | null, query: string, files: Record<string, string>) {
   const res = await deployPOST(
     apiRequest(`/deploy${query}`, {
       method: "POST",
@@ -33,9 +34,13 @@ async function deploy(apiKey: string | null, files: Record<string, string>, quer
     }),
     noParams,
   );
-  const body = (await res.json()) as { slug: string; version: number };
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function deploy(apiKey: string | null, files: Record<string, string>, query = "") {
+  const { status, body } = await post(apiKey, query, files);
+  expect(status, JSON.stringify(body)).toBe(200);
+  return body as { slug: string; version: number };
 }
 
 async function put(apiKey: string, slug: string, name: string, body: unknown, headers: Record<string, string> = {}) {
@@ -204,18 +209,6 @@ describe("retention keeps aliased versions", () => {
 });
 
 describe("?alias= on the deploy routes", () => {
-  async function post(apiKey: string | null, query: string, files: Record<string, string>) {
-    const res = await deployPOST(
-      apiRequest(`/deploy${query}`, {
-        method: "POST",
-        body: JSON.stringify({ files }),
-        headers: { "content-type": "application/json", ...(apiKey ? bearer(apiKey) : {}) },
-        ip: `198.51.100.${++ip % 250}`,
-      }),
-      noParams,
-    );
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  }
   async function append(apiKey: string, slug: string, query: string, files: Record<string, string>) {
     const res = await appendPOST(
       apiRequest(`/deploy/${slug}${query}`, {
