@@ -180,15 +180,16 @@ export async function unlock(ctx: AppContext, m: Manifest, req: ServeRequest): P
     }
     return refused(401, returnTo, "Wrong password. Try again.");
   }
-  return seeOther(returnTo, {
-    "Set-Cookie": accessCookie(
-      ctx.env,
-      access.id,
-      access.accessPolicyVersion,
-      ctx.now(),
-      canonicalHost(req.headers.get("host")),
-    ),
-  });
+  return seeOther(returnTo, { "Set-Cookie": unlockCookieFor(ctx, access, req) });
+}
+
+/** The unlock cookie of `drop`, signed for the host the request came to (refused on every other host of the drop). */
+export function unlockCookieFor(
+  ctx: AppContext,
+  drop: { id: string; accessPolicyVersion: number },
+  req: Pick<ServeRequest, "headers">,
+): string {
+  return accessCookie(ctx.env, drop.id, drop.accessPolicyVersion, ctx.now(), canonicalHost(req.headers.get("host")));
 }
 
 function seeOther(location: string, extra: Record<string, string>): ServeResult {

@@ -1,11 +1,9 @@
-import { accessCookie } from "../access/cookie";
 import { redeemMemberToken } from "./member-token";
 import type { AppContext } from "../context";
 import { findDropAccess } from "../db/access";
 import { withDb } from "../db/errors";
-import { gateHeaders, safeReturnPath } from "./access";
+import { gateHeaders, safeReturnPath, unlockCookieFor } from "./access";
 import type { Manifest } from "./cache";
-import { canonicalHost } from "./host";
 import type { ServeRequest, ServeResult } from "./types";
 
 // The drop host's side of a members-only drop (DESIGN "Teams"): a visitor without the drop's
@@ -83,13 +81,7 @@ export async function unlockWithToken(ctx: AppContext, m: Manifest, req: ServeRe
       Location: returnTo,
       "Content-Length": "0",
       ...gateHeaders(),
-      "Set-Cookie": accessCookie(
-        ctx.env,
-        access.id,
-        access.accessPolicyVersion,
-        ctx.now(),
-        canonicalHost(req.headers.get("host")),
-      ),
+      "Set-Cookie": unlockCookieFor(ctx, access, req),
     },
     body: null,
   };
