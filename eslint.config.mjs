@@ -18,6 +18,7 @@ export const LAYERS = [
     "lib/hostname.ts",
     "lib/concurrency.ts",
     "lib/clock.ts",
+    "client",
   ],
   [
     "lib/errors.ts",
@@ -145,6 +146,8 @@ export default tseslint.config(
       "next-env.d.ts",
       "bench/results/**",
       "cli/dist/**",
+      "client/schema.ts",
+      "client/dist/**",
     ],
   },
   js.configs.recommended,

@@ -1,6 +1,7 @@
 // Compiles the command-line client (cli/dropsite.ts) into cli/dist/dropsite.mjs, the package's
-// bin. Runs on every `npm install` (the prepare script) and `npm run build`, so `npx dropsite`
-// never needs a build step by hand. The shared modules it imports (lib/files/ignore.ts,
+// bin, and the typed client (client/index.ts) into client/dist/index.mjs. Runs on every `npm
+// install` (the prepare script) and `npm run build`, so `npx dropsite` never needs a build step
+// by hand. The shared modules it imports (lib/files/ignore.ts,
 // lib/patterns.ts, lib/plans.ts, lib/schemas/) are bundled in; the packages they use stay
 // external and load from node_modules at run time: ignore, zod and tldts, all of them
 // `dependencies` of the package (a test of the CLI's import list keeps this true).
@@ -33,3 +34,19 @@ await build({
   logLevel: "warning",
 });
 console.log(`cli: ${path.relative(root, CLI)}`);
+
+// The typed client (client/index.ts), the package's `exports["./client"]`: openapi-fetch stays a
+// dependency loaded from node_modules, as the CLI's packages do.
+const CLIENT = path.join(root, "client", "dist", "index.mjs");
+await build({
+  entryPoints: [path.join(root, "client", "index.ts")],
+  outfile: CLIENT,
+  bundle: true,
+  platform: "neutral",
+  format: "esm",
+  target: "node24",
+  packages: "external",
+  tsconfig: path.join(root, "tsconfig.json"),
+  logLevel: "warning",
+});
+console.log(`client: ${path.relative(root, CLIENT)}`);
