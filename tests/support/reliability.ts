@@ -11,6 +11,7 @@
 // runs a short version.
 import { loadavg } from "node:os";
 import { checkInvariants } from "./reliability/checks";
+import { durableActions, setUpDurable } from "./reliability/durable";
 import { recordingSender, type RequestRecord } from "./reliability/http";
 import { loadMix } from "./reliability/mix";
 import { writes } from "./reliability/named";
@@ -32,7 +33,8 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
     const send = recordingSender(stack.agent, stack.app.port, records);
     const w = writes(send, stack.appHost);
     world = await setUpWorld(stack, send, w, log);
-    const mix = loadMix(stack, world, send, w);
+    const durable = await setUpDurable(stack, send);
+    const mix = loadMix(stack, world, send, w, durableActions(stack, send, durable, world.named));
     const times = await loadWithOutage(stack, opts, mix.next, log);
     // A last deploy of every stable named drop after the run, so that recovery shows even in a short run.
     for (const n of world.named.filter((x) => x.stable)) await w.redeploy(n);
@@ -48,6 +50,7 @@ export async function runReliability(opts: ReliabilityOptions): Promise<Reliabil
       accounts: stack.accounts,
       world,
       seen: mix.seen,
+      durable,
       retries: w.retries,
       records,
       times,

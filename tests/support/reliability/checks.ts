@@ -4,6 +4,7 @@
 import pg from "pg";
 import { limits } from "../../../lib/plans";
 import type { Storage } from "../../../lib/storage/types";
+import { operatorAudit, reportsStored, teamAudit, viewsCounted, type DurableWorld } from "./durable";
 import { sha256, TRANSPORT_ERROR, type RequestRecord } from "./http";
 import type { Seen } from "./mix";
 import { versionedBody, versionsIn, type Retries } from "./named";
@@ -25,6 +26,7 @@ export interface RunState {
   accounts: Accounts;
   world: World;
   seen: Seen;
+  durable: DurableWorld;
   retries: Retries;
   records: RequestRecord[];
   times: OutageTimes;
@@ -48,6 +50,10 @@ export async function checkInvariants(run: RunState): Promise<Invariant[]> {
       await outbox(q, run.world),
       outageBehaviour(run),
       ...(run.times.bucket ? [bucketOutageBehaviour(run, run.times.bucket)] : []),
+      await viewsCounted(q, run.seen.reads),
+      await operatorAudit(q, run.durable.seen),
+      await reportsStored(q, run.durable.seen),
+      await teamAudit(q, run.durable),
     ];
   } finally {
     await db.end();

@@ -2,6 +2,7 @@
 // mix), and what the answers taught that the checks compare the end state with.
 import { randomBytes } from "node:crypto";
 import { jsonOf, pick, type Send } from "./http";
+import type { durableActions } from "./durable";
 import { versionsIn, type Named, type Writes } from "./named";
 import type { Account, Stack } from "./stack";
 import type { World } from "./world";
@@ -35,7 +36,13 @@ type Action = () => Promise<void>;
 const VANITY_SUBS = ["relalpha", "relbravo", "relcharlie", "reldelta"];
 
 /** The weighted mix of actions, and what they saw. */
-export function loadMix(stack: Stack, world: World, send: Send, w: Writes): { next: () => Action; seen: Seen } {
+export function loadMix(
+  stack: Stack,
+  world: World,
+  send: Send,
+  w: Writes,
+  durable: ReturnType<typeof durableActions>,
+): { next: () => Action; seen: Seen } {
   const seen: Seen = {
     reads: [],
     pageLoads: { total: 0, straddled: 0 },
@@ -194,6 +201,9 @@ export function loadMix(stack: Stack, world: World, send: Send, w: Writes): { ne
     [2, mintKey],
     [2, vanity],
     [2, health],
+    [2, durable.block],
+    [3, durable.report],
+    [3, durable.roleChange],
   ];
   const total = weighted.reduce((n, [weight]) => n + weight, 0);
   const next = (): Action => {
