@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { SiteRules } from "../rules/types";
+import type { Tier } from "../plans";
 import type { Db } from "./client";
 import { recordEvent } from "./events";
 import {
@@ -164,14 +165,29 @@ export async function rollbackDrop(db: Db, dropId: string, version: number, now:
 /** Drops with more than `atLeast` versions (candidates for pruning), with the owner's plan (null: no owner). */
 export async function dropsWithManyVersions(
   db: Db,
-  atLeast: number,
+  keep: Record<Tier, number>,
   limit: number,
 ): Promise<Array<{ id: string; slug: string; plan: AccountRow["plan"] | null }>> {
+  // Only drops with a version pruneVersions would remove: past the newest `keep` of the owner's
+  // plan, neither live nor aliased. A drop held above its count by its live or aliased versions,
+  // or a pro drop between the fewest kept and its own, is not picked again at every run, so it
+  // never takes the place of one that has something to prune.
+  const kept = sql`case ${accounts.plan} ${sql.join(
+    (Object.keys(keep) as Array<keyof typeof keep>)
+      .filter((plan) => plan !== "anonymous")
+      .map((plan) => sql`when ${plan} then ${keep[plan]}::int`),
+    sql` `,
+  )} else ${keep.anonymous}::int end`;
   return db
     .select({ id: drops.id, slug: drops.slug, plan: accounts.plan })
     .from(drops)
     .leftJoin(accounts, eq(accounts.id, drops.ownerId))
-    .where(sql`(select count(*) from ${dropVersions} where ${dropVersions.dropId} = ${drops.id}) > ${atLeast}`)
+    .where(
+      sql`exists (select 1 from ${dropVersions} v where v.drop_id = ${drops.id}
+        and v.version <> ${drops.liveVersion}
+        and not exists (select 1 from ${dropAliases} a where a.drop_id = v.drop_id and a.version = v.version)
+        and (select count(*) from ${dropVersions} n where n.drop_id = v.drop_id and n.version > v.version) >= ${kept})`,
+    )
     .limit(limit);
 }
 

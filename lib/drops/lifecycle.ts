@@ -76,9 +76,12 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
  * drops without an owner), then purges the contents and older batches only they used.
  */
 async function pruneOldVersions(ctx: AppContext, limit: number): Promise<number> {
-  const fewest = Math.min(...Object.values(limits).map((l) => l.versionsKept));
+  const keep = Object.fromEntries(Object.entries(limits).map(([tier, l]) => [tier, l.versionsKept])) as Record<
+    Tier,
+    number
+  >;
   let pruned = 0;
-  for (const drop of await dropsWithManyVersions(ctx.db, fewest, limit)) {
+  for (const drop of await dropsWithManyVersions(ctx.db, keep, limit)) {
     const tier: Tier = drop.plan ?? "anonymous";
     const out = await pruneVersions(ctx.db, drop.id, limits[tier].versionsKept);
     if (out.pruned.length === 0) continue;

@@ -12,7 +12,8 @@ import * as rollbackRoute from "@/app/drops/[slug]/rollback/route";
 import * as vanityRoute from "@/app/vanity/route";
 import * as limitsRoute from "@/app/limits/route";
 import { findDropBySlug } from "@/lib/db/queries";
-import { contents, dropVersions, drops, files } from "@/lib/db/schema";
+import { contents, dropAliases, dropVersions, drops, files } from "@/lib/db/schema";
+import { dropsWithManyVersions, pruneVersions } from "@/lib/db/versions";
 import { setPlan } from "@/lib/db/accounts";
 import { openDb } from "@/lib/db/client";
 import { accountScope } from "@/lib/deploy/contents";
@@ -615,5 +616,41 @@ describe("the migration", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the cleanup job picks only drops with something to prune", () => {
+  it("passes over drops held above versionsKept by their live or aliased versions, and pro drops under their own count", async () => {
+    const keep = limits.free.versionsKept;
+    // Named drops need a paid plan: the first account deploys on pro and is free when the job runs.
+    const free = await accountWithKey(t.ctx, "pro");
+    const pro = await accountWithKey(t.ctx, "pro");
+    const many = async (apiKey: string, name: string, n: number) => {
+      let slug = "";
+      for (let i = 1; i <= n; i++)
+        slug = (await deploy(apiKey, { "index.html": `<p>${name} ${i}</p>` }, `?name=${name}`)).body.slug;
+      return (await findDropBySlug(t.ctx.db, slug))!;
+    };
+    // Free: keep + 2 versions, live back at 1 and an alias on 2: both beyond the newest `keep` are held.
+    const held = await many(free.apiKey, "held", keep + 2);
+    await t.ctx.db.update(drops).set({ liveVersion: 1 }).where(eq(drops.id, held.id));
+    await t.ctx.db.insert(dropAliases).values({ dropId: held.id, name: "old", version: 2 });
+    // Pro: more than the fewest any plan keeps, far fewer than its own.
+    const proDrop = await many(pro.apiKey, "under", keep + 3);
+    // Free: one version beyond the newest `keep` that nothing holds.
+    const due = await many(free.apiKey, "due", keep + 1);
+    await setPlan(t.ctx.db, free.account.id, "free");
+    const keepByTier = Object.fromEntries(Object.entries(limits).map(([tier, l]) => [tier, l.versionsKept])) as Record<
+      keyof typeof limits,
+      number
+    >;
+    const picked = (await dropsWithManyVersions(t.ctx.db, keepByTier, 1000)).map((d) => d.id);
+    expect(picked).toContain(due.id);
+    expect(picked).not.toContain(held.id);
+    expect(picked).not.toContain(proDrop.id);
+    // What it picks, pruneVersions prunes; what it passes over has nothing pruneVersions would remove.
+    expect((await pruneVersions(t.ctx.db, held.id, keep)).pruned).toEqual([]);
+    expect((await pruneVersions(t.ctx.db, due.id, keep)).pruned).toEqual([1]);
+    expect((await dropsWithManyVersions(t.ctx.db, keepByTier, 1000)).map((d) => d.id)).not.toContain(due.id);
   });
 });
