@@ -156,7 +156,7 @@ const envSchema = z.object({
     .default(10),
   /**
    * A CDN in front of a self-hosted install: drop responses also carry CDN-Cache-Control and
-   * Cache-Tag (the drop's tag), with the bounds of Vercel-CDN-Cache-Control.
+   * Cache-Tag (the drop's tag; on preview hosts the version's and alias's too), with the bounds of Vercel-CDN-Cache-Control.
    */
   CDN_CACHE: bool.default(false),
   /**

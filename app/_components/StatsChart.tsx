@@ -102,9 +102,9 @@ export function StatsChart({ stats }: { stats: DropStats }) {
     <section className="card" aria-labelledby="stats-title" data-testid="drop-stats">
       <h2 id="stats-title">Visits</h2>
       <p className="muted">
-        {stats.from} to {stats.to} (UTC): {t.views} views by {t.visitors} visitors, {t.requests} other requests,{" "}
-        {bytes(t.bytes)} sent, {t.not_found} not found. Apart from these: {t.bot_requests} bot requests and {t.previews}{" "}
-        link previews. Counted without scripts or cookies; updated within 15 seconds.
+        {stats.from} to {stats.to} (UTC): {t.views} views ({t.preview_views} on preview hosts) by {t.visitors} visitors,{" "}
+        {t.requests} other requests, {bytes(t.bytes)} sent, {t.not_found} not found. Apart from these: {t.bot_requests}{" "}
+        bot requests and {t.previews} link previews. Counted without scripts or cookies; updated within 15 seconds.
       </p>
       <p id={titleId} className="visually-hidden">
         Chart of daily views (bars) and visitors (line); the table below gives the same numbers.
@@ -117,6 +117,7 @@ export function StatsChart({ stats }: { stats: DropStats }) {
             <tr>
               <th scope="col">Day</th>
               <th scope="col">Views</th>
+              <th scope="col">On previews</th>
               <th scope="col">Visitors</th>
               <th scope="col">Requests</th>
               <th scope="col">Sent</th>
@@ -128,6 +129,7 @@ export function StatsChart({ stats }: { stats: DropStats }) {
               <tr key={d.date}>
                 <th scope="row">{d.date}</th>
                 <td className="num">{d.views}</td>
+                <td className="num">{d.preview_views}</td>
                 <td className="num">{d.visitors}</td>
                 <td className="num">{d.requests}</td>
                 <td className="num">{bytes(d.bytes)}</td>

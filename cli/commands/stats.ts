@@ -9,8 +9,9 @@ import { apiCall } from "../core/http";
 
 const STATS_COMMAND = {
   usage: "dropsite stats <slug> [--from YYYY-MM-DD] [--to YYYY-MM-DD]",
-  about: `A drop's views, visitors, requests, bytes and 404s per UTC day (default the last 7 days),
-  with bot requests and link previews apart, and its top paths, referrers and countries.
+  about: `A drop's views (and how many came through preview hosts), visitors, requests, bytes and
+  404s per UTC day (default the last 7 days), with bot requests and link previews apart, and its
+  top paths, referrers and countries.
   --from, --to   the first and last UTC day (within your plan's retention)`,
 } as const;
 
@@ -44,11 +45,11 @@ async function runStats(
   const t = s.totals;
   const lines = [
     `${s.slug}: ${s.from} to ${s.to} (UTC)`,
-    `Views ${t.views} · visitors ${t.visitors} · other requests ${t.requests} · bytes ${t.bytes} · not found ${t.not_found} · bots ${t.bot_requests} · link previews ${t.previews}`,
+    `Views ${t.views} (${t.preview_views} on preview hosts) · visitors ${t.visitors} · other requests ${t.requests} · bytes ${t.bytes} · not found ${t.not_found} · bots ${t.bot_requests} · link previews ${t.previews}`,
     "",
     table(
-      ["DATE", "VIEWS", "VISITORS", "REQUESTS", "BYTES", "NOT FOUND"],
-      s.days.map((d) => [d.date, d.views, d.visitors, d.requests, d.bytes, d.not_found].map(String)),
+      ["DATE", "VIEWS", "ON PREVIEWS", "VISITORS", "REQUESTS", "BYTES", "NOT FOUND"],
+      s.days.map((d) => [d.date, d.views, d.preview_views, d.visitors, d.requests, d.bytes, d.not_found].map(String)),
     ),
   ];
   const lists: [string, string[][]][] = [

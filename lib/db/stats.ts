@@ -10,7 +10,15 @@ import { dropStats, dropStatsVisitors, statsSalts, type DropStatsRow } from "./s
 export const STATS_KEYS_KEPT = 100;
 
 /** The counters of a drop's day: columns of drop_stats, and fields of a process's tally (lib/stats). */
-export const DAY_COUNTERS = ["views", "requests", "bytes", "notFound", "botRequests", "previews"] as const;
+export const DAY_COUNTERS = [
+  "views",
+  "previewViews",
+  "requests",
+  "bytes",
+  "notFound",
+  "botRequests",
+  "previews",
+] as const;
 /** The count maps of a drop's day (jsonb objects of numbers), each kept to STATS_KEYS_KEPT keys. */
 export const DAY_MAPS = ["paths", "referrers", "countries"] as const;
 /** The counters of a day, by name. */

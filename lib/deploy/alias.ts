@@ -61,7 +61,7 @@ export async function pointAlias(
     if (out.reason === "cap") throw capError(drop, account, out.count);
     throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   }
-  await dropChanged(ctx, drop, "alias");
+  await dropChanged(ctx, drop, { alias: name });
   return { name, version, url };
 }
 

@@ -54,5 +54,5 @@ export async function deleteDropAlias(
   refuseDisabled(drop);
   const deleted = await withDb(() => deleteAlias(ctx.db, drop.id, name, new Date(ctx.now())));
   if (!deleted) throw new ApiError("not_found", `${drop.slug} has no alias ${name}.`, { docs: "versions" });
-  await dropChanged(ctx, drop, "alias");
+  await dropChanged(ctx, drop, { alias: name });
 }

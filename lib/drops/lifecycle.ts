@@ -87,7 +87,7 @@ async function pruneOldVersions(ctx: AppContext, limit: number): Promise<number>
     if (out.pruned.length === 0) continue;
     pruned += out.pruned.length;
     // Their preview hosts stop serving at once here (elsewhere within the revalidation bound).
-    await dropChanged(ctx, drop, "prune");
+    await dropChanged(ctx, drop, { pruned: out.pruned });
     for (const batch of out.batches) await ctx.storage.deletePrefix(`${drop.id}/${batch}/`);
     await purgeUnused(ctx, out.contents);
   }

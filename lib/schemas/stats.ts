@@ -16,6 +16,11 @@ export const statsQuerySchema = z.object({
 
 const statsTotals = {
   views: z.int().describe("GET answers of text/html with 200 or 304 to people (not bots or link previews)."),
+  preview_views: z
+    .int()
+    .describe(
+      "The part of views that came through preview hosts (<slug>---v<N>, <slug>---<alias>); already counted in views.",
+    ),
   visitors: z
     .int()
     .describe(

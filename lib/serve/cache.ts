@@ -62,6 +62,13 @@ export interface Manifest {
   files: Map<string, ManifestFile>;
   /** Cache tag of the drop at the CDN. */
   tag: string;
+  /**
+   * Every cache tag of the answers (what `addCacheTag` is given): the drop's, and on a preview
+   * host also the version's and, through an alias, the alias's (cacheTagsOf).
+   */
+  tags: string[];
+  /** The same as a `Cache-Tag` header's value (made once per manifest, not per answer). */
+  tagHeader: string;
   /** The drop's compiled _redirects and _headers; absent when it has none. */
   rules?: CompiledRules;
 }
@@ -129,6 +136,30 @@ export function dropTag(dropId: string): string {
   return `drop-${dropId}`;
 }
 
+/** The tag of a preview host's answers of one version (`<slug>---v<N>`, and an alias's while it names N). */
+export function versionTag(dropId: string, version: number): string {
+  return `drop-${dropId}-v${version}`;
+}
+
+/** The tag of an alias host's answers (`<slug>---<alias>`), purged when the alias moves or goes. */
+export function aliasTag(dropId: string, alias: string): string {
+  return `drop-${dropId}-alias-${alias}`;
+}
+
+/**
+ * The tags a drop's answers carry at a CDN: the drop's on every host (what a change of the whole
+ * drop purges: delete, disable, access, replace); a preview host's add its version's (what
+ * pruning that version purges) and an alias host's its alias's (what moving or deleting it
+ * purges), so neither of those touches the live host's cached answers.
+ */
+export function cacheTagsOf(key: DropKey, drop: ManifestDrop): string[] {
+  const tags = [dropTag(drop.id)];
+  if (!("preview" in key) || drop.previewVersion == null) return tags;
+  tags.push(versionTag(drop.id, drop.previewVersion));
+  if ("alias" in key) tags.push(aliasTag(drop.id, key.alias));
+  return tags;
+}
+
 /** Keeps a manifest (or its absence); the least recently used leave first past MANIFEST_MAX_ROWS. */
 function store(c: ServeCaches, k: string, manifest: Manifest | undefined, now: number): void {
   c.manifests.set(k, { manifest, checkedAt: now, rows: manifest ? manifest.files.size + 1 : 1 });
@@ -141,7 +172,8 @@ async function load(ctx: AppContext, key: DropKey): Promise<Manifest | undefined
   // The rules files are read at deploy, never served.
   files.delete(RULE_FILES.redirects);
   files.delete(RULE_FILES.headers);
-  const manifest: Manifest = { drop: found.drop, files, tag: dropTag(found.drop.id) };
+  const tags = cacheTagsOf(key, found.drop);
+  const manifest: Manifest = { drop: found.drop, files, tag: tags[0]!, tags, tagHeader: tags.join(",") };
   const rules = compileRules(found.siteRules);
   if (rules) manifest.rules = rules;
   return manifest;
@@ -290,8 +322,10 @@ export async function domainChanged(ctx: AppContext, hostname: string, stopped?:
 
 type DropChange =
   | "deploy"
-  | "prune"
-  | "alias"
+  /** Versions pruned: only their preview hosts' answers change. */
+  | { pruned: number[] }
+  /** An alias created, moved or deleted: only its host's answers change. */
+  | { alias: string }
   | "replace"
   | "append"
   | "rollback"
@@ -309,6 +343,8 @@ type DropChange =
  * CDN_PURGE_URL when it is set (a CDN in front of a self-hosted install).
  * Deletion, expiry, protection (a drop switched to a password) and an operator's disable remove the cached responses
  * outright, so the CDN cannot serve a stale copy while it revalidates; other changes mark them stale.
+ * The drop's tag is on every answer of every host (preview hosts too); pruning removes only the
+ * pruned versions' tags, and an alias's change only its tag (cacheTagsOf), outright too.
  */
 export async function dropChanged(
   ctx: AppContext,
@@ -332,22 +368,26 @@ export async function dropChanged(
   for (const k of c.loading.keys())
     if (k === cacheKey({ slug: drop.slug }) || indirect(k) || previewOf(k, drop.slug)) c.loading.delete(k);
   if (change === "deploy") return;
-  const tag = dropTag(drop.id);
+  const tags =
+    typeof change === "string"
+      ? [dropTag(drop.id)]
+      : "alias" in change
+        ? [aliasTag(drop.id, change.alias)]
+        : [...change.pruned].sort((x, y) => x - y).map((v) => versionTag(drop.id, v));
+  if (tags.length === 0) return;
+  const outright =
+    typeof change !== "string" ||
+    change === "delete" ||
+    change === "expiry" ||
+    change === "protect" ||
+    change === "disable";
   try {
-    if (
-      change === "delete" ||
-      change === "expiry" ||
-      change === "protect" ||
-      change === "disable" ||
-      change === "prune" ||
-      change === "alias"
-    )
-      await dangerouslyDeleteByTag(tag);
-    else await invalidateByTag(tag);
+    if (outright) await dangerouslyDeleteByTag(tags.length === 1 ? tags[0]! : tags);
+    else await invalidateByTag(tags.length === 1 ? tags[0]! : tags);
   } catch (err) {
-    console.error(`[serve] could not purge cache tag ${tag}:`, err instanceof Error ? err.message : err);
+    console.error(`[serve] could not purge cache tag ${tags.join(",")}:`, err instanceof Error ? err.message : err);
   }
-  if (ctx.env.CDN_PURGE_URL) await purgeAt(ctx.env.CDN_PURGE_URL, ctx.env.CDN_PURGE_TOKEN, [tag]);
+  if (ctx.env.CDN_PURGE_URL) await purgeAt(ctx.env.CDN_PURGE_URL, ctx.env.CDN_PURGE_TOKEN, tags);
 }
 
 /** How long a change waits for the CDN's purge endpoint before it answers anyway. */

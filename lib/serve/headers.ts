@@ -46,7 +46,8 @@ export function etagMatches(header: string | null, etag: string): boolean {
 
 /**
  * The CDN headers of a public drop's response: Vercel's always (other hosts ignore it), and with
- * CDN_CACHE the standard CDN-Cache-Control and the drop's Cache-Tag for any CDN in front. None
+ * CDN_CACHE the standard CDN-Cache-Control and the answer's Cache-Tag (the drop's tag; on a
+ * preview host its version's and alias's too) for any CDN in front. None
  * once the drop is about to expire: no CDN keeps a response past `expires_at`.
  */
 export function cdnHeaders(
@@ -61,7 +62,7 @@ export function cdnHeaders(
   const value = bounded && html && ctx.env.STATS ? "max-age=0, must-revalidate" : bounded;
   if (!value) return {};
   if (!ctx.env.CDN_CACHE) return { "Vercel-CDN-Cache-Control": value };
-  return { "Vercel-CDN-Cache-Control": value, "CDN-Cache-Control": value, "Cache-Tag": m.tag };
+  return { "Vercel-CDN-Cache-Control": value, "CDN-Cache-Control": value, "Cache-Tag": m.tagHeader };
 }
 
 /** The CDN headers a response may carry; a rule that makes it private or no-store removes them. */

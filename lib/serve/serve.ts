@@ -153,7 +153,7 @@ function serveChosen(
   shared: boolean,
 ): Promise<Served> | ServeResult {
   if (!chosen) return notFoundPage(visitedUrl(req));
-  if (shared) void addCacheTag(m.tag).catch(() => undefined);
+  if (shared) void addCacheTag(m.tags.length === 1 ? m.tag : m.tags).catch(() => undefined);
   if ("file" in chosen) return serveFile(ctx, m, chosen.file, chosen.status, path, req, now, shared);
   return redirectResult(ctx, m, chosen, req, now, shared);
 }

@@ -104,6 +104,7 @@ function emptyTally(dropId: string, day: string): Tally {
     dropId,
     day,
     views: 0,
+    previewViews: 0,
     requests: 0,
     bytes: 0,
     notFound: 0,

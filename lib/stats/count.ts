@@ -12,7 +12,9 @@ import { addPerson, bump, tallyOf } from "./collector";
 // the answer adds to the drop's counts of the day. Every request counts in exactly one of
 // `previews` (a link unfurler), `bot_requests` (isbot), `views` (a GET answered 200 or 304 with
 // text/html) or `requests` (anything else); `bytes` and `not_found` are those of views and
-// requests; visitors, paths, referrers and countries are those of views.
+// requests; visitors, paths, referrers and countries are those of views. A preview host's
+// (`<slug>---v<N>`, `<slug>---<alias>`) answers count toward its drop like the live host's;
+// `preview_views` is the part of `views` that came through one.
 
 /** What countAnswer reads of the request: what the serve path read, and the drop it found. */
 type Asked = Pick<ServeRequest, "method" | "pathname" | "headers" | "served">;
@@ -80,6 +82,7 @@ export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostActi
     return;
   }
   tally.views++;
+  if (action.kind === "preview") tally.previewViews++;
   addPerson(tally, clientAddress(req, ctx.env), ua);
   bump(tally.paths, req.pathname.slice(0, PATH_CHARS));
   const ref = referrerHost(req.headers.get("referer"));

@@ -78,6 +78,7 @@ export async function getDropStats(
     days.push({
       date: utcDay(ms),
       views: r?.views ?? 0,
+      preview_views: r?.previewViews ?? 0,
       visitors: r?.visitors ?? 0,
       requests: r?.requests ?? 0,
       bytes: r?.bytes ?? 0,
@@ -91,6 +92,7 @@ export async function getDropStats(
     to,
     totals: {
       views: total((r) => r.views),
+      preview_views: total((r) => r.previewViews),
       visitors: total((r) => r.visitors),
       requests: total((r) => r.requests),
       bytes: total((r) => r.bytes),

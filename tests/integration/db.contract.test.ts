@@ -230,6 +230,7 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
       dropId,
       day,
       views: 2,
+      previewViews: 1,
       requests: 1,
       bytes: 2 ** 40,
       notFound: 0,
@@ -244,7 +245,7 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
     await addDayCounts(db, [delta(b.id), delta(a.id)]);
     const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`k${String(i).padStart(3, "0")}`, i]));
     await addDayCounts(db, [
-      delta(a.id, { views: 3, hashes: ["h2", "h3"], paths: { "back\\slash": 5 }, countries: {} }),
+      delta(a.id, { views: 3, previewViews: 2, hashes: ["h2", "h3"], paths: { "back\\slash": 5 }, countries: {} }),
       delta(a.id, { day: "2026-11-02", hashes: [] }),
       delta(b.id, { views: 0, hashes: ["h1"], paths: many }),
     ]);
@@ -256,6 +257,7 @@ describe.each(implementations)("database contract: $name", ({ kind, options }) =
     expect(rows).toHaveLength(3);
     expect(of(a.id, day)).toMatchObject({
       views: 5,
+      previewViews: 3,
       visitors: 3,
       requests: 2,
       bytes: 2 ** 41,

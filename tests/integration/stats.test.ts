@@ -6,6 +6,7 @@ import * as limitsRoute from "@/app/limits/route";
 import { anonymousCaller, type Caller } from "@/lib/auth/caller";
 import { createDrop } from "@/lib/deploy/store";
 import { runCleanup } from "@/lib/drops/lifecycle";
+import { setDropAlias } from "@/lib/drops/aliases";
 import { claimDrop } from "@/lib/drops/manage";
 import { flushStats } from "@/lib/plane/node";
 import type { DropStats } from "@/lib/schemas";
@@ -142,6 +143,7 @@ describe("counts of a scripted mix", () => {
       to: TODAY,
       totals: {
         views: 5,
+        preview_views: 0,
         visitors: 3,
         requests: 3,
         bytes: first.bytes + rest.bytes,
@@ -153,12 +155,21 @@ describe("counts of a scripted mix", () => {
         ...["2026-10-26", "2026-10-27", "2026-10-28", "2026-10-29", "2026-10-30", "2026-10-31"].map((date) => ({
           date,
           views: 0,
+          preview_views: 0,
           visitors: 0,
           requests: 0,
           bytes: 0,
           not_found: 0,
         })),
-        { date: TODAY, views: 5, visitors: 3, requests: 3, bytes: first.bytes + rest.bytes, not_found: 1 },
+        {
+          date: TODAY,
+          views: 5,
+          preview_views: 0,
+          visitors: 3,
+          requests: 3,
+          bytes: first.bytes + rest.bytes,
+          not_found: 1,
+        },
       ],
       paths: [
         { path: "/", views: 4 },
@@ -199,8 +210,8 @@ describe("counts of a scripted mix", () => {
     expect(JSON.parse(json.stdout)).toEqual(expected);
     const table = await suite.cli(["stats", d.slug, "--from", TODAY, "--to", TODAY], apiKey);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toContain("Views 5 · visitors 3 · other requests 3");
-    expect(table.stdout).toMatch(new RegExp(`${TODAY}\\s+5\\s+3\\s+3\\s+${first.bytes + rest.bytes}\\s+1`));
+    expect(table.stdout).toContain("Views 5 (0 on preview hosts) · visitors 3 · other requests 3");
+    expect(table.stdout).toMatch(new RegExp(`${TODAY}\\s+5\\s+0\\s+3\\s+3\\s+${first.bytes + rest.bytes}\\s+1`));
     expect(table.stdout).toMatch(/news\.example\.com\s+2/);
     const usage = await suite.cli(["stats"], apiKey);
     expect(usage.code).toBe(2);
@@ -223,6 +234,72 @@ describe("counts of a scripted mix", () => {
       { path: "/", views: 6 },
       { path: "/about", views: 2 },
     ]);
+  });
+});
+
+describe("views on preview hosts", () => {
+  it("count toward the drop like live ones, and preview_views is their part of views, in totals and each day (REST, MCP, CLI)", async () => {
+    const { account, apiKey } = await accountWithKey(t.ctx, "pro");
+    const d = await createDrop(t.ctx, callerOf(account), { files: site, ttl: null, name: "previewed" });
+    await createDrop(t.ctx, callerOf(account), { files: site, ttl: null, name: "previewed" });
+    await setDropAlias(t.ctx, account, d.slug, "staging", 1);
+    const [a, b, c, bot] = ADDRESSES as [string, string, string, string];
+    const live = await send(d.slug, [
+      { path: "/", ua: CHROME, ip: a },
+      { path: "/about", ua: FIREFOX, ip: b },
+    ]);
+    const v1 = await send(`${d.slug}---v1`, [
+      { path: "/", ua: CHROME, ip: a },
+      { path: "/style.css", ua: CHROME, ip: a },
+      // A bot on a preview host is a bot's request, as on the live host.
+      { path: "/", ua: GOOGLEBOT, ip: bot },
+    ]);
+    const alias = await send(`${d.slug}---staging`, [
+      { path: "/", ua: SAFARI, ip: c },
+      { path: "/about", ua: SAFARI, ip: c },
+      // A version the drop does not keep: the service's 404 page, a request of the drop's, no view.
+    ]);
+    const gone = await send(`${d.slug}---v9`, [{ path: "/", ua: SAFARI, ip: c }]);
+    expect([...live.answers, ...v1.answers, ...alias.answers, ...gone.answers].map((r) => r.status)).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 404,
+    ]);
+    await flushStats();
+    const bytes = live.bytes + v1.bytes + alias.bytes + gone.bytes;
+    const s = (await readStats(d.slug, apiKey, `?from=${TODAY}`)).body as DropStats;
+    expect(s.totals).toEqual({
+      views: 5,
+      preview_views: 3,
+      visitors: 3,
+      requests: 2,
+      bytes,
+      not_found: 1,
+      bot_requests: 1,
+      previews: 0,
+    });
+    expect(s.days).toEqual([
+      { date: TODAY, views: 5, preview_views: 3, visitors: 3, requests: 2, bytes, not_found: 1 },
+    ]);
+    expect(s.paths).toEqual([
+      { path: "/", views: 3 },
+      { path: "/about", views: 2 },
+    ]);
+
+    const client = await connectInProcess("modern", { ip: "203.0.113.62", credential: apiKey });
+    try {
+      const r = (await client.callTool({
+        name: "get_drop_stats",
+        arguments: { slug: d.slug, from: TODAY },
+      })) as CallResult;
+      expect(r.structuredContent).toEqual(s);
+      expect(r.content[0]!.text).toContain("5 views by 3 visitors (3 of the views through preview hosts)");
+    } finally {
+      await client.close();
+    }
+    const table = await suite.cli(["stats", d.slug, "--from", TODAY], apiKey);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain("Views 5 (3 on preview hosts) · visitors 3");
+    expect(table.stdout).toMatch(/DATE\s+VIEWS\s+ON PREVIEWS\s+VISITORS/);
+    expect(table.stdout).toMatch(new RegExp(`${TODAY}\\s+5\\s+3\\s+3\\s+2\\s+${bytes}\\s+1`));
   });
 });
 
@@ -259,6 +336,7 @@ describe("the range and the plan's retention", () => {
     expect([ok.from, ok.to, ok.days.length]).toEqual([SIX_DAYS_AGO, TODAY, 7]);
     expect(ok.totals).toEqual({
       views: 0,
+      preview_views: 0,
       visitors: 0,
       requests: 0,
       bytes: 0,

@@ -18,6 +18,8 @@ export const dropStats = pgTable(
       .references(() => drops.id, { onDelete: "cascade" }),
     day: date("day", { mode: "string" }).notNull(),
     views: count("views"),
+    /** The part of `views` that came through preview hosts (`<slug>---v<N>`, `<slug>---<alias>`). */
+    previewViews: count("preview_views"),
     visitors: count("visitors"),
     requests: count("requests"),
     bytes: count("bytes"),

@@ -28,7 +28,7 @@ function statsText(s: DropStats): string {
       .map(([key, views]) => `${key} (${views})`)
       .join(", ") || "none";
   return [
-    `${s.slug}, ${s.from} to ${s.to} (UTC): ${t.views} views by ${t.visitors} visitors; ${t.requests} other requests, ${t.bytes} bytes sent, ${t.not_found} not found; ${t.bot_requests} bot requests and ${t.previews} link previews (counted apart).`,
+    `${s.slug}, ${s.from} to ${s.to} (UTC): ${t.views} views by ${t.visitors} visitors (${t.preview_views} of the views through preview hosts); ${t.requests} other requests, ${t.bytes} bytes sent, ${t.not_found} not found; ${t.bot_requests} bot requests and ${t.previews} link previews (counted apart).`,
     `Top paths: ${list(s.paths.map((p) => [p.path, p.views]))}.`,
     `Top referrers: ${list(s.referrers.map((r) => [r.host, r.views]))}.`,
     ...(s.countries.length ? [`Countries: ${list(s.countries.map((c) => [c.code, c.views]))}.`] : []),
@@ -39,7 +39,7 @@ const getDropStatsTool = {
   name: "get_drop_stats",
   title: "Show a drop's visits",
   description:
-    "Counts of one of the account's drops per UTC day: views (HTML pages opened), distinct visitors, other requests, bytes, 404s, and apart from those bot requests and link previews (Slack, Discord, X, iMessage …), with the top paths, referrer hosts and countries. " +
+    "Counts of one of the account's drops per UTC day: views (HTML pages opened; preview_views is the part of them on preview hosts, <slug>---v<N> and <slug>---<alias>), distinct visitors, other requests, bytes, 404s, and apart from those bot requests and link previews (Slack, Discord, X, iMessage …), with the top paths, referrer hosts and countries. " +
     `Default range: the last 7 days. Counts are kept ${limits.free.statsRetentionDays} days on free, ${limits.pro.statsRetentionDays} on pro, ${limits.team.statsRetentionDays} on team. No script or cookie is involved; nothing names a visitor. Requires a key.`,
   input: getDropStatsArgs,
   output: dropStatsSchema,

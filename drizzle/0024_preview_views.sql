@@ -1,0 +1,1 @@
+ALTER TABLE "drop_stats" ADD COLUMN "preview_views" bigint DEFAULT 0 NOT NULL;
