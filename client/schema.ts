@@ -1872,6 +1872,8 @@ export interface components {
                 date: string;
                 /** @description Requests answered 404. */
                 not_found: number;
+                /** @description The part of views that came through preview hosts (<slug>---v<N>, <slug>---<alias>); already counted in views. */
+                preview_views: number;
                 /** @description Every other request of people: assets, HEAD, redirects, errors. */
                 requests: number;
                 /** @description GET answers of text/html with 200 or 304 to people (not bots or link previews). */
@@ -1901,6 +1903,8 @@ export interface components {
                 bytes: number;
                 /** @description Requests answered 404. */
                 not_found: number;
+                /** @description The part of views that came through preview hosts (<slug>---v<N>, <slug>---<alias>); already counted in views. */
+                preview_views: number;
                 /** @description Requests from link unfurlers (Slack, Discord, X, Facebook, LinkedIn, iMessage, Teams …); they count in no other figure. */
                 previews: number;
                 /** @description Every other request of people: assets, HEAD, redirects, errors. */
