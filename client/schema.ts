@@ -5026,9 +5026,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FilesBody"] | components["schemas"]["ZipBody"];
-                "application/zip": string;
+                "application/zip": Blob;
                 /** @example <!doctype html><h1>Hello</h1> */
-                "text/html": string;
+                "text/html": Blob;
             };
         };
         responses: {
@@ -5197,9 +5197,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FilesBody"] | components["schemas"]["ZipBody"];
-                "application/zip": string;
+                "application/zip": Blob;
                 /** @example <!doctype html><h1>Hello</h1> */
-                "text/html": string;
+                "text/html": Blob;
             };
         };
         responses: {
@@ -5375,9 +5375,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FilesBody"] | components["schemas"]["ZipBody"];
-                "application/zip": string;
+                "application/zip": Blob;
                 /** @example <!doctype html><h1>Hello</h1> */
-                "text/html": string;
+                "text/html": Blob;
             };
         };
         responses: {
@@ -5805,7 +5805,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/octet-stream": Blob;
             };
         };
         responses: {
