@@ -89,8 +89,9 @@ async function uploadTo(u: Upload, bytes: Uint8Array, onSent: (sent: number) => 
 
 /**
  * The typed calls of a deploy by content or a zip by reference (lib/files/upload.ts's transport):
- * the route's preflight, the upload targets, the deploy with the preflight's upload token. The
- * JSON bodies are lib/files/upload.ts's (its inline budget counted their bytes), sent as it wrote them.
+ * the route's preflight and the deploy with the preflight's upload token (uploads go by
+ * `uploadTo`). The JSON bodies are lib/files/upload.ts's (its inline budget counted their bytes):
+ * parsed back, openapi-fetch serializes them to the same text.
  */
 function contentTransport(client: DropsiteClient, route: DeployRoute, ifMatch: string | undefined) {
   return {
