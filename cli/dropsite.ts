@@ -2,8 +2,9 @@
 // cli/dist/dropsite.mjs (the package's bin) whenever `npm install` or `npm run build` runs.
 // Deploys a folder (by content: only files the server lacks are uploaded; honouring .gitignore
 // and .dropignore), an HTML file or a zip,
-// with progress on stderr, and manages drops and the stored API key. The request and response
-// types are the server's own (lib/schemas); the key pattern is lib/patterns.ts's. Docs: docs/cli.md.
+// with progress on stderr, and manages drops and the stored API key. Every API call is a typed
+// call of client/ (paths, parameters, bodies and answers from the OpenAPI document) over
+// cli/core/transport.ts; the key pattern is lib/patterns.ts's. Docs: docs/cli.md.
 // This file is the entry and the command table; each command group is a module of cli/commands/,
 // and what they share (HTTP, configuration, output, errors) is in cli/core/.
 

@@ -3,7 +3,7 @@
 // own OpenAPI document by openapi-typescript (`npm run client:types`), and a test fails when the
 // two differ. Every call answers `{ data, error, response }`: `data` on 2xx, typed by the
 // route's response schema, else `error`, the error envelope {error, code, hint?, ...}.
-import createFetchClient, { type ClientOptions } from "openapi-fetch";
+import createFetchClient, { defaultBodySerializer, type ClientOptions } from "openapi-fetch";
 import type { components, paths } from "./schema";
 
 export type { components, operations, paths } from "./schema";
@@ -19,6 +19,12 @@ export interface DropsiteClientOptions extends Omit<ClientOptions, "baseUrl"> {
 }
 
 /**
+ * Bodies as openapi-fetch serializes them (JSON), except a raw body (a zip, an HTML page, an
+ * upload: typed `Blob`), sent as its bytes; give its Content-Type in `headers`.
+ */
+const serializeBody = (body: unknown): unknown => (body instanceof Blob ? body : defaultBodySerializer(body));
+
+/**
  * A client for one deployment of the API. `GET`/`POST`/`PUT`/`PATCH`/`DELETE(path, {params,
  * body})` take the paths of the OpenAPI document with their parameters and bodies typed.
  */
@@ -26,6 +32,7 @@ export function createClient(options: DropsiteClientOptions) {
   const { baseUrl, apiKey, headers, ...rest } = options;
   const auth = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   return createFetchClient<paths>({
+    bodySerializer: serializeBody,
     ...rest,
     baseUrl: baseUrl.replace(/\/+$/, ""),
     headers: { ...auth, ...(headers as Record<string, string> | undefined) },

@@ -5030,9 +5030,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FilesBody"] | components["schemas"]["ZipBody"];
-                "application/zip": string;
+                "application/zip": Blob;
                 /** @example <!doctype html><h1>Hello</h1> */
-                "text/html": string;
+                "text/html": Blob;
             };
         };
         responses: {
@@ -5201,9 +5201,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FilesBody"] | components["schemas"]["ZipBody"];
-                "application/zip": string;
+                "application/zip": Blob;
                 /** @example <!doctype html><h1>Hello</h1> */
-                "text/html": string;
+                "text/html": Blob;
             };
         };
         responses: {
@@ -5379,9 +5379,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FilesBody"] | components["schemas"]["ZipBody"];
-                "application/zip": string;
+                "application/zip": Blob;
                 /** @example <!doctype html><h1>Hello</h1> */
-                "text/html": string;
+                "text/html": Blob;
             };
         };
         responses: {
@@ -5809,7 +5809,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/octet-stream": Blob;
             };
         };
         responses: {

@@ -2,9 +2,10 @@
 // bin, and the typed client (client/index.ts) into client/dist/index.mjs. Runs on every `npm
 // install` (the prepare script) and `npm run build`, so `npx dropsite` never needs a build step
 // by hand. The shared modules it imports (lib/files/ignore.ts,
-// lib/patterns.ts, lib/plans.ts, lib/schemas/) are bundled in; the packages they use stay
-// external and load from node_modules at run time: ignore, zod and tldts, all of them
-// `dependencies` of the package (a test of the CLI's import list keeps this true).
+// lib/patterns.ts, lib/plans.ts, lib/schemas/) and the typed client (client/index.ts) are bundled
+// in; the packages they use stay external and load from node_modules at run time: openapi-fetch,
+// ignore, zod and tldts, all of them `dependencies` of the package (a test of the CLI's import
+// list keeps this true).
 import path from "node:path";
 
 // A production install (`npm ci --omit=dev`) has no esbuild: the prepare script passes

@@ -1,20 +1,15 @@
 // dropsite login, logout and limits: the stored key and what applies to it.
 import { rm } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import type { z } from "zod";
 import { API_KEY_PATTERN } from "../../lib/patterns";
-import type { limitsResponseSchema, listDropsResponseSchema } from "../../lib/schemas";
+import { answer, apiClient } from "../core/api";
 import type { Command, Flags, Target } from "../core/command";
 import { configPath, DEFAULT_API, normalizeApi, readConfig, teamFlag, writeConfig } from "../core/config";
 import { CliError, EXIT } from "../core/errors";
-import { apiCall } from "../core/http";
 import { formatBytes, print } from "../core/output";
 
-type ListDropsResponse = z.infer<typeof listDropsResponseSchema>;
-type LimitsResponse = z.infer<typeof limitsResponseSchema>;
-
 async function cmdLimits(target: Target, flags: Flags): Promise<void> {
-  const res = await apiCall<LimitsResponse>(target.api, target.key, "GET", "/limits");
+  const res = await answer(apiClient(target).GET("/limits"));
   if (flags.json) return print(res);
   const lines = [`Plan: ${res.plan}`];
   for (const [k, v] of Object.entries(res.limits)) {
@@ -55,8 +50,9 @@ async function cmdLogin(flags: Flags): Promise<void> {
       code: "invalid_key",
     });
   // Any account route answers 401 for an unknown or revoked key; /limits also tells the plan.
-  await apiCall<ListDropsResponse>(api, key, "GET", "/drops?limit=1");
-  const limitsRes = await apiCall<LimitsResponse>(api, key, "GET", "/limits");
+  const client = apiClient({ api, key });
+  await answer(client.GET("/drops", { params: { query: { limit: 1 } } }));
+  const limitsRes = await answer(client.GET("/limits"));
   // Keys stored for another API are forgotten: a stored key only ever goes to its own API.
   const kept = config.api && normalizeApi(config.api) === api ? config : {};
   const team = teamFlag(flags);

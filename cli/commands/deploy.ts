@@ -1,10 +1,10 @@
 // dropsite deploy: a folder by content, a zip by reference, an HTML file or a small zip as the
 // request body; straight, as a named redeploy, an append, or through a one-time deploy URL.
+import { openAsBlob } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { URLSearchParams } from "node:url";
-import type { z } from "zod";
+import type { components, DropsiteClient, operations } from "../../client";
 import { reportLines } from "../../lib/deploy/report-text";
 import { renderLines } from "../../lib/render/text";
 import {
@@ -15,30 +15,108 @@ import {
   type HashedFile,
 } from "../../lib/files/upload";
 import { limits } from "../../lib/plans";
-import type { appendResponseSchema, deployResponseSchema, preflightResponseSchema } from "../../lib/schemas";
+import { answer, apiClient, checkUpload, nodeFetch } from "../core/api";
 import type { Command, Flags, Target } from "../core/command";
 import { normalizeApi } from "../core/config";
 import { CliError, EXIT } from "../core/errors";
 import { collectFiles } from "../core/files";
-import { apiCall, checkUpload, httpCall } from "../core/http";
+import { send } from "../core/transport";
 import { formatBytes, print, progress, type Progress } from "../core/output";
 
-type DeployResponse = z.infer<typeof deployResponseSchema>;
-type AppendResponse = z.infer<typeof appendResponseSchema>;
-type PreflightResponse = z.infer<typeof preflightResponseSchema>;
+type Schemas = components["schemas"];
+type DeployResult = Schemas["DeployResponse"] | Schemas["AppendResponse"];
+type Upload = Schemas["PreflightResponse"]["uploads"][number];
+
+/**
+ * Where a deploy goes: a new drop or a named one (POST /deploy), an append (POST /deploy/{slug}),
+ * or a one-time deploy URL (POST /deploy/once/{token}), each with its preflight.
+ */
+type DeployRoute =
+  | { kind: "new"; query: NonNullable<operations["deploy"]["parameters"]["query"]> }
+  | { kind: "append"; slug: string; query: NonNullable<operations["appendToDrop"]["parameters"]["query"]> }
+  | { kind: "once"; token: string };
+
+/** One deploy request: the body (JSON references or a raw file), its headers and upload progress. */
+interface DeploySend {
+  body: Schemas["FilesBody"] | Schemas["ZipBody"] | Blob;
+  /** A raw body's type (text/html, application/zip); JSON otherwise. */
+  contentType?: string;
+  ifMatch?: string;
+  uploadToken?: string;
+  onUpload?: (sent: number) => void;
+}
+
+/** POSTs a deploy to its route with the typed client; the answer is the deploy's or append's. */
+function postDeploy(client: DropsiteClient, route: DeployRoute, d: DeploySend): Promise<DeployResult> {
+  const init = {
+    body: d.body,
+    headers: d.contentType ? { "content-type": d.contentType } : undefined,
+    fetch: nodeFetch(d.onUpload),
+  };
+  const header = { "If-Match": d.ifMatch, "X-Upload-Token": d.uploadToken };
+  if (route.kind === "once")
+    return answer(
+      client.POST("/deploy/once/{token}", {
+        ...init,
+        params: { path: { token: route.token }, header: { "X-Upload-Token": d.uploadToken } },
+      }),
+    );
+  if (route.kind === "append")
+    // An append is an account's: its uploads are the account's, with no upload token to send.
+    return answer(
+      client.POST("/deploy/{slug}", {
+        ...init,
+        params: { path: { slug: route.slug }, query: route.query, header: { "If-Match": d.ifMatch } },
+      }),
+    );
+  return answer(client.POST("/deploy", { ...init, params: { query: route.query, header } }));
+}
+
+/** POSTs the preflight of a deploy's route (its body as lib/files/upload.ts wrote it). */
+function postPreflight(client: DropsiteClient, route: DeployRoute, text: string) {
+  const body = JSON.parse(text) as Schemas["PreflightBody"];
+  return answer(
+    route.kind === "once"
+      ? client.POST("/deploy/once/{token}/preflight", { params: { path: { token: route.token } }, body })
+      : client.POST("/deploy/preflight", { body }),
+  );
+}
+
+/** Sends a file's bytes to an upload target as the preflight gave it (a URL of the app's or of storage). */
+async function uploadTo(u: Upload, bytes: Uint8Array, onSent: (sent: number) => void): Promise<void> {
+  await checkUpload(await send(u.method, u.url, { body: bytes, headers: u.headers, onUpload: onSent }));
+}
+
+/**
+ * The typed calls of a deploy by content or a zip by reference (lib/files/upload.ts's transport):
+ * the route's preflight and the deploy with the preflight's upload token (uploads go by
+ * `uploadTo`). The JSON bodies are lib/files/upload.ts's (its inline budget counted their bytes):
+ * parsed back, openapi-fetch serializes them to the same text.
+ */
+function contentTransport(client: DropsiteClient, route: DeployRoute, ifMatch: string | undefined) {
+  return {
+    preflight: (text: string) => postPreflight(client, route, text),
+    deploy: (text: string, uploadToken: string) =>
+      postDeploy(client, route, {
+        body: JSON.parse(text) as Schemas["FilesBody"] | Schemas["ZipBody"],
+        ifMatch,
+        uploadToken,
+      }),
+  };
+}
 
 // The smallest lifetime any plan accepts, from the plan table (the help text states it).
 const TTL_MIN_SECONDS = Math.min(...Object.values(limits).map((l) => l.ttlMinSeconds));
 
 /** Builds the body of a deploy from a file: .html/.htm is sent as HTML, .zip as is. */
-async function deployBody(target: string): Promise<{ body: Buffer; contentType: string; description: string }> {
+async function deployBody(target: string): Promise<{ body: Blob; contentType: string; description: string }> {
   const ext = path.extname(target).toLowerCase();
-  const body = await readFile(target);
+  const body = await openAsBlob(target);
   if (ext === ".zip")
     return {
       body,
       contentType: "application/zip",
-      description: `${path.basename(target)} (${formatBytes(body.byteLength)})`,
+      description: `${path.basename(target)} (${formatBytes(body.size)})`,
     };
   if (ext === ".html" || ext === ".htm")
     return { body, contentType: "text/html; charset=utf-8", description: `${path.basename(target)} as index.html` };
@@ -57,11 +135,10 @@ interface LocalHashedFile extends HashedFile {
 async function deployFolder(
   target: Target,
   dir: string,
-  endpoint: string,
-  preflightPath: string,
+  route: DeployRoute,
   flags: Flags,
-  extraHeaders: Record<string, string> = {},
-): Promise<{ res: DeployResponse | AppendResponse; unchanged: number; total: number }> {
+  ifMatch: string | undefined,
+): Promise<{ res: DeployResult; unchanged: number; total: number }> {
   const files = await collectFiles(dir, { includeDotfiles: flags.includeDotfiles });
   if (files.length === 0)
     throw new CliError(`Nothing to deploy in ${dir} (everything is empty or ignored).`, EXIT.usage);
@@ -86,29 +163,15 @@ async function deployFolder(
     hashing.update(read, `${hashed.length}/${files.length} files`);
   }
   hashing.done();
-  const json = { "content-type": "application/json" };
   let bar: Progress | undefined;
   try {
-    const outcome = await deployByContent<LocalHashedFile, DeployResponse | AppendResponse>(
+    const outcome = await deployByContent<LocalHashedFile, DeployResult>(
       hashed,
       {
-        preflight: (body) =>
-          apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, {
-            body: Buffer.from(body),
-            headers: json,
-          }),
+        ...contentTransport(apiClient(target), route, ifMatch),
         read: (file) => readFile(file.abs),
-        upload: async (u, file, onSent) => {
-          // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
-          checkUpload(
-            await httpCall(u.method, u.url, { body: await readFile(file.abs), headers: u.headers, onUpload: onSent }),
-          );
-        },
-        deploy: (body, uploadToken) =>
-          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, {
-            body: Buffer.from(body),
-            headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken },
-          }),
+        // The target is sent as it is: the app's PUT, or straight to storage (with the storage's own headers).
+        upload: async (u, file, onSent) => uploadTo(u, await readFile(file.abs), onSent),
       },
       (p) => {
         bar ??= progress("Uploading", p.totalBytes, { quiet: flags.quiet, unit: "bytes" });
@@ -136,11 +199,10 @@ async function deployFolder(
 async function deployZipFile(
   target: Target,
   file: string,
-  endpoint: string,
-  preflightPath: string,
+  route: DeployRoute,
   flags: Flags,
-  extraHeaders: Record<string, string>,
-): Promise<DeployResponse | AppendResponse> {
+  ifMatch: string | undefined,
+): Promise<DeployResult> {
   const bytes = await readFile(file);
   const zip: HashedFile = {
     path: path.basename(file),
@@ -151,24 +213,13 @@ async function deployZipFile(
     process.stderr.write(
       `Deploying ${zip.path} (${formatBytes(zip.size)}) to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
     );
-  const json = { "content-type": "application/json" };
   const bar = progress("Uploading", zip.size, { quiet: flags.quiet, unit: "bytes" });
   try {
-    const res = await deployZipByReference<HashedFile, DeployResponse | AppendResponse>(
+    const res = await deployZipByReference<HashedFile, DeployResult>(
       zip,
       {
-        preflight: (body) =>
-          apiCall<PreflightResponse>(target.api, target.key, "POST", preflightPath, {
-            body: Buffer.from(body),
-            headers: json,
-          }),
-        upload: async (u, _file, onSent) =>
-          checkUpload(await httpCall(u.method, u.url, { body: bytes, headers: u.headers, onUpload: onSent })),
-        deploy: (body, uploadToken) =>
-          apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", endpoint, {
-            body: Buffer.from(body),
-            headers: { ...json, ...extraHeaders, "x-upload-token": uploadToken },
-          }),
+        ...contentTransport(apiClient(target), route, ifMatch),
+        upload: (u, _file, onSent) => uploadTo(u, bytes, onSent),
       },
       (sent) => bar.update(Math.min(sent, zip.size)),
     );
@@ -184,11 +235,7 @@ async function deployZipFile(
  * A one-time deploy URL (or its bare token, on the configured API): the API it belongs to and
  * the deploy and preflight paths it opens. It carries the caller and options, so no key is sent.
  */
-function grantTarget(
-  grant: string,
-  target: Target,
-  flags: Flags,
-): { target: Target; deploy: string; preflight: string } {
+function grantTarget(grant: string, target: Target, flags: Flags): { target: Target; route: DeployRoute } {
   if (flags.append || flags.name || flags.ttl)
     throw new CliError(
       "--grant cannot be combined with --append, --name or --ttl: the one-time URL fixes them",
@@ -200,20 +247,28 @@ function grantTarget(
       `--grant must be a one-time deploy URL (…/deploy/once/dg_…) or its token, got ${JSON.stringify(grant)}`,
       EXIT.usage,
     );
-  const deploy = `/deploy/once/${m[2]}`;
   return {
     target: { api: m[1] ? normalizeApi(m[1]) : target.api, via: "one-time deploy URL" },
-    deploy,
-    preflight: `${deploy}/preflight`,
+    route: { kind: "once", token: m[2] },
   };
 }
 
-/** The query of an append: ?render=1 (--check) and ?promote=false (--no-promote). */
-function appendQuery(flags: Flags): string {
-  const q = new URLSearchParams();
-  if (flags.check) q.set("render", "1");
-  if (flags.noPromote) q.set("promote", "false");
-  return q.size ? `?${q.toString()}` : "";
+/** The route of a deploy with a key: an append (--append), else a new or named drop (--name, --ttl). */
+function keyedRoute(flags: Flags): DeployRoute {
+  // ?render=1 (--check) and ?promote=false (--no-promote) on both.
+  const common = {
+    ...(flags.noPromote ? { promote: "false" as const } : {}),
+    ...(flags.check ? { render: "1" as const } : {}),
+  };
+  if (flags.append) return { kind: "append", slug: flags.append, query: common };
+  return {
+    kind: "new",
+    query: {
+      ...(flags.ttl ? { ttl: Number(flags.ttl) } : {}),
+      ...(flags.name ? { name: flags.name } : {}),
+      ...common,
+    },
+  };
 }
 
 async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<void> {
@@ -222,7 +277,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     throw new CliError("--append cannot be combined with --name or --ttl", EXIT.usage);
   if (flags.ttl !== undefined && !/^\d+$/.test(flags.ttl))
     throw new CliError(`--ttl must be a whole number of seconds (at least ${TTL_MIN_SECONDS})`, EXIT.usage);
-  const extraHeaders: Record<string, string> = {};
+  let ifMatch: string | undefined;
   if (flags.ifVersion !== undefined) {
     if (!flags.name && !flags.append)
       throw new CliError("--if-version goes with --name or --append: a new drop has no version to match", EXIT.usage);
@@ -231,7 +286,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
         `--if-version must be a version number (1, 2, …), got ${JSON.stringify(flags.ifVersion)}`,
         EXIT.usage,
       );
-    extraHeaders["if-match"] = `"${flags.ifVersion}"`;
+    ifMatch = `"${flags.ifVersion}"`;
   }
   if (flags.noPromote && (!(flags.name || flags.append) || flags.grant !== undefined))
     throw new CliError(
@@ -239,47 +294,39 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
       EXIT.usage,
     );
   const where = args[0] ?? ".";
-  const query = new URLSearchParams();
-  if (flags.ttl) query.set("ttl", flags.ttl);
-  if (flags.name) query.set("name", flags.name);
-  if (flags.noPromote) query.set("promote", "false");
   if (flags.check && flags.grant !== undefined)
     throw new CliError("--check does not go with --grant: check the drop afterwards with a key", EXIT.usage);
-  if (flags.check) query.set("render", "1");
   const once = flags.grant === undefined ? undefined : grantTarget(flags.grant, given, flags);
   const target = once?.target ?? given;
-  const p =
-    once?.deploy ??
-    (flags.append
-      ? `/deploy/${encodeURIComponent(flags.append)}${appendQuery(flags)}`
-      : `/deploy${query.size ? `?${query.toString()}` : ""}`);
+  const route = once?.route ?? keyedRoute(flags);
   let info;
   try {
     info = await stat(where);
   } catch {
     throw new CliError(`No such file or folder: ${where}`, EXIT.usage);
   }
-  let res: DeployResponse | AppendResponse;
+  let res: DeployResult;
   let unchangedLine: string | undefined;
   if (info.isDirectory()) {
-    const outcome = await deployFolder(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
+    const outcome = await deployFolder(target, where, route, flags, ifMatch);
     res = outcome.res;
     // Nothing to say about unchanged files when the server had none of them (a first deploy).
     if (outcome.unchanged > 0)
       unchangedLine = `${outcome.unchanged} of ${outcome.total} file${outcome.total === 1 ? "" : "s"} unchanged (not uploaded)`;
   } else if (path.extname(where).toLowerCase() === ".zip" && zipByReference(info.size)) {
-    res = await deployZipFile(target, where, p, once?.preflight ?? "/deploy/preflight", flags, extraHeaders);
+    res = await deployZipFile(target, where, route, flags, ifMatch);
   } else {
     const { body, contentType, description } = await deployBody(where);
     if (!flags.quiet && !flags.json)
       process.stderr.write(
         `Deploying ${description} to ${target.api}${target.via ? ` (${target.via})` : target.key ? "" : " (anonymous)"}\n`,
       );
-    const bar = progress("Uploading", body.byteLength, { quiet: flags.quiet, unit: "bytes" });
+    const bar = progress("Uploading", body.size, { quiet: flags.quiet, unit: "bytes" });
     try {
-      res = await apiCall<DeployResponse | AppendResponse>(target.api, target.key, "POST", p, {
+      res = await postDeploy(apiClient(target), route, {
         body,
-        headers: { "content-type": contentType, ...extraHeaders },
+        contentType,
+        ifMatch,
         onUpload: (sent) => bar.update(sent),
       });
     } catch (err) {

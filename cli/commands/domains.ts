@@ -1,20 +1,11 @@
 // dropsite domains: custom domains serving a drop (Team plan).
-import type { z } from "zod";
+import type { components } from "../../client";
 import { limits } from "../../lib/plans";
-import type {
-  domainDeleteResponseSchema,
-  domainSchema,
-  domainsListSchema,
-  domainVerifyResponseSchema,
-} from "../../lib/schemas";
+import { answer, apiClient } from "../core/api";
 import { requireKey, usageError, type Command, type Flags, type Target } from "../core/command";
-import { apiCall } from "../core/http";
 import { print, table } from "../core/output";
 
-type DomainInfo = z.infer<typeof domainSchema>;
-type DomainsList = z.infer<typeof domainsListSchema>;
-type DomainVerify = z.infer<typeof domainVerifyResponseSchema>;
-type DomainDelete = z.infer<typeof domainDeleteResponseSchema>;
+type DomainInfo = components["schemas"]["Domain"];
 
 const DOMAINS_USAGE = "dropsite domains add <hostname> <slug> | list | verify <hostname> | rm <hostname>";
 
@@ -29,21 +20,18 @@ async function cmdDomains(target: Target, args: string[], flags: Flags): Promise
   requireKey(target);
   const [sub, ...rest] = args;
   const usage = () => usageError(DOMAINS_USAGE);
-  const json = { "content-type": "application/json" };
+  const client = apiClient(target);
   if (sub === "add") {
     const [hostname, slug] = rest;
     if (rest.length !== 2 || hostname === undefined || slug === undefined) throw usage();
-    const d = await apiCall<DomainInfo>(target.api, target.key, "POST", "/domains", {
-      body: Buffer.from(JSON.stringify({ hostname, slug })),
-      headers: json,
-    });
+    const d = await answer(client.POST("/domains", { body: { hostname, slug } }));
     if (flags.json) return print(d);
     process.stdout.write(
       `Added ${d.hostname} for ${d.slug} (${d.status}). Publish these DNS records, then run: dropsite domains verify ${d.hostname}\n${domainRecords(d)}\n`,
     );
   } else if (sub === "list" || sub === "ls") {
     if (rest.length !== 0) throw usage();
-    const res = await apiCall<DomainsList>(target.api, target.key, "GET", "/domains");
+    const res = await answer(client.GET("/domains"));
     if (flags.json) return print(res);
     if (res.domains.length === 0) return void process.stdout.write("No custom domains.\n");
     const rows = res.domains.map((d) => [d.hostname, d.slug, d.status]);
@@ -51,12 +39,7 @@ async function cmdDomains(target: Target, args: string[], flags: Flags): Promise
   } else if (sub === "verify") {
     const [hostname] = rest;
     if (rest.length !== 1 || hostname === undefined) throw usage();
-    const d = await apiCall<DomainVerify>(
-      target.api,
-      target.key,
-      "POST",
-      `/domains/${encodeURIComponent(hostname)}/verify`,
-    );
+    const d = await answer(client.POST("/domains/{hostname}/verify", { params: { path: { hostname } } }));
     if (flags.json) return print(d);
     if (d.status === "active") {
       process.stdout.write(`${d.hostname} is active: it serves ${d.slug}.\n`);
@@ -76,12 +59,7 @@ async function cmdDomains(target: Target, args: string[], flags: Flags): Promise
   } else if (sub === "rm" || sub === "remove") {
     const [hostname] = rest;
     if (rest.length !== 1 || hostname === undefined) throw usage();
-    const res = await apiCall<DomainDelete>(
-      target.api,
-      target.key,
-      "DELETE",
-      `/domains/${encodeURIComponent(hostname)}`,
-    );
+    const res = await answer(client.DELETE("/domains/{hostname}", { params: { path: { hostname } } }));
     if (flags.json) return print(res);
     process.stdout.write(`Removed ${res.deleted}\n`);
   } else {

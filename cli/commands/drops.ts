@@ -1,28 +1,15 @@
 // dropsite list, delete, claim and access: an account's drops.
-import { URLSearchParams } from "node:url";
-import type { z } from "zod";
-import type {
-  accessResponseSchema,
-  claimResponseSchema,
-  deleteDropResponseSchema,
-  listDropsResponseSchema,
-} from "../../lib/schemas";
+import { answer, apiClient } from "../core/api";
 import {
-  LIST_LIMIT,
   LIST_LIMIT_TEXT,
+  pageQuery,
   requireKey,
   usageError,
   type Command,
   type Flags,
   type Target,
 } from "../core/command";
-import { apiCall } from "../core/http";
 import { print, table } from "../core/output";
-
-type ListDropsResponse = z.infer<typeof listDropsResponseSchema>;
-type DeleteDropResponse = z.infer<typeof deleteDropResponseSchema>;
-type ClaimResponse = z.infer<typeof claimResponseSchema>;
-type AccessResponse = z.infer<typeof accessResponseSchema>;
 
 const DELETE_USAGE = "dropsite delete <slug>";
 const CLAIM_USAGE = "dropsite claim <slug> <claim_token>";
@@ -30,11 +17,7 @@ const ACCESS_USAGE = "dropsite access <slug> --password-stdin | --public | membe
 
 async function cmdList(target: Target, flags: Flags): Promise<void> {
   requireKey(target);
-  const q = new URLSearchParams({
-    limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue),
-    offset: flags.offset ?? "0",
-  });
-  const res = await apiCall<ListDropsResponse>(target.api, target.key, "GET", `/drops?${q.toString()}`);
+  const res = await answer(apiClient(target).GET("/drops", { params: { query: pageQuery(flags) } }));
   if (flags.json) return print(res);
   if (res.drops.length === 0) {
     process.stdout.write("No drops.\n");
@@ -50,19 +33,16 @@ async function cmdDelete(target: Target, args: string[], flags: Flags): Promise<
   requireKey(target);
   const [slug] = args;
   if (args.length !== 1 || slug === undefined) throw usageError(DELETE_USAGE);
-  const res = await apiCall<DeleteDropResponse>(target.api, target.key, "DELETE", `/drops/${encodeURIComponent(slug)}`);
+  const res = await answer(apiClient(target).DELETE("/drops/{slug}", { params: { path: { slug } } }));
   if (flags.json) return print(res);
   process.stdout.write(`Deleted ${res.deleted}\n`);
 }
 
 async function cmdClaim(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
-  if (args.length !== 2) throw usageError(CLAIM_USAGE);
-  const body = Buffer.from(JSON.stringify({ slug: args[0], claim_token: args[1] }));
-  const res = await apiCall<ClaimResponse>(target.api, target.key, "POST", "/claim", {
-    body,
-    headers: { "content-type": "application/json" },
-  });
+  const [slug, token] = args;
+  if (args.length !== 2 || slug === undefined || token === undefined) throw usageError(CLAIM_USAGE);
+  const res = await answer(apiClient(target).POST("/claim", { body: { slug, claim_token: token } }));
   if (flags.json) return print(res);
   process.stdout.write(`Claimed ${res.slug}: ${res.url} (expires ${res.expires_at ?? "never"})\n`);
 }
@@ -84,20 +64,11 @@ async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<
   if (!members && (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public))
     throw usageError(ACCESS_USAGE);
   const body = members
-    ? { mode: "members" }
+    ? ({ mode: "members" } as const)
     : flags.public
-      ? { mode: "public" }
-      : { mode: "password", password: await readStdinSecret() };
-  const res = await apiCall<AccessResponse>(
-    target.api,
-    target.key,
-    "PUT",
-    `/drops/${encodeURIComponent(slug!)}/access`,
-    {
-      body: Buffer.from(JSON.stringify(body)),
-      headers: { "content-type": "application/json" },
-    },
-  );
+      ? ({ mode: "public" } as const)
+      : ({ mode: "password", password: await readStdinSecret() } as const);
+  const res = await answer(apiClient(target).PUT("/drops/{slug}/access", { params: { path: { slug: slug! } }, body }));
   if (flags.json) return print(res);
   process.stdout.write(
     res.mode === "password"

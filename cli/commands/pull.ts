@@ -3,22 +3,21 @@
 // is written inside the target folder only: no absolute path, no "..", never through a symlink
 // or over a file in the way, each file checked against the listing's hash.
 import { createHash } from "node:crypto";
-import { constants, createReadStream } from "node:fs";
+import { constants, createReadStream, createWriteStream } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Transform } from "node:stream";
+import { Readable, Transform } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { pipeline } from "node:stream/promises";
 import { createInflateRaw } from "node:zlib";
-import type { z } from "zod";
-import type { versionFilesSchema } from "../../lib/schemas";
+import type { components } from "../../client";
+import { answer, apiClient } from "../core/api";
 import { requireKey, usageError, type Command, type Flags, type Target } from "../core/command";
 import { CliError, EXIT } from "../core/errors";
-import { apiCall, download } from "../core/http";
 import { formatBytes, print, progress } from "../core/output";
 
-type VersionFiles = z.infer<typeof versionFilesSchema>;
-type Listed = VersionFiles["files"][number];
+type Listed = components["schemas"]["VersionFiles"]["files"][number];
 
 const PULL_USAGE = "dropsite pull <slug> [dir] [--at N] [--force]";
 
@@ -139,12 +138,11 @@ async function cmdPull(target: Target, args: string[], flags: Flags): Promise<vo
       `--at takes a version number (dropsite versions ${slug} lists them), got ${JSON.stringify(flags.at)}`,
       EXIT.usage,
     );
-  const q = flags.at === undefined ? "" : `?version=${flags.at}`;
-  const listing = await apiCall<VersionFiles>(
-    target.api,
-    target.key,
-    "GET",
-    `/drops/${encodeURIComponent(slug)}/files${q}`,
+  const client = apiClient(target);
+  const listing = await answer(
+    client.GET("/drops/{slug}/files", {
+      params: { path: { slug }, query: flags.at === undefined ? {} : { version: flags.at } },
+    }),
   );
 
   const dir = path.resolve(dirArg ?? slug);
@@ -166,13 +164,23 @@ async function cmdPull(target: Target, args: string[], flags: Flags): Promise<vo
   try {
     const bar = progress("Downloading", total, { quiet: flags.quiet, unit: "bytes" });
     try {
-      await download(
-        target.api,
-        target.key,
-        `/drops/${encodeURIComponent(slug)}/archive?version=${listing.version}`,
-        zip,
-        (n) => bar.update(Math.min(n, total)),
+      // The listing's version pins the archive; its body is streamed to the file, never held whole.
+      const archive = await answer(
+        client.GET("/drops/{slug}/archive", {
+          params: { path: { slug }, query: { version: String(listing.version) } },
+          parseAs: "stream",
+        }),
       );
+      if (!archive) throw new CliError("The API sent no archive.", EXIT.network, { code: "bad_response" });
+      let received = 0;
+      const count = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bar.update(Math.min((received += chunk.byteLength), total));
+          done(null, chunk);
+        },
+      });
+      // The DOM's ReadableStream type and Node's are one class at run time.
+      await pipeline(Readable.fromWeb(archive as NodeReadableStream<Uint8Array>), count, createWriteStream(zip));
     } catch (err) {
       bar.abort();
       throw err;

@@ -1,8 +1,7 @@
-import { URLSearchParams } from "node:url";
-import type { DropStats } from "../../lib/schemas";
+import type { components } from "../../client";
+import { answer, apiClient } from "../core/api";
 import { requireKey, type Command } from "../core/command";
 import { CliError, EXIT } from "../core/errors";
-import { apiCall } from "../core/http";
 
 // `dropsite stats <slug> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]`: a drop's counts
 // (GET /drops/{slug}/stats).
@@ -16,8 +15,8 @@ const STATS_COMMAND = {
 } as const;
 
 interface StatsIo {
-  /** GET of an API path, its JSON answer (errors thrown as the CLI's own). */
-  get(path: string): Promise<DropStats>;
+  /** GET /drops/{slug}/stats for the range, its JSON answer (errors thrown as the CLI's own). */
+  get(slug: string, range: { from?: string; to?: string }): Promise<components["schemas"]["DropStats"]>;
   /** A usage error (exit code 2). */
   usage(message: string): Error;
   out(text: string): void;
@@ -36,11 +35,7 @@ async function runStats(
 ): Promise<void> {
   const [slug] = args;
   if (args.length !== 1 || slug === undefined) throw io.usage(`usage: ${STATS_COMMAND.usage}`);
-  const q = new URLSearchParams();
-  if (flags.from !== undefined) q.set("from", flags.from);
-  if (flags.to !== undefined) q.set("to", flags.to);
-  const query = q.toString();
-  const s = await io.get(`/drops/${encodeURIComponent(slug)}/stats${query ? `?${query}` : ""}`);
+  const s = await io.get(slug, { from: flags.from, to: flags.to });
   if (flags.json) return io.out(`${JSON.stringify(s, null, 2)}\n`);
   const t = s.totals;
   const lines = [
@@ -66,7 +61,7 @@ export const stats: Command = {
   run(target, args, flags) {
     requireKey(target);
     return runStats(args, flags, {
-      get: (p) => apiCall<DropStats>(target.api, target.key, "GET", p),
+      get: (slug, query) => answer(apiClient(target).GET("/drops/{slug}/stats", { params: { path: { slug }, query } })),
       usage: (m) => new CliError(m, EXIT.usage),
       out: (text) => process.stdout.write(text),
     });

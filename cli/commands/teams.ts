@@ -1,41 +1,22 @@
 // dropsite teams: the teams you are in, their members and invitations (docs/cli.md).
-import type { z } from "zod";
-import type {
-  inviteCreatedSchema,
-  joinedSchema,
-  memberRemovedSchema,
-  memberSchema,
-  teamCreatedSchema,
-  teamListSchema,
-  teamMembersSchema,
-  teamAuditSchema,
-  inviteListSchema,
-  inviteRevokedSchema,
-} from "../../lib/schemas";
+import { answer, apiClient } from "../core/api";
 import { requireKey, usageError, type Command, type Flags, type Target } from "../core/command";
-import { apiCall } from "../core/http";
 import { print, table } from "../core/output";
 
 const TEAMS_USAGE =
   "dropsite teams list | create <slug> [--name N] | members <team> | invite <team> <role> [email] | join <code> | role <team> <account> <role> | remove <team> <account> | invites <team> | revoke <team> <invite> | audit <team> [--limit N] [--offset N]";
 
-const ROLES = ["viewer", "member", "admin", "owner"];
-
-const json = (value: unknown) => ({
-  body: Buffer.from(JSON.stringify(value)),
-  headers: { "content-type": "application/json" },
-});
-const seg = encodeURIComponent;
+const ROLES = ["viewer", "member", "admin", "owner"] as const;
+const isRole = (r: string | undefined): r is (typeof ROLES)[number] => ROLES.some((role) => role === r);
 
 async function cmdTeams(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
   const [sub, a, b, c] = args;
   const usage = () => usageError(TEAMS_USAGE);
-  const call = <T>(method: string, p: string, body?: unknown) =>
-    apiCall<T>(target.api, target.key, method, p, body === undefined ? {} : json(body));
+  const client = apiClient(target);
   if (sub === "list") {
     if (args.length !== 1) throw usage();
-    const res = await call<z.infer<typeof teamListSchema>>("GET", "/teams");
+    const res = await answer(client.GET("/teams"));
     if (flags.json) return print(res);
     if (res.teams.length === 0) return void process.stdout.write("No teams.\n");
     table(
@@ -46,14 +27,14 @@ async function cmdTeams(target: Target, args: string[], flags: Flags): Promise<v
   }
   if (sub === "create") {
     if (args.length !== 2 || a === undefined) throw usage();
-    const res = await call<z.infer<typeof teamCreatedSchema>>("POST", "/teams", { slug: a, name: flags.name ?? a });
+    const res = await answer(client.POST("/teams", { body: { slug: a, name: flags.name ?? a } }));
     if (flags.json) return print(res);
     process.stdout.write(`Created team ${res.slug} (${res.name}); you are its owner.\n`);
     return;
   }
   if (sub === "members") {
     if (args.length !== 2 || a === undefined) throw usage();
-    const res = await call<z.infer<typeof teamMembersSchema>>("GET", `/teams/${seg(a)}/members`);
+    const res = await answer(client.GET("/teams/{team}/members", { params: { path: { team: a } } }));
     if (flags.json) return print(res);
     table(
       ["ACCOUNT", "ROLE", "EMAIL", "JOINED"],
@@ -62,11 +43,13 @@ async function cmdTeams(target: Target, args: string[], flags: Flags): Promise<v
     return;
   }
   if (sub === "invite") {
-    if (args.length < 3 || args.length > 4 || a === undefined || b === undefined || !ROLES.includes(b)) throw usage();
-    const res = await call<z.infer<typeof inviteCreatedSchema>>("POST", `/teams/${seg(a)}/invites`, {
-      role: b,
-      ...(c === undefined ? {} : { email: c }),
-    });
+    if (args.length < 3 || args.length > 4 || a === undefined || b === undefined || !isRole(b)) throw usage();
+    const res = await answer(
+      client.POST("/teams/{team}/invites", {
+        params: { path: { team: a } },
+        body: { role: b, ...(c === undefined ? {} : { email: c }) },
+      }),
+    );
     if (flags.json) return print(res);
     process.stdout.write(
       `Invitation ${res.id} (${res.role}), single use, until ${res.expires_at}.\nCode (shown once): ${res.code}\nOr open: ${res.url}\n`,
@@ -75,28 +58,35 @@ async function cmdTeams(target: Target, args: string[], flags: Flags): Promise<v
   }
   if (sub === "join") {
     if (args.length !== 2 || a === undefined) throw usage();
-    const res = await call<z.infer<typeof joinedSchema>>("POST", "/teams/join", { code: a });
+    const res = await answer(client.POST("/teams/join", { body: { code: a } }));
     if (flags.json) return print(res);
     process.stdout.write(`Joined team ${res.slug} as ${res.role}.\n`);
     return;
   }
   if (sub === "role") {
-    if (args.length !== 4 || a === undefined || b === undefined || c === undefined || !ROLES.includes(c)) throw usage();
-    const res = await call<z.infer<typeof memberSchema>>("PATCH", `/teams/${seg(a)}/members/${seg(b)}`, { role: c });
+    if (args.length !== 4 || a === undefined || b === undefined || c === undefined || !isRole(c)) throw usage();
+    const res = await answer(
+      client.PATCH("/teams/{team}/members/{account}", {
+        params: { path: { team: a, account: b } },
+        body: { role: c },
+      }),
+    );
     if (flags.json) return print(res);
     process.stdout.write(`${res.account_id} is now ${res.role}.\n`);
     return;
   }
   if (sub === "remove") {
     if (args.length !== 3 || a === undefined || b === undefined) throw usage();
-    const res = await call<z.infer<typeof memberRemovedSchema>>("DELETE", `/teams/${seg(a)}/members/${seg(b)}`);
+    const res = await answer(
+      client.DELETE("/teams/{team}/members/{account}", { params: { path: { team: a, account: b } } }),
+    );
     if (flags.json) return print(res);
     process.stdout.write(`Removed ${res.removed} from ${a}.\n`);
     return;
   }
   if (sub === "invites") {
     if (args.length !== 2 || a === undefined) throw usage();
-    const res = await call<z.infer<typeof inviteListSchema>>("GET", `/teams/${seg(a)}/invites`);
+    const res = await answer(client.GET("/teams/{team}/invites", { params: { path: { team: a } } }));
     if (flags.json) return print(res);
     if (res.invites.length === 0) return void process.stdout.write("No usable invitations.\n");
     table(
@@ -107,18 +97,19 @@ async function cmdTeams(target: Target, args: string[], flags: Flags): Promise<v
   }
   if (sub === "revoke") {
     if (args.length !== 3 || a === undefined || b === undefined) throw usage();
-    const res = await call<z.infer<typeof inviteRevokedSchema>>("DELETE", `/teams/${seg(a)}/invites/${seg(b)}`);
+    const res = await answer(client.DELETE("/teams/{team}/invites/{id}", { params: { path: { team: a, id: b } } }));
     if (flags.json) return print(res);
     process.stdout.write(`Revoked invitation ${res.revoked}.\n`);
     return;
   }
   if (sub === "audit") {
     if (args.length !== 2 || a === undefined) throw usage();
-    const query = new URLSearchParams();
-    if (flags.limit !== undefined) query.set("limit", flags.limit);
-    if (flags.offset !== undefined) query.set("offset", flags.offset);
-    const q = query.size ? `?${query.toString()}` : "";
-    const res = await call<z.infer<typeof teamAuditSchema>>("GET", `/teams/${seg(a)}/audit${q}`);
+    // Only the flags given: the server's defaults apply to the others.
+    const query = {
+      ...(flags.limit === undefined ? {} : { limit: Number(flags.limit) }),
+      ...(flags.offset === undefined ? {} : { offset: Number(flags.offset) }),
+    };
+    const res = await answer(client.GET("/teams/{team}/audit", { params: { path: { team: a }, query } }));
     if (flags.json) return print(res);
     if (res.entries.length === 0) return void process.stdout.write("No entries.\n");
     table(

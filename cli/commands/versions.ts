@@ -1,10 +1,8 @@
 // dropsite versions and rollback: a drop's retained versions and making one live again.
-import { URLSearchParams } from "node:url";
-import type { z } from "zod";
-import type { AliasList, AliasResponse, rollbackResponseSchema, versionsListSchema } from "../../lib/schemas";
+import { answer, apiClient } from "../core/api";
 import {
-  LIST_LIMIT,
   LIST_LIMIT_TEXT,
+  pageQuery,
   requireKey,
   usageError,
   type Command,
@@ -12,11 +10,7 @@ import {
   type Target,
 } from "../core/command";
 import { CliError, EXIT } from "../core/errors";
-import { apiCall, httpCall, parseAnswer } from "../core/http";
 import { formatBytes, print, table } from "../core/output";
-
-type VersionsList = z.infer<typeof versionsListSchema>;
-type RollbackResponse = z.infer<typeof rollbackResponseSchema>;
 
 const VERSIONS_USAGE = "dropsite versions <slug> [--limit N] [--offset N]";
 const ROLLBACK_USAGE = "dropsite rollback <slug> <version>";
@@ -30,15 +24,8 @@ async function cmdVersions(target: Target, args: string[], flags: Flags): Promis
   requireKey(target);
   const [slug] = args;
   if (args.length !== 1 || slug === undefined) throw usageError(VERSIONS_USAGE);
-  const q = new URLSearchParams({
-    limit: flags.limit ?? String(LIST_LIMIT.def.defaultValue),
-    offset: flags.offset ?? "0",
-  });
-  const res = await apiCall<VersionsList>(
-    target.api,
-    target.key,
-    "GET",
-    `/drops/${encodeURIComponent(slug)}/versions?${q.toString()}`,
+  const res = await answer(
+    apiClient(target).GET("/drops/{slug}/versions", { params: { path: { slug }, query: pageQuery(flags) } }),
   );
   if (flags.json) return print(res);
   const rows = res.versions.map((v) => [
@@ -66,13 +53,11 @@ const makeLive =
         `The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`,
         EXIT.usage,
       );
-    const body = Buffer.from(JSON.stringify({ version: Number(version) }));
-    const res = await apiCall<RollbackResponse>(
-      target.api,
-      target.key,
-      "POST",
-      `/drops/${encodeURIComponent(slug)}/rollback`,
-      { body, headers: { "content-type": "application/json" } },
+    const res = await answer(
+      apiClient(target).POST("/drops/{slug}/rollback", {
+        params: { path: { slug } },
+        body: { version: Number(version) },
+      }),
     );
     if (flags.json) return print(res);
     process.stdout.write(`${res.url} now serves version ${res.live_version}\n`);
@@ -101,7 +86,7 @@ async function cmdAliases(target: Target, args: string[], flags: Flags): Promise
   requireKey(target);
   const [slug] = args;
   if (args.length !== 1 || slug === undefined) throw usageError(ALIASES_USAGE);
-  const res = await apiCall<AliasList>(target.api, target.key, "GET", `/drops/${encodeURIComponent(slug)}/aliases`);
+  const res = await answer(apiClient(target).GET("/drops/{slug}/aliases", { params: { path: { slug } } }));
   if (flags.json) return print(res);
   if (res.aliases.length === 0) return void process.stdout.write(`${slug} has no aliases\n`);
   table(
@@ -112,15 +97,12 @@ async function cmdAliases(target: Target, args: string[], flags: Flags): Promise
 
 async function cmdAlias(target: Target, args: string[], flags: Flags): Promise<void> {
   requireKey(target);
-  const path = (slug: string, name: string) => `/drops/${encodeURIComponent(slug)}/aliases/${encodeURIComponent(name)}`;
+  const client = apiClient(target);
   if (flags.delete) {
     const [slug, name] = args;
     if (args.length !== 2 || slug === undefined || name === undefined) throw usageError(ALIAS_USAGE);
-    const res = await httpCall("DELETE", `${target.api}${path(slug, name)}`, {
-      headers: { authorization: `Bearer ${target.key}` },
-    });
-    // 204 has no body; anything else is the API's error envelope.
-    if (res.status !== 204) parseAnswer<never>(res);
+    // 204: no body.
+    await answer(client.DELETE("/drops/{slug}/aliases/{name}", { params: { path: { slug, name } } }));
     if (flags.json) return print({ deleted: name });
     return void process.stdout.write(`Deleted alias ${name} of ${slug}\n`);
   }
@@ -132,10 +114,12 @@ async function cmdAlias(target: Target, args: string[], flags: Flags): Promise<v
       `The version must be a number (dropsite versions ${slug} lists them), got ${JSON.stringify(version)}`,
       EXIT.usage,
     );
-  const res = await apiCall<AliasResponse>(target.api, target.key, "PUT", path(slug, name), {
-    body: Buffer.from(JSON.stringify({ version: Number(version) })),
-    headers: { "content-type": "application/json" },
-  });
+  const res = await answer(
+    client.PUT("/drops/{slug}/aliases/{name}", {
+      params: { path: { slug, name } },
+      body: { version: Number(version) },
+    }),
+  );
   if (flags.json) return print(res);
   process.stdout.write(`${res.url ?? `${name} (${NO_URL})`} now serves version ${res.version}\n`);
 }

@@ -61,6 +61,15 @@ export const usageError = (usage: string) => new CliError(`usage: ${usage}`, EXI
 export const LIST_LIMIT = listQuerySchema.shape.limit;
 export const LIST_LIMIT_TEXT = `limit ${LIST_LIMIT.unwrap().minValue}-${LIST_LIMIT.unwrap().maxValue}, default ${LIST_LIMIT.def.defaultValue}`;
 
+/**
+ * The list query of a paged command: --limit (default the server's) and --offset (default 0).
+ * A flag that is not a number goes as NaN, and the server refuses it (400 invalid_request).
+ */
+export const pageQuery = (flags: Flags): { limit: number; offset: number } => ({
+  limit: Number(flags.limit ?? LIST_LIMIT.def.defaultValue),
+  offset: Number(flags.offset ?? 0),
+});
+
 export function requireKey(target: Target): void {
   if (!target.key) {
     throw new CliError("This command needs an API key.", EXIT.usage, {
