@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import type { Pool } from "pg";
+import { axeViolations, hasFocus, tabTo } from "../support/a11y";
+import { startApp, type RunningApp } from "../support/app-server";
+import { devLogin, launchChromium, layoutProblems, mintOnDashboard, scriptErrors, VIEWPORTS } from "../support/browser";
+import { startPgServer, type PgServer } from "../support/pg-server";
+
+// The drop page's previews in Chromium against the built app (`npm run build` first), on
+// PostgreSQL (the test makes the account Pro, for a named drop): a drop with a live version and a
+// staged one (promote=false). Each version row's Open link is its version_url and that host
+// serves that version; "Make live" moves the live host to the staged version; an alias is
+// created, moved and deleted with the keyboard alone, each step served at `<slug>---<name>`;
+// axe (WCAG 2.2 AA, the tags of tests/support/a11y.ts) finds nothing at 1280 and 390 px.
+
+let app: RunningApp;
+let pg: PgServer;
+let pool: Pool;
+let browser: Browser;
+let key = "";
+const EMAIL = "previews@example.test";
+
+const page = (h1: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${h1}</title></head><body><main><h1>${h1}</h1></main></body></html>`;
+
+interface Deployed {
+  slug: string;
+  url: string;
+  version: number;
+  version_url: string;
+  live_version: number;
+  promoted: boolean;
+}
+
+async function deploy(html: string, query: string): Promise<Deployed> {
+  const res = await fetch(`${app.baseUrl}/deploy?${query}`, {
+    method: "POST",
+    body: html,
+    headers: { authorization: `Bearer ${key}`, "content-type": "text/html" },
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Deployed;
+}
+
+/** The first <h1> a host serves at /, through the app's own port. */
+async function served(host: string): Promise<{ status: number; h1: string | undefined }> {
+  const r = await app.request(`${host}:${app.port}`, "/");
+  return { status: r.status, h1: /<h1>([^<]*)<\/h1>/.exec(r.text)?.[1] };
+}
+
+beforeAll(async () => {
+  pg = await startPgServer();
+  app = await startApp({ DATABASE_URL: pg.url });
+  browser = await launchChromium();
+  const { Pool } = await import("pg");
+  pool = new Pool({ connectionString: pg.url });
+  const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+  key = await mintOnDashboard(await devLogin(ctx, app.baseUrl, EMAIL), app.baseUrl, "previews test");
+  await ctx.close();
+  await pool.query("update accounts set plan = 'pro' where email = $1", [EMAIL]);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await pool?.end();
+  await app?.stop();
+  await pg?.stop();
+});
+
+/** axe and the layout checks of the page at 1280 and 390 px; back to 1280 after. */
+async function checkBothWidths(p: Page, name: string): Promise<void> {
+  for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+    await p.setViewportSize(size);
+    expect(await axeViolations(p, `${name} at ${size.width}px`)).toEqual([]);
+    expect(await layoutProblems(p)).toEqual([]);
+  }
+  await p.setViewportSize(VIEWPORTS.desktop);
+}
+
+describe("the drop page's previews: version addresses, Make live, aliases", () => {
+  it("opens each version at its own address, makes the staged one live, and keeps an alias by keyboard", async () => {
+    const first = await deploy(page("version one"), "name=preview-site");
+    const second = await deploy(page("version two"), "name=preview-site&promote=false");
+    expect(first).toMatchObject({ version: 1, live_version: 1, promoted: true });
+    expect(second).toMatchObject({ slug: first.slug, version: 2, live_version: 1, promoted: false });
+    const slug = first.slug;
+    expect(second.version_url).toBe(`http://${slug}---v2.localhost:${app.port}/`);
+    await expect(served(`${slug}.localhost`)).resolves.toEqual({ status: 200, h1: "version one" });
+
+    const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.baseUrl });
+    try {
+      const p = await devLogin(ctx, app.baseUrl, EMAIL);
+      const errors = scriptErrors(p);
+      await p.goto(`${app.baseUrl}/dashboard/drops/${slug}`);
+      const table = p.getByTestId("drop-versions");
+
+      // Each row's Open link is its version_url, in a new tab, and that page is that version.
+      for (const v of [first, second]) {
+        const open = table.getByRole("link", { name: `Open version ${v.version} in a new tab` });
+        await expect(open.getAttribute("href")).resolves.toBe(v.version_url);
+        await expect(open.getAttribute("target")).resolves.toBe("_blank");
+        const [tab] = await Promise.all([ctx.waitForEvent("page"), open.click()]);
+        await tab.waitForLoadState("domcontentloaded");
+        expect(tab.url()).toBe(v.version_url);
+        await expect(tab.locator("h1").textContent()).resolves.toBe(`version ${v.version === 1 ? "one" : "two"}`);
+        await tab.close();
+      }
+      // Copy puts the version's address on the clipboard and says so in a live region.
+      await table.getByRole("button", { name: "Copy the address of version 2" }).click();
+      await expect(p.evaluate(() => navigator.clipboard.readText())).resolves.toBe(second.version_url);
+      await p.getByRole("status").filter({ hasText: "Copied to the clipboard." }).waitFor();
+
+      // The live row says so and has no "Make live"; the staged one has it.
+      await expect(table.getByTestId("version-1").textContent()).resolves.toMatch(/^1 \(live\).*Live$/);
+      await expect(
+        table
+          .getByTestId("version-1")
+          .getByRole("button", { name: /Make live/ })
+          .count(),
+      ).resolves.toBe(0);
+      await table.getByRole("button", { name: "Make live: version 2" }).click();
+      const dialog = p.getByTestId("rollback-dialog");
+      await dialog.getByRole("button", { name: "Make live" }).click();
+      await p.getByTestId("versions-status").filter({ hasText: "Version 2 is live." }).waitFor();
+      await table
+        .getByTestId("version-2")
+        .filter({ hasText: /^2 \(live\)/ })
+        .waitFor();
+      await expect(served(`${slug}.localhost`)).resolves.toEqual({ status: 200, h1: "version two" });
+      await expect(table.getByRole("button", { name: "Make live: version 1" }).count()).resolves.toBe(1);
+
+      // An alias by keyboard alone: Tab to the name, type it, Tab, pick version 1, Tab, Enter.
+      const nameInput = p.getByLabel("Alias name");
+      const versionSelect = p.getByLabel("Version", { exact: true });
+      await p.getByTestId("drop-url").focus();
+      await tabTo(p, nameInput);
+      await p.keyboard.type("staging");
+      await p.keyboard.press("Tab");
+      expect(await hasFocus(versionSelect)).toBe(true);
+      await expect(versionSelect.inputValue()).resolves.toBe("2");
+      await p.keyboard.press("ArrowDown");
+      await expect(versionSelect.inputValue()).resolves.toBe("1");
+      await p.keyboard.press("Tab");
+      expect(await hasFocus(p.getByRole("button", { name: "Point alias" }))).toBe(true);
+      await p.keyboard.press("Enter");
+      const status = p.getByTestId("aliases-status");
+      await status.filter({ hasText: "staging now points at version 1." }).waitFor();
+      const row = p.getByTestId("alias-staging");
+      await expect(row.locator("td").nth(1).textContent()).resolves.toBe("1");
+      const aliasUrl = `http://${slug}---staging.localhost:${app.port}/`;
+      await expect(
+        row.getByRole("link", { name: "Open alias staging in a new tab" }).getAttribute("href"),
+      ).resolves.toBe(aliasUrl);
+      await expect(served(`${slug}---staging.localhost`)).resolves.toEqual({ status: 200, h1: "version one" });
+      await checkBothWidths(p, "drop page with an alias");
+
+      // Moving it: the same name, version 2, again from the keyboard.
+      await p.getByTestId("drop-url").focus();
+      await tabTo(p, nameInput);
+      await p.keyboard.press("Control+A");
+      await p.keyboard.type("staging");
+      await p.keyboard.press("Tab");
+      await p.keyboard.press("ArrowUp");
+      await expect(versionSelect.inputValue()).resolves.toBe("2");
+      await p.keyboard.press("Tab");
+      await p.keyboard.press("Enter");
+      await status.filter({ hasText: "staging now points at version 2." }).waitFor();
+      await row.locator("td").nth(1).filter({ hasText: /^2$/ }).waitFor();
+      await expect(p.getByTestId("drop-aliases").locator("tbody tr").count()).resolves.toBe(1);
+      await expect(served(`${slug}---staging.localhost`)).resolves.toEqual({ status: 200, h1: "version two" });
+
+      // Deleting it: Tab to its Delete, Enter; the dialog takes focus; Tab to confirm, Enter.
+      const del = row.getByRole("button", { name: "Delete alias staging" });
+      await p.getByTestId("drop-url").focus();
+      await tabTo(p, del);
+      await p.keyboard.press("Enter");
+      const confirm = p.getByTestId("alias-delete-dialog");
+      await confirm.waitFor();
+      expect(await hasFocus(confirm)).toBe(true);
+      await checkBothWidths(p, "drop page, alias delete dialog");
+      await tabTo(p, confirm.getByRole("button", { name: "Delete alias" }));
+      await p.keyboard.press("Enter");
+      await status.filter({ hasText: "Alias staging deleted." }).waitFor();
+      await p.getByTestId("aliases-empty").waitFor();
+      const gone = await served(`${slug}---staging.localhost`);
+      expect(gone.status).toBe(404);
+      expect(gone.h1).not.toBe("version two");
+      const left = await pool.query(
+        "select count(*)::int as n from drop_aliases a join drops d on d.id = a.drop_id where d.slug = $1",
+        [slug],
+      );
+      expect(left.rows[0]).toEqual({ n: 0 });
+      await checkBothWidths(p, "drop page after the alias is deleted");
+      expect(errors).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
