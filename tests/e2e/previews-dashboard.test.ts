@@ -3,15 +3,27 @@ import type { Browser, Page } from "playwright-core";
 import type { Pool } from "pg";
 import { axeViolations, hasFocus, tabTo } from "../support/a11y";
 import { startApp, type RunningApp } from "../support/app-server";
-import { devLogin, launchChromium, layoutProblems, mintOnDashboard, scriptErrors, VIEWPORTS } from "../support/browser";
+import {
+  devLogin,
+  launchChromium,
+  layoutProblems,
+  mintOnDashboard,
+  personWithTeam,
+  scriptErrors,
+  switchActingAs,
+  VIEWPORTS,
+} from "../support/browser";
 import { startPgServer, type PgServer } from "../support/pg-server";
+import { registerSecret } from "../support/secrets";
 
 // The drop page's previews in Chromium against the built app (`npm run build` first), on
 // PostgreSQL (the test makes the account Pro, for a named drop): a drop with a live version and a
 // staged one (promote=false). Each version row's Open link is its version_url and that host
 // serves that version; "Make live" moves the live host to the staged version; an alias is
 // created, moved and deleted with the keyboard alone, each step served at `<slug>---<name>`;
-// axe (WCAG 2.2 AA, the tags of tests/support/a11y.ts) finds nothing at 1280 and 390 px.
+// axe (WCAG 2.2 AA, the tags of tests/support/a11y.ts) finds nothing at 1280 and 390 px. A
+// disabled drop, and a team's viewer, see versions and aliases without the write controls and
+// read why; a team's member gets them.
 
 let app: RunningApp;
 let pg: PgServer;
@@ -32,11 +44,11 @@ interface Deployed {
   promoted: boolean;
 }
 
-async function deploy(html: string, query: string): Promise<Deployed> {
+async function deploy(html: string, query: string, as = key): Promise<Deployed> {
   const res = await fetch(`${app.baseUrl}/deploy?${query}`, {
     method: "POST",
     body: html,
-    headers: { authorization: `Bearer ${key}`, "content-type": "text/html" },
+    headers: { authorization: `Bearer ${as}`, "content-type": "text/html" },
   });
   expect(res.status).toBe(200);
   return (await res.json()) as Deployed;
@@ -196,5 +208,86 @@ describe("the drop page's previews: version addresses, Make live, aliases", () =
     } finally {
       await ctx.close();
     }
-  });
+  }, 180_000);
+
+  it("a disabled drop shows its versions and aliases without Make live or the alias form, and says why", async () => {
+    const d = await deploy(page("kept"), "name=disabled-site");
+    await deploy(page("staged"), "name=disabled-site&promote=false&alias=keep");
+    await pool.query("update drops set disabled_at = now(), disabled_reason = 'spam' where slug = $1", [d.slug]);
+    const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    try {
+      const p = await devLogin(ctx, app.baseUrl, EMAIL);
+      await p.goto(`${app.baseUrl}/dashboard/drops/${d.slug}`);
+      await expect(p.getByTestId("versions-blocked").textContent()).resolves.toContain(
+        "An operator has disabled this drop (spam)",
+      );
+      await expect(p.getByTestId("aliases-blocked").textContent()).resolves.toContain("cannot change");
+      await expect(p.getByRole("button", { name: /Make live/ }).count()).resolves.toBe(0);
+      await expect(p.getByRole("button", { name: /Delete alias/ }).count()).resolves.toBe(0);
+      await expect(p.getByTestId("alias-form").count()).resolves.toBe(0);
+      // What it has is still listed, with its addresses.
+      await expect(p.getByTestId("alias-keep").locator("td").nth(1).textContent()).resolves.toBe("2");
+      await expect(p.getByRole("link", { name: "Open version 2 in a new tab" }).getAttribute("href")).resolves.toBe(
+        d.version_url.replace("---v1.", "---v2."),
+      );
+      await checkBothWidths(p, "drop page of a disabled drop");
+    } finally {
+      await ctx.close();
+    }
+  }, 180_000);
+
+  it("a team's viewer sees versions and aliases without the buttons; a member gets them", async () => {
+    const owner = "previews-owner@example.test";
+    const ownerKey = await personWithTeam(browser, app.baseUrl, {
+      email: owner,
+      name: "Preview Team",
+      slug: "preview-team",
+      db: pool,
+    });
+    const octx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const op = await devLogin(octx, app.baseUrl, owner);
+    await switchActingAs(op, "Preview Team (owner)");
+    const teamKey = await mintOnDashboard(op, app.baseUrl, "preview team");
+    await octx.close();
+    const d = await deploy(page("team one"), "name=team-site", teamKey);
+    await deploy(page("team two"), "name=team-site&promote=false&alias=review", teamKey);
+
+    for (const role of ["viewer", "member"] as const) {
+      const inv = await fetch(`${app.baseUrl}/teams/preview-team/invites`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ownerKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ role }),
+      });
+      expect(inv.status).toBe(201);
+      const { url, code } = (await inv.json()) as { url: string; code: string };
+      registerSecret("team invite code", code);
+      const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+      try {
+        const p = await devLogin(ctx, app.baseUrl, `previews-${role}@example.test`);
+        await p.goto(url.replace(/^https?:\/\/[^/]+/, app.baseUrl));
+        await p.getByRole("button", { name: `Join Preview Team as ${role}` }).click();
+        await p.getByTestId("join-said").waitFor();
+        await p.goto(`${app.baseUrl}/dashboard`);
+        await switchActingAs(p, `Preview Team (${role})`);
+        await p.goto(`${app.baseUrl}/dashboard/drops/${d.slug}`);
+        await p.getByTestId("alias-review").waitFor();
+        const makeLive = p.getByRole("button", { name: "Make live: version 2" });
+        if (role === "viewer") {
+          await expect(p.getByTestId("aliases-blocked").textContent()).resolves.toContain(
+            "Your role in this team (viewer)",
+          );
+          await expect(makeLive.count()).resolves.toBe(0);
+          await expect(p.getByTestId("alias-form").count()).resolves.toBe(0);
+          await expect(p.getByRole("button", { name: "Delete alias review" }).count()).resolves.toBe(0);
+          await checkBothWidths(p, "drop page as a team viewer");
+        } else {
+          await expect(p.getByTestId("aliases-blocked").count()).resolves.toBe(0);
+          await expect(makeLive.count()).resolves.toBe(1);
+          await expect(p.getByTestId("alias-form").count()).resolves.toBe(1);
+        }
+      } finally {
+        await ctx.close();
+      }
+    }
+  }, 180_000);
 });
