@@ -55,7 +55,10 @@ export function AliasesPanel({
       <h2 id="aliases-title">Aliases</h2>
       <p className="muted">
         A name that points at one version and moves when you point it again, for a staging or review address that stays
-        the same. {aliases.length} of {max} {max === 1 ? "alias" : "aliases"} this plan allows per drop.
+        the same.{" "}
+        <span data-testid="aliases-cap">
+          This drop has {aliases.length} of the {max} {max === 1 ? "alias" : "aliases"} its plan allows.
+        </span>
       </p>
       {blocked && (
         <p className="muted" data-testid="aliases-blocked">

@@ -290,4 +290,34 @@ describe("the drop page's previews: version addresses, Make live, aliases", () =
       }
     }
   }, 180_000);
+
+  it("shows the plan's cap per drop and, past it, the refusal as an alert with nothing added", async () => {
+    const d = await deploy(page("capped"), "name=capped-site");
+    for (const name of ["a1", "a2", "a3"]) {
+      const res = await fetch(`${app.baseUrl}/drops/${d.slug}/aliases/${name}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ version: 1 }),
+      });
+      expect(res.status).toBe(200);
+    }
+    // On the free plan (3 aliases per drop, lib/plans.ts) the drop is at its cap.
+    await pool.query("update accounts set plan = 'free' where email = $1", [EMAIL]);
+    const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    try {
+      const p = await devLogin(ctx, app.baseUrl, EMAIL);
+      await p.goto(`${app.baseUrl}/dashboard/drops/${d.slug}`);
+      await expect(p.getByTestId("aliases-cap").textContent()).resolves.toContain("3 of the 3 aliases");
+      await p.getByLabel("Alias name").fill("a4");
+      await p.getByRole("button", { name: "Point alias" }).click();
+      const alert = p.getByTestId("alias-form").locator("..").getByRole("alert");
+      await alert.waitFor();
+      await expect(alert.textContent()).resolves.toMatch(/the most its plan allows \(3\).*invalid_request/);
+      await expect(p.getByTestId("drop-aliases").locator("tbody tr").count()).resolves.toBe(3);
+      await checkBothWidths(p, "drop page, alias refused past the cap");
+    } finally {
+      await ctx.close();
+      await pool.query("update accounts set plan = 'pro' where email = $1", [EMAIL]);
+    }
+  }, 180_000);
 });
