@@ -1415,6 +1415,12 @@ export interface components {
             }[];
         };
         AppendResponse: {
+            /** @description Present when the deploy was asked for an alias (?alias=): the alias now points at `version`. */
+            alias?: {
+                name: string;
+                /** @description https://<slug>---<name>.<serve domain>/: serves the new version; null past 63 characters. */
+                url: string | null;
+            };
             expires_at: string | null;
             files: string[];
             /** @description The drop's live version after this append. */
@@ -1531,6 +1537,12 @@ export interface components {
             delivered: number;
         };
         DeployResponse: {
+            /** @description Present when the deploy was asked for an alias (?alias=): the alias now points at `version`. */
+            alias?: {
+                name: string;
+                /** @description https://<slug>---<name>.<serve domain>/: serves the new version; null past 63 characters. */
+                url: string | null;
+            };
             /** @description Anonymous deploys only: one-time token to claim the drop after logging in. */
             claim_token?: string;
             expires_at: string | null;
@@ -5006,7 +5018,7 @@ export interface operations {
     deploy: {
         parameters: {
             query?: {
-                /** @description Points this alias of the drop at the new version in the same request (created, or moved; <slug>---<alias> serves it), e.g. alias=pr-42 with promote=false. An account's deploys only (anonymous: 400 invalid_request); a bad name: 400 invalid_name; past the plan's aliases per drop: 400 invalid_request (max_aliases) and nothing deployed. */
+                /** @description Points this alias of the drop at the new version in the same request (created, or moved; <slug>---<alias> serves it), e.g. alias=pr-42 with promote=false. An account's deploys only (anonymous: 400 invalid_request); a bad name: 400 invalid_name; past the plan's aliases per drop: 400 invalid_request (max_aliases) and nothing deployed. The answer then carries alias {name, url}. */
                 alias?: string;
                 /** @description Named drop (subscribers): redeploying the same name replaces the content and keeps the URL. Without a credential: 401. */
                 name?: string;
@@ -5180,7 +5192,7 @@ export interface operations {
     appendToDrop: {
         parameters: {
             query?: {
-                /** @description Points this alias of the drop at the new version in the same request (created, or moved; <slug>---<alias> serves it), e.g. alias=pr-42 with promote=false. An account's deploys only (anonymous: 400 invalid_request); a bad name: 400 invalid_name; past the plan's aliases per drop: 400 invalid_request (max_aliases) and nothing deployed. */
+                /** @description Points this alias of the drop at the new version in the same request (created, or moved; <slug>---<alias> serves it), e.g. alias=pr-42 with promote=false. An account's deploys only (anonymous: 400 invalid_request); a bad name: 400 invalid_name; past the plan's aliases per drop: 400 invalid_request (max_aliases) and nothing deployed. The answer then carries alias {name, url}. */
                 alias?: string;
                 /** @description false: a redeploy's new version is created without being made live (a staged deploy: the answer has promoted: false, live_version unchanged and the version's version_url); POST /drops/{slug}/rollback makes it live. A first deploy is always live. Anything but true or false: 400 invalid_request. */
                 promote?: "true" | "false";

@@ -19,18 +19,11 @@ import {
   type DomainInfo,
 } from "@/lib/schemas";
 import { actingSlug, personCaller } from "@/lib/teams/acting";
+import { check, text } from "./check";
 import { createDomain, deleteDomain, listDomains, verifyDomain } from "@/lib/domains/manage";
 
 // Server actions of the dashboard: each one checks its arguments with zod (a server action is
 // a public endpoint; anything can arrive) and calls the same lib/ service as its API route.
-
-function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw ApiError.fromZod(parsed.error, "The input");
-  return parsed.data;
-}
-
-const text = z.string().max(1000);
 
 export async function deleteDropAction(slug: unknown): Promise<ActionResult<{ deleted: string }>> {
   const r = await runAsSession("DELETE /drops/{slug}", (ctx, caller) =>

@@ -66,19 +66,18 @@ export async function pointAlias(
 }
 
 /**
- * `?alias=` on a deploy route, checked before anything is written: a valid name, a caller with
- * an account (anonymous drops have no aliases: 400 invalid_request), and room under the plan's
- * cap on the drop the deploy writes (an existing named drop, or the appended one), so a deploy
- * past the cap is refused whole. Null without `?alias=`.
+ * `?alias=` on a deploy route (MCP `alias`), checked before anything is written: a valid name, a
+ * caller with an account (anonymous drops have no aliases: 400 invalid_request), and room under
+ * the plan's cap on the drop the deploy writes (an existing named drop, or the appended one), so
+ * a deploy past the cap is refused whole. Null without an alias.
  */
 export async function aliasForDeploy(
   ctx: AppContext,
-  req: Request,
+  raw: string | null | undefined,
   account: AccountRow | null,
   target: { slug: string } | { name: string } | null,
 ): Promise<string | null> {
-  const raw = new URL(req.url).searchParams.get("alias");
-  if (raw === null) return null;
+  if (raw === null || raw === undefined) return null;
   const name = aliasName(raw);
   if (!account)
     throw new ApiError("invalid_request", "alias needs an account: anonymous drops have no aliases.", {
@@ -102,14 +101,18 @@ export async function aliasForDeploy(
   return name;
 }
 
-/** Points `name` (checked by aliasForDeploy) at the version a deploy just wrote. */
-export async function aliasDeployed(
+/**
+ * Points `name` (checked by aliasForDeploy) at the version a deploy just wrote; the answer then
+ * names the alias and its address (`alias: {name, url}`).
+ */
+export async function aliasDeployed<A extends { slug: string; version: number }>(
   ctx: AppContext,
   account: AccountRow,
-  answer: { slug: string; version: number },
+  answer: A,
   name: string,
-): Promise<void> {
+): Promise<A & { alias: { name: string; url: string | null } }> {
   const drop = await withDb(() => findDropBySlug(ctx.db, answer.slug));
   if (!drop) throw new ApiError("not_found", `No drop ${answer.slug} in this account.`);
-  await pointAlias(ctx, account, drop, name, answer.version);
+  const pointed = await pointAlias(ctx, account, drop, name, answer.version);
+  return { ...answer, alias: { name: pointed.name, url: pointed.url } };
 }

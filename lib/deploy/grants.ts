@@ -50,7 +50,7 @@ export async function issueDeployGrant(
   ctx: AppContext,
   req: Request,
   caller: Caller,
-  input: { dir?: string; ttl?: number; name?: string; render?: boolean },
+  input: { dir?: string; ttl?: number; name?: string; render?: boolean; promote?: boolean; alias?: string | null },
 ): Promise<DeployGrant> {
   await enforceLimit(ctx, "deployGrant", clientAddress(req, ctx.env));
   const now = ctx.now();
@@ -67,6 +67,8 @@ export async function issueDeployGrant(
       ttlSeconds: input.ttl ?? null,
       name: input.name ?? null,
       renderCheck: input.render ?? false,
+      promote: input.promote ?? true,
+      alias: input.alias ?? null,
       createdAt: new Date(now),
       expiresAt,
     }),
@@ -147,6 +149,8 @@ function grantOptions(grant: DeployGrantRow): GrantOptions {
     ttl: grant.ttlSeconds === null ? null : String(grant.ttlSeconds),
     name: grant.name,
     render: grant.renderCheck,
+    promote: grant.promote,
+    alias: grant.alias,
   };
 }
 
@@ -156,6 +160,10 @@ export interface GrantOptions {
   name: string | null;
   /** deploy_directory's render_check: the answer carries the new version's render check. */
   render: boolean;
+  /** deploy_directory's promote: false stages a named drop's new version. */
+  promote: boolean;
+  /** deploy_directory's alias, pointed at the new version (checked again when the URL is used). */
+  alias: string | null;
 }
 
 /**

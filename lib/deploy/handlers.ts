@@ -22,8 +22,8 @@ export const deployHandlers: RouteHandlers = {
     const render = wantsRender(req);
     const name = new URL(req.url).searchParams.get("name");
     const aliased = await askedAlias(ctx, req, name === null ? null : { name });
-    const answer = await deployFromRequest(ctx, req);
-    if (aliased) await aliasDeployed(ctx, aliased.account, answer, aliased.alias);
+    const deployed = await deployFromRequest(ctx, req);
+    const answer = aliased ? await aliasDeployed(ctx, aliased.account, deployed, aliased.alias) : deployed;
     return json(await withRender(ctx, req, render, answer));
   }),
 };
@@ -34,9 +34,10 @@ async function askedAlias(
   req: Request,
   target: { slug: string } | { name: string } | null,
 ): Promise<{ alias: string; account: AccountRow } | null> {
-  if (!new URL(req.url).searchParams.has("alias")) return null;
+  const raw = new URL(req.url).searchParams.get("alias");
+  if (raw === null) return null;
   const caller = await optionalCaller(ctx, req);
-  const alias = await aliasForDeploy(ctx, req, caller.account, target);
+  const alias = await aliasForDeploy(ctx, raw, caller.account, target);
   return alias && caller.account ? { alias, account: caller.account } : null;
 }
 
@@ -58,8 +59,8 @@ export const appendHandlers: RouteHandlers<{ slug: string }> = {
     const ctx = await getContext();
     const render = wantsRender(req);
     const aliased = await askedAlias(ctx, req, { slug });
-    const answer = await appendFromRequest(ctx, req, slug);
-    if (aliased) await aliasDeployed(ctx, aliased.account, answer, aliased.alias);
+    const appended = await appendFromRequest(ctx, req, slug);
+    const answer = aliased ? await aliasDeployed(ctx, aliased.account, appended, aliased.alias) : appended;
     return json(await withRender(ctx, req, render, answer));
   }),
 };

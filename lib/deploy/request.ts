@@ -15,6 +15,7 @@ import { tierOf } from "./quota";
 import { resolveTtl } from "./ttl";
 import { UPLOAD_TOKEN_HEADER, uploadScope } from "./uploads";
 import { withDeployGrant } from "./grants";
+import { aliasDeployed, aliasForDeploy } from "./alias";
 import { withZipReference } from "./zipref";
 import { guardAccountRoute } from "../auth/guard";
 import { countDeploy } from "../metrics/deploys";
@@ -220,11 +221,19 @@ export async function deployFromGrant(
   token: string,
 ): Promise<{ answer: DeployResponse; render: boolean; caller: Caller }> {
   return guardedDeploy(ctx, req, "mcp", (quota) =>
-    withDeployGrant(ctx, token, async (caller, opts) => ({
-      answer: await deployBody(ctx, req, caller, { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) }, quota),
-      render: opts.render,
-      caller,
-    })),
+    withDeployGrant(ctx, token, async (caller, opts) => {
+      const target = opts.name === null ? null : { name: opts.name };
+      const alias = await aliasForDeploy(ctx, opts.alias, caller.account, target);
+      const deployed = await deployBody(
+        ctx,
+        req,
+        caller,
+        { ...opts, uploadToken: req.headers.get(UPLOAD_TOKEN_HEADER) },
+        quota,
+      );
+      const answer = alias && caller.account ? await aliasDeployed(ctx, caller.account, deployed, alias) : deployed;
+      return { answer, render: opts.render, caller };
+    }),
   );
 }
 

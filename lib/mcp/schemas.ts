@@ -159,6 +159,21 @@ const promote = z
     "false: create the new version without making it live (a staged deploy): the result's version_url shows it, the live URL keeps serving live_version, and rollback_drop {version} makes it live. Default true; a first deploy is always live.",
   );
 
+const aliasName = z
+  .string()
+  .min(1)
+  .max(16)
+  .describe(
+    "The alias: 1 to 16 lowercase letters, digits and single hyphens, starting and ending with a letter or digit, not v followed by digits only (those name versions). <slug>---<alias> serves the version it points at.",
+  );
+
+/** `alias` on the deploy tools: `?alias=` of the deploy routes. */
+const deployAlias = aliasName
+  .optional()
+  .describe(
+    "Point this alias of the drop at the new version in the same call (created or moved; needs a key): <slug>---<alias> serves it, e.g. pr-42 with promote: false for a review copy. The result's alias gives its URL. 1 to 16 lowercase letters, digits and single hyphens, not v followed by digits only.",
+  );
+
 export const deployHtmlArgs = z
   .strictObject({
     html: z
@@ -168,6 +183,7 @@ export const deployHtmlArgs = z
         `The page to publish, served as index.html: a complete HTML document (inline CSS and JS are fine). ${SIZE_RULE}`,
       ),
     ttl,
+    alias: deployAlias,
     idempotency_key: idempotencyKey,
     render_check: renderCheck,
   })
@@ -179,7 +195,14 @@ export const deployHtmlArgs = z
   });
 
 export const deployFilesArgs = z
-  .strictObject({ files, ttl, upload_token: uploadToken, idempotency_key: idempotencyKey, render_check: renderCheck })
+  .strictObject({
+    files,
+    ttl,
+    upload_token: uploadToken,
+    alias: deployAlias,
+    idempotency_key: idempotencyKey,
+    render_check: renderCheck,
+  })
   .meta({
     examples: [
       {
@@ -200,6 +223,7 @@ export const deployNamedArgs = z
     files,
     ttl,
     promote,
+    alias: deployAlias,
     idempotency_key: idempotencyKey,
     render_check: renderCheck,
   })
@@ -212,6 +236,7 @@ export const appendFilesArgs = z
       description: `New files to add to the drop (paid plans); paths it already has are refused. ${FILES_RULE} ${SIZE_RULE}`,
     }),
     promote,
+    alias: deployAlias,
     idempotency_key: idempotencyKey,
     render_check: renderCheck,
   })
@@ -280,13 +305,6 @@ export const readFileArgs = z
 /** How many aliases a drop may have, per plan (none for anonymous drops). */
 export const ALIAS_RULE = `Aliases per drop — ${perPlan((t) => String(limits[t].aliasesPerDrop))}.`;
 
-const aliasName = z
-  .string()
-  .min(1)
-  .max(16)
-  .describe(
-    "The alias: 1 to 16 lowercase letters, digits and single hyphens, starting and ending with a letter or digit, not v followed by digits only (those name versions). <slug>---<alias> serves the version it points at.",
-  );
 export const setAliasArgs = z
   .strictObject({
     slug,
@@ -432,6 +450,10 @@ export const deployDirectoryArgs = z
     name: nameSchema.optional().meta({
       description: `Paid plans: publish under this name (the first deploy creates it; later ones replace all its files). ${NAME_PATTERN.source}.`,
     }),
+    promote: promote.describe(
+      "With a name: false makes the deploy through the URL a staged one (the named drop's live version stays; the answer's version_url shows the new one). Default true; a first deploy is always live.",
+    ),
+    alias: deployAlias,
     idempotency_key: idempotencyKey,
     render_check: renderCheck,
   })
@@ -441,6 +463,7 @@ export const deployDirectoryArgs = z
       { dir: "site", ttl: 86400 },
       { dir: "public", name: "docs" },
       { dir: "./dist", render_check: true },
+      { dir: "./dist", name: "docs", promote: false, alias: "pr-42" },
     ],
   });
 

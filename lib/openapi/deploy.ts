@@ -86,7 +86,7 @@ export const deploy = {
       .string()
       .optional()
       .describe(
-        "Points this alias of the drop at the new version in the same request (created, or moved; <slug>---<alias> serves it), e.g. alias=pr-42 with promote=false. An account's deploys only (anonymous: 400 invalid_request); a bad name: 400 invalid_name; past the plan's aliases per drop: 400 invalid_request (max_aliases) and nothing deployed.",
+        "Points this alias of the drop at the new version in the same request (created, or moved; <slug>---<alias> serves it), e.g. alias=pr-42 with promote=false. An account's deploys only (anonymous: 400 invalid_request); a bad name: 400 invalid_name; past the plan's aliases per drop: 400 invalid_request (max_aliases) and nothing deployed. The answer then carries alias {name, url}.",
       );
     const promote = z
       .enum(["true", "false"])

@@ -182,6 +182,17 @@ export const deployReportSchema = z
   );
 export type DeployReport = z.infer<typeof deployReportSchema>;
 
+/** `?alias=` (MCP `alias`) on a deploy: the alias now pointing at the new version, and its address. */
+export const deployAliasSchema = z
+  .object({
+    name: z.string(),
+    url: z
+      .url()
+      .nullable()
+      .describe("https://<slug>---<name>.<serve domain>/: serves the new version; null past 63 characters."),
+  })
+  .describe("Present when the deploy was asked for an alias (?alias=): the alias now points at `version`.");
+
 export const deployResponseSchema = z.object({
   slug: z.string(),
   url: z.url(),
@@ -205,6 +216,7 @@ export const deployResponseSchema = z.object({
   version_url: versionUrlSchema,
   live_version: z.int().min(1).describe("The drop's live version after this deploy (staged: the one live before)."),
   promoted: z.boolean().describe("true when version is the live version now; false for a staged deploy."),
+  alias: deployAliasSchema.optional(),
   unchanged: z
     .boolean()
     .optional()
@@ -232,5 +244,6 @@ export const appendResponseSchema = z.object({
   version_url: versionUrlSchema,
   live_version: z.int().min(1).describe("The drop's live version after this append."),
   promoted: z.boolean().describe("true when version is the live version now; false for a staged append."),
+  alias: deployAliasSchema.optional(),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;

@@ -427,13 +427,13 @@ describe("an account in the browser", () => {
     await expect(page.frameLocator('[data-testid="drop-preview"]').locator("h1").textContent()).resolves.toBe(
       "from the API",
     );
-    // The versions of the drop: one, live, so no Rollback button.
+    // The versions of the drop: one, live, so no "Make live" button.
     await expect(page.getByTestId("drop-versions").locator("tbody tr").count()).resolves.toBe(1);
     await expect(page.getByTestId("drop-versions").textContent()).resolves.toMatch(/1 \(live\).*deploy.*21 B/);
     await expect(
       page
         .getByTestId("drop-versions")
-        .getByRole("button", { name: /Roll back/ })
+        .getByRole("button", { name: /Make live/ })
         .count(),
     ).resolves.toBe(0);
     await page.getByRole("button", { name: "Copy the URL" }).click();
@@ -566,26 +566,26 @@ describe("an account in the browser", () => {
     expect(third).toBe(first);
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version three</h1>");
 
-    // Its versions, newest first, each older one with a Rollback button behind a modal dialog.
+    // Its versions, newest first, each older one with a "Make live" button behind a modal dialog.
     await page.reload();
     const table = page.getByTestId("drop-versions");
     await expect(table.locator("tbody tr").count()).resolves.toBe(3);
     await expect(table.locator("tbody tr").first().textContent()).resolves.toMatch(/^3 \(live\)/);
-    await table.getByRole("button", { name: "Roll back to version 1" }).click();
+    await table.getByRole("button", { name: "Make live: version 1" }).click();
     const dialog = page.getByTestId("rollback-dialog");
     await dialog.waitFor();
-    await expect(page.getByRole("dialog", { name: "Serve version 1?" }).count()).resolves.toBe(1);
+    await expect(page.getByRole("dialog", { name: "Make version 1 live?" }).count()).resolves.toBe(1);
     await expect(dialog.evaluate((d) => d.matches(":modal") && d.contains(document.activeElement))).resolves.toBe(true);
-    await expect(dialog.getByRole("heading").textContent()).resolves.toBe("Serve version 1?");
+    await expect(dialog.getByRole("heading").textContent()).resolves.toBe("Make version 1 live?");
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version three</h1>");
-    await table.getByRole("button", { name: "Roll back to version 1" }).click();
-    await dialog.getByRole("button", { name: "Confirm rollback" }).click();
+    await table.getByRole("button", { name: "Make live: version 1" }).click();
+    await dialog.getByRole("button", { name: "Make live" }).click();
     await page.waitForFunction(() =>
       document.querySelector('[data-testid="drop-versions"] tbody tr:last-child')?.textContent?.startsWith("1 (live)"),
     );
-    await expect(table.getByRole("button", { name: "Roll back to version 3" }).count()).resolves.toBe(1);
+    await expect(table.getByRole("button", { name: "Make live: version 3" }).count()).resolves.toBe(1);
     expect((await app.request(`${label}.localhost:${app.port}`, "/")).text).toBe("<h1>version one</h1>");
     // Every version row downloads its archive, as the session's account.
     const [download] = await Promise.all([

@@ -83,6 +83,7 @@ describe.each<McpMode>(["modern", "legacy"])("the real MCP client in %s mode", (
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
     expect(byName.deploy_html!.inputSchema.required).toEqual(["html"]);
     expect(Object.keys(byName.deploy_files!.inputSchema.properties ?? {}).sort()).toEqual([
+      "alias",
       "files",
       "idempotency_key",
       "render_check",

@@ -140,6 +140,10 @@ export const deployGrants = pgTable(
     name: text("name"),
     /** deploy_directory's render_check: the deploy made through the grant is checked in a browser. */
     renderCheck: boolean("render_check").notNull().default(false),
+    /** deploy_directory's promote: false stages the named drop's new version (not made live). */
+    promote: boolean("promote").notNull().default(true),
+    /** deploy_directory's alias: pointed at the new version in the same deploy. */
+    alias: text("alias"),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),
     /** Set by the deploy that used the grant (and cleared again if that deploy was refused). */

@@ -10,6 +10,7 @@ import { appendToDrop } from "../../deploy/store";
 import { tierOf } from "../../deploy/quota";
 import { preflightFiles, uploadContent } from "../../deploy/uploads";
 import { issueDeployGrant, type DeployGrant } from "../../deploy/grants";
+import { aliasDeployed, aliasForDeploy } from "../../deploy/alias";
 import { isPaid, limits, type Tier } from "../../plans";
 import {
   appendResponseSchema,
@@ -47,6 +48,7 @@ function deployText(ctx: AppContext, d: DeployResponse): string {
     lines.push(
       `Staged: version ${d.version} is not live (${d.url} still serves version ${d.live_version}). It is at ${d.version_url ?? "its preview host"}; rollback_drop {version: ${d.version}} makes it live.`,
     );
+  lines.push(...aliasLines(d));
   if (d.name)
     lines.push(
       `Named drop "${d.name}"${d.replaced ? " (content replaced, same URL; the previous version is kept for rollback_drop)" : ""}.`,
@@ -57,13 +59,27 @@ function deployText(ctx: AppContext, d: DeployResponse): string {
   return lines.join("\n");
 }
 
+/** The line of a deploy that pointed an alias (`alias` on the tool), none otherwise. */
+function aliasLines(d: { version: number; alias?: { name: string; url: string | null } }): string[] {
+  return d.alias
+    ? [`Alias ${d.alias.name} now serves version ${d.version}: ${d.alias.url ?? `<slug>---${d.alias.name}`}`]
+    : [];
+}
+
 /**
  * Every deploy tool, under the deploy guard shared with REST: only a deploy that reaches storage
  * spends the per-address deploy budget; a call refused for its input counts against the higher
  * deployInvalid budget.
  */
 async function runDeploy(
-  args: { name?: string; ttl?: number; upload_token?: string; render_check?: boolean; promote?: boolean },
+  args: {
+    name?: string;
+    ttl?: number;
+    upload_token?: string;
+    render_check?: boolean;
+    promote?: boolean;
+    alias?: string;
+  },
   call: ToolCall,
   filesFor: (tier: Tier) => InputFile[],
 ) {
@@ -76,7 +92,9 @@ async function runDeploy(
       promote: args.promote ?? null,
     };
     checkDeployOptions(c, opts);
-    const d = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
+    const alias = await aliasForDeploy(call.ctx, args.alias, c.account, args.name ? { name: args.name } : null);
+    const deployed = await deployFiles(call.ctx, c, opts, normalizeFiles(filesFor(tierOf(c))), quota);
+    const d = alias && c.account ? await aliasDeployed(call.ctx, c.account, deployed, alias) : deployed;
     return withToolRender(call, args.render_check, { structured: d, text: deployText(call.ctx, d) });
   });
 }
@@ -87,7 +105,7 @@ const rawFiles = (call: ToolCall) => (tier: Tier) => decodeFilesMap(call.raw.fil
 const REPORT_NOTE =
   "The result's report lists referenced files the drop lacks and warnings (likely secrets, no index.html, large files): fix them and deploy again.";
 
-function grantText(g: DeployGrant): string {
+function grantText(g: DeployGrant, opts: { promote: boolean; alias: string | null }): string {
   return [
     `One-time deploy URL (expires ${g.expires_at}): ${g.url}`,
     "With a shell, run either:",
@@ -96,6 +114,8 @@ function grantText(g: DeployGrant): string {
     `  ${g.commands.zip}`,
     `  ${g.commands.curl}`,
     `The answer is the deploy's JSON (url, and a claim_token when anonymous). ${GRANT_RULE}`,
+    ...(opts.promote ? [] : ["The deploy made through it is staged: the named drop's live version does not change."]),
+    ...(opts.alias ? [`It points the alias ${opts.alias} at the new version; the answer's alias gives its URL.`] : []),
   ].join("\n");
 }
 
@@ -143,6 +163,7 @@ export const deployTools = [
     description:
       "Publish files under a stable name (paid plans, needs a key). The first call with a name creates the drop; later calls with the same name replace ALL its files and keep its URL " +
       "(each replace is a new version; list_versions and rollback_drop bring an earlier one back; files equal to the live version change nothing). " +
+      "promote: false stages the new version (its version_url shows it, rollback_drop makes it live); alias points an alias at it in the same call. " +
       "Files as in deploy_files.",
     input: deployNamedArgs,
     output: deployResponseSchema,
@@ -166,7 +187,9 @@ export const deployTools = [
       const tier = tierOf(c);
       if (!isPaid(tier)) throw subscriptionRequired("Appends");
       const files = normalizeFiles(rawFiles(call)(tier));
-      const r = await appendToDrop(call.ctx, c, args.slug, files, null, args.promote !== false);
+      const alias = await aliasForDeploy(call.ctx, args.alias, c.account, { slug: args.slug });
+      const appended = await appendToDrop(call.ctx, c, args.slug, files, null, args.promote !== false);
+      const r = alias ? await aliasDeployed(call.ctx, c.account, appended, alias) : appended;
       return withToolRender(call, args.render_check, {
         structured: r,
         text: [
@@ -176,6 +199,7 @@ export const deployTools = [
             : [
                 `Staged: ${r.url} still serves version ${r.live_version}; version ${r.version} is at ${r.version_url ?? "its preview host"}.`,
               ]),
+          ...aliasLines(r),
           ...reportLines(r.report, REPORT_TEXT_ENTRIES, REPORT_WHERE),
         ].join("\n"),
       });
@@ -239,21 +263,28 @@ export const deployTools = [
     description:
       "For a folder too large to paste, when you can run shell commands: returns a one-time deploy URL and ready commands — `npx dropsite deploy <dir> --grant <url>` (uploads only what the server lacks), or a zip of the folder sent with curl. " +
       `The bytes go from the shell to the server, not through this conversation. The deploy is made as you (your key's account, or anonymous with a claim_token) with the ttl and name given here. ${GRANT_RULE} ` +
-      "With a name (paid plans) the deploy replaces that named drop's files. With render_check, the deploy made through the URL is checked in a browser and its answer (the command's output) carries `render`.",
+      "With a name (paid plans) the deploy replaces that named drop's files; promote: false stages the new version instead of making it live, and alias points that alias at it (as deploy_named's). With render_check, the deploy made through the URL is checked in a browser and its answer (the command's output) carries `render`.",
     input: deployDirectoryArgs,
     output: deployGrantSchema,
     // Issuing the URL changes nothing; the command it returns creates a drop (or, with a name, replaces one).
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run(args, call) {
       const c = call.caller;
-      checkDeployOptions(c, { ttl: args.ttl === undefined ? null : String(args.ttl), name: args.name ?? null });
+      const { promote } = checkDeployOptions(c, {
+        ttl: args.ttl === undefined ? null : String(args.ttl),
+        name: args.name ?? null,
+        promote: args.promote ?? null,
+      });
+      const alias = await aliasForDeploy(call.ctx, args.alias, c.account, args.name ? { name: args.name } : null);
       const g = await issueDeployGrant(call.ctx, call.req, c, {
         dir: args.dir,
         ttl: args.ttl,
         name: args.name,
         render: args.render_check,
+        promote,
+        alias,
       });
-      return { structured: g, text: grantText(g) };
+      return { structured: g, text: grantText(g, { promote, alias }) };
     },
   }),
 ] as const;

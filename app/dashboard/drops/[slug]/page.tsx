@@ -6,6 +6,8 @@ import { getContext } from "@/lib/context";
 import { owningTeam } from "@/lib/drops/access";
 import { getDrop } from "@/lib/drops/manage";
 import { listDropVersions } from "@/lib/drops/versions";
+import { listDropAliases } from "@/lib/drops/aliases";
+import { can } from "@/lib/teams/roles";
 import { ApiError } from "@/lib/errors";
 import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, isPaid, limits } from "@/lib/plans";
 import { AccessPanel } from "../../access-panel";
@@ -17,6 +19,7 @@ import { Expiry } from "../../expiry";
 import { StateBadge } from "../../state-badge";
 import { Table } from "../../table";
 import { VersionsPanel } from "../../versions-panel";
+import { AliasesPanel } from "../../aliases-panel";
 import { DropZone } from "../../../_components/DropZone";
 import { hasSiteRules, plural, SiteRules } from "../../../_components/SiteRules";
 import { Notice } from "../../../_components/ui";
@@ -31,6 +34,7 @@ const SECTIONS = [
   { id: "overview-title", label: "Overview" },
   { id: "files-title", label: "Files and preview" },
   { id: "versions-title", label: "Versions" },
+  { id: "aliases-title", label: "Aliases" },
   { id: "access-title", label: "Access" },
   { id: "domains-title", label: "Custom domains" },
   { id: "rules-title", label: "Site rules" },
@@ -54,10 +58,18 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
     throw err;
   });
   const versions = await listDropVersions(ctx, caller.account, drop.slug, { limit: 100, offset: 0 });
+  const aliases = await listDropAliases(ctx, caller.account, drop.slug);
   const stats = await getDropStats(ctx, caller.account, drop.slug, {});
   const domains = (await listDomains(ctx, caller.account)).domains.filter((d) => d.slug === drop.slug);
   const now = ctx.now();
   const blocker = previewBlocker(drop, dropState(drop.expires_at, now), caller.account.suspendedAt !== null);
+  // Why versions and aliases are shown but not changed here: a disabled drop refuses writes, and
+  // a team's viewers may look only (the same refusals the routes give, said before the click).
+  const writeBlock = drop.disabled
+    ? `An operator has disabled this drop (${drop.disabled.reason}): its live version and aliases cannot change. You can still delete it, or appeal with the report form.`
+    : caller.team && !can(caller.team.role, "deploy")
+      ? `Your role in this team (${caller.team.role}) shows versions and aliases; members and above change them.`
+      : null;
   const redeploy = drop.name !== null && isPaid(caller.account.plan) ? drop.name : null;
   return (
     <DashboardShell account={caller.account}>
@@ -162,11 +174,26 @@ export default async function DropPage({ params }: { params: Promise<{ slug: str
             <h2 id="versions-title">Versions</h2>
             <p className="muted">
               Live: version {versions.live_version}. {versions.total}{" "}
-              {versions.total === 1 ? "version is" : "versions are"} kept; a rollback serves an older (or newer) one at
-              once.
+              {versions.total === 1 ? "version is" : "versions are"} kept, each at its own address (a preview that
+              search engines do not index); &ldquo;Make live&rdquo; serves an older or newer one at once.
             </p>
-            <VersionsPanel slug={drop.slug} url={drop.url} versions={versions.versions} now={now} />
+            <VersionsPanel
+              slug={drop.slug}
+              url={drop.url}
+              versions={versions.versions}
+              now={now}
+              blocked={writeBlock}
+            />
           </section>
+          <AliasesPanel
+            slug={drop.slug}
+            aliases={aliases.aliases}
+            versions={versions.versions.map((v) => v.version)}
+            live={versions.live_version}
+            max={limits[caller.account.plan].aliasesPerDrop}
+            now={now}
+            blocked={writeBlock}
+          />
           <AccessPanel
             slug={drop.slug}
             mode={drop.access}

@@ -1,0 +1,2 @@
+ALTER TABLE "deploy_grants" ADD COLUMN "promote" boolean DEFAULT true NOT NULL;--> statement-breakpoint
+ALTER TABLE "deploy_grants" ADD COLUMN "alias" text;
