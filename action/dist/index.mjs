@@ -22205,6 +22205,18 @@ var Dropsite = class {
   async namedDrops() {
     return ok(await this.client.GET("/limits")).limits.named_drops;
   }
+  /**
+   * The API's own refusal of named drops on this key's plan (402 subscription_required with its
+   * upgrade_url), asked without writing anything: the deploy route checks `name` against the
+   * plan before it reads a body, and the body sent is empty. Null if the API did not refuse.
+   */
+  async namedDropsRefusal() {
+    const answer = await this.client.POST("/deploy", {
+      params: { query: { name: "dropsite-action" } },
+      body: { files: {} }
+    });
+    return answer.response.status === 402 ? new ApiFailure(402, answer.error ?? {}) : null;
+  }
 };
 
 // action/src/comment.ts
@@ -26577,9 +26589,9 @@ function settings() {
   };
 }
 async function needName(s) {
-  const named = await s.api.namedDrops();
+  const refusal = await s.api.namedDrops() ? null : await s.api.namedDropsRefusal();
   throw new Error(
-    `Set the input name: the Action deploys one named drop, and a pull request's preview is an alias of it.${named ? "" : " This key's plan has no named drops (they are for pro and team plans)."}`
+    `Set the input name: the Action deploys one named drop, and a pull request's preview is an alias of it.${refusal ? ` dropsite says: ${refusal.message}` : ""}`
   );
 }
 function commentFor(s, number) {

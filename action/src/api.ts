@@ -152,4 +152,17 @@ export class Dropsite {
   async namedDrops(): Promise<boolean> {
     return ok(await this.client.GET("/limits")).limits.named_drops;
   }
+
+  /**
+   * The API's own refusal of named drops on this key's plan (402 subscription_required with its
+   * upgrade_url), asked without writing anything: the deploy route checks `name` against the
+   * plan before it reads a body, and the body sent is empty. Null if the API did not refuse.
+   */
+  async namedDropsRefusal(): Promise<ApiFailure | null> {
+    const answer = await this.client.POST("/deploy", {
+      params: { query: { name: "dropsite-action" } },
+      body: { files: {} },
+    });
+    return answer.response.status === 402 ? new ApiFailure(402, answer.error ?? {}) : null;
+  }
 }

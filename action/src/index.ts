@@ -57,11 +57,14 @@ function settings(): Settings {
   };
 }
 
-/** Without a name there is no drop to preview: the API says what the plan allows. */
+/**
+ * Without a name there is no drop to preview: the step fails, and on a plan without named drops
+ * it carries the API's own refusal (its message and upgrade_url).
+ */
 async function needName(s: Settings): Promise<never> {
-  const named = await s.api.namedDrops();
+  const refusal = (await s.api.namedDrops()) ? null : await s.api.namedDropsRefusal();
   throw new Error(
-    `Set the input name: the Action deploys one named drop, and a pull request's preview is an alias of it.${named ? "" : " This key's plan has no named drops (they are for pro and team plans)."}`,
+    `Set the input name: the Action deploys one named drop, and a pull request's preview is an alias of it.${refusal ? ` dropsite says: ${refusal.message}` : ""}`,
   );
 }
 

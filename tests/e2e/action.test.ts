@@ -336,11 +336,20 @@ describe("refusals", () => {
     expect(r.calls).toEqual([]);
   });
 
-  it("without name the step fails and says why; nothing is written", async () => {
+  it("without name the step fails and says why, with the API's refusal on a plan without named drops; nothing is written", async () => {
+    const pro = await runAction("pull_request", prEvent("opened", 44), { name: "" });
+    expect(pro.code).not.toBe(0);
+    expect(pro.stdout).toMatch(/^::error::Set the input name: /m);
+    expect(pro.stdout).not.toContain("dropsite says");
+    expect(pro.calls).toEqual([]);
     const r = await runAction("pull_request", prEvent("opened", 44), { name: "", "api-key": freeKey });
     expect(r.code).not.toBe(0);
-    expect(r.stdout).toMatch(/^::error::Set the input name.*no named drops/m);
+    expect(r.stdout).toMatch(
+      /^::error::Set the input name: .* dropsite says: .*\(subscription_required\).*Upgrade: http:\/\/localhost:\d+\/#pricing/m,
+    );
     expect(r.calls).toEqual([]);
+    const mine = await fetch(`${app.baseUrl}/drops`, { headers: { authorization: `Bearer ${freeKey}` } });
+    expect(((await mine.json()) as { total: number }).total).toBe(0);
   });
 
   it("the keys and the token never appear in what the step printed (only in the runner's ::add-mask:: command)", () => {
