@@ -291,6 +291,29 @@ describe("the Action on a repository's events", () => {
     expect(mine[0]!.body).toContain("render-check: false");
   });
 
+  it("with a person's token the identity comes from GET /user, and the comment is theirs", async () => {
+    const pat = `ghp_${"P".repeat(36)}`;
+    const person: GitHubUser = { id: 99, login: "ana", type: "User" };
+    gh.tokens.set(pat, person);
+    registerSecret("github pat", pat);
+    const r = await runAction("pull_request", prEvent("opened", 50), { "github-token": pat, "render-check": "false" });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.calls.map((c) => `${c.method} ${c.path.split("?")[0]}`)).toEqual([
+      "GET /user",
+      "GET /repos/acme/site/issues/50/comments",
+      "POST /repos/acme/site/issues/50/comments",
+    ]);
+    const made = gh.commentsOn("acme", "site", 50);
+    expect(made.map((c) => c.user.id)).toEqual([person.id]);
+    expect(made[0]!.body).toContain(`**Preview:** http://${slug}---pr-50.${app.serveDomain}/`);
+    expect(
+      r.stdout
+        .split("\n")
+        .filter((l) => !l.startsWith("::add-mask::"))
+        .join("\n"),
+    ).not.toContain(pat);
+  });
+
   it("comment: false deploys and writes nothing to GitHub", async () => {
     await writeSite({ ...SITE, "index.html": SITE["index.html"].replace("<h1>live</h1>", "<h1>preview three</h1>") });
     const r = await runAction("pull_request", prEvent("synchronize"), { comment: "false", "render-check": "false" });
