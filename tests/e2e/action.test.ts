@@ -323,6 +323,21 @@ describe("the Action on a repository's events", () => {
   });
 });
 
+describe("large files", () => {
+  it("a file too large to go inline is PUT to its upload target, then deployed by reference", async () => {
+    const big = Buffer.alloc(4_500_000);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+    await writeSite({ ...SITE, "index.html": SITE["index.html"].replace("<h1>live</h1>", "<h1>big</h1>") });
+    await writeFile(path.join(work, "site", "big.bin"), big);
+    const r = await runAction("pull_request", prEvent("synchronize"), { comment: "false", "render-check": "false" });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("2 of 4 files sent, 2 unchanged");
+    const served = await app.request(hostOf(r.outputs["alias-url"]!), "/big.bin");
+    expect(served.status).toBe(200);
+    expect(Buffer.compare(served.body, big)).toBe(0);
+  }, 120_000);
+});
+
 describe("refusals", () => {
   it("a wrong key fails the step with the API's message and writes nothing", async () => {
     const known = await versions();
