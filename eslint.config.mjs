@@ -47,7 +47,7 @@ export const LAYERS = [
   ["lib/deploy", "lib/render"],
   ["lib/drops", "lib/device", "lib/domains", "lib/stats"],
   ["lib/mcp", "lib/openapi", "lib/plane", "lib/admin"],
-  ["app", "pages", "cli", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],
+  ["app", "pages", "cli", "action", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],
 ];
 const layerZones = LAYERS.slice(0, -1).flatMap((layer, i) =>
   layer.map((target) => ({
@@ -148,6 +148,7 @@ export default tseslint.config(
       "cli/dist/**",
       "client/schema.ts",
       "client/dist/**",
+      "action/dist/**",
     ],
   },
   js.configs.recommended,

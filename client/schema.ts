@@ -2261,7 +2261,7 @@ export interface components {
             title: string;
             /**
              * Format: uri
-             * @description The URL opened (the drop's live version).
+             * @description The URL opened: the drop's live version; for a staged deploy (promote=false), that version's version_url.
              */
             url: string;
         };
@@ -2298,7 +2298,7 @@ export interface components {
             title: string;
             /**
              * Format: uri
-             * @description The URL opened (the drop's live version).
+             * @description The URL opened: the drop's live version; for a staged deploy (promote=false), that version's version_url.
              */
             url: string;
         };
@@ -5024,7 +5024,7 @@ export interface operations {
                 name?: string;
                 /** @description false: a redeploy's new version is created without being made live (a staged deploy: the answer has promoted: false, live_version unchanged and the version's version_url); POST /drops/{slug}/rollback makes it live. A first deploy is always live. Anything but true or false: 400 invalid_request. */
                 promote?: "true" | "false";
-                /** @description 1: open the new live version in a real browser and add `render` to the answer (render checks: 3 an hour per address (anonymous), 20 (free), 120 (pro), 300 (team); past it, or without a browser on the server, `render` says unavailable and the deploy still succeeds). */
+                /** @description 1: open the version this deploy made in a real browser (a staged one, promote=false, at its version_url) and add `render` to the answer (render checks: 3 an hour per address (anonymous), 20 (free), 120 (pro), 300 (team); past it, or without a browser on the server, `render` says unavailable and the deploy still succeeds). */
                 render?: "0" | "1" | "true" | "false";
                 /** @description Lifetime in seconds, at least 60. Anonymous: at most 2592000 (the default). Free accounts: at most 604800 (the default). Subscribers: up to 3153600000 (100 years); default no expiry. */
                 ttl?: number;
@@ -5196,7 +5196,7 @@ export interface operations {
                 alias?: string;
                 /** @description false: a redeploy's new version is created without being made live (a staged deploy: the answer has promoted: false, live_version unchanged and the version's version_url); POST /drops/{slug}/rollback makes it live. A first deploy is always live. Anything but true or false: 400 invalid_request. */
                 promote?: "true" | "false";
-                /** @description 1: open the new live version in a real browser and add `render` to the answer (render checks: 3 an hour per address (anonymous), 20 (free), 120 (pro), 300 (team); past it, or without a browser on the server, `render` says unavailable and the deploy still succeeds). */
+                /** @description 1: open the version this deploy made in a real browser (a staged one, promote=false, at its version_url) and add `render` to the answer (render checks: 3 an hour per address (anonymous), 20 (free), 120 (pro), 300 (team); past it, or without a browser on the server, `render` says unavailable and the deploy still succeeds). */
                 render?: "0" | "1" | "true" | "false";
             };
             header?: {

@@ -17,14 +17,14 @@ export interface ImageBlock {
 }
 
 /** A deploy tool's output with the render check added when `wanted`. */
-export async function withToolRender<T extends { slug: string }>(
+export async function withToolRender<T extends { slug: string; promoted?: boolean; version_url?: string | null }>(
   call: { ctx: AppContext; req: Request; caller: Caller },
   wanted: boolean | undefined,
   out: { structured: T; text: string },
 ): Promise<{ structured: T | (T & { render: DeployRender }); text: string; image?: ImageBlock }> {
   if (!wanted) return out;
   const subject = renderSubject(call.caller.account, clientAddress(call.req, call.ctx.env));
-  const { render, desktopPng } = await renderForDeploy(call.ctx, out.structured.slug, subject);
+  const { render, desktopPng } = await renderForDeploy(call.ctx, out.structured, subject);
   const data = mcpImage(desktopPng);
   return {
     structured: { ...out.structured, render },

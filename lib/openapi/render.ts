@@ -14,7 +14,7 @@ export const renderQuery = z
   .enum(["1", "0", "true", "false"])
   .optional()
   .describe(
-    `1: open the new live version in a real browser and add \`render\` to the answer (render checks: ${rates}; past it, or without a browser on the server, \`render\` says unavailable and the deploy still succeeds).`,
+    `1: open the version this deploy made in a real browser (a staged one, promote=false, at its version_url) and add \`render\` to the answer (render checks: ${rates}; past it, or without a browser on the server, \`render\` says unavailable and the deploy still succeeds).`,
   );
 
 const how = `Headless Chromium opens the drop's URL at ${VIEWPORTS.desktop.width}×${VIEWPORTS.desktop.height} and ${VIEWPORTS.phone.width}×${VIEWPORTS.phone.height} (device scale 1), waits for load and network idle (at most ${RENDER_VIEWPORT_WAIT_MS / 1000} s per size; the whole check stops at ${RENDER_HARD_STOP_MS / 1000} s), and collects console errors, uncaught exceptions, failed requests and whether the page shows nothing. The browser reaches only the drop's own hosts and public addresses. A protected drop is checked as a visitor without its password sees it.`;

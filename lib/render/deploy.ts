@@ -7,7 +7,7 @@ import type { AccountRow } from "../db/schema";
 import { renderForDeploy, renderSubject } from "./service";
 
 // ?render=1 on the deploy routes (POST /deploy, POST /deploy/{slug}): the answer gains `render`,
-// the new live version as a real browser saw it. The deploy stands whatever the check finds;
+// the version the deploy made as a real browser saw it (a staged one at its version URL). The deploy stands whatever the check finds;
 // a check that cannot run (no browser, rate spent) says so in `render` instead.
 
 /** Whether the request asks for a render check: render=1|true on, 0|false|absent off, anything else 400 (before any deploy work). */
@@ -25,7 +25,7 @@ export function wantsRender(req: Request): boolean {
  * The deploy answer with its `render` when asked for. The check is counted against the caller
  * (the request's credential, or `as`: a one-time grant's issuer) and its address.
  */
-export async function withRender<T extends { slug: string }>(
+export async function withRender<T extends { slug: string; promoted?: boolean; version_url?: string | null }>(
   ctx: AppContext,
   req: Request,
   wanted: boolean,
@@ -35,6 +35,6 @@ export async function withRender<T extends { slug: string }>(
   if (!wanted) return answer;
   const caller = as ?? (await optionalCaller(ctx, req).catch(() => null));
   const subject = renderSubject(caller?.account ?? null, clientAddress(req, ctx.env));
-  const { render } = await renderForDeploy(ctx, answer.slug, subject);
+  const { render } = await renderForDeploy(ctx, answer, subject);
   return { ...answer, render };
 }

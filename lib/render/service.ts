@@ -82,7 +82,8 @@ export interface DropCheck {
 }
 
 /**
- * Checks the drop's live version in a real browser and stores the result as its latest. Throws
+ * Checks the drop's live version (or the page `at`, one of its preview hosts) in a real browser
+ * and stores the result as its latest. Throws
  * NotRun when no browser is set up or the subject's rate is spent (neither counts a check).
  */
 async function checkDrop(
@@ -90,11 +91,12 @@ async function checkDrop(
   drop: Pick<DropRow, "id" | "slug">,
   subject: RenderSubject,
   opts: CheckOptions = {},
+  at?: string,
 ): Promise<DropCheck> {
   const source = browserSource(ctx.env);
   if (source.kind === "none") throw new NotRun({ status: "unavailable", reason: "no_browser", hint: source.hint });
   await spendRate(ctx, subject);
-  const url = dropUrl(drop.slug, ctx.env);
+  const url = at ?? dropUrl(drop.slug, ctx.env);
   const run = await inQueue(ctx.env.RENDER_CONCURRENCY, async () => {
     const { browser } = await browserFor(ctx.env, source).catch((err: unknown) => {
       console.error("[render] the browser could not be started:", err instanceof Error ? err.message : err);
@@ -146,16 +148,23 @@ async function store(
   return row;
 }
 
-/** The `render` of a deploy answer: a check of the new drop, or why none ran. Never throws for the check's sake. */
+/**
+ * The `render` of a deploy answer: a check of what the deploy made, or why none ran. A staged
+ * deploy (promoted: false) is checked at its version URL, not the live host that still serves
+ * the version before it (the pull-request preview the Action reports). Never throws for the
+ * check's sake.
+ */
 export async function renderForDeploy(
   ctx: AppContext,
-  slug: string,
+  answer: { slug: string; promoted?: boolean; version_url?: string | null },
   subject: RenderSubject,
 ): Promise<{ render: DeployRender; desktopPng?: Buffer }> {
+  const { slug } = answer;
   try {
     const drop = await withDb(() => findDropBySlug(ctx.db, slug));
     if (!drop) throw new Error(`the drop ${slug} just deployed is gone`);
-    return await checkDrop(ctx, drop, subject);
+    const staged = answer.promoted === false && answer.version_url ? answer.version_url : undefined;
+    return await checkDrop(ctx, drop, subject, {}, staged);
   } catch (err) {
     if (err instanceof NotRun) return { render: err.unavailable };
     console.error("[render] check failed:", err);

@@ -10,7 +10,11 @@ export const renderResultSchema = z.object({
     .describe(
       "problems: any console error, page error, failed request or a blank page; failed: the page did not load.",
     ),
-  url: z.url().describe("The URL opened (the drop's live version)."),
+  url: z
+    .url()
+    .describe(
+      "The URL opened: the drop's live version; for a staged deploy (promote=false), that version's version_url.",
+    ),
   http_status: z.int().nullable().describe("The main document's status; null when none came (network error, timeout)."),
   title: z.string(),
   load_ms: z.int().nullable().describe("Milliseconds to the load event at the desktop size; null when it never came."),

@@ -98,6 +98,29 @@ describe("what the check reports", () => {
     expect(pngSize(new Uint8Array(await phone.arrayBuffer()))).toEqual({ width: 390, height: 844 });
   });
 
+  it("a staged deploy (promote=false) is checked at its version URL, not at the live host", async () => {
+    const { apiKey } = await accountWithKey(suite.t.ctx, "pro");
+    const live = await deploy(
+      { "index.html": "<!doctype html><title>Live</title><p>live</p>" },
+      {
+        query: "?name=staged-check&render=1",
+        key: apiKey,
+      },
+    );
+    expect(renderOf(live).status).toBe("ok");
+    const staged = await deploy(
+      { "index.html": '<!doctype html><title>Staged</title><p>next</p><script>console.error("staged only")</script>' },
+      { query: "?name=staged-check&promote=false&render=1", key: apiKey },
+    );
+    expect(staged.status).toBe(200);
+    expect(staged.body.promoted).toBe(false);
+    const r = renderOf(staged);
+    expect(r.url).toBe(staged.body.version_url);
+    expect(r.url).not.toBe(staged.body.url);
+    expect(r.title).toBe("Staged");
+    expect(r.console_errors.map((e) => e.text)).toEqual(["staged only"]);
+  });
+
   it("a page that shows nothing is blank (and so problems)", async () => {
     const r = renderOf(
       await deploy({ "index.html": "<!doctype html><html><head><title>x</title></head><body> </body></html>" }),
