@@ -44,7 +44,7 @@ export const LAYERS = [
     "lib/teams",
   ],
   ["lib/deploy", "lib/render"],
-  ["lib/drops", "lib/device", "lib/domains", "lib/stats"],
+  ["lib/drops", "lib/device", "lib/domains", "lib/stats", "lib/review"],
   ["lib/mcp", "lib/openapi", "lib/plane", "lib/admin"],
   ["app", "pages", "cli", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],
 ];

@@ -205,6 +205,7 @@ export const deployResponseSchema = z.object({
   version_url: versionUrlSchema,
   live_version: z.int().min(1).describe("The drop's live version after this deploy (staged: the one live before)."),
   promoted: z.boolean().describe("true when version is the live version now; false for a staged deploy."),
+  open_comments: z.int().min(0).describe("The drop's open review comment threads (GET /drops/{slug}/comments)."),
   unchanged: z
     .boolean()
     .optional()
@@ -232,5 +233,6 @@ export const appendResponseSchema = z.object({
   version_url: versionUrlSchema,
   live_version: z.int().min(1).describe("The drop's live version after this append."),
   promoted: z.boolean().describe("true when version is the live version now; false for a staged append."),
+  open_comments: z.int().min(0).describe("The drop's open review comment threads (GET /drops/{slug}/comments)."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;
