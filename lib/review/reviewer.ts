@@ -51,3 +51,12 @@ export async function reviewerOf(ctx: AppContext, req: Request, slug: unknown): 
   await guardAccountRoute(ctx, caller);
   return { kind: "account", caller, drop: await ownedDrop(ctx, caller.account, slug) };
 }
+
+/** The reviewer of an account caller already resolved (the MCP tools): the drop must be its own. */
+export async function accountReviewer(
+  ctx: AppContext,
+  caller: Caller & { account: AccountRow },
+  slug: unknown,
+): Promise<Reviewer> {
+  return { kind: "account", caller, drop: await ownedDrop(ctx, caller.account, slug) };
+}

@@ -10,6 +10,7 @@ import { apiRequest } from "./context";
 // The review routes in process (review links, comments, replies, status), as a client calls them.
 
 type Mod = Record<string, unknown>;
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const ROUTES: [RegExp, Mod][] = [
   [/^\/drops\/(?<slug>[^/]+)\/review-links$/, linksRoute],
   [/^\/drops\/(?<slug>[^/]+)\/review-links\/(?<id>[^/]+)$/, linkRoute],
@@ -41,7 +42,7 @@ export async function reviewCall(
   const hit = ROUTES.map(([re, mod]) => [re.exec(pathname), mod] as const).find(([m]) => m);
   if (!hit) throw new Error(`no review route for ${pathname}`);
   const [match, mod] = hit;
-  const handler = mod[method] as (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+  const handler = mod[method] as Handler;
   const headers: Record<string, string> = {};
   if (credential) headers.authorization = `Bearer ${credential}`;
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -60,3 +61,13 @@ export async function reviewCall(
 
 /** The rl_ token of a review link's URL. */
 export const tokenOf = (url: string) => url.slice(url.lastIndexOf("/") + 1);
+
+/** Answers a request to a review route (for the CLI's in-process API), or null for another path. */
+export async function answerReviewRoute(request: Request, url: URL): Promise<Response | null> {
+  for (const [re, mod] of ROUTES) {
+    const m = re.exec(url.pathname);
+    const handler = m && (mod[request.method] as Handler | undefined);
+    if (handler) return handler(request, { params: Promise.resolve({ ...m.groups }) });
+  }
+  return null;
+}
