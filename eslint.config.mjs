@@ -45,7 +45,7 @@ export const LAYERS = [
     "lib/teams",
   ],
   ["lib/deploy", "lib/render"],
-  ["lib/drops", "lib/device", "lib/domains", "lib/stats"],
+  ["lib/drops", "lib/device", "lib/domains", "lib/stats", "lib/review"],
   ["lib/mcp", "lib/openapi", "lib/plane", "lib/admin"],
   ["app", "pages", "cli", "action", "proxy.ts", "instrumentation.ts", "scripts", "bench", "tests"],
 ];

@@ -16,6 +16,7 @@ import { domains } from "./commands/domains";
 import { limitsCommand, login, logout } from "./commands/account";
 import { alias, aliases, promote, rollback, versions } from "./commands/versions";
 import { pull } from "./commands/pull";
+import { comments, reviewLink } from "./commands/comments";
 import { stats } from "./commands/stats";
 import { webhooks } from "./commands/webhooks";
 import { teams } from "./commands/teams";
@@ -43,6 +44,8 @@ const COMMANDS = {
   promote,
   aliases,
   alias,
+  comments,
+  "review-link": reviewLink,
   pull,
   delete: deleteDrop,
   access,
@@ -97,6 +100,7 @@ export async function main(argv: string[]): Promise<number> {
         at: { type: "string" },
         force: { type: "boolean", default: false },
         delete: { type: "boolean", default: false },
+        all: { type: "boolean", default: false },
         json: { type: "boolean", default: false },
         "include-dotfiles": { type: "boolean", default: false },
         "password-stdin": { type: "boolean", default: false },
@@ -124,6 +128,7 @@ export async function main(argv: string[]): Promise<number> {
     check: Boolean(values.check),
     force: Boolean(values.force),
     delete: Boolean(values.delete),
+    all: Boolean(values.all),
     noPromote: Boolean(values["no-promote"]),
   };
   const [command, ...args] = positionals;

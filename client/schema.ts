@@ -757,6 +757,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/drops/{slug}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The drop's comment threads, open ones first
+         * @description With an account credential: the drop's owner, or a team's viewer and up. With a review link (Bearer rl_…): that link's drop only (another drop answers 404). A thread on a version no longer kept stays, with version_pruned: true.
+         */
+        get: operations["listComments"];
+        put?: never;
+        /**
+         * Start a comment thread on a page of a version, pinned or page-level
+         * @description With an account credential: the drop's owner, or a team's viewer and up. With a review link (Bearer rl_…): that link's drop only (another drop answers 404). A pin's x and y are CSS pixels of the full page at its width (1280 or 390). A link holder sends name. At most 200 open threads per drop (past it, 400 invalid_request with limit max_open_comments); 60 comments an hour per review link and 120 per client address (429 past them). Webhook comment.created.
+         */
+        post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drops/{slug}/comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Resolve or reopen a thread
+         * @description The drop's owner, or a team's members and up (a viewer or a review link: 403). Resolving sends the webhook comment.resolved.
+         */
+        patch: operations["setCommentStatus"];
+        trace?: never;
+    };
+    "/drops/{slug}/comments/{id}/replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply to a thread
+         * @description With an account credential: the drop's owner, or a team's viewer and up. With a review link (Bearer rl_…): that link's drop only (another drop answers 404). Counts against the same hourly rates as new comments.
+         */
+        post: operations["replyToComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drops/{slug}/files": {
         parameters: {
             query?: never;
@@ -816,6 +880,47 @@ export interface paths {
          */
         post: operations["checkDropRender"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drops/{slug}/review-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The drop's usable review links (never their tokens) */
+        get: operations["listReviewLinks"];
+        put?: never;
+        /**
+         * Mint a review link (BASE_URL/review/<token>)
+         * @description Whoever holds the link may read and add comments on this drop (and see its pages in the review view), nothing else, until it expires (1 to 30 days, default 7) or is revoked. The token is shown once, here; it is stored hashed. Owner, or a team's members and up (a viewer: 403); a disabled drop's links cannot be written (403).
+         */
+        post: operations["createReviewLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drops/{slug}/review-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a review link at once
+         * @description Its holder's next request answers 401 and its review page 404.
+         */
+        delete: operations["revokeReviewLink"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1229,7 +1334,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook (its signing secret is shown once)
-         * @description Events (drop.deployed, drop.replaced, drop.appended, drop.rolled_back, drop.deleted, drop.expired, drop.claimed, drop.access_changed, domain.verified, drop.disabled, drop.enabled, alias.updated, alias.deleted) are POSTed as the WebhookEvent schema, signed by the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature), retried with exponential backoff for about 27 hours until a 2xx. The url must be https and resolve to public addresses (unless the server sets WEBHOOKS_ALLOW_PRIVATE=1). At most 2 webhooks per account on free, 10 on pro, 25 on team.
+         * @description Events (drop.deployed, drop.replaced, drop.appended, drop.rolled_back, drop.deleted, drop.expired, drop.claimed, drop.access_changed, domain.verified, drop.disabled, drop.enabled, alias.updated, alias.deleted, comment.created, comment.resolved) are POSTed as the WebhookEvent schema, signed by the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature), retried with exponential backoff for about 27 hours until a 2xx. The url must be https and resolve to public addresses (unless the server sets WEBHOOKS_ALLOW_PRIVATE=1). At most 2 webhooks per account on free, 10 on pro, 25 on team.
          */
         post: operations["addWebhook"];
         delete?: never;
@@ -1425,6 +1530,8 @@ export interface components {
             files: string[];
             /** @description The drop's live version after this append. */
             live_version: number;
+            /** @description The drop's open review comment threads (GET /drops/{slug}/comments). */
+            open_comments: number;
             /** @enum {string} */
             plan: "free" | "pro" | "team";
             /** @description true when version is the live version now; false for a staged append. */
@@ -1526,6 +1633,90 @@ export interface components {
             /** @description Versions removed beyond each plan's versionsKept. */
             versions_pruned: number;
         };
+        Comment: {
+            author: {
+                /** @enum {string} */
+                kind: "account" | "review_link";
+                /** @description An account's email, or the name a review-link holder gave. */
+                name: string;
+            };
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            path: string;
+            pin: {
+                width: number;
+                x: number;
+                y: number;
+            } | null;
+            /** @description Oldest first. */
+            replies: {
+                author: {
+                    /** @enum {string} */
+                    kind: "account" | "review_link";
+                    /** @description An account's email, or the name a review-link holder gave. */
+                    name: string;
+                };
+                body: string;
+                /** Format: date-time */
+                created_at: string;
+                id: string;
+            }[];
+            resolved_at: string | null;
+            /** @description An unguessable BASE_URL/previews/ URL of a PNG crop of the page around the pin (600×400 CSS px); null for a page-level comment or where the server has no browser. */
+            screenshot_url: string | null;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            version: number;
+            /** @description true once the version is no longer kept: the thread stays readable. */
+            version_pruned: boolean;
+        };
+        CommentList: {
+            /** @description Open threads first, then resolved ones; oldest first within each. */
+            comments: components["schemas"]["CommentOutput"][];
+            /** @description Threads matching the filters. */
+            total: number;
+        };
+        CommentOutput: {
+            author: {
+                /** @enum {string} */
+                kind: "account" | "review_link";
+                /** @description An account's email, or the name a review-link holder gave. */
+                name: string;
+            };
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            path: string;
+            pin: {
+                width: number;
+                x: number;
+                y: number;
+            } | null;
+            /** @description Oldest first. */
+            replies: {
+                author: {
+                    /** @enum {string} */
+                    kind: "account" | "review_link";
+                    /** @description An account's email, or the name a review-link holder gave. */
+                    name: string;
+                };
+                body: string;
+                /** Format: date-time */
+                created_at: string;
+                id: string;
+            }[];
+            resolved_at: string | null;
+            /** @description An unguessable BASE_URL/previews/ URL of a PNG crop of the page around the pin (600×400 CSS px); null for a page-level comment or where the server has no browser. */
+            screenshot_url: string | null;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            version: number;
+            /** @description true once the version is no longer kept: the thread stays readable. */
+            version_pruned: boolean;
+        };
         DeletedDrop: {
             /** @description Slug of the deleted drop. */
             deleted: string;
@@ -1550,6 +1741,8 @@ export interface components {
             /** @description The drop's live version after this deploy (staged: the one live before). */
             live_version: number;
             name?: string;
+            /** @description The drop's open review comment threads (GET /drops/{slug}/comments). */
+            open_comments: number;
             /** @enum {string} */
             plan: "free" | "pro" | "team";
             /** @description true when version is the live version now; false for a staged deploy. */
@@ -1963,7 +2156,7 @@ export interface components {
              * @description The limit the request reached, named as GET /limits reports it (limits.<name>).
              * @enum {string}
              */
-            limit?: "files_per_request" | "files_per_drop" | "zip_bytes" | "body_bytes" | "file_bytes" | "decompression_ratio" | "ttl_min_seconds" | "ttl_max_seconds" | "max_drops" | "max_keys" | "max_webhooks" | "max_domains" | "max_members" | "max_aliases" | "stats_retention_days";
+            limit?: "files_per_request" | "files_per_drop" | "zip_bytes" | "body_bytes" | "file_bytes" | "decompression_ratio" | "ttl_min_seconds" | "ttl_max_seconds" | "max_drops" | "max_keys" | "max_webhooks" | "max_domains" | "max_members" | "max_aliases" | "max_open_comments" | "stats_retention_days";
             /** @description 409 conflict of a stale If-Match: the drop's live version now. */
             live_version?: number;
             /**
@@ -2344,6 +2537,27 @@ export interface components {
             /** @constant */
             status: "received";
         };
+        ReviewLinkCreated: {
+            /** Format: date-time */
+            expires_at: string;
+            id: string;
+            /**
+             * Format: uri
+             * @description BASE_URL/review/<token>; the token (rl_…) is shown once, here.
+             */
+            url: string;
+        };
+        ReviewLinkList: {
+            /** @description Usable links (neither expired nor revoked), newest first. */
+            review_links: {
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                id: string;
+                label: string | null;
+            }[];
+        };
         RevokedKey: {
             revoked: string;
         };
@@ -2473,13 +2687,13 @@ export interface components {
             [key: string]: unknown;
         };
         WebhookBody: {
-            /** @description The event types to receive; omitted means all 13. */
-            events?: ("drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted")[];
+            /** @description The event types to receive; omitted means all 15. */
+            events?: ("drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted" | "comment.created" | "comment.resolved")[];
             /** @description Where events are POSTed: https, resolving to public addresses only (unless the server sets WEBHOOKS_ALLOW_PRIVATE=1). */
             url: string;
         };
         WebhookCreated: {
-            events: ("drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted")[];
+            events: ("drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted" | "comment.created" | "comment.resolved")[];
             id: string;
             /** @description whsec_…: the signing secret of the Standard Webhooks scheme, shown only in this answer. */
             secret: string;
@@ -2501,7 +2715,7 @@ export interface components {
                 /** @description The receiver's HTTP status; null when it gave none. */
                 status_code: number | null;
                 /** @enum {string} */
-                type: "drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted";
+                type: "drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted" | "comment.created" | "comment.resolved";
             }[];
         };
         WebhookEvent: {
@@ -2524,11 +2738,11 @@ export interface components {
             };
             id: string;
             /** @enum {string} */
-            type: "drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted";
+            type: "drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted" | "comment.created" | "comment.resolved";
         };
         WebhookList: {
             webhooks: {
-                events: ("drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted")[];
+                events: ("drop.deployed" | "drop.replaced" | "drop.appended" | "drop.rolled_back" | "drop.deleted" | "drop.expired" | "drop.claimed" | "drop.access_changed" | "domain.verified" | "drop.disabled" | "drop.enabled" | "alias.updated" | "alias.deleted" | "comment.created" | "comment.resolved")[];
                 id: string;
                 url: string;
             }[];
@@ -7640,6 +7854,569 @@ export interface operations {
             };
         };
     };
+    listComments: {
+        parameters: {
+            query?: {
+                /** @description Only threads on this page (/index.html is /). */
+                path?: string;
+                /** @description Which threads (default open). */
+                status?: "open" | "resolved" | "all";
+                /** @description Only threads on this version. */
+                version?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            /** @description Bad request: code invalid_request. Body is the error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    createComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Plain text, 1 to 2000 characters; shown as text, never as HTML. */
+                    body: string;
+                    /** @description Review-link holders only, and required for them: the name shown with the comment (1 to 60 characters). Ignored for accounts, whose name is their email. */
+                    name?: unknown;
+                    /** @description The page's URL path on the drop as the review page lists it: /, /docs/, /about.html (/index.html is /). */
+                    path: string;
+                    /** @description Where on the page the comment points (absent: a page-level comment). */
+                    pin?: {
+                        /** @description The page width the pin was placed at: 1280 (desktop) or 390 (phone). */
+                        width: 1280 | 390;
+                        /** @description CSS pixels from the left of the full page, 0 to width. */
+                        x: number;
+                        /** @description CSS pixels from the top of the full page, 0 to 50000. */
+                        y: number;
+                    };
+                    /** @description A retained version of the drop (unknown or pruned: 404). */
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentOutput"];
+                };
+            };
+            /** @description Bad request: code invalid_request. Body is the error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    setCommentStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id (cmt_…). */
+                id: string;
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description resolved closes the thread; open reopens it.
+                     * @enum {string}
+                     */
+                    status: "resolved" | "open";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentOutput"];
+                };
+            };
+            /** @description Bad request: code invalid_request. Body is the error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    replyToComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id (cmt_…). */
+                id: string;
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Plain text, 1 to 2000 characters; shown as text, never as HTML. */
+                    body: string;
+                    /** @description Review-link holders only, and required for them: the name shown with the comment (1 to 60 characters). Ignored for accounts, whose name is their email. */
+                    name?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @enum {string} */
+                            kind: "account" | "review_link";
+                            /** @description An account's email, or the name a review-link holder gave. */
+                            name: string;
+                        };
+                        body: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        id: string;
+                    };
+                };
+            };
+            /** @description Bad request: code invalid_request. Body is the error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
     listDropFiles: {
         parameters: {
             query?: {
@@ -8005,6 +8782,365 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RenderOutput"];
                 };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    listReviewLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewLinkList"];
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    createReviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Days the link works: 1 to 30, default 7.
+                     * @default 7
+                     */
+                    expires_in_days?: number;
+                    /** @description A note for the link list (who it was for). */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewLinkCreated"];
+                };
+            };
+            /** @description Bad request: code invalid_request. Body is the error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    revokeReviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The review link's id (rvl_…). */
+                id: string;
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
             401: {

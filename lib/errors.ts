@@ -55,6 +55,7 @@ export const limitNames = [
   "max_domains",
   "max_members",
   "max_aliases",
+  "max_open_comments",
   "stats_retention_days",
 ] as const;
 export type LimitName = (typeof limitNames)[number];

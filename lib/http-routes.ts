@@ -16,9 +16,10 @@ import { limits } from "./plans";
  * secret token in the path is the grant), "optional" (anonymous, or an API key or ID token),
  * "account" (an API key or ID token), "idToken" (an ID token only), "mcp" (optional, or an
  * OAuth access token of the MCP authorization server), "session" (the dashboard's login cookie,
- * from the app's own origin). Only lib/auth/caller.ts reads one.
+ * from the app's own origin), "review" (an account credential, or a review link's rl_ token on
+ * its own drop: lib/review/reviewer.ts). Only lib/auth/caller.ts reads one.
  */
-export type CredentialRule = "none" | "token" | "optional" | "account" | "idToken" | "mcp" | "session";
+export type CredentialRule = "none" | "token" | "optional" | "account" | "idToken" | "mcp" | "session" | "review";
 
 type BodyMethod = "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -74,6 +75,10 @@ export const BODY_ROUTES = [
   { method: "PUT", path: "/drops/{slug}/access", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/drops/{slug}/rollback", cap: JSON_BODY_CAP, credential: "account" },
   { method: "PUT", path: "/drops/{slug}/aliases/{name}", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/drops/{slug}/review-links", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/drops/{slug}/comments", cap: JSON_BODY_CAP, credential: "review" },
+  { method: "PATCH", path: "/drops/{slug}/comments/{id}", cap: JSON_BODY_CAP, credential: "review" },
+  { method: "POST", path: "/drops/{slug}/comments/{id}/replies", cap: JSON_BODY_CAP, credential: "review" },
   { method: "POST", path: "/device/authorize", cap: JSON_BODY_CAP, credential: "none" },
   { method: "POST", path: "/device/token", cap: JSON_BODY_CAP, credential: "none" },
   { method: "POST", path: "/reports", cap: JSON_BODY_CAP, credential: "none" },

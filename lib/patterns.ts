@@ -55,6 +55,7 @@ const SECRET_PREFIXES = {
   deployGrant: "dg",
   teamInvite: "ti",
   memberToken: "mt",
+  reviewLink: "rl",
 } as const;
 /** The service's secret tokens: a prefix, `_` and 43 base64url characters (32 random bytes). */
 const secretToken = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`);
@@ -70,6 +71,8 @@ export const DEPLOY_GRANT_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.deployGran
 export const TEAM_INVITE_CODE_PATTERN = secretToken(SECRET_PREFIXES.teamInvite);
 /** A members-only drop's one-time token (app host to drop host, 60 s). */
 export const MEMBER_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.memberToken);
+/** A review link's token (BASE_URL/review/<token>, or Bearer on its drop's comment routes). */
+export const REVIEW_LINK_PATTERN = secretToken(SECRET_PREFIXES.reviewLink);
 /**
  * A path segment (decoded) that carries, or tries to carry, one of those secrets: any length
  * after the prefix, since a mistyped or truncated token is still most of a secret.
@@ -96,6 +99,8 @@ export const WEBHOOK_EVENTS = {
   "drop.enabled": "an operator enabled a disabled drop again",
   "alias.updated": "an alias of a drop was created or moved to another version",
   "alias.deleted": "an alias of a drop was deleted",
+  "comment.created": "a person commented on a drop's preview (a new thread)",
+  "comment.resolved": "a comment thread on a drop was resolved",
 } as const;
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];

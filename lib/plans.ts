@@ -228,6 +228,25 @@ export const TEAM_INVITE_SECONDS = 7 * DAY;
 /** A custom domain whose TXT record the cleanup job has not seen for this long goes back to pending. */
 export const DOMAIN_TXT_GRACE_SECONDS = 7 * DAY;
 
+/**
+ * Review (DESIGN round 5, "Review"): a review link lives 1 to 30 days (7 unless asked); a drop
+ * has at most 200 open threads; a link may write 60 comments and replies an hour and one client
+ * address 120 (429 past them); a body is 1 to 2,000 characters, a link holder's name 1 to 60; a
+ * pin sits within the page's width (1280 desktop or 390 phone) and 50,000 CSS pixels down.
+ */
+export const reviewLimits = {
+  linkDaysMin: 1,
+  linkDaysMax: 30,
+  linkDaysDefault: 7,
+  openCommentsPerDrop: 200,
+  commentsPerLinkPerHour: 60,
+  commentsPerAddressPerHour: 120,
+  bodyChars: 2_000,
+  nameChars: 60,
+  pinWidths: [1280, 390],
+  pinMaxY: 50_000,
+} as const;
+
 /** A protected drop's password: 8 to 128 characters (Unicode code points), on every plan. */
 export const ACCESS_PASSWORD_MIN_CHARS = 8;
 export const ACCESS_PASSWORD_MAX_CHARS = 128;

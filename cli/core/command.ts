@@ -30,6 +30,8 @@ export interface Flags {
   force?: boolean;
   /** alias: delete the alias instead of pointing it. */
   delete?: boolean;
+  /** comments: resolved threads too. */
+  all?: boolean;
   /** stats: the range's first and last UTC day. */
   from?: string;
   to?: string;

@@ -23,6 +23,7 @@ import {
 import type { Publish } from "../db/versions";
 import type { DropRow } from "../db/schema";
 import type { AppendResponse, DeployResponse } from "../schemas";
+import { countOpenThreads } from "../db/review";
 import type { Caller } from "../auth/caller";
 import type { InputFile } from "./paths";
 import { checkDropQuota, dropQuotaError, maxOwnedDrops, tierOf } from "./quota";
@@ -141,13 +142,23 @@ function publishOf(ctx: AppContext, slug: string, promote: boolean | undefined):
   return { promote: promote !== false, versionUrl: (version) => previewUrl(slug, { version }, ctx.env) };
 }
 
-/** What every deploy and append answer says of versions: the one made, its URL, the live one. */
-function versionFields(ctx: AppContext, slug: string, version: number, live: number) {
+/**
+ * What every deploy and append answer says of versions (the one made, its URL, the live one)
+ * and of review: the drop's open comment threads (a new drop has none).
+ */
+async function versionFields(
+  ctx: AppContext,
+  drop: { id: string; slug: string } | string,
+  version: number,
+  live: number,
+) {
+  const slug = typeof drop === "string" ? drop : drop.slug;
   return {
     version,
     version_url: previewUrl(slug, { version }, ctx.env),
     live_version: live,
     promoted: version === live,
+    open_comments: typeof drop === "string" ? 0 : await withDb(() => countOpenThreads(ctx.db, drop.id)),
   };
 }
 
@@ -224,7 +235,7 @@ async function insertNewDrop(ctx: AppContext, caller: Caller, input: DeployInput
     files: rows.map((r) => r.path),
     plan: caller.account?.plan ?? "free",
     expires_at: expiresAt ? expiresAt.toISOString() : null,
-    ...versionFields(ctx, slug, 1, 1),
+    ...(await versionFields(ctx, slug, 1, 1)),
   };
   if (input.name !== undefined) {
     response.name = input.name;
@@ -319,7 +330,7 @@ async function replaceDrop(
     name: input.name,
     replaced: !result.unchanged,
     report: { ...(await report), ...ruleCounts(siteRules), ...scan?.reported() },
-    ...versionFields(ctx, drop.slug, result.version, live.liveVersion),
+    ...(await versionFields(ctx, drop, result.version, live.liveVersion)),
   };
   if (result.unchanged) response.unchanged = true;
   return response;
@@ -435,7 +446,7 @@ async function appendFiles(
     plan: account.plan,
     expires_at: outcome.drop.expiresAt ? outcome.drop.expiresAt.toISOString() : null,
     report: { ...(await report), ...ruleCounts(outcome.siteRules), ...scan?.reported() },
-    ...versionFields(ctx, drop.slug, outcome.version, outcome.drop.liveVersion),
+    ...(await versionFields(ctx, drop, outcome.version, outcome.drop.liveVersion)),
   };
 }
 

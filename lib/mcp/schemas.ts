@@ -130,7 +130,7 @@ const uploadToken = z
     "The upload_token of preflight_files. Anonymous callers need it to deploy {sha256, size} references (their uploads belong to that preflight); callers with a key do not.",
   );
 
-const slug = z
+export const slug = z
   .string()
   .min(1)
   .max(100)

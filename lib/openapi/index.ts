@@ -19,6 +19,7 @@ import type { ErrorCode } from "../errors";
 import { operations } from "./operations";
 import { operators } from "./operators";
 import { reports } from "./reports";
+import { review } from "./review";
 import { stats } from "./stats";
 import { teams } from "./teams";
 import { vanity } from "./vanity";
@@ -37,6 +38,7 @@ const OPENAPI_VERSION = "1.0.0";
 const resources: Resource[] = [
   deploy,
   drops,
+  review,
   readback,
   stats,
   render,
@@ -58,6 +60,7 @@ const resources: Resource[] = [
 const tagDescriptions: Record<string, string> = {
   deploy: "Create drops and add files to them.",
   drops: "An account's drops, and claiming anonymous ones.",
+  review: "Review links and comments pinned on a drop's previews, for people and agents.",
   keys: "API keys (sp_…) of an account.",
   webhooks: "Signed notifications of an account's changes (Standard Webhooks).",
   account: "What the caller may do, and signing agents in without a key.",
@@ -141,6 +144,13 @@ export function buildOpenApi(e: Pick<Env, "BASE_URL" | "RATE_LIMIT_DEPLOYS_PER_M
             bearerFormat: "JWT",
             description:
               "An identity-provider ID token (RS256; issuer and audience checked; at most one hour old). The only credential that can mint keys.",
+          },
+          reviewLink: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "rl_ review link token",
+            description:
+              "A review link's token (rl_ followed by 43 base64url characters, from POST /drops/{slug}/review-links): reads and writes comments on that one drop only; another drop answers 404, every account route 401.",
           },
           mcpOAuth: {
             type: "oauth2",

@@ -39,6 +39,8 @@ export interface Resource {
 
 /** Either credential: an sp_ API key or an ID token. */
 export const anyCredential: oas31.SecurityRequirementObject[] = [{ apiKey: [] }, { idToken: [] }];
+/** An account credential, or a review link's token (rl_…) on its own drop's comment routes. */
+export const reviewCredential: oas31.SecurityRequirementObject[] = [...anyCredential, { reviewLink: [] }];
 /** Anonymous callers too. */
 export const optionalCredential: oas31.SecurityRequirementObject[] = [{}, ...anyCredential];
 export const noCredential: oas31.SecurityRequirementObject[] = [];

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { limits, reportLimits } from "../plans";
+import { limits, reportLimits, reviewLimits } from "../plans";
 
 // The one table of rate limits. Every guard names a row here; docs, OpenAPI texts and MCP tool
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
@@ -20,7 +20,9 @@ export type LimitName =
   | "unlock"
   | "oauthRegister"
   | "report"
-  | "renderCheck";
+  | "renderCheck"
+  | "commentLink"
+  | "commentAddress";
 
 export interface LimitPolicy {
   name: LimitName;
@@ -176,6 +178,25 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       counts:
         "render checks started (?render=1, POST /drops/{slug}/render, MCP render_check, the dashboard), per account, or per client address when anonymous, at the plan's render_checks_per_hour",
       what: "render checks",
+      retryAfter: "limiter",
+    },
+    commentLink: {
+      name: "commentLink",
+      max: reviewLimits.commentsPerLinkPerHour,
+      windowSeconds: 3600,
+      per: "credential",
+      counts:
+        "comments and replies written through one review link (its page, or Bearer rl_ on its drop's comment routes)",
+      what: "comments through this review link",
+      retryAfter: "limiter",
+    },
+    commentAddress: {
+      name: "commentAddress",
+      max: reviewLimits.commentsPerAddressPerHour,
+      windowSeconds: 3600,
+      per: "ip",
+      counts: "comments and replies written on any drop (review links and accounts alike), per client address",
+      what: "comments from this address",
       retryAfter: "limiter",
     },
     accountRoute: {

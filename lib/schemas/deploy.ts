@@ -217,6 +217,7 @@ export const deployResponseSchema = z.object({
   live_version: z.int().min(1).describe("The drop's live version after this deploy (staged: the one live before)."),
   promoted: z.boolean().describe("true when version is the live version now; false for a staged deploy."),
   alias: deployAliasSchema.optional(),
+  open_comments: z.int().min(0).describe("The drop's open review comment threads (GET /drops/{slug}/comments)."),
   unchanged: z
     .boolean()
     .optional()
@@ -245,5 +246,6 @@ export const appendResponseSchema = z.object({
   live_version: z.int().min(1).describe("The drop's live version after this append."),
   promoted: z.boolean().describe("true when version is the live version now; false for a staged append."),
   alias: deployAliasSchema.optional(),
+  open_comments: z.int().min(0).describe("The drop's open review comment threads (GET /drops/{slug}/comments)."),
 });
 export type AppendResponse = z.infer<typeof appendResponseSchema>;

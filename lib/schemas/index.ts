@@ -14,3 +14,4 @@ export * from "./domains";
 export * from "./services";
 export * from "./teams";
 export * from "./readback";
+export * from "./review";

@@ -143,6 +143,7 @@ describe("the deploy tools link the preview", () => {
       "expires_at",
       "files",
       "live_version",
+      "open_comments",
       "plan",
       "promoted",
       "report",

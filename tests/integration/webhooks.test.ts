@@ -22,6 +22,7 @@ import { recordEvent } from "@/lib/db/events";
 import { drops, events, webhookAttempts, webhookDeliveries, webhooks } from "@/lib/db/schema";
 import { runCleanup } from "@/lib/drops/lifecycle";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/patterns";
+import { reviewCall } from "../support/review";
 import { limits, WEBHOOK_RETRY_SECONDS } from "@/lib/plans";
 import { isRefusedAddress } from "@/lib/webhooks/address";
 import { metrics } from "@/lib/metrics/registry";
@@ -158,7 +159,7 @@ async function subscribed(plan: "pro" | "free" = "pro", eventsWanted?: string[])
 }
 
 describe("POST/GET/DELETE /webhooks", () => {
-  it("creates a webhook with all thirteen events by default, shows the secret once, lists it without, deletes it then 404", async () => {
+  it("creates a webhook with all fifteen events by default, shows the secret once, lists it without, deletes it then 404", async () => {
     const acc = await accountWithKey(t.ctx, "pro");
     const created = await withPrivate(true, () => addWebhook(acc.apiKey, { url: receiver.url }));
     expect(created.status).toBe(201);
@@ -169,7 +170,7 @@ describe("POST/GET/DELETE /webhooks", () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     registerSecret("webhook secret", created.body.secret);
-    expect(WEBHOOK_EVENT_TYPES).toHaveLength(13);
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(15);
     // Stored sealed, not in the clear; the server's key opens it.
     const [row] = await t.ctx.db.select().from(webhooks).where(eq(webhooks.id, created.body.id));
     expect(row?.secretSealed).not.toContain(created.body.secret.slice(6));
@@ -417,6 +418,13 @@ describe("events and their delivery", () => {
       aliasParams,
     );
     expect(deleted.status).toBe(204);
+    // A comment made and resolved (comment.created, comment.resolved).
+    const made = await reviewCall("POST", `/drops/${slug}/comments`, acc.apiKey, { version: 2, path: "/", body: "Hi" });
+    expect(made.status).toBe(201);
+    const resolvedComment = await reviewCall("PATCH", `/drops/${slug}/comments/${made.body!.id}`, acc.apiKey, {
+      status: "resolved",
+    });
+    expect(resolvedComment.status).toBe(200);
     expect(
       (
         await call(accessRoute.PUT, `/drops/${slug}/access`, {
@@ -466,12 +474,12 @@ describe("events and their delivery", () => {
     await enableDrop(t.ctx, { id: "cli" }, slug);
 
     const pass = await drain();
-    expect(pass.delivered).toBe(14);
+    expect(pass.delivered).toBe(16);
     expect(receiver.unverified).toBe(0);
     const got = receiver.received.map((r) => r.payload).sort((x, y) => x.id.localeCompare(y.id));
     const byType = Object.fromEntries(receiver.received.map((r) => [r.payload.type, r.payload]));
     expect(Object.keys(byType).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
-    expect(got).toHaveLength(14);
+    expect(got).toHaveLength(16);
     for (const r of receiver.received) {
       expect(r.headers["webhook-id"]).toBe(r.payload.id);
       expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -513,6 +521,16 @@ describe("events and their delivery", () => {
     const aliasUrl = url(slug).replace(`${slug}.`, `${slug}---staging.`);
     expect(byType["alias.updated"]!.data).toEqual({ slug, url: aliasUrl, name: "staging", version: 2 });
     expect(byType["alias.deleted"]!.data).toEqual({ slug, url: url(slug), name: "staging", version: 2 });
+    const comment = {
+      id: made.body!.id,
+      version: 2,
+      path: "/",
+      body: "Hi",
+      author: { kind: "account", name: acc.account.email },
+      pin: null,
+    };
+    expect(byType["comment.created"]!.data).toEqual({ slug, url: url(slug), comment });
+    expect(byType["comment.resolved"]!.data).toEqual({ slug, url: url(slug), comment });
     // The anonymous deploy (nobody's) and the other account's deploy reached no one here.
     expect(
       got
@@ -531,7 +549,7 @@ describe("events and their delivery", () => {
       key: acc.apiKey,
       params: idParams(acc.webhook.id),
     });
-    expect(log.body.deliveries).toHaveLength(14);
+    expect(log.body.deliveries).toHaveLength(16);
     expect(
       log.body.deliveries.every(
         (d: Record<string, unknown>) => d.status_code === 200 && d.error === null && d.attempt === 1,

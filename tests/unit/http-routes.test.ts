@@ -37,6 +37,7 @@ const SECURITY: Record<CredentialRule, Record<string, string[]>[]> = {
   idToken: [{ idToken: [] }],
   mcp: [{}, { apiKey: [] }, { idToken: [] }, { mcpOAuth: ["mcp"] }],
   session: [],
+  review: [{ apiKey: [] }, { idToken: [] }, { reviewLink: [] }],
 };
 
 /** A row's route file: app/…/route.ts, or the authorization server's Pages API route. */

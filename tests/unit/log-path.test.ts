@@ -18,6 +18,7 @@ describe("logPath masks every secret token in a path by one rule", () => {
     ["a truncated grant", "/deploy/once/dg_abc", "/deploy/once/(token)"],
     ["an API key in a path", `/drops/${token("sp")}`, "/drops/(token)"],
     ["a claim token in a path", `/x/${token("ct")}/y`, "/x/(token)/y"],
+    ["a review link's page", `/review/${token("rl")}`, "/review/(token)"],
     ["an absolute-form target", `http://example.test/deploy/once/${token("dg")}?x=1`, "/deploy/once/(token)"],
   ])("%s", (_name, target, logged) => {
     expect(logPath(target)).toBe(logged);

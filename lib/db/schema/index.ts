@@ -11,3 +11,4 @@ export * from "./render";
 export * from "./feed";
 export * from "./teams";
 export * from "./access";
+export * from "./review";

@@ -5,6 +5,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { accountTools } from "./account";
 import { aliasTools } from "./aliases";
+import { commentTools } from "./comments";
 import { deployTools } from "./deploy";
 import { describeTools } from "./describe";
 import { domainTools } from "./domains";
@@ -20,6 +21,7 @@ export const tools = [
   ...deployTools,
   ...dropTools,
   ...aliasTools,
+  ...commentTools,
   ...fileTools,
   ...webhookTools,
   ...domainTools,
