@@ -8,7 +8,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { startPgServer } from "../tests/support/pg-server";
-import { deploy, dropHost, startBenchApp } from "./app";
+import { cpuTimes, deploy, dropHost, startBenchApp } from "./app";
 import { page10k, type ServedSite } from "./site";
 import { CONNECTIONS, DURATION, fmt, list, median, parseWrk, THREADS, times, type WrkResult } from "./wrk";
 
@@ -76,12 +76,16 @@ export async function longtailSection(work: string, _site: ServedSite): Promise<
         `request = function() i = i + 1; return wrk.format("GET", "/index.html", {["Host"] = hosts[(i % #hosts) + 1]}) end\n`,
     );
     const warm = () => wrkScript(app.port, each, String(Math.max(3, Math.ceil(all.length / 500))));
-    type Measured = { r: WrkResult; perRequest: number };
+    // cpuUs: the server's CPU time (user and system, /proc) per request of the run, which moves
+    // far less than req/s when other work loads the machine.
+    type Measured = { r: WrkResult; perRequest: number; cpuUs: number };
     const measured = async (script: string): Promise<Measured> => {
       await wrkScript(app.port, script, "1");
       const before = await commits();
+      const cpu = cpuTimes(app.proc.pid!).all;
       const r = await wrkScript(app.port, script, DURATION);
-      return { r, perRequest: ((await commits()) - before - 1) / r.requests };
+      const cpuUs = ((cpuTimes(app.proc.pid!).all - cpu) * 1000) / r.requests;
+      return { r, perRequest: ((await commits()) - before - 1) / r.requests, cpuUs };
     };
     // Every drop asked first, as a long tail's steady state has them (its manifests and pages loaded):
     // a cold process loads about a thousand manifests a second.
@@ -96,6 +100,7 @@ export async function longtailSection(work: string, _site: ServedSite): Promise<
     const { single, tail } = pairs[ratios.indexOf(median(ratios))]!;
     const halfRatios = pairs.map((p) => p.half.r.rps / p.single.r.rps);
     const halfRound = pairs[halfRatios.indexOf(median(halfRatios))]!;
+    const cpu = (side: "single" | "tail" | "half") => `${median(pairs.map((p) => p[side].cpuUs)).toFixed(0)} µs`;
     // The same long tail with the view counts off (STATS=0): the serve path alone.
     // On the same port: the drops' hosts name it (the serve domain is localhost:<port>).
     const port = app.port;
@@ -107,12 +112,12 @@ export async function longtailSection(work: string, _site: ServedSite): Promise<
       "",
       `Long tail: the 10 KB page of one drop, and of ${DROPS.toLocaleString("en-US")} drops chosen at random per request (wrk Lua script), one server on PostgreSQL 15; transactions per request from pg_stat_database`,
       "",
-      "| scenario | dropsite (built app) | ÷ one drop | database transactions per request |",
-      "|---|---|---|---|",
-      `| one drop | ${fmt(single.r)} | 1.00× | ${single.perRequest.toFixed(4)} |`,
-      `| ${DROPS.toLocaleString("en-US")} drops at random | ${fmt(tail.r)} | ${times(tail.r.rps / single.r.rps)} (p99 ${times(tail.r.p99ms / single.r.p99ms)}; pairs: ${list(ratios)}; targets ≥ 0.8×, p99 ≤ 2×) | ${tail.perRequest.toFixed(4)} (target ≤ 0.01) |`,
-      `| ${DROPS.toLocaleString("en-US")} drops at random, half the requests on their preview host (\`<slug>---v1\`) | ${fmt(halfRound.half.r)} | ${times(halfRound.half.r.rps / halfRound.single.r.rps)} (p99 ${times(halfRound.half.r.p99ms / halfRound.single.r.p99ms)}; rounds: ${list(halfRatios)}; targets ≥ 0.8×, p99 ≤ 2×) | ${halfRound.half.perRequest.toFixed(4)} (target ≤ 0.01) |`,
-      `| ${DROPS.toLocaleString("en-US")} drops at random, view counts off (STATS=0) | ${fmt(uncounted.r)} | ${times(uncounted.r.rps / single.r.rps)} | ${uncounted.perRequest.toFixed(4)} |`,
+      "| scenario | dropsite (built app) | ÷ one drop | database transactions per request | server CPU per request (median of rounds) |",
+      "|---|---|---|---|---|",
+      `| one drop | ${fmt(single.r)} | 1.00× | ${single.perRequest.toFixed(4)} | ${cpu("single")} |`,
+      `| ${DROPS.toLocaleString("en-US")} drops at random | ${fmt(tail.r)} | ${times(tail.r.rps / single.r.rps)} (p99 ${times(tail.r.p99ms / single.r.p99ms)}; pairs: ${list(ratios)}; targets ≥ 0.8×, p99 ≤ 2×) | ${tail.perRequest.toFixed(4)} (target ≤ 0.01) | ${cpu("tail")} |`,
+      `| ${DROPS.toLocaleString("en-US")} drops at random, half the requests on their preview host (\`<slug>---v1\`) | ${fmt(halfRound.half.r)} | ${times(halfRound.half.r.rps / halfRound.single.r.rps)} (p99 ${times(halfRound.half.r.p99ms / halfRound.single.r.p99ms)}; rounds: ${list(halfRatios)}; targets ≥ 0.8×, p99 ≤ 2×) | ${halfRound.half.perRequest.toFixed(4)} (target ≤ 0.01) | ${cpu("half")} (÷ the long tail's, rounds: ${list(pairs.map((p) => p.half.cpuUs / p.tail.cpuUs))}) |`,
+      `| ${DROPS.toLocaleString("en-US")} drops at random, view counts off (STATS=0) | ${fmt(uncounted.r)} | ${times(uncounted.r.rps / single.r.rps)} | ${uncounted.perRequest.toFixed(4)} | ${uncounted.cpuUs.toFixed(0)} µs |`,
     ];
     console.error(rows.slice(-4).join("\n"));
     return rows;
