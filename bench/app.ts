@@ -139,6 +139,15 @@ export async function timedPost(
   return { ...res, ms: performance.now() - t0 };
 }
 
+/** CPU time (user and system) a process, and its main thread, have used so far, in ms (from /proc: clock ticks of 10 ms). */
+export function cpuTimes(pid: number): { all: number; main: number } {
+  const ticks = (file: string) => {
+    const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+  return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
+}
+
 /** A field of /proc/<pid>/status, in bytes. */
 export function procStatus(pid: number, field: "VmRSS" | "VmHWM"): number {
   const text = readFileSync(`/proc/${pid}/status`, "utf8");

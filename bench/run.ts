@@ -2,10 +2,12 @@
 // request), a minimal node:http server answering the same bytes from memory, and nginx, on the
 // same files, with one load generator (wrk, 64 connections); a 10 KB page with and without the
 // most site rules a drop may have, and a redirect; npm start with two workers beside one; a drop
-// on its custom domain against its slug host (a local DNS server holds the TXT record); the
+// on its custom domain against its slug host (a local DNS server holds the TXT record); a drop's
+// version and alias preview hosts against its live host; the
 // 10 KB page with the Prometheus metrics on against off; the
 // 10 KB page on PostgreSQL with a million file rows; a drop with 100 versions against one with
-// one, and the time from a rollback to the first byte of the old version; a 900-file zip deploy
+// one, and the time from a rollback to the first byte of the old version; 5,000 drops at random,
+// also with half the requests on their preview hosts; a 900-file zip deploy
 // against `unzip -q` with the server's memory growth; a redeploy of 500 files with 3 changed
 // through the CLI's preflight flow against a full deploy. Not a test: numbers vary by machine;
 // results are recorded in docs/benchmarks.md (which describes the method and the variables).
@@ -23,6 +25,7 @@ import { domainsSection } from "./domains";
 import { longtailSection } from "./longtail";
 import { metricsSection } from "./metrics";
 import { pgSection } from "./pg";
+import { previewsSection } from "./previews";
 import { redeploySection } from "./redeploy";
 import { renderSection } from "./render";
 import { rulesSection } from "./rules";
@@ -41,6 +44,7 @@ const SECTIONS: Record<string, (work: string, site: ServedSite) => Promise<strin
   rules: rulesSection,
   workers: workersSection,
   domains: domainsSection,
+  previews: previewsSection,
   metrics: metricsSection,
   stats: statsSection,
   safety: safetySection,

@@ -35,7 +35,8 @@ export function parseWrk(stdout: string): WrkResult {
   return { rps, p99ms: p ? ms(p[1] as string, p[2] as string) : NaN, bad, requests };
 }
 
-async function wrk(
+/** One wrk run of `seconds` (no warm-up). */
+export async function wrk(
   port: number,
   host: string,
   pathname: string,
@@ -72,15 +73,15 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
  * a burst of load elsewhere on a shared machine then hits every side alike, and no side is always
  * measured after the other. Returns the rounds.
  */
-export async function inRounds<K extends string>(
+export async function inRounds<K extends string, R extends WrkResult = WrkResult>(
   count: number,
-  loads: Record<K, () => Promise<WrkResult>>,
-): Promise<Record<K, WrkResult>[]> {
-  const rounds: Record<K, WrkResult>[] = [];
+  loads: Record<K, () => Promise<R>>,
+): Promise<Record<K, R>[]> {
+  const rounds: Record<K, R>[] = [];
   for (let i = 0; i < count; i++) {
-    const round = {} as Record<K, WrkResult>;
+    const round = {} as Record<K, R>;
     // Every other round in the reverse order: a side is not always the one measured second.
-    const order = Object.entries(loads) as [K, () => Promise<WrkResult>][];
+    const order = Object.entries(loads) as [K, () => Promise<R>][];
     if (i % 2 === 1) order.reverse();
     for (const [name, load] of order) round[name] = await load();
     rounds.push(round);

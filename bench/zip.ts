@@ -5,14 +5,13 @@
 // not allowed) and set against its resident memory just before.
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { zipSync, type Zippable } from "fflate";
 import { startPgServer, type PgServer } from "../tests/support/pg-server";
 import { startS3Server, type S3Server } from "../tests/support/s3-server";
-import { makeAccounts, startBenchApp, timedPost, watchPeak } from "./app";
+import { cpuTimes, makeAccounts, startBenchApp, timedPost, watchPeak } from "./app";
 import { mb, prose } from "./site";
 import { list, median } from "./wrk";
 
@@ -49,15 +48,6 @@ async function timeUnzip(zipPath: string, out: string): Promise<{ ms: number; cp
     return n + (m ? (Number(m[1]) * 60 + Number(m[2])) * 1000 : NaN);
   }, 0);
   return { ms, cpuMs };
-}
-
-/** CPU time (user and system) a process, and its main thread, have used so far, in ms (from /proc: clock ticks of 10 ms). */
-function cpuTimes(pid: number): { all: number; main: number } {
-  const ticks = (file: string) => {
-    const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  };
-  return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** A zip deploy by reference, as the CLI sends one: hash, preflight, PUT to the target, deploy; timed from the hash to the answer. */
