@@ -27,7 +27,7 @@ import { print } from "./core/output";
 
 const COMMON_OPTIONS = `Options for every command:
   --api URL     API base URL (env DROP_API_URL; default ${DEFAULT_API})
-  --key KEY     API key for this command (env DROP_API_KEY; else the one stored by login)
+  --key KEY     API key for this command (env DROPSITE_API_KEY or DROP_API_KEY; else the one stored by login)
   --team SLUG   act as a team, with the team key stored by login --team SLUG --key sp_…
   --json        machine-readable output on stdout
   --quiet, -q   no progress output
@@ -107,6 +107,7 @@ export async function main(argv: string[]): Promise<number> {
         public: { type: "boolean", default: false },
         check: { type: "boolean", default: false },
         "no-promote": { type: "boolean", default: false },
+        alias: { type: "string" },
         quiet: { type: "boolean", short: "q", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },

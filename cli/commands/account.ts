@@ -44,7 +44,10 @@ async function cmdLogin(flags: Flags): Promise<void> {
   const config = await readConfig();
   const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
   const key =
-    flags.key ?? process.env.DROP_API_KEY ?? (await prompt(`API key for ${api} (mint one on ${api}/dashboard): `));
+    flags.key ??
+    process.env.DROPSITE_API_KEY ??
+    process.env.DROP_API_KEY ??
+    (await prompt(`API key for ${api} (mint one on ${api}/dashboard): `));
   if (!API_KEY_PATTERN.test(key))
     throw new CliError("That is not an API key: keys are sp_ followed by 43 characters.", EXIT.usage, {
       code: "invalid_key",

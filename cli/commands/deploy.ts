@@ -255,9 +255,10 @@ function grantTarget(grant: string, target: Target, flags: Flags): { target: Tar
 
 /** The route of a deploy with a key: an append (--append), else a new or named drop (--name, --ttl). */
 function keyedRoute(flags: Flags): DeployRoute {
-  // ?render=1 (--check) and ?promote=false (--no-promote) on both.
+  // ?render=1 (--check), ?promote=false (--no-promote) and ?alias= (--alias) on both.
   const common = {
     ...(flags.noPromote ? { promote: "false" as const } : {}),
+    ...(flags.alias !== undefined ? { alias: flags.alias } : {}),
     ...(flags.check ? { render: "1" as const } : {}),
   };
   if (flags.append) return { kind: "append", slug: flags.append, query: common };
@@ -291,6 +292,11 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
   if (flags.noPromote && (!(flags.name || flags.append) || flags.grant !== undefined))
     throw new CliError(
       "--no-promote goes with --name or --append (a new drop is always live), not with --grant",
+      EXIT.usage,
+    );
+  if (flags.alias !== undefined && flags.grant !== undefined)
+    throw new CliError(
+      "--alias does not go with --grant: a one-time URL carries the alias it was issued with",
       EXIT.usage,
     );
   const where = args[0] ?? ".";
@@ -350,6 +356,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
     `Version: ${res.version}${res.promoted ? "" : ` (staged: ${res.url} still serves version ${res.live_version})`}`,
   );
   if (res.version_url) lines.push(`Preview: ${res.version_url}`);
+  if (res.alias) lines.push(`Alias:   ${res.alias.name} now serves version ${res.version}: ${res.alias.url}`);
   if (!res.promoted) lines.push(`  To make it live: dropsite promote ${res.slug} ${res.version}`);
   lines.push(`Expires: ${res.expires_at ?? "never"}`);
   if ("claim_token" in res && res.claim_token) {
@@ -365,7 +372,7 @@ async function cmdDeploy(given: Target, args: string[], flags: Flags): Promise<v
 
 export const deploy: Command = {
   usage:
-    "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--no-promote] [--check] [--grant URL]",
+    "dropsite deploy [dir|file.html|file.zip] [--name N] [--ttl S] [--append SLUG] [--if-version V] [--no-promote] [--alias A] [--check] [--grant URL]",
   about: `Deploy a folder (default .), an .html/.htm file or a .zip.
   A folder is deployed by content: only files the server does not have yet are uploaded, and
   the command says how many were unchanged. Files are chosen as the web page's drop zone does (lib/files/ignore.ts):
@@ -379,6 +386,8 @@ export const deploy: Command = {
   --no-promote   with --name or --append: create the new version without making it live
                  (the live URL keeps serving; the Preview line is the new version's address;
                  dropsite promote SLUG VERSION makes it live)
+  --alias A      point the drop's alias A at the new version in the same request, created or
+                 moved (<slug>---A serves it; with a key; CI: --name site --alias pr-42 --no-promote)
   --check       open the result in a real browser on the server and print what it saw
                  (console errors, exceptions, failed requests, a blank page, screenshots)
   --grant URL    deploy through a one-time deploy URL (the MCP tool deploy_directory gives one):

@@ -44,6 +44,8 @@ export interface Flags {
   check: boolean;
   /** deploy --name/--append: stage the new version (?promote=false) instead of making it live. */
   noPromote: boolean;
+  /** deploy: point this alias of the drop at the new version (?alias=). */
+  alias?: string;
 }
 
 /** A command of the table in cli/dropsite.ts: its usage line and help, and what it does. */
@@ -76,7 +78,7 @@ export function requireKey(target: Target): void {
   if (!target.key) {
     throw new CliError("This command needs an API key.", EXIT.usage, {
       code: "auth_required",
-      hint: "Run `dropsite login`, or set DROP_API_KEY.",
+      hint: "Run `dropsite login`, or set DROPSITE_API_KEY.",
     });
   }
 }

@@ -80,12 +80,14 @@ export function teamFlag(flags: Flags): string | undefined {
 
 /**
  * The API URL and credential for a command: --key, else with --team the team key stored for
- * it, else DROP_API_KEY, else the stored key. A stored key is only sent to the API it was stored
+ * it, else DROPSITE_API_KEY (or DROP_API_KEY, its earlier name), else the stored key. A stored key is only sent to the API it was stored
  * for, so pointing the client at another server never leaks it.
  */
 export async function resolveTarget(flags: Flags): Promise<Target> {
   const config = await readConfig();
-  const api = normalizeApi(flags.api ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API);
+  const api = normalizeApi(
+    flags.api ?? process.env.DROPSITE_API_URL ?? process.env.DROP_API_URL ?? config.api ?? DEFAULT_API,
+  );
   const sameApi = !config.api || normalizeApi(config.api) === api;
   const team = teamFlag(flags);
   if (team !== undefined && flags.key === undefined) {
@@ -96,7 +98,7 @@ export async function resolveTarget(flags: Flags): Promise<Target> {
       });
     return { api, key: stored };
   }
-  let key = flags.key ?? process.env.DROP_API_KEY ?? undefined;
+  let key = flags.key ?? process.env.DROPSITE_API_KEY ?? process.env.DROP_API_KEY ?? undefined;
   if (!key && config.apiKey && sameApi) key = config.apiKey;
   return { api, key: key || undefined };
 }

@@ -10,7 +10,8 @@ import { POST as preflightPOST } from "@/app/deploy/preflight/route";
 import { serveGET } from "../support/serve";
 import { dropRequest, suiteContext, TEST_SERVE_DOMAIN } from "../support/context";
 import { accountWithKey } from "../support/accounts";
-import { cliAgainstRoutes } from "../support/cli";
+import { CLI, cliAgainstRoutes } from "../support/cli";
+import { runProgram } from "../support/run";
 
 // The command-line client and staged deploys: deploy --no-promote (with --name or --append)
 // prints the new version's preview URL and leaves the live one; dropsite promote makes it live.
@@ -117,5 +118,38 @@ describe("dropsite aliases and dropsite alias", () => {
     const again = await cli(["alias", slug, "staging", "--delete"], apiKey);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("not_found");
+  });
+});
+
+describe("dropsite deploy --alias, as a CI job runs it", () => {
+  it("stages the version, points the alias at it in the same request, with the key from DROPSITE_API_KEY", async () => {
+    const { apiKey } = await accountWithKey(t.ctx, "pro");
+    const page = path.join(suite.work, "ci.html");
+    await writeFile(page, "<p>main</p>");
+    expect((await cli(["deploy", page, "--name", "cli-ci"], apiKey)).code).toBe(0);
+    await writeFile(page, "<p>pull request</p>");
+    // The CI recipe's environment: DROPSITE_API_URL and DROPSITE_API_KEY, no DROP_* names.
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: suite.work,
+      NODE_ENV: "production" as const,
+      XDG_CONFIG_HOME: path.join(suite.work, "config-ci"),
+      DROPSITE_API_URL: suite.api,
+      DROPSITE_API_KEY: apiKey,
+    };
+    const ci = (args: string[]) => runProgram(process.execPath, [CLI, ...args], { cwd: suite.work, env });
+    const staged = await ci(["deploy", page, "--name", "cli-ci", "--alias", "pr-7", "--no-promote"]);
+    expect(staged.code, staged.stderr).toBe(0);
+    const slug = /URL: +http:\/\/([a-z0-9]+)\./.exec(staged.stdout)?.[1];
+    expect(slug).toBeDefined();
+    expect(staged.stdout).toContain(`Alias:   pr-7 now serves version 2: http://${slug}---pr-7.${TEST_SERVE_DOMAIN}/`);
+    expect(await served(`${slug}---pr-7`)).toBe("<p>pull request</p>");
+    expect(await served(slug!)).toBe("<p>main</p>");
+    // A bad alias name is the API's refusal (exit 1) and stages nothing; --alias with --grant is a usage error.
+    const bad = await ci(["deploy", page, "--name", "cli-ci", "--alias", "v12", "--no-promote", "--json"]);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout || bad.stderr)).toMatchObject({ code: "invalid_name" });
+    expect(await served(`${slug}---v3`)).not.toBe("<p>pull request</p>");
+    expect((await ci(["deploy", page, "--alias", "pr-7", "--grant", `${suite.api}/deploy/once/x`])).code).toBe(2);
   });
 });
