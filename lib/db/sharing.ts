@@ -1,0 +1,31 @@
+import { eq, lt } from "drizzle-orm";
+import type { Db } from "./client";
+import { dropViewers, signinTokens, type SigninTokenRow } from "./schema";
+
+// Emails-only drops' queries (DESIGN "Sharing by identity"): the one-time sign-in tokens (their
+// keyed hashes only) and the viewers who came.
+
+/** Stores a sign-in token's row, clearing expired ones on the way. */
+export async function insertSigninToken(db: Db, row: SigninTokenRow): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.delete(signinTokens).where(lt(signinTokens.expiresAt, row.createdAt));
+    await tx.insert(signinTokens).values(row);
+  });
+}
+
+/**
+ * Spends a sign-in token: deletes its row and answers it, in one statement, so of two requests
+ * with the same link at most one gets it; undefined when there is none (never made, spent, cleared).
+ */
+export async function takeSigninToken(db: Db, tokenHash: string): Promise<SigninTokenRow | undefined> {
+  const [row] = await db.delete(signinTokens).where(eq(signinTokens.tokenHash, tokenHash)).returning();
+  return row;
+}
+
+/** An address opened its sign-in link: it is a viewer of the drop from now (first seen kept, last seen moved). */
+export async function recordViewerSignIn(db: Db, dropId: string, email: string, now: Date): Promise<void> {
+  await db
+    .insert(dropViewers)
+    .values({ dropId, email, firstSeen: now, lastSeen: now, views: 0 })
+    .onConflictDoUpdate({ target: [dropViewers.dropId, dropViewers.email], set: { lastSeen: now } });
+}
