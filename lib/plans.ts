@@ -250,6 +250,9 @@ export const SIGNIN_MAILS_PER_ADDRESS_PER_HOUR = 5;
 /** Sign-in mails one drop may send per hour, whatever addresses ask. */
 export const SIGNIN_MAILS_PER_DROP_PER_HOUR = 50;
 
+/** How long an emails-only drop keeps a viewer (first and last seen, views) after their last visit. */
+export const VIEWERS_KEPT_DAYS = 90;
+
 /** The most bytes the ask page's form may carry (an address and the path to return to). */
 export const SIGNIN_FORM_BODY_BYTES = 4096;
 

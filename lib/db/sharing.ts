@@ -1,4 +1,4 @@
-import { eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { dropViewers, signinTokens, type SigninTokenRow } from "./schema";
 
@@ -28,4 +28,39 @@ export async function recordViewerSignIn(db: Db, dropId: string, email: string, 
     .insert(dropViewers)
     .values({ dropId, email, firstSeen: now, lastSeen: now, views: 0 })
     .onConflictDoUpdate({ target: [dropViewers.dropId, dropViewers.email], set: { lastSeen: now } });
+}
+
+/** Adds views to viewers of a drop (what the counts counted as views), moving their last seen. */
+export async function addViewerViews(
+  db: Db,
+  rows: { dropId: string; email: string; views: number }[],
+  now: Date,
+): Promise<void> {
+  for (const r of rows)
+    await db
+      .insert(dropViewers)
+      .values({ dropId: r.dropId, email: r.email, firstSeen: now, lastSeen: now, views: r.views })
+      .onConflictDoUpdate({
+        target: [dropViewers.dropId, dropViewers.email],
+        set: { lastSeen: now, views: sql`${dropViewers.views} + ${r.views}` },
+      });
+}
+
+/** The viewers of a drop seen since `since`, last seen first. */
+export function listViewers(db: Db, dropId: string, since: Date) {
+  return db
+    .select({
+      email: dropViewers.email,
+      firstSeen: dropViewers.firstSeen,
+      lastSeen: dropViewers.lastSeen,
+      views: dropViewers.views,
+    })
+    .from(dropViewers)
+    .where(and(eq(dropViewers.dropId, dropId), sql`${dropViewers.lastSeen} >= ${since}`))
+    .orderBy(sql`${dropViewers.lastSeen} desc`, dropViewers.email);
+}
+
+/** Forgets viewers last seen before `before` (the cleanup job). */
+export async function pruneViewers(db: Db, before: Date): Promise<void> {
+  await db.delete(dropViewers).where(lt(dropViewers.lastSeen, before));
 }

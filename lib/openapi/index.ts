@@ -19,6 +19,7 @@ import type { ErrorCode } from "../errors";
 import { operations } from "./operations";
 import { operators } from "./operators";
 import { reports } from "./reports";
+import { sharing } from "./sharing";
 import { stats } from "./stats";
 import { teams } from "./teams";
 import { vanity } from "./vanity";
@@ -39,6 +40,7 @@ const resources: Resource[] = [
   drops,
   readback,
   stats,
+  sharing,
   render,
   claim,
   keys,

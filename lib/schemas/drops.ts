@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCESS_EMAILS_MAX, ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS } from "../plans";
+import { ACCESS_EMAILS_MAX, ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, VIEWERS_KEPT_DAYS } from "../plans";
 import { normalAllowEntry } from "../patterns";
 import { REDIRECT_STATUSES } from "../rules/types";
 import { isoDate, planSchema, versionUrlSchema } from "./common";
@@ -86,6 +86,20 @@ export const accessResponseSchema = z.object({
     .describe("With mode emails: the allow list as stored (lower case, each entry once)."),
 });
 export type AccessResponse = z.infer<typeof accessResponseSchema>;
+
+export const viewersResponseSchema = z.object({
+  viewers: z
+    .array(
+      z.object({
+        email: z.string().describe("The address whose sign-in link was opened (lower case)."),
+        first_seen: isoDate.describe("When its first sign-in link was opened."),
+        last_seen: isoDate.describe("Its latest sign-in or view."),
+        views: z.number().int().describe("Its page views, counted as the drop's stats count views."),
+      }),
+    )
+    .describe(`Last seen first; a viewer not seen for ${VIEWERS_KEPT_DAYS} days is forgotten.`),
+});
+export type ViewersResponse = z.infer<typeof viewersResponseSchema>;
 
 export const siteRulesSchema = z
   .object({

@@ -31,6 +31,7 @@ export const TEAM_ROUTE_GATES = {
   "DELETE /drops/{slug}/aliases/{name}": "deploy",
   "PUT /drops/{slug}/access": "deploy",
   "GET /drops/{slug}/stats": "read",
+  "GET /drops/{slug}/viewers": "read",
   "GET /drops/{slug}/files": "read",
   "GET /drops/{slug}/files/{...path}": "read",
   "GET /drops/{slug}/archive": "read",
