@@ -74,6 +74,8 @@ export const TEAM_INVITE_CODE_PATTERN = secretToken(SECRET_PREFIXES.teamInvite);
 export const MEMBER_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.memberToken);
 /** An emails-only drop's one-time sign-in link's token (mailed, 15 minutes). */
 export const SIGNIN_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.signinToken);
+/** A share link's token (a password or emails drop's URL that sets its cookie). */
+export const SHARE_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.shareToken);
 /**
  * A path segment (decoded) that carries, or tries to carry, one of those secrets: any length
  * after the prefix, since a mistyped or truncated token is still most of a secret.

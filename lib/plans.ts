@@ -253,6 +253,9 @@ export const SIGNIN_MAILS_PER_DROP_PER_HOUR = 50;
 /** How long an emails-only drop keeps a viewer (first and last seen, views) after their last visit. */
 export const VIEWERS_KEPT_DAYS = 90;
 
+/** A share link's lifetime: 1 to this many hours. */
+export const SHARE_LINK_MAX_HOURS = 720;
+
 /** The most bytes the ask page's form may carry (an address and the path to return to). */
 export const SIGNIN_FORM_BODY_BYTES = 4096;
 

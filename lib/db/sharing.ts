@@ -1,6 +1,6 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { dropViewers, signinTokens, type SigninTokenRow } from "./schema";
+import { dropViewers, shareLinks, signinTokens, type ShareLinkRow, type SigninTokenRow } from "./schema";
 
 // Emails-only drops' queries (DESIGN "Sharing by identity"): the one-time sign-in tokens (their
 // keyed hashes only) and the viewers who came.
@@ -63,4 +63,48 @@ export function listViewers(db: Db, dropId: string, since: Date) {
 /** Forgets viewers last seen before `before` (the cleanup job). */
 export async function pruneViewers(db: Db, before: Date): Promise<void> {
   await db.delete(dropViewers).where(lt(dropViewers.lastSeen, before));
+}
+
+/** Stores a share link (its token's keyed hash only). */
+export async function insertShareLink(db: Db, row: ShareLinkRow): Promise<void> {
+  await db.insert(shareLinks).values(row);
+}
+
+/** A drop's share links that still work at `now`, newest first. */
+export function listUsableShareLinks(db: Db, dropId: string, now: Date) {
+  return db
+    .select({ id: shareLinks.id, expiresAt: shareLinks.expiresAt, createdAt: shareLinks.createdAt })
+    .from(shareLinks)
+    .where(and(eq(shareLinks.dropId, dropId), isNull(shareLinks.revokedAt), gt(shareLinks.expiresAt, now)))
+    .orderBy(desc(shareLinks.createdAt), shareLinks.id);
+}
+
+/** Revokes a drop's share link; false when it has none by that id (or it was revoked already). */
+export async function revokeShareLink(db: Db, dropId: string, id: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(shareLinks)
+    .set({ revokedAt: now })
+    .where(and(eq(shareLinks.dropId, dropId), eq(shareLinks.id, id), isNull(shareLinks.revokedAt)))
+    .returning({ id: shareLinks.id });
+  return rows.length > 0;
+}
+
+/** The share link a token names, if it still works at `now`. */
+export async function findUsableShareLink(
+  db: Db,
+  where: { tokenHash: string } | { id: string },
+  now: Date,
+): Promise<ShareLinkRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(shareLinks)
+    .where(
+      and(
+        "id" in where ? eq(shareLinks.id, where.id) : eq(shareLinks.tokenHash, where.tokenHash),
+        isNull(shareLinks.revokedAt),
+        gt(shareLinks.expiresAt, now),
+      ),
+    )
+    .limit(1);
+  return row;
 }

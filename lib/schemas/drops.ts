@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { ACCESS_EMAILS_MAX, ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS, VIEWERS_KEPT_DAYS } from "../plans";
+import {
+  ACCESS_EMAILS_MAX,
+  ACCESS_PASSWORD_MAX_CHARS,
+  ACCESS_PASSWORD_MIN_CHARS,
+  SHARE_LINK_MAX_HOURS,
+  VIEWERS_KEPT_DAYS,
+} from "../plans";
 import { normalAllowEntry } from "../patterns";
 import { REDIRECT_STATUSES } from "../rules/types";
 import { isoDate, planSchema, versionUrlSchema } from "./common";
@@ -100,6 +106,29 @@ export const viewersResponseSchema = z.object({
     .describe(`Last seen first; a viewer not seen for ${VIEWERS_KEPT_DAYS} days is forgotten.`),
 });
 export type ViewersResponse = z.infer<typeof viewersResponseSchema>;
+
+export const shareLinkBodySchema = z.strictObject({
+  expires_in_hours: z
+    .number()
+    .int()
+    .min(1)
+    .max(SHARE_LINK_MAX_HOURS)
+    .describe(`How long the link works: a whole number of hours, 1 to ${SHARE_LINK_MAX_HOURS}.`),
+});
+export const shareLinkCreatedSchema = z.object({
+  id: z.string().describe("The link's id, for DELETE /drops/{slug}/share-links/{id}."),
+  url: z
+    .url()
+    .describe("The link: a URL on the drop's host that sets the access cookie for whoever opens it. Shown once."),
+  expires_at: isoDate,
+});
+export type ShareLinkCreated = z.infer<typeof shareLinkCreatedSchema>;
+export const shareLinkListSchema = z.object({
+  share_links: z
+    .array(z.object({ id: z.string(), expires_at: isoDate, created_at: isoDate }))
+    .describe("The links that still work (not revoked, not expired), newest first."),
+});
+export type ShareLinkList = z.infer<typeof shareLinkListSchema>;
 
 export const siteRulesSchema = z
   .object({

@@ -2,6 +2,7 @@ import { viewersOf, type Viewer } from "../access/viewer";
 import type { AppContext } from "../context";
 import { findDropAccess } from "../db/access";
 import { withDb } from "../db/errors";
+import { findUsableShareLink } from "../db/sharing";
 import { allowListMatches } from "../patterns";
 import { isUnlocked, lockPage, unlock, UNLOCK_PATH } from "./access";
 import type { Manifest } from "./cache";
@@ -10,6 +11,7 @@ import { askForLink, askPage, openSigninLink, SIGNIN_PATH } from "./emails";
 import { canonicalHost } from "./host";
 import { membersRedirect, unlockWithToken } from "./members";
 import { notFoundPage } from "./pages";
+import { openShareLink, SHARE_PATH } from "./share";
 import type { ServeRequest, ServeResult } from "./types";
 
 // The gate's parts together: which paths of a drop host are the gate's own (the password form,
@@ -37,16 +39,21 @@ export function gateRoute(
   if (req.method !== "GET") return undefined;
   if (req.pathname === UNLOCK_PATH && mode === "members") return unlockWithToken(ctx, m, req);
   if (req.pathname === SIGNIN_PATH && mode === "emails") return openSigninLink(ctx, m, req);
+  if (req.pathname === SHARE_PATH)
+    return openShareLink(ctx, m, req).then((r) => r ?? lockedAnswer(ctx, m, { ...req, pathname: "/", search: "" }));
   return undefined;
 }
 
 /**
  * Whether a request to a protected drop may pass: an unlock cookie (password, members), or a
- * viewer cookie whose address is on the drop's list as it is now (read from the database, never
- * a cached copy, so an address taken off the list is out at once). Sets `req.viewer` for the counts.
+ * viewer cookie whose address is on the drop's list as it is now or whose share link still works
+ * (read from the database, never a cached copy, so an address taken off the list or a revoked
+ * link is out at once). Sets `req.viewer` for the counts.
  */
 export function gateOpen(ctx: AppContext, m: Manifest, req: ServeRequest): boolean | Promise<boolean> {
-  if (m.drop.accessMode !== "emails") return isUnlocked(ctx, m, req);
+  const mode = m.drop.accessMode;
+  if (mode === "members") return isUnlocked(ctx, m, req);
+  if (mode === "password" && isUnlocked(ctx, m, req)) return true;
   const viewers = viewersOf(
     ctx.env,
     req.headers.get("cookie"),
@@ -59,14 +66,20 @@ export function gateOpen(ctx: AppContext, m: Manifest, req: ServeRequest): boole
   return stillAllowed(ctx, m, req, viewers);
 }
 
+/** Whether a viewer the cookies name may still see the drop: an address on its list now, or a share link that still works. */
 async function stillAllowed(ctx: AppContext, m: Manifest, req: ServeRequest, viewers: Viewer[]): Promise<boolean> {
   const access = await withDb(() => findDropAccess(ctx.db, m.drop.id));
   if (!access || access.accessMode !== m.drop.accessMode || access.accessPolicyVersion !== m.drop.accessPolicyVersion)
     return false;
   for (const v of viewers) {
-    if ("email" in v && allowListMatches(access.accessAllow ?? [], v.email)) {
-      req.viewer = v.email;
-      return true;
+    if ("email" in v) {
+      if (access.accessMode === "emails" && allowListMatches(access.accessAllow ?? [], v.email)) {
+        req.viewer = v.email;
+        return true;
+      }
+    } else {
+      const link = await withDb(() => findUsableShareLink(ctx.db, { id: v.shareLink }, new Date(ctx.now())));
+      if (link && link.dropId === m.drop.id) return true;
     }
   }
   return false;
