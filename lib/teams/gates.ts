@@ -96,6 +96,7 @@ export const TEAM_TOOL_GATES: Record<string, Gate> = {
   list_files: "read",
   read_file: "read",
   set_access: "deploy",
+  create_share_link: "deploy",
   delete_drop: "delete",
   add_domain: "domains",
   verify_domain: "domains",

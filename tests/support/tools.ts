@@ -4,6 +4,7 @@ export const TOOL_NAMES = [
   "add_domain",
   "add_webhook",
   "append_files",
+  "create_share_link",
   "delete_alias",
   "delete_drop",
   "deploy_directory",

@@ -11,6 +11,7 @@ import { domainTools } from "./domains";
 import { dropTools } from "./drops";
 import { fileTools } from "./files";
 import { reportTools } from "./report";
+import { sharingTools } from "./sharing";
 import { statsTools } from "./stats";
 import { webhookTools } from "./webhooks";
 
@@ -20,6 +21,7 @@ export const tools = [
   ...deployTools,
   ...dropTools,
   ...aliasTools,
+  ...sharingTools,
   ...fileTools,
   ...webhookTools,
   ...domainTools,
