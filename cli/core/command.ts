@@ -30,6 +30,10 @@ export interface Flags {
   force?: boolean;
   /** alias: delete the alias instead of pointing it. */
   delete?: boolean;
+  /** access: share the drop with these addresses and @domains (comma-separated). */
+  emails?: string;
+  /** share: the link's lifetime in hours. */
+  hours?: string;
   /** stats: the range's first and last UTC day. */
   from?: string;
   to?: string;
