@@ -31,7 +31,17 @@ export const LAYERS = [
     "lib/rules",
     "lib/log",
   ],
-  ["lib/db", "lib/storage", "lib/ratelimit", "lib/files", "lib/access", "lib/scan", "lib/metrics", "lib/tracing"],
+  [
+    "lib/db",
+    "lib/storage",
+    "lib/ratelimit",
+    "lib/files",
+    "lib/access",
+    "lib/mail",
+    "lib/scan",
+    "lib/metrics",
+    "lib/tracing",
+  ],
   ["lib/context.ts", "lib/serve"],
   [
     "lib/oauth",

@@ -10,7 +10,7 @@
 
 import { parseArgs } from "node:util";
 import { version as VERSION } from "../package.json";
-import { access, claim, deleteDrop, list } from "./commands/drops";
+import { access, claim, deleteDrop, list, share } from "./commands/drops";
 import { deploy } from "./commands/deploy";
 import { domains } from "./commands/domains";
 import { limitsCommand, login, logout } from "./commands/account";
@@ -49,6 +49,7 @@ const COMMANDS = {
   pull,
   delete: deleteDrop,
   access,
+  share,
   domains,
   claim,
   limits: limitsCommand,
@@ -98,6 +99,8 @@ export async function main(argv: string[]): Promise<number> {
         from: { type: "string" },
         to: { type: "string" },
         at: { type: "string" },
+        emails: { type: "string" },
+        hours: { type: "string" },
         force: { type: "boolean", default: false },
         delete: { type: "boolean", default: false },
         all: { type: "boolean", default: false },

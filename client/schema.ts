@@ -946,6 +946,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/drops/{slug}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The drop's share links that still work (not revoked, not expired) */
+        get: operations["listShareLinks"];
+        put?: never;
+        /**
+         * A link that opens a password or emails drop for whoever has it, until it expires
+         * @description expires_in_hours is a required whole number, 1 to 720. The url is on the drop's host (shown once; only a keyed hash is stored): opening it sets the drop's host-only access cookie there and nowhere else. A public or members drop answers 400 invalid_request. Owner, or a team credential from the member role up (a viewer: 403 forbidden); a disabled drop: 403 forbidden. Revoked by DELETE and by any change of the drop's access mode; either ends the cookies it set at once.
+         */
+        post: operations["createShareLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drops/{slug}/share-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a share link: the cookies it set stop at once */
+        delete: operations["deleteShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drops/{slug}/stats": {
         parameters: {
             query?: never;
@@ -978,6 +1016,26 @@ export interface paths {
          * @description Every deploy, named replace and append makes a version. The newest 5 (free) or 100 (pro and team) are kept, the live one always.
          */
         get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drops/{slug}/viewers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who came to an emails-only drop: each address whose sign-in link was opened, with its views
+         * @description A viewer is an address on the drop's allow list whose one-time sign-in link was opened; views are counted as the stats count them (a GET answered 200 or 304 with HTML, not a bot's or a link unfurler's). Owner, or a team credential of the owning team. A viewer not seen for 90 days is forgotten.
+         */
+        get: operations["listDropViewers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1385,11 +1443,13 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Access: {
+            /** @description With mode emails: the allow list as stored (lower case, each entry once). */
+            allow?: string[];
             /**
-             * @description public: anyone with the URL; password: visitors who know the drop's password; members: logged-in members of the team that owns the drop.
+             * @description public: anyone with the URL; password: visitors who know the drop's password; members: logged-in members of the team that owns the drop; emails: the addresses and @domains of its allow list, each by a one-time sign-in link mailed to it.
              * @enum {string}
              */
-            mode: "public" | "password" | "members";
+            mode: "public" | "password" | "members" | "emails";
             slug: string;
         };
         AccessBody: {
@@ -1403,6 +1463,11 @@ export interface components {
         } | {
             /** @constant */
             mode: "members";
+        } | {
+            /** @description Who may sign in: 1 to 100 addresses and @domains, compared case-insensitively. */
+            allow: string[];
+            /** @constant */
+            mode: "emails";
         };
         AdminAudit: {
             entries: {
@@ -1976,7 +2041,7 @@ export interface components {
              * @description Who may see the drop's files: public, password (visitors unlock it with its password), or members (logged-in members of the owning team).
              * @enum {string}
              */
-            access: "public" | "password" | "members";
+            access: "public" | "password" | "members" | "emails";
             /** Format: date-time */
             created_at: string;
             /** @description Set while an operator has disabled the drop: it answers 451 everywhere and refuses writes (403 forbidden); its owner may still delete it or appeal at /report. */
@@ -2571,6 +2636,27 @@ export interface components {
             /** @description A retained version of the drop (older or newer than the live one). */
             version: number;
         };
+        ShareLinkCreated: {
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The link's id, for DELETE /drops/{slug}/share-links/{id}. */
+            id: string;
+            /**
+             * Format: uri
+             * @description The link: a URL on the drop's host that sets the access cookie for whoever opens it. Shown once.
+             */
+            url: string;
+        };
+        ShareLinkList: {
+            /** @description The links that still work (not revoked, not expired), newest first. */
+            share_links: {
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                id: string;
+            }[];
+        };
         TeamAudit: {
             entries: {
                 action: string;
@@ -2680,6 +2766,25 @@ export interface components {
                 version: number;
                 /** @description The address of this version alone, https://<slug>---v<N>.<serve domain>/ (a preview host: it serves this version whatever is live, with X-Robots-Tag: noindex); null where that label would pass 63 characters. */
                 version_url: string | null;
+            }[];
+        };
+        Viewers: {
+            /** @description Last seen first; a viewer not seen for 90 days is forgotten. */
+            viewers: {
+                /** @description The address whose sign-in link was opened (lower case). */
+                email: string;
+                /**
+                 * Format: date-time
+                 * @description When its first sign-in link was opened.
+                 */
+                first_seen: string;
+                /**
+                 * Format: date-time
+                 * @description Its latest sign-in or view.
+                 */
+                last_seen: string;
+                /** @description Its page views, counted as the drop's stats count views. */
+                views: number;
             }[];
         };
         /** @description Acknowledgement of a verified payment-provider event. */
@@ -9377,6 +9482,360 @@ export interface operations {
             };
         };
     };
+    listShareLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkList"];
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    createShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the link works: a whole number of hours, 1 to 720. */
+                    expires_in_hours: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkCreated"];
+                };
+            };
+            /** @description Bad request: code invalid_request. Body is the error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    deleteShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link's id (shl_…). */
+                id: string;
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
     getDropStats: {
         parameters: {
             query?: {
@@ -9545,6 +10004,117 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     });
+                };
+            };
+            /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "auth_required";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Access denied: code forbidden. Body is the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found (or owned by another account): code not_found. Body is the error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: code rate_limited. Body is the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: code internal_error. Body is the error envelope. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "internal_error";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description A dependency is unavailable: code upstream_unavailable. Body is the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & ({
+                        /** @enum {string} */
+                        code: "upstream_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    listDropViewers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The drop's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Viewers"];
                 };
             };
             /** @description Missing or invalid credential: code auth_required. Body is the error envelope. */

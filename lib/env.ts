@@ -203,6 +203,19 @@ const envSchema = z.object({
     }
     return out;
   }),
+  /**
+   * Outgoing mail (the one-time sign-in links of emails-only drops), through nodemailer:
+   * smtp:// or smtps://, with user and password in the URL when the server wants them.
+   */
+  SMTP_URL: optionalString.refine(
+    (v) => v === undefined || /^smtps?:\/\/[^/?#]+/.test(v),
+    "SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@smtp.example.com:587",
+  ),
+  /** The From of that mail: an address, or `Name <address>`. */
+  MAIL_FROM: optionalString.refine(
+    (v) => v === undefined || /^(?:[^<>@\s][^<>]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(v),
+    "MAIL_FROM must be an address or Name <address>, e.g. Dropsite <no-reply@example.com>",
+  ),
   /** A Vercel access token: with VERCEL_PROJECT_ID set, verified custom domains are added to that project (TLS). */
   VERCEL_TOKEN: optionalString,
   VERCEL_PROJECT_ID: optionalString,

@@ -73,6 +73,7 @@ export const BODY_ROUTES = [
   { method: "POST", path: "/domains", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/webhooks", cap: JSON_BODY_CAP, credential: "account" },
   { method: "PUT", path: "/drops/{slug}/access", cap: JSON_BODY_CAP, credential: "account" },
+  { method: "POST", path: "/drops/{slug}/share-links", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/drops/{slug}/rollback", cap: JSON_BODY_CAP, credential: "account" },
   { method: "PUT", path: "/drops/{slug}/aliases/{name}", cap: JSON_BODY_CAP, credential: "account" },
   { method: "POST", path: "/drops/{slug}/review-links", cap: JSON_BODY_CAP, credential: "account" },

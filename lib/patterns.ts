@@ -56,6 +56,8 @@ const SECRET_PREFIXES = {
   teamInvite: "ti",
   memberToken: "mt",
   reviewLink: "rl",
+  signinToken: "si",
+  shareToken: "sh",
 } as const;
 /** The service's secret tokens: a prefix, `_` and 43 base64url characters (32 random bytes). */
 const secretToken = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`);
@@ -73,6 +75,10 @@ export const TEAM_INVITE_CODE_PATTERN = secretToken(SECRET_PREFIXES.teamInvite);
 export const MEMBER_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.memberToken);
 /** A review link's token (BASE_URL/review/<token>, or Bearer on its drop's comment routes). */
 export const REVIEW_LINK_PATTERN = secretToken(SECRET_PREFIXES.reviewLink);
+/** An emails-only drop's one-time sign-in link's token (mailed, 15 minutes). */
+export const SIGNIN_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.signinToken);
+/** A share link's token (a password or emails drop's URL that sets its cookie). */
+export const SHARE_TOKEN_PATTERN = secretToken(SECRET_PREFIXES.shareToken);
 /**
  * A path segment (decoded) that carries, or tries to carry, one of those secrets: any length
  * after the prefix, since a mistyped or truncated token is still most of a secret.
@@ -108,3 +114,45 @@ export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventTy
 export const OAUTH_KEY_ID_PATTERN = /^oauth_[A-Za-z0-9_-]{1,128}$/;
 /** Any key id DELETE /keys/{id} takes: an API key's SHA-256, or a connected client's. */
 export const KEY_ID_PATTERN = /^(?:[0-9a-f]{64}|oauth_[A-Za-z0-9_-]{1,128})$/;
+
+/** A domain name as an emails-only drop's list takes it: dot-separated labels, a TLD of letters (or punycode). */
+const DOMAIN_PART = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+/** The part of an address before its @: printable, no spaces, quotes, brackets or separators. */
+const LOCAL_PART = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
+
+/** An email address in its compared form (trimmed, lower case), or null when it is not one. */
+export function normalEmail(raw: string): string | null {
+  const s = raw.trim().toLowerCase();
+  if (s.length > 254) return null;
+  const at = s.lastIndexOf("@");
+  if (at <= 0) return null;
+  const local = s.slice(0, at);
+  const domain = s.slice(at + 1);
+  return LOCAL_PART.test(local) &&
+    !local.startsWith(".") &&
+    !local.endsWith(".") &&
+    !local.includes("..") &&
+    DOMAIN_PART.test(domain)
+    ? s
+    : null;
+}
+
+/** An entry of an emails-only drop's list in its compared form: an address, or `@` and a domain; null when neither. */
+export function normalAllowEntry(raw: string): string | null {
+  const s = raw.trim().toLowerCase();
+  if (s.startsWith("@")) return DOMAIN_PART.test(s.slice(1)) ? s : null;
+  return normalEmail(s);
+}
+
+/**
+ * Whether a list lets an address in: the address itself, or `@` and exactly its domain (not a
+ * subdomain of it, not a look-alike). Both sides compare in lower case.
+ */
+export function allowListMatches(allow: readonly string[], email: string): boolean {
+  const e = email.toLowerCase();
+  const domain = `@${e.slice(e.lastIndexOf("@") + 1)}`;
+  return allow.some((entry) => {
+    const x = entry.toLowerCase();
+    return x === e || x === domain;
+  });
+}

@@ -257,6 +257,27 @@ export const ACCESS_UNLOCK_SECONDS = 7 * DAY;
 /** How long the one-time token that lets a team member into a members-only drop is good for. */
 export const ACCESS_MEMBER_TOKEN_SECONDS = 60;
 
+/** An emails-only drop's allow list: 1 to this many entries (addresses and `@domains`), on every plan. */
+export const ACCESS_EMAILS_MAX = 100;
+
+/** How long a one-time sign-in link mailed for an emails-only drop may be opened (once). */
+export const SIGNIN_LINK_SECONDS = 15 * 60;
+
+/** Sign-in mails one address may receive per hour, whatever drops ask for them. */
+export const SIGNIN_MAILS_PER_ADDRESS_PER_HOUR = 5;
+
+/** Sign-in mails one drop may send per hour, whatever addresses ask. */
+export const SIGNIN_MAILS_PER_DROP_PER_HOUR = 50;
+
+/** How long an emails-only drop keeps a viewer (first and last seen, views) after their last visit. */
+export const VIEWERS_KEPT_DAYS = 90;
+
+/** A share link's lifetime: 1 to this many hours. */
+export const SHARE_LINK_MAX_HOURS = 720;
+
+/** The most bytes the ask page's form may carry (an address and the path to return to). */
+export const SIGNIN_FORM_BODY_BYTES = 4096;
+
 /** MCP read_file answers a text file as text up to this many bytes; a larger or binary file as a signed URL. */
 export const READ_FILE_TEXT_BYTES = 1 * MB;
 

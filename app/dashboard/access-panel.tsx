@@ -19,6 +19,7 @@ const SAID: Record<AccessMode, string> = {
   public: "Public: anyone with the URL can see this drop.",
   password: "Password-protected: visitors see a password form on every page until they enter it.",
   members: "Members only: visitors log in, and only members of the team see it.",
+  emails: "Invited addresses: visitors enter their email address and open the one-time link mailed to it.",
 };
 
 // The drop page's access control: public, a password, or (a team's drop) its members. A plain

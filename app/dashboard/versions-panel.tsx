@@ -50,26 +50,30 @@ export function VersionsPanel({
         </p>
       )}
       <Table
-        className="files-table"
+        className="files-table stack"
         testId="drop-versions"
         columns={["Version", "Time", "Kind", "Files", "Size", "Preview"]}
         hidden="Action"
       >
         {versions.map((v) => (
           <tr key={v.version} aria-current={v.live ? "true" : undefined} data-testid={`version-${v.version}`}>
-            <td>
+            <td className="primary" data-label="Version">
               {v.version}
               {v.live && <span className="muted"> (live)</span>}
             </td>
-            <td>
+            <td data-label="Time">
               <time dateTime={v.created_at} title={dateTime(v.created_at)}>
                 {relative(v.created_at, now)}
               </time>
             </td>
-            <td>{v.kind}</td>
-            <td className="num">{v.file_count}</td>
-            <td className="num">{bytes(v.total_bytes)}</td>
-            <td>
+            <td data-label="Kind">{v.kind}</td>
+            <td className="num" data-label="Files">
+              {v.file_count}
+            </td>
+            <td className="num" data-label="Size">
+              {bytes(v.total_bytes)}
+            </td>
+            <td data-label="Preview">
               {v.version_url ? (
                 <span className="row" style={{ justifyContent: "flex-start" }}>
                   <a
@@ -88,7 +92,7 @@ export function VersionsPanel({
                 <span className="muted">No own address: the name is too long for one.</span>
               )}
             </td>
-            <td>
+            <td className="actions">
               <a
                 className="button small secondary"
                 href={`/dashboard/drops/${encodeURIComponent(slug)}/archive?version=${v.version}`}

@@ -1,4 +1,5 @@
-// dropsite list, delete, claim and access: an account's drops.
+// dropsite list, delete, claim, access and share: an account's drops.
+import { SHARE_LINK_MAX_HOURS } from "../../lib/plans";
 import { answer, apiClient } from "../core/api";
 import {
   LIST_LIMIT_TEXT,
@@ -13,7 +14,8 @@ import { print, table } from "../core/output";
 
 const DELETE_USAGE = "dropsite delete <slug>";
 const CLAIM_USAGE = "dropsite claim <slug> <claim_token>";
-const ACCESS_USAGE = "dropsite access <slug> --password-stdin | --public | members";
+const ACCESS_USAGE = "dropsite access <slug> --password-stdin | --public | --emails a@x.org,@client.com | members";
+const SHARE_USAGE = "dropsite share <slug> --hours N";
 
 async function cmdList(target: Target, flags: Flags): Promise<void> {
   requireKey(target);
@@ -60,14 +62,23 @@ async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<
   requireKey(target);
   const [slug, mode] = args;
   // `members` (a team's drop) is a word after the slug, alone; the other two are flags.
-  const members = args.length === 2 && mode === "members" && !flags.passwordStdin && !flags.public;
-  if (!members && (args.length !== 1 || slug === undefined || flags.passwordStdin === flags.public))
-    throw usageError(ACCESS_USAGE);
+  const emails = flags.emails !== undefined;
+  const members = args.length === 2 && mode === "members" && !flags.passwordStdin && !flags.public && !emails;
+  const chosen = [flags.passwordStdin, flags.public, emails].filter(Boolean).length;
+  if (!members && (args.length !== 1 || slug === undefined || chosen !== 1)) throw usageError(ACCESS_USAGE);
   const body = members
     ? ({ mode: "members" } as const)
     : flags.public
       ? ({ mode: "public" } as const)
-      : ({ mode: "password", password: await readStdinSecret() } as const);
+      : emails
+        ? ({
+            mode: "emails",
+            allow: flags
+              .emails!.split(",")
+              .map((e) => e.trim())
+              .filter(Boolean),
+          } as const)
+        : ({ mode: "password", password: await readStdinSecret() } as const);
   const res = await answer(apiClient(target).PUT("/drops/{slug}/access", { params: { path: { slug: slug! } }, body }));
   if (flags.json) return print(res);
   process.stdout.write(
@@ -75,9 +86,34 @@ async function cmdAccess(target: Target, args: string[], flags: Flags): Promise<
       ? `${res.slug} is password-protected; earlier unlocks no longer work.\n`
       : res.mode === "members"
         ? `${res.slug} is members-only: only logged-in members of its team can see it; earlier unlocks no longer work.\n`
-        : `${res.slug} is public.\n`,
+        : res.mode === "emails"
+          ? `${res.slug} is shared with ${(res.allow ?? []).join(", ")}: visitors sign in with a link mailed to their address.\n`
+          : `${res.slug} is public.\n`,
   );
 }
+
+async function cmdShare(target: Target, args: string[], flags: Flags): Promise<void> {
+  requireKey(target);
+  const [slug] = args;
+  if (args.length !== 1 || slug === undefined || flags.hours === undefined || !/^[0-9]{1,6}$/.test(flags.hours))
+    throw usageError(SHARE_USAGE);
+  const res = await answer(
+    apiClient(target).POST("/drops/{slug}/share-links", {
+      params: { path: { slug } },
+      body: { expires_in_hours: Number(flags.hours) },
+    }),
+  );
+  if (flags.json) return print(res);
+  process.stdout.write(
+    `${res.url}\n(works until ${res.expires_at}; revoke: DELETE /drops/${slug}/share-links/${res.id})\n`,
+  );
+}
+
+export const share: Command = {
+  usage: SHARE_USAGE,
+  about: `A link that opens a password or emails drop for whoever has it, for N hours (1 to ${SHARE_LINK_MAX_HOURS}). Any change of the drop's access ends it.`,
+  run: cmdShare,
+};
 
 export const list: Command = {
   usage: "dropsite list [--limit N] [--offset N]",
@@ -90,7 +126,7 @@ export const deleteDrop: Command = { usage: DELETE_USAGE, about: "Delete a drop 
 export const access: Command = {
   usage: ACCESS_USAGE,
   about:
-    "Protect a drop with a password read from stdin (one line; its line ending is not part of it), open a team's drop to the team's members only (members), or make it public again. Every change signs out everyone who unlocked it.",
+    "Protect a drop with a password read from stdin (one line; its line ending is not part of it), share it with named addresses and @domains (--emails; each signs in with a one-time link by mail), open a team's drop to the team's members only (members), or make it public again. Every change signs out everyone who unlocked it.",
   run: cmdAccess,
 };
 

@@ -32,6 +32,10 @@ export interface Flags {
   delete?: boolean;
   /** comments: resolved threads too. */
   all?: boolean;
+  /** access: share the drop with these addresses and @domains (comma-separated). */
+  emails?: string;
+  /** share: the link's lifetime in hours. */
+  hours?: string;
   /** stats: the range's first and last UTC day. */
   from?: string;
   to?: string;

@@ -1,17 +1,23 @@
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { recordEvent } from "./events";
-import { drops, memberAccessTokens, teams, type DropRow, type MemberAccessTokenRow } from "./schema";
+import { drops, memberAccessTokens, shareLinks, teams, type DropRow, type MemberAccessTokenRow } from "./schema";
 import type { Tx } from "./versions";
 
 // A drop's access policy: its mode, its password's hash, and the version every unlock cookie
 // names. Every change bumps the version in the same statement, so no cookie outlives a change.
 
-export type DropAccess = Pick<DropRow, "id" | "accessMode" | "accessPasswordHash" | "accessPolicyVersion">;
+export type DropAccess = Pick<
+  DropRow,
+  "id" | "accessMode" | "accessPasswordHash" | "accessPolicyVersion" | "accessAllow"
+>;
 
 /**
  * Sets an owned drop's access and bumps its policy version, in one statement, and records
- * drop.access_changed in the same transaction; undefined when the drop is gone or no longer the owner's.
+ * drop.access_changed in the same transaction; undefined when the drop is gone or no longer the
+ * owner's. One change keeps the version: an emails-only drop's new list (its viewers still on
+ * the list stay signed in; the serve path checks every viewer's address against the list as it
+ * is now). A change of mode revokes every share link of the drop in the same transaction.
  */
 export async function setDropAccessRow(
   db: Db,
@@ -20,16 +26,25 @@ export async function setDropAccessRow(
   access:
     | { mode: "public"; passwordHash: null }
     | { mode: "password"; passwordHash: string }
-    | { mode: "members"; passwordHash: null },
+    | { mode: "members"; passwordHash: null }
+    | { mode: "emails"; passwordHash: null; allow: string[] },
   now: Date,
 ): Promise<DropAccess | undefined> {
   return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ mode: drops.accessMode })
+      .from(drops)
+      .where(and(eq(drops.id, dropId), eq(drops.ownerId, ownerId)))
+      .for("update");
+    if (!before) return undefined;
+    const keep = before.mode === "emails" && access.mode === "emails";
     const [row] = await tx
       .update(drops)
       .set({
         accessMode: access.mode,
         accessPasswordHash: access.passwordHash,
-        accessPolicyVersion: sql`${drops.accessPolicyVersion} + 1`,
+        accessAllow: access.mode === "emails" ? access.allow : null,
+        accessPolicyVersion: keep ? drops.accessPolicyVersion : sql`${drops.accessPolicyVersion} + 1`,
       })
       .where(and(eq(drops.id, dropId), eq(drops.ownerId, ownerId)))
       .returning({
@@ -39,8 +54,14 @@ export async function setDropAccessRow(
         accessMode: drops.accessMode,
         accessPasswordHash: drops.accessPasswordHash,
         accessPolicyVersion: drops.accessPolicyVersion,
+        accessAllow: drops.accessAllow,
       });
     if (!row) return undefined;
+    if (before.mode !== access.mode)
+      await tx
+        .update(shareLinks)
+        .set({ revokedAt: now })
+        .where(and(eq(shareLinks.dropId, dropId), isNull(shareLinks.revokedAt)));
     await recordEvent(tx, {
       accountId: ownerId,
       type: "drop.access_changed",
@@ -60,6 +81,7 @@ export async function findDropAccess(db: Db, dropId: string): Promise<DropAccess
       accessMode: drops.accessMode,
       accessPasswordHash: drops.accessPasswordHash,
       accessPolicyVersion: drops.accessPolicyVersion,
+      accessAllow: drops.accessAllow,
     })
     .from(drops)
     .where(eq(drops.id, dropId))

@@ -11,6 +11,7 @@ import { ownedDrop } from "./manage";
 import { refuseDisabled } from "../safety/disabled";
 import { hashPassword } from "../access/password";
 import { findTeamByAccount } from "../db/teams";
+import { missingMailVariables } from "../mail";
 
 // PUT /drops/{slug}/access and MCP set_access: make an owned drop public, password-protected, or
 // members-only (a team's drop only). Every plan may; anonymous drops have no owner and cannot be
@@ -24,9 +25,9 @@ export function parseAccessBody(input: unknown) {
   const issue = parsed.error.issues[0];
   const field = issue?.path.length ? issue.path.map(String).join(".") : "body";
   const why =
-    field === "password"
+    field === "password" || field.startsWith("allow")
       ? (issue?.message ?? "invalid")
-      : 'send {"mode": "public"}, {"mode": "password", "password": "…"} or {"mode": "members"}';
+      : 'send {"mode": "public"}, {"mode": "password", "password": "…"}, {"mode": "members"} or {"mode": "emails", "allow": ["ana@example.org", "@client.com"]}';
   throw new ApiError("invalid_request", `Invalid access: ${field}: ${why}.`, { docs: "access" });
 }
 
@@ -56,13 +57,27 @@ export async function setAccess(
       `Invalid access: mode: members is for a team's drops, and ${drop.slug} belongs to no team.`,
       { hint: 'Deploy it as a team (a team key), or choose "public" or "password".', docs: "access" },
     );
+  const missing = body.mode === "emails" ? missingMailVariables(ctx.env) : [];
+  if (missing.length > 0)
+    throw new ApiError(
+      "invalid_request",
+      `Invalid access: mode: emails sends one-time sign-in links by mail, and this server has no mail configured (${missing.join(" and ")} unset).`,
+      {
+        hint: "The operator sets SMTP_URL (e.g. smtp://user:pass@smtp.example.com:587) and MAIL_FROM (the sender's address); until then choose public, password or members.",
+        docs: "access",
+      },
+    );
   const access =
     body.mode === "password"
       ? { mode: body.mode, passwordHash: await hashPassword(body.password) }
-      : { mode: body.mode, passwordHash: null };
+      : body.mode === "emails"
+        ? { mode: body.mode, passwordHash: null, allow: body.allow }
+        : { mode: body.mode, passwordHash: null };
   const row = await withDb(() => setDropAccessRow(ctx.db, drop.id, account.id, access, new Date(ctx.now())));
   if (!row) throw new ApiError("not_found", `No drop ${drop.slug} in this account.`);
   // A drop that becomes protected leaves the CDN before this answers: no cached copy outlives it.
   await dropChanged(ctx, drop, body.mode === "public" ? "access" : "protect");
-  return { slug: drop.slug, mode: row.accessMode };
+  return row.accessMode === "emails"
+    ? { slug: drop.slug, mode: row.accessMode, allow: row.accessAllow ?? [] }
+    : { slug: drop.slug, mode: row.accessMode };
 }

@@ -6,7 +6,8 @@ import { purgeUnused } from "../deploy/contents";
 import { bytelessContents, endExpiredHolds, expiredHolds } from "../db/contents";
 import { purgeDeployGrants } from "../db/grants";
 import { purgeExpiredIdempotencyKeys } from "../db/idempotency";
-import { DEPLOY_GRANT_SECONDS, limits, type Tier } from "../plans";
+import { DEPLOY_GRANT_SECONDS, limits, VIEWERS_KEPT_DAYS, type Tier } from "../plans";
+import { pruneViewers } from "../db/sharing";
 import { dropsWithManyVersions, pruneVersions } from "../db/versions";
 import { recheckDomains } from "../domains/recheck";
 import { detachHostnames } from "../domains/detach";
@@ -66,6 +67,7 @@ async function purgeDue(ctx: AppContext, opts: { batchSize?: number; maxBatches?
   // One-time deploy URLs are kept a while past expiry for their "expired" answer.
   await purgeDeployGrants(ctx.db, new Date(now.getTime() - DEPLOY_GRANT_SECONDS * 1000));
   await purgeExpiredIdempotencyKeys(ctx.db, now);
+  await pruneViewers(ctx.db, new Date(now.getTime() - VIEWERS_KEPT_DAYS * 86_400_000));
   await expireCounts(ctx);
   const domainsPending = await recheckDomains(ctx, batchSize * maxBatches);
   return { purged: slugs.length, slugs, versions_pruned: pruned, domains_pending: domainsPending };

@@ -1,7 +1,5 @@
 import { z } from "zod";
 import {
-  ACCESS_PASSWORD_MAX_CHARS,
-  ACCESS_PASSWORD_MIN_CHARS,
   DEPLOY_GRANT_SECONDS,
   IDEMPOTENCY_KEY_MAX_CHARS,
   IDEMPOTENCY_SECONDS,
@@ -13,8 +11,6 @@ import {
 import { capOf } from "../http-routes";
 import { NAME_PATTERN, SHA256_HEX_PATTERN } from "../patterns";
 import {
-  accessModeSchema,
-  accessPasswordSchema,
   deviceAuthorizationSchema,
   deviceAuthorizeBodySchema,
   deviceTokenSchema,
@@ -140,7 +136,7 @@ export const slug = z
  * Published with its bounds, but checked in the tool (lib/idempotency.ts parseIdempotencyKey):
  * a bad key is an isError result with code invalid_request, never -32602.
  */
-const idempotencyKey = z
+export const idempotencyKey = z
   .string()
   .optional()
   .meta({
@@ -344,25 +340,6 @@ export const removeWebhookArgs = z
     idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ id: "wh_abcdefghijklmnopqrstuvwx" }] });
-export const setAccessArgs = z
-  .strictObject({
-    slug,
-    mode: accessModeSchema,
-    password: accessPasswordSchema
-      .optional()
-      .describe(
-        `Required with mode "password": ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`,
-      ),
-    idempotency_key: idempotencyKey,
-  })
-  .meta({
-    examples: [
-      { slug: "k3j9x2ab", mode: "password", password: "a long passphrase" },
-      { slug: "k3j9x2ab", mode: "members" },
-      { slug: "k3j9x2ab", mode: "public" },
-    ],
-  });
-
 const domainHostname = z
   .string()
   .max(1000)

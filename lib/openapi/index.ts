@@ -20,6 +20,7 @@ import { operations } from "./operations";
 import { operators } from "./operators";
 import { reports } from "./reports";
 import { review } from "./review";
+import { sharing } from "./sharing";
 import { stats } from "./stats";
 import { teams } from "./teams";
 import { vanity } from "./vanity";
@@ -41,6 +42,7 @@ const resources: Resource[] = [
   review,
   readback,
   stats,
+  sharing,
   render,
   claim,
   keys,

@@ -1,5 +1,11 @@
 import type { Env } from "../env";
-import { limits, reportLimits, reviewLimits } from "../plans";
+import {
+  limits,
+  reportLimits,
+  reviewLimits,
+  SIGNIN_MAILS_PER_ADDRESS_PER_HOUR,
+  SIGNIN_MAILS_PER_DROP_PER_HOUR,
+} from "../plans";
 
 // The one table of rate limits. Every guard names a row here; docs, OpenAPI texts and MCP tool
 // texts read their numbers from it. A limit counts hits of one kind per subject (a client
@@ -18,6 +24,8 @@ export type LimitName =
   | "deviceAuthorize"
   | "deviceApprove"
   | "unlock"
+  | "signinAddress"
+  | "signinDrop"
   | "oauthRegister"
   | "report"
   | "renderCheck"
@@ -29,7 +37,7 @@ export interface LimitPolicy {
   max: number;
   windowSeconds: number;
   /** Whose budget it is. */
-  per: "ip" | "account" | "credential" | "drop-ip";
+  per: "ip" | "account" | "credential" | "drop-ip" | "email" | "drop";
   /** What one hit is, for people reading the table or the docs. */
   counts: string;
   /** Noun for the 429 message: "Too many <what>". */
@@ -158,6 +166,25 @@ export function ratePolicies(e: Pick<Env, "RATE_LIMIT_DEPLOYS_PER_MINUTE">): Rec
       per: "drop-ip",
       counts: "wrong passwords posted to a protected drop's unlock form, per drop and client address",
       what: "wrong passwords for this drop from this address",
+      retryAfter: "limiter",
+    },
+    signinAddress: {
+      name: "signinAddress",
+      max: SIGNIN_MAILS_PER_ADDRESS_PER_HOUR,
+      windowSeconds: 3600,
+      per: "email",
+      counts:
+        "sign-in mails sent for emails-only drops, per address (across drops); past it the same answer and no mail",
+      what: "sign-in mails to this address",
+      retryAfter: "limiter",
+    },
+    signinDrop: {
+      name: "signinDrop",
+      max: SIGNIN_MAILS_PER_DROP_PER_HOUR,
+      windowSeconds: 3600,
+      per: "drop",
+      counts: "sign-in mails sent for one emails-only drop, per drop; past it the same answer and no mail",
+      what: "sign-in mails for this drop",
       retryAfter: "limiter",
     },
     report: {

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { ACCESS_PASSWORD_MAX_CHARS, ACCESS_PASSWORD_MIN_CHARS } from "../plans";
+import {
+  ACCESS_EMAILS_MAX,
+  ACCESS_PASSWORD_MAX_CHARS,
+  ACCESS_PASSWORD_MIN_CHARS,
+  SHARE_LINK_MAX_HOURS,
+  VIEWERS_KEPT_DAYS,
+} from "../plans";
+import { normalAllowEntry } from "../patterns";
 import { REDIRECT_STATUSES } from "../rules/types";
 import { isoDate, planSchema, versionUrlSchema } from "./common";
 
@@ -25,9 +32,9 @@ export const dropSchema = z.object({
 export type Drop = z.infer<typeof dropSchema>;
 
 export const accessModeSchema = z
-  .enum(["public", "password", "members"])
+  .enum(["public", "password", "members", "emails"])
   .describe(
-    "public: anyone with the URL; password: visitors who know the drop's password; members: logged-in members of the team that owns the drop.",
+    "public: anyone with the URL; password: visitors who know the drop's password; members: logged-in members of the team that owns the drop; emails: the addresses and @domains of its allow list, each by a one-time sign-in link mailed to it.",
   );
 
 export type AccessMode = z.infer<typeof accessModeSchema>;
@@ -46,14 +53,82 @@ export const accessPasswordSchema = z
     `The drop's password, ${ACCESS_PASSWORD_MIN_CHARS} to ${ACCESS_PASSWORD_MAX_CHARS} characters. Stored only as a slow salted hash; never returned.`,
   );
 
+/** One entry of an emails-only drop's list: an address or `@` plus a domain, compared in lower case. */
+export const allowEntrySchema = z
+  .string()
+  .max(300)
+  .transform((s, c) => {
+    const entry = normalAllowEntry(s);
+    if (entry === null) {
+      c.addIssue({ code: "custom", message: `"${s.slice(0, 80)}" is neither an address nor @ and a domain` });
+      return z.NEVER;
+    }
+    return entry;
+  })
+  .describe(
+    "An email address (ana@example.org) or @ and a domain (@client.com: that domain exactly, not its subdomains).",
+  );
+
+export const accessAllowSchema = z
+  .array(allowEntrySchema)
+  .min(1)
+  .max(ACCESS_EMAILS_MAX)
+  .transform((entries) => [...new Set(entries)])
+  .describe(`Who may sign in: 1 to ${ACCESS_EMAILS_MAX} addresses and @domains, compared case-insensitively.`);
+
 export const accessBodySchema = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("public") }),
   z.strictObject({ mode: z.literal("password"), password: accessPasswordSchema }),
   z.strictObject({ mode: z.literal("members") }),
+  z.strictObject({ mode: z.literal("emails"), allow: accessAllowSchema }),
 ]);
 
-export const accessResponseSchema = z.object({ slug: z.string(), mode: accessModeSchema });
+export const accessResponseSchema = z.object({
+  slug: z.string(),
+  mode: accessModeSchema,
+  allow: z
+    .array(z.string())
+    .optional()
+    .describe("With mode emails: the allow list as stored (lower case, each entry once)."),
+});
 export type AccessResponse = z.infer<typeof accessResponseSchema>;
+
+export const viewersResponseSchema = z.object({
+  viewers: z
+    .array(
+      z.object({
+        email: z.string().describe("The address whose sign-in link was opened (lower case)."),
+        first_seen: isoDate.describe("When its first sign-in link was opened."),
+        last_seen: isoDate.describe("Its latest sign-in or view."),
+        views: z.number().int().describe("Its page views, counted as the drop's stats count views."),
+      }),
+    )
+    .describe(`Last seen first; a viewer not seen for ${VIEWERS_KEPT_DAYS} days is forgotten.`),
+});
+export type ViewersResponse = z.infer<typeof viewersResponseSchema>;
+
+export const shareLinkBodySchema = z.strictObject({
+  expires_in_hours: z
+    .number()
+    .int()
+    .min(1)
+    .max(SHARE_LINK_MAX_HOURS)
+    .describe(`How long the link works: a whole number of hours, 1 to ${SHARE_LINK_MAX_HOURS}.`),
+});
+export const shareLinkCreatedSchema = z.object({
+  id: z.string().describe("The link's id, for DELETE /drops/{slug}/share-links/{id}."),
+  url: z
+    .url()
+    .describe("The link: a URL on the drop's host that sets the access cookie for whoever opens it. Shown once."),
+  expires_at: isoDate,
+});
+export type ShareLinkCreated = z.infer<typeof shareLinkCreatedSchema>;
+export const shareLinkListSchema = z.object({
+  share_links: z
+    .array(z.object({ id: z.string(), expires_at: isoDate, created_at: isoDate }))
+    .describe("The links that still work (not revoked, not expired), newest first."),
+});
+export type ShareLinkList = z.infer<typeof shareLinkListSchema>;
 
 export const siteRulesSchema = z
   .object({

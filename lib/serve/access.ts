@@ -38,14 +38,14 @@ export function isUnlocked(ctx: AppContext, m: Manifest, req: ServeRequest): boo
   );
 }
 
-const STYLE =
+export const GATE_STYLE =
   "*{box-sizing:border-box}body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#1f2328;background:#f6f8fa}" +
   "main{width:100%;max-width:24rem;padding:1.5rem}h1{font-size:1.4rem;margin:0 0 .5rem}form{display:grid;gap:.5rem;margin-top:1rem}" +
   "label{font-weight:600}input{font:inherit;width:100%;padding:.6rem .7rem;border:1px solid #6e7781;border-radius:6px;background:#fff;color:inherit}" +
   "button{font:inherit;font-weight:600;padding:.6rem 1rem;border:0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}" +
   "input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}.error{color:#a40e26;font-weight:600}";
 
-const POLICY =
+export const GATE_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function escapeHtml(s: string): string {
@@ -79,7 +79,7 @@ export function lockPage(
   const described = message ? ' aria-describedby="unlock-error"' : "";
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex"><title>Password required</title><style>${STYLE}</style></head><body><main>` +
+    `<meta name="robots" content="noindex"><title>Password required</title><style>${GATE_STYLE}</style></head><body><main>` +
     `<h1>Password required</h1><p>This site is protected. Enter its password to view it.</p>${error}` +
     `<form method="post" action="${UNLOCK_PATH}"><input type="hidden" name="path" value="${escapeHtml(safeReturnPath(returnTo))}">` +
     `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
@@ -90,7 +90,7 @@ export function lockPage(
     headers: {
       "Content-Type": "text/html; charset=utf-8",
       "Content-Length": String(body.byteLength),
-      "Content-Security-Policy": POLICY,
+      "Content-Security-Policy": GATE_POLICY,
       ...gateHeaders(),
       ...extra,
     },
@@ -117,7 +117,7 @@ export function safeReturnPath(raw: string): string {
   } catch {
     return "/";
   }
-  if (u.origin !== base || u.pathname === UNLOCK_PATH) return "/";
+  if (u.origin !== base || u.pathname.startsWith("/.well-known/dropsite/")) return "/";
   return u.pathname + u.search;
 }
 
@@ -133,7 +133,7 @@ function tooMany(err: ApiError, returnTo: string): ServeResult {
 }
 
 /** Whether an Origin header names another host than the one the form was posted to. */
-function crossOrigin(req: ServeRequest): boolean {
+export function crossOrigin(req: ServeRequest): boolean {
   const origin = req.headers.get("origin");
   if (!origin || origin === "null") return false;
   try {
@@ -192,7 +192,7 @@ export function unlockCookieFor(
   return accessCookie(ctx.env, drop.id, drop.accessPolicyVersion, ctx.now(), canonicalHost(req.headers.get("host")));
 }
 
-function seeOther(location: string, extra: Record<string, string>): ServeResult {
+export function seeOther(location: string, extra: Record<string, string>): ServeResult {
   return {
     status: 303,
     headers: { Location: location, "Content-Length": "0", ...gateHeaders(), ...extra },

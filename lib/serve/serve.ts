@@ -4,9 +4,9 @@ import type { DropKey, ManifestFile } from "../db/serving";
 import { errorResponse, methodNotAllowed } from "../errors";
 import { cacheable, forgetManifest, lookupManifest, type Manifest } from "./cache";
 import type { HostAction } from "./host";
-import { isProtected, isUnlocked, lockPage, privateResult, unlock, UNLOCK_PATH } from "./access";
+import { isProtected, privateResult } from "./access";
 import { disabledResult, visitedUrl } from "./disabled";
-import { membersRedirect, unlockWithToken } from "./members";
+import { gateOpen, gateRoute, isGateForm, lockedAnswer } from "./gate";
 import { headersFor } from "../rules/match";
 import { pathSegments } from "../rules/pattern";
 import { compressedForm, STALE, storedBody, type Served } from "./bytes";
@@ -57,8 +57,7 @@ function keyOf(action: Exclude<HostAction, { kind: "app" | "invalid-drop-host" }
 // answer: its form (compressed or not), 304, 416 or 206, its bytes.
 
 async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Promise<Served> {
-  const unlocking = req.method === "POST" && req.pathname === UNLOCK_PATH;
-  if (!unlocking && req.method !== "GET" && req.method !== "HEAD") return methodNotAllowedResult();
+  if (!isGateForm(req) && req.method !== "GET" && req.method !== "HEAD") return methodNotAllowedResult();
   const path = requestPath(req.pathname);
   if (typeof path !== "string") return path;
   let m: Manifest | undefined;
@@ -74,10 +73,7 @@ async function serveOnce(ctx: AppContext, key: DropKey, req: ServeRequest): Prom
   // A preview host whose version the drop no longer keeps: the service's page, none of its bytes.
   if (m.drop.previewVersion === null && "preview" in key)
     return noPreviewPage("alias" in key ? { alias: key.alias } : { version: key.version });
-  if (unlocking) return unlock(ctx, m, req);
-  if (req.method === "GET" && req.pathname === UNLOCK_PATH && m.drop.accessMode === "members")
-    return unlockWithToken(ctx, m, req);
-  return behindGate(ctx, m, path, req);
+  return gateRoute(ctx, m, req) ?? behindGate(ctx, m, path, req);
 }
 
 /** 405 in the API's error envelope, with Allow: GET, HEAD. */
@@ -109,11 +105,12 @@ function manifestFailure(err: unknown): ServeResult {
  */
 function behindGate(ctx: AppContext, m: Manifest, path: string, req: ServeRequest): Promise<Served> | ServeResult {
   if (!isProtected(m)) return serveFiles(ctx, m, path, req, true);
-  if (!isUnlocked(ctx, m, req))
-    return m.drop.accessMode === "members"
-      ? membersRedirect(ctx, m, req)
-      : lockPage(401, req.pathname + (req.search ?? ""), undefined, {}, visitedUrl(req));
-  return serveFiles(ctx, m, path, req, false).then((r) => (r === STALE ? r : privateResult(r)));
+  const open = gateOpen(ctx, m, req);
+  const pass = (yes: boolean) =>
+    yes
+      ? serveFiles(ctx, m, path, req, false).then((r) => (r === STALE ? r : privateResult(r)))
+      : lockedAnswer(ctx, m, req);
+  return open instanceof Promise ? open.then(pass) : pass(open);
 }
 
 /** A drop's answer from its files; `shared`: CDNs may keep it (a public drop). */

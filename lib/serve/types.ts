@@ -22,6 +22,8 @@ export interface ServeRequest {
    * status (the counts add to it, lib/stats/count.ts, without looking it up again).
    */
   served?: { id: string; slug: string };
+  /** Set by the access gate when an emails-only drop's viewer cookie let the request in: the viewer's address. */
+  viewer?: string;
 }
 
 export interface ServeResult {

@@ -7,6 +7,7 @@ import { resolveHost, type HostAction, type HostConfig } from "../serve/host";
 import type { ServeRequest, ServeResult } from "../serve/types";
 import { classify, countryCode, referrerHost } from "./classify";
 import { addPerson, bump, tallyOf } from "./collector";
+import { countViewerView } from "./viewers";
 
 // The one call the data plane makes after answering a drop's request (lib/plane/node.ts): what
 // the answer adds to the drop's counts of the day. Every request counts in exactly one of
@@ -17,7 +18,7 @@ import { addPerson, bump, tallyOf } from "./collector";
 // `preview_views` is the part of `views` that came through one.
 
 /** What countAnswer reads of the request: what the serve path read, and the drop it found. */
-type Asked = Pick<ServeRequest, "method" | "pathname" | "headers" | "served">;
+type Asked = Pick<ServeRequest, "method" | "pathname" | "headers" | "served" | "viewer">;
 
 /** Characters of a path kept as its key (a longer one is cut). */
 const PATH_CHARS = 300;
@@ -83,6 +84,7 @@ export function countAnswer(ctx: AppContext, hosts: HostConfig, action: HostActi
   }
   tally.views++;
   if (action.kind === "preview") tally.previewViews++;
+  if (req.viewer) countViewerView(ctx, drop.id, req.viewer);
   addPerson(tally, clientAddress(req, ctx.env), ua);
   bump(tally.paths, req.pathname.slice(0, PATH_CHARS));
   const ref = referrerHost(req.headers.get("referer"));

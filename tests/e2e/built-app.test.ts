@@ -115,6 +115,7 @@ describe("deploy and visit over HTTP", () => {
       "expires_at",
       "files",
       "live_version",
+      "open_comments",
       "plan",
       "promoted",
       "report",

@@ -194,11 +194,12 @@ describe("the dashboard of an account with 20,000 drops", () => {
     const toc = page.getByRole("navigation", { name: "On this page" });
     await expect(toc.isVisible()).resolves.toBe(true);
     const targets = await toc.getByRole("link").evaluateAll((links) => links.map((a) => a.getAttribute("href")!));
-    // Overview, files and preview, versions, access, custom domains (no site rules on this drop), visits, render check.
+    // Overview, files and preview, versions, aliases, access, custom domains (no site rules on this drop), visits, render check.
     expect(targets).toEqual([
       "#overview-title",
       "#files-title",
       "#versions-title",
+      "#aliases-title",
       "#access-title",
       "#domains-title",
       "#stats-title",

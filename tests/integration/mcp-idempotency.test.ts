@@ -314,6 +314,10 @@ describe.each(CLIENT_FLAVOURS)("idempotency_key through the %s client", (flavour
       set_alias: { slug, name: "bounds", version: 1 },
       delete_alias: { slug, name: "bounds" },
       set_access: { slug, mode: "password", password: "a long passphrase" },
+      create_share_link: { slug, expires_in_hours: 1 },
+      create_review_link: { slug },
+      reply_comment: { slug, comment_id: "cmt_bounds", body: "x" },
+      resolve_comment: { slug, comment_id: "cmt_bounds" },
       upload_content: { sha256: sha("x"), content: "x" },
     };
     expect(Object.keys(args).sort()).toEqual(WRITE_TOOLS);

@@ -50,7 +50,9 @@ describe("dropsite access <slug> members", () => {
     ]) {
       const r = await cli(args, person.apiKey);
       expect(r.code, args.join(" ")).toBe(2);
-      expect(r.stderr, args.join(" ")).toContain("usage: dropsite access <slug> --password-stdin | --public | members");
+      expect(r.stderr, args.join(" ")).toContain(
+        "usage: dropsite access <slug> --password-stdin | --public | --emails a@x.org,@client.com | members",
+      );
     }
     expect(sent).toEqual([]);
   });

@@ -5,6 +5,7 @@ export const TOOL_NAMES = [
   "add_webhook",
   "append_files",
   "create_review_link",
+  "create_share_link",
   "delete_alias",
   "delete_drop",
   "deploy_directory",

@@ -59,8 +59,13 @@ export const drops = pgTable(
     expiresAt: ts("expires_at"),
     /** When the cleanup job removes files and rows; null never. */
     purgeAt: ts("purge_at"),
-    /** Who may see the drop: everyone, visitors who know its password, or the owning team's members (lib/access). */
-    accessMode: text("access_mode").$type<"public" | "password" | "members">().notNull().default("public"),
+    /**
+     * Who may see the drop: everyone, visitors who know its password, the owning team's members,
+     * or the addresses of access_allow by a one-time sign-in link (lib/access).
+     */
+    accessMode: text("access_mode").$type<"public" | "password" | "members" | "emails">().notNull().default("public"),
+    /** The emails mode's allow list (lower-case addresses and `@domains`); null in every other mode. */
+    accessAllow: text("access_allow").array(),
     /** scrypt hash of the drop's password (salted, self-describing); null when public. */
     accessPasswordHash: text("access_password_hash"),
     /** Bumped by every access change; unlock cookies name it, so a change revokes them all. */

@@ -15,7 +15,7 @@ import {
   reviewLinkCreatedSchema,
   type Comment,
 } from "../../schemas";
-import { slug } from "../schemas";
+import { idempotencyKey, slug } from "../schemas";
 import { accountCaller, READS, tool } from "./define";
 
 const commentId = z.string().min(1).max(100).describe("The thread's id (cmt_…), as list_comments shows it.");
@@ -29,7 +29,7 @@ const listCommentsArgs = z
   .meta({ examples: [{ slug: "k3j9x2ab" }, { slug: "k3j9x2ab", status: "all", version: 3 }] });
 
 const replyCommentArgs = z
-  .strictObject({ slug, comment_id: commentId, body: commentBodySchema })
+  .strictObject({ slug, comment_id: commentId, body: commentBodySchema, idempotency_key: idempotencyKey })
   .meta({ examples: [{ slug: "k3j9x2ab", comment_id: "cmt_…", body: "Fixed in version 4." }] });
 
 const resolveCommentArgs = z
@@ -37,6 +37,7 @@ const resolveCommentArgs = z
     slug,
     comment_id: commentId,
     reopen: z.boolean().optional().describe("true: reopen a resolved thread instead."),
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", comment_id: "cmt_…" }] });
 
@@ -45,6 +46,7 @@ const createReviewLinkArgs = z
     slug,
     expires_in_days: createReviewLinkBodySchema.shape.expires_in_days,
     label: createReviewLinkBodySchema.shape.label,
+    idempotency_key: idempotencyKey,
   })
   .meta({ examples: [{ slug: "k3j9x2ab", label: "Client review" }] });
 
@@ -115,6 +117,7 @@ export const commentTools = [
     description: `Mint a review link for one of the account's drops: whoever opens it sees the drop's pages in the review view and can pin comments on them (nothing else), until it expires (default ${reviewLimits.linkDaysDefault} days) or is revoked. Give the URL to the person who should review; read their comments with list_comments. The URL is shown once. Requires a key of the owner or a team member and up.`,
     input: createReviewLinkArgs,
     output: reviewLinkCreatedSchema,
+    sealed: "url",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, call) {
       const c = await accountCaller(call);

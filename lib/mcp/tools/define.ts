@@ -37,10 +37,11 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
   /** Whether a host with MCP Apps shows the deploy preview (lib/mcp/preview.ts) beside the result. */
   preview?: true;
   /**
-   * A result field holding a secret shown once (add_webhook's signing secret): kept for an
-   * idempotent replay only sealed, as the webhooks table keeps it (lib/webhooks/secret.ts).
+   * A result field holding a secret shown once (add_webhook's signing secret, the URL of a review
+   * or share link, which carries its token): kept for an idempotent replay only sealed, as the
+   * webhooks table keeps it (lib/webhooks/secret.ts).
    */
-  sealed?: "secret";
+  sealed?: "secret" | "url";
   run(
     args: z.infer<I>,
     call: ToolCall,

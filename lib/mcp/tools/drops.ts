@@ -19,9 +19,9 @@ import {
   listDropsArgs,
   listVersionsArgs,
   rollbackDropArgs,
-  setAccessArgs,
   VERSIONS_RULE,
 } from "../schemas";
+import { setAccessArgs } from "../access-schemas";
 import { accountCaller, READS, tool } from "./define";
 
 export const dropTools = [
@@ -132,20 +132,19 @@ export const dropTools = [
     name: "set_access",
     title: "Protect a drop with a password or for its team's members, or make it public",
     description:
-      `Set who may see one of the account's drops: mode "password" with a password (${ACCESS_PASSWORD_MIN_CHARS}–${ACCESS_PASSWORD_MAX_CHARS} characters) shows visitors a password form on every path until they enter it; mode "members" (a team's drop only) lets in only logged-in members of the owning team; mode "public" opens it to anyone with the URL. ` +
-      "Every call signs out every visitor who unlocked it before. Any plan; anonymous drops cannot be protected (claim them first). Requires a key. The password is never returned: tell your human what you set.",
+      `Set who may see one of the account's drops: mode "password" with a password (${ACCESS_PASSWORD_MIN_CHARS}–${ACCESS_PASSWORD_MAX_CHARS} characters) shows visitors a password form on every path until they enter it; mode "members" (a team's drop only) lets in only logged-in members of the owning team; mode "emails" with allow (addresses and @domains) lets in whoever opens a one-time sign-in link mailed to an address on the list (the server needs SMTP_URL and MAIL_FROM); mode "public" opens it to anyone with the URL. ` +
+      "Every call signs out every visitor who unlocked it before (a new emails list only those taken off it). Any plan; anonymous drops cannot be protected (claim them first). Requires a key. The password is never returned: tell your human what you set.",
     input: setAccessArgs,
     output: accessResponseSchema,
     // It replaces the drop's policy and signs every visitor out: destructive, and not idempotent.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     async run(args, call) {
       const c = await accountCaller(call);
-      const r = await setAccess(
-        call.ctx,
-        c.account,
-        args.slug,
-        args.password === undefined ? { mode: args.mode } : { mode: args.mode, password: args.password },
-      );
+      const r = await setAccess(call.ctx, c.account, args.slug, {
+        mode: args.mode,
+        ...(args.password === undefined ? {} : { password: args.password }),
+        ...(args.allow === undefined ? {} : { allow: args.allow }),
+      });
       return {
         structured: r,
         text:
@@ -153,7 +152,9 @@ export const dropTools = [
             ? `Drop ${r.slug} is now password-protected; visitors see a password form. Earlier unlocks no longer work.`
             : r.mode === "members"
               ? `Drop ${r.slug} is now members-only: visitors log in, and only members of the owning team see it. Earlier unlocks no longer work.`
-              : `Drop ${r.slug} is now public: anyone with its URL can see it.`,
+              : r.mode === "emails"
+                ? `Drop ${r.slug} is now for ${(r.allow ?? []).join(", ")}: a visitor enters an address on that list and opens the one-time sign-in link mailed to it. Viewers taken off the list are signed out.`
+                : `Drop ${r.slug} is now public: anyone with its URL can see it.`,
       };
     },
   }),

@@ -12,6 +12,7 @@ import { domainTools } from "./domains";
 import { dropTools } from "./drops";
 import { fileTools } from "./files";
 import { reportTools } from "./report";
+import { sharingTools } from "./sharing";
 import { statsTools } from "./stats";
 import { webhookTools } from "./webhooks";
 
@@ -22,6 +23,7 @@ export const tools = [
   ...dropTools,
   ...aliasTools,
   ...commentTools,
+  ...sharingTools,
   ...fileTools,
   ...webhookTools,
   ...domainTools,
